@@ -1,0 +1,86 @@
+"""The ``podium`` command line.
+
+``podium rules ...`` is the rules contract of CLI.md (JSON in and out);
+``podium simulate`` runs simulated table controllers; ``podium console`` and
+``podium demo`` start the Qt console (imported only then: core never needs Qt).
+
+Every command reports bad input as one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+
+
+class UsageError(Exception):
+    """Bad input from the command line; the message names the field and the problem."""
+
+
+# Each subcommand lives in the module that owns its rules; cli.py only dispatches.
+# name -> (module, help); the module provides add_arguments(parser) and run(args) -> int.
+COMMANDS_RULES: dict[str, tuple[str, str]] = {
+    "classify": ("core.rules.commands", "best Fortune hand of 7 cards"),
+    "paytables": ("core.rules.commands", "list every paytable the installation knows"),
+    "meter": ("core.meter_command", "replay rounds through the progressive meter arithmetic"),
+}
+COMMANDS_TOP: dict[str, tuple[str, str]] = {
+    "simulate": ("core.simulator", "run simulated table controllers"),
+    "console": ("gui.app", "start the supervisor console"),
+    "demo": ("gui.app", "start the console on the embedded demo floor"),
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        print(f"{self.prog}: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _add(sub: argparse._SubParsersAction[_Parser], name: str, module: str, helptext: str,
+         prefix: str) -> None:
+    p = sub.add_parser(name, help=helptext, description=helptext)
+    mod = importlib.import_module(module)
+    adder: Callable[[argparse.ArgumentParser, str], None] = mod.add_arguments
+    adder(p, name)
+    p.set_defaults(_module=module, _command=f"{prefix}{name}")
+
+
+def build_parser() -> _Parser:
+    parser = _Parser(prog="podium", description="Podium: casino pit podium console")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    rules = sub.add_parser("rules", help="the rules core, JSON in and out (CLI.md)")
+    rsub = rules.add_subparsers(dest="rules_command", required=True, parser_class=_Parser)
+    for name, (module, helptext) in COMMANDS_RULES.items():
+        _add(rsub, name, module, helptext, "rules ")
+    for name, (module, helptext) in COMMANDS_TOP.items():
+        if module.startswith("gui."):
+            # Do not import Qt to build the parser: the console parses its own options.
+            p = sub.add_parser(name, help=helptext, description=helptext)
+            p.add_argument("rest", nargs=argparse.REMAINDER)
+            p.set_defaults(_module=module, _command=name)
+        else:
+            _add(sub, name, module, helptext, "")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    mod = importlib.import_module(args._module)
+    runner: Callable[[argparse.Namespace], int] = mod.run
+    try:
+        return runner(args)
+    except UsageError as exc:
+        print(f"podium {args._command}: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:  # CardError, MoneyError, PaytableError ... all name the problem
+        print(f"podium {args._command}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""Exact money.
+
+Inside Podium every amount is an ``int`` in one of two fixed units:
+
+* **cents** (``int``): what is paid, printed and shown;
+* **exact units** (``int``): 1/1,000,000 of a cent, what a meter and its
+  ledger entries hold, so a contribution of ``wager x rate`` is exact for any
+  rate with at most six decimals (RULES.md section 4: keep the fraction of a
+  cent).
+
+``Decimal`` is used only at the edges (parsing, JSON, display).  Never float.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+UNITS_PER_CENT = 1_000_000
+CENTS_PER_MAJOR = 100
+UNITS_PER_MAJOR = UNITS_PER_CENT * CENTS_PER_MAJOR
+RATE_DECIMALS = 6
+
+
+class MoneyError(ValueError):
+    """A malformed amount or rate; the message names the problem."""
+
+
+def parse_decimal(text: str | int | Decimal, what: str = "amount") -> Decimal:
+    if isinstance(text, bool) or isinstance(text, float):
+        raise MoneyError(f"{what}: {text!r} must be a decimal string, not a float")
+    try:
+        value = Decimal(str(text).strip().replace(",", ""))
+    except (InvalidOperation, ValueError):
+        raise MoneyError(f"{what}: {text!r} is not a number") from None
+    if not value.is_finite():
+        raise MoneyError(f"{what}: {text!r} is not a finite number")
+    return value
+
+
+def parse_cents(text: str | int | Decimal, what: str = "amount", *, allow_negative: bool = False) -> int:
+    """Parse ``"1250.00"`` into cents (125000).  More than two decimals is an error."""
+    value = parse_decimal(text, what)
+    if value < 0 and not allow_negative:
+        raise MoneyError(f"{what}: {text!r} is negative")
+    cents = value * CENTS_PER_MAJOR
+    if cents != cents.to_integral_value():
+        raise MoneyError(f"{what}: {text!r} has more than two decimals")
+    return int(cents)
+
+
+def parse_rate(text: str | int | Decimal, what: str = "rate") -> Decimal:
+    """A rate or fraction in [0, 1] with at most six decimals (``"0.20"``)."""
+    value = parse_decimal(text, what)
+    if value < 0 or value > 1:
+        raise MoneyError(f"{what}: {text!r} must be between 0 and 1")
+    scaled = value * 10**RATE_DECIMALS
+    if scaled != scaled.to_integral_value():
+        raise MoneyError(f"{what}: {text!r} has more than {RATE_DECIMALS} decimals")
+    return value
+
+
+def cents_to_units(cents: int) -> int:
+    return cents * UNITS_PER_CENT
+
+
+def units_floor_cents(units: int) -> int:
+    """Whole cents in an exact amount, rounded down (toward zero for >= 0)."""
+    if units < 0:
+        raise MoneyError("a meter amount can not be negative")
+    return units // UNITS_PER_CENT
+
+
+def share_units(units: int, rate: Decimal) -> int:
+    """``units x rate`` exactly; rates have at most six decimals so the result is whole
+    when ``units`` is a whole number of cents.  Otherwise rounded down."""
+    num, den = rate.as_integer_ratio()
+    return (units * num) // den
+
+
+def share_cents_floor(units: int, rate: Decimal) -> int:
+    """``units x rate`` rounded DOWN to the cent, in cents (an award, a split share)."""
+    num, den = rate.as_integer_ratio()
+    return (units * num) // (den * UNITS_PER_CENT)
+
+
+def tax_cents(gross_cents: int, rate: Decimal) -> int:
+    """Withholding tax: ``gross x rate`` rounded to the nearest cent, half up."""
+    return int((Decimal(gross_cents) * rate).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def cents_to_decimal(cents: int) -> Decimal:
+    return (Decimal(cents) / CENTS_PER_MAJOR).quantize(Decimal("0.01"))
+
+
+def format_cents(cents: int, symbol: str = "") -> str:
+    """``"$12,345.67"`` style for screens and slips."""
+    sign = "-" if cents < 0 else ""
+    whole, frac = divmod(abs(cents), CENTS_PER_MAJOR)
+    return f"{sign}{symbol}{whole:,}.{frac:02d}"
+
+
+def json_cents(cents: int) -> str:
+    """Money in JSON: a decimal string with two decimals."""
+    sign = "-" if cents < 0 else ""
+    whole, frac = divmod(abs(cents), CENTS_PER_MAJOR)
+    return f"{sign}{whole}.{frac:02d}"
+
+
+def json_units_floor(units: int) -> str:
+    """A meter amount in JSON: to the cent, rounded down."""
+    return json_cents(units_floor_cents(units))
+
+
+def format_units(units: int, symbol: str = "") -> str:
+    return format_cents(units_floor_cents(units), symbol)
