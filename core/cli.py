@@ -58,16 +58,20 @@ def build_parser() -> _Parser:
     for name, (module, helptext) in COMMANDS_TOP.items():
         if module.startswith("gui."):
             # Do not import Qt to build the parser: the console parses its own options.
-            p = sub.add_parser(name, help=helptext, description=helptext)
-            p.add_argument("rest", nargs=argparse.REMAINDER)
-            p.set_defaults(_module=module, _command=name)
+            p = sub.add_parser(name, help=helptext, description=helptext, add_help=False)
+            p.set_defaults(_module=module, _command=name, _passthrough=True)
         else:
             _add(sub, name, module, helptext, "")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if getattr(args, "_passthrough", False):
+        args.rest = extra  # the console parses its own options (and --help)
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     mod = importlib.import_module(args._module)
     runner: Callable[[argparse.Namespace], int] = mod.run
     try:

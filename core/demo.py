@@ -1,0 +1,95 @@
+"""The embedded demo floor: demo employees and an in-process simulator on its own thread.
+
+The demo card numbers are published in the README so a new user can pay a jackpot from the
+keyboard; they exist only in a demo ledger.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from typing import Any
+
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session
+
+from core.auth import add_employee
+from core.ledger.models import Employee
+
+log = logging.getLogger("podium.demo")
+
+# (employee no, name, role, card number, swipe string as a wedge reader types it)
+DEMO_EMPLOYEES: tuple[tuple[str, str, str, str, str], ...] = (
+    ("1001", "Dana Reyes", "supervisor", "6011000990139424",
+     "%B6011000990139424^REYES/DANA^2812101?;6011000990139424=2812101?"),
+    ("1002", "Marco Santos", "supervisor", "6011000990131111", ";6011000990131111=2812101?"),
+    ("2001", "Evelyn Cruz", "executive", "6011000990132222",
+     "%B6011000990132222^CRUZ/EVELYN^2812101?;6011000990132222=2812101?"),
+    ("3001", "Sam Lee", "surveillance", "6011000990133333", ";6011000990133333=2812101?"),
+)
+
+
+def swipe_of(number: str) -> str:
+    """The demo swipe string of employee ``number``."""
+    for no, _name, _role, _card, swipe in DEMO_EMPLOYEES:
+        if no == number:
+            return swipe
+    raise KeyError(number)
+
+
+def enroll_demo_employees(engine: Engine) -> int:
+    """Enroll the demo employees that are not enrolled yet; returns how many were added."""
+    added = 0
+    with Session(engine) as s, s.begin():
+        known = set(s.scalars(select(Employee.number)))
+        for no, name, role, card, _swipe in DEMO_EMPLOYEES:
+            if no not in known:
+                add_employee(s, no, name, role, card)
+                added += 1
+    return added
+
+
+class SimulatorThread:
+    """Runs a :class:`core.simulator.Simulator` on an asyncio loop in a daemon thread."""
+
+    def __init__(self, simulator: Any) -> None:
+        self.simulator = simulator
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run, name="podium-simulator", daemon=True)
+        self._started = threading.Event()
+        self._error: BaseException | None = None
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        try:
+            self._loop.run_until_complete(self.simulator.start())
+        except BaseException as exc:  # e.g. a port already taken
+            self._error = exc
+            self._started.set()
+            return
+        self._started.set()
+        self._loop.run_forever()
+
+    def start(self) -> None:
+        self._thread.start()
+        self._started.wait(10)
+        if self._error is not None:
+            raise self._error
+
+    def call(self, fn: Any, *args: Any) -> Any:
+        """Run ``fn(*args)`` on the simulator's loop and wait for the result."""
+        async def _do() -> Any:
+            return fn(*args)
+        return asyncio.run_coroutine_threadsafe(_do(), self._loop).result(10)
+
+    def stop(self) -> None:
+        if not self._thread.is_alive():
+            return
+        fut = asyncio.run_coroutine_threadsafe(self.simulator.stop(), self._loop)
+        try:
+            fut.result(10)
+        except Exception as exc:
+            log.warning("stopping the simulator: %s", exc)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)

@@ -1,0 +1,520 @@
+"""The floor configuration: the casino, its printer, and its groups of linked tables.
+
+A declared, typed schema (frozen dataclasses) read from TOML.  Every key is listed here with
+its type and default; an unknown key is refused (a typo must not silently fall back to a
+default).  ``load_floor`` checks everything that needs nothing but the file; ``validate``
+checks the groups against the paytables (their levels) and returns warnings.
+
+Example (``resources/floors/demo.toml`` is the full one)::
+
+    [casino]
+    name = "Podium Demo Casino"
+    timezone = "Asia/Manila"
+    currency_symbol = "$"
+
+    [authorization]
+    executive_threshold = "5000.00"   # a pay at or above this needs an Executive card
+
+    [printer]
+    kind = "file"                     # or "network" with host, port, timeout
+    directory = ""                    # "" = the user data folder
+
+    [[groups]]
+    id = "WA01"
+    name = "WA01 Link"
+    paytable = "FPGPP-WA01"
+    decks = 1
+    lock_at_hit = false
+    pay_order = "right_first"         # or "left_first"
+    all_pays_from_meter = false
+    [groups.levels.MAIN]
+    seed = "10000.00"
+    contribution_rate = "0.20"
+    reserve_rate = "0.02"
+    allow_zero_seed = false
+
+    [[tables]]
+    id = "PG-1"
+    name = "Pai Gow 1"
+    group = "WA01"
+    host = "127.0.0.1"
+    port = 17301
+    seats = 6
+    decks = 1
+    # paytable = "FPGPP-WA01"         # optional; must equal the group's
+"""
+
+from __future__ import annotations
+
+import tomllib
+import zoneinfo
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal, Protocol, TypeVar
+
+from core.meters import PAY_ORDERS, LevelSettings, PayOrder
+from core.money import cents_to_units, json_cents, parse_cents, parse_rate
+
+ALL_PAYS_MIN_CONTRIBUTION = Decimal("0.70")
+MAX_SEATS = 10
+MAX_DECKS = 8
+
+T = TypeVar("T")
+
+
+class FloorConfigError(ValueError):
+    """A floor configuration the system refuses; the message names file, key and problem."""
+
+
+# --- the schema -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Casino:
+    name: str
+    timezone: str  # an IANA zone, e.g. "Asia/Manila"; slips and screens show local time
+    currency_symbol: str = "$"
+
+
+@dataclass(frozen=True)
+class Authorization:
+    executive_threshold_cents: int  # a pay at or above it needs an Executive card
+
+
+@dataclass(frozen=True)
+class NetworkPrinterConfig:
+    host: str
+    port: int = 9100
+    timeout: float = 5.0  # seconds
+    kind: Literal["network"] = "network"
+
+
+@dataclass(frozen=True)
+class FilePrinterConfig:
+    directory: str = ""  # "" = the user data folder
+    kind: Literal["file"] = "file"
+
+
+PrinterConfig = NetworkPrinterConfig | FilePrinterConfig
+
+
+@dataclass(frozen=True)
+class LevelConfig:
+    name: str
+    seed_cents: int
+    contribution_rate: Decimal
+    reserve_rate: Decimal
+    allow_zero_seed: bool = False
+
+    def settings(self) -> LevelSettings:
+        """The meter arithmetic's view of this level."""
+        return LevelSettings(cents_to_units(self.seed_cents), self.contribution_rate,
+                             self.reserve_rate)
+
+
+@dataclass(frozen=True)
+class GroupConfig:
+    id: str
+    name: str
+    paytable: str
+    levels: tuple[LevelConfig, ...]
+    decks: int = 1
+    lock_at_hit: bool = False
+    pay_order: PayOrder = "right_first"
+    all_pays_from_meter: bool = False
+
+    def level(self, name: str) -> LevelConfig:
+        for lv in self.levels:
+            if lv.name == name:
+                return lv
+        raise KeyError(f"group {self.id}: no level {name!r}")
+
+    @property
+    def level_names(self) -> tuple[str, ...]:
+        return tuple(lv.name for lv in self.levels)
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    id: str
+    name: str
+    group: str
+    host: str
+    port: int
+    seats: int = 6
+    decks: int = 1
+    paytable: str | None = None  # None: the group's
+
+
+@dataclass(frozen=True)
+class FloorConfig:
+    casino: Casino
+    authorization: Authorization
+    printer: PrinterConfig
+    groups: tuple[GroupConfig, ...]
+    tables: tuple[TableConfig, ...]
+    source: str = "<floor>"  # the file it came from, for messages
+
+    def group(self, group_id: str) -> GroupConfig:
+        for g in self.groups:
+            if g.id == group_id:
+                return g
+        raise KeyError(f"no group {group_id!r}")
+
+    def table(self, table_id: str) -> TableConfig:
+        for t in self.tables:
+            if t.id == table_id:
+                return t
+        raise KeyError(f"no table {table_id!r}")
+
+    def tables_in(self, group_id: str) -> tuple[TableConfig, ...]:
+        return tuple(t for t in self.tables if t.group == group_id)
+
+    def group_of(self, table_id: str) -> GroupConfig:
+        return self.group(self.table(table_id).group)
+
+
+# --- reading one TOML table with its declared keys --------------------------------------------
+
+_MISSING: Any = object()
+
+
+class _Section:
+    """One TOML table: typed getters that name ``file: key`` in every error; ``done``
+    refuses the keys nobody asked for."""
+
+    def __init__(self, source: str, path: str, data: object) -> None:
+        self.source = source
+        self.path = path
+        if not isinstance(data, dict):
+            raise self.error("", f"must be a table, not {type(data).__name__}")
+        self.data: dict[str, object] = data
+        self.used: set[str] = set()
+
+    def key(self, key: str) -> str:
+        return f"{self.path}.{key}" if self.path and key else (self.path or key)
+
+    def error(self, key: str, problem: str) -> FloorConfigError:
+        return FloorConfigError(f"{self.source}: {self.key(key) or '(top level)'}: {problem}")
+
+    def _get(self, key: str, default: object) -> object:
+        self.used.add(key)
+        if key in self.data:
+            return self.data[key]
+        if default is _MISSING:
+            raise self.error(key, "missing")
+        return default
+
+    def typed(self, key: str, kind: type[T], default: object = _MISSING) -> T:
+        value = self._get(key, default)
+        if kind is int and isinstance(value, bool):
+            raise self.error(key, f"{value!r} must be a whole number")
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind):
+            raise self.error(key, f"{value!r} must be {_KIND_NAMES.get(kind, kind.__name__)}")
+        return value
+
+    def text(self, key: str, default: object = _MISSING, *, empty_ok: bool = False) -> str:
+        value = self.typed(key, str, default)
+        if not empty_ok and not value.strip():
+            raise self.error(key, "must not be empty")
+        return value
+
+    def integer(self, key: str, lo: int, hi: int, default: object = _MISSING) -> int:
+        value = self.typed(key, int, default)
+        if not lo <= value <= hi:
+            raise self.error(key, f"{value} must be between {lo} and {hi}")
+        return value
+
+    def choice(self, key: str, choices: Iterable[str], default: object = _MISSING) -> str:
+        value = self.typed(key, str, default)
+        allowed = tuple(choices)
+        if value not in allowed:
+            raise self.error(key, f"{value!r} must be one of {', '.join(allowed)}")
+        return value
+
+    def convert(self, key: str, parse: Callable[[Any, str], T], default: object = _MISSING) -> T:
+        value = self._get(key, default)
+        if isinstance(value, float):
+            raise self.error(key, f"{value!r} is a TOML float; write it as a string, "
+                                  f"e.g. \"{value}\" (money and rates are exact)")
+        try:
+            return parse(value, self.key(key))
+        except ValueError as exc:
+            raise FloorConfigError(f"{self.source}: {exc}") from None
+
+    def sub(self, key: str, default: object = _MISSING) -> _Section:
+        return _Section(self.source, self.key(key), self._get(key, default))
+
+    def array(self, key: str) -> list[_Section]:
+        value = self._get(key, [])
+        if not isinstance(value, list):
+            raise self.error(key, "must be an array of tables ([[" + key + "]])")
+        return [_Section(self.source, f"{self.key(key)}[{i}]", v) for i, v in enumerate(value)]
+
+    def done(self) -> None:
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            raise self.error(unknown[0], "unknown key (a typo?); known keys: "
+                                         + ", ".join(sorted(self.used)))
+
+
+_KIND_NAMES: dict[type, str] = {str: "a string", int: "a whole number", bool: "true or false",
+                                float: "a number"}
+
+
+def _cents(value: Any, what: str) -> int:
+    return parse_cents(value, what)
+
+
+def _rate(value: Any, what: str) -> Decimal:
+    return parse_rate(value, what)
+
+
+# --- parsing ----------------------------------------------------------------------------------
+
+def _casino(sec: _Section) -> Casino:
+    name = sec.text("name")
+    tz = sec.text("timezone")
+    try:
+        zoneinfo.ZoneInfo(tz)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise sec.error("timezone", f"{tz!r} is not a known time zone (e.g. 'Asia/Manila')") \
+            from None
+    symbol = sec.text("currency_symbol", "$", empty_ok=True)
+    sec.done()
+    return Casino(name, tz, symbol)
+
+
+def _authorization(sec: _Section) -> Authorization:
+    threshold = sec.convert("executive_threshold", _cents)
+    if threshold <= 0:
+        raise sec.error("executive_threshold", "must be more than 0.00")
+    sec.done()
+    return Authorization(threshold)
+
+
+def _printer(sec: _Section) -> PrinterConfig:
+    kind = sec.choice("kind", ("file", "network"), "file")
+    printer: PrinterConfig
+    if kind == "network":
+        timeout = sec.typed("timeout", float, 5.0)
+        if not 0 < timeout <= 600:
+            raise sec.error("timeout", f"{timeout} must be more than 0 and at most 600 seconds")
+        printer = NetworkPrinterConfig(sec.text("host"), sec.integer("port", 1, 65535, 9100),
+                                       timeout)
+    else:
+        printer = FilePrinterConfig(sec.text("directory", "", empty_ok=True))
+    sec.done()
+    return printer
+
+
+def _level(sec: _Section, name: str) -> LevelConfig:
+    seed = sec.convert("seed", _cents)
+    contribution = sec.convert("contribution_rate", _rate)
+    reserve = sec.convert("reserve_rate", _rate)
+    allow_zero = sec.typed("allow_zero_seed", bool, False)
+    sec.done()
+    if seed == 0 and not allow_zero:
+        raise sec.error("seed", "0.00 is refused; a zero seed needs allow_zero_seed = true")
+    if contribution + reserve > 1:
+        raise sec.error("contribution_rate", f"{contribution} + reserve_rate {reserve} is more "
+                                             "than the whole wager")
+    return LevelConfig(name, seed, contribution, reserve, allow_zero)
+
+
+def _group(sec: _Section) -> GroupConfig:
+    gid = sec.text("id")
+    name = sec.text("name", gid)
+    paytable = sec.text("paytable")
+    decks = sec.integer("decks", 1, MAX_DECKS, 1)
+    lock = sec.typed("lock_at_hit", bool, False)
+    order = sec.choice("pay_order", PAY_ORDERS, "right_first")
+    all_pays = sec.typed("all_pays_from_meter", bool, False)
+    lv_sec = sec.sub("levels")
+    levels = tuple(_level(lv_sec.sub(lv_name), lv_name) for lv_name in list(lv_sec.data))
+    lv_sec.done()
+    sec.done()
+    if not levels:
+        raise sec.error("levels", "a group needs at least one level (e.g. [groups.levels.MAIN])")
+    total = sum((lv.contribution_rate + lv.reserve_rate for lv in levels), Decimal(0))
+    if total > 1:
+        raise sec.error("levels", f"the rates of all levels add up to {total}, more than the "
+                                  "whole wager")
+    pay_order: PayOrder = "left_first" if order == "left_first" else "right_first"
+    return GroupConfig(gid, name, paytable, levels, decks, lock, pay_order, all_pays)
+
+
+def _table(sec: _Section) -> TableConfig:
+    tid = sec.text("id")
+    table = TableConfig(
+        id=tid,
+        name=sec.text("name", tid),
+        group=sec.text("group"),
+        host=sec.text("host"),
+        port=sec.integer("port", 1, 65535),
+        seats=sec.integer("seats", 1, MAX_SEATS, 6),
+        decks=sec.integer("decks", 1, MAX_DECKS, 1),
+        paytable=sec.text("paytable") if "paytable" in sec.data else None,
+    )
+    sec.done()
+    return table
+
+
+def _check_links(source: str, groups: tuple[GroupConfig, ...],
+                 tables: tuple[TableConfig, ...]) -> None:
+    """Unique ids and ports; tables linked into one group share paytable and deck count."""
+    def fail(problem: str) -> FloorConfigError:
+        return FloorConfigError(f"{source}: {problem}")
+
+    seen_groups: set[str] = set()
+    for i, g in enumerate(groups):
+        if g.id in seen_groups:
+            raise fail(f"groups[{i}].id: group id {g.id!r} is used twice")
+        seen_groups.add(g.id)
+    seen_tables: set[str] = set()
+    endpoints: dict[tuple[str, int], str] = {}
+    for i, t in enumerate(tables):
+        if t.id in seen_tables:
+            raise fail(f"tables[{i}].id: table id {t.id!r} is used twice")
+        seen_tables.add(t.id)
+        endpoint = (t.host.strip().lower(), t.port)
+        if endpoint in endpoints:
+            raise fail(f"tables[{i}].port: tables {endpoints[endpoint]} and {t.id} both use "
+                       f"{t.host}:{t.port}")
+        endpoints[endpoint] = t.id
+        if t.group not in seen_groups:
+            raise fail(f"tables[{i}].group: table {t.id}: no group {t.group!r} "
+                       f"(groups: {', '.join(sorted(seen_groups)) or 'none'})")
+    for g in groups:
+        members = [t for t in tables if t.group == g.id]
+        if not members:
+            continue
+        first = members[0]
+        first_pt = first.paytable or g.paytable
+        for t in members[1:]:
+            pt = t.paytable or g.paytable
+            if pt != first_pt:
+                raise fail(f"group {g.id}: tables {first.id} ({first_pt}) and {t.id} ({pt}) "
+                           "have different paytables; only tables with the same paytable can "
+                           "be linked to one meter")
+            if t.decks != first.decks:
+                raise fail(f"group {g.id}: tables {first.id} ({first.decks} deck(s)) and {t.id} "
+                           f"({t.decks} deck(s)) use different deck counts; only tables with the "
+                           "same number of decks can be linked to one meter")
+        if first_pt != g.paytable:
+            raise fail(f"group {g.id}: table {first.id} has paytable {first_pt} but the group "
+                       f"uses {g.paytable}")
+        if first.decks != g.decks:
+            raise fail(f"group {g.id}: table {first.id} uses {first.decks} deck(s) but the group "
+                       f"is set to {g.decks}")
+
+
+def parse_floor(data: Mapping[str, object], source: str = "<floor>") -> FloorConfig:
+    """Build and check a floor from parsed TOML (no I/O)."""
+    top = _Section(source, "", dict(data))
+    casino = _casino(top.sub("casino"))
+    authorization = _authorization(top.sub("authorization"))
+    printer = _printer(top.sub("printer", {}))
+    groups = tuple(_group(s) for s in top.array("groups"))
+    tables = tuple(_table(s) for s in top.array("tables"))
+    top.done()
+    _check_links(source, groups, tables)
+    return FloorConfig(casino, authorization, printer, groups, tables, source)
+
+
+def loads_floor(text: str, source: str = "<floor>") -> FloorConfig:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise FloorConfigError(f"{source}: not valid TOML: {exc}") from None
+    return parse_floor(data, source)
+
+
+def load_floor(path: str | Path) -> FloorConfig:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FloorConfigError(f"{p}: no such floor configuration file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FloorConfigError(f"{p}: can not be read: {exc}") from None
+    return loads_floor(text, str(p))
+
+
+def load_demo_floor() -> FloorConfig:
+    """The embedded demo floor (``resources/floors/demo.toml``)."""
+    ref = resources.files("resources.floors").joinpath("demo.toml")
+    return loads_floor(ref.read_text(encoding="utf-8"), "resources/floors/demo.toml")
+
+
+# --- checks against the paytables -------------------------------------------------------------
+
+class _PaytableLike(Protocol):
+    """What ``validate`` needs of ``core.rules.paytables.Paytable``."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def levels(self) -> tuple[str, ...]: ...
+    @property
+    def wager_cents(self) -> int | None: ...
+    @property
+    def pays(self) -> tuple[Any, ...]: ...
+    def fixed_cents(self, pay: Any, wager_cents: int) -> int: ...
+
+
+def validate(config: FloorConfig, paytables: Mapping[str, _PaytableLike]) -> list[str]:
+    """Check every group against its paytable; refuse what is wrong, return warnings.
+
+    Refused (FloorConfigError): an unknown or non-progressive paytable; a group whose levels are
+    not exactly the paytable's.  Warned: a contribution rate below 70% on an "all pays from
+    meter" group; a zero seed (allowed by override); a seed below the largest fixed award; a
+    group with no tables.
+    """
+    src = config.source
+    warnings: list[str] = []
+    for g in config.groups:
+        where = f"{src}: group {g.id}"
+        pt = paytables.get(g.paytable)
+        if pt is None:
+            raise FloorConfigError(f"{where}: paytable {g.paytable!r} is not installed "
+                                   f"(known: {', '.join(sorted(paytables)) or 'none'})")
+        if pt.kind != "progressive":
+            raise FloorConfigError(f"{where}: paytable {g.paytable} is a {pt.kind} paytable, "
+                                   "not a progressive one")
+        if set(g.level_names) != set(pt.levels):
+            missing = [lv for lv in pt.levels if lv not in g.level_names]
+            extra = [lv for lv in g.level_names if lv not in pt.levels]
+            parts = []
+            if missing:
+                parts.append("missing " + ", ".join(missing))
+            if extra:
+                parts.append("not in the paytable: " + ", ".join(extra))
+            raise FloorConfigError(f"{where}: levels must be exactly {g.paytable}'s "
+                                   f"({', '.join(pt.levels)}); {'; '.join(parts)}")
+        if not config.tables_in(g.id):
+            warnings.append(f"{where}: no table is linked to this group")
+        total = sum((lv.contribution_rate for lv in g.levels), Decimal(0))
+        if g.all_pays_from_meter and total < ALL_PAYS_MIN_CONTRIBUTION:
+            warnings.append(f"{where}: contribution rate {total} is below "
+                            f"{ALL_PAYS_MIN_CONTRIBUTION} with all pays from the meter; the "
+                            "meter risks running dry")
+        largest = _largest_fixed_cents(pt)
+        for lv in g.levels:
+            if lv.seed_cents == 0:
+                warnings.append(f"{where}: level {lv.name}: seed 0.00 (allowed by "
+                                "allow_zero_seed); a zero seed is not recommended")
+            elif lv.seed_cents < largest:
+                warnings.append(f"{where}: level {lv.name}: seed {json_cents(lv.seed_cents)} is "
+                                f"below the largest fixed award {json_cents(largest)}")
+    return warnings
+
+
+def _largest_fixed_cents(pt: _PaytableLike) -> int:
+    wager = pt.wager_cents or 0
+    amounts = [pt.fixed_cents(p, wager) for p in pt.pays if p.source == "tray"]
+    return max(amounts, default=0)

@@ -1,0 +1,288 @@
+"""The ledger tables (SQLAlchemy 2 declarative).  Migration 0001 creates exactly these;
+a test compares Alembic autogenerate against this module.
+
+Append-only tables (never UPDATEd or DELETEd by Podium): level_settings, meter_entries,
+controller_events, hit_decisions, awards, swipe_log, slips, slip_print_attempts.
+A meter's value is always the SUM of its meter_entries; nothing caches it.
+
+Money: ``*_cents`` columns are cents; ``*_delta`` / ``*_units`` columns are exact units
+(1/1,000,000 cent, core.money).  Rates are stored as integer millionths (``*_ppm``) so they
+stay exact on every database.  Times are UTC.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+# Values of the string "enum" columns (kept as plain strings: adding one needs no migration).
+ROLES = ("supervisor", "executive", "surveillance", "accountant")
+SWIPE_OUTCOMES = ("accepted", "unknown_card", "insufficient_authority", "bad_read", "inactive")
+DECISIONS = ("verified", "mismatch_flagged", "claim_corrected", "rejected", "paid", "auto_paid",
+             "undone", "cancelled")
+ENTRY_KINDS = ("seed", "contribution", "reserve_contribution", "award", "reseed", "reserve_move",
+               "adjustment", "reversal")
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timezone-aware UTC datetime on every backend (SQLite stores it naive)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("ledger time: a naive datetime (times must be UTC-aware)")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        assert isinstance(value, datetime)
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Setting(Base):
+    """Installation settings, e.g. ``install_salt`` (hex) mixed into every card hash."""
+
+    __tablename__ = "settings"
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
+class Group(Base):
+    """A progressive group: one meter per level, shared by its linked tables."""
+
+    __tablename__ = "groups"
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    paytable_id: Mapped[str] = mapped_column(String(64))
+    lock_at_hit: Mapped[bool] = mapped_column(Boolean)
+    payment_order: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class Level(Base):
+    """One meter (MAIN, or MEGA / MAJOR / MINOR) of a group; its settings are in level_settings."""
+
+    __tablename__ = "levels"
+    __table_args__ = (UniqueConstraint("group_id", "name", name="uq_levels_group_name"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    group_id: Mapped[str] = mapped_column(ForeignKey("groups.id"))
+    name: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class LevelSetting(Base):
+    """Append-only history of a level's seed and rates; the newest row is in force."""
+
+    __tablename__ = "level_settings"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    level_id: Mapped[int] = mapped_column(ForeignKey("levels.id"), index=True)
+    seed_units: Mapped[int] = mapped_column(BigInteger)
+    contribution_rate_ppm: Mapped[int] = mapped_column(Integer)
+    reserve_rate_ppm: Mapped[int] = mapped_column(Integer)
+    effective_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class GameTable(Base):
+    """A configured table; ``online`` is the controller link state (OFFLINE locks it)."""
+
+    __tablename__ = "tables"
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    group_id: Mapped[str] = mapped_column(ForeignKey("groups.id"))
+    seats: Mapped[int] = mapped_column(Integer)
+    online: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class Employee(Base):
+    """A card holder.  The card number is NEVER stored: only a salted PBKDF2 hash."""
+
+    __tablename__ = "employees"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    number: Mapped[str] = mapped_column(String(32), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    role: Mapped[str] = mapped_column(String(16))
+    active: Mapped[bool] = mapped_column(Boolean)
+    card_salt: Mapped[bytes] = mapped_column(LargeBinary)
+    card_hash: Mapped[bytes] = mapped_column(LargeBinary)
+    card_iterations: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class ControllerEvent(Base):
+    """Every controller event as received; (table, boot, seq) stored once."""
+
+    __tablename__ = "controller_events"
+    __table_args__ = (
+        UniqueConstraint("table_id", "boot", "seq", name="uq_controller_events_origin"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"))
+    boot: Mapped[str] = mapped_column(String(64))
+    seq: Mapped[int] = mapped_column(BigInteger)
+    type: Mapped[str] = mapped_column(String(32))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    controller_time: Mapped[str] = mapped_column(String(40))
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class Round(Base):
+    """A game round; ``state``: locked, ended, misdealt, undone."""
+
+    __tablename__ = "rounds"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), index=True)
+    round_no: Mapped[int] = mapped_column(BigInteger)
+    state: Mapped[str] = mapped_column(String(16))
+    event_id: Mapped[int] = mapped_column(ForeignKey("controller_events.id"))
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class Wager(Base):
+    """A progressive wager at lock time; ``status`` locked or refused (with ``problem``)."""
+
+    __tablename__ = "wagers"
+    __table_args__ = (UniqueConstraint("round_id", "seat", name="uq_wagers_round_seat"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"))
+    seat: Mapped[int] = mapped_column(Integer)
+    amount_cents: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16))
+    problem: Mapped[str | None] = mapped_column(Text)
+
+
+class Hit(Base):
+    """A HIT JACKPOT claim.  ``status`` (pending, paid, auto_paid, rejected, cancelled) mirrors the
+    latest hit_decision; the decisions are the audit record.  ``flags``: problems found at claim
+    time ("no wager on seat 3"), newline separated.  ``locked_*``: lock-at-hit amount."""
+
+    __tablename__ = "hits"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), index=True)
+    round_id: Mapped[int | None] = mapped_column(ForeignKey("rounds.id"))
+    round_no: Mapped[int] = mapped_column(BigInteger)
+    seat: Mapped[int] = mapped_column(Integer)
+    wager_id: Mapped[int | None] = mapped_column(ForeignKey("wagers.id"))
+    claimed_hand: Mapped[str] = mapped_column(String(32))
+    cards: Mapped[str] = mapped_column(String(64))
+    flags: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("controller_events.id"))
+    locked_level_id: Mapped[int | None] = mapped_column(ForeignKey("levels.id"))
+    locked_amount_cents: Mapped[int | None] = mapped_column(BigInteger)
+    locked_meter_before_cents: Mapped[int | None] = mapped_column(BigInteger)
+    locked_meter_after_cents: Mapped[int | None] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class HitDecision(Base):
+    """Append-only: every decision on a hit, by whom (if a person), when and why."""
+
+    __tablename__ = "hit_decisions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    hit_id: Mapped[int] = mapped_column(ForeignKey("hits.id"), index=True)
+    decision: Mapped[str] = mapped_column(String(24))
+    employee_id: Mapped[int | None] = mapped_column(ForeignKey("employees.id"))
+    reason: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class Award(Base):
+    """Append-only: what was paid for a hit (one award per hit)."""
+
+    __tablename__ = "awards"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    hit_id: Mapped[int] = mapped_column(ForeignKey("hits.id"), unique=True)
+    hand: Mapped[str] = mapped_column(String(32))
+    source: Mapped[str] = mapped_column(String(8))  # meter | tray
+    level_id: Mapped[int | None] = mapped_column(ForeignKey("levels.id"))
+    amount_cents: Mapped[int] = mapped_column(BigInteger)
+    meter_before_cents: Mapped[int | None] = mapped_column(BigInteger)
+    meter_after_cents: Mapped[int | None] = mapped_column(BigInteger)
+    authorized_by: Mapped[int | None] = mapped_column(ForeignKey("employees.id"))
+    verified_by: Mapped[int | None] = mapped_column(ForeignKey("employees.id"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class MeterEntry(Base):
+    """Append-only: one movement of a meter and/or its reserve (exact units)."""
+
+    __tablename__ = "meter_entries"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    level_id: Mapped[int] = mapped_column(ForeignKey("levels.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(24))
+    meter_delta: Mapped[int] = mapped_column(BigInteger)
+    reserve_delta: Mapped[int] = mapped_column(BigInteger)
+    round_id: Mapped[int | None] = mapped_column(ForeignKey("rounds.id"))
+    hit_id: Mapped[int | None] = mapped_column(ForeignKey("hits.id"))
+    award_id: Mapped[int | None] = mapped_column(ForeignKey("awards.id"))
+    reverses_id: Mapped[int | None] = mapped_column(ForeignKey("meter_entries.id"))
+    employee_id: Mapped[int | None] = mapped_column(ForeignKey("employees.id"))
+    second_employee_id: Mapped[int | None] = mapped_column(ForeignKey("employees.id"))
+    reason: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class SwipeLog(Base):
+    """Append-only: every card swipe and its outcome.  Never the track data or card number."""
+
+    __tablename__ = "swipe_log"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    outcome: Mapped[str] = mapped_column(String(24))
+    employee_id: Mapped[int | None] = mapped_column(ForeignKey("employees.id"))
+    hit_id: Mapped[int | None] = mapped_column(ForeignKey("hits.id"))
+    action: Mapped[str] = mapped_column(String(32))
+    role_required: Mapped[str | None] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class Slip(Base):
+    """Append-only: a win slip with its sequential number and the exact ESC/POS bytes."""
+
+    __tablename__ = "slips"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    slip_no: Mapped[int] = mapped_column(Integer, unique=True)
+    hit_id: Mapped[int] = mapped_column(ForeignKey("hits.id"))
+    award_id: Mapped[int] = mapped_column(ForeignKey("awards.id"))
+    escpos: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class SlipPrintAttempt(Base):
+    """Append-only: every attempt to print a slip."""
+
+    __tablename__ = "slip_print_attempts"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    slip_id: Mapped[int] = mapped_column(ForeignKey("slips.id"), index=True)
+    printer: Mapped[str] = mapped_column(String(200))
+    ok: Mapped[bool] = mapped_column(Boolean)
+    error: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)

@@ -1,0 +1,440 @@
+"""The console's side of the controller protocol (docs/protocol.md): one asyncio
+:class:`ControllerLink` per configured table, run together by :class:`LinkManager`.
+
+A link connects to its controller, checks the HELLO against the floor configuration,
+passes each event to ``on_event(origin, event)`` (the floor records it in one
+transaction) and acknowledges it only after that call returned.  It reconnects with
+backoff after a drop, declares the table offline when the controller falls silent for
+three heartbeats, and keeps the console's commands (PAY, REJECT) queued until the
+controller acknowledges them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from core.events import ControllerEvent, GameStarted, HitClaimed, Origin, Undone
+from core.protocol import (
+    DEFAULT_HEARTBEAT_MS,
+    TIMEOUT_HEARTBEATS,
+    Ack,
+    Command,
+    CommandAck,
+    CommandFrame,
+    ErrorFrame,
+    EventFrame,
+    Frame,
+    FrameBuffer,
+    Heartbeat,
+    Hello,
+    ProtocolError,
+    Welcome,
+    encode_frame,
+    utc_now_iso,
+)
+
+log = logging.getLogger("podium.link")
+
+OnEvent = Callable[[Origin, ControllerEvent], object]
+OnStatus = Callable[[str, bool, str], object]
+
+
+class LinkError(ValueError):
+    """A link could not be configured (bad table id, port ...)."""
+
+
+class _SessionEnd(Exception):
+    """Ends one connection; the message is the status detail shown to the supervisor."""
+
+
+class AckedSeqs:
+    """Sequence numbers already acknowledged for one boot: a low-water mark (every seq
+    up to it) plus the ones above it, so memory stays small on a long run."""
+
+    def __init__(self) -> None:
+        self.low = 0
+        self.above: set[int] = set()
+
+    def __contains__(self, seq: int) -> bool:
+        return seq <= self.low or seq in self.above
+
+    def add(self, seq: int) -> None:
+        if seq in self:
+            return
+        self.above.add(seq)
+        while self.low + 1 in self.above:
+            self.low += 1
+            self.above.remove(self.low)
+
+
+@dataclass
+class _Pending:
+    cseq: int
+    command: Command
+    done: asyncio.Future[CommandAck]
+
+
+class ControllerLink:
+    """The console's connection to one table controller.
+
+    ``paytable`` / ``decks`` / ``seats`` are the floor configuration's values for the
+    table; a HELLO announcing another table id, paytable or deck count is refused (the
+    link stays down and retries at the longest delay).  ``heartbeat`` and the delays
+    are in seconds.
+    """
+
+    def __init__(self, table_id: str, host: str, port: int, on_event: OnEvent,
+                 on_status: OnStatus, *, paytable: str | None = None, decks: int | None = None,
+                 seats: int | None = None, heartbeat: float = DEFAULT_HEARTBEAT_MS / 1000,
+                 reconnect_delay: float = 1.0, max_reconnect_delay: float = 30.0,
+                 connect_timeout: float = 5.0, console_id: str | None = None) -> None:
+        if not table_id:
+            raise LinkError("table id: must not be empty")
+        if not 0 < port < 65536:
+            raise LinkError(f"table {table_id}: port {port} is not a TCP port (1..65535)")
+        if heartbeat <= 0 or reconnect_delay <= 0:
+            raise LinkError(f"table {table_id}: heartbeat and reconnect delay must be positive")
+        self.table_id = table_id
+        self.host = host
+        self.port = port
+        self.on_event = on_event
+        self.on_status = on_status
+        self.paytable = paytable
+        self.decks = decks
+        self.seats = seats
+        self.heartbeat = heartbeat
+        self.reconnect_delay = reconnect_delay
+        self.max_reconnect_delay = max(max_reconnect_delay, reconnect_delay)
+        self.connect_timeout = connect_timeout
+        self.console_id = console_id or secrets.token_hex(6)
+        self.hello: Hello | None = None
+        self.online = False
+        self.detail = "not started"
+        self._acked: dict[str, AckedSeqs] = {}
+        self._pending: dict[int, _Pending] = {}
+        self._next_cseq = 1
+        self._writer: asyncio.StreamWriter | None = None
+        self._main: asyncio.Task[None] | None = None
+        self._closing = False
+        self._last_refusal = ""
+
+    # ---------------------------------------------------------------- public API
+
+    async def run(self) -> None:
+        """Connect, keep connected and reconnect until :meth:`close`."""
+        if self._main is not None:
+            raise RuntimeError(f"link {self.table_id}: already running")
+        self._main = asyncio.create_task(self._loop(), name=f"link-{self.table_id}")
+        try:
+            await self._main
+        except asyncio.CancelledError:
+            if not self._closing:
+                raise
+
+    async def close(self) -> None:
+        self._closing = True
+        self._drop_writer()
+        if self._main is not None and not self._main.done():
+            self._main.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._main
+        for p in self._pending.values():
+            if not p.done.done():
+                p.done.cancel()
+        self._set_status(False, "closed")
+
+    async def send_command(self, command: Command) -> int:
+        """Queue ``command`` for the controller (sent now if online, resent after every
+        reconnect until acknowledged).  Returns its command sequence number."""
+        cseq = self._next_cseq
+        self._next_cseq += 1
+        loop = asyncio.get_running_loop()
+        self._pending[cseq] = _Pending(cseq, command, loop.create_future())
+        if self.online:
+            await self._send(CommandFrame(self.console_id, cseq, command))
+        return cseq
+
+    async def command_result(self, cseq: int) -> CommandAck:
+        """Wait until the controller acknowledged command ``cseq``."""
+        p = self._pending.get(cseq)
+        if p is None:
+            raise LinkError(f"table {self.table_id}: no queued command {cseq}")
+        return await asyncio.shield(p.done)
+
+    @property
+    def pending_commands(self) -> list[Command]:
+        return [p.command for _, p in sorted(self._pending.items())]
+
+    def acknowledged(self, boot: str, seq: int) -> bool:
+        """Whether this link has acknowledged event ``(boot, seq)`` (this console run)."""
+        return boot in self._acked and seq in self._acked[boot]
+
+    # ---------------------------------------------------------------- internals
+
+    def _set_status(self, online: bool, detail: str) -> None:
+        changed = online != self.online or detail != self.detail
+        self.online = online
+        self.detail = detail
+        if changed:
+            try:
+                self.on_status(self.table_id, online, detail)
+            except Exception:
+                log.exception("table %s: status listener failed", self.table_id)
+
+    def _drop_writer(self) -> None:
+        w, self._writer = self._writer, None
+        if w is not None:
+            w.transport.abort()
+
+    async def _sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+    async def _loop(self) -> None:
+        delay = self.reconnect_delay
+        while not self._closing:
+            try:
+                reader, writer = await asyncio.wait_for(
+                    asyncio.open_connection(self.host, self.port), self.connect_timeout)
+            except (OSError, TimeoutError) as exc:
+                reason = (exc.strerror or str(exc)) if isinstance(exc, OSError) else "timed out"
+                self._set_status(False, f"can not connect to {self.host}:{self.port}: {reason}")
+                await self._sleep(delay)
+                delay = min(delay * 2, self.max_reconnect_delay)
+                continue
+            self._writer = writer
+            refused = False
+            try:
+                await self._session(reader, writer)
+                detail = "connection closed"
+            except _SessionEnd as end:
+                detail = str(end)
+                refused = detail.startswith("HELLO refused")
+            except (OSError, asyncio.IncompleteReadError) as exc:
+                detail = f"connection lost: {exc}"
+            finally:
+                self._drop_writer()
+            if self.online:
+                log.warning("table %s: link down: %s", self.table_id, detail)
+                delay = self.reconnect_delay  # it was up: retry soon
+            self._set_status(False, detail)
+            if refused:
+                delay = self.max_reconnect_delay
+            await self._sleep(delay)
+            delay = min(delay * 2, self.max_reconnect_delay)
+
+    async def _send(self, frame: Frame) -> None:
+        w = self._writer
+        if w is None or w.is_closing():
+            return  # the frame's owner resends after the reconnect when it matters
+        w.write(encode_frame(frame))
+        try:
+            await w.drain()
+        except (OSError, RuntimeError):
+            self._drop_writer()
+
+    async def _read_items(self, reader: asyncio.StreamReader, buf: FrameBuffer,
+                          timeout: float) -> list[Frame | ProtocolError]:
+        try:
+            data = await asyncio.wait_for(reader.read(65_536), timeout)
+        except TimeoutError:
+            raise _SessionEnd(f"no heartbeat from the controller for {timeout:g} s") from None
+        if not data:
+            raise _SessionEnd("connection closed by the controller")
+        return buf.feed(data)
+
+    async def _session(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        buf = FrameBuffer()
+        my_timeout = TIMEOUT_HEARTBEATS * self.heartbeat
+        items: list[Frame | ProtocolError] = []
+        while not items:
+            items = await self._read_items(reader, buf, my_timeout)
+        first, rest = items[0], items[1:]
+        if not isinstance(first, Hello):
+            what = str(first) if isinstance(first, ProtocolError) else type(first).__name__
+            await self._send(ErrorFrame("UNEXPECTED", f"expected HELLO first, got {what}"))
+            raise _SessionEnd(f"controller did not start with HELLO ({what})")
+        problem = self._check_hello(first)
+        if problem:
+            await self._send(ErrorFrame("HELLO_REFUSED", problem))
+            if problem != self._last_refusal:
+                log.error("table %s: %s:%s refused: %s", self.table_id, self.host, self.port,
+                          problem)
+                self._last_refusal = problem
+            raise _SessionEnd(f"HELLO refused: {problem}")
+        self._last_refusal = ""
+        self.hello = first
+        await self._send(Welcome(self.console_id, round(self.heartbeat * 1000)))
+        self._set_status(True, f"{first.model} boot {first.boot}, paytable {first.paytable}")
+        log.info("table %s: online (%s boot %s)", self.table_id, first.model, first.boot)
+        for p in sorted(self._pending.values(), key=lambda p: p.cseq):
+            await self._send(CommandFrame(self.console_id, p.cseq, p.command))
+        beat = asyncio.create_task(self._heartbeats(), name=f"heartbeat-{self.table_id}")
+        peer_timeout = TIMEOUT_HEARTBEATS * first.heartbeat_ms / 1000
+        try:
+            while True:
+                for item in rest:
+                    await self._handle(item, first)
+                rest = await self._read_items(reader, buf, peer_timeout)
+        finally:
+            beat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beat
+
+    def _check_hello(self, hello: Hello) -> str:
+        if hello.table != self.table_id:
+            return (f"controller at {self.host}:{self.port} announces table {hello.table!r}, "
+                    f"the floor configures {self.table_id!r} there")
+        if self.paytable is not None and hello.paytable != self.paytable:
+            return (f"table {self.table_id}: controller paytable {hello.paytable!r} differs from "
+                    f"the configured {self.paytable!r}")
+        if self.decks is not None and hello.decks != self.decks:
+            return (f"table {self.table_id}: controller deals {hello.decks} deck(s), the "
+                    f"configuration says {self.decks}")
+        return ""
+
+    async def _heartbeats(self) -> None:
+        while True:
+            await asyncio.sleep(self.heartbeat)
+            await self._send(Heartbeat(utc_now_iso()))
+
+    async def _handle(self, item: Frame | ProtocolError, hello: Hello) -> None:
+        if isinstance(item, ProtocolError):
+            log.warning("table %s: malformed frame refused: %s", self.table_id, item)
+            await self._send(ErrorFrame("BAD_FRAME", str(item), item.seq))
+        elif isinstance(item, EventFrame):
+            await self._handle_event(item, hello)
+        elif isinstance(item, CommandAck):
+            self._handle_command_ack(item)
+        elif isinstance(item, Heartbeat):
+            pass
+        elif isinstance(item, ErrorFrame):
+            log.warning("table %s: controller reports %s: %s%s", self.table_id, item.code,
+                        item.message, f" (seq {item.seq})" if item.seq else "")
+        else:
+            msg = f"a controller does not send {type(item).__name__} frames here"
+            log.warning("table %s: %s", self.table_id, msg)
+            await self._send(ErrorFrame("UNEXPECTED", msg))
+
+    def _content_problem(self, frame: EventFrame, hello: Hello) -> str:
+        """A well-formed event that can never be right for this table (refused for good)."""
+        ev = frame.event
+        seats: list[int] = []
+        if isinstance(ev, GameStarted):
+            seats = list(ev.wagers)
+        elif isinstance(ev, HitClaimed) or (isinstance(ev, Undone) and ev.seat is not None):
+            seats = [ev.seat] if ev.seat is not None else []
+        limit = self.seats if self.seats is not None else hello.seats
+        bad = [s for s in seats if s > limit]
+        if bad:
+            return f"seat {bad[0]} does not exist at table {self.table_id} ({limit} seats)"
+        return ""
+
+    async def _handle_event(self, frame: EventFrame, hello: Hello) -> None:
+        o = frame.origin
+        if o.table != self.table_id or o.boot != hello.boot:
+            msg = (f"EVENT seq {o.seq}: from table {o.table!r} boot {o.boot!r}, this connection "
+                   f"is table {self.table_id!r} boot {hello.boot!r}")
+            log.warning("table %s: %s", self.table_id, msg)
+            await self._send(ErrorFrame("BAD_FRAME", msg, o.seq))
+            return
+        acked = self._acked.setdefault(o.boot, AckedSeqs())
+        if o.seq in acked:  # resent after a lost ACK: the floor has it already
+            log.info("table %s: event %s:%d already recorded, acknowledged again",
+                     self.table_id, o.boot, o.seq)
+            await self._send(Ack(o.boot, o.seq, "ok"))
+            return
+        problem = self._content_problem(frame, hello)
+        if not problem:
+            try:
+                self.on_event(o, frame.event)
+            except ValueError as exc:
+                problem = str(exc) or type(exc).__name__
+            except Exception as exc:
+                log.exception("table %s: event %s:%d could not be recorded", self.table_id,
+                              o.boot, o.seq)
+                raise _SessionEnd(f"event {o.seq} could not be recorded ({type(exc).__name__}); "
+                                  "reconnecting so the controller resends it") from exc
+        acked.add(o.seq)
+        if problem:
+            log.warning("table %s: event %s:%d refused: %s", self.table_id, o.boot, o.seq,
+                        problem)
+            await self._send(Ack(o.boot, o.seq, "refused", problem))
+        else:
+            await self._send(Ack(o.boot, o.seq, "ok"))
+
+    def _handle_command_ack(self, ack: CommandAck) -> None:
+        if ack.console != self.console_id:
+            log.warning("table %s: CMD_ACK for another console (%s)", self.table_id, ack.console)
+            return
+        p = self._pending.pop(ack.cseq, None)
+        if p is None:
+            return  # a repeat of an acknowledgement we already had
+        if ack.result == "refused":
+            log.warning("table %s: controller refused command %d (%s): %s", self.table_id,
+                        ack.cseq, type(p.command).__name__, ack.reason)
+        if not p.done.done():
+            p.done.set_result(ack)
+
+
+@dataclass(frozen=True)
+class TableEndpoint:
+    """What a link needs to know about one configured table."""
+
+    table_id: str
+    host: str
+    port: int
+    paytable: str | None = None
+    decks: int | None = None
+    seats: int | None = None
+
+
+def endpoints_from_floor(config: Any) -> list[TableEndpoint]:
+    """The endpoints of a ``core.floorconfig.FloorConfig`` (table paytable, else its group's)."""
+    out = []
+    for t in config.tables:
+        paytable = t.paytable or config.group(t.group).paytable
+        out.append(TableEndpoint(t.id, t.host, t.port, paytable, t.decks, t.seats))
+    return out
+
+
+class LinkManager:
+    """One :class:`ControllerLink` per configured table, run together."""
+
+    def __init__(self, endpoints: Iterable[TableEndpoint], on_event: OnEvent,
+                 on_status: OnStatus, **link_options: Any) -> None:
+        self.links: dict[str, ControllerLink] = {}
+        for ep in endpoints:
+            if ep.table_id in self.links:
+                raise LinkError(f"table {ep.table_id}: configured twice")
+            self.links[ep.table_id] = ControllerLink(
+                ep.table_id, ep.host, ep.port, on_event, on_status, paytable=ep.paytable,
+                decks=ep.decks, seats=ep.seats, **link_options)
+
+    @classmethod
+    def from_floor(cls, config: Any, on_event: OnEvent, on_status: OnStatus,
+                   **link_options: Any) -> LinkManager:
+        return cls(endpoints_from_floor(config), on_event, on_status, **link_options)
+
+    async def run(self) -> None:
+        await asyncio.gather(*(link.run() for link in self.links.values()))
+
+    async def close(self) -> None:
+        await asyncio.gather(*(link.close() for link in self.links.values()))
+
+    def link(self, table_id: str) -> ControllerLink:
+        try:
+            return self.links[table_id]
+        except KeyError:
+            raise LinkError(f"table {table_id!r}: no link configured") from None
+
+    async def send_command(self, table_id: str, command: Command) -> int:
+        return await self.link(table_id).send_command(command)
+
+    def status(self) -> dict[str, tuple[bool, str]]:
+        return {tid: (link.online, link.detail) for tid, link in self.links.items()}

@@ -1,0 +1,493 @@
+"""The table-controller wire protocol, version 1 (docs/protocol.md).
+
+One JSON object per line, UTF-8, at most :data:`MAX_FRAME_BYTES` bytes.  This module
+is pure (no sockets): :func:`encode_frame` / :func:`decode_frame` turn the frame
+dataclasses into bytes and back, :class:`FrameBuffer` splits a byte stream into
+lines.  Decoding raises nothing but :class:`ProtocolError`, whose message names the
+frame, the field and the problem.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from core.events import (
+    ControllerEvent,
+    GameEnded,
+    GameStarted,
+    HitClaimed,
+    Misdealt,
+    Origin,
+    Undone,
+)
+from core.rules.cards import CardError, format_cards, parse_cards
+from core.rules.fortune import HAND_IDS  # RULES.md section 1: the hand buttons
+
+PROTOCOL_VERSION = 1
+MAX_FRAME_BYTES = 65_536
+MODEL_NEXUS = "Nexus Command"
+MAX_SEAT = 99
+MAX_ID_CHARS = 64
+MAX_TEXT_CHARS = 1_000
+DEFAULT_HEARTBEAT_MS = 5_000
+TIMEOUT_HEARTBEATS = 3  # a peer silent for 3 heartbeats is declared down
+
+UNDO_WHATS = ("START_GAME", "HIT")
+ERROR_CODES = ("BAD_FRAME", "UNSUPPORTED_VERSION", "HELLO_REFUSED", "UNEXPECTED")
+
+AckResult = Literal["ok", "refused"]
+
+
+class ProtocolError(ValueError):
+    """A malformed frame; the message names what is wrong.  ``seq`` is the event's
+    sequence number when it could be read (so the ERROR answer can name it)."""
+
+    def __init__(self, message: str, seq: int | None = None) -> None:
+        super().__init__(message)
+        self.seq = seq
+
+
+# --------------------------------------------------------------------------- commands
+
+@dataclass(frozen=True)
+class PayConfirmed:
+    """PAY: the supervisor verified and paid the hit ``hit_ref`` (``"<boot>:<seq>"``)."""
+
+    round_no: int
+    seat: int
+    hit_ref: str
+    amount_cents: int
+
+
+@dataclass(frozen=True)
+class HitRejected:
+    """REJECT: the hit was refused (wrong hand button, no wager, ...)."""
+
+    round_no: int
+    seat: int
+    reason: str
+    hit_ref: str = ""
+
+
+Command = PayConfirmed | HitRejected
+
+
+def utc_now_iso() -> str:
+    """A controller timestamp: ISO-8601 UTC (informational; order comes from seq)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def hit_ref(origin: Origin) -> str:
+    """The reference a PAY/REJECT uses for the HIT event that ``origin`` identifies."""
+    return f"{origin.boot}:{origin.seq}"
+
+
+# --------------------------------------------------------------------------- frames
+
+@dataclass(frozen=True)
+class Hello:
+    table: str
+    boot: str
+    paytable: str
+    decks: int
+    seats: int
+    model: str = MODEL_NEXUS
+    heartbeat_ms: int = DEFAULT_HEARTBEAT_MS
+    software: str = ""
+
+
+@dataclass(frozen=True)
+class Welcome:
+    console: str
+    heartbeat_ms: int = DEFAULT_HEARTBEAT_MS
+
+
+@dataclass(frozen=True)
+class EventFrame:
+    origin: Origin
+    event: ControllerEvent
+
+
+@dataclass(frozen=True)
+class Ack:
+    boot: str
+    seq: int
+    result: AckResult = "ok"
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class CommandFrame:
+    console: str
+    cseq: int
+    command: Command
+
+
+@dataclass(frozen=True)
+class CommandAck:
+    console: str
+    cseq: int
+    result: AckResult = "ok"
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Heartbeat:
+    time: str = ""
+
+
+@dataclass(frozen=True)
+class ErrorFrame:
+    code: str
+    message: str
+    seq: int | None = None
+
+
+Frame = Hello | Welcome | EventFrame | Ack | CommandFrame | CommandAck | Heartbeat | ErrorFrame
+
+
+# --------------------------------------------------------------------------- encoding
+
+def _event_fields(event: ControllerEvent) -> dict[str, Any]:
+    if isinstance(event, GameStarted):
+        return {"kind": "GAME_STARTED", "round": event.round_no,
+                "wagers": {str(seat): cents for seat, cents in sorted(event.wagers.items())}}
+    if isinstance(event, HitClaimed):
+        d: dict[str, Any] = {"kind": "HIT", "round": event.round_no, "seat": event.seat,
+                             "hand": event.hand}
+        if event.cards:
+            d["cards"] = format_cards(event.cards)
+        return d
+    if isinstance(event, GameEnded):
+        return {"kind": "GAME_ENDED", "round": event.round_no}
+    if isinstance(event, Undone):
+        d = {"kind": "UNDO", "round": event.round_no, "what": event.what}
+        if event.seat is not None:
+            d["seat"] = event.seat
+        return d
+    if isinstance(event, Misdealt):
+        return {"kind": "MISDEAL", "round": event.round_no}
+    raise TypeError(f"not a controller event: {event!r}")
+
+
+def frame_to_dict(frame: Frame) -> dict[str, Any]:
+    d: dict[str, Any] = {"v": PROTOCOL_VERSION}
+    if isinstance(frame, Hello):
+        d |= {"type": "HELLO", "table": frame.table, "boot": frame.boot, "model": frame.model,
+              "paytable": frame.paytable, "decks": frame.decks, "seats": frame.seats,
+              "heartbeat_ms": frame.heartbeat_ms}
+        if frame.software:
+            d["software"] = frame.software
+    elif isinstance(frame, Welcome):
+        d |= {"type": "WELCOME", "console": frame.console, "heartbeat_ms": frame.heartbeat_ms}
+    elif isinstance(frame, EventFrame):
+        o = frame.origin
+        d |= {"type": "EVENT", "table": o.table, "boot": o.boot, "seq": o.seq}
+        if o.controller_time:
+            d["time"] = o.controller_time
+        d |= _event_fields(frame.event)
+    elif isinstance(frame, Ack):
+        d |= {"type": "ACK", "boot": frame.boot, "seq": frame.seq, "result": frame.result,
+              "reason": frame.reason}
+    elif isinstance(frame, CommandFrame):
+        d |= {"type": "COMMAND", "console": frame.console, "cseq": frame.cseq}
+        c = frame.command
+        if isinstance(c, PayConfirmed):
+            d |= {"command": "PAY", "round": c.round_no, "seat": c.seat, "hit_ref": c.hit_ref,
+                  "amount": c.amount_cents}
+        else:
+            d |= {"command": "REJECT", "round": c.round_no, "seat": c.seat,
+                  "hit_ref": c.hit_ref, "reason": c.reason}
+    elif isinstance(frame, CommandAck):
+        d |= {"type": "CMD_ACK", "console": frame.console, "cseq": frame.cseq,
+              "result": frame.result, "reason": frame.reason}
+    elif isinstance(frame, Heartbeat):
+        d["type"] = "HEARTBEAT"
+        if frame.time:
+            d["time"] = frame.time
+    elif isinstance(frame, ErrorFrame):
+        d |= {"type": "ERROR", "code": frame.code, "message": frame.message}
+        if frame.seq is not None:
+            d["seq"] = frame.seq
+    else:  # pragma: no cover - exhaustive
+        raise TypeError(f"not a frame: {frame!r}")
+    return d
+
+
+def encode_frame(frame: Frame) -> bytes:
+    """The frame as one line of UTF-8 JSON, newline included.
+
+    Raises :class:`ProtocolError` if the frame would not decode (a sender must never put
+    a malformed frame on the wire) or is larger than :data:`MAX_FRAME_BYTES`.
+    """
+    data = (json.dumps(frame_to_dict(frame), ensure_ascii=False, separators=(",", ":"))
+            + "\n").encode("utf-8")
+    decode_frame(data)  # raises ProtocolError naming the problem
+    return data
+
+
+# --------------------------------------------------------------------------- decoding
+
+class _Fields:
+    """Typed access to a frame's fields; every failure names ``where.field``."""
+
+    def __init__(self, obj: dict[str, Any], where: str, seq: int | None = None) -> None:
+        self.obj = obj
+        self.where = where
+        self.seq = seq
+
+    def error(self, name: str, problem: str) -> ProtocolError:
+        return ProtocolError(f"{self.where}.{name}: {problem}", self.seq)
+
+    def get(self, name: str) -> Any:
+        if name not in self.obj:
+            raise ProtocolError(f"{self.where}: missing field {name!r}", self.seq)
+        return self.obj[name]
+
+    def has(self, name: str) -> bool:
+        return name in self.obj and self.obj[name] is not None
+
+    def integer(self, name: str, lo: int = 0, hi: int | None = None) -> int:
+        v = self.get(name)
+        if type(v) is not int:  # bool is an int subclass: refuse it too
+            raise self.error(name, f"expected an integer, got {_show(v)}")
+        if v < lo or (hi is not None and v > hi):
+            rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+            raise self.error(name, f"{v} is out of range ({rng})")
+        return v
+
+    def text(self, name: str, *, nonempty: bool = True, limit: int = MAX_TEXT_CHARS) -> str:
+        v = self.get(name)
+        if not isinstance(v, str):
+            raise self.error(name, f"expected a string, got {_show(v)}")
+        if nonempty and not v.strip():
+            raise self.error(name, "must not be empty")
+        if len(v) > limit:
+            raise self.error(name, f"longer than {limit} characters")
+        if any(ord(ch) < 32 for ch in v):
+            raise self.error(name, "contains control characters")
+        return v
+
+    def ident(self, name: str) -> str:
+        return self.text(name, limit=MAX_ID_CHARS)
+
+    def choice(self, name: str, choices: tuple[str, ...]) -> str:
+        v = self.text(name)
+        if v not in choices:
+            raise self.error(name, f"{v!r} is not one of {', '.join(choices)}")
+        return v
+
+    def opt_str(self, name: str, limit: int = MAX_TEXT_CHARS) -> str:
+        return self.text(name, nonempty=False, limit=limit) if self.has(name) else ""
+
+
+def _show(v: Any) -> str:
+    text = json.dumps(v) if not isinstance(v, (dict, list)) else type(v).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _reject_constant(name: str) -> Any:
+    raise ProtocolError(f"bad JSON: {name} is not allowed")
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except ProtocolError:
+        raise
+    except json.JSONDecodeError as exc:
+        raise ProtocolError(f"bad JSON: {exc.msg} at column {exc.colno}") from None
+    except (ValueError, RecursionError) as exc:  # huge ints, absurd nesting
+        raise ProtocolError(f"bad JSON: {type(exc).__name__}") from None
+
+
+def decode_frame(line: bytes | str) -> Frame:
+    """One received line (with or without its newline) -> a frame, or ProtocolError."""
+    size = len(line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line)
+    if size > MAX_FRAME_BYTES:
+        raise ProtocolError(f"frame of {size} bytes exceeds {MAX_FRAME_BYTES}")
+    if isinstance(line, bytes):
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ProtocolError(f"frame is not UTF-8 (byte {exc.start})") from None
+    else:
+        text = line
+    text = text.rstrip("\r\n")
+    if not text.strip():
+        raise ProtocolError("empty frame")
+    obj = _loads(text)
+    if not isinstance(obj, dict):
+        raise ProtocolError(f"frame is not a JSON object (got {type(obj).__name__})")
+    top = _Fields(obj, "frame")
+    version = obj.get("v")
+    if type(version) is not int:
+        raise ProtocolError("frame.v: missing or not an integer protocol version")
+    if version != PROTOCOL_VERSION:
+        raise ProtocolError(f"unsupported protocol version {version} (this side speaks "
+                            f"{PROTOCOL_VERSION})")
+    kind = top.text("type", limit=MAX_ID_CHARS)
+    decoder = _DECODERS.get(kind)
+    if decoder is None:
+        raise ProtocolError(f"unknown frame type {kind!r}")
+    return decoder(obj)
+
+
+def _dec_hello(obj: dict[str, Any]) -> Frame:
+    f = _Fields(obj, "HELLO")
+    return Hello(table=f.ident("table"), boot=f.ident("boot"), paytable=f.ident("paytable"),
+                 decks=f.integer("decks", 1, 16), seats=f.integer("seats", 1, MAX_SEAT),
+                 model=f.text("model", limit=MAX_ID_CHARS),
+                 heartbeat_ms=f.integer("heartbeat_ms", 1, 3_600_000),
+                 software=f.opt_str("software", MAX_ID_CHARS))
+
+
+def _dec_welcome(obj: dict[str, Any]) -> Frame:
+    f = _Fields(obj, "WELCOME")
+    return Welcome(console=f.ident("console"), heartbeat_ms=f.integer("heartbeat_ms", 1, 3_600_000))
+
+
+def _dec_event(obj: dict[str, Any]) -> Frame:
+    f = _Fields(obj, "EVENT")
+    seq = f.integer("seq", 1)
+    f.seq = seq
+    origin = Origin(table=f.ident("table"), boot=f.ident("boot"), seq=seq,
+                    controller_time=f.opt_str("time", MAX_ID_CHARS))
+    kind = f.text("kind", limit=MAX_ID_CHARS)
+    e = _Fields(obj, kind, seq)
+    event: ControllerEvent
+    if kind == "GAME_STARTED":
+        raw = e.get("wagers")
+        if not isinstance(raw, dict):
+            raise e.error("wagers", f"expected an object seat -> cents, got {_show(raw)}")
+        wagers: dict[int, int] = {}
+        for key in raw:
+            if not (key.isascii() and key.isdigit()) or len(key) > 2 or key.startswith("0"):
+                raise e.error("wagers", f"seat {key!r} is not a seat number 1..{MAX_SEAT}")
+            w = _Fields(raw, f"{kind}.wagers", seq)
+            wagers[int(key)] = w.integer(key, 1)
+        event = GameStarted(round_no=e.integer("round", 1), wagers=wagers)
+    elif kind == "HIT":
+        cards: tuple[Any, ...] = ()
+        if e.has("cards"):
+            raw = e.get("cards")
+            if not isinstance(raw, list) or not all(isinstance(c, str) for c in raw):
+                raise e.error("cards", f"expected a list of card strings, got {_show(raw)}")
+            if len(raw) not in (0, 7):
+                raise e.error("cards", f"expected 0 or 7 cards, got {len(raw)}")
+            try:
+                cards = parse_cards(raw, count=None)
+            except CardError as exc:
+                raise e.error("cards", str(exc)) from None
+        event = HitClaimed(round_no=e.integer("round", 1), seat=e.integer("seat", 1, MAX_SEAT),
+                           hand=e.choice("hand", HAND_IDS), cards=cards)
+    elif kind == "GAME_ENDED":
+        event = GameEnded(round_no=e.integer("round", 1))
+    elif kind == "UNDO":
+        event = Undone(round_no=e.integer("round", 1), what=e.choice("what", UNDO_WHATS),
+                       seat=e.integer("seat", 1, MAX_SEAT) if e.has("seat") else None)
+    elif kind == "MISDEAL":
+        event = Misdealt(round_no=e.integer("round", 1))
+    else:
+        raise ProtocolError(f"EVENT.kind: unknown event kind {kind!r}", seq)
+    return EventFrame(origin=origin, event=event)
+
+
+def _dec_ack(obj: dict[str, Any]) -> Frame:
+    f = _Fields(obj, "ACK")
+    result: AckResult = "ok" if f.choice("result", ("ok", "refused")) == "ok" else "refused"
+    return Ack(boot=f.ident("boot"), seq=f.integer("seq", 1), result=result,
+               reason=f.opt_str("reason"))
+
+
+def _dec_command(obj: dict[str, Any]) -> Frame:
+    f = _Fields(obj, "COMMAND")
+    console, cseq = f.ident("console"), f.integer("cseq", 1)
+    name = f.choice("command", ("PAY", "REJECT"))
+    c = _Fields(obj, name)
+    command: Command
+    if name == "PAY":
+        command = PayConfirmed(round_no=c.integer("round", 1), seat=c.integer("seat", 1, MAX_SEAT),
+                               hit_ref=c.text("hit_ref", limit=2 * MAX_ID_CHARS),
+                               amount_cents=c.integer("amount", 0))
+    else:
+        command = HitRejected(round_no=c.integer("round", 1), seat=c.integer("seat", 1, MAX_SEAT),
+                              reason=c.text("reason"),
+                              hit_ref=c.opt_str("hit_ref", 2 * MAX_ID_CHARS))
+    return CommandFrame(console=console, cseq=cseq, command=command)
+
+
+def _dec_cmd_ack(obj: dict[str, Any]) -> Frame:
+    f = _Fields(obj, "CMD_ACK")
+    result: AckResult = "ok" if f.choice("result", ("ok", "refused")) == "ok" else "refused"
+    return CommandAck(console=f.ident("console"), cseq=f.integer("cseq", 1), result=result,
+                      reason=f.opt_str("reason"))
+
+
+def _dec_heartbeat(obj: dict[str, Any]) -> Frame:
+    return Heartbeat(time=_Fields(obj, "HEARTBEAT").opt_str("time", MAX_ID_CHARS))
+
+
+def _dec_error(obj: dict[str, Any]) -> Frame:
+    f = _Fields(obj, "ERROR")
+    return ErrorFrame(code=f.text("code", limit=MAX_ID_CHARS), message=f.text("message",
+                      nonempty=False), seq=f.integer("seq", 1) if f.has("seq") else None)
+
+
+_DECODERS = {
+    "HELLO": _dec_hello, "WELCOME": _dec_welcome, "EVENT": _dec_event, "ACK": _dec_ack,
+    "COMMAND": _dec_command, "CMD_ACK": _dec_cmd_ack, "HEARTBEAT": _dec_heartbeat,
+    "ERROR": _dec_error,
+}
+
+
+# --------------------------------------------------------------------------- stream
+
+class FrameBuffer:
+    """Splits received bytes into frames.
+
+    ``feed(data)`` returns, in order, every complete line decoded as a frame or the
+    :class:`ProtocolError` it raised (returned, not raised, so the caller can answer
+    ERROR and carry on).  A line longer than :data:`MAX_FRAME_BYTES` is discarded up to
+    its newline and reported once.
+    """
+
+    def __init__(self, max_bytes: int = MAX_FRAME_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._buf = bytearray()
+        self._discarding = 0  # bytes of an oversize line dropped so far (0: not discarding)
+
+    def feed(self, data: bytes) -> list[Frame | ProtocolError]:
+        out: list[Frame | ProtocolError] = []
+        self._buf += data
+        while True:
+            nl = self._buf.find(b"\n")
+            if self._discarding:
+                if nl < 0:
+                    self._discarding += len(self._buf)
+                    self._buf.clear()
+                    return out
+                size = self._discarding + nl + 1
+                del self._buf[: nl + 1]
+                self._discarding = 0
+                out.append(ProtocolError(f"frame of {size} bytes exceeds {self.max_bytes}"))
+                continue
+            if nl < 0:
+                if len(self._buf) > self.max_bytes:
+                    self._discarding = len(self._buf)
+                    self._buf.clear()
+                return out
+            line = bytes(self._buf[: nl + 1])
+            del self._buf[: nl + 1]
+            if len(line) > self.max_bytes:
+                out.append(ProtocolError(f"frame of {len(line)} bytes exceeds {self.max_bytes}"))
+                continue
+            if not line.strip():
+                continue  # tolerate blank keep-alive lines
+            try:
+                out.append(decode_frame(line))
+            except ProtocolError as exc:
+                out.append(exc)

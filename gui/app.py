@@ -1,0 +1,160 @@
+"""``podium console`` and ``podium demo``: start the supervisor console."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("podium.gui.app")
+
+
+def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:  # for completeness
+    _options(parser, demo=name == "demo")
+
+
+def _options(p: argparse.ArgumentParser, demo: bool) -> None:
+    p.add_argument("--floor", default="demo" if demo else None, required=not demo,
+                   help="floor configuration file (TOML); 'demo' for the embedded demo floor")
+    p.add_argument("--db", default=None,
+                   help="ledger URL (default: SQLite in the user data folder); e.g. "
+                        "postgresql+psycopg://user@host/podium")
+    if demo:
+        p.add_argument("--speed", type=float, default=25.0,
+                       help="simulated table pace (1 = a round a minute; default 25)")
+        p.add_argument("--jackpot-rate", type=float, default=0.03,
+                       help="chance a simulated round deals a stacked qualifying hand (default 0.03)")
+        p.add_argument("--mistake-rate", type=float, default=0.05,
+                       help="chance a simulated dealer makes a mistake (default 0.05)")
+        p.add_argument("--seed", type=int, default=None, help="simulator random seed")
+        p.add_argument("--no-simulator", action="store_true",
+                       help="do not start the simulated controllers (run them with podium simulate)")
+    p.add_argument("--screenshots", default=None, metavar="DIR",
+                   help="save screenshots of the main window after a few seconds into DIR and quit")
+    p.add_argument("--log-level", default="INFO")
+
+
+def configure_logging(level: str) -> None:
+    # Before importing escpos: importing it calls logging.basicConfig() (LIBRARY-NOTES.md).
+    logging.basicConfig(level=getattr(logging, level.upper(), logging.INFO),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("escpos").setLevel(logging.WARNING)
+    import platformdirs
+
+    os.environ.setdefault("ESCPOS_CAPABILITIES_PICKLE_DIR",
+                          platformdirs.user_cache_dir("podium"))
+
+
+def _qt_messages() -> None:
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+
+    qtlog = logging.getLogger("podium.qt")
+    levels = {QtMsgType.QtDebugMsg: logging.DEBUG, QtMsgType.QtInfoMsg: logging.INFO,
+              QtMsgType.QtWarningMsg: logging.WARNING, QtMsgType.QtCriticalMsg: logging.ERROR,
+              QtMsgType.QtFatalMsg: logging.CRITICAL}
+
+    def handler(mode: Any, _context: Any, message: str) -> None:
+        qtlog.log(levels.get(mode, logging.WARNING), "%s", message)
+
+    qInstallMessageHandler(handler)
+
+
+def build_console(floor: str, db: str | None, *, demo: bool) -> tuple[Any, list[str]]:
+    """Load and check the configuration, open the ledger, make the ConsoleCore (not started)."""
+    import platformdirs
+
+    from core import floorconfig
+    from core.ledger.db import default_url, make_engine, upgrade
+    from core.rules.paytables import load_paytables
+    from core.runtime import ConsoleCore
+    from printing.printers import printer_from_config
+
+    config = floorconfig.load_demo_floor() if floor == "demo" else floorconfig.load_floor(floor)
+    paytables = load_paytables()
+    warnings = floorconfig.validate(config, paytables)
+    data_dir = Path(platformdirs.user_data_dir("podium"))
+    data_dir.mkdir(parents=True, exist_ok=True)
+    if db is None:
+        db = f"sqlite:///{data_dir / 'demo.sqlite'}" if demo else default_url()
+    engine = make_engine(db)
+    upgrade(engine)
+    pc = config.printer
+    if pc.kind == "file":
+        directory = pc.directory or str(data_dir / "slips")
+        printer = printer_from_config("file", directory=directory)
+    else:
+        printer = printer_from_config("network", host=pc.host, port=pc.port, timeout=pc.timeout)
+    if demo:
+        from core.demo import enroll_demo_employees
+
+        enroll_demo_employees(engine)
+    return ConsoleCore(engine, config, paytables, printer=printer), warnings
+
+
+def run(args: argparse.Namespace) -> int:
+    demo = args._command == "demo"
+    parser = argparse.ArgumentParser(prog=f"podium {args._command}")
+    _options(parser, demo)
+    opts = parser.parse_args(args.rest)
+    configure_logging(opts.log_level)
+    try:
+        console, warnings = build_console(opts.floor, opts.db, demo=demo)
+    except (ValueError, OSError) as exc:
+        print(f"podium {args._command}: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # e.g. the ledger database does not answer
+        print(f"podium {args._command}: could not open the ledger: {exc}", file=sys.stderr)
+        return 2
+
+    sim = None
+    if demo and not opts.no_simulator:
+        from core.demo import SimulatorThread
+        from core.simulator import build_simulator
+
+        sim = SimulatorThread(build_simulator(floor=console.config, seed=opts.seed,
+                                              speed=opts.speed, jackpot_rate=opts.jackpot_rate,
+                                              mistake_rate=opts.mistake_rate,
+                                              paytables=console.paytables))
+        try:
+            sim.start()
+        except OSError as exc:
+            print(f"podium demo: the simulated tables could not listen: {exc}", file=sys.stderr)
+            return 2
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from gui import theme
+    from gui.main_window import MainWindow
+    from gui.swipe import SwipeCatcher
+
+    _qt_messages()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Podium")
+    theme.apply(app)  # type: ignore[arg-type]
+    catcher = SwipeCatcher()
+    catcher.install(app)  # type: ignore[arg-type]
+    console.start()
+    window = MainWindow(console, catcher)
+    for w in warnings:
+        window._log(f"Configuration warning: {w}")
+    window.show()
+    if opts.screenshots:
+        out = Path(opts.screenshots)
+        out.mkdir(parents=True, exist_ok=True)
+
+        def shoot() -> None:
+            window.refresh()
+            window.grab().save(str(out / "main-window.png"))
+            app.quit()
+
+        QTimer.singleShot(8000, shoot)
+    try:
+        return app.exec()
+    finally:
+        console.stop()
+        if sim is not None:
+            sim.stop()

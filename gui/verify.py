@@ -1,0 +1,196 @@
+"""Hit verification: the supervisor sees the claim, enters or confirms the seven cards, and the
+rules core says what the hand is and what it pays.  A claim that differs from the evaluated hand
+is flagged and blocks paying until it is corrected (recorded) or the hit is rejected with a
+reason.  Paying and rejecting both need a card swipe (gui/authorize.py)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.money import format_cents
+from core.rules.cards import Card
+from gui.cards import CardPicker, card_html
+from gui.widgets import HitView
+
+log = logging.getLogger("podium.gui.verify")
+
+
+def hand_label(hand_id: str | None) -> str:
+    if not hand_id:
+        return "—"
+    return hand_id.replace("_", " ").title().replace("Sf7", "7-Card SF").replace("Rf ", "Royal Flush + ")
+
+
+class VerifyDialog(QDialog):
+    """``service`` provides ``evaluate(hit_id, cards)``, and the dialog asks ``authorize`` (a
+    callable that opens the swipe prompt) to pay or reject."""
+
+    def __init__(self, hit: HitView, cards: list[Card], service: Any,
+                 authorize: Callable[[str, str, str, Callable[[str], object]], bool],
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.hit = hit
+        self.service = service
+        self.authorize = authorize
+        self.outcome = ""
+        self.setWindowTitle(f"Verify hit {hit.ref} — {hit.table} seat {hit.seat}")
+        self.setMinimumWidth(980)
+        lay = QVBoxLayout(self)
+
+        head = QFrame()
+        head.setObjectName("panel")
+        form = QFormLayout(head)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        big = "font-size: 16pt; font-weight: bold;"
+        self._claim = QLabel(hand_label(hit.hand))
+        self._claim.setStyleSheet(big)
+        wager = format_cents(hit.wager_cents, "$") if hit.wager_cents is not None else "NO WAGER"
+        for label, value in (("Table", hit.table), ("Seat", str(hit.seat)),
+                             ("Round", str(hit.round_no)), ("Progressive wager", wager)):
+            v = QLabel(value)
+            v.setStyleSheet(big)
+            form.addRow(label, v)
+        form.addRow("Claimed by dealer", self._claim)
+        lay.addWidget(head)
+
+        lay.addWidget(QLabel("Cards at the seat (confirm or enter all seven):"))
+        self.picker = CardPicker()
+        lay.addWidget(self.picker)
+
+        result = QFrame()
+        result.setObjectName("panel")
+        rl = QVBoxLayout(result)
+        self.evaluated = QLabel("")
+        self.evaluated.setStyleSheet("font-size: 20pt; font-weight: bold;")
+        rl.addWidget(self.evaluated)
+        self.amount = QLabel("")
+        self.amount.setObjectName("bigmoney")
+        rl.addWidget(self.amount)
+        self.detail = QLabel("")
+        self.detail.setObjectName("muted")
+        self.detail.setWordWrap(True)
+        rl.addWidget(self.detail)
+        self.problems = QLabel("")
+        self.problems.setObjectName("alert")
+        self.problems.setWordWrap(True)
+        rl.addWidget(self.problems)
+        self.correct = QCheckBox("Correct the claim to the evaluated hand (recorded with my swipe)")
+        self.correct.setVisible(False)
+        self.correct.toggled.connect(self._update_buttons)
+        rl.addWidget(self.correct)
+        lay.addWidget(result)
+
+        buttons = QHBoxLayout()
+        self.reject_btn = QPushButton("Reject hit…")
+        self.reject_btn.setObjectName("danger")
+        self.reject_btn.clicked.connect(self._reject)
+        buttons.addWidget(self.reject_btn)
+        buttons.addStretch(1)
+        cancel = QPushButton("Close")
+        cancel.clicked.connect(self.reject)
+        buttons.addWidget(cancel)
+        self.pay_btn = QPushButton("PAY — swipe card")
+        self.pay_btn.setObjectName("primary")
+        self.pay_btn.clicked.connect(self._pay)
+        buttons.addWidget(self.pay_btn)
+        lay.addLayout(buttons)
+
+        self._verification: Any = None
+        self.picker.cardsChanged.connect(lambda _c: self._evaluate())
+        self.picker.set_cards(cards)
+        self._evaluate()
+
+    # -- evaluation ---------------------------------------------------------------------------
+    def _evaluate(self) -> None:
+        cards = self.picker.cards()
+        self._verification = None
+        if len(cards) != 7:
+            self.evaluated.setText(f"{len(cards)} of 7 cards entered")
+            self.amount.setText("")
+            self.detail.setText("")
+            self.problems.setText("")
+            self.correct.setVisible(False)
+            self._update_buttons()
+            return
+        try:
+            v = self.service.evaluate(self.hit.id, cards)
+        except ValueError as exc:
+            self.problems.setText(str(exc))
+            self._update_buttons()
+            return
+        self._verification = v
+        hand_html = " ".join(card_html(c) for c in cards)
+        self.evaluated.setText(f"{hand_label(v.evaluated_hand)}   {hand_html}")
+        if v.pay_hand is None:
+            self.amount.setText("Pays nothing")
+            self.detail.setText("These cards make no hand this paytable pays.")
+        else:
+            self.amount.setText(format_cents(v.amount_cents, "$"))
+            if v.source == "meter":
+                self.detail.setText(
+                    f"Pays as {hand_label(v.pay_hand)}: {v.pay_text} of the {v.level} meter "
+                    f"({format_cents(v.meter_cents or 0, '$')} now). Needs a {v.required_role.upper()} card."
+                )
+            else:
+                self.detail.setText(f"Pays as {hand_label(v.pay_hand)}: {v.pay_text} from the tray. "
+                                    f"Needs a {v.required_role.upper()} card.")
+        self.problems.setText("\n".join(f"⚠ {p}" for p in v.problems))
+        self.correct.setVisible(bool(v.mismatch))
+        if not v.mismatch:
+            self.correct.setChecked(False)
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        v = self._verification
+        ok = v is not None and v.pay_hand is not None and v.payable
+        if v is not None and v.mismatch and not self.correct.isChecked():
+            ok = False
+        self.pay_btn.setEnabled(bool(ok))
+
+    # -- actions ------------------------------------------------------------------------------
+    def _pay(self) -> None:
+        v = self._verification
+        if v is None:
+            return
+        cards = self.picker.cards()
+        correct = self.correct.isChecked()
+        text = f"Pay {format_cents(v.amount_cents, '$')} — {hand_label(v.pay_hand)}, {self.hit.table} seat {self.hit.seat}"
+
+        def do(swipe: str) -> object:
+            return self.service.pay(self.hit.id, cards, swipe, correct_claim=correct)
+
+        if self.authorize(v.required_role, text, "pay", do):
+            self.outcome = "paid"
+            self.accept()
+
+    def _reject(self) -> None:
+        reason, ok = QInputDialog.getText(self, "Reject hit", "Reason for rejecting this hit:")
+        reason = reason.strip()
+        if not ok:
+            return
+        if not reason:
+            self.problems.setText("A rejection needs a reason.")
+            return
+
+        def do(swipe: str) -> object:
+            return self.service.reject(self.hit.id, reason, swipe)
+
+        if self.authorize("supervisor", f"Reject hit {self.hit.ref}: {reason}", "reject", do):
+            self.outcome = "rejected"
+            self.accept()

@@ -1,0 +1,252 @@
+"""Floor widgets: table tiles, meter tiles with trend plots, the hit queue.
+
+They show what they are given and emit what the user asks for; they hold no rule and never touch
+the ledger (STYLE.md).  Repaint is throttled by the main window, not here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.money import format_cents
+from gui import theme
+
+
+@dataclass(frozen=True)
+class TableView:
+    id: str
+    name: str
+    group: str
+    paytable: str
+    online: bool
+    round_no: int | None
+    round_state: str
+    pending_hits: int
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class LevelView:
+    group: str
+    group_name: str
+    level: str
+    meter_cents: int
+    reserve_cents: int
+    seed_cents: int
+
+
+@dataclass(frozen=True)
+class HitView:
+    id: int
+    ref: str
+    table: str
+    seat: int
+    round_no: int
+    hand: str
+    wager_cents: int | None
+    flags: tuple[str, ...]
+    received_at: datetime | None
+    state: str = "pending"
+
+
+def _label(text: str = "", name: str = "", align: Qt.AlignmentFlag | None = None) -> QLabel:
+    lab = QLabel(text)
+    if name:
+        lab.setObjectName(name)
+    if align is not None:
+        lab.setAlignment(align)
+    return lab
+
+
+class TableTile(QFrame):
+    def __init__(self, table_id: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.table_id = table_id
+        self.setObjectName("panel")
+        self.setMinimumSize(230, 128)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(12, 8, 12, 8)
+        top = QHBoxLayout()
+        self.name = _label("", "title")
+        self.link = _label("", "ok", Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        top.addWidget(self.name)
+        top.addStretch(1)
+        top.addWidget(self.link)
+        lay.addLayout(top)
+        self.game = _label("", "muted")
+        lay.addWidget(self.game)
+        self.round = _label("")
+        lay.addWidget(self.round)
+        self.pending = _label("")
+        lay.addWidget(self.pending)
+
+    def show_table(self, t: TableView) -> None:
+        self.name.setText(t.name)
+        self.game.setText(f"{t.paytable} · {t.group}")
+        if t.online:
+            self.link.setText("● ONLINE")
+            self.link.setObjectName("ok")
+        else:
+            self.link.setText("● OFFLINE")
+            self.link.setObjectName("alert")
+        self.link.setStyle(self.link.style())
+        rnd = f"Round {t.round_no}" if t.round_no else "No round yet"
+        state = t.round_state.replace("_", " ").lower()
+        self.round.setText(f"{rnd} · {state}" if t.online else "Progressive LOCKED (link down)")
+        if t.pending_hits:
+            self.pending.setText(f"▲ {t.pending_hits} HIT{'S' if t.pending_hits > 1 else ''} WAITING")
+            self.pending.setObjectName("alert")
+            border = theme.ALERT
+        else:
+            self.pending.setText(t.detail)
+            self.pending.setObjectName("muted")
+            border = theme.ALERT if not t.online else "#2f3640"
+        self.pending.setStyle(self.pending.style())
+        self.setStyleSheet(
+            f"QFrame#panel {{ border: 2px solid {border}; border-radius: 8px; background: {theme.PANEL}; }}"
+        )
+
+
+class MeterTile(QFrame):
+    """One meter: the amount large, the reserve and seed small, and its trend with hits marked."""
+
+    def __init__(self, key: tuple[str, str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.key = key
+        self.setObjectName("panel")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(12, 8, 12, 8)
+        head = QHBoxLayout()
+        self.title = _label("", "muted")
+        head.addWidget(self.title)
+        head.addStretch(1)
+        self.sub = _label("", "muted", Qt.AlignmentFlag.AlignRight)
+        head.addWidget(self.sub)
+        lay.addLayout(head)
+        self.amount = _label("", "money")
+        lay.addWidget(self.amount)
+        self.plot = pg.PlotWidget(background=theme.PANEL)
+        self.plot.setMinimumHeight(90)
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.plot.getPlotItem().setDownsampling(auto=True, mode="peak")
+        self.plot.getPlotItem().setClipToView(True)
+        axis_pen = pg.mkPen(theme.MUTED)
+        for ax in ("left", "bottom"):
+            self.plot.getAxis(ax).setPen(axis_pen)
+            self.plot.getAxis(ax).setTextPen(axis_pen)
+        self.plot.getAxis("bottom").setStyle(showValues=False)
+        self.curve = self.plot.plot([], [], pen=pg.mkPen(theme.ACCENT, width=2))
+        self.hits = pg.ScatterPlotItem(size=11, brush=pg.mkBrush(theme.ALERT), pen=None, symbol="t")
+        self.plot.addItem(self.hits)
+        lay.addWidget(self.plot, 1)
+
+    def show_level(self, lv: LevelView) -> None:
+        self.title.setText(f"{lv.group_name} · {lv.level}")
+        self.amount.setText(format_cents(lv.meter_cents, "$"))
+        self.sub.setText(f"reserve {format_cents(lv.reserve_cents, '$')} · seed "
+                         f"{format_cents(lv.seed_cents, '$')}")
+
+    def show_history(self, xs: list[float], ys: list[float], hit_xs: list[float],
+                     hit_ys: list[float]) -> None:
+        # Plot coordinates only: the amounts shown as text come from exact cents above.
+        self.curve.setData(xs, ys)
+        self.hits.setData(hit_xs, hit_ys)
+
+
+HIT_COLUMNS = ("Hit", "Table", "Seat", "Round", "Claimed hand", "Wager", "Waiting", "Flags")
+
+
+class HitQueue(QTableWidget):
+    """Pending hits, oldest first; flagged ones in red.  Double-click or Enter opens verification."""
+
+    openHit = Signal(int)  # noqa: N815
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(0, len(HIT_COLUMNS), parent)
+        self.setHorizontalHeaderLabels(HIT_COLUMNS)
+        self.verticalHeader().setVisible(False)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setAlternatingRowColors(True)
+        hdr = self.horizontalHeader()
+        hdr.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        hdr.setStretchLastSection(True)
+        self.cellDoubleClicked.connect(lambda row, _col: self._open(row))
+        self._ids: list[int] = []
+
+    def keyPressEvent(self, event):  # type: ignore[no-untyped-def]  # noqa: N802
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.currentRow() >= 0:
+            self._open(self.currentRow())
+            return
+        super().keyPressEvent(event)
+
+    def _open(self, row: int) -> None:
+        if 0 <= row < len(self._ids):
+            self.openHit.emit(self._ids[row])
+
+    def hit_ids(self) -> list[int]:
+        return list(self._ids)
+
+    def show_hits(self, hits: list[HitView], now: datetime) -> None:
+        selected = self._ids[self.currentRow()] if 0 <= self.currentRow() < len(self._ids) else None
+        self.setRowCount(len(hits))
+        self._ids = [h.id for h in hits]
+        for r, h in enumerate(hits):
+            waited = ""
+            if h.received_at is not None:
+                secs = max(0, int((now - h.received_at).total_seconds()))
+                waited = f"{secs // 60}:{secs % 60:02d}"
+            wager = format_cents(h.wager_cents, "$") if h.wager_cents is not None else "NONE"
+            values = (h.ref, h.table, str(h.seat), str(h.round_no), h.hand.replace("_", " "), wager,
+                      waited, "; ".join(h.flags))
+            for c, v in enumerate(values):
+                item = QTableWidgetItem(v)
+                if h.flags:
+                    item.setForeground(QColor(theme.ALERT))
+                elif c == 4:
+                    item.setForeground(QColor(theme.ACCENT))
+                self.setItem(r, c, item)
+        if selected in self._ids:
+            self.selectRow(self._ids.index(selected))
+        elif hits and self.currentRow() < 0:
+            self.selectRow(0)
+
+
+class TableGrid(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._grid = QGridLayout(self)
+        self._grid.setSpacing(10)
+        self._tiles: dict[str, TableTile] = {}
+
+    def show_tables(self, tables: list[TableView], columns: int = 3) -> None:
+        for i, t in enumerate(tables):
+            tile = self._tiles.get(t.id)
+            if tile is None:
+                tile = TableTile(t.id)
+                self._tiles[t.id] = tile
+                self._grid.addWidget(tile, i // columns, i % columns)
+            tile.show_table(t)
+
+    def tile(self, table_id: str) -> TableTile:
+        return self._tiles[table_id]

@@ -1,0 +1,452 @@
+"""The win slip: a finished, paid hit as ESC/POS bytes for an 80 mm receipt printer.
+
+``render_slip`` is a pure function: the same :class:`WinSlip` always gives the same
+bytes, so the ledger can keep them for reprint and audit, and the on-screen preview
+(``printing.preview``) is drawn from exactly what the paper receives.
+
+python-escpos is imported lazily through :func:`escpos_dummy`, which first makes sure
+its import does not configure the application's logging (escpos 3.1 calls
+``logging.basicConfig()`` at import) and does not create a temporary folder per
+process (``ESCPOS_CAPABILITIES_PICKLE_DIR``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from core.money import format_cents
+from core.rules.cards import CardError, format_cards, parse_card
+
+DEFAULT_PROFILE = "TM-T88V"
+QR_MODULE_DOTS = 6
+_SUIT_SYMBOL = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
+LABEL_WIDTH = 13
+
+
+class SlipError(ValueError):
+    """A win slip that can not be printed; the message names the field and the problem."""
+
+
+@dataclass(frozen=True)
+class Signer:
+    """An employee who signs for a pay (from the card swipe), e.g. the authorizing supervisor."""
+
+    name: str
+    employee_no: str
+    role: str
+
+    def label(self) -> str:
+        return f"{self.name} #{self.employee_no} ({self.role})"
+
+
+@dataclass(frozen=True)
+class WinSlip:
+    """Everything the win slip shows; built by the floor from the ledger record of a paid hit."""
+
+    casino: str
+    slip_no: int
+    hit_ref: str
+    table: str
+    seat: int
+    round_no: int
+    paytable: str
+    hand: str
+    hand_id: str
+    cards: tuple[str, ...]
+    amount_cents: int
+    source: Literal["meter", "tray"]
+    level: str | None
+    meter_before_cents: int | None
+    meter_after_cents: int | None
+    authorized_by: Signer
+    verified_by: Signer | None
+    paid_at: datetime
+    timezone: str
+    reprint: bool = False
+    currency: str = "$"
+    notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        # Accept lists from callers (cards=[...]) but keep the record immutable.
+        object.__setattr__(self, "cards", tuple(self.cards))
+        object.__setattr__(self, "notes", tuple(self.notes))
+        _validate(self)
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
+
+    @property
+    def local_paid_at(self) -> datetime:
+        return self.paid_at.astimezone(self.zone)
+
+    def money(self, cents: int) -> str:
+        return format_cents(cents, self.currency)
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _validate(s: WinSlip) -> None:
+    def need_text(name: str, value: object) -> None:
+        if not isinstance(value, str) or not value.strip():
+            raise SlipError(f"win slip {name}: must be a non-empty text, got {value!r}")
+
+    for name in ("casino", "hit_ref", "table", "paytable", "hand", "hand_id", "timezone"):
+        need_text(name, getattr(s, name))
+    for name in ("slip_no", "seat", "round_no"):
+        v = getattr(s, name)
+        if not _is_int(v) or v < (1 if name != "round_no" else 0):
+            raise SlipError(f"win slip {name}: must be a positive whole number, got {v!r}")
+    if not _is_int(s.amount_cents) or s.amount_cents <= 0:
+        raise SlipError(f"win slip amount_cents: must be a positive number of cents, "
+                        f"got {s.amount_cents!r}")
+    for i, c in enumerate(s.cards):
+        if not isinstance(c, str):
+            raise SlipError(f"win slip cards[{i}]: {c!r} is not a card")
+        try:
+            parse_card(c)
+        except CardError as e:
+            raise SlipError(f"win slip cards[{i}]: {e}") from None
+    if s.source not in ("meter", "tray"):
+        raise SlipError(f"win slip source: must be 'meter' or 'tray', got {s.source!r}")
+    if s.source == "meter":
+        if not s.level:
+            raise SlipError("win slip level: a meter pay must name its level (e.g. 'MAIN')")
+        for name in ("meter_before_cents", "meter_after_cents"):
+            v = getattr(s, name)
+            if not _is_int(v) or v < 0:
+                raise SlipError(f"win slip {name}: a meter pay needs the meter in cents "
+                                f"(0 or more), got {v!r}")
+    else:
+        for name in ("meter_before_cents", "meter_after_cents"):
+            if getattr(s, name) is not None:
+                raise SlipError(f"win slip {name}: must be empty for a tray pay")
+    for name in ("authorized_by", "verified_by"):
+        v = getattr(s, name)
+        if v is None and name == "verified_by":
+            continue
+        if not isinstance(v, Signer):
+            raise SlipError(f"win slip {name}: must be a Signer(name, employee_no, role)")
+        for part in ("name", "employee_no", "role"):
+            need_text(f"{name}.{part}", getattr(v, part))
+    if not isinstance(s.paid_at, datetime) or s.paid_at.utcoffset() is None:
+        raise SlipError(f"win slip paid_at: must be a timezone-aware time (UTC), "
+                        f"got {s.paid_at!r}")
+    try:
+        ZoneInfo(s.timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise SlipError(f"win slip timezone: unknown time zone {s.timezone!r} "
+                        f"(use an IANA name such as 'America/Los_Angeles')") from None
+
+
+# --------------------------------------------------------------------------------------
+# escpos import (logging guard, capabilities cache)
+
+
+def _import_escpos() -> Any:
+    if not os.environ.get("ESCPOS_CAPABILITIES_PICKLE_DIR"):
+        try:
+            import platformdirs
+
+            cache = os.path.join(platformdirs.user_cache_dir("podium", appauthor=False), "escpos")
+            os.makedirs(cache, exist_ok=True)
+            os.environ["ESCPOS_CAPABILITIES_PICKLE_DIR"] = cache
+        except OSError:  # pragma: no cover - unwritable home: escpos falls back to a temp dir
+            pass
+    root = logging.getLogger()
+    guard: logging.Handler | None = None
+    if not root.handlers:
+        # escpos calls logging.basicConfig() at import; with a handler present that is a
+        # no-op, and removing ours afterwards leaves the application's logging untouched.
+        guard = logging.NullHandler()
+        root.addHandler(guard)
+    try:
+        import escpos.printer
+    finally:
+        if guard is not None:
+            root.removeHandler(guard)
+    return escpos.printer
+
+
+def escpos_dummy(profile: str = DEFAULT_PROFILE) -> Any:
+    """A python-escpos ``Dummy`` printer for ``profile`` (its ``.output`` holds the bytes)."""
+    printer_mod = _import_escpos()
+    try:
+        return printer_mod.Dummy(profile=profile)
+    except Exception as e:  # escpos raises its own error types for an unknown profile
+        raise SlipError(f"printer profile {profile!r}: not known to python-escpos ({e})") from None
+
+
+def profile_columns(printer: Any) -> int:
+    fonts = printer.profile.profile_data.get("fonts") or {}
+    try:
+        return int(fonts["0"]["columns"])
+    except (KeyError, TypeError, ValueError):
+        return 42
+
+
+# --------------------------------------------------------------------------------------
+# layout helpers
+
+
+def _suit_symbols_printable(printer: Any) -> bool:
+    encoder = printer.magic.encoder
+    return any(all(encoder.can_encode(cp, ch) for ch in _SUIT_SYMBOL.values())
+               for cp in printer.profile.get_code_pages())
+
+
+def cards_text(cards: Sequence[str], symbols: bool) -> str:
+    """Canonical card text (``As Td Jk``); with ``symbols`` the suit letters become ♠♥♦♣."""
+    out = []
+    for text in format_cards([parse_card(c) for c in cards]):
+        if symbols and text != "Jk":
+            text = text[:-1] + _SUIT_SYMBOL[text[-1]]
+        out.append(text)
+    return " ".join(out)
+
+
+def _utc_offset(dt: datetime) -> str:
+    off = dt.utcoffset() or timedelta(0)
+    sign = "-" if off < timedelta(0) else "+"
+    minutes = abs(int(off.total_seconds())) // 60
+    return f"UTC{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def local_time_text(slip: WinSlip) -> tuple[str, str]:
+    """(local time with the zone's abbreviation, the same instant in UTC)."""
+    local = slip.local_paid_at
+    utc = slip.paid_at.astimezone(ZoneInfo("UTC"))
+    name = local.tzname() or _utc_offset(local)
+    return f"{local:%Y-%m-%d %H:%M:%S} {name}", f"{utc:%Y-%m-%d %H:%M:%S} UTC"
+
+
+_ONES = ("ZERO", "ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX", "SEVEN", "EIGHT", "NINE", "TEN",
+         "ELEVEN", "TWELVE", "THIRTEEN", "FOURTEEN", "FIFTEEN", "SIXTEEN", "SEVENTEEN",
+         "EIGHTEEN", "NINETEEN")
+_TENS = ("", "", "TWENTY", "THIRTY", "FORTY", "FIFTY", "SIXTY", "SEVENTY", "EIGHTY", "NINETY")
+_SCALES = ((10**12, "TRILLION"), (10**9, "BILLION"), (10**6, "MILLION"), (1000, "THOUSAND"))
+
+
+def _words_below_1000(n: int) -> str:
+    parts = []
+    if n >= 100:
+        parts.append(f"{_ONES[n // 100]} HUNDRED")
+        n %= 100
+    if n >= 20:
+        parts.append(_TENS[n // 10] + (f"-{_ONES[n % 10]}" if n % 10 else ""))
+    elif n or not parts:
+        parts.append(_ONES[n])
+    return " ".join(parts)
+
+
+def amount_in_words(cents: int) -> str:
+    """``123456`` -> ``"ONE THOUSAND TWO HUNDRED THIRTY-FOUR AND 56/100"`` (cheque style)."""
+    if not _is_int(cents) or cents < 0:
+        raise SlipError(f"amount: {cents!r} must be 0 or more cents")
+    whole, frac = divmod(cents, 100)
+    parts = []
+    for scale, name in _SCALES:
+        if whole >= scale:
+            parts.append(f"{_words_below_1000(whole // scale)} {name}")
+            whole %= scale
+    if whole or not parts:
+        parts.append(_words_below_1000(whole))
+    return f"{' '.join(parts)} AND {frac:02d}/100"
+
+
+# --------------------------------------------------------------------------------------
+# the slip
+
+
+class _Writer:
+    """Line-oriented helper over an escpos printer with a fixed number of columns."""
+
+    def __init__(self, p: Any, columns: int) -> None:
+        self.p = p
+        self.cols = columns
+        self._style: tuple[str, bool, str, bool] | None = None
+
+    def style(self, *, align: str = "left", bold: bool = False, size: str = "normal",
+              invert: bool = False) -> None:
+        """Send only what changed (set() sends the size first, ESC ! also clears bold)."""
+        new = (align, bold, size, invert)
+        old = self._style
+        self._style = new
+        if old == new:
+            return
+        if old is None or old[2] != size:
+            if size == "3x":
+                self.p.set(custom_size=True, width=3, height=3)
+            else:
+                self.p.set(normal_textsize=size == "normal", double_width=size in ("2x", "2w"),
+                           double_height=size in ("2x", "2h"))
+            # ESC ! clears bold; on the first call nothing is known yet
+            old = (old[0], not bold, size, old[3]) if old else ("", not bold, size, not invert)
+        if old[1] != bold:
+            self.p.set(bold=bold)
+        if old[0] != align:
+            self.p.set(align=align)
+        if old[3] != invert:
+            self.p.set(invert=invert)
+
+    def bold(self, on: bool) -> None:
+        if self._style is not None:
+            self.style(align=self._style[0], bold=on, size=self._style[2], invert=self._style[3])
+
+    def line(self, text: str = "", *, width: int | None = None) -> None:
+        cols = width or self.cols
+        if len(text) <= cols:  # as is (keeps the padding of an inverted banner)
+            self.p.text(text + "\n")
+            return
+        chunks = textwrap.wrap(text, cols, break_long_words=True) or [""]
+        for chunk in chunks:
+            self.p.text(chunk + "\n")
+
+    def rule(self, ch: str = "-") -> None:
+        self.style()
+        self.p.text(ch * self.cols + "\n")
+
+    def field(self, label: str, value: str, *, bold: bool = False) -> None:
+        self.style(bold=False)
+        width = self.cols - LABEL_WIDTH
+        chunks = textwrap.wrap(value, width, break_long_words=True) or [""]
+        for i, chunk in enumerate(chunks):
+            head = (label if i == 0 else "").ljust(LABEL_WIDTH)
+            if bold:
+                self.p.text(head)
+                self.bold(True)
+                self.p.text(chunk + "\n")
+                self.bold(False)
+            else:
+                self.p.text(head + chunk + "\n")
+
+    def big(self, text: str, *, align: str = "center", bold: bool = True,
+            largest: int = 2) -> None:
+        """Text at 2x2 (or 3x3 when ``largest`` is 3 and it fits on one line)."""
+        size = "3x" if largest >= 3 and len(text) <= self.cols // 3 else "2x"
+        self.style(align=align, bold=bold, size=size)
+        self.line(text, width=self.cols // int(size[0]))
+        self.style()
+
+
+def render_slip(slip: WinSlip, *, profile: str = DEFAULT_PROFILE) -> bytes:
+    """The ESC/POS bytes of ``slip`` for a printer of ``profile`` (pure: same slip, same bytes)."""
+    p = escpos_dummy(profile)
+    w = _Writer(p, profile_columns(p))
+    symbols = _suit_symbols_printable(p)
+
+    p.hw("INIT")
+    p.magic.force_encoding("CP437")  # a known starting code page: ESC t 0
+    p.charcode("AUTO")  # then switch only where a character needs it
+    p.line_spacing()  # default line spacing
+
+    if slip.reprint:
+        w.style(align="center", bold=True, invert=True)
+        w.line(" REPRINT - COPY - NOT AN ORIGINAL ")
+        w.style()
+        p.text("\n")
+    w.big(slip.casino.upper())
+    w.style(align="center", bold=True, size="2h")
+    w.line(f"WIN SLIP No. {slip.slip_no:06d}")
+    w.style(align="center")
+    w.line("Progressive jackpot" if slip.source == "meter" else "Jackpot pay from table tray")
+    w.rule("=")
+
+    w.field("Hit ref", slip.hit_ref, bold=True)
+    w.field("Table", slip.table)
+    w.field("Seat", str(slip.seat))
+    w.field("Round", str(slip.round_no))
+    w.field("Paytable", slip.paytable)
+    w.field("Hand", slip.hand, bold=True)
+    w.field("Hand id", slip.hand_id)
+    if slip.cards:
+        w.field("Cards", cards_text(slip.cards, symbols))
+    w.rule()
+
+    w.style(align="center", bold=True)
+    w.line("AMOUNT PAID")
+    w.big(slip.money(slip.amount_cents), largest=3)
+    w.style(align="center")
+    w.line(amount_in_words(slip.amount_cents))
+    if slip.source == "meter":
+        w.line(f"Paid from the {slip.level} progressive meter")
+    else:
+        w.line("Fixed award, paid from the table tray")
+    w.rule()
+
+    if slip.source == "meter":
+        assert slip.meter_before_cents is not None and slip.meter_after_cents is not None
+        w.field("Meter level", str(slip.level))
+        w.field("Meter before", slip.money(slip.meter_before_cents))
+        w.field("Meter after", slip.money(slip.meter_after_cents))
+        w.rule()
+
+    for label, signer in (("Authorized", slip.authorized_by), ("Verified", slip.verified_by)):
+        if signer is not None:
+            w.field(label, signer.name)
+            w.field("", f"No. {signer.employee_no}, {signer.role}")
+    local, utc = local_time_text(slip)
+    w.field("Paid at", local)
+    w.field("", utc)
+    for note in slip.notes:
+        w.field("Note", note)
+    w.rule()
+
+    w.style(align="center")
+    p.qr(slip.hit_ref, size=QR_MODULE_DOTS, native=True)
+    p.text("\n")
+    w.style(align="center", bold=True)
+    w.line(slip.hit_ref)
+    w.style()
+    p.text("\n")
+
+    for who in ("Supervisor", "Cashier", "Player"):
+        p.text("\n\n")
+        w.field(who, "_" * (w.cols - LABEL_WIDTH))
+    p.text("\n")
+    w.style(align="center")
+    w.line(f"{slip.casino} - win slip {slip.slip_no:06d}")
+    if slip.reprint:
+        w.style(align="center", bold=True, invert=True)
+        w.line(" REPRINT - COPY ")
+        w.style()
+    p.cut()
+    out: bytes = bytes(p.output)
+    return out
+
+
+def demo_slip(*, reprint: bool = False) -> WinSlip:
+    """A realistic slip for previews, documentation and tests."""
+    from datetime import UTC
+
+    return WinSlip(
+        casino="Emerald Queen Casino",
+        slip_no=42,
+        hit_ref="H-000042",
+        table="PG-3 Pai Gow",
+        seat=6,
+        round_no=1187,
+        paytable="FPGPP-WA01",
+        hand="Royal Flush + Royal Match",
+        hand_id="RF_ROYAL_MATCH",
+        cards=("As", "Ks", "Qs", "Js", "Jk", "Kh", "Qh"),
+        amount_cents=617313,
+        source="meter",
+        level="MAIN",
+        meter_before_cents=1234627,
+        meter_after_cents=617314,
+        authorized_by=Signer("Maria Santos", "10482", "Supervisor"),
+        verified_by=Signer("Dale Brooks", "20117", "Floor supervisor"),
+        paid_at=datetime(2025, 6, 2, 4, 14, 3, tzinfo=UTC),
+        timezone="America/Los_Angeles",
+        reprint=reprint,
+    )

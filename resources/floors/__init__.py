@@ -1,0 +1,1 @@
+"""Floor configurations shipped with Podium (``demo.toml``: the embedded demo floor)."""

@@ -1,0 +1,40 @@
+"""Qt tests: offscreen, one QApplication for the session (pytest-qt), Qt warnings fail the test
+(``qt_log_level_fail = WARNING`` in pyproject.toml), and so does any ERROR logged by Podium."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+class _FailOnError(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture(autouse=True)
+def fail_on_logged_error(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    handler = _FailOnError()
+    logger = logging.getLogger("podium")
+    logger.addHandler(handler)
+    yield handler
+    logger.removeHandler(handler)
+    if handler.records and not request.node.get_closest_marker("allow_logged_errors"):
+        msgs = "; ".join(r.getMessage() for r in handler.records)
+        pytest.fail(f"unexpected error logged: {msgs}")
+
+
+@pytest.fixture(autouse=True)
+def themed(qapp):  # type: ignore[no-untyped-def]
+    from gui import theme
+
+    theme.apply(qapp)
+    return qapp

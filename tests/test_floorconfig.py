@@ -1,0 +1,305 @@
+"""The floor configuration (core/floorconfig.py): schema, refusals, warnings, the demo floor."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from core.floorconfig import (
+    FilePrinterConfig,
+    FloorConfigError,
+    NetworkPrinterConfig,
+    load_demo_floor,
+    load_floor,
+    loads_floor,
+    validate,
+)
+from core.meters import LevelSettings
+from core.money import cents_to_units
+
+BASE = """
+[casino]
+name = "Test Casino"
+timezone = "Asia/Manila"
+
+[authorization]
+executive_threshold = "5000.00"
+
+[printer]
+kind = "network"
+host = "10.0.0.9"
+port = 9100
+timeout = 3
+
+[[groups]]
+id = "G1"
+name = "Link One"
+paytable = "FPGPP-WA01"
+decks = 1
+all_pays_from_meter = false
+[groups.levels.MAIN]
+seed = "10000.00"
+contribution_rate = "0.20"
+reserve_rate = "0.02"
+
+[[tables]]
+id = "T1"
+group = "G1"
+host = "127.0.0.1"
+port = 17301
+
+[[tables]]
+id = "T2"
+group = "G1"
+host = "127.0.0.1"
+port = 17302
+"""
+
+
+def table(tid: str, port: int, extra: str = "", group: str = "G1", host: str = "127.0.0.1") -> str:
+    return (f'\n[[tables]]\nid = "{tid}"\ngroup = "{group}"\nhost = "{host}"\nport = {port}\n'
+            + extra)
+
+
+def refused(text: str, *fragments: str) -> str:
+    with pytest.raises(FloorConfigError) as info:
+        loads_floor(text, "floor.toml")
+    msg = str(info.value)
+    assert msg.startswith("floor.toml: ")
+    for f in fragments:
+        assert f in msg, msg
+    return msg
+
+
+# --- stub paytables following the core.rules.paytables contract -------------------------------
+
+@dataclass(frozen=True)
+class StubPay:
+    hand: str
+    amount_cents: int | None = None
+    for_one: int | None = None
+    level: str | None = None
+
+    @property
+    def source(self) -> str:
+        return "meter" if self.level else "tray"
+
+
+@dataclass(frozen=True)
+class StubPaytable:
+    id: str
+    levels: tuple[str, ...] = ("MAIN",)
+    kind: str = "progressive"
+    wager_cents: int | None = 100
+    pays: tuple[StubPay, ...] = field(default=(
+        StubPay("SF7_NATURAL", level="MAIN"), StubPay("FIVE_ACES", amount_cents=250_000),
+        StubPay("FULL_HOUSE", for_one=6)))
+
+    def fixed_cents(self, pay: StubPay, wager_cents: int) -> int:
+        if pay.amount_cents is not None:
+            return pay.amount_cents
+        assert pay.for_one is not None
+        return pay.for_one * wager_cents
+
+
+STUBS = {"FPGPP-WA01": StubPaytable("FPGPP-WA01"),
+         "FPGPP-ML2": StubPaytable("FPGPP-ML2", levels=("MEGA", "MAJOR", "MINOR")),
+         "PT1": StubPaytable("PT1", kind="bonus", levels=())}
+
+
+# --- the schema ---------------------------------------------------------------------------------
+
+def test_a_valid_floor_loads_with_its_defaults() -> None:
+    cfg = loads_floor(BASE, "floor.toml")
+    assert cfg.casino.currency_symbol == "$"
+    assert cfg.authorization.executive_threshold_cents == 500_000
+    assert cfg.printer == NetworkPrinterConfig("10.0.0.9", 9100, 3.0)
+    g = cfg.group("G1")
+    assert (g.lock_at_hit, g.pay_order, g.decks) == (False, "right_first", 1)
+    assert g.level("MAIN").settings() == LevelSettings(cents_to_units(1_000_000),
+                                                       Decimal("0.20"), Decimal("0.02"))
+    t = cfg.table("T1")
+    assert (t.name, t.seats, t.decks, t.paytable) == ("T1", 6, 1, None)
+    assert [x.id for x in cfg.tables_in("G1")] == ["T1", "T2"]
+    assert validate(cfg, STUBS) == []
+
+
+def test_file_printer_and_left_first_order_and_lock_at_hit() -> None:
+    text = BASE.replace('kind = "network"\nhost = "10.0.0.9"\nport = 9100\ntimeout = 3',
+                        'kind = "file"\ndirectory = "/var/slips"')
+    text = text.replace("decks = 1\n", 'decks = 1\npay_order = "left_first"\nlock_at_hit = true\n')
+    cfg = loads_floor(text)
+    assert cfg.printer == FilePrinterConfig("/var/slips")
+    assert cfg.group("G1").pay_order == "left_first"
+    assert cfg.group("G1").lock_at_hit is True
+
+
+def test_load_floor_names_the_file(tmp_path: Path) -> None:
+    p = tmp_path / "casino.toml"
+    p.write_text(BASE.replace('timezone = "Asia/Manila"', 'timezone = "Mars/Olympus"'))
+    with pytest.raises(FloorConfigError, match=r"casino\.toml: casino\.timezone: 'Mars/Olympus'"):
+        load_floor(p)
+    with pytest.raises(FloorConfigError, match="no such"):
+        load_floor(tmp_path / "missing.toml")
+    p.write_text("[casino\nname=")
+    with pytest.raises(FloorConfigError, match="casino.toml: not valid TOML"):
+        load_floor(p)
+
+
+# --- refusals -----------------------------------------------------------------------------------
+
+def test_linking_tables_with_different_paytables_is_refused_naming_both() -> None:
+    refused(BASE + table("T3", 17303, 'paytable = "FPGPP-WA02"\n'),
+            "T1", "T3", "different paytables")
+
+
+def test_linking_tables_with_different_deck_counts_is_refused_naming_both() -> None:
+    refused(BASE + table("T3", 17303, "decks = 2\n"), "T1", "T3", "deck")
+
+
+def test_table_paytable_must_equal_the_groups() -> None:
+    text = BASE.replace('port = 17301\n', 'port = 17301\npaytable = "FPGPP-WA02"\n')
+    text = text.replace('port = 17302\n', 'port = 17302\npaytable = "FPGPP-WA02"\n')
+    refused(text, "group G1", "T1", "FPGPP-WA02", "FPGPP-WA01")
+    # The same paytable spelt out is fine.
+    ok = BASE.replace('port = 17301\n', 'port = 17301\npaytable = "FPGPP-WA01"\n')
+    assert loads_floor(ok).table("T1").paytable == "FPGPP-WA01"
+
+
+def test_duplicate_table_ids_and_ports_are_refused() -> None:
+    refused(BASE + table("T1", 17309), "tables[2].id", "'T1'", "twice")
+    refused(BASE + table("T3", 17302), "tables[2].port", "T2", "T3", "17302")
+    # Two controllers on different hosts may listen on the same port.
+    assert len(loads_floor(BASE + table("T3", 17302, host="10.0.0.3")).tables) == 3
+
+
+def test_duplicate_group_ids_and_unknown_group_are_refused() -> None:
+    group = '\n[[groups]]\nid = "G1"\npaytable = "FPGPP-WA01"\n[groups.levels.MAIN]\n' \
+            'seed = "1.00"\ncontribution_rate = "0.1"\nreserve_rate = "0"\n'
+    refused(BASE + group, "groups[1].id", "twice")
+    refused(BASE + table("T3", 17303, group="G9"), "tables[2].group", "'G9'")
+
+
+def test_seed_zero_is_refused_unless_allow_zero_seed() -> None:
+    refused(BASE.replace('seed = "10000.00"', 'seed = "0.00"'),
+            "groups[0].levels.MAIN.seed", "allow_zero_seed")
+    cfg = loads_floor(BASE.replace('seed = "10000.00"', 'seed = "0"\nallow_zero_seed = true'))
+    assert cfg.group("G1").level("MAIN").seed_cents == 0
+    warnings = validate(cfg, STUBS)
+    assert any("seed 0.00" in w and "MAIN" in w for w in warnings)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "fragments"),
+    [
+        ('contribution_rate = "0.20"', "contribution_rate = 0.2", ("contribution_rate", "float")),
+        ('contribution_rate = "0.20"', 'contribution_rate = "0.1234567"',
+         ("contribution_rate", "decimals")),
+        ('contribution_rate = "0.20"', 'contribution_rate = "1.2"', ("contribution_rate",)),
+        ('contribution_rate = "0.20"', 'contribution_rate = "0.99"', ("more than the whole",)),
+        ('seed = "10000.00"', 'seed = "100.001"', ("seed", "two decimals")),
+        ('seed = "10000.00"', 'seed = "-5.00"', ("seed", "negative")),
+        ('executive_threshold = "5000.00"', 'executive_threshold = "0"',
+         ("authorization.executive_threshold",)),
+        ('name = "Test Casino"\n', "", ("casino.name", "missing")),
+        ("port = 17301", "port = 70000", ("tables[0].port", "65535")),
+        ("port = 17301", 'port = "17301"', ("tables[0].port", "whole number")),
+        ('port = 17301', "port = 17301\nseats = 0", ("tables[0].seats",)),
+        ("decks = 1", "decks = 1\nlock_at_hit = 1", ("groups[0].lock_at_hit", "true or false")),
+        ("decks = 1", 'decks = 1\npay_order = "clockwise"', ("groups[0].pay_order", "clockwise")),
+        ("decks = 1", "decks = 1\nlevel = 3", ("groups[0].level", "unknown key")),
+        ('kind = "network"', 'kind = "usb"', ("printer.kind", "usb")),
+        ("timeout = 3", "timeout = 0", ("printer.timeout",)),
+        ('host = "10.0.0.9"\n', "", ("printer.host", "missing")),
+        ('timezone = "Asia/Manila"', 'timezone = "../etc/passwd"', ("casino.timezone",)),
+    ],
+)
+def test_malformed_keys_are_refused_with_key_and_problem(
+    old: str, new: str, fragments: tuple[str, ...]
+) -> None:
+    assert old in BASE
+    refused(BASE.replace(old, new, 1), *fragments)
+
+
+def test_a_group_needs_levels_and_their_rates_fit_in_one_wager() -> None:
+    no_levels = BASE.replace('[groups.levels.MAIN]\nseed = "10000.00"\ncontribution_rate = "0.20"'
+                             '\nreserve_rate = "0.02"\n', "[groups.levels]\n")
+    refused(no_levels, "groups[0].levels", "at least one level")
+    three = BASE.replace("[groups.levels.MAIN]", "[groups.levels.A]") + "".join(
+        f'\n[groups.levels.{n}]\nseed = "1.00"\ncontribution_rate = "0.4"\nreserve_rate = "0"\n'
+        for n in ("B", "C"))
+    # TOML keeps groups.levels.B/C under the last [[groups]]; 0.22 + 0.4 + 0.4 > 1.
+    refused(three, "groups[0].levels", "1.02")
+
+
+# --- validation against the paytables -----------------------------------------------------------
+
+def test_group_levels_must_be_exactly_the_paytables() -> None:
+    ml2 = BASE.replace('paytable = "FPGPP-WA01"', 'paytable = "FPGPP-ML2"')
+    with pytest.raises(FloorConfigError, match="group G1.*MEGA.*MAJOR.*MINOR.*not in the paytable: "
+                                               "MAIN"):
+        validate(loads_floor(ml2, "floor.toml"), STUBS)
+
+
+def test_unknown_or_bonus_paytable_is_refused() -> None:
+    with pytest.raises(FloorConfigError, match="'FPGPP-XX' is not installed"):
+        validate(loads_floor(BASE.replace("FPGPP-WA01", "FPGPP-XX")), STUBS)
+    with pytest.raises(FloorConfigError, match="PT1 is a bonus paytable"):
+        validate(loads_floor(BASE.replace("FPGPP-WA01", "PT1")), STUBS)
+
+
+def test_all_pays_from_meter_below_70_percent_warns() -> None:
+    text = BASE.replace("all_pays_from_meter = false", "all_pays_from_meter = true")
+    warnings = validate(loads_floor(text), STUBS)
+    assert len(warnings) == 1 and "0.20" in warnings[0] and "0.70" in warnings[0]
+    at_70 = text.replace('contribution_rate = "0.20"', 'contribution_rate = "0.70"')
+    assert validate(loads_floor(at_70), STUBS) == []
+    # Without all pays from meter a low rate is normal.
+    assert validate(loads_floor(BASE), STUBS) == []
+
+
+def test_seed_below_largest_fixed_award_warns() -> None:
+    text = BASE.replace('seed = "10000.00"', 'seed = "2000.00"')
+    warnings = validate(loads_floor(text), STUBS)
+    assert len(warnings) == 1 and "2500.00" in warnings[0]
+
+
+def test_group_without_tables_warns() -> None:
+    lonely = BASE + ('\n[[groups]]\nid = "G2"\npaytable = "FPGPP-WA01"\n[groups.levels.MAIN]\n'
+                     'seed = "10000.00"\ncontribution_rate = "0.2"\nreserve_rate = "0"\n')
+    # The [[groups]] after the tables is still a group (TOML arrays of tables may interleave).
+    warnings = validate(loads_floor(lonely), STUBS)
+    assert any("G2" in w and "no table" in w for w in warnings)
+
+
+# --- the demo floor -----------------------------------------------------------------------------
+
+def test_demo_floor_loads() -> None:
+    cfg = load_demo_floor()
+    assert cfg.casino.name == "Podium Demo Casino"
+    assert cfg.authorization.executive_threshold_cents == 500_000
+    assert cfg.printer == FilePrinterConfig("")
+    assert [(t.id, t.host, t.port) for t in cfg.tables] == [
+        (f"PG-{i}", "127.0.0.1", 17300 + i) for i in range(1, 7)]
+    wa01 = cfg.group_of("PG-1")
+    assert wa01.name == "WA01 Link" and wa01.paytable == "FPGPP-WA01"
+    assert [t.id for t in cfg.tables_in(wa01.id)] == ["PG-1", "PG-2", "PG-3"]
+    main = wa01.level("MAIN")
+    assert (main.seed_cents, main.contribution_rate, main.reserve_rate) == (
+        1_000_000, Decimal("0.20"), Decimal("0.02"))
+    ml2 = cfg.group_of("PG-4")
+    assert ml2.name == "ML2 Link" and ml2.paytable == "FPGPP-ML2"
+    assert [t.id for t in cfg.tables_in(ml2.id)] == ["PG-4", "PG-5", "PG-6"]
+    assert {lv.name: lv.seed_cents for lv in ml2.levels} == {
+        "MEGA": 2_500_000, "MAJOR": 250_000, "MINOR": 50_000}
+    total = sum((lv.contribution_rate + lv.reserve_rate for lv in ml2.levels), Decimal(0))
+    assert total <= Decimal("0.25")
+
+
+def test_demo_floor_validates_against_the_installed_paytables() -> None:
+    from core.rules.paytables import load_paytables
+
+    assert validate(load_demo_floor(), load_paytables()) == []

@@ -1,0 +1,132 @@
+"""The ledger schema, engines and migrations (core/ledger/)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import Engine, inspect, select, text
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.orm import Session
+
+from core.ledger.db import alembic_config, default_url, make_engine, upgrade
+from core.ledger.models import Base, ControllerEvent, GameTable, Group, Setting
+
+
+def test_migration_0001_matches_the_models_exactly(engine: Engine) -> None:
+    with engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    assert diff == []
+
+
+def test_migration_creates_every_table_and_downgrades_to_nothing(bare_engine: Engine) -> None:
+    upgrade(bare_engine)
+    names = set(inspect(bare_engine).get_table_names())
+    assert set(Base.metadata.tables) <= names
+    cfg = alembic_config()
+    with bare_engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "base")
+    assert set(inspect(bare_engine).get_table_names()) <= {"alembic_version"}
+
+
+def test_upgrade_twice_is_harmless(engine: Engine) -> None:
+    upgrade(engine)
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0001"
+
+
+def test_sqlite_engine_is_durable_wal_full_sync_foreign_keys(tmp_path: Path) -> None:
+    eng = make_engine(f"sqlite:///{tmp_path / 'l.db'}")
+    with eng.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+    eng.dispose()
+
+
+def test_sqlite_write_transaction_takes_the_lock_at_begin(tmp_path: Path) -> None:
+    """BEGIN IMMEDIATE: while one transaction is open, a second can not even begin."""
+    url = f"sqlite:///{tmp_path / 'l.db'}"
+    first = make_engine(url)
+    upgrade(first)
+    second = make_engine(url, connect_args={"timeout": 0})
+    with first.begin() as conn:
+        conn.execute(text("SELECT 1"))  # nothing written yet, but the lock is held
+        with pytest.raises(OperationalError, match="locked"), second.begin() as c2:
+            c2.execute(text("SELECT 1"))
+    with second.begin() as c2:  # free again
+        c2.execute(text("SELECT 1"))
+    first.dispose()
+    second.dispose()
+
+
+def test_sqlite_transaction_rolls_back_ddl_and_data(tmp_path: Path) -> None:
+    eng = make_engine(f"sqlite:///{tmp_path / 'l.db'}")
+    with pytest.raises(RuntimeError), eng.begin() as conn:
+        conn.exec_driver_sql("CREATE TABLE scratch (x INTEGER)")
+        raise RuntimeError("abort")
+    assert "scratch" not in inspect(eng).get_table_names()
+    eng.dispose()
+
+
+def test_sqlite_foreign_keys_are_enforced(engine: Engine) -> None:
+    now = datetime.now(UTC)
+    with pytest.raises(IntegrityError), Session(engine) as s, s.begin():
+        s.add(GameTable(id="T1", name="T1", group_id="NOPE", seats=6, online=False,
+                        created_at=now))
+
+
+def test_controller_event_origin_is_stored_once(engine: Engine) -> None:
+    now = datetime.now(UTC)
+    with Session(engine) as s, s.begin():
+        s.add(Group(id="G", name="G", paytable_id="X", lock_at_hit=False,
+                    payment_order="right_first", created_at=now))
+        s.flush()
+        s.add(GameTable(id="T1", name="T1", group_id="G", seats=6, online=True, created_at=now))
+        s.flush()
+        s.add(ControllerEvent(table_id="T1", boot="b1", seq=1, type="GameEnded",
+                              payload={"round_no": 1}, controller_time="", received_at=now))
+    with pytest.raises(IntegrityError), Session(engine) as s, s.begin():
+        s.add(ControllerEvent(table_id="T1", boot="b1", seq=1, type="GameEnded",
+                              payload={"round_no": 2}, controller_time="", received_at=now))
+    with Session(engine) as s:
+        rows = list(s.scalars(select(ControllerEvent)))
+        assert [(r.seq, r.payload) for r in rows] == [(1, {"round_no": 1})]
+        assert rows[0].received_at.tzinfo is not None
+        assert rows[0].received_at == now.replace(microsecond=now.microsecond)
+
+
+def test_naive_times_are_refused(engine: Engine) -> None:
+    with pytest.raises(Exception, match="naive"), Session(engine) as s, s.begin():
+        s.add(Group(id="G", name="G", paytable_id="X", lock_at_hit=False,
+                    payment_order="right_first", created_at=datetime(2025, 1, 1)))
+        s.flush()
+
+
+def test_default_url_is_sqlite_in_the_user_data_folder(monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Path) -> None:
+    import platformdirs
+
+    monkeypatch.setattr(platformdirs, "user_data_dir", lambda name: str(tmp_path / name))
+    url = default_url()
+    assert url == f"sqlite:///{tmp_path / 'podium' / 'ledger.sqlite3'}"
+    assert (tmp_path / "podium").is_dir()
+
+
+def test_make_engine_refuses_other_databases() -> None:
+    with pytest.raises(ValueError, match="unsupported"):
+        make_engine("mysql://x@localhost/db")
+    with pytest.raises(ValueError, match="psycopg"):
+        make_engine("postgresql+psycopg2://x@localhost/db")
+
+
+def test_settings_table_holds_text_values(engine: Engine) -> None:
+    with Session(engine) as s, s.begin():
+        s.add(Setting(key="k", value="v"))
+    with Session(engine) as s:
+        assert s.get(Setting, "k") is not None

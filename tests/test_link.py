@@ -1,0 +1,527 @@
+"""The console's controller link over real loopback TCP (docs/protocol.md, delivery guarantees).
+
+The "floor" here is a recording callback that, like core.floor, records an event once per
+(table, boot, seq) and ignores a replay; separately the raw calls show whether the link
+itself passed an already acknowledged event again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from core.events import ControllerEvent, GameEnded, HitClaimed, Origin
+from core.link import AckedSeqs, ControllerLink, LinkManager, TableEndpoint, endpoints_from_floor
+from core.protocol import (
+    Ack,
+    CommandAck,
+    CommandFrame,
+    ErrorFrame,
+    EventFrame,
+    Frame,
+    FrameBuffer,
+    Hello,
+    PayConfirmed,
+    ProtocolError,
+    Welcome,
+    encode_frame,
+)
+from core.rules.cards import Card
+from core.rules.fortune import HAND_IDS, hands_made
+from core.simulator import SimulatedTable
+
+GUARD = 30.0  # seconds before a wait gives up (a hang guard, not a timing requirement)
+
+
+@dataclass(frozen=True)
+class FakePay:
+    hand: str
+
+
+@dataclass(frozen=True)
+class FakePaytable:
+    """FPGPP-WA01's hands (full house or better) on core.rules.fortune."""
+
+    id: str = "FPGPP-WA01"
+    wager_cents: int | None = 100
+    pays: tuple[FakePay, ...] = tuple(FakePay(h) for h in HAND_IDS[:8])
+
+    def paying(self, cards: Sequence[Card]) -> FakePay | None:
+        made = hands_made(cards)
+        return next((p for p in self.pays if p.hand in made), None)
+
+
+@dataclass
+class Floor:
+    """Records each (table, boot, seq) once, like core.floor; keeps every raw call too."""
+
+    recorded: dict[tuple[str, str, int], ControllerEvent] = field(default_factory=dict)
+    calls: list[tuple[str, str, int]] = field(default_factory=list)
+    statuses: list[tuple[str, bool, str]] = field(default_factory=list)
+    before_record: Callable[[Origin, ControllerEvent], None] | None = None
+    after_record: Callable[[Origin, ControllerEvent], None] | None = None
+
+    def on_event(self, origin: Origin, event: ControllerEvent) -> None:
+        key = (origin.table, origin.boot, origin.seq)
+        self.calls.append(key)
+        if self.before_record:
+            self.before_record(origin, event)
+        self.recorded.setdefault(key, event)  # a replay changes nothing
+        if self.after_record:
+            self.after_record(origin, event)
+
+    def on_status(self, table: str, online: bool, detail: str) -> None:
+        self.statuses.append((table, online, detail))
+
+
+async def until(cond: Callable[[], bool], what: str) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + GUARD
+    while not cond():
+        if loop.time() > end:
+            pytest.fail(f"gave up waiting for: {what}")
+        await asyncio.sleep(0.005)
+
+
+def arun(coro: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    asyncio.run(asyncio.wait_for(coro(), GUARD * 2))
+
+
+def make_table(table_id: str = "T1", **kw: Any) -> SimulatedTable:
+    opts: dict[str, Any] = {"speed": 0, "seed": 7, "mistake_rate": 0.0, "heartbeat": 0.2}
+    opts.update(kw)
+    return SimulatedTable(table_id, FakePaytable(), **opts)
+
+
+def play(table: SimulatedTable, rounds: int) -> None:
+    """Play whole rounds, the console's decisions applied directly on the table."""
+    for _ in range(rounds):
+        table.play_round()
+        for ref, hit in list(table.open_hits.items()):
+            table.resolve(PayConfirmed(hit.round_no, hit.seat, ref, 600))
+        if table.phase != "idle":
+            table.step()
+
+
+def make_link(table: SimulatedTable, floor: Floor, table_id: str | None = None,
+              **kw: Any) -> ControllerLink:
+    opts: dict[str, Any] = {"heartbeat": 0.2, "reconnect_delay": 0.01,
+                            "max_reconnect_delay": 0.05, "paytable": "FPGPP-WA01", "decks": 1}
+    opts.update(kw)
+    return ControllerLink(table_id or table.table_id, "127.0.0.1", table.port, floor.on_event,
+                          floor.on_status, **opts)
+
+
+async def running(link: ControllerLink) -> asyncio.Task[None]:
+    return asyncio.create_task(link.run())
+
+
+# ------------------------------------------------------------------ delivery
+
+
+def test_events_are_delivered_once_in_order_and_acknowledged() -> None:
+    async def main() -> None:
+        table = make_table()
+        await table.start()
+        play(table, 6)
+        floor = Floor()
+        link = make_link(table, floor)
+        task = await running(link)
+        await until(lambda: not table.outbox and len(floor.recorded) == len(table.history),
+                    "every event recorded and acknowledged")
+        play(table, 4)  # live events while connected
+        await until(lambda: not table.outbox and len(floor.recorded) == len(table.history),
+                    "live events recorded")
+        await link.close()
+        await task
+        await table.stop()
+        seqs = [seq for (_, _, seq) in floor.calls]
+        assert seqs == list(range(1, len(table.history) + 1))
+        assert [floor.recorded[("T1", table.boot, f.origin.seq)] for f in table.history] == \
+            [f.event for f in table.history]
+        assert all(res == ("ok", "") for res in table.ack_results.values())
+        assert floor.statuses[0][:2] == ("T1", True)
+        assert floor.statuses[-1] == ("T1", False, "closed")
+
+    arun(main)
+
+
+def test_connection_killed_mid_stream_loses_nothing_and_delivers_nothing_twice() -> None:
+    async def main() -> None:
+        table = make_table(seed=11)
+        await table.start()
+        play(table, 8)
+        backlog = len(table.history)
+        assert backlog >= 16
+        floor = Floor()
+        kill_at = {3, 9, backlog - 1}
+
+        def kill(origin: Origin, _event: ControllerEvent) -> None:
+            if origin.seq in kill_at:  # recorded, but the ACK will be lost with the connection
+                kill_at.discard(origin.seq)
+                table.drop_connection()
+
+        floor.after_record = kill
+        link = make_link(table, floor)
+        task = await running(link)
+        # more events while the link keeps dropping
+        for _ in range(5):
+            await until(lambda: not table.outbox, "backlog drained")
+            play(table, 2)
+            table.drop_connection()
+        await until(lambda: not table.outbox and len(floor.recorded) == len(table.history),
+                    "all events recorded after the reconnects")
+        await link.close()
+        await task
+        await table.stop()
+        everything = {("T1", table.boot, f.origin.seq) for f in table.history}
+        assert set(floor.recorded) == everything  # nothing lost
+        assert len(floor.calls) == len(set(floor.calls))  # the link never passed one twice
+        assert table.connections >= 4
+        # the events whose ACK died with the connection really were sent again
+        assert table.transmissions[3] >= 2 and table.transmissions[9] >= 2
+        assert all(link.acknowledged(table.boot, f.origin.seq) for f in table.history)
+
+    arun(main)
+
+
+def test_a_restarted_console_gets_the_resent_event_and_the_floor_ignores_the_replay() -> None:
+    async def main() -> None:
+        table = make_table(seed=3)
+        await table.start()
+        play(table, 2)
+        last = len(table.history)
+        floor = Floor()
+
+        def kill(origin: Origin, _event: ControllerEvent) -> None:
+            if origin.seq == last:
+                table.drop_connection()  # the ACK of the last event is lost
+
+        floor.after_record = kill
+        link1 = make_link(table, floor)
+        t1 = await running(link1)
+        await until(lambda: len(floor.recorded) == last, "first console recorded everything")
+        await link1.close()  # the console restarts: the link's memory is gone
+        await t1
+        floor.after_record = None
+        resent = set(table.outbox)  # at least the last one, whose ACK was lost
+        assert last in resent
+        link2 = make_link(table, floor)
+        t2 = await running(link2)
+        await until(lambda: not table.outbox, "resent event acknowledged by the new console")
+        await link2.close()
+        await t2
+        await table.stop()
+        for seq in resent:  # the floor saw the replays ...
+            assert floor.calls.count(("T1", table.boot, seq)) == 2
+        assert len(floor.recorded) == last  # ... and recorded it once
+
+    arun(main)
+
+
+def test_an_event_the_floor_refuses_is_acknowledged_as_refused_and_not_resent() -> None:
+    async def main() -> None:
+        table = make_table(seed=5)
+        table.force_hand(2, ["9c", "9d", "9h", "9s", "2c", "5d", "Kh"])
+        await table.start()
+        play(table, 2)
+        floor = Floor()
+
+        def refuse_hits(origin: Origin, event: ControllerEvent) -> None:
+            if isinstance(event, HitClaimed):
+                raise ValueError(f"round {event.round_no} seat {event.seat}: no such round")
+
+        floor.before_record = refuse_hits
+        link = make_link(table, floor)
+        task = await running(link)
+        await until(lambda: not table.outbox, "every event acknowledged")
+        table.drop_connection()
+        await until(lambda: table.connections >= 2 and link.online, "reconnected")
+        await link.close()
+        await task
+        await table.stop()
+        hits = [f.origin.seq for f in table.history if isinstance(f.event, HitClaimed)]
+        assert hits
+        for seq in hits:
+            result, reason = table.ack_results[seq]
+            assert result == "refused" and "no such round" in reason
+            assert table.transmissions[seq] == 1  # dropped from the outbox: never resent
+            assert ("T1", table.boot, seq) not in floor.recorded
+        assert len(floor.recorded) == len(table.history) - len(hits)
+
+    arun(main)
+
+
+def test_a_floor_failure_leaves_the_event_unacknowledged_and_it_comes_again() -> None:
+    async def main() -> None:
+        table = make_table(seed=9)
+        await table.start()
+        play(table, 3)
+        floor = Floor()
+        failures = [4]
+
+        def fail_once(origin: Origin, _event: ControllerEvent) -> None:
+            if origin.seq in failures:
+                failures.remove(origin.seq)
+                raise RuntimeError("database is locked")
+
+        floor.before_record = fail_once
+        link = make_link(table, floor)
+        task = await running(link)
+        await until(lambda: not table.outbox and len(floor.recorded) == len(table.history),
+                    "everything recorded after the failure")
+        await link.close()
+        await task
+        await table.stop()
+        assert floor.calls.count(("T1", table.boot, 4)) == 2
+        assert table.transmissions[4] >= 2
+        assert any(not online and "could not be recorded" in d for _, online, d in floor.statuses)
+
+    arun(main)
+
+
+# ------------------------------------------------------------------ HELLO checks
+
+
+@pytest.mark.parametrize(("table_kw", "link_kw", "named"), [
+    ({"table_id": "T2"}, {}, "announces table 'T2'"),
+    ({}, {"paytable": "FPGPP-WA02"}, "paytable 'FPGPP-WA01' differs"),
+    ({"decks": 2}, {}, "2 deck(s)"),
+])
+def test_a_controller_that_does_not_match_the_configuration_is_refused(
+        table_kw: dict[str, Any], link_kw: dict[str, Any], named: str,
+        caplog: pytest.LogCaptureFixture) -> None:
+    async def main() -> None:
+        table = make_table(**table_kw)
+        await table.start()
+        play(table, 1)
+        pending = dict(table.outbox)
+        floor = Floor()
+        link = make_link(table, floor, table_id="T1", **link_kw)
+        task = await running(link)
+        await until(lambda: table.connections >= 3, "the link retried")
+        await link.close()
+        await task
+        await table.stop()
+        assert floor.calls == []
+        assert table.outbox == pending  # nothing acknowledged
+        assert not any(online for _, online, _ in floor.statuses)
+        refusals = [d for _, _, d in floor.statuses if d.startswith("HELLO refused")]
+        assert refusals and named in refusals[0]
+
+    caplog.set_level("INFO")
+    arun(main)
+    logged = [r for r in caplog.records if r.name == "podium.link" and r.levelname == "ERROR"]
+    assert len(logged) == 1 and named in logged[0].getMessage()  # said clearly, once
+    # the controller was told why
+    assert any("HELLO_REFUSED" in r.getMessage() and named in r.getMessage()
+               for r in caplog.records if r.name == "podium.simulator")
+
+
+# ------------------------------------------------------------------ scripted controller
+
+
+class ScriptedController:
+    """A raw TCP controller: sends the HELLO, then whatever the test scripts."""
+
+    def __init__(self, hello: Hello,
+                 on_connect: Callable[[ScriptedController, int], Awaitable[None]]
+                 | None = None) -> None:
+        self.hello = hello
+        self.on_connect = on_connect
+        self.received: list[list[Frame | ProtocolError]] = []
+        self.writers: list[asyncio.StreamWriter] = []
+        self.port = 0
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> None:
+        self.server = await asyncio.start_server(self._client, "127.0.0.1", 0)
+        self.port = self.server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        for w in self.writers:
+            w.transport.abort()
+        if self.server:
+            self.server.close()
+            await self.server.wait_closed()
+
+    def send(self, n: int, data: bytes | Frame) -> None:
+        self.writers[n].write(data if isinstance(data, bytes) else encode_frame(data))
+
+    def frames(self, n: int) -> list[Frame | ProtocolError]:
+        return self.received[n] if n < len(self.received) else []
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        n = len(self.writers)
+        self.writers.append(writer)
+        self.received.append([])
+        writer.write(encode_frame(self.hello))
+        if self.on_connect:
+            await self.on_connect(self, n)
+        buf = FrameBuffer()
+        try:
+            while data := await reader.read(65536):
+                self.received[n] += buf.feed(data)
+        except OSError:
+            pass
+
+
+def _hello(heartbeat_ms: int = 200) -> Hello:
+    return Hello("T1", "boot1", "FPGPP-WA01", 1, 6, heartbeat_ms=heartbeat_ms)
+
+
+def test_heartbeat_timeout_declares_the_link_down() -> None:
+    async def main() -> None:
+        ctl = ScriptedController(_hello(heartbeat_ms=50))  # then silent for ever
+        await ctl.start()
+        floor = Floor()
+        link = ControllerLink("T1", "127.0.0.1", ctl.port, floor.on_event, floor.on_status,
+                              heartbeat=0.05, reconnect_delay=5.0)
+        task = await running(link)
+        await until(lambda: any(not on and "no heartbeat" in d for _, on, d in floor.statuses),
+                    "link declared down")
+        await link.close()
+        await task
+        await ctl.stop()
+        ups = [i for i, (_, on, _) in enumerate(floor.statuses) if on]
+        downs = [i for i, (_, on, d) in enumerate(floor.statuses) if not on and "heartbeat" in d]
+        assert ups and downs and ups[0] < downs[0]
+        # the link's own heartbeats kept flowing while it waited
+        assert any(type(f).__name__ == "Heartbeat" for f in ctl.frames(0))
+
+    arun(main)
+
+
+def test_a_live_controller_keeps_the_link_up_across_many_heartbeat_periods() -> None:
+    async def main() -> None:
+        table = make_table(heartbeat=0.1)
+        await table.start()
+        floor = Floor()
+        link = make_link(table, floor, heartbeat=0.1)
+        task = await running(link)
+        await until(lambda: link.online, "online")
+        beats_before = table.connections
+        await asyncio.sleep(1.5)  # some 15 heartbeat periods without any event
+        await link.close()
+        await task
+        await table.stop()
+        assert beats_before == 1 and table.connections == 1
+        assert [on for _, on, _ in floor.statuses] == [True, False]
+
+    arun(main)
+
+
+def test_a_malformed_event_is_answered_with_error_and_changes_nothing() -> None:
+    bad = json.dumps({"v": 1, "type": "EVENT", "table": "T1", "boot": "boot1", "seq": 1,
+                      "kind": "HIT", "round": 1, "seat": 2, "hand": "FLUSH",
+                      "cards": ["Zz", "2c", "3c", "4c", "5c", "6c", "7c"]}).encode() + b"\n"
+    good = EventFrame(Origin("T1", "boot1", 2), GameEnded(1))
+
+    async def script(ctl: ScriptedController, n: int) -> None:
+        ctl.send(n, bad)
+        ctl.send(n, b"this is not json\n")
+        ctl.send(n, good)
+
+    async def main() -> None:
+        ctl = ScriptedController(_hello(), script)
+        await ctl.start()
+        floor = Floor()
+        link = ControllerLink("T1", "127.0.0.1", ctl.port, floor.on_event, floor.on_status,
+                              heartbeat=0.2)
+        task = await running(link)
+        await until(lambda: any(isinstance(f, Ack) for f in ctl.frames(0)), "ACK of the good one")
+        await link.close()
+        await task
+        await ctl.stop()
+        got = ctl.frames(0)
+        errors = [f for f in got if isinstance(f, ErrorFrame)]
+        acks = [f for f in got if isinstance(f, Ack)]
+        assert [(e.code, e.seq) for e in errors] == [("BAD_FRAME", 1), ("BAD_FRAME", None)]
+        assert "card 'Zz'" in errors[0].message and "bad JSON" in errors[1].message
+        assert acks == [Ack("boot1", 2, "ok")]
+        assert floor.calls == [("T1", "boot1", 2)]
+
+    arun(main)
+
+
+def test_commands_wait_while_offline_and_are_resent_until_acknowledged() -> None:
+    async def script(ctl: ScriptedController, n: int) -> None:
+        pass
+
+    async def main() -> None:
+        ctl = ScriptedController(_hello(), script)
+        await ctl.start()
+        floor = Floor()
+        link = ControllerLink("T1", "127.0.0.1", ctl.port, floor.on_event, floor.on_status,
+                              heartbeat=0.2, reconnect_delay=0.01)
+        pay = PayConfirmed(4, 3, "boot1:17", 7500)
+        cseq = await link.send_command(pay)  # offline: queued
+        assert link.pending_commands == [pay]
+        task = await running(link)
+
+        def commands(n: int) -> list[CommandFrame]:
+            return [f for f in ctl.frames(n) if isinstance(f, CommandFrame)]
+
+        await until(lambda: len(commands(0)) == 1, "command sent after WELCOME")
+        ctl.writers[0].transport.abort()  # lost before the controller acknowledged it
+        await until(lambda: len(commands(1)) == 1, "command resent on the new connection")
+        first, again = commands(0)[0], commands(1)[0]
+        assert first == again and first.cseq == cseq and first.command == pay
+        ctl.send(1, CommandAck(first.console, cseq, "ok"))
+        ack = await link.command_result(cseq)
+        assert ack.result == "ok" and link.pending_commands == []
+        await link.close()
+        await task
+        await ctl.stop()
+        assert isinstance(ctl.frames(0)[0], Welcome)  # nothing before the WELCOME
+
+    arun(main)
+
+
+# ------------------------------------------------------------------ manager, bookkeeping
+
+
+def test_link_manager_runs_one_link_per_configured_table() -> None:
+    async def main() -> None:
+        t1, t2 = make_table("T1", seed=1), make_table("T2", seed=2)
+        for t in (t1, t2):
+            await t.start()
+            play(t, 2)
+        floor = Floor()
+        mgr = LinkManager([TableEndpoint("T1", "127.0.0.1", t1.port, "FPGPP-WA01", 1, 6),
+                           TableEndpoint("T2", "127.0.0.1", t2.port, "FPGPP-WA01", 1, 6)],
+                          floor.on_event, floor.on_status, heartbeat=0.2)
+        task = asyncio.create_task(mgr.run())
+        await until(lambda: not t1.outbox and not t2.outbox, "both tables drained")
+        assert mgr.status()["T1"][0] and mgr.status()["T2"][0]
+        await mgr.close()
+        await task
+        for t in (t1, t2):
+            await t.stop()
+        assert {k[0] for k in floor.recorded} == {"T1", "T2"}
+        assert len(floor.recorded) == len(t1.history) + len(t2.history)
+
+    arun(main)
+
+
+def test_endpoints_come_from_the_floor_configuration() -> None:
+    floorconfig = pytest.importorskip("core.floorconfig")
+    config = floorconfig.load_demo_floor()
+    eps = endpoints_from_floor(config)
+    assert [e.table_id for e in eps] == [t.id for t in config.tables]
+    for e, t in zip(eps, config.tables, strict=True):
+        assert (e.host, e.port, e.decks, e.seats) == (t.host, t.port, t.decks, t.seats)
+        assert e.paytable == (t.paytable or config.group(t.group).paytable)
+
+
+def test_acked_seqs_remember_every_acknowledged_seq_compactly() -> None:
+    acked = AckedSeqs()
+    for seq in [2, 1, 5, 3, 7]:
+        acked.add(seq)
+    assert [s for s in range(1, 9) if s in acked] == [1, 2, 3, 5, 7]
+    assert acked.low == 3 and acked.above == {5, 7}

@@ -1,0 +1,260 @@
+"""The controller wire protocol (docs/protocol.md): framing, round trips, malformed frames."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.events import GameEnded, GameStarted, HitClaimed, Misdealt, Origin, Undone
+from core.protocol import (
+    HAND_IDS,
+    MAX_FRAME_BYTES,
+    Ack,
+    CommandAck,
+    CommandFrame,
+    ErrorFrame,
+    EventFrame,
+    FrameBuffer,
+    Heartbeat,
+    Hello,
+    HitRejected,
+    PayConfirmed,
+    ProtocolError,
+    Welcome,
+    decode_frame,
+    encode_frame,
+    hit_ref,
+)
+from core.rules.cards import full_deck, parse_cards
+
+# ------------------------------------------------------------------ strategies
+
+ids = st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=0x2FFF,
+                                     blacklist_categories=("Cs",)), min_size=1, max_size=20)
+seats = st.integers(1, 99)
+rounds = st.integers(1, 10**9)
+cents = st.integers(1, 10**12)
+hands7 = st.lists(st.sampled_from(full_deck()), min_size=7, max_size=7, unique=True).map(tuple)
+
+events = st.one_of(
+    st.builds(GameStarted, round_no=rounds, wagers=st.dictionaries(seats, cents, max_size=7)),
+    st.builds(HitClaimed, round_no=rounds, seat=seats, hand=st.sampled_from(HAND_IDS),
+              cards=st.one_of(st.just(()), hands7)),
+    st.builds(GameEnded, round_no=rounds),
+    st.builds(Undone, round_no=rounds, what=st.just("START_GAME"), seat=st.none()),
+    st.builds(Undone, round_no=rounds, what=st.just("HIT"), seat=st.one_of(st.none(), seats)),
+    st.builds(Misdealt, round_no=rounds),
+)
+origins = st.builds(Origin, table=ids, boot=ids, seq=st.integers(1, 2**53),
+                    controller_time=st.sampled_from(["", "2025-06-01T12:00:00Z"]))
+commands = st.one_of(
+    st.builds(PayConfirmed, round_no=rounds, seat=seats, hit_ref=ids,
+              amount_cents=st.integers(0, 10**12)),
+    st.builds(HitRejected, round_no=rounds, seat=seats,
+              reason=st.text(min_size=1, max_size=50).filter(
+                  lambda s: s.strip() != "" and all(ord(c) >= 32 for c in s)
+                  and all(not 0xD800 <= ord(c) <= 0xDFFF for c in s)),
+              hit_ref=st.one_of(st.just(""), ids)),
+)
+frames = st.one_of(
+    st.builds(Hello, table=ids, boot=ids, paytable=ids, decks=st.integers(1, 16),
+              seats=st.integers(1, 99), model=st.just("Nexus Command"),
+              heartbeat_ms=st.integers(1, 3_600_000), software=st.just("sim 1")),
+    st.builds(Welcome, console=ids, heartbeat_ms=st.integers(1, 3_600_000)),
+    st.builds(EventFrame, origin=origins, event=events),
+    st.builds(Ack, boot=ids, seq=st.integers(1, 2**40), result=st.sampled_from(["ok", "refused"]),
+              reason=st.sampled_from(["", "no such round"])),
+    st.builds(CommandFrame, console=ids, cseq=st.integers(1, 2**40), command=commands),
+    st.builds(CommandAck, console=ids, cseq=st.integers(1, 2**40),
+              result=st.sampled_from(["ok", "refused"]), reason=st.just("")),
+    st.builds(Heartbeat, time=st.sampled_from(["", "2025-06-01T12:00:00Z"])),
+    st.builds(ErrorFrame, code=st.sampled_from(["BAD_FRAME", "HELLO_REFUSED"]),
+              message=st.just("frame.v: bad"), seq=st.one_of(st.none(), st.integers(1, 99))),
+)
+
+
+def _event_line(**override: object) -> bytes:
+    base: dict[str, object] = {"v": 1, "type": "EVENT", "table": "T1", "boot": "b1", "seq": 7,
+                               "kind": "HIT", "round": 3, "seat": 2, "hand": "FLUSH",
+                               "cards": ["2c", "5c", "9c", "Jc", "Kc", "3d", "4h"]}
+    for key, value in override.items():
+        if value is _DROP:
+            base.pop(key)
+        else:
+            base[key] = value
+    return json.dumps(base).encode() + b"\n"
+
+
+_DROP = object()
+
+# ------------------------------------------------------------------ round trips
+
+
+@given(frames)
+@settings(max_examples=400)
+def test_every_frame_survives_an_encode_decode_round_trip(frame: object) -> None:
+    data = encode_frame(frame)  # type: ignore[arg-type]
+    assert data.endswith(b"\n") and data.count(b"\n") == 1
+    assert decode_frame(data) == frame
+
+
+@given(st.lists(frames, min_size=1, max_size=8), st.data())
+def test_frames_split_anywhere_across_reads_come_out_whole_and_in_order(
+        sent: list[object], data: st.DataObject) -> None:
+    stream = b"".join(encode_frame(f) for f in sent)  # type: ignore[arg-type]
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=10)))
+    buf = FrameBuffer()
+    got: list[object] = []
+    prev = 0
+    for cut in [*cuts, len(stream)]:
+        got += buf.feed(stream[prev:cut])
+        prev = cut
+    assert got == sent
+
+
+def test_money_travels_as_integer_cents() -> None:
+    frame = EventFrame(Origin("T1", "b", 1), GameStarted(1, {1: 100, 6: 500}))
+    wire = json.loads(encode_frame(frame))
+    assert wire["wagers"] == {"1": 100, "6": 500}
+    pay = CommandFrame("c", 1, PayConfirmed(1, 3, "b:1", 250_000))
+    assert json.loads(encode_frame(pay))["amount"] == 250_000
+
+
+def test_cards_are_written_canonically_and_any_cli_spelling_is_accepted() -> None:
+    line = _event_line(cards=["10h", "a♠", "JOKER", "kd", "2C", "3c", "4c"])
+    frame = decode_frame(line)
+    assert isinstance(frame, EventFrame) and isinstance(frame.event, HitClaimed)
+    assert frame.event.cards == parse_cards(["Th", "As", "Jk", "Kd", "2c", "3c", "4c"])
+    assert json.loads(encode_frame(frame))["cards"] == ["Th", "As", "Jk", "Kd", "2c", "3c", "4c"]
+
+
+def test_hit_ref_names_the_hit_event_by_boot_and_seq() -> None:
+    assert hit_ref(Origin("T1", "9f2c", 17)) == "9f2c:17"
+
+
+def test_hand_ids_are_those_of_the_rules_core() -> None:
+    fortune = pytest.importorskip("core.rules.fortune")
+    assert tuple(fortune.HAND_IDS) == HAND_IDS
+
+
+# ------------------------------------------------------------------ malformed frames
+
+
+@pytest.mark.parametrize(("line", "named"), [
+    (b"{\"v\":1,\"type\":\"EVENT\"\n", "bad JSON"),
+    (b"[1,2]\n", "not a JSON object"),
+    (b"\xff\xfe\n", "not UTF-8"),
+    (b"{\"type\":\"HEARTBEAT\"}\n", "frame.v"),
+    (b"{\"v\":2,\"type\":\"HEARTBEAT\"}\n", "unsupported protocol version 2"),
+    (b"{\"v\":true,\"type\":\"HEARTBEAT\"}\n", "frame.v"),
+    (b"{\"v\":1,\"type\":\"DANCE\"}\n", "unknown frame type 'DANCE'"),
+    (_event_line(kind="JUMP"), "unknown event kind 'JUMP'"),
+    (_event_line(seq=_DROP), "missing field 'seq'"),
+    (_event_line(seat=_DROP), "missing field 'seat'"),
+    (_event_line(seat="2"), "HIT.seat: expected an integer"),
+    (_event_line(seat=True), "HIT.seat: expected an integer"),
+    (_event_line(seat=0), "HIT.seat: 0 is out of range"),
+    (_event_line(round=1.0), "HIT.round: expected an integer"),
+    (_event_line(hand="BIG_WIN"), "HIT.hand: 'BIG_WIN' is not one of"),
+    (_event_line(cards=["Zz", "2c", "3c", "4c", "5c", "6c", "7c"]), "card 'Zz'"),
+    (_event_line(cards=["2c", "2c", "3c", "4c", "5c", "6c", "7c"]), "duplicate"),
+    (_event_line(cards=["2c", "3c"]), "expected 0 or 7 cards"),
+    (_event_line(table=""), "EVENT.table: must not be empty"),
+    (_event_line(kind="GAME_STARTED", wagers={"1": 1.5}), "GAME_STARTED.wagers.1"),
+    (_event_line(kind="GAME_STARTED", wagers={"1": "1.00"}), "expected an integer"),
+    (_event_line(kind="GAME_STARTED", wagers={"x": 100}), "seat 'x'"),
+    (_event_line(kind="GAME_STARTED", wagers=[100]), "GAME_STARTED.wagers"),
+    (b"{\"v\":1,\"type\":\"ACK\",\"boot\":\"b\",\"seq\":1,\"result\":\"maybe\"}\n", "ACK.result"),
+    (b"{\"v\":1,\"type\":\"COMMAND\",\"console\":\"c\",\"cseq\":1,\"command\":\"PAY\","
+     b"\"round\":1,\"seat\":1,\"hit_ref\":\"b:1\",\"amount\":\"75.00\"}\n", "PAY.amount"),
+    (b"{\"v\":1,\"type\":\"HEARTBEAT\",\"time\":NaN}\n", "NaN"),
+    (b"\n", "empty frame"),
+])
+def test_malformed_frames_raise_protocol_error_naming_the_problem(line: bytes, named: str) -> None:
+    with pytest.raises(ProtocolError, match=named.replace("(", r"\(").replace(".", r"\.")):
+        decode_frame(line)
+
+
+def test_a_malformed_event_still_reports_its_seq_for_the_error_answer() -> None:
+    with pytest.raises(ProtocolError) as info:
+        decode_frame(_event_line(hand="BIG_WIN", seq=41))
+    assert info.value.seq == 41
+
+
+def test_oversize_frame_is_refused_and_the_stream_resyncs_at_the_next_line() -> None:
+    buf = FrameBuffer()
+    good = encode_frame(Heartbeat())
+    huge = b"{\"v\":1,\"type\":\"HEARTBEAT\",\"pad\":\"" + b"x" * MAX_FRAME_BYTES + b"\"}\n"
+    out: list[object] = []
+    for i in range(0, len(huge), 4096):  # arrives in pieces
+        out += buf.feed(huge[i:i + 4096])
+    out += buf.feed(good)
+    assert len(out) == 2
+    assert isinstance(out[0], ProtocolError) and "exceeds" in str(out[0])
+    assert out[1] == Heartbeat()
+    with pytest.raises(ProtocolError, match="exceeds"):
+        decode_frame(huge)
+
+
+def test_unknown_extra_fields_are_ignored_within_a_version() -> None:
+    frame = decode_frame(_event_line(colour="blue"))
+    assert isinstance(frame, EventFrame) and frame.origin.seq == 7
+
+
+def test_a_sender_can_not_put_a_malformed_frame_on_the_wire() -> None:
+    with pytest.raises(ProtocolError, match="HIT.hand"):
+        encode_frame(EventFrame(Origin("T1", "b", 1), HitClaimed(1, 2, "BIG_WIN")))
+
+
+@given(st.binary(max_size=300))
+@settings(max_examples=500)
+def test_random_bytes_never_raise_anything_but_protocol_error(data: bytes) -> None:
+    try:
+        decode_frame(data)
+    except ProtocolError:
+        pass
+    buf = FrameBuffer(max_bytes=64)
+    for item in buf.feed(data + b"\n"):
+        assert isinstance(item, (ProtocolError, *_FRAME_TYPES))
+
+
+_FRAME_TYPES = (Hello, Welcome, EventFrame, Ack, CommandFrame, CommandAck, Heartbeat, ErrorFrame)
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                   max_size=4),
+    max_leaves=12,
+)
+field_names = st.sampled_from(["v", "type", "table", "boot", "seq", "kind", "round", "seat",
+                               "hand", "cards", "wagers", "what", "console", "cseq", "command",
+                               "hit_ref", "amount", "reason", "result", "decks", "seats",
+                               "paytable", "model", "heartbeat_ms", "code", "message", "time"])
+
+
+@given(st.fixed_dictionaries({"v": st.sampled_from([1, 1, 1, 2, "1", None])}),
+       st.sampled_from(["HELLO", "WELCOME", "EVENT", "ACK", "COMMAND", "CMD_ACK", "HEARTBEAT",
+                        "ERROR", "NOPE"]),
+       st.dictionaries(field_names, json_values, max_size=12))
+@settings(max_examples=800)
+def test_structured_garbage_never_raises_anything_but_protocol_error(
+        head: dict[str, object], kind: str, body: dict[str, object]) -> None:
+    obj = {**body, **head, "type": kind}
+    try:
+        line = json.dumps(obj).encode()
+    except ValueError:
+        return
+    try:
+        decode_frame(line)
+    except ProtocolError:
+        pass
+
+
+def test_absurd_nesting_is_a_protocol_error_not_a_crash() -> None:
+    with pytest.raises(ProtocolError):
+        decode_frame(b"[" * 30_000 + b"]" * 30_000)
+    with pytest.raises(ProtocolError):
+        decode_frame(b"{\"v\":1,\"type\":\"EVENT\",\"seq\":" + b"9" * 5000 + b"}")
