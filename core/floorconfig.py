@@ -53,10 +53,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, TypeVar
 
 from core.meters import PAY_ORDERS, LevelSettings, PayOrder
 from core.money import cents_to_units, json_cents, parse_cents, parse_rate
+from core.rules.paytables import Paytable
 
 ALL_PAYS_MIN_CONTRIBUTION = Decimal("0.70")
 MAX_SEATS = 10
@@ -453,21 +454,7 @@ def load_demo_floor() -> FloorConfig:
 
 # --- checks against the paytables -------------------------------------------------------------
 
-class _PaytableLike(Protocol):
-    """What ``validate`` needs of ``core.rules.paytables.Paytable``."""
-
-    @property
-    def kind(self) -> str: ...
-    @property
-    def levels(self) -> tuple[str, ...]: ...
-    @property
-    def wager_cents(self) -> int | None: ...
-    @property
-    def pays(self) -> tuple[Any, ...]: ...
-    def fixed_cents(self, pay: Any, wager_cents: int) -> int: ...
-
-
-def validate(config: FloorConfig, paytables: Mapping[str, _PaytableLike]) -> list[str]:
+def validate(config: FloorConfig, paytables: Mapping[str, Paytable]) -> list[str]:
     """Check every group against its paytable; refuse what is wrong, return warnings.
 
     Refused (FloorConfigError): an unknown or non-progressive paytable; a group whose levels are
@@ -514,7 +501,7 @@ def validate(config: FloorConfig, paytables: Mapping[str, _PaytableLike]) -> lis
     return warnings
 
 
-def _largest_fixed_cents(pt: _PaytableLike) -> int:
+def _largest_fixed_cents(pt: Paytable) -> int:
     wager = pt.wager_cents or 0
     amounts = [pt.fixed_cents(p, wager) for p in pt.pays if p.source == "tray"]
     return max(amounts, default=0)

@@ -187,10 +187,13 @@ class ControllerLink:
             except Exception:
                 log.exception("table %s: status listener failed", self.table_id)
 
-    def _drop_writer(self) -> None:
+    def _drop_writer(self, *, graceful: bool = False) -> None:
         w, self._writer = self._writer, None
         if w is not None:
-            w.transport.abort()
+            if graceful:
+                w.close()  # what was written (an ERROR, an ACK) still goes out
+            else:
+                w.transport.abort()
 
     async def _sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
@@ -218,7 +221,7 @@ class ControllerLink:
             except (OSError, asyncio.IncompleteReadError) as exc:
                 detail = f"connection lost: {exc}"
             finally:
-                self._drop_writer()
+                self._drop_writer(graceful=True)
             if self.online:
                 log.warning("table %s: link down: %s", self.table_id, detail)
                 delay = self.reconnect_delay  # it was up: retry soon
@@ -337,9 +340,11 @@ class ControllerLink:
 
     async def _handle_event(self, frame: EventFrame, hello: Hello) -> None:
         o = frame.origin
-        if o.table != self.table_id or o.boot != hello.boot:
-            msg = (f"EVENT seq {o.seq}: from table {o.table!r} boot {o.boot!r}, this connection "
-                   f"is table {self.table_id!r} boot {hello.boot!r}")
+        # An earlier boot is fine: a controller that kept its outbox over a restart resends
+        # those events under their original (boot, seq).
+        if o.table != self.table_id:
+            msg = (f"EVENT seq {o.seq}: from table {o.table!r}, this connection is table "
+                   f"{self.table_id!r}")
             log.warning("table %s: %s", self.table_id, msg)
             await self._send(ErrorFrame("BAD_FRAME", msg, o.seq))
             return

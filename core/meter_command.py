@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from core.meters import (
     LevelSettings,
@@ -41,34 +41,11 @@ from core.money import (
     parse_rate,
     units_floor_cents,
 )
+from core.rules.paytables import Pay, Paytable, load_paytables
 
 
 class ScenarioError(ValueError):
     """A scenario the command refuses; the message names the round, seat or field."""
-
-
-# --- what the command needs of core.rules.paytables -------------------------------------------
-
-class PayLike(Protocol):
-    @property
-    def hand(self) -> str: ...
-    @property
-    def level(self) -> str | None: ...
-    @property
-    def fraction(self) -> Decimal | None: ...
-    @property
-    def source(self) -> str: ...
-
-
-class PaytableLike(Protocol):
-    @property
-    def id(self) -> str: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def levels(self) -> tuple[str, ...]: ...
-    def pay_for(self, hand: str) -> Any: ...
-    def fixed_cents(self, pay: Any, wager_cents: int) -> int: ...
 
 
 # --- the scenario -----------------------------------------------------------------------------
@@ -77,11 +54,12 @@ class PaytableLike(Protocol):
 class Round:
     wagers: dict[int, int]  # seat -> cents
     hits: dict[int, str]  # seat -> hand id
+    pays: dict[int, Pay]  # seat -> what the paytable pays for that hand
 
 
 @dataclass(frozen=True)
 class Scenario:
-    paytable: PaytableLike
+    paytable: Paytable
     settings: dict[str, LevelSettings]  # in the paytable's level order
     start: dict[str, LevelState]
     rounds: tuple[Round, ...]
@@ -171,7 +149,7 @@ def _seat_map(value: object, where: str, convert: Callable[[object, str], Any]) 
     return out
 
 
-def parse_scenario(data: object, paytables: Mapping[str, PaytableLike]) -> Scenario:
+def parse_scenario(data: object, paytables: Mapping[str, Paytable]) -> Scenario:
     """Check a parsed scenario completely (before anything is replayed)."""
     top = _object(data, "scenario")
     _keys(top, "scenario", ("paytable", "levels", "rounds"))
@@ -222,21 +200,20 @@ def parse_scenario(data: object, paytables: Mapping[str, PaytableLike]) -> Scena
         _keys(r, where, ("wagers",), ("hits",))
         wagers: dict[int, int] = _seat_map(r["wagers"], f"{where} wagers", _wager)
         hits: dict[int, str] = _seat_map(r.get("hits", {}), f"{where} hits", _hand)
+        pays: dict[int, Pay] = {}
         for seat, hand in sorted(hits.items()):
             if seat not in wagers:
                 raise ScenarioError(f"round {i}, seat {seat}: hit {hand} on a seat without a "
                                     "progressive wager")
-            try:
-                pay = paytable.pay_for(hand)
-            except ValueError:  # an id the paytable module does not know at all
-                pay = None
+            pay = paytable.pay_for(hand)
             if pay is None:
                 raise ScenarioError(f"round {i}, seat {seat}: hand {hand!r} is not paid by "
                                     f"{pt_id}")
             if pay.source == "meter" and _pay_level(pay, paytable) not in settings:
                 raise ScenarioError(f"round {i}, seat {seat}: {hand} pays from level "
                                     f"{pay.level!r}, which {pt_id} does not have")
-        rounds.append(Round(wagers, hits))
+            pays[seat] = pay
+        rounds.append(Round(wagers, hits, pays))
     return Scenario(paytable, settings, start, tuple(rounds))
 
 
@@ -253,7 +230,7 @@ def _hand(value: object, where: str) -> str:
     return value.strip().upper()
 
 
-def _pay_level(pay: PayLike, paytable: PaytableLike) -> str:
+def _pay_level(pay: Pay, paytable: Paytable) -> str:
     if pay.level is not None:
         return pay.level
     if len(paytable.levels) == 1:
@@ -274,8 +251,7 @@ def replay(scenario: Scenario, order: str = "right_first") -> list[RoundResult]:
                 states[name] = apply(states[name], contribute(s, wager))
         payouts: list[Payout] = []
         for seat in payment_order(rnd.hits, order):
-            hand = rnd.hits[seat]
-            pay = pt.pay_for(hand)
+            hand, pay = rnd.hits[seat], rnd.pays[seat]
             if pay.source == "meter":
                 level = _pay_level(pay, pt)
                 fraction = pay.fraction if pay.fraction is not None else Decimal(1)
@@ -360,8 +336,6 @@ def load_scenario_file(path: str) -> object:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.rules.paytables import load_paytables
-
     data = load_scenario_file(args.scenario)
     scenario = parse_scenario(data, load_paytables())
     results = replay(scenario)

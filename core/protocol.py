@@ -10,6 +10,7 @@ frame, the field and the problem.
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -267,12 +268,16 @@ class _Fields:
             raise self.error(name, "must not be empty")
         if len(v) > limit:
             raise self.error(name, f"longer than {limit} characters")
-        if any(ord(ch) < 32 for ch in v):
+        if any(unicodedata.category(ch) == "Cc" for ch in v):
             raise self.error(name, "contains control characters")
         return v
 
     def ident(self, name: str) -> str:
-        return self.text(name, limit=MAX_ID_CHARS)
+        """An identifier (table, boot, console, paytable): printable, no spaces."""
+        v = self.text(name, limit=MAX_ID_CHARS)
+        if not v.isprintable() or any(ch.isspace() for ch in v):
+            raise self.error(name, f"{v!r} is not an identifier (printable, no spaces)")
+        return v
 
     def choice(self, name: str, choices: tuple[str, ...]) -> str:
         v = self.text(name)

@@ -142,6 +142,22 @@ def stacked_cards(hand: str, rng: random.Random) -> list[Card]:
     raise SimulatorError(f"hand {hand!r}: the simulator can not stack it")
 
 
+def describe(event: ControllerEvent) -> str:
+    """One readable line for a log."""
+    if isinstance(event, GameStarted):
+        seats = ", ".join(f"{s}" for s in sorted(event.wagers)) or "none"
+        return f"START GAME round {event.round_no}, wagers on seats {seats}"
+    if isinstance(event, HitClaimed):
+        return (f"HIT JACKPOT round {event.round_no} seat {event.seat} {event.hand} "
+                f"[{' '.join(str(c) for c in event.cards)}]")
+    if isinstance(event, GameEnded):
+        return f"END GAME round {event.round_no}"
+    if isinstance(event, Undone):
+        seat = f" seat {event.seat}" if event.seat is not None else ""
+        return f"UNDO {event.what} round {event.round_no}{seat}"
+    return f"MISDEAL round {event.round_no}"
+
+
 # --------------------------------------------------------------------------- one table
 
 class SimulatedTable:
@@ -159,8 +175,9 @@ class SimulatedTable:
         if paytable.wager_cents is None:
             raise SimulatorError(f"table {table_id}: paytable {paytable.id} is not a progressive "
                                  "paytable (it has no progressive wager)")
-        if not 1 <= seats <= 9:
-            raise SimulatorError(f"table {table_id}: seats {seats} must be 1..9")
+        if not 1 <= seats <= 10:
+            raise SimulatorError(f"table {table_id}: seats {seats} must be 1..10 (cards are "
+                                 "dealt to seats 1-7)")
         if not 0 <= port < 65536:
             raise SimulatorError(f"table {table_id}: port {port} is not a TCP port")
         for name, rate in (("mistake rate", mistake_rate), ("jackpot rate", jackpot_rate),
@@ -182,6 +199,9 @@ class SimulatedTable:
         self.bet_probability = bet_probability
         self.heartbeat = heartbeat
         self.boot = boot or secrets.token_hex(6)
+        if seed is None:  # a fresh game each run
+            seed = secrets.randbelow(2**63)
+        self.seed = seed
         self.rng = random.Random(f"{seed}/{table_id}")
         # game state
         self.round_no = 0
@@ -247,6 +267,7 @@ class SimulatedTable:
         self._next_seq += 1
         self.history.append(frame)
         self.outbox[frame.origin.seq] = frame
+        log.info("table %s #%d: %s", self.table_id, frame.origin.seq, describe(event))
         if self.connected:
             self._write(frame)
         return frame

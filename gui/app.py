@@ -153,8 +153,18 @@ def run(args: argparse.Namespace) -> int:
 
         QTimer.singleShot(8000, shoot)
     try:
-        return app.exec()
+        rc = app.exec()
     finally:
         console.stop()
         if sim is not None:
             sim.stop()
+        window.close()
+        window.deleteLater()
+        app.processEvents()
+    # Everything is committed and every thread joined.  Leave without interpreter
+    # finalization, where PySide6 and pyqtgraph objects torn down in arbitrary order can
+    # crash (seen: "bool_dealloc" during garbage collection at exit).
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(rc)

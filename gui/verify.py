@@ -136,20 +136,17 @@ class VerifyDialog(QDialog):
             return
         self._verification = v
         hand_html = " ".join(card_html(c) for c in cards)
-        self.evaluated.setText(f"{hand_label(v.evaluated_hand)}   {hand_html}")
+        self.evaluated.setText(f"{hand_label(v.best_hand)}   {hand_html}")
         if v.pay_hand is None:
             self.amount.setText("Pays nothing")
             self.detail.setText("These cards make no hand this paytable pays.")
         else:
-            self.amount.setText(format_cents(v.amount_cents, "$"))
-            if v.source == "meter":
-                self.detail.setText(
-                    f"Pays as {hand_label(v.pay_hand)}: {v.pay_text} of the {v.level} meter "
-                    f"({format_cents(v.meter_cents or 0, '$')} now). Needs a {v.required_role.upper()} card."
-                )
-            else:
-                self.detail.setText(f"Pays as {hand_label(v.pay_hand)}: {v.pay_text} from the tray. "
-                                    f"Needs a {v.required_role.upper()} card.")
+            self.amount.setText(format_cents(v.amount_cents or 0, "$"))
+            role = (v.required_role or "supervisor").upper()
+            where = (f"its share of the {v.level} meter as it stands now"
+                     if v.source == "meter" else "a fixed amount from the table's tray")
+            self.detail.setText(f"Pays as {hand_label(v.pay_hand)}: {where}. "
+                                f"Paying needs a {role} card.")
         self.problems.setText("\n".join(f"⚠ {p}" for p in v.problems))
         self.correct.setVisible(bool(v.mismatch))
         if not v.mismatch:
@@ -170,12 +167,13 @@ class VerifyDialog(QDialog):
             return
         cards = self.picker.cards()
         correct = self.correct.isChecked()
-        text = f"Pay {format_cents(v.amount_cents, '$')} — {hand_label(v.pay_hand)}, {self.hit.table} seat {self.hit.seat}"
+        text = (f"Pay {format_cents(v.amount_cents or 0, '$')} — {hand_label(v.pay_hand)}, "
+                f"{self.hit.table} seat {self.hit.seat}")
 
         def do(swipe: str) -> object:
             return self.service.pay(self.hit.id, cards, swipe, correct_claim=correct)
 
-        if self.authorize(v.required_role, text, "pay", do):
+        if self.authorize(v.required_role or "supervisor", text, "pay", do):
             self.outcome = "paid"
             self.accept()
 

@@ -450,3 +450,14 @@ def demo_slip(*, reprint: bool = False) -> WinSlip:
         timezone="America/Los_Angeles",
         reprint=reprint,
     )
+
+
+def reprint_banner(*, profile: str = DEFAULT_PROFILE) -> bytes:
+    """The bytes put in front of a stored slip when it is printed again, so the paper says
+    clearly that it is a copy.  The stored original bytes stay unchanged in the ledger."""
+    p = escpos_dummy(profile)
+    p.set(align="center", bold=True, invert=True, double_height=True)
+    p.text(" REPRINT - COPY - NOT AN ORIGINAL \n")
+    p.set(align="left", bold=False, invert=False, double_height=False)
+    p.text("\n")
+    return bytes(p.output)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from core.floorconfig import (
 )
 from core.meters import LevelSettings
 from core.money import cents_to_units
+from core.rules.paytables import load_paytables
 
 BASE = """
 [casino]
@@ -74,40 +74,7 @@ def refused(text: str, *fragments: str) -> str:
     return msg
 
 
-# --- stub paytables following the core.rules.paytables contract -------------------------------
-
-@dataclass(frozen=True)
-class StubPay:
-    hand: str
-    amount_cents: int | None = None
-    for_one: int | None = None
-    level: str | None = None
-
-    @property
-    def source(self) -> str:
-        return "meter" if self.level else "tray"
-
-
-@dataclass(frozen=True)
-class StubPaytable:
-    id: str
-    levels: tuple[str, ...] = ("MAIN",)
-    kind: str = "progressive"
-    wager_cents: int | None = 100
-    pays: tuple[StubPay, ...] = field(default=(
-        StubPay("SF7_NATURAL", level="MAIN"), StubPay("FIVE_ACES", amount_cents=250_000),
-        StubPay("FULL_HOUSE", for_one=6)))
-
-    def fixed_cents(self, pay: StubPay, wager_cents: int) -> int:
-        if pay.amount_cents is not None:
-            return pay.amount_cents
-        assert pay.for_one is not None
-        return pay.for_one * wager_cents
-
-
-STUBS = {"FPGPP-WA01": StubPaytable("FPGPP-WA01"),
-         "FPGPP-ML2": StubPaytable("FPGPP-ML2", levels=("MEGA", "MAJOR", "MINOR")),
-         "PT1": StubPaytable("PT1", kind="bonus", levels=())}
+PAYTABLES = load_paytables()
 
 
 # --- the schema ---------------------------------------------------------------------------------
@@ -124,7 +91,7 @@ def test_a_valid_floor_loads_with_its_defaults() -> None:
     t = cfg.table("T1")
     assert (t.name, t.seats, t.decks, t.paytable) == ("T1", 6, 1, None)
     assert [x.id for x in cfg.tables_in("G1")] == ["T1", "T2"]
-    assert validate(cfg, STUBS) == []
+    assert validate(cfg, PAYTABLES) == []
 
 
 def test_file_printer_and_left_first_order_and_lock_at_hit() -> None:
@@ -188,7 +155,7 @@ def test_seed_zero_is_refused_unless_allow_zero_seed() -> None:
             "groups[0].levels.MAIN.seed", "allow_zero_seed")
     cfg = loads_floor(BASE.replace('seed = "10000.00"', 'seed = "0"\nallow_zero_seed = true'))
     assert cfg.group("G1").level("MAIN").seed_cents == 0
-    warnings = validate(cfg, STUBS)
+    warnings = validate(cfg, PAYTABLES)
     assert any("seed 0.00" in w and "MAIN" in w for w in warnings)
 
 
@@ -241,29 +208,29 @@ def test_group_levels_must_be_exactly_the_paytables() -> None:
     ml2 = BASE.replace('paytable = "FPGPP-WA01"', 'paytable = "FPGPP-ML2"')
     with pytest.raises(FloorConfigError, match="group G1.*MEGA.*MAJOR.*MINOR.*not in the paytable: "
                                                "MAIN"):
-        validate(loads_floor(ml2, "floor.toml"), STUBS)
+        validate(loads_floor(ml2, "floor.toml"), PAYTABLES)
 
 
 def test_unknown_or_bonus_paytable_is_refused() -> None:
     with pytest.raises(FloorConfigError, match="'FPGPP-XX' is not installed"):
-        validate(loads_floor(BASE.replace("FPGPP-WA01", "FPGPP-XX")), STUBS)
+        validate(loads_floor(BASE.replace("FPGPP-WA01", "FPGPP-XX")), PAYTABLES)
     with pytest.raises(FloorConfigError, match="PT1 is a bonus paytable"):
-        validate(loads_floor(BASE.replace("FPGPP-WA01", "PT1")), STUBS)
+        validate(loads_floor(BASE.replace("FPGPP-WA01", "PT1")), PAYTABLES)
 
 
 def test_all_pays_from_meter_below_70_percent_warns() -> None:
     text = BASE.replace("all_pays_from_meter = false", "all_pays_from_meter = true")
-    warnings = validate(loads_floor(text), STUBS)
+    warnings = validate(loads_floor(text), PAYTABLES)
     assert len(warnings) == 1 and "0.20" in warnings[0] and "0.70" in warnings[0]
     at_70 = text.replace('contribution_rate = "0.20"', 'contribution_rate = "0.70"')
-    assert validate(loads_floor(at_70), STUBS) == []
+    assert validate(loads_floor(at_70), PAYTABLES) == []
     # Without all pays from meter a low rate is normal.
-    assert validate(loads_floor(BASE), STUBS) == []
+    assert validate(loads_floor(BASE), PAYTABLES) == []
 
 
 def test_seed_below_largest_fixed_award_warns() -> None:
     text = BASE.replace('seed = "10000.00"', 'seed = "2000.00"')
-    warnings = validate(loads_floor(text), STUBS)
+    warnings = validate(loads_floor(text), PAYTABLES)
     assert len(warnings) == 1 and "2500.00" in warnings[0]
 
 
@@ -271,7 +238,7 @@ def test_group_without_tables_warns() -> None:
     lonely = BASE + ('\n[[groups]]\nid = "G2"\npaytable = "FPGPP-WA01"\n[groups.levels.MAIN]\n'
                      'seed = "10000.00"\ncontribution_rate = "0.2"\nreserve_rate = "0"\n')
     # The [[groups]] after the tables is still a group (TOML arrays of tables may interleave).
-    warnings = validate(loads_floor(lonely), STUBS)
+    warnings = validate(loads_floor(lonely), PAYTABLES)
     assert any("G2" in w and "no table" in w for w in warnings)
 
 
@@ -300,6 +267,4 @@ def test_demo_floor_loads() -> None:
 
 
 def test_demo_floor_validates_against_the_installed_paytables() -> None:
-    from core.rules.paytables import load_paytables
-
-    assert validate(load_demo_floor(), load_paytables()) == []
+    assert validate(load_demo_floor(), PAYTABLES) == []

@@ -449,6 +449,33 @@ def test_a_malformed_event_is_answered_with_error_and_changes_nothing() -> None:
     arun(main)
 
 
+def test_events_kept_from_an_earlier_boot_are_accepted_and_another_table_is_not() -> None:
+    old = EventFrame(Origin("T1", "boot0", 9), GameEnded(3))  # kept over a restart
+    stray = EventFrame(Origin("T7", "boot1", 1), GameEnded(1))
+
+    async def script(ctl: ScriptedController, n: int) -> None:
+        ctl.send(n, old)
+        ctl.send(n, stray)
+
+    async def main() -> None:
+        ctl = ScriptedController(_hello(), script)
+        await ctl.start()
+        floor = Floor()
+        link = ControllerLink("T1", "127.0.0.1", ctl.port, floor.on_event, floor.on_status,
+                              heartbeat=0.2)
+        task = await running(link)
+        await until(lambda: any(isinstance(f, ErrorFrame) for f in ctl.frames(0)), "the ERROR")
+        await link.close()
+        await task
+        await ctl.stop()
+        assert floor.calls == [("T1", "boot0", 9)]
+        assert [f for f in ctl.frames(0) if isinstance(f, Ack)] == [Ack("boot0", 9, "ok")]
+        err = next(f for f in ctl.frames(0) if isinstance(f, ErrorFrame))
+        assert err.code == "BAD_FRAME" and "'T7'" in err.message
+
+    arun(main)
+
+
 def test_commands_wait_while_offline_and_are_resent_until_acknowledged() -> None:
     async def script(ctl: ScriptedController, n: int) -> None:
         pass

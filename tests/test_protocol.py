@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import unicodedata
 
 import pytest
 from hypothesis import given, settings
@@ -33,7 +35,8 @@ from core.rules.cards import full_deck, parse_cards
 # ------------------------------------------------------------------ strategies
 
 ids = st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=0x2FFF,
-                                     blacklist_categories=("Cs",)), min_size=1, max_size=20)
+                                     whitelist_categories=("L", "N", "P", "S")),
+              min_size=1, max_size=20)
 seats = st.integers(1, 99)
 rounds = st.integers(1, 10**9)
 cents = st.integers(1, 10**12)
@@ -55,8 +58,8 @@ commands = st.one_of(
               amount_cents=st.integers(0, 10**12)),
     st.builds(HitRejected, round_no=rounds, seat=seats,
               reason=st.text(min_size=1, max_size=50).filter(
-                  lambda s: s.strip() != "" and all(ord(c) >= 32 for c in s)
-                  and all(not 0xD800 <= ord(c) <= 0xDFFF for c in s)),
+                  lambda s: s.strip() != "" and all(
+                      unicodedata.category(c) not in ("Cc", "Cs") for c in s)),
               hit_ref=st.one_of(st.just(""), ids)),
 )
 frames = st.one_of(
@@ -163,6 +166,8 @@ def test_hand_ids_are_those_of_the_rules_core() -> None:
     (_event_line(cards=["2c", "2c", "3c", "4c", "5c", "6c", "7c"]), "duplicate"),
     (_event_line(cards=["2c", "3c"]), "expected 0 or 7 cards"),
     (_event_line(table=""), "EVENT.table: must not be empty"),
+    (_event_line(table="T 1"), "EVENT.table: 'T 1' is not an identifier"),
+    (_event_line(boot="b\u0085"), "EVENT.boot"),
     (_event_line(kind="GAME_STARTED", wagers={"1": 1.5}), "GAME_STARTED.wagers.1"),
     (_event_line(kind="GAME_STARTED", wagers={"1": "1.00"}), "expected an integer"),
     (_event_line(kind="GAME_STARTED", wagers={"x": 100}), "seat 'x'"),
@@ -212,10 +217,8 @@ def test_a_sender_can_not_put_a_malformed_frame_on_the_wire() -> None:
 @given(st.binary(max_size=300))
 @settings(max_examples=500)
 def test_random_bytes_never_raise_anything_but_protocol_error(data: bytes) -> None:
-    try:
+    with contextlib.suppress(ProtocolError):
         decode_frame(data)
-    except ProtocolError:
-        pass
     buf = FrameBuffer(max_bytes=64)
     for item in buf.feed(data + b"\n"):
         assert isinstance(item, (ProtocolError, *_FRAME_TYPES))
@@ -247,10 +250,8 @@ def test_structured_garbage_never_raises_anything_but_protocol_error(
         line = json.dumps(obj).encode()
     except ValueError:
         return
-    try:
+    with contextlib.suppress(ProtocolError):
         decode_frame(line)
-    except ProtocolError:
-        pass
 
 
 def test_absurd_nesting_is_a_protocol_error_not_a_crash() -> None:

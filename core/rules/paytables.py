@@ -120,9 +120,10 @@ class _Reader:
 
     def __init__(self, fname: str, where: str, data: Mapping[str, Any]) -> None:
         self.fname, self.where, self.data = fname, where, data
+        self.label = ""  # e.g. " (FULL_HOUSE)" after a pay's key
 
     def key(self, key: str) -> str:
-        return f"{self.where}.{key}" if self.where else key
+        return (f"{self.where}.{key}" if self.where else key) + self.label
 
     def error(self, key: str, problem: str) -> PaytableError:
         return PaytableError(f"{self.fname}: {self.key(key)}: {problem}")
@@ -198,7 +199,7 @@ def _parse_pay(fname: str, kind: str, levels: tuple[str, ...], i: int, data: Any
     hand = r.text("hand")
     if hand not in HAND_IDS:
         raise r.error("hand", f"unknown hand id {hand!r} (see RULES.md section 1)")
-    r.where = f"pays[{i}] ({hand})"
+    r.label = f" ({hand})"
     how = [k for k in _HOW if k in data]
     if len(how) != 1:
         got = " and ".join(how) if how else "none"

@@ -32,7 +32,7 @@ def fail_on_logged_error(request: pytest.FixtureRequest):  # type: ignore[no-unt
         pytest.fail(f"unexpected error logged: {msgs}")
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture(autouse=True, scope="session")
 def themed(qapp):  # type: ignore[no-untyped-def]
     from gui import theme
 

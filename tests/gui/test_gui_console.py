@@ -1,0 +1,168 @@
+"""The console as a supervisor uses it: a hit arrives from a simulated controller over TCP,
+shows in the queue, is verified in the dialog, a too-low card is refused, an Executive card
+swipe (real key events, typed at reader speed) pays it, the meter reseeds and the slip prints.
+
+Screenshots of each screen go to $PODIUM_SCREENSHOT_DIR when it is set."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QWidget
+from sqlalchemy import Engine
+
+from core.demo import swipe_of
+from core.events import HitClaimed
+from core.rules.cards import parse_card
+from core.ledger.db import make_engine, upgrade
+from gui.authorize import SwipePrompt
+from gui.main_window import MainWindow
+from gui.swipe import SwipeCatcher
+from gui.verify import VerifyDialog
+from tests.fake_printer import FakePrinter
+from tests.harness import FloorHarness, wait_for
+
+ROYAL_SF7 = ["8s", "9s", "Ts", "Js", "Qs", "Ks", "As"]
+SHOTS = os.environ.get("PODIUM_SCREENSHOT_DIR")
+
+
+def shot(widget: QWidget, name: str) -> None:
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        widget.grab().save(str(Path(SHOTS) / f"{name}.png"))
+
+
+@pytest.fixture
+def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
+    eng = make_engine(f"sqlite:///{tmp_path / 'ledger.sqlite3'}")
+    upgrade(eng)
+    yield eng
+    eng.dispose()
+
+
+@pytest.fixture
+def console_window(qtbot, qapp, sqlite_engine):  # type: ignore[no-untyped-def]
+    catcher = SwipeCatcher()
+    catcher.install(qapp)
+    with FakePrinter() as printer, FloorHarness(sqlite_engine, printer.port) as floor:
+        window = MainWindow(floor.console, catcher)
+        qtbot.addWidget(window)
+        window.show()
+        yield window, floor, printer
+        window.close()
+    qapp.removeEventFilter(catcher)
+
+
+def _type_swipe(qtbot, widget: QWidget, swipe: str) -> None:  # type: ignore[no-untyped-def]
+    qtbot.keyClicks(widget, swipe, delay=1)
+    qtbot.keyClick(widget, Qt.Key.Key_Return)
+
+
+def test_supervisor_verifies_and_pays_a_jackpot_with_a_swipe(qtbot, console_window):  # type: ignore[no-untyped-def]
+    window, floor, printer = console_window
+    floor.deal_hit("PG-1", seat=3, cards=ROYAL_SF7, wagers=[1, 3, 5])
+    qtbot.waitUntil(lambda: window.queue.rowCount() == 1, timeout=5000)
+    assert "1 HIT WAITING" in window.pending_label.text()
+    assert window.queue.item(0, 4).text() == "SF7 NATURAL"
+    shot(window, "main-window-hit-waiting")
+
+    seen: dict[str, object] = {}
+
+    def in_dialog() -> None:
+        dlg = QApplication.activeModalWidget()
+        assert isinstance(dlg, VerifyDialog)
+        seen["amount"] = dlg.amount.text()
+        seen["evaluated"] = dlg.evaluated.text()
+        seen["pay_enabled"] = dlg.pay_btn.isEnabled()
+        shot(dlg, "verify-dialog")
+        QTimer.singleShot(100, in_prompt)
+        dlg.pay_btn.click()  # opens the swipe prompt (modal)
+
+    def in_prompt() -> None:
+        prompt = QApplication.activeModalWidget()
+        assert isinstance(prompt, SwipePrompt)
+        shot(prompt, "swipe-prompt")
+        _type_swipe(qtbot, prompt, swipe_of("1001"))  # a Supervisor: not enough for 100%
+        qtbot.waitUntil(lambda: "executive" in prompt.message.text().lower(), timeout=3000)
+        seen["refusal"] = prompt.message.text()
+        shot(prompt, "swipe-prompt-refused")
+        _type_swipe(qtbot, prompt, swipe_of("2001"))  # the Executive
+
+    QTimer.singleShot(100, in_dialog)
+    window.open_selected_hit()  # blocks until the dialog closes
+
+    assert seen["amount"] == "$10,000.60"
+    assert "7-Card SF Natural" in str(seen["evaluated"])
+    assert seen["pay_enabled"] is True
+    assert "executive" in str(seen["refusal"]).lower()
+    assert "6011" not in str(seen["refusal"])  # never echo card data
+    snap = floor.console.floor.snapshot()
+    assert snap.pending == ()
+    main = {(lv.group, lv.level): lv for lv in snap.levels}[("WA01", "MAIN")]
+    assert main.meter_cents == 1_000_006  # reseeded at seed + reserve
+    printer.wait_for_bytes(200, timeout=10)
+    qtbot.waitUntil(lambda: window.queue.rowCount() == 0, timeout=3000)
+    window.tabs.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: window.slips.rowCount() == 1 and
+                    window.slips.item(0, 5).text().startswith("yes"), timeout=5000)
+    shot(window, "main-window-slips")
+
+
+def test_claim_that_differs_from_the_cards_blocks_paying_until_corrected(qtbot, console_window):  # type: ignore[no-untyped-def]
+    window, floor, _printer = console_window
+    sim = floor.sims["PG-1"]
+    cards = ["5h", "6h", "7h", "8h", "9h", "Kc", "2d"]  # a straight flush, $100 from the tray
+    floor.on_sim(sim.force_wagers, [2])
+    floor.on_sim(sim.force_hand, 2, cards)
+    floor.on_sim(sim.step)  # START GAME
+    # the dealer presses the ROYAL FLUSH button by mistake
+    floor.on_sim(sim._emit, HitClaimed(sim.round_no, 2, "ROYAL_FLUSH",
+                                       tuple(parse_card(c) for c in cards)))
+    qtbot.waitUntil(lambda: window.queue.rowCount() == 1, timeout=5000)
+    assert "cards make STRAIGHT_FLUSH" in window.queue.item(0, 7).text()
+
+    seen: dict[str, object] = {}
+
+    def in_dialog() -> None:
+        dlg = QApplication.activeModalWidget()
+        assert isinstance(dlg, VerifyDialog)
+        seen["blocked"] = not dlg.pay_btn.isEnabled()
+        seen["problems"] = dlg.problems.text()
+        seen["amount"] = dlg.amount.text()
+        shot(dlg, "verify-dialog-mismatch")
+        dlg.correct.setChecked(True)
+        seen["enabled_after_correction"] = dlg.pay_btn.isEnabled()
+        QTimer.singleShot(100, in_prompt)
+        dlg.pay_btn.click()
+
+    def in_prompt() -> None:
+        prompt = QApplication.activeModalWidget()
+        assert isinstance(prompt, SwipePrompt)
+        _type_swipe(qtbot, prompt, swipe_of("1002"))  # a Supervisor is enough for $100
+
+    QTimer.singleShot(100, in_dialog)
+    window.open_selected_hit()
+    assert seen["blocked"] is True
+    assert "STRAIGHT_FLUSH" in str(seen["problems"]) or "Straight" in str(seen["problems"])
+    assert seen["amount"] == "$100.00"
+    assert seen["enabled_after_correction"] is True
+    assert floor.pending() == []
+
+
+def test_stray_swipe_is_ignored_and_never_typed_into_a_field(qtbot, console_window):  # type: ignore[no-untyped-def]
+    window, _floor, _printer = console_window
+    _type_swipe(qtbot, window.queue, swipe_of("1001"))
+    qtbot.waitUntil(lambda: "ignored" in window.statusBar().currentMessage(), timeout=2000)
+
+
+def test_offline_table_shows_offline_and_locked(qtbot, console_window):  # type: ignore[no-untyped-def]
+    window, floor, _printer = console_window
+    floor.sim_thread.stop()  # the controllers go away
+    qtbot.waitUntil(lambda: "OFFLINE" in window.grid.tile("PG-1").link.text(), timeout=10000)
+    assert "LOCKED" in window.grid.tile("PG-1").round.text()
+    wait_for(lambda: not floor.console.floor.snapshot().tables[0].online)
+    shot(window, "main-window-offline")
