@@ -26,7 +26,7 @@ class MoneyError(ValueError):
 
 
 def parse_decimal(text: str | int | Decimal, what: str = "amount") -> Decimal:
-    if isinstance(text, bool) or isinstance(text, float):
+    if isinstance(text, (bool, float)):
         raise MoneyError(f"{what}: {text!r} must be a decimal string, not a float")
     try:
         value = Decimal(str(text).strip().replace(",", ""))
@@ -37,7 +37,8 @@ def parse_decimal(text: str | int | Decimal, what: str = "amount") -> Decimal:
     return value
 
 
-def parse_cents(text: str | int | Decimal, what: str = "amount", *, allow_negative: bool = False) -> int:
+def parse_cents(text: str | int | Decimal, what: str = "amount", *,
+                allow_negative: bool = False) -> int:
     """Parse ``"1250.00"`` into cents (125000).  More than two decimals is an error."""
     value = parse_decimal(text, what)
     if value < 0 and not allow_negative:

@@ -17,18 +17,17 @@ import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
-
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Engine, func, select
 
 from core.events import ControllerEvent, Origin
 from core.floor import Floor, FloorChange, HitOutcome
 from core.floorconfig import FloorConfig
-from core.ledger.models import ControllerEvent as EventRow
 from core.ledger.models import Award, Hit, Slip, SlipPrintAttempt
+from core.ledger.models import ControllerEvent as EventRow
 from core.link import LinkManager
 from core.protocol import HitRejected, PayConfirmed
 
@@ -144,7 +143,8 @@ class ConsoleCore:
 
     def _on_status(self, table: str, online: bool, detail: str) -> None:
         self.floor.set_link(table, online)
-        self._say(f"Table {table} {'ONLINE' if online else 'OFFLINE'}{': ' + detail if detail else ''}")
+        state = "ONLINE" if online else "OFFLINE"
+        self._say(f"Table {table} {state}{': ' + detail if detail else ''}")
 
     def _on_change(self, change: FloorChange) -> None:
         for outcome in change.outcomes:
@@ -169,7 +169,8 @@ class ConsoleCore:
     def _command_sent(self, outcome: HitOutcome, fut: Future[int]) -> None:
         exc = fut.exception()
         if exc is not None:
-            self._say(f"Table {outcome.table}: could not queue the answer for seat {outcome.seat}: {exc}")
+            self._say(f"Table {outcome.table}: could not queue the answer for seat "
+                      f"{outcome.seat}: {exc}")
 
     def _hit_ref(self, hit_id: int) -> str:
         with self.engine.connect() as conn:

@@ -246,6 +246,17 @@ class SimulatedTable:
         if wager:
             self._forced_wagers.add(seat)
 
+    def press_hit_jackpot(self, seat: int, hand: str) -> EventFrame:
+        """The dealer selects ``seat`` and the ``hand`` button and presses HIT JACKPOT, right or
+        wrong (after START GAME; the table then waits for the console's PAY or REJECT)."""
+        if self.phase not in ("started", "waiting"):
+            raise SimulatorError(f"table {self.table_id}: HIT JACKPOT needs a started game")
+        if seat not in self.hands:
+            raise SimulatorError(f"table {self.table_id}: seat {seat} was not dealt")
+        frame = self._hit(seat, hand)
+        self.phase = "waiting"
+        return frame
+
     def force_wagers(self, seats: Iterable[int]) -> None:
         """The seats whose sensors are lit in the next round (instead of random ones)."""
         self._forced_wagers = set(seats)

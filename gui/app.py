@@ -26,15 +26,20 @@ def _options(p: argparse.ArgumentParser, demo: bool) -> None:
         p.add_argument("--speed", type=float, default=25.0,
                        help="simulated table pace (1 = a round a minute; default 25)")
         p.add_argument("--jackpot-rate", type=float, default=0.03,
-                       help="chance a simulated round deals a stacked qualifying hand (default 0.03)")
+                       help="chance a simulated round deals a stacked qualifying hand "
+                            "(default 0.03)")
         p.add_argument("--mistake-rate", type=float, default=0.05,
                        help="chance a simulated dealer makes a mistake (default 0.05)")
         p.add_argument("--seed", type=int, default=None, help="simulator random seed")
         p.add_argument("--no-simulator", action="store_true",
-                       help="do not start the simulated controllers (run them with podium simulate)")
+                       help="do not start the simulated controllers "
+                            "(run them with podium simulate)")
     p.add_argument("--screenshots", default=None, metavar="DIR",
                    help="save screenshots of the main window after a few seconds into DIR and quit")
     p.add_argument("--log-level", default="INFO")
+    p.add_argument("--report-ready", action="store_true",
+                   help="print READY when the window shows the floor and ONLINE when every "
+                        "table is online, then quit (benchmarks/startup.py)")
 
 
 def configure_logging(level: str) -> None:
@@ -94,6 +99,29 @@ def build_console(floor: str, db: str | None, *, demo: bool) -> tuple[Any, list[
     return ConsoleCore(engine, config, paytables, printer=printer), warnings
 
 
+def _report_ready(app: Any, window: Any, console: Any) -> None:
+    """For benchmarks/startup.py: READY once the first frame with the floor is painted,
+    ONLINE once every configured table's link is up; then quit."""
+    from PySide6.QtCore import QTimer
+
+    def ready() -> None:
+        window.refresh()
+        window.repaint()
+        print("READY", flush=True)
+        poll = QTimer(window)
+
+        def check() -> None:
+            if all(t.online for t in console.floor.snapshot().tables):
+                print("ONLINE", flush=True)
+                poll.stop()
+                app.quit()
+
+        poll.timeout.connect(check)
+        poll.start(5)
+
+    QTimer.singleShot(0, ready)
+
+
 def run(args: argparse.Namespace) -> int:
     demo = args._command == "demo"
     parser = argparse.ArgumentParser(prog=f"podium {args._command}")
@@ -142,6 +170,8 @@ def run(args: argparse.Namespace) -> int:
     for w in warnings:
         window._log(f"Configuration warning: {w}")
     window.show()
+    if opts.report_ready:
+        _report_ready(app, window, console)
     if opts.screenshots:
         out = Path(opts.screenshots)
         out.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,7 @@ and shows a refusal in red while staying open for another swipe."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 
@@ -52,10 +53,8 @@ class SwipePrompt(QDialog):
         self._catcher = catcher
 
     def done(self, r: int) -> None:  # noqa: D401 (Qt API)
-        try:
+        with contextlib.suppress(RuntimeError, TypeError):
             self._catcher.swiped.disconnect(self._on_swipe)
-        except (RuntimeError, TypeError):
-            pass
         super().done(r)
 
     def _on_swipe(self, raw: str) -> None:

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
 )
 
 from core.rules.cards import JOKER, RANK_CHARS, RANKS, SUITS, Card, CardError, parse_cards
-from gui import theme
 
 SUIT_SYMBOL = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 SUIT_COLOR = {"c": "#e8ecf1", "s": "#e8ecf1", "d": "#ff6b6b", "h": "#ff6b6b"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -35,10 +36,13 @@ from gui.widgets import HitQueue, MeterTile, TableGrid
 log = logging.getLogger("podium.gui")
 
 REFRESH_MS = 100  # repaint at most ~10 times a second, however fast the meters move
+URGENT_MS = 20  # a hit arriving or decided is shown at once (hits are rare; meters are not)
 
 
 class MainWindow(QMainWindow):
-    floorChanged = Signal()  # noqa: N815  emitted from any thread; queued to the GUI thread
+    floorChanged = Signal(bool)  # noqa: N815  from any thread, queued to the GUI thread;
+    # True when a hit arrived or was decided: shown at once unless the last repaint was
+    # less than URGENT_MS ago (then on the next tick)
 
     def __init__(self, console: Any, catcher: SwipeCatcher) -> None:
         super().__init__()
@@ -50,6 +54,7 @@ class MainWindow(QMainWindow):
         self._dirty.set()
         self._prompt_open = False
         self._history_tick = 0
+        self._last_refresh = 0.0
 
         central = QWidget()
         outer = QVBoxLayout(central)
@@ -101,8 +106,8 @@ class MainWindow(QMainWindow):
 
         QShortcut(QKeySequence(Qt.Key.Key_F2), self, activated=self.open_selected_hit)
         self.catcher.swiped.connect(self._stray_swipe)
-        self.floorChanged.connect(self._dirty.set)
-        console.add_listener(lambda *_a: self.floorChanged.emit())
+        self.floorChanged.connect(self._on_floor_changed)
+        console.add_listener(lambda change: self.floorChanged.emit(bool(change.hits)))
         console.add_message_listener(lambda text: self._messages.append(text))
         self._messages: list[str] = []
 
@@ -161,6 +166,11 @@ class MainWindow(QMainWindow):
         return w
 
     # -- refresh ----------------------------------------------------------------------------
+    def _on_floor_changed(self, urgent: bool) -> None:
+        self._dirty.set()
+        if urgent and time.monotonic() - self._last_refresh >= URGENT_MS / 1000:
+            self._tick()
+
     def _tick(self) -> None:
         while self._messages:
             self._log(self._messages.pop(0))
@@ -169,6 +179,7 @@ class MainWindow(QMainWindow):
             self.refresh()
 
     def refresh(self) -> None:
+        self._last_refresh = time.monotonic()
         try:
             snap = model.snapshot(self.console)
         except Exception as exc:  # the ledger may be briefly unreachable (PostgreSQL restart)

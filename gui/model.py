@@ -61,7 +61,8 @@ def snapshot(console: Any) -> Snapshot:
         for h in snap.pending
     ]
     slips = [
-        SlipView(s.slip_no, s.hit_ref, s.where, format_cents(s.amount_cents, config.casino.currency_symbol),
+        SlipView(s.slip_no, s.hit_ref, s.where,
+                 format_cents(s.amount_cents, config.casino.currency_symbol),
                  _local(console, s.paid_at), s.printed, s.printed_ok)
         for s in console.recent_slips()
     ]

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from core.money import format_cents
 from core.rules.cards import Card
+from core.rules.fortune import HAND_NAMES
 from gui.cards import CardPicker, card_html
 from gui.widgets import HitView
 
@@ -34,7 +35,7 @@ log = logging.getLogger("podium.gui.verify")
 def hand_label(hand_id: str | None) -> str:
     if not hand_id:
         return "—"
-    return hand_id.replace("_", " ").title().replace("Sf7", "7-Card SF").replace("Rf ", "Royal Flush + ")
+    return HAND_NAMES.get(hand_id, hand_id.replace("_", " ").title())
 
 
 class VerifyDialog(QDialog):

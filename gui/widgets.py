@@ -111,7 +111,8 @@ class TableTile(QFrame):
         state = t.round_state.replace("_", " ").lower()
         self.round.setText(f"{rnd} · {state}" if t.online else "Progressive LOCKED (link down)")
         if t.pending_hits:
-            self.pending.setText(f"▲ {t.pending_hits} HIT{'S' if t.pending_hits > 1 else ''} WAITING")
+            plural = "S" if t.pending_hits > 1 else ""
+            self.pending.setText(f"▲ {t.pending_hits} HIT{plural} WAITING")
             self.pending.setObjectName("alert")
             border = theme.ALERT
         else:
@@ -120,7 +121,8 @@ class TableTile(QFrame):
             border = theme.ALERT if not t.online else "#2f3640"
         self.pending.setStyle(self.pending.style())
         self.setStyleSheet(
-            f"QFrame#panel {{ border: 2px solid {border}; border-radius: 8px; background: {theme.PANEL}; }}"
+            f"QFrame#panel {{ border: 2px solid {border}; border-radius: 8px; "
+            f"background: {theme.PANEL}; }}"
         )
 
 
@@ -176,7 +178,8 @@ HIT_COLUMNS = ("Hit", "Table", "Seat", "Round", "Claimed hand", "Wager", "Waitin
 
 
 class HitQueue(QTableWidget):
-    """Pending hits, oldest first; flagged ones in red.  Double-click or Enter opens verification."""
+    """Pending hits, oldest first; flagged ones in red.  Double-click or Enter opens
+    verification."""
 
     openHit = Signal(int)  # noqa: N815
 

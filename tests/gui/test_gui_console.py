@@ -17,8 +17,8 @@ from sqlalchemy import Engine
 
 from core.demo import swipe_of
 from core.events import HitClaimed
-from core.rules.cards import parse_card
 from core.ledger.db import make_engine, upgrade
+from core.rules.cards import parse_card
 from gui.authorize import SwipePrompt
 from gui.main_window import MainWindow
 from gui.swipe import SwipeCatcher
@@ -120,8 +120,7 @@ def test_claim_that_differs_from_the_cards_blocks_paying_until_corrected(qtbot, 
     floor.on_sim(sim.force_hand, 2, cards)
     floor.on_sim(sim.step)  # START GAME
     # the dealer presses the ROYAL FLUSH button by mistake
-    floor.on_sim(sim._emit, HitClaimed(sim.round_no, 2, "ROYAL_FLUSH",
-                                       tuple(parse_card(c) for c in cards)))
+    floor.on_sim(sim.press_hit_jackpot, 2, "ROYAL_FLUSH")
     qtbot.waitUntil(lambda: window.queue.rowCount() == 1, timeout=5000)
     assert "cards make STRAIGHT_FLUSH" in window.queue.item(0, 7).text()
 
