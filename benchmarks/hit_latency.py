@@ -69,7 +69,7 @@ def main() -> None:
                 fl.on_sim(sim.step)  # START GAME
                 sent: list[float] = []
 
-                def hit() -> None:
+                def hit(sent: list[float] = sent) -> None:
                     sent.append(time.perf_counter())
                     sim.press_hit_jackpot(3, "STRAIGHT_FLUSH")
 

@@ -22,9 +22,17 @@ from PySide6.QtWidgets import (
 )
 
 from core.rules.cards import JOKER, RANK_CHARS, RANKS, SUITS, Card, CardError, parse_cards
+from core.rules.fortune import HAND_NAMES
 
 SUIT_SYMBOL = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 SUIT_COLOR = {"c": "#e8ecf1", "s": "#e8ecf1", "d": "#ff6b6b", "h": "#ff6b6b"}
+
+
+def hand_label(hand_id: str | None) -> str:
+    if not hand_id:
+        return "—"
+    name = HAND_NAMES.get(hand_id, hand_id.replace("_", " ").lower())
+    return name[:1].upper() + name[1:]
 
 
 def card_text(card: Card) -> str:

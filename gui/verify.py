@@ -25,17 +25,10 @@ from PySide6.QtWidgets import (
 
 from core.money import format_cents
 from core.rules.cards import Card
-from core.rules.fortune import HAND_NAMES
-from gui.cards import CardPicker, card_html
+from gui.cards import CardPicker, card_html, hand_label
 from gui.widgets import HitView
 
 log = logging.getLogger("podium.gui.verify")
-
-
-def hand_label(hand_id: str | None) -> str:
-    if not hand_id:
-        return "—"
-    return HAND_NAMES.get(hand_id, hand_id.replace("_", " ").title())
 
 
 class VerifyDialog(QDialog):

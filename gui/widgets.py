@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from core.money import format_cents
 from gui import theme
+from gui.cards import hand_label
 
 
 @dataclass(frozen=True)
@@ -220,7 +221,7 @@ class HitQueue(QTableWidget):
                 secs = max(0, int((now - h.received_at).total_seconds()))
                 waited = f"{secs // 60}:{secs % 60:02d}"
             wager = format_cents(h.wager_cents, "$") if h.wager_cents is not None else "NONE"
-            values = (h.ref, h.table, str(h.seat), str(h.round_no), h.hand.replace("_", " "), wager,
+            values = (h.ref, h.table, str(h.seat), str(h.round_no), hand_label(h.hand), wager,
                       waited, "; ".join(h.flags))
             for c, v in enumerate(values):
                 item = QTableWidgetItem(v)

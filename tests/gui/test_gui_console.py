@@ -16,9 +16,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from sqlalchemy import Engine
 
 from core.demo import swipe_of
-from core.events import HitClaimed
 from core.ledger.db import make_engine, upgrade
-from core.rules.cards import parse_card
 from gui.authorize import SwipePrompt
 from gui.main_window import MainWindow
 from gui.swipe import SwipeCatcher
@@ -67,7 +65,7 @@ def test_supervisor_verifies_and_pays_a_jackpot_with_a_swipe(qtbot, console_wind
     floor.deal_hit("PG-1", seat=3, cards=ROYAL_SF7, wagers=[1, 3, 5])
     qtbot.waitUntil(lambda: window.queue.rowCount() == 1, timeout=5000)
     assert "1 HIT WAITING" in window.pending_label.text()
-    assert window.queue.item(0, 4).text() == "SF7 NATURAL"
+    assert window.queue.item(0, 4).text() == "7-card straight flush, natural"
     shot(window, "main-window-hit-waiting")
 
     seen: dict[str, object] = {}
@@ -96,7 +94,7 @@ def test_supervisor_verifies_and_pays_a_jackpot_with_a_swipe(qtbot, console_wind
     window.open_selected_hit()  # blocks until the dialog closes
 
     assert seen["amount"] == "$10,000.60"
-    assert "7-Card SF Natural" in str(seen["evaluated"])
+    assert "7-card straight flush, natural" in str(seen["evaluated"]).lower()
     assert seen["pay_enabled"] is True
     assert "executive" in str(seen["refusal"]).lower()
     assert "6011" not in str(seen["refusal"])  # never echo card data
