@@ -149,8 +149,9 @@ class ConsoleCore:
     def _on_change(self, change: FloorChange) -> None:
         for outcome in change.outcomes:
             self._answer_controller(outcome)
-        for slip_no in change.slips:
-            self.print_slip(slip_no)
+        if change.action != "print":  # a new slip (a pay); not the record of a print attempt
+            for slip_no in change.slips:
+                self.print_slip(slip_no)
 
     def _answer_controller(self, outcome: HitOutcome) -> None:
         if outcome.outcome == "cancelled" or self._loop is None or self._links is None:

@@ -36,6 +36,7 @@ from gui.widgets import HitQueue, MeterTile, TableGrid
 log = logging.getLogger("podium.gui")
 
 REFRESH_MS = 100  # repaint at most ~10 times a second, however fast the meters move
+HISTORY_S = 0.5  # meter trends
 URGENT_MS = 20  # a hit arriving or decided is shown at once (hits are rare; meters are not)
 
 
@@ -53,7 +54,8 @@ class MainWindow(QMainWindow):
         self._dirty = threading.Event()
         self._dirty.set()
         self._prompt_open = False
-        self._history_tick = 0
+        self._history_stale = True
+        self._last_history = 0.0
         self._last_refresh = 0.0
 
         central = QWidget()
@@ -177,6 +179,8 @@ class MainWindow(QMainWindow):
         if self._dirty.is_set():
             self._dirty.clear()
             self.refresh()
+        else:
+            self._update_history()
 
     def refresh(self) -> None:
         self._last_refresh = time.monotonic()
@@ -205,12 +209,19 @@ class MainWindow(QMainWindow):
                 self._meter_tiles[key] = tile
                 self._meter_layout.insertWidget(self._meter_layout.count() - 1, tile)
             tile.show_level(lv)
-        self._history_tick += 1
-        if self._history_tick % 5 == 1:  # trends: twice a second is plenty
-            for key, tile in self._meter_tiles.items():
-                xs, ys, hx, hy = model.history(self.console, *key)
-                tile.show_history(xs, ys, hx, hy)
+        self._history_stale = True
+        self._update_history()
         self._show_slips(snap.slips)
+
+    def _update_history(self) -> None:
+        """Trends: redrawn at most twice a second, and soon after the last change."""
+        if not self._history_stale or time.monotonic() - self._last_history < HISTORY_S:
+            return
+        self._history_stale = False
+        self._last_history = time.monotonic()
+        for key, tile in self._meter_tiles.items():
+            xs, ys, hx, hy = model.history(self.console, *key)
+            tile.show_history(xs, ys, hx, hy)
 
     def _show_slips(self, slips: list[model.SlipView]) -> None:
         self.slips.setRowCount(len(slips))
@@ -268,9 +279,8 @@ class MainWindow(QMainWindow):
 
     def _after_pay(self, paid: Any) -> None:
         slip_no = getattr(paid, "slip_no", None)
-        if slip_no is not None:
-            self._log(f"Paid; win slip {slip_no} created")
-            self.console.print_slip(slip_no)
+        if slip_no is not None:  # the console core prints every new slip by itself
+            self._log(f"Paid; win slip {slip_no} sent to the printer")
 
     def _stray_swipe(self, _raw: str) -> None:
         if not self._prompt_open:

@@ -85,8 +85,17 @@ def history(console: Any, group: str, level: str) -> tuple[list[float], list[flo
     """Plot coordinates of a meter's trend and its hits (x: epoch seconds, y: major units).
     Floats are for drawing only; every amount shown as text comes from exact cents."""
     points = console.floor.meter_history(group, level)
-    xs = [p[0].timestamp() for p in points]
-    ys = [p[1] / UNITS_PER_MAJOR for p in points]
+    # One point per transaction (its entries share a time): a 100% award and its reseed show
+    # as one step from the amount paid to the new meter, not as a dip to zero.
+    xs: list[float] = []
+    ys: list[float] = []
+    for at, units in points:
+        x = at.timestamp()
+        if xs and xs[-1] == x:
+            ys[-1] = units / UNITS_PER_MAJOR
+        else:
+            xs.append(x)
+            ys.append(units / UNITS_PER_MAJOR)
     hx: list[float] = []
     hy: list[float] = []
     for m in console.floor.hit_markers(group, level):
