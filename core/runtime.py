@@ -73,8 +73,8 @@ class ConsoleCore:
         """Sync the configuration into the ledger, then start the links and the printer
         thread.  Returns configuration warnings (also sent to the message listeners)."""
         warnings = self.floor.start()
-        for w in warnings:
-            self._say(f"Configuration warning: {w}")
+        for note in warnings:
+            self._say(f"Ledger set-up: {note}")
         self._print_thread = threading.Thread(target=self._print_worker, name="podium-printer",
                                               daemon=True)
         self._print_thread.start()
@@ -120,6 +120,11 @@ class ConsoleCore:
     # -- listeners --------------------------------------------------------------------------
     def add_listener(self, fn: Callable[[FloorChange], None]) -> None:
         self.floor.add_listener(fn)
+
+    def link_status(self) -> dict[str, tuple[bool, str]]:
+        """Per table: (online, what the link last said), e.g. why a controller was refused."""
+        links = self._links
+        return links.status() if links is not None else {}
 
     def add_message_listener(self, fn: Callable[[str], None]) -> None:
         """``fn(text)``: plain-language messages for the supervisor (links, refusals, printer)."""

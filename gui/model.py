@@ -44,9 +44,11 @@ def snapshot(console: Any) -> Snapshot:
     snap = console.floor.snapshot()
     names = {t.id: t.name for t in config.tables}
     groups = {g.id: g for g in config.groups}
+    links = console.link_status()
     tables = [
         TableView(t.id, t.name, groups[t.group].name if t.group in groups else t.group,
-                  t.paytable, t.online, t.round_no, t.round_state or "idle", t.pending_hits)
+                  t.paytable, t.online, t.round_no, t.round_state or "idle", t.pending_hits,
+                  "" if t.online else links.get(t.id, (False, ""))[1])
         for t in snap.tables
     ]
     levels = []

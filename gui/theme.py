@@ -36,6 +36,7 @@ QPushButton {{ background: {PANEL_2}; border: 1px solid #3a424d; border-radius: 
 QPushButton:hover {{ border-color: {INFO}; }}
 QPushButton:disabled {{ color: #5b6570; border-color: #2a3038; }}
 QPushButton#primary {{ background: #1f6f4a; border-color: {OK}; font-weight: bold; }}
+QPushButton#primary:disabled {{ background: {PANEL_2}; border-color: #2a3038; color: #5b6570; }}
 QPushButton#danger {{ background: #6e1f22; border-color: {ALERT}; font-weight: bold; }}
 QLineEdit, QPlainTextEdit, QComboBox {{ background: #0f1216; border: 1px solid #3a424d;
               border-radius: 6px; padding: 6px; selection-background-color: {INFO}; }}

@@ -96,6 +96,7 @@ class TableTile(QFrame):
         self.round = _label("")
         lay.addWidget(self.round)
         self.pending = _label("")
+        self.pending.setWordWrap(True)
         lay.addWidget(self.pending)
 
     def show_table(self, t: TableView) -> None:
@@ -118,7 +119,8 @@ class TableTile(QFrame):
             border = theme.ALERT
         else:
             self.pending.setText(t.detail)
-            self.pending.setObjectName("muted")
+            self.pending.setToolTip(t.detail)
+            self.pending.setObjectName("muted" if t.online else "alert")
             border = theme.ALERT if not t.online else "#2f3640"
         self.pending.setStyle(self.pending.style())
         self.setStyleSheet(
