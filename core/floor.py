@@ -19,9 +19,9 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, and_, exists, func, or_, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from core import meters
 from core.auth import AuthError, authorize, log_swipe, required_role
@@ -45,6 +45,7 @@ from core.ledger.models import (
     Level,
     LevelSetting,
     MeterEntry,
+    RefusedEvent,
     Round,
     Setting,
     Slip,
@@ -64,6 +65,7 @@ PPM = 1_000_000
 SLIP_SEQUENCE_KEY = "slip_sequence"
 AUTO_PAID_REASON = "auto-paid (no secondary verification)"
 _CONTRIBUTION_KINDS = ("contribution", "reserve_contribution")
+_DECIDED = ("paid", "auto_paid", "rejected")  # a controller waits for PAY / REJECT of these
 
 
 class FloorError(ValueError):
@@ -83,6 +85,21 @@ class HitOutcome:
     seat: int
     outcome: str  # paid | auto_paid | rejected | cancelled
     amount_cents: int = 0
+
+
+@dataclass(frozen=True)
+class ControllerDecision:
+    """A decided hit as its controller must hear it: PAY (``paid`` / ``auto_paid``, with the
+    amount) or REJECT (with the recorded reason) for the HIT event ``hit_ref``."""
+
+    hit_id: int
+    table: str
+    round_no: int
+    seat: int
+    outcome: str  # paid | auto_paid | rejected
+    amount_cents: int
+    hit_ref: str  # "<boot>:<seq>" of the HIT event
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -116,6 +133,8 @@ class Verification:
     problems: tuple[str, ...]
     required_role: str | None
     payable: bool  # no blocking problem (a mismatch is payable with correct_claim)
+    fraction: Decimal | None = None  # a meter pay's share (1 = 100%)
+    meter_cents: int | None = None  # the meter the share is taken from (after earlier seats)
 
 
 @dataclass(frozen=True)
@@ -438,9 +457,38 @@ class Floor:
         """Record a controller event and act on it, in one transaction.
 
         Returns False for a replay (the same table, boot and seq were stored before): nothing
-        changes.  Raises FloorError for an unconfigured table or a refused event (nothing is
-        recorded then, so the link does not acknowledge it).
+        changes.  Raises FloorError (a ValueError) for an unconfigured table or a refused
+        event: the event's transaction is rolled back, and the refusal is written to
+        ``refused_events`` in a transaction of its own (once per table, boot and seq), because
+        the link acknowledges it ``refused`` and the controller then drops it.
         """
+        try:
+            return self._handle(origin, event)
+        except ValueError as exc:
+            self._record_refusal(origin, event, str(exc) or type(exc).__name__)
+            raise
+
+    def _record_refusal(self, origin: Origin, event: ControllerEvent, reason: str) -> None:
+        """Keep a refused event (its only trace once the controller drops it)."""
+        same = (RefusedEvent.table_id == origin.table, RefusedEvent.boot == origin.boot,
+                RefusedEvent.seq == origin.seq)
+        try:
+            with self._session() as s, s.begin():
+                if s.scalar(select(RefusedEvent.id).where(*same)) is not None:
+                    return  # refused before (the controller sent it again): kept once
+                s.add(RefusedEvent(table_id=origin.table, boot=origin.boot, seq=origin.seq,
+                                   type=type(event).__name__, payload=_payload(event),
+                                   controller_time=origin.controller_time, reason=reason,
+                                   received_at=self._now()))
+        except IntegrityError:
+            with self._session() as s:  # another thread kept the same refusal first
+                if s.scalar(select(RefusedEvent.id).where(*same)) is not None:
+                    return
+            raise
+        log.info("table %s: event %s:%d (%s) refused and kept: %s", origin.table, origin.boot,
+                 origin.seq, type(event).__name__, reason)
+
+    def _handle(self, origin: Origin, event: ControllerEvent) -> bool:
         try:
             self.config.table(origin.table)
         except KeyError:
@@ -759,6 +807,7 @@ class Floor:
         amount: int | None = None
         level_name: str | None = None
         source: str | None = None
+        meter_before: int | None = None
         locked_same = (hit.locked_amount_cents is not None and pay is not None
                        and claimed_pay is not None and pay == claimed_pay)
         if pay is not None and wager is not None:
@@ -779,6 +828,7 @@ class Floor:
                                 (hp.level or pt.levels[0]) == level_name:
                             _, mv = meters.award(state, settings, hp.fraction)
                             state = meters.apply(state, mv)
+                    meter_before = units_floor_cents(state.meter_units)
                     amount, _ = meters.award(state, settings, pay.fraction)
             else:
                 amount = pt.fixed_cents(pay, wager.amount_cents)
@@ -791,6 +841,7 @@ class Floor:
         return {"t": t, "g": g, "pt": pt, "best": best, "pay": pay, "problems": problems,
                 "mismatch": mismatch, "amount": amount, "level": level_name, "source": source,
                 "role": role, "wager": wager, "first_seat": first_seat,
+                "meter_before": meter_before,
                 "locked_same": locked_same}
 
     def evaluate(self, hit_id: int, cards: Sequence[str] | Sequence[Card]) -> Verification:
@@ -806,7 +857,9 @@ class Floor:
             cards=parsed, best_hand=a["best"], claimed_hand=hit.claimed_hand,
             pay_hand=pay.hand if pay is not None else None, source=a["source"],
             level=a["level"], amount_cents=a["amount"], mismatch=a["mismatch"],
-            problems=tuple(a["problems"]), required_role=a["role"], payable=not blocking)
+            problems=tuple(a["problems"]), required_role=a["role"], payable=not blocking,
+            fraction=pay.fraction if pay is not None and pay.source == "meter" else None,
+            meter_cents=a["meter_before"])
 
     @staticmethod
     def _blocking_problems(a: dict[str, Any]) -> list[str]:

@@ -26,6 +26,16 @@ from core.rules.fortune import HAND_NAMES
 
 SUIT_SYMBOL = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 SUIT_COLOR = {"c": "#e8ecf1", "s": "#e8ecf1", "d": "#ff6b6b", "h": "#ff6b6b"}
+# a card already in the hand: clearly greyed out in the deck
+USED_CARD_STYLE = ("QPushButton:disabled { color: #3d444e; background: #15181d; "
+                   "border-color: #22272e; }")
+
+
+def with_hand_names(text: str) -> str:
+    """``"claimed ROYAL_FLUSH, cards make STRAIGHT_FLUSH"`` -> hand names a person reads."""
+    for hand_id in sorted(HAND_NAMES, key=len, reverse=True):
+        text = text.replace(hand_id, HAND_NAMES[hand_id])
+    return text
 
 
 def hand_label(hand_id: str | None) -> str:
@@ -76,13 +86,15 @@ class CardPicker(QWidget):
                 card = Card(rank, suit)
                 b = QPushButton(card_text(card))
                 b.setMinimumSize(44, 34)
-                b.setStyleSheet(f"color: {SUIT_COLOR[suit]}; padding: 2px; font-weight: bold;")
+                b.setStyleSheet(f"QPushButton {{ color: {SUIT_COLOR[suit]}; padding: 2px; "
+                                f"font-weight: bold; }} {USED_CARD_STYLE}")
                 b.setFocusPolicy(Qt.FocusPolicy.NoFocus)
                 b.clicked.connect(lambda _=False, c=card: self.add_card(c))
                 grid.addWidget(b, row, col)
                 self._deck_buttons[card] = b
         jb = QPushButton("JOKER")
-        jb.setStyleSheet("color: #c58cff; padding: 2px; font-weight: bold;")
+        jb.setStyleSheet("QPushButton { color: #c58cff; padding: 2px; font-weight: bold; } "
+                         + USED_CARD_STYLE)
         jb.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         jb.clicked.connect(lambda: self.add_card(JOKER))
         grid.addWidget(jb, 0, 13, 4, 1)

@@ -38,6 +38,10 @@ QPushButton:disabled {{ color: #5b6570; border-color: #2a3038; }}
 QPushButton#primary {{ background: #1f6f4a; border-color: {OK}; font-weight: bold; }}
 QPushButton#primary:disabled {{ background: {PANEL_2}; border-color: #2a3038; color: #5b6570; }}
 QPushButton#danger {{ background: #6e1f22; border-color: {ALERT}; font-weight: bold; }}
+QCheckBox {{ spacing: 10px; }}
+QCheckBox::indicator {{ width: 20px; height: 20px; border: 2px solid {MUTED}; border-radius: 4px;
+              background: #0f1216; }}
+QCheckBox::indicator:checked {{ background: {OK}; border-color: {OK}; }}
 QLineEdit, QPlainTextEdit, QComboBox {{ background: #0f1216; border: 1px solid #3a424d;
               border-radius: 6px; padding: 6px; selection-background-color: {INFO}; }}
 QTableWidget, QTableView, QListWidget {{ background: {PANEL}; alternate-background-color: {PANEL_2};

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from core.money import format_cents
 from core.rules.cards import Card
-from gui.cards import CardPicker, card_html, hand_label
+from gui.cards import CardPicker, card_html, hand_label, with_hand_names
 from gui.widgets import HitView
 
 log = logging.getLogger("podium.gui.verify")
@@ -137,11 +137,16 @@ class VerifyDialog(QDialog):
         else:
             self.amount.setText(format_cents(v.amount_cents or 0, "$"))
             role = (v.required_role or "supervisor").upper()
-            where = (f"its share of the {v.level} meter as it stands now"
-                     if v.source == "meter" else "a fixed amount from the table's tray")
+            if v.source == "meter" and v.fraction is not None and v.meter_cents is not None:
+                pct = f"{v.fraction * 100:.2f}".rstrip("0").rstrip(".")
+                where = (f"{pct}% of the {v.level} meter, "
+                         f"{format_cents(v.meter_cents, '$')} now")
+            else:
+                where = "a fixed amount from the table's tray"
+            article = "an" if role[:1] in "AEIOU" else "a"
             self.detail.setText(f"Pays as {hand_label(v.pay_hand)}: {where}. "
-                                f"Paying needs a {role} card.")
-        self.problems.setText("\n".join(f"⚠ {p}" for p in v.problems))
+                                f"Paying needs {article} {role} card.")
+        self.problems.setText("\n".join(f"⚠ {with_hand_names(p)}" for p in v.problems))
         self.correct.setVisible(bool(v.mismatch))
         if not v.mismatch:
             self.correct.setChecked(False)

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from core.money import format_cents
 from gui import theme
-from gui.cards import hand_label
+from gui.cards import hand_label, with_hand_names
 
 
 @dataclass(frozen=True)
@@ -224,7 +224,7 @@ class HitQueue(QTableWidget):
                 waited = f"{secs // 60}:{secs % 60:02d}"
             wager = format_cents(h.wager_cents, "$") if h.wager_cents is not None else "NONE"
             values = (h.ref, h.table, str(h.seat), str(h.round_no), hand_label(h.hand), wager,
-                      waited, "; ".join(h.flags))
+                      waited, with_hand_names("; ".join(h.flags)))
             for c, v in enumerate(values):
                 item = QTableWidgetItem(v)
                 if h.flags:

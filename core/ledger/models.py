@@ -1,8 +1,8 @@
-"""The ledger tables (SQLAlchemy 2 declarative).  Migration 0001 creates exactly these;
-a test compares Alembic autogenerate against this module.
+"""The ledger tables (SQLAlchemy 2 declarative).  The migrations (0001 initial, 0002
+refused_events) create exactly these; a test compares Alembic autogenerate against this module.
 
 Append-only tables (never UPDATEd or DELETEd by Podium): level_settings, meter_entries,
-controller_events, hit_decisions, awards, swipe_log, slips, slip_print_attempts.
+controller_events, refused_events, hit_decisions, awards, swipe_log, slips, slip_print_attempts.
 A meter's value is always the SUM of its meter_entries; nothing caches it.
 
 Money: ``*_cents`` columns are cents; ``*_delta`` / ``*_units`` columns are exact units
@@ -151,6 +151,27 @@ class ControllerEvent(Base):
     type: Mapped[str] = mapped_column(String(32))
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
     controller_time: Mapped[str] = mapped_column(String(40))
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class RefusedEvent(Base):
+    """Append-only: a controller event the floor refused (it is acknowledged ``refused`` and the
+    controller drops it, so this row is its only trace).  ``table_id`` is the table id as the
+    controller sent it (no foreign key: an unconfigured table is refused too); one row per
+    (table, boot, seq), however often the controller sends it again."""
+
+    __tablename__ = "refused_events"
+    __table_args__ = (
+        UniqueConstraint("table_id", "boot", "seq", name="uq_refused_events_origin"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(String(64))
+    boot: Mapped[str] = mapped_column(String(64))
+    seq: Mapped[int] = mapped_column(BigInteger)
+    type: Mapped[str] = mapped_column(String(32))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    controller_time: Mapped[str] = mapped_column(String(40))
+    reason: Mapped[str] = mapped_column(Text)
     received_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 

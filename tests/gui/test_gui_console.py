@@ -120,7 +120,7 @@ def test_claim_that_differs_from_the_cards_blocks_paying_until_corrected(qtbot, 
     # the dealer presses the ROYAL FLUSH button by mistake
     floor.on_sim(sim.press_hit_jackpot, 2, "ROYAL_FLUSH")
     qtbot.waitUntil(lambda: window.queue.rowCount() == 1, timeout=5000)
-    assert "cards make STRAIGHT_FLUSH" in window.queue.item(0, 7).text()
+    assert "cards make straight flush" in window.queue.item(0, 7).text()
 
     seen: dict[str, object] = {}
 
@@ -144,7 +144,7 @@ def test_claim_that_differs_from_the_cards_blocks_paying_until_corrected(qtbot, 
     QTimer.singleShot(100, in_dialog)
     window.open_selected_hit()
     assert seen["blocked"] is True
-    assert "STRAIGHT_FLUSH" in str(seen["problems"]) or "Straight" in str(seen["problems"])
+    assert "claimed royal flush, cards make straight flush" in str(seen["problems"])
     assert seen["amount"] == "$100.00"
     assert seen["enabled_after_correction"] is True
     assert floor.pending() == []
