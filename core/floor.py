@@ -1157,27 +1157,106 @@ class Floor:
             raise FloorError(f"group {group}: no level {level}")
         return lv.id
 
-    def meter_history(self, group: str, level: str) -> list[tuple[datetime, int]]:
-        """The meter after every entry, oldest first: (time, exact units)."""
+    @staticmethod
+    def _window(what: str, since: datetime | None, limit: int | None) -> None:
+        if since is not None and since.tzinfo is None:
+            raise FloorError(f"{what}: 'since' must be a UTC-aware time, not a naive one")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                                  or limit < 1):
+            raise FloorError(f"{what}: limit {limit!r} must be a whole number of at least 1")
+
+    def meter_history(self, group: str, level: str, since: datetime | None = None,
+                      limit: int | None = None) -> list[tuple[datetime, int]]:
+        """The meter after each entry, oldest first: (time, exact units).
+
+        ``since``: only entries made at or after that time; ``limit``: only the most recent
+        ``limit`` of them.  Each value is still the true meter after that entry: the sum of
+        every earlier entry is added up by the database (one statement), not fetched."""
+        self._window(f"meter history of {group}/{level}", since, limit)
         with self._session() as s, s.begin():
             level_id = self._level_id(s, group, level)
-            out: list[tuple[datetime, int]] = []
-            total = 0
-            for at, delta in s.execute(select(MeterEntry.created_at, MeterEntry.meter_delta)
-                                       .where(MeterEntry.level_id == level_id)
-                                       .order_by(MeterEntry.id)):
-                total += int(delta)
-                out.append((at, total))
+            q = (select(MeterEntry.id, MeterEntry.created_at, MeterEntry.meter_delta)
+                 .where(MeterEntry.level_id == level_id))
+            if since is not None:
+                q = q.where(MeterEntry.created_at >= since)
+            if limit is not None:
+                q = q.order_by(MeterEntry.id.desc()).limit(limit)
+            window = q.cte("window")
+            before = (select(func.coalesce(func.sum(MeterEntry.meter_delta), 0))
+                      .where(MeterEntry.level_id == level_id,
+                             MeterEntry.id < select(func.min(window.c.id)).scalar_subquery())
+                      .scalar_subquery())
+            rows = s.execute(select(window.c.created_at, window.c.meter_delta, before)
+                             .order_by(window.c.id)).all()
+        out: list[tuple[datetime, int]] = []
+        total = int(rows[0][2]) if rows else 0
+        for at, delta, _ in rows:
+            total += int(delta)
+            out.append((at, total))
         return out
 
-    def hit_markers(self, group: str, level: str) -> list[HitMarker]:
-        """Meter pays of a level (for markers on the meter history)."""
+    def hit_markers(self, group: str, level: str, since: datetime | None = None,
+                    limit: int | None = None) -> list[HitMarker]:
+        """Meter pays of a level (for markers on the meter history), oldest first; ``since``
+        and ``limit`` as for :meth:`meter_history` (awards at or after ``since``, the most
+        recent ``limit``)."""
+        self._window(f"hit markers of {group}/{level}", since, limit)
         with self._session() as s, s.begin():
             level_id = self._level_id(s, group, level)
-            rows = s.execute(select(Award, Hit).join(Hit, Award.hit_id == Hit.id)
-                             .where(Award.level_id == level_id).order_by(Award.id)).all()
+            q = (select(Award, Hit).join(Hit, Award.hit_id == Hit.id)
+                 .where(Award.level_id == level_id))
+            if since is not None:
+                q = q.where(Award.created_at >= since)
+            rows = s.execute(q.order_by(Award.id.desc()).limit(limit)).all()
             return [HitMarker(a.created_at, h.id, h.table_id, h.seat, a.hand, a.amount_cents)
-                    for a, h in rows]
+                    for a, h in reversed(rows)]
+
+    # --- decisions the controllers must hear ---------------------------------------------------
+
+    def controller_decision(self, hit_id: int) -> ControllerDecision | None:
+        """PAY / REJECT of a decided hit for its controller (None while pending or when the
+        table cancelled the hit itself)."""
+        with self._session() as s, s.begin():
+            found = self._decisions(s, Hit.id == hit_id)
+        return found[0] if found else None
+
+    def awaited_decisions(self, table: str) -> list[ControllerDecision]:
+        """Decided hits (paid, auto-paid, rejected) of ``table`` whose round the controller has
+        not closed: no END GAME, misdeal or undo recorded for the round, and no later START
+        GAME at the table (the controller waits for every hit's PAY / REJECT before END GAME,
+        so a later round means it moved on).  A hit on a round that never started counts
+        until the table records a later START GAME, END GAME or misdeal.  The ledger is the
+        source of truth: these are sent again whenever the table's link comes up."""
+        later = aliased(EventRow)
+
+        def after_hit(*types: str) -> Any:
+            return exists().where(later.table_id == Hit.table_id, later.id > Hit.event_id,
+                                  later.type.in_(types))
+
+        still_open = or_(
+            and_(Round.state == "locked", ~after_hit("GameStarted")),
+            and_(Hit.round_id.is_(None), ~after_hit("GameStarted", "GameEnded", "Misdealt")))
+        with self._session() as s, s.begin():
+            return self._decisions(s, Hit.table_id == table, still_open)
+
+    def _decisions(self, s: Session, *where: Any) -> list[ControllerDecision]:
+        rows = s.execute(
+            select(Hit, EventRow.boot, EventRow.seq, Award.amount_cents)
+            .join(EventRow, EventRow.id == Hit.event_id)
+            .outerjoin(Round, Round.id == Hit.round_id)
+            .outerjoin(Award, Award.hit_id == Hit.id)
+            .where(Hit.status.in_(_DECIDED), *where).order_by(Hit.id)).all()
+        out: list[ControllerDecision] = []
+        for hit, boot, seq, amount in rows:
+            reason = ""
+            if hit.status == "rejected":
+                reason = s.scalar(select(HitDecision.reason).where(
+                    HitDecision.hit_id == hit.id, HitDecision.decision == "rejected")
+                    .order_by(HitDecision.id.desc()).limit(1)) or "rejected by supervisor"
+            out.append(ControllerDecision(hit.id, hit.table_id, hit.round_no, hit.seat,
+                                          hit.status, int(amount or 0), f"{boot}:{seq}",
+                                          reason))
+        return out
 
     def pending_slips(self) -> list[PendingSlip]:
         """Slips not yet printed successfully, oldest first."""
@@ -1241,7 +1320,8 @@ def check_meter_invariant(engine: Engine) -> list[str]:
 
 
 __all__ = [
-    "AUTO_PAID_REASON", "Floor", "FloorChange", "FloorError", "FloorSnapshot", "HitMarker",
-    "HitOutcome", "LevelView", "PaidHit", "PendingHitView", "PendingSlip", "TableView",
+    "AUTO_PAID_REASON", "ControllerDecision", "Floor", "FloorChange", "FloorError",
+    "FloorSnapshot", "HitMarker", "HitOutcome", "LevelView", "PaidHit", "PendingHitView",
+    "PendingSlip", "TableView",
     "UNITS_PER_CENT", "Verification", "check_meter_invariant",
 ]

@@ -4,8 +4,12 @@ wired together and running without any GUI.
 ``ConsoleCore`` owns one background thread running an asyncio loop for the controller links.
 Controller events are recorded by the floor on that thread (one transaction each) before the link
 acknowledges them.  When the floor decides a hit (paid, auto-paid, rejected), the core sends PAY
-or REJECT back to the table's controller.  Win slips are printed on a printer thread; a slip that
-could not print stays queued in the ledger and can be printed later.  The Qt console, the tests
+or REJECT back to the table's controller.  The ledger, not the link's memory, is the source of
+truth for those answers: whenever a table's link comes up, the core sends PAY / REJECT again for
+every decided hit of a round the controller has not closed (``Floor.awaited_decisions``), so a
+console restart or a decision taken while the link was down loses nothing; the controller
+applies a decision once per hit and acknowledges a repeat.  Win slips are printed on a printer
+thread; a slip that could not print stays queued in the ledger and can be printed later.  The Qt console, the tests
 and the benchmarks all drive this same object.
 """
 
@@ -24,10 +28,9 @@ from typing import Any
 from sqlalchemy import Engine, func, select
 
 from core.events import ControllerEvent, Origin
-from core.floor import Floor, FloorChange, HitOutcome
+from core.floor import ControllerDecision, Floor, FloorChange, HitOutcome
 from core.floorconfig import FloorConfig
 from core.ledger.models import Award, Hit, Slip, SlipPrintAttempt
-from core.ledger.models import ControllerEvent as EventRow
 from core.link import LinkManager
 from core.protocol import HitRejected, PayConfirmed
 
@@ -49,6 +52,13 @@ class SlipRecord:
 Printer = Any  # printing.printers.NetworkPrinter | FilePrinter: .send(data, name) and str()
 
 
+def controller_command(d: ControllerDecision) -> PayConfirmed | HitRejected:
+    """The PAY or REJECT a decided hit's controller must receive."""
+    if d.outcome in ("paid", "auto_paid"):
+        return PayConfirmed(d.round_no, d.seat, d.hit_ref, d.amount_cents)
+    return HitRejected(d.round_no, d.seat, d.reason or "rejected by supervisor", d.hit_ref)
+
+
 class ConsoleCore:
     def __init__(self, engine: Engine, config: FloorConfig, paytables: dict[str, Any], *,
                  printer: Printer | None = None, link_options: dict[str, Any] | None = None,
@@ -64,6 +74,7 @@ class ConsoleCore:
         self._thread: threading.Thread | None = None
         self._links: LinkManager | None = None
         self._ready = threading.Event()
+        self._stopped = False
         self._print_queue: queue.Queue[tuple[int, bool] | None] = queue.Queue()
         self._print_thread: threading.Thread | None = None
         self.floor.add_listener(self._on_change)
@@ -89,6 +100,7 @@ class ConsoleCore:
         return warnings
 
     def stop(self) -> None:
+        self._stopped = True  # decisions from now on are sent by the next start (ledger)
         if self._loop is not None and self._links is not None:
             fut = asyncio.run_coroutine_threadsafe(self._links.close(), self._loop)
             try:
@@ -150,6 +162,23 @@ class ConsoleCore:
         self.floor.set_link(table, online)
         state = "ONLINE" if online else "OFFLINE"
         self._say(f"Table {table} {state}{': ' + detail if detail else ''}")
+        if online and not self._stopped:
+            self._resend_decisions(table)
+
+    def _resend_decisions(self, table: str) -> None:
+        """PAY / REJECT again for every decided hit of ``table`` the controller may still wait
+        for (the ledger is the truth; a repeat is harmless: the controller applies a decision
+        once per hit and answers a repeat "ok")."""
+        try:
+            decisions = self.floor.awaited_decisions(table)
+        except Exception:  # the ledger is unreachable: the next ONLINE tries again
+            log.exception("table %s: could not read the decisions to send again", table)
+            return
+        for d in decisions:
+            log.info("table %s: sending %s of hit #%d (%s, round %d seat %d) again: the round is "
+                     "still open", table, "PAY" if d.outcome != "rejected" else "REJECT",
+                     d.hit_id, d.hit_ref, d.round_no, d.seat)
+            self._send_decision(d, resend=True)
 
     def _on_change(self, change: FloorChange) -> None:
         for outcome in change.outcomes:
@@ -159,31 +188,41 @@ class ConsoleCore:
                 self.print_slip(slip_no)
 
     def _answer_controller(self, outcome: HitOutcome) -> None:
-        if outcome.outcome == "cancelled" or self._loop is None or self._links is None:
+        if outcome.outcome == "cancelled":
             return  # the controller cancelled it itself (UNDO / MISDEAL)
-        ref = self._hit_ref(outcome.hit_id)
-        command: PayConfirmed | HitRejected
-        if outcome.outcome in ("paid", "auto_paid"):
-            command = PayConfirmed(outcome.round_no, outcome.seat, ref, outcome.amount_cents)
-        else:
-            command = HitRejected(outcome.round_no, outcome.seat, "rejected by supervisor", ref)
-        links = self._links
-        fut = asyncio.run_coroutine_threadsafe(links.send_command(outcome.table, command),
-                                               self._loop)
-        fut.add_done_callback(lambda f: self._command_sent(outcome, f))
+        if self._stopped or self._loop is None or self._links is None:
+            log.info("table %s: hit #%d %s; no controller link now, the answer is sent when "
+                     "the link comes up", outcome.table, outcome.hit_id, outcome.outcome)
+            return
+        decision = self.floor.controller_decision(outcome.hit_id)
+        if decision is not None:
+            self._send_decision(decision, resend=False)
 
-    def _command_sent(self, outcome: HitOutcome, fut: Future[int]) -> None:
+    def _send_decision(self, d: ControllerDecision, *, resend: bool) -> None:
+        loop, links = self._loop, self._links
+        if self._stopped or loop is None or links is None:
+            return
+        fut = asyncio.run_coroutine_threadsafe(self._queue_command(links, d, resend), loop)
+        fut.add_done_callback(lambda f: self._command_sent(d, f))
+
+    @staticmethod
+    async def _queue_command(links: LinkManager, d: ControllerDecision,
+                             resend: bool) -> int | None:
+        """Queue the decision's command on the table's link (runs on the link loop).  A resend
+        is skipped when the link still holds the same command unacknowledged."""
+        command = controller_command(d)
+        link = links.link(d.table)
+        if resend and command in link.pending_commands:
+            return None
+        return await link.send_command(command)
+
+    def _command_sent(self, d: ControllerDecision, fut: Future[int | None]) -> None:
+        if fut.cancelled():
+            return  # the console is stopping; the next start sends it again
         exc = fut.exception()
         if exc is not None:
-            self._say(f"Table {outcome.table}: could not queue the answer for seat "
-                      f"{outcome.seat}: {exc}")
-
-    def _hit_ref(self, hit_id: int) -> str:
-        with self.engine.connect() as conn:
-            row = conn.execute(
-                select(EventRow.boot, EventRow.seq).join(Hit, Hit.event_id == EventRow.id)
-                .where(Hit.id == hit_id)).first()
-        return f"{row[0]}:{row[1]}" if row else ""
+            self._say(f"Table {d.table}: could not queue the answer for seat {d.seat}: {exc}; "
+                      "it is sent again when the link comes back")
 
     # -- printing ---------------------------------------------------------------------------
     def slip_bytes(self, slip_no: int) -> bytes:

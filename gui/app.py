@@ -25,11 +25,11 @@ def _options(p: argparse.ArgumentParser, demo: bool) -> None:
     if demo:
         p.add_argument("--speed", type=float, default=25.0,
                        help="simulated table pace (1 = a round a minute; default 25)")
-        p.add_argument("--jackpot-rate", type=float, default=0.03,
+        p.add_argument("--jackpot-rate", type=float, default=0.01,
                        help="chance a simulated round deals a stacked qualifying hand "
-                            "(default 0.03)")
-        p.add_argument("--mistake-rate", type=float, default=0.05,
-                       help="chance a simulated dealer makes a mistake (default 0.05)")
+                            "(default 0.01)")
+        p.add_argument("--mistake-rate", type=float, default=0.03,
+                       help="chance a simulated dealer makes a mistake (default 0.03)")
         p.add_argument("--seed", type=int, default=None, help="simulator random seed")
         p.add_argument("--no-simulator", action="store_true",
                        help="do not start the simulated controllers "
