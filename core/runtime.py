@@ -9,8 +9,8 @@ truth for those answers: whenever a table's link comes up, the core sends PAY / 
 every decided hit of a round the controller has not closed (``Floor.awaited_decisions``), so a
 console restart or a decision taken while the link was down loses nothing; the controller
 applies a decision once per hit and acknowledges a repeat.  Win slips are printed on a printer
-thread; a slip that could not print stays queued in the ledger and can be printed later.  The Qt console, the tests
-and the benchmarks all drive this same object.
+thread; a slip that could not print stays queued in the ledger and can be printed later.  The Qt
+console, the tests and the benchmarks all drive this same object.
 """
 
 from __future__ import annotations

@@ -121,6 +121,7 @@ class MainWindow(QMainWindow):
         self._clock_timer.start(1000)
         self._update_clock()
         self.refresh()
+        self.queue.setFocus()  # arrows pick a hit, Enter opens it
 
     # -- layout pieces ----------------------------------------------------------------------
     def _header(self) -> QHBoxLayout:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -99,11 +100,17 @@ class VerifyDialog(QDialog):
         cancel = QPushButton("Close")
         cancel.clicked.connect(self.reject)
         buttons.addWidget(cancel)
-        self.pay_btn = QPushButton("PAY — swipe card")
+        self.pay_btn = QPushButton("PAY — swipe card  (Ctrl+Enter)")
         self.pay_btn.setObjectName("primary")
         self.pay_btn.clicked.connect(self._pay)
         buttons.addWidget(self.pay_btn)
         lay.addLayout(buttons)
+        # Enter belongs to the card entry field; paying is a deliberate Ctrl+Enter or a click.
+        for b in (self.reject_btn, cancel, self.pay_btn):
+            b.setAutoDefault(False)
+            b.setDefault(False)
+        for keys in ("Ctrl+Return", "Ctrl+Enter"):
+            QShortcut(QKeySequence(keys), self, activated=self._pay_if_ready)
 
         self._verification: Any = None
         self.picker.cardsChanged.connect(lambda _c: self._evaluate())
@@ -160,6 +167,10 @@ class VerifyDialog(QDialog):
         self.pay_btn.setEnabled(bool(ok))
 
     # -- actions ------------------------------------------------------------------------------
+    def _pay_if_ready(self) -> None:
+        if self.pay_btn.isEnabled():
+            self._pay()
+
     def _pay(self) -> None:
         v = self._verification
         if v is None:

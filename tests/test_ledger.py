@@ -9,6 +9,7 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, inspect, select, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
@@ -36,8 +37,10 @@ def test_migration_creates_every_table_and_downgrades_to_nothing(bare_engine: En
 
 def test_upgrade_twice_is_harmless(engine: Engine) -> None:
     upgrade(engine)
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head == "0002"
     with engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0001"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == head
 
 
 def test_sqlite_engine_is_durable_wal_full_sync_foreign_keys(tmp_path: Path) -> None:

@@ -163,3 +163,31 @@ def test_offline_table_shows_offline_and_locked(qtbot, console_window):  # type:
     assert "LOCKED" in window.grid.tile("PG-1").round.text()
     wait_for(lambda: not floor.console.floor.snapshot().tables[0].online)
     shot(window, "main-window-offline")
+
+
+def test_keyboard_only_pay_enter_opens_ctrl_enter_pays_swipe_authorizes(qtbot, console_window):  # type: ignore[no-untyped-def]
+    window, floor, printer = console_window
+    cards = ["5h", "6h", "7h", "8h", "9h", "Kc", "2d"]  # straight flush, $100, supervisor
+    floor.deal_hit("PG-1", seat=4, cards=cards, wagers=[4])
+    qtbot.waitUntil(lambda: window.queue.rowCount() == 1, timeout=5000)
+    steps: list[str] = []
+
+    def in_dialog() -> None:
+        dlg = QApplication.activeModalWidget()
+        assert isinstance(dlg, VerifyDialog)
+        steps.append("dialog")
+        QTimer.singleShot(100, in_prompt)
+        qtbot.keyClick(dlg, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+
+    def in_prompt() -> None:
+        prompt = QApplication.activeModalWidget()
+        assert isinstance(prompt, SwipePrompt)
+        steps.append("prompt")
+        _type_swipe(qtbot, prompt, swipe_of("1002"))
+
+    QTimer.singleShot(100, in_dialog)
+    window.queue.setFocus()
+    qtbot.keyClick(window.queue, Qt.Key.Key_Return)  # opens the selected hit (modal)
+    assert steps == ["dialog", "prompt"]
+    assert floor.pending() == []
+    printer.wait_for_bytes(200, timeout=10)
