@@ -30,6 +30,8 @@ COMMANDS_TOP: dict[str, tuple[str, str]] = {
     "simulate": ("core.simulator", "run simulated table controllers"),
     "console": ("gui.app", "start the supervisor console"),
     "demo": ("gui.app", "start the console on the embedded demo floor"),
+    "employees": ("core.employees_command", "enroll employees and their cards, list, "
+                  "deactivate, check a card"),
 }
 
 

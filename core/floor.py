@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, and_, exists, func, or_, select
 from sqlalchemy.exc import IntegrityError
@@ -50,6 +50,7 @@ from core.ledger.models import (
     Setting,
     Slip,
     SlipPrintAttempt,
+    SwipeLog,
     Wager,
 )
 from core.ledger.models import (
@@ -58,6 +59,9 @@ from core.ledger.models import (
 from core.money import UNITS_PER_CENT, cents_to_units, json_cents, units_floor_cents
 from core.rules import fortune
 from core.rules.cards import Card, CardError, format_cards, parse_card, parse_cards
+
+if TYPE_CHECKING:
+    from printing.slip import WinSlip
 
 log = logging.getLogger("podium.floor")
 
@@ -220,6 +224,47 @@ class HitMarker:
     amount_cents: int
 
 
+@dataclass(frozen=True)
+class DecisionRecord:
+    """One row of a hit's audit trail: a decision, or a card swipe made for the hit."""
+
+    at: datetime
+    what: str  # a hit_decisions decision (verified, paid, ...) or "swipe <outcome>"
+    employee_no: str | None  # None: the controller or the system
+    employee_name: str
+    employee_role: str
+    reason: str
+
+    @property
+    def who(self) -> str:
+        if self.employee_no is None:
+            return "system"
+        return f"{self.employee_name} #{self.employee_no} ({self.employee_role})"
+
+
+@dataclass(frozen=True)
+class HitRecord:
+    """What the ledger holds about one hit, for the accounting win page and audits."""
+
+    hit_id: int
+    table: str
+    seat: int
+    round_no: int
+    status: str
+    claimed_hand: str  # the hand button the dealer pressed (a hand id)
+    table_cards: tuple[str, ...]  # the cards the table sent (may be empty)
+    verified_cards: tuple[str, ...]  # the cards the supervisor confirmed (may be empty)
+    evaluated_hand: str | None  # what the paid-on cards make (a hand id; None: no cards)
+    paid_hand: str | None  # the hand the award pays
+    amount_cents: int | None
+    wager_cents: int | None
+    flags: tuple[str, ...]
+    controller_ref: str  # "<boot>:<seq>" of the HIT JACKPOT event
+    claimed_at: datetime
+    decisions: tuple[DecisionRecord, ...]  # decisions and swipes, oldest first
+    slip_nos: tuple[int, ...]
+
+
 @dataclass
 class _Acc:
     """What a transaction touched (becomes the FloorChange)."""
@@ -249,6 +294,23 @@ def _card_text(cards: Sequence[Card]) -> str:
 
 def _cards_of(text: str) -> tuple[Card, ...]:
     return tuple(parse_card(t) for t in text.split()) if text else ()
+
+
+def _verified_reason(cards: Sequence[Card], hand: str) -> str:
+    """The reason of a ``verified`` decision; it is the ledger's record of the cards paid on."""
+    return f"cards {_card_text(cards)} make {hand}"
+
+
+def _verified_cards(reason: str) -> tuple[Card, ...] | None:
+    """The cards in a ``verified`` decision's reason (None if it does not name seven cards)."""
+    head, sep, _hand = reason.partition(" make ")
+    if not sep or not head.startswith("cards "):
+        return None
+    try:
+        cards = _cards_of(head.removeprefix("cards "))
+    except CardError:
+        return None
+    return cards if len(cards) == 7 else None
 
 
 def _flags_of(hit: Hit) -> tuple[str, ...]:
@@ -665,7 +727,7 @@ class Floor:
             s.add(HitDecision(hit_id=hit.id, decision="auto_paid", employee_id=None,
                               reason=AUTO_PAID_REASON, created_at=now))
             hit.status = "auto_paid"
-            slip_no = self._make_slip(s, hit, award, pt, None, None, None, now)
+            slip_no = self._make_slip(s, hit, award, now)
             acc.slips.append(slip_no)
             acc.outcomes.append(HitOutcome(hit.id, t.id, hit.round_no, hit.seat, "auto_paid",
                                            amount))
@@ -922,7 +984,7 @@ class Floor:
                               reason=f"claimed {hit.claimed_hand}, cards make {pay.hand}",
                               created_at=now))
         s.add(HitDecision(hit_id=hit.id, decision="verified", employee_id=emp.id,
-                          reason=f"cards {_card_text(cards)} make {pay.hand}", created_at=now))
+                          reason=_verified_reason(cards, pay.hand), created_at=now))
         if not hit.cards:
             hit.cards = _card_text(cards)
         levels = self._levels(s, g.id, lock=True)
@@ -967,8 +1029,7 @@ class Floor:
                           reason=f"{_money(amount)} from the {award.source}", created_at=now))
         hit.status = "paid"
         s.flush()
-        slip_no = self._make_slip(s, hit, award, pt, emp, level_name if award.source == "meter"
-                                  else None, cards, now)
+        slip_no = self._make_slip(s, hit, award, now)
         acc.hits.add(hit.id)
         acc.tables.add(hit.table_id)
         acc.slips.append(slip_no)
@@ -989,42 +1050,64 @@ class Floor:
                               f"hit #{hit.id} claim corrected", hit_id=hit.id)
         hit.locked_amount_cents = None
 
-    def _make_slip(self, s: Session, hit: Hit, award: Award, pt: Any, emp: Employee | None,
-                   level: str | None, cards: tuple[Card, ...] | None, now: datetime) -> int:
+    def _make_slip(self, s: Session, hit: Hit, award: Award, now: datetime) -> int:
         if self._pg:
             s.scalars(select(Setting).where(Setting.key == SLIP_SEQUENCE_KEY)
                       .with_for_update()).first()
         slip_no = int(s.scalar(select(func.coalesce(func.max(Slip.slip_no), 0))) or 0) + 1
-        shown_cards = cards if cards is not None else _cards_of(hit.cards)
-        data = self._render_bytes(slip_no, hit, award, pt, emp, level, shown_cards, now)
+        from printing.slip import render_slip
+
+        render = self._render or render_slip
+        data = bytes(render(self._slip_record(s, slip_no, hit, award, now)))
         s.add(Slip(slip_no=slip_no, hit_id=hit.id, award_id=award.id, escpos=data,
                    created_at=now))
         s.flush()
         return slip_no
 
-    def _render_bytes(self, slip_no: int, hit: Hit, award: Award, pt: Any,
-                      emp: Employee | None, level: str | None, cards: tuple[Card, ...],
-                      now: datetime) -> bytes:
-        from printing.slip import Signer, WinSlip, render_slip
+    def _slip_record(self, s: Session, slip_no: int, hit: Hit, award: Award,
+                     paid_at: datetime) -> WinSlip:
+        """The win slip of a paid hit, from its ledger rows only (the award, its level, the
+        employees on it, the cards of the latest ``verified`` decision or else the table's).
+        The slip printed at pay time and :meth:`win_slip` later are both built here."""
+        from printing.slip import Signer, WinSlip
 
-        if emp is not None:
-            signer = Signer(emp.name, emp.number, emp.role)
-        else:
-            signer = Signer("Auto-paid (no secondary verification)", "AUTO", "system")
-        slip = WinSlip(
+        def signer(employee_id: int | None) -> Signer | None:
+            emp = s.get(Employee, employee_id) if employee_id is not None else None
+            return Signer(emp.name, emp.number, emp.role) if emp is not None else None
+
+        authorized = signer(award.authorized_by)
+        level = None
+        if award.source == "meter" and award.level_id is not None:
+            lv = s.get(Level, award.level_id)
+            level = lv.name if lv is not None else None
+        table = s.get(GameTable, hit.table_id)
+        group = s.get(Group, table.group_id) if table is not None else None
+        return WinSlip(
             casino=self.config.casino.name, slip_no=slip_no, hit_ref=f"H{hit.id}",
-            table=hit.table_id, seat=hit.seat, round_no=hit.round_no, paytable=pt.id,
-            hand=_hand_name(award.hand), hand_id=award.hand, cards=tuple(format_cards(cards)),
+            table=hit.table_id, seat=hit.seat, round_no=hit.round_no,
+            paytable=group.paytable_id if group is not None else "",
+            hand=_hand_name(award.hand), hand_id=award.hand,
+            cards=tuple(format_cards(self._shown_cards(s, hit))),
             amount_cents=award.amount_cents,
             source="meter" if award.source == "meter" else "tray",
             level=level, meter_before_cents=award.meter_before_cents if level else None,
             meter_after_cents=award.meter_after_cents if level else None,
-            authorized_by=signer, verified_by=signer if emp is not None else None,
-            paid_at=now, timezone=self.config.casino.timezone,
+            authorized_by=authorized or Signer("Auto-paid (no secondary verification)", "AUTO",
+                                               "system"),
+            verified_by=signer(award.verified_by),
+            paid_at=paid_at, timezone=self.config.casino.timezone,
             currency=self.config.casino.currency_symbol,
         )
-        render = self._render or render_slip
-        return bytes(render(slip))
+
+    @staticmethod
+    def _shown_cards(s: Session, hit: Hit) -> tuple[Card, ...]:
+        """The cards a pay was made on: those the supervisor verified (the latest ``verified``
+        decision), else the cards the table sent."""
+        reason = s.scalar(select(HitDecision.reason).where(
+            HitDecision.hit_id == hit.id, HitDecision.decision == "verified")
+            .order_by(HitDecision.id.desc()).limit(1))
+        verified = _verified_cards(reason) if reason else None
+        return verified if verified is not None else _cards_of(hit.cards)
 
     def reject(self, hit_id: int, reason: str, swipe: str) -> None:
         """Reject a pending hit (a supervisor's card); a lock-at-hit amount goes back to the
@@ -1279,6 +1362,68 @@ class Floor:
             raise FloorError(f"slip {slip_no}: no such slip")
         return bytes(data)
 
+    def win_slip(self, slip_no: int) -> WinSlip:
+        """The record of a win slip rebuilt from the ledger: the same :class:`WinSlip` the
+        printed bytes were rendered from (one builder for both, ``_slip_record``)."""
+        with self._session() as s, s.begin():
+            slip = s.scalars(select(Slip).where(Slip.slip_no == slip_no)).first()
+            if slip is None:
+                raise FloorError(f"slip {slip_no}: no such slip")
+            hit = s.get(Hit, slip.hit_id)
+            award = s.get(Award, slip.award_id)
+            if hit is None or award is None:
+                raise FloorError(f"slip {slip_no}: its hit or award is missing from the ledger")
+            return self._slip_record(s, slip.slip_no, hit, award, slip.created_at)
+
+    def hit_record(self, hit_id: int) -> HitRecord:
+        """A hit's claim, cards, evaluation, award, decisions and swipes (who, when, why)."""
+        with self._session() as s, s.begin():
+            hit = s.get(Hit, hit_id)
+            if hit is None:
+                raise FloorError(f"hit #{hit_id}: no such hit")
+            award = s.scalars(select(Award).where(Award.hit_id == hit.id)).first()
+            ev = s.get(EventRow, hit.event_id)
+            wager = s.get(Wager, hit.wager_id) if hit.wager_id is not None else None
+            reason = s.scalar(select(HitDecision.reason).where(
+                HitDecision.hit_id == hit.id, HitDecision.decision == "verified")
+                .order_by(HitDecision.id.desc()).limit(1))
+            verified = (_verified_cards(reason) if reason else None) or ()
+            paid_on = verified or _cards_of(hit.cards)
+            evaluated: str | None = None
+            t = s.get(GameTable, hit.table_id)
+            if paid_on and t is not None:
+                try:
+                    evaluated = fortune.classify(paid_on, self._paytable(t.group_id).joker)
+                except (CardError, FloorError):
+                    evaluated = None
+            people = {e.id: e for e in s.scalars(select(Employee))}
+
+            def row(at: datetime, what: str, employee_id: int | None,
+                    why: str) -> DecisionRecord:
+                e = people.get(employee_id) if employee_id is not None else None
+                if e is None:
+                    return DecisionRecord(at, what, None, "", "", why)
+                return DecisionRecord(at, what, e.number, e.name, e.role, why)
+
+            trail = [(d.created_at, 0, d.id, row(d.created_at, d.decision, d.employee_id,
+                                                 d.reason))
+                     for d in s.scalars(select(HitDecision).where(HitDecision.hit_id == hit.id))]
+            trail += [(w.created_at, 1, w.id,
+                       row(w.created_at, f"swipe {w.outcome.replace('_', ' ')}", w.employee_id,
+                           f"{w.action}, needs {w.role_required or 'any role'}"))
+                      for w in s.scalars(select(SwipeLog).where(SwipeLog.hit_id == hit.id))]
+            # a swipe comes before the decisions it made (same transaction, same time)
+            trail.sort(key=lambda r: (r[0], -r[1], r[2]))
+            slips = tuple(s.scalars(select(Slip.slip_no).where(Slip.hit_id == hit.id)
+                                    .order_by(Slip.slip_no)))
+            return HitRecord(
+                hit.id, hit.table_id, hit.seat, hit.round_no, hit.status, hit.claimed_hand,
+                tuple(format_cards(_cards_of(hit.cards))), tuple(format_cards(verified)),
+                evaluated, award.hand if award else None,
+                award.amount_cents if award else None, wager.amount_cents if wager else None,
+                _flags_of(hit), f"{ev.boot}:{ev.seq}" if ev else "", hit.created_at,
+                tuple(r[3] for r in trail), slips)
+
     def record_print(self, slip_no: int, printer: str, ok: bool, error: str = "") -> None:
         def run(s: Session, acc: _Acc) -> None:
             slip = s.scalars(select(Slip).where(Slip.slip_no == slip_no)).first()
@@ -1320,8 +1465,8 @@ def check_meter_invariant(engine: Engine) -> list[str]:
 
 
 __all__ = [
-    "AUTO_PAID_REASON", "ControllerDecision", "Floor", "FloorChange", "FloorError",
-    "FloorSnapshot", "HitMarker", "HitOutcome", "LevelView", "PaidHit", "PendingHitView",
-    "PendingSlip", "TableView",
-    "UNITS_PER_CENT", "Verification", "check_meter_invariant",
+    "AUTO_PAID_REASON", "ControllerDecision", "DecisionRecord", "Floor", "FloorChange",
+    "FloorError", "FloorSnapshot", "HitMarker", "HitOutcome", "HitRecord", "LevelView",
+    "PaidHit", "PendingHitView", "PendingSlip", "TableView", "UNITS_PER_CENT", "Verification",
+    "check_meter_invariant",
 ]

@@ -100,7 +100,11 @@ class ConsoleCore:
         return warnings
 
     def stop(self) -> None:
-        self._stopped = True  # decisions from now on are sent by the next start (ledger)
+        """Close the links and the printer thread (a second call does nothing).  A decision
+        taken after this reaches its controller from the ledger when a console starts again."""
+        if self._stopped:
+            return
+        self._stopped = True
         if self._loop is not None and self._links is not None:
             fut = asyncio.run_coroutine_threadsafe(self._links.close(), self._loop)
             try:

@@ -24,8 +24,10 @@ from core.ledger.models import (
     Award,
     Base,
     HitDecision,
+    Level,
     LevelSetting,
     MeterEntry,
+    RefusedEvent,
     Slip,
     SwipeLog,
     Wager,
@@ -543,7 +545,7 @@ def test_event_for_an_unconfigured_table_is_refused(floor: Floor, engine: Engine
     before = counts(engine)
     with pytest.raises(FloorError, match="table T9: not configured"):
         floor.handle(Origin("T9", "b", 1), GameStarted(1, {1: 100}))
-    assert counts(engine) == before
+    assert counts(engine) == {**before, "refused_events": 1}  # only the refusal is kept
 
 
 def test_offline_table_has_its_progressive_locked(floor: Floor, engine: Engine) -> None:
@@ -551,7 +553,7 @@ def test_offline_table_has_its_progressive_locked(floor: Floor, engine: Engine) 
     before = counts(engine)
     with pytest.raises(FloorError, match="table T2 is OFFLINE"):
         floor.handle(Origin("T2", "b", 1), GameStarted(1, {1: 100}))
-    assert counts(engine) == before
+    assert counts(engine) == {**before, "refused_events": 1}  # only the refusal is kept
     floor.set_link("T2", True)
     assert floor.handle(Origin("T2", "b", 1), GameStarted(1, {1: 100}))
 
@@ -681,3 +683,187 @@ def test_multi_level_link_contributes_to_every_level_and_pays_the_named_one(
                                           + minor.meter_units % UNITS)
     for name in ("MEGA", "MAJOR"):
         assert after[name] == levels[name]
+
+
+# --- refused events are kept (audit) ---------------------------------------------------------
+
+
+def refused_rows(engine: Engine) -> list[RefusedEvent]:
+    with Session(engine) as s:
+        return list(s.scalars(select(RefusedEvent).order_by(RefusedEvent.id)))
+
+
+def test_refused_event_is_kept_once_with_its_reason(floor: Floor, engine: Engine) -> None:
+    origin = Origin("T9", "b9", 4, controller_time="2025-06-01T12:00:00Z")
+    for _ in range(3):  # the controller sends it again (a lost ACK): refused, kept once
+        with pytest.raises(FloorError, match="table T9: not configured"):
+            floor.handle(origin, HitClaimed(7, 2, "FULL_HOUSE", cards("FULL_HOUSE")))
+    (row,) = refused_rows(engine)
+    assert (row.table_id, row.boot, row.seq, row.type) == ("T9", "b9", 4, "HitClaimed")
+    assert row.payload == {"round_no": 7, "seat": 2, "hand": "FULL_HOUSE",
+                           "cards": HANDS["FULL_HOUSE"].split()}
+    assert row.controller_time == "2025-06-01T12:00:00Z"
+    assert "table T9: not configured" in row.reason
+    assert row.received_at.tzinfo is not None
+    assert counts(engine)["controller_events"] == 0  # refused: not an accepted event
+
+
+def test_refused_start_game_on_an_offline_table_is_kept_and_the_retry_accepted(
+        floor: Floor, engine: Engine) -> None:
+    floor.set_link("T2", False)
+    with pytest.raises(FloorError, match="OFFLINE"):
+        floor.handle(Origin("T2", "b", 1), GameStarted(1, {1: 100, 3: 100}))
+    with pytest.raises(FloorError, match="OFFLINE"):
+        floor.handle(Origin("T2", "b", 2), GameStarted(2, {2: 100}))
+    rows = refused_rows(engine)
+    assert [(r.table_id, r.seq, r.type) for r in rows] == [("T2", 1, "GameStarted"),
+                                                           ("T2", 2, "GameStarted")]
+    assert rows[0].payload == {"round_no": 1, "wagers": {"1": 100, "3": 100}}
+    assert all("OFFLINE" in r.reason for r in rows)
+    floor.set_link("T2", True)
+    assert floor.handle(Origin("T2", "b", 1), GameStarted(1, {1: 100, 3: 100})) is True
+    assert len(refused_rows(engine)) == 2  # the refusal stays on record
+
+
+def test_refused_event_is_never_updated(floor: Floor, engine: Engine) -> None:
+    origin = Origin("T9", "b", 1)
+    with pytest.raises(FloorError):
+        floor.handle(origin, GameStarted(1, {1: 100}))
+    (first,) = refused_rows(engine)
+    with pytest.raises(FloorError):  # same origin, other content: the first record stands
+        floor.handle(origin, GameEnded(1))
+    (again,) = refused_rows(engine)
+    assert (again.id, again.type, again.payload, again.received_at) == (
+        first.id, first.type, first.payload, first.received_at)
+
+
+# --- bounded meter history -------------------------------------------------------------------
+
+
+def _full_history(engine: Engine, group: str = "LINK") -> list[tuple[datetime, int]]:
+    """The meter after every entry, recomputed here from every row (the definition)."""
+    with Session(engine) as s:
+        rows = s.execute(select(MeterEntry.created_at, MeterEntry.meter_delta)
+                         .join(Level, Level.id == MeterEntry.level_id)
+                         .where(Level.group_id == group, Level.name == "MAIN")
+                         .order_by(MeterEntry.id)).all()
+    out, total = [], 0
+    for at, delta in rows:
+        total += int(delta)
+        out.append((at, total))
+    return out
+
+
+def _busy_link(floor: Floor, engine: Engine) -> None:
+    t1, t2 = Table(floor, "T1"), Table(floor, "T2")
+    for rnd in range(1, 6):
+        t1.send(GameStarted(rnd, {1: 100, 2: 100, 5: 100}))
+        t2.send(GameStarted(rnd, {3: 100}))
+        if rnd == 2:
+            t1.send(HitClaimed(rnd, 5, "RF_ROYAL_MATCH"))
+            floor.pay(hit_ids(engine)[-1], HANDS["RF_ROYAL_MATCH"].split(), swipe(EXE))
+        if rnd == 4:
+            t2.send(Misdealt(rnd))  # reversal entries
+            t1.send(HitClaimed(rnd, 1, "SF7_NATURAL"))
+            floor.pay(hit_ids(engine)[-1], HANDS["SF7_NATURAL"].split(), swipe(EXE))
+        t1.send(GameEnded(rnd))
+        t2.send(GameEnded(rnd))
+
+
+def test_meter_history_window_keeps_true_running_totals(floor: Floor, engine: Engine) -> None:
+    _busy_link(floor, engine)
+    full = _full_history(engine)
+    assert floor.meter_history("LINK", "MAIN") == full
+    times = sorted({at for at, _ in full})
+    for since in (None, times[0], times[1], times[len(times) // 2], times[-1],
+                  times[-1] + timedelta(seconds=1)):
+        for limit in (None, 1, 2, 7, len(full), len(full) + 5):
+            want = [p for p in full if since is None or p[0] >= since]
+            if limit is not None:
+                want = want[-limit:]
+            got = floor.meter_history("LINK", "MAIN", since=since, limit=limit)
+            assert got == want, (since, limit)
+    # the first point of a window is the true meter then, not a sum of the window alone
+    (last,) = floor.meter_history("LINK", "MAIN", limit=1)
+    assert last[1] == meter_units(engine)[0]
+
+
+def test_hit_markers_window_is_the_tail_of_the_full_list(floor: Floor, engine: Engine) -> None:
+    _busy_link(floor, engine)
+    full = floor.hit_markers("LINK", "MAIN")
+    assert [(m.seat, m.hand) for m in full] == [(5, "RF_ROYAL_MATCH"), (1, "SF7_NATURAL")]
+    assert floor.hit_markers("LINK", "MAIN", limit=1) == full[-1:]
+    assert floor.hit_markers("LINK", "MAIN", limit=5) == full
+    assert floor.hit_markers("LINK", "MAIN", since=full[1].at) == full[1:]
+    assert floor.hit_markers("LINK", "MAIN", since=full[0].at, limit=1) == full[1:]
+    assert floor.hit_markers("LINK", "MAIN", since=full[1].at + timedelta(seconds=1)) == []
+
+
+def test_meter_history_window_is_checked(floor: Floor) -> None:
+    with pytest.raises(FloorError, match="naive"):
+        floor.meter_history("LINK", "MAIN", since=datetime(2025, 6, 1, 12))
+    for bad in (0, -3, True):
+        with pytest.raises(FloorError, match="limit"):
+            floor.meter_history("LINK", "MAIN", limit=bad)
+        with pytest.raises(FloorError, match="limit"):
+            floor.hit_markers("LINK", "MAIN", limit=bad)
+
+
+# --- decisions a controller still waits for --------------------------------------------------
+
+
+def test_decided_hits_are_awaited_until_the_round_ends(floor: Floor, engine: Engine) -> None:
+    t1 = Table(floor, "T1")
+    t1.send(GameStarted(1, {2: 100, 4: 100}))
+    t1.send(HitClaimed(1, 4, "FIVE_ACES"))  # seq 2
+    t1.send(HitClaimed(1, 2, "SF7_NATURAL"))  # seq 3
+    paid_id, rejected_id = hit_ids(engine)
+    assert floor.controller_decision(paid_id) is None  # pending: nothing to tell yet
+    assert floor.awaited_decisions("T1") == []
+    paid = floor.pay(paid_id, HANDS["FIVE_ACES"].split(), swipe(SUP))
+    floor.reject(rejected_id, "dealer pressed the wrong seat", swipe(SUP))
+    got = floor.awaited_decisions("T1")
+    assert [(d.hit_id, d.outcome, d.hit_ref, d.round_no, d.seat, d.amount_cents) for d in got] \
+        == [(paid_id, "paid", "boot1:2", 1, 4, paid.amount_cents),
+            (rejected_id, "rejected", "boot1:3", 1, 2, 0)]
+    assert got[1].reason == "dealer pressed the wrong seat"
+    assert floor.controller_decision(paid_id) == got[0]
+    assert floor.awaited_decisions("T2") == []
+    t1.send(GameEnded(1))
+    assert floor.awaited_decisions("T1") == []  # END GAME: the controller had them all
+    assert floor.controller_decision(paid_id) == got[0]
+
+
+def test_misdeal_undo_or_a_later_round_closes_the_wait(floor: Floor, engine: Engine) -> None:
+    t1 = Table(floor, "T1")
+    t1.send(GameStarted(1, {1: 100}))
+    t1.send(HitClaimed(1, 1, "FIVE_ACES"))
+    floor.pay(hit_ids(engine)[-1], HANDS["FIVE_ACES"].split(), swipe(SUP))
+    assert len(floor.awaited_decisions("T1")) == 1
+    t1.send(Misdealt(1))  # a paid hit stays paid, but the round is over at the table
+    assert floor.awaited_decisions("T1") == []
+
+    t1.send(GameStarted(2, {1: 100}))
+    t1.send(HitClaimed(2, 1, "FIVE_ACES"))
+    floor.pay(hit_ids(engine)[-1], HANDS["FIVE_ACES"].split(), swipe(SUP))
+    assert len(floor.awaited_decisions("T1")) == 1
+    t1.send(GameStarted(3, {1: 100}))  # END GAME of round 2 never arrived; round 3 began
+    assert floor.awaited_decisions("T1") == []
+
+    t1.send(HitClaimed(9, 1, "FIVE_ACES"))  # a round that never started: can only be rejected
+    floor.reject(hit_ids(engine)[-1], "no such round", swipe(SUP))
+    (orphan,) = floor.awaited_decisions("T1")
+    assert (orphan.round_no, orphan.outcome) == (9, "rejected")
+    t1.send(GameEnded(3))
+    assert floor.awaited_decisions("T1") == []
+
+
+def test_auto_paid_hit_is_awaited_like_a_pay(floor: Floor, engine: Engine) -> None:
+    if pay_of("FULL_HOUSE").secondary_verification:
+        pytest.skip("this paytable asks secondary verification for a full house")
+    t1 = Table(floor, "T1")
+    t1.send(GameStarted(1, {4: 100}))
+    t1.send(HitClaimed(1, 4, "FULL_HOUSE", cards("FULL_HOUSE")))
+    (d,) = floor.awaited_decisions("T1")
+    assert (d.outcome, d.amount_cents) == ("auto_paid", PAYTABLES["FPGPP-WA01"].fixed_cents(
+        pay_of("FULL_HOUSE"), 100))

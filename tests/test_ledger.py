@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from core.ledger.db import alembic_config, default_url, make_engine, upgrade
-from core.ledger.models import Base, ControllerEvent, GameTable, Group, Setting
+from core.ledger.models import Base, ControllerEvent, GameTable, Group, RefusedEvent, Setting
 
 
 def test_migration_0001_matches_the_models_exactly(engine: Engine) -> None:
@@ -133,3 +133,39 @@ def test_settings_table_holds_text_values(engine: Engine) -> None:
         s.add(Setting(key="k", value="v"))
     with Session(engine) as s:
         assert s.get(Setting, "k") is not None
+
+
+def test_a_0001_ledger_upgrades_to_0002_keeping_its_rows(bare_engine: Engine) -> None:
+    """Ledgers in the field are at 0001: 0002 only adds refused_events."""
+    upgrade(bare_engine, "0001")
+    assert "refused_events" not in inspect(bare_engine).get_table_names()
+    with Session(bare_engine) as s, s.begin():
+        s.add(Setting(key="install_salt", value="ab"))
+    upgrade(bare_engine)
+    assert "refused_events" in inspect(bare_engine).get_table_names()
+    with Session(bare_engine) as s:
+        assert s.get(Setting, "install_salt").value == "ab"  # type: ignore[union-attr]
+    with bare_engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    assert diff == []
+    cfg = alembic_config()
+    with bare_engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0001")
+    names = set(inspect(bare_engine).get_table_names())
+    assert "refused_events" not in names and "controller_events" in names
+
+
+def test_refused_event_origin_is_stored_once(engine: Engine) -> None:
+    now = datetime.now(UTC)
+    row = {"table_id": "T-unknown", "boot": "b1", "seq": 5, "type": "GameStarted",
+           "payload": {"round_no": 1, "wagers": {"1": 100}}, "controller_time": "",
+           "reason": "table T-unknown: not configured", "received_at": now}
+    with Session(engine) as s, s.begin():  # no foreign key: an unconfigured table is kept too
+        s.add(RefusedEvent(**row))
+    with pytest.raises(IntegrityError), Session(engine) as s, s.begin():
+        s.add(RefusedEvent(**(row | {"reason": "again"})))
+    with Session(engine) as s:
+        (kept,) = s.scalars(select(RefusedEvent))
+        assert (kept.reason, kept.payload) == (row["reason"], row["payload"])
+        assert kept.received_at.tzinfo is not None

@@ -1,0 +1,337 @@
+"""``podium employees ...`` (core/employees_command.py), through ``core.cli.main``.
+
+Every ledger test runs on SQLite and PostgreSQL: the command gets the ``engine`` fixture's
+database as ``--db`` (on PostgreSQL with the test schema in the URL's ``options``), and the
+test reads back what the command wrote through the fixture's engine.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, func, select, text
+from sqlalchemy.orm import Session
+
+from core import employees_command
+from core.auth import AuthError, authorize
+from core.cli import main
+from core.ledger.models import Employee, SwipeLog
+
+CARD_A = "6011000990147001"
+CARD_B = "6011000990147002"
+CARD_C = "6011000990147003"
+SWIPE_A = f"%B{CARD_A}^REYES/ANA^2812101?;{CARD_A}=2812101?"
+SWIPE_B = f";{CARD_B}=2812101?"
+SWIPE_C = f"%B{CARD_C}^LEE/SAM^2812101?"
+UNKNOWN_SWIPE = ";6011000990147999=2812101?"
+
+
+@pytest.fixture
+def db(engine: Engine) -> str:
+    """The ``--db`` URL of the fixture's ledger (PostgreSQL: its schema kept in the URL)."""
+    url = engine.url
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as conn:
+            schema = conn.execute(text("SELECT current_schema()")).scalar_one()
+        url = url.update_query_dict({"options": f"-csearch_path={schema}"})
+    return url.render_as_string(hide_password=False)
+
+
+def run_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+            argv: list[str], stdin: str = "") -> tuple[int, str, str]:
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    try:
+        rc = main(argv)
+    except SystemExit as exc:  # argparse refusals
+        rc = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def enroll(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], db: str,
+           number: str, name: str, role: str, swipe: str) -> tuple[int, str, str]:
+    return run_cli(monkeypatch, capsys, ["employees", "add", "--number", number, "--name", name,
+                                         "--role", role, "--db", db], swipe + "\n")
+
+
+def counts(engine: Engine) -> tuple[int, int]:
+    with Session(engine) as s:
+        return (s.scalar(select(func.count()).select_from(Employee)) or 0,
+                s.scalar(select(func.count()).select_from(SwipeLog)) or 0)
+
+
+def swipe_rows(engine: Engine) -> list[tuple[str, str, int | None]]:
+    with Session(engine) as s:
+        return [(r.action, r.outcome, r.employee_id)
+                for r in s.scalars(select(SwipeLog).order_by(SwipeLog.id))]
+
+
+def stored_text(engine: Engine) -> str:
+    """Every value of every employees and swipe_log row, as text."""
+    with engine.connect() as conn:
+        rows = [*conn.execute(text("SELECT * FROM employees")),
+                *conn.execute(text("SELECT * FROM swipe_log"))]
+    return " ".join(repr(tuple(r)) for r in rows)
+
+
+def assert_no_card_data(*texts: str) -> None:
+    for t in texts:
+        for secret in (CARD_A, CARD_B, CARD_C, "REYES/ANA", "2812101"):
+            assert secret not in t
+
+
+# --- add -------------------------------------------------------------------------------------
+
+def test_enrollment_stores_only_the_salted_hash_and_never_echoes_the_card(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        engine: Engine, db: str) -> None:
+    rc, out, err = enroll(monkeypatch, capsys, db, "5001", "Ana Reyes", "supervisor", SWIPE_A)
+    assert rc == 0, err
+    assert "5001" in out and "Ana Reyes" in out and "supervisor" in out
+    with Session(engine) as s:
+        (emp,) = s.scalars(select(Employee))
+        assert (emp.number, emp.name, emp.role, emp.active) == ("5001", "Ana Reyes",
+                                                                "supervisor", True)
+        assert len(emp.card_salt) == 16 and len(emp.card_hash) == 32
+    assert_no_card_data(out, err, stored_text(engine))
+    # the stored bytes are not the card either
+    assert CARD_A.encode() not in emp.card_hash + emp.card_salt
+
+
+def test_enrolled_card_authorizes_the_pays_of_its_role(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        engine: Engine, db: str) -> None:
+    assert enroll(monkeypatch, capsys, db, "5001", "Ana Reyes", "supervisor", SWIPE_A)[0] == 0
+    assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
+    assert enroll(monkeypatch, capsys, db, "7001", "Sam Lee", "surveillance", SWIPE_C)[0] == 0
+    with Session(engine) as s:
+        assert authorize(s, SWIPE_A, "supervisor").number == "5001"
+        assert authorize(s, SWIPE_B, "executive").number == "6001"
+        with pytest.raises(AuthError) as exc:
+            authorize(s, SWIPE_A, "executive")
+        assert exc.value.outcome == "insufficient_authority"
+        with pytest.raises(AuthError) as exc:
+            authorize(s, SWIPE_C, "supervisor")
+        assert exc.value.outcome == "insufficient_authority"
+
+
+def test_enrollment_is_recorded_in_the_swipe_log_in_the_same_transaction(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        engine: Engine, db: str) -> None:
+    assert enroll(monkeypatch, capsys, db, "5001", "Ana Reyes", "supervisor", SWIPE_A)[0] == 0
+    with Session(engine) as s:
+        emp_id = s.scalar(select(Employee.id).where(Employee.number == "5001"))
+    assert swipe_rows(engine) == [("enroll", "accepted", emp_id)]
+
+
+@pytest.mark.parametrize(("argv", "stdin", "problem"), [
+    (["--number", "5001", "--name", "Other", "--role", "executive"], SWIPE_B,
+     "5001: already enrolled"),
+    (["--number", "5002", "--name", "Other", "--role", "executive"], SWIPE_A,
+     "card is already enrolled"),
+    (["--number", "5002", "--name", "Other", "--role", "executive"], "%E?;E?",
+     "could not read the card"),
+    (["--number", "5002", "--name", "Other", "--role", "executive"], "hello",
+     "not a card track"),
+    (["--number", "5002", "--name", "Other", "--role", "executive"],
+     f"%B{CARD_B}^X/Y^2812?;{CARD_C}=2812?", "different card numbers"),
+    (["--number", "5002", "--name", "Other", "--role", "executive"], "", "end of input"),
+    (["--number", "5002", "--name", "  ", "--role", "executive"], SWIPE_B, "name is empty"),
+    (["--number", "5002", "--name", "Other", "--role", "boss"], SWIPE_B, "--role"),
+    (["--number", "5002", "--name", "Other", "--role", "executive",
+      "--card-number", CARD_B], "", "--card-number is not offered"),
+], ids=["duplicate-number", "card-already-enrolled", "failed-read", "not-a-track",
+        "tracks-disagree", "no-input", "empty-name", "bad-role", "no-card-number-option"])
+def test_refused_enrollment_exits_2_with_one_line_and_writes_nothing(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        engine: Engine, db: str, argv: list[str], stdin: str, problem: str) -> None:
+    assert enroll(monkeypatch, capsys, db, "5001", "Ana Reyes", "supervisor", SWIPE_A)[0] == 0
+    before = counts(engine)
+    line = stdin + "\n" if stdin else ""
+    rc, out, err = run_cli(monkeypatch, capsys, ["employees", "add", *argv, "--db", db], line)
+    assert rc == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("podium employees add")
+    assert problem in err
+    assert "Traceback" not in err
+    assert_no_card_data(err)
+    assert counts(engine) == before
+
+
+def test_swipe_is_read_without_echo_on_a_terminal(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        engine: Engine, db: str) -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    prompts: list[str] = []
+
+    def no_echo(prompt: str = "", stream: Any = None) -> str:
+        prompts.append(prompt)
+        return SWIPE_A
+
+    monkeypatch.setattr("sys.stdin", Terminal("this must not be read\n"))
+    monkeypatch.setattr(employees_command.getpass, "getpass", no_echo)
+    rc = main(["employees", "add", "--number", "5001", "--name", "Ana Reyes",
+               "--role", "supervisor", "--db", db])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert len(prompts) == 1 and "Swipe" in prompts[0]
+    assert_no_card_data(out, err, prompts[0])
+    with Session(engine) as s:
+        assert authorize(s, SWIPE_A, "supervisor").number == "5001"
+
+
+# --- list ------------------------------------------------------------------------------------
+
+def test_list_shows_who_is_enrolled_and_never_card_data(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        engine: Engine, db: str) -> None:
+    assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
+    assert enroll(monkeypatch, capsys, db, "5001", "Ana Reyes", "supervisor", SWIPE_A)[0] == 0
+    assert run_cli(monkeypatch, capsys, ["employees", "deactivate", "--number", "6001",
+                                         "--db", db])[0] == 0
+    rc, out, err = run_cli(monkeypatch, capsys, ["employees", "list", "--db", db, "--json"])
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert [(e["number"], e["name"], e["role"], e["active"]) for e in doc["employees"]] == [
+        ("5001", "Ana Reyes", "supervisor", True), ("6001", "Bo Tan", "executive", False)]
+    for e in doc["employees"]:
+        assert set(e) == {"number", "name", "role", "active", "enrolled_at"}
+        assert e["enrolled_at"].endswith("Z")
+    rc, table, err = run_cli(monkeypatch, capsys, ["employees", "list", "--db", db])
+    assert rc == 0, err
+    lines = table.splitlines()
+    assert len(lines) == 3 and "enrolled at" in lines[0]
+    assert lines[1].split()[:4] == ["5001", "Ana", "Reyes", "supervisor"]
+    assert "NO" in lines[2].split()
+    assert_no_card_data(out, table)
+
+
+# --- deactivate / reactivate -------------------------------------------------------------------
+
+def test_deactivated_employee_can_not_authorize_until_reactivated(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        engine: Engine, db: str) -> None:
+    assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
+    rc, out, err = run_cli(monkeypatch, capsys, ["employees", "deactivate", "--number", "6001",
+                                                 "--db", db])
+    assert rc == 0, err
+    assert "deactivated" in out
+    with Session(engine) as s:
+        with pytest.raises(AuthError) as exc:
+            authorize(s, SWIPE_B, "supervisor")
+        assert exc.value.outcome == "inactive"
+    rc, out, err = run_cli(monkeypatch, capsys, ["employees", "reactivate", "--number", "6001",
+                                                 "--db", db])
+    assert rc == 0, err
+    with Session(engine) as s:
+        assert authorize(s, SWIPE_B, "executive").number == "6001"
+
+
+@pytest.mark.parametrize(("command", "number", "problem"), [
+    ("deactivate", "9999", "9999: not enrolled"),
+    ("reactivate", "9999", "9999: not enrolled"),
+    ("reactivate", "6001", "already active"),
+])
+def test_deactivate_or_reactivate_of_unknown_or_unchanged_employee_exits_2(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        engine: Engine, db: str, command: str, number: str, problem: str) -> None:
+    assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
+    rc, out, err = run_cli(monkeypatch, capsys, ["employees", command, "--number", number,
+                                                 "--db", db])
+    assert rc == 2 and out == ""
+    assert err.count("\n") == 1 and problem in err
+
+
+# --- check -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("role", "says"), [
+    ("supervisor", "may authorize pays that need a supervisor (not those that need an executive)"),
+    ("executive", "may authorize every pay"),
+    ("surveillance", "may not authorize anything"),
+    ("accountant", "may not authorize anything"),
+])
+def test_check_says_who_it_is_and_what_they_may_authorize_and_logs_the_swipe(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        engine: Engine, db: str, role: str, says: str) -> None:
+    assert enroll(monkeypatch, capsys, db, "5001", "Ana Reyes", role, SWIPE_A)[0] == 0
+    before = counts(engine)
+    rc, out, err = run_cli(monkeypatch, capsys, ["employees", "check", "--db", db],
+                           SWIPE_A + "\r\n")
+    assert rc == 0, err
+    assert out.startswith(f"employee 5001 (Ana Reyes, {role}): ")
+    assert says in out
+    assert_no_card_data(out, err)
+    with Session(engine) as s:
+        emp_id = s.scalar(select(Employee.id))
+    assert swipe_rows(engine)[-1] == ("check", "accepted", emp_id)
+    assert counts(engine) == (before[0], before[1] + 1)
+
+
+@pytest.mark.parametrize(("swipe", "outcome", "problem"), [
+    (UNKNOWN_SWIPE, "unknown_card", "not enrolled"),
+    (SWIPE_B, "inactive", "6001 (Bo Tan): the employee is not active"),
+    (";E?", "bad_read", "could not read the card"),
+    ("", "bad_read", "end of input"),
+])
+def test_refused_check_is_logged_with_its_outcome_and_exits_2(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        engine: Engine, db: str, swipe: str, outcome: str, problem: str) -> None:
+    assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
+    assert run_cli(monkeypatch, capsys, ["employees", "deactivate", "--number", "6001",
+                                         "--db", db])[0] == 0
+    before = counts(engine)
+    rc, out, err = run_cli(monkeypatch, capsys, ["employees", "check", "--db", db],
+                           swipe + "\n" if swipe else "")
+    assert rc == 2 and out == ""
+    assert err.count("\n") == 1 and problem in err
+    assert_no_card_data(err)
+    if swipe:  # a swipe arrived: it is evidence
+        with Session(engine) as s:
+            emp_id = s.scalar(select(Employee.id))
+        assert swipe_rows(engine)[-1] == (
+            "check", outcome, emp_id if outcome == "inactive" else None)
+        assert counts(engine) == (before[0], before[1] + 1)
+    else:  # nothing was swiped: nothing to log
+        assert counts(engine) == before
+
+
+# --- the ledger ------------------------------------------------------------------------------
+
+def test_db_defaults_to_the_ledger_the_console_uses(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tmp_path: Path) -> None:
+    monkeypatch.setattr("platformdirs.user_data_dir", lambda *a, **k: str(tmp_path / "data"))
+    rc, out, err = run_cli(monkeypatch, capsys, ["employees", "add", "--number", "5001",
+                                                 "--name", "Ana Reyes", "--role", "supervisor"],
+                           SWIPE_A + "\n")
+    assert rc == 0, err
+    from core.ledger.db import default_url, make_engine
+
+    assert default_url() == f"sqlite:///{tmp_path / 'data' / 'ledger.sqlite3'}"
+    engine = make_engine(default_url())
+    try:
+        with Session(engine) as s:
+            assert s.scalar(select(Employee.number)) == "5001"
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("url", [
+    "postgresql+psycopg://clerk:s3cret-pw@127.0.0.1:1/podium",
+    "postgresql+asyncpg://clerk:s3cret-pw@127.0.0.1/podium",
+    "oracle://clerk:s3cret-pw@127.0.0.1/podium",
+    "not a url",
+])
+def test_unusable_ledger_is_one_line_without_the_password(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], url: str) -> None:
+    rc, out, err = run_cli(monkeypatch, capsys, ["employees", "list", "--db", url])
+    assert rc == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("podium employees list: ")
+    assert "s3cret-pw" not in err and "Traceback" not in err
