@@ -6,10 +6,11 @@ import logging
 import threading
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui import model
+from gui.adjust import AdjustDialog, AdjustSwipePrompt
 from gui.authorize import SwipePrompt
 from gui.swipe import SwipeCatcher
 from gui.verify import VerifyDialog
@@ -105,6 +107,12 @@ class MainWindow(QMainWindow):
         outer.addWidget(split, 1)
         self.setCentralWidget(central)
         self.statusBar().showMessage("Ready")
+        self.winpage_dir: Path | None = None  # None: <user data folder>/winpages
+        meters_menu = self.menuBar().addMenu("&Meters")
+        self.adjust_action = QAction("&Adjust meter…", self)
+        self.adjust_action.setShortcut(QKeySequence("Ctrl+J"))
+        self.adjust_action.triggered.connect(self.open_adjust)
+        meters_menu.addAction(self.adjust_action)
 
         QShortcut(QKeySequence(Qt.Key.Key_F2), self, activated=self.open_selected_hit)
         self.catcher.swiped.connect(self._stray_swipe)
@@ -161,6 +169,12 @@ class MainWindow(QMainWindow):
         self.preview_btn = QPushButton("Preview selected slip")
         self.preview_btn.clicked.connect(self._preview_selected)
         row.addWidget(self.preview_btn)
+        self.winpage_btn = QPushButton("Win page (PDF)…")
+        self.winpage_btn.clicked.connect(self.save_selected_winpage)
+        row.addWidget(self.winpage_btn)
+        self.print_winpage_btn = QPushButton("Print win page…")
+        self.print_winpage_btn.clicked.connect(self._print_selected_winpage)
+        row.addWidget(self.print_winpage_btn)
         self.retry_btn = QPushButton("Print all queued slips")
         self.retry_btn.clicked.connect(lambda: self.console.print_queued())
         row.addWidget(self.retry_btn)
@@ -278,6 +292,27 @@ class MainWindow(QMainWindow):
             self._after_pay(prompt.result_value)
         return ok
 
+    def swipe_prompt(self, heading: str, what: str, action: Any) -> bool:
+        """A swipe prompt with its own heading (the two cards of a meter adjustment)."""
+        prompt = AdjustSwipePrompt(self.catcher, heading, what, action, self)
+        self._prompt_open = True
+        self._swipe_prompt = prompt
+        try:
+            return bool(prompt.exec() == SwipePrompt.DialogCode.Accepted)
+        finally:
+            self._prompt_open = False
+            self._swipe_prompt = None
+
+    def open_adjust(self) -> None:
+        """Meters > Adjust meter… (Ctrl+J): a manual adjustment by two people."""
+        dlg = AdjustDialog(self.console.floor, self.console.config, self.swipe_prompt, self)
+        self._adjust_dialog = dlg
+        dlg.exec()
+        self._adjust_dialog = None
+        if dlg.outcome:
+            self._log(dlg.outcome)
+        self._dirty.set()
+
     def _after_pay(self, paid: Any) -> None:
         slip_no = getattr(paid, "slip_no", None)
         if slip_no is not None:  # the console core prints every new slip by itself
@@ -303,3 +338,36 @@ class MainWindow(QMainWindow):
             from gui.slip_preview import SlipPreview
 
             SlipPreview(self.console.slip_bytes(n), f"Win slip {n}", self).exec()
+
+    def save_selected_winpage(self) -> Path | None:
+        """Win slips > Win page (PDF)…: the selected slip's accounting win page as a PDF in
+        the user data folder's ``winpages``; the path goes to the status bar and Activity."""
+        from gui.winpage_dialog import save_winpage_pdf
+
+        n = self._selected_slip()
+        if n is None:
+            self.statusBar().showMessage("Select a win slip first")
+            return None
+        try:
+            path = save_winpage_pdf(self.console.floor, n, self.winpage_dir)
+        except Exception as exc:  # a full disk, a folder not writable: say so, keep going
+            log.warning("win page of slip %s: %s", n, exc)
+            self._log(f"Win page of slip {n} not written: {exc}")
+            return None
+        self._log(f"Win page of slip {n} written to {path}")
+        return path
+
+    def _print_selected_winpage(self) -> None:
+        from gui.winpage_dialog import print_winpage
+
+        n = self._selected_slip()
+        if n is None:
+            self.statusBar().showMessage("Select a win slip first")
+            return
+        try:
+            printed = print_winpage(self.console.floor, n, self)
+        except ValueError as exc:
+            self._log(f"Win page of slip {n} not printed: {exc}")
+            return
+        if printed:
+            self._log(f"Win page of slip {n} sent to the printer")

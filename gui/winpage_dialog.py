@@ -1,0 +1,115 @@
+"""The accounting win page of a win slip: saved as PDF, or printed through Qt's print preview.
+
+The page is ``printing.winpage.winpage_html`` of the slip record rebuilt from the ledger
+(``Floor.win_slip``) plus the hit's verification details (``Floor.hit_record``): the claim,
+the cards, what they evaluate to, and every decision and swipe with who and when."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from core.floor import HitRecord
+from core.money import format_cents
+from gui.cards import hand_label, with_hand_names
+from printing.slip import WinSlip, cards_text
+from printing.winpage import MARGIN_MM, winpage_html, write_pdf
+
+PAGE_SIZE = "A4"
+
+
+def default_folder() -> Path:
+    """``<user data folder>/winpages`` (the folder the ledger and demo data live in)."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("podium")) / "winpages"
+
+
+def _local(at: datetime, zone: ZoneInfo) -> str:
+    local = at.astimezone(zone)
+    return f"{local:%Y-%m-%d %H:%M:%S} {local.tzname() or ''}".rstrip()
+
+
+def _cards(cards: tuple[str, ...]) -> str:
+    return cards_text(cards, symbols=True) if cards else "(none recorded)"
+
+
+def winpage_extra(record: HitRecord, slip: WinSlip) -> dict[str, str]:
+    """The verification details of the win page (label -> text, in page order)."""
+    zone = ZoneInfo(slip.timezone)
+    out: dict[str, str] = {
+        "Claimed by the dealer": hand_label(record.claimed_hand),
+        "Cards sent by the table": _cards(record.table_cards),
+        "Cards verified by the supervisor": _cards(record.verified_cards),
+        "Cards evaluate to": hand_label(record.evaluated_hand) if record.evaluated_hand
+        else "(no cards to evaluate)",
+        "Paid as": hand_label(record.paid_hand) if record.paid_hand else "(not paid)",
+        "Progressive wager": format_cents(record.wager_cents, slip.currency)
+        if record.wager_cents is not None else "(no wager recorded)",
+        "HIT JACKPOT received": f"{_local(record.claimed_at, zone)} (controller event "
+                                f"{record.controller_ref})",
+    }
+    if record.flags:
+        out["Flags raised at the hit"] = with_hand_names("; ".join(record.flags))
+    for i, d in enumerate(record.decisions, 1):
+        what = d.what.replace("_", " ")
+        reason = f" — {with_hand_names(d.reason)}" if d.reason else ""
+        out[f"{i}. {what}"] = f"{_local(d.at, zone)} — {d.who}{reason}"
+    if len(record.slip_nos) > 1:
+        out["Win slips of this hit"] = ", ".join(f"{n:06d}" for n in record.slip_nos)
+    return out
+
+
+def winpage_for(floor: Any, slip_no: int) -> tuple[WinSlip, str]:
+    """The slip record and the win page HTML of slip ``slip_no`` (from the ledger)."""
+    slip = floor.win_slip(slip_no)
+    hit_id = int(slip.hit_ref.removeprefix("H"))  # the floor's hit reference: "H<hit id>"
+    return slip, winpage_html(slip, winpage_extra(floor.hit_record(hit_id), slip))
+
+
+def save_winpage_pdf(floor: Any, slip_no: int, folder: Path | None = None) -> Path:
+    """Write ``win-page-<slip>.pdf`` into ``folder`` (default: the user data folder's
+    ``winpages``), creating the folder; returns the file's path."""
+    folder = folder if folder is not None else default_folder()
+    folder.mkdir(parents=True, exist_ok=True)
+    slip, html = winpage_for(floor, slip_no)
+    return write_pdf(html, folder / f"win-page-{slip_no:06d}.pdf", page_size=PAGE_SIZE,
+                     title=f"Win page {slip_no:06d} {slip.hit_ref}")
+
+
+def print_html(html: str, printer: Any) -> None:
+    """Lay ``html`` out on ``printer``'s page (15 mm margins) and print it; what the print
+    preview's paintRequested calls."""
+    from PySide6.QtCore import QMarginsF, QSizeF
+    from PySide6.QtGui import QFont, QPageLayout, QTextDocument
+
+    printer.setPageMargins(QMarginsF(MARGIN_MM, MARGIN_MM, MARGIN_MM, MARGIN_MM),
+                           QPageLayout.Unit.Millimeter)
+    doc = QTextDocument()
+    font = QFont("DejaVu Sans")
+    font.setPointSizeF(9)
+    doc.setDefaultFont(font)
+    doc.setHtml(html)
+    doc.documentLayout().setPaintDevice(printer)
+    rect = printer.pageLayout().paintRectPixels(printer.resolution())
+    doc.setPageSize(QSizeF(rect.width(), rect.height()))
+    doc.setDocumentMargin(0)
+    doc.print_(printer)
+
+
+def print_winpage(floor: Any, slip_no: int, parent: Any = None) -> bool:
+    """Open Qt's print preview for the win page of ``slip_no``; True if it was printed."""
+    from PySide6.QtGui import QPageSize
+    from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
+    from PySide6.QtWidgets import QDialog
+
+    slip, html = winpage_for(floor, slip_no)
+    printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+    printer.setDocName(f"Win page {slip_no:06d} {slip.hit_ref}")
+    printer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
+    dlg = QPrintPreviewDialog(printer, parent)
+    dlg.setWindowTitle(f"Print win page — win slip {slip_no:06d}")
+    dlg.paintRequested.connect(lambda p: print_html(html, p))
+    return bool(dlg.exec() == QDialog.DialogCode.Accepted)
