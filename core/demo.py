@@ -15,7 +15,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from core.auth import add_employee
-from core.ledger.models import Employee
+from core.ledger.models import Employee, EmployeeEvent
 
 log = logging.getLogger("podium.demo")
 
@@ -45,7 +45,10 @@ def enroll_demo_employees(engine: Engine) -> int:
         known = set(s.scalars(select(Employee.number)))
         for no, name, role, card, _swipe in DEMO_EMPLOYEES:
             if no not in known:
-                add_employee(s, no, name, role, card)
+                emp = add_employee(s, no, name, role, card)
+                s.add(EmployeeEvent(employee_id=emp.id, event="enrolled",
+                                    reason="demo employee", operator="podium demo",
+                                    created_at=emp.created_at))
                 added += 1
     return added
 

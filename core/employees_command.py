@@ -54,7 +54,7 @@ from core.auth import (
     parse_swipe,
 )
 from core.ledger.db import default_url, make_engine, upgrade
-from core.ledger.models import ROLES, Employee, Setting
+from core.ledger.models import ROLES, Employee, EmployeeEvent, Setting
 
 SUBCOMMANDS: dict[str, str] = {
     "add": "enroll an employee and the card they swipe (read from stdin, never echoed)",
@@ -153,6 +153,8 @@ def enroll(engine: Engine, number: str, name: str, role: str, swipe: str,
             emp = add_employee(s, number, name, role, card, now=when)
             log_swipe(s, "accepted", employee_id=emp.id, hit_id=None, action="enroll",
                       role_required=None, now=when)
+            s.add(EmployeeEvent(employee_id=emp.id, event="enrolled", reason="",
+                                operator=_operator(), created_at=when))
             return _record(emp)
     except IntegrityError:  # the UNIQUE employee number, taken between check and insert
         raise EmployeeError(f"employee {str(number).strip()}: already enrolled") from None
@@ -164,10 +166,23 @@ def list_employees(engine: Engine) -> list[EmployeeRecord]:
         return [_record(e) for e in s.scalars(select(Employee).order_by(Employee.number))]
 
 
-def set_active(engine: Engine, number: str, active: bool) -> EmployeeRecord:
-    """Deactivate (``active`` False) or reactivate an employee; EmployeeError for an unknown
-    number or an employee already in that state.  Identify/authorize only accept active cards."""
+def _operator() -> str:
+    """Who ran the command: the operating-system account (recorded, never trusted for pays)."""
+    try:
+        return getpass.getuser()
+    except Exception:  # no user name available (some containers)
+        return "unknown"
+
+
+def set_active(engine: Engine, number: str, active: bool, reason: str = "",
+               *, now: datetime | None = None) -> EmployeeRecord:
+    """Deactivate (``active`` False) or reactivate an employee, with an ``employee_events`` row
+    (why, which operator) in the same transaction; EmployeeError for an unknown number, an
+    employee already in that state, or no reason.  Identify/authorize only accept active cards."""
     number = _number(number)
+    reason = (reason or "").strip()
+    if not reason:
+        raise EmployeeError(f"employee {number}: give a --reason (it is kept in the ledger)")
     with Session(engine) as s, s.begin():
         emp = s.scalar(select(Employee).where(Employee.number == number).with_for_update())
         if emp is None:
@@ -176,6 +191,9 @@ def set_active(engine: Engine, number: str, active: bool) -> EmployeeRecord:
             state = "active" if active else "inactive"
             raise EmployeeError(f"employee {number} ({emp.name}): already {state}")
         emp.active = active
+        s.add(EmployeeEvent(employee_id=emp.id, event="reactivated" if active else "deactivated",
+                            reason=reason, operator=_operator(),
+                            created_at=now or datetime.now(UTC)))
         s.flush()
         return _record(emp)
 
@@ -258,6 +276,9 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
         p = sub.add_parser(cmd, help=helptext, description=helptext)
         if cmd in ("add", "deactivate", "reactivate"):
             p.add_argument("--number", required=True, help="employee number")
+        if cmd in ("deactivate", "reactivate"):
+            p.add_argument("--reason", required=True,
+                           help='why (kept in the ledger), e.g. "left the company"')
         if cmd == "add":
             p.add_argument("--name", required=True, help='full name, e.g. "Dana Reyes"')
             p.add_argument("--role", required=True, choices=ROLES,
@@ -331,7 +352,8 @@ def run(args: argparse.Namespace) -> int:
             return _list(args, engine)
         if command in ("deactivate", "reactivate"):
             rec = _guarded(args.db,
-                           lambda: set_active(engine, args.number, command == "reactivate"))
+                           lambda: set_active(engine, args.number, command == "reactivate",
+                                              args.reason))
             state = "active again" if rec.active else "deactivated: the card authorizes nothing"
             print(f"employee {rec.number} ({rec.name}, {rec.role}): {state}")
             return 0

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from core import employees_command
 from core.auth import AuthError, authorize
 from core.cli import main
-from core.ledger.models import Employee, SwipeLog
+from core.ledger.models import Employee, EmployeeEvent, SwipeLog
 
 CARD_A = "6011000990147001"
 CARD_B = "6011000990147002"
@@ -58,10 +58,11 @@ def enroll(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], 
                                          "--role", role, "--db", db], swipe + "\n")
 
 
-def counts(engine: Engine) -> tuple[int, int]:
+def counts(engine: Engine) -> tuple[int, int, int]:
     with Session(engine) as s:
         return (s.scalar(select(func.count()).select_from(Employee)) or 0,
-                s.scalar(select(func.count()).select_from(SwipeLog)) or 0)
+                s.scalar(select(func.count()).select_from(SwipeLog)) or 0,
+                s.scalar(select(func.count()).select_from(EmployeeEvent)) or 0)
 
 
 def swipe_rows(engine: Engine) -> list[tuple[str, str, int | None]]:
@@ -195,7 +196,7 @@ def test_list_shows_who_is_enrolled_and_never_card_data(
     assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
     assert enroll(monkeypatch, capsys, db, "5001", "Ana Reyes", "supervisor", SWIPE_A)[0] == 0
     assert run_cli(monkeypatch, capsys, ["employees", "deactivate", "--number", "6001",
-                                         "--db", db])[0] == 0
+                                         "--reason", "left", "--db", db])[0] == 0
     rc, out, err = run_cli(monkeypatch, capsys, ["employees", "list", "--db", db, "--json"])
     assert rc == 0, err
     doc = json.loads(out)
@@ -220,7 +221,7 @@ def test_deactivated_employee_can_not_authorize_until_reactivated(
         engine: Engine, db: str) -> None:
     assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
     rc, out, err = run_cli(monkeypatch, capsys, ["employees", "deactivate", "--number", "6001",
-                                                 "--db", db])
+                                                 "--reason", "card lost", "--db", db])
     assert rc == 0, err
     assert "deactivated" in out
     with Session(engine) as s:
@@ -228,10 +229,26 @@ def test_deactivated_employee_can_not_authorize_until_reactivated(
             authorize(s, SWIPE_B, "supervisor")
         assert exc.value.outcome == "inactive"
     rc, out, err = run_cli(monkeypatch, capsys, ["employees", "reactivate", "--number", "6001",
-                                                 "--db", db])
+                                                 "--reason", "card found", "--db", db])
     assert rc == 0, err
     with Session(engine) as s:
         assert authorize(s, SWIPE_B, "executive").number == "6001"
+        # the history is kept, append-only: enrolled, deactivated, reactivated, with reasons
+        events = [(e.event, e.reason) for e in
+                  s.scalars(select(EmployeeEvent).order_by(EmployeeEvent.id))]
+    assert events == [("enrolled", ""), ("deactivated", "card lost"),
+                      ("reactivated", "card found")]
+
+
+def test_deactivate_without_a_reason_is_refused_and_changes_nothing(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        engine: Engine, db: str) -> None:
+    assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
+    before = counts(engine)
+    rc, out, err = run_cli(monkeypatch, capsys, ["employees", "deactivate", "--number", "6001",
+                                                 "--reason", "  ", "--db", db])
+    assert rc == 2 and "reason" in err
+    assert counts(engine) == before
 
 
 @pytest.mark.parametrize(("command", "number", "problem"), [
@@ -244,7 +261,7 @@ def test_deactivate_or_reactivate_of_unknown_or_unchanged_employee_exits_2(
         engine: Engine, db: str, command: str, number: str, problem: str) -> None:
     assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
     rc, out, err = run_cli(monkeypatch, capsys, ["employees", command, "--number", number,
-                                                 "--db", db])
+                                                 "--reason", "test", "--db", db])
     assert rc == 2 and out == ""
     assert err.count("\n") == 1 and problem in err
 
@@ -271,7 +288,7 @@ def test_check_says_who_it_is_and_what_they_may_authorize_and_logs_the_swipe(
     with Session(engine) as s:
         emp_id = s.scalar(select(Employee.id))
     assert swipe_rows(engine)[-1] == ("check", "accepted", emp_id)
-    assert counts(engine) == (before[0], before[1] + 1)
+    assert counts(engine) == (before[0], before[1] + 1, before[2])
 
 
 @pytest.mark.parametrize(("swipe", "outcome", "problem"), [
@@ -285,7 +302,7 @@ def test_refused_check_is_logged_with_its_outcome_and_exits_2(
         engine: Engine, db: str, swipe: str, outcome: str, problem: str) -> None:
     assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
     assert run_cli(monkeypatch, capsys, ["employees", "deactivate", "--number", "6001",
-                                         "--db", db])[0] == 0
+                                         "--reason", "left", "--db", db])[0] == 0
     before = counts(engine)
     rc, out, err = run_cli(monkeypatch, capsys, ["employees", "check", "--db", db],
                            swipe + "\n" if swipe else "")
@@ -297,7 +314,7 @@ def test_refused_check_is_logged_with_its_outcome_and_exits_2(
             emp_id = s.scalar(select(Employee.id))
         assert swipe_rows(engine)[-1] == (
             "check", outcome, emp_id if outcome == "inactive" else None)
-        assert counts(engine) == (before[0], before[1] + 1)
+        assert counts(engine) == (before[0], before[1] + 1, before[2])
     else:  # nothing was swiped: nothing to log
         assert counts(engine) == before
 

@@ -18,7 +18,7 @@ from core.ledger.db import alembic_config, default_url, make_engine, upgrade
 from core.ledger.models import Base, ControllerEvent, GameTable, Group, RefusedEvent, Setting
 
 
-def test_migration_0001_matches_the_models_exactly(engine: Engine) -> None:
+def test_migrations_match_the_models_exactly(engine: Engine) -> None:
     with engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     assert diff == []
@@ -38,7 +38,7 @@ def test_migration_creates_every_table_and_downgrades_to_nothing(bare_engine: En
 def test_upgrade_twice_is_harmless(engine: Engine) -> None:
     upgrade(engine)
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
-    assert head == "0002"
+    assert head == "0003"
     with engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == head
 
@@ -135,14 +135,14 @@ def test_settings_table_holds_text_values(engine: Engine) -> None:
         assert s.get(Setting, "k") is not None
 
 
-def test_a_0001_ledger_upgrades_to_0002_keeping_its_rows(bare_engine: Engine) -> None:
-    """Ledgers in the field are at 0001: 0002 only adds refused_events."""
+def test_a_0001_ledger_upgrades_to_the_head_keeping_its_rows(bare_engine: Engine) -> None:
+    """A ledger at 0001 upgrades: 0002 adds refused_events, 0003 employee_events."""
     upgrade(bare_engine, "0001")
     assert "refused_events" not in inspect(bare_engine).get_table_names()
     with Session(bare_engine) as s, s.begin():
         s.add(Setting(key="install_salt", value="ab"))
     upgrade(bare_engine)
-    assert "refused_events" in inspect(bare_engine).get_table_names()
+    assert {"refused_events", "employee_events"} <= set(inspect(bare_engine).get_table_names())
     with Session(bare_engine) as s:
         assert s.get(Setting, "install_salt").value == "ab"  # type: ignore[union-attr]
     with bare_engine.connect() as conn:
@@ -154,6 +154,7 @@ def test_a_0001_ledger_upgrades_to_0002_keeping_its_rows(bare_engine: Engine) ->
         command.downgrade(cfg, "0001")
     names = set(inspect(bare_engine).get_table_names())
     assert "refused_events" not in names and "controller_events" in names
+    assert "employee_events" not in names
 
 
 def test_refused_event_origin_is_stored_once(engine: Engine) -> None:

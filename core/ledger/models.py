@@ -137,6 +137,19 @@ class Employee(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+class EmployeeEvent(Base):
+    """Append-only: an employee enrolled, deactivated or reactivated; why, and by which
+    operator (the operating-system account that ran the command)."""
+
+    __tablename__ = "employee_events"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    employee_id: Mapped[int] = mapped_column(ForeignKey("employees.id"), index=True)
+    event: Mapped[str] = mapped_column(String(16))  # enrolled | deactivated | reactivated
+    reason: Mapped[str] = mapped_column(Text)
+    operator: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
 class ControllerEvent(Base):
     """Every controller event as received; (table, boot, seq) stored once."""
 
