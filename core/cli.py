@@ -25,6 +25,7 @@ COMMANDS_RULES: dict[str, tuple[str, str]] = {
     "classify": ("core.rules.commands", "best Fortune hand of 7 cards"),
     "paytables": ("core.rules.commands", "list every paytable the installation knows"),
     "meter": ("core.meter_command", "replay rounds through the progressive meter arithmetic"),
+    "edge": ("core.rules.edge_command", "exact return and house edge of a paytable"),
 }
 COMMANDS_TOP: dict[str, tuple[str, str]] = {
     "simulate": ("core.simulator", "run simulated table controllers"),

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from core.money import UNITS_PER_MAJOR, format_cents
 from core.rules.cards import Card, parse_card
 from gui.widgets import HitView, LevelView, TableView
+
+
+TREND_WINDOW = timedelta(hours=8)  # a shift
+TREND_POINTS = 3000  # at most this many of the latest meter changes per trend
 
 
 @dataclass(frozen=True)
@@ -86,7 +90,8 @@ def history(console: Any, group: str, level: str) -> tuple[list[float], list[flo
                                                            list[float]]:
     """Plot coordinates of a meter's trend and its hits (x: epoch seconds, y: major units).
     Floats are for drawing only; every amount shown as text comes from exact cents."""
-    points = console.floor.meter_history(group, level)
+    since = datetime.now(UTC) - TREND_WINDOW
+    points = console.floor.meter_history(group, level, since=since, limit=TREND_POINTS)
     # One point per transaction (its entries share a time): a 100% award and its reseed show
     # as one step from the amount paid to the new meter, not as a dip to zero.
     xs: list[float] = []
@@ -100,7 +105,7 @@ def history(console: Any, group: str, level: str) -> tuple[list[float], list[flo
             ys.append(units / UNITS_PER_MAJOR)
     hx: list[float] = []
     hy: list[float] = []
-    for m in console.floor.hit_markers(group, level):
+    for m in console.floor.hit_markers(group, level, since=since):
         t = m.at.timestamp()
         # mark the hit at the meter value it was paid from (the last point before it)
         before = [y for x, y in zip(xs, ys, strict=True) if x < t]

@@ -196,14 +196,17 @@ def _count(ranks: tuple[int, ...], with_joker: bool, wild: bool) -> dict[int, in
 
 def _rank_vectors(n: int, k: int) -> npt.NDArray[np.int8]:
     """Every vector of ``n`` rank counts in 0..4 that sums to ``k`` (rows)."""
-    rows = np.zeros((1, 0), dtype=np.int8)
+    rows: npt.NDArray[np.int8] = np.zeros((1, 0), dtype=np.int8)
     for _ in range(n):
         sums = rows.sum(axis=1)
-        grown = [np.hstack([rows[sums + c <= k], np.full((int((sums + c <= k).sum()), 1), c,
-                                                        dtype=np.int8)])
-                 for c in range(5)]
+        grown = []
+        for c in range(5):
+            fits = sums + c <= k
+            grown.append(np.hstack([rows[fits],
+                                    np.full((int(fits.sum()), 1), c, dtype=np.int8)]))
         rows = np.vstack(grown)
-    return rows[rows.sum(axis=1) == k]
+    done: npt.NDArray[np.int8] = rows[rows.sum(axis=1) == k]
+    return done
 
 
 _C4 = np.array([comb(4, c) for c in range(5)], dtype=np.int64)
@@ -211,7 +214,8 @@ _C4 = np.array([comb(4, c) for c in range(5)], dtype=np.int64)
 
 def _suit_assignments(counts: npt.NDArray[np.int8]) -> IntArray:
     """prod C(4, c_r): the hands with these rank counts."""
-    return np.prod(_C4[counts], axis=1, dtype=np.int64)
+    ways: IntArray = np.prod(_C4[counts], axis=1, dtype=np.int64)
+    return ways
 
 
 def _rank_mask_bits(ranks: tuple[int, ...]) -> IntArray:
