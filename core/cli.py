@@ -26,6 +26,8 @@ COMMANDS_RULES: dict[str, tuple[str, str]] = {
     "paytables": ("core.rules.commands", "list every paytable the installation knows"),
     "meter": ("core.meter_command", "replay rounds through the progressive meter arithmetic"),
     "edge": ("core.rules.edge_command", "exact return and house edge of a paytable"),
+    "meter-risk": ("core.meter_risk_command", "simulate a progressive's meters over many "
+                   "rounds: distribution, hits, running dry"),
 }
 COMMANDS_TOP: dict[str, tuple[str, str]] = {
     "simulate": ("core.simulator", "run simulated table controllers"),
@@ -87,6 +89,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `podium ... | head`: the reader left; not an error of ours
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
