@@ -90,6 +90,10 @@ class MainWindow(QMainWindow):
         left.addTab(self._slips_tab(), "Win slips")
         self.log_list = QListWidget()
         left.addTab(self.log_list, "Activity")
+        from gui.paytable_screen import PaytableScreen
+
+        self.paytables = PaytableScreen(console)
+        left.addTab(self.paytables, "Paytables")
         split.addWidget(left)
 
         meters = QScrollArea()
