@@ -285,7 +285,9 @@ def _utcnow() -> datetime:
 
 
 def _hand_name(hand_id: str) -> str:
-    return hand_id.replace("_", " ").capitalize()
+    """The hand as people read it on a slip: "Royal flush plus royal match"."""
+    name = fortune.HAND_NAMES.get(hand_id, hand_id.replace("_", " ").lower())
+    return name[:1].upper() + name[1:]
 
 
 def _card_text(cards: Sequence[Card]) -> str:
