@@ -7,13 +7,14 @@ and the reason, every swipe in the swipe log); this module holds no rule of its 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QHideEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import (
 from core.auth import AuthError
 from core.floor import FloorError
 from core.money import cents_to_units, format_cents, parse_cents, units_floor_cents
+from gui import theme
 from gui.authorize import SwipePrompt
 from gui.swipe import SwipeCatcher
 
@@ -51,9 +53,23 @@ class AdjustSwipePrompt(SwipePrompt):
                  action: Callable[[str], object], parent: QWidget | None = None) -> None:
         super().__init__(catcher, "executive", what, action, parent)
         self.setWindowTitle("Card swipe required — meter adjustment")
+        self.setMinimumWidth(860)
         title = self.findChild(QLabel, "title")
         if title is not None:
             title.setText(heading)
+            title.setWordWrap(True)
+        # grow with a refusal message instead of squeezing the text above it (this slot
+        # runs after the prompt's own, which sets the message)
+        catcher.swiped.connect(self._fit)
+
+    def _fit(self, _raw: str) -> None:
+        if self.isVisible():
+            self.adjustSize()
+
+    def done(self, r: int) -> None:  # noqa: D401 (Qt API)
+        with contextlib.suppress(RuntimeError, TypeError):
+            self._catcher.swiped.disconnect(self._fit)
+        super().done(r)
 
 
 @dataclass(frozen=True)
@@ -165,9 +181,9 @@ class AdjustDialog(QDialog):
         self.level_box.currentIndexChanged.connect(lambda _i: self.refresh())
         self.amount.textChanged.connect(lambda _t: self._update_preview())
         self.reason.textChanged.connect(lambda _t: self._update_preview())
-        self._timer = QTimer(self)
+        self._timer = QTimer(self)  # runs while the dialog is shown
+        self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self.refresh)
-        self._timer.start(REFRESH_MS)
         self._group_changed()
         self.amount.setFocus()
 
@@ -270,8 +286,12 @@ class AdjustDialog(QDialog):
             return
         self.problem.setText("")
         self.after.setText(format_cents(p.after_cents, self.symbol))
-        self.change.setText(f"change {self._signed(p.delta_cents)}  "
-                            f"(from {format_cents(p.before_cents, self.symbol)})")
+        color = theme.ALERT if p.delta_cents < 0 else theme.OK
+        self.change.setText(f'<span style="color:{color}; font-weight:bold;">'
+                            f"{'TAKES OFF' if p.delta_cents < 0 else 'ADDS'} "
+                            f"{format_cents(abs(p.delta_cents), self.symbol)}</span>"
+                            f"  (change {self._signed(p.delta_cents)} from "
+                            f"{format_cents(p.before_cents, self.symbol)})")
         self.confirm_btn.setEnabled(True)
 
     # -- the swipes ---------------------------------------------------------------------------
@@ -287,7 +307,7 @@ class AdjustDialog(QDialog):
         except ValueError as exc:
             self.problem.setText(str(exc))
             return
-        what = (f"Adjust {p.group_name} {p.level} by {self._signed(p.delta_cents)}:  "
+        what = (f"Adjust {p.group_name} {p.level} by {self._signed(p.delta_cents)}\n"
                 f"{format_cents(p.before_cents, self.symbol)}  →  "
                 f"{format_cents(p.after_cents, self.symbol)}\nReason: {p.reason}")
         first: list[str] = []
@@ -312,12 +332,15 @@ class AdjustDialog(QDialog):
         now = units_floor_cents(self.floor.meter(p.group, p.level).meter_units)
         self.outcome = (f"Meter {p.group_name} {p.level} adjusted by {self._signed(p.delta_cents)}"
                         f", now {format_cents(now, self.symbol)} — {p.reason}")
-        self._timer.stop()
         self.accept()
 
-    def done(self, r: int) -> None:  # noqa: D401 (Qt API)
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt API)
+        self._timer.start()
+        super().showEvent(event)
+
+    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 (Qt API)
         self._timer.stop()
-        super().done(r)
+        super().hideEvent(event)
 
 
 def _check_first_card(floor: Any, p: Plan, raw: str) -> None:

@@ -27,9 +27,12 @@ def default_folder() -> Path:
     return Path(platformdirs.user_data_dir("podium")) / "winpages"
 
 
-def _local(at: datetime, zone: ZoneInfo) -> str:
+def _local(at: datetime, zone: ZoneInfo, day: str = "") -> str:
+    """Local time; the date only when it is not ``day`` (the date the slip was paid)."""
     local = at.astimezone(zone)
-    return f"{local:%Y-%m-%d %H:%M:%S} {local.tzname() or ''}".rstrip()
+    date = f"{local:%Y-%m-%d}"
+    text = f"{local:%H:%M:%S} {local.tzname() or ''}".rstrip()
+    return text if date == day else f"{date} {text}"
 
 
 def _cards(cards: tuple[str, ...]) -> str:
@@ -37,26 +40,33 @@ def _cards(cards: tuple[str, ...]) -> str:
 
 
 def winpage_extra(record: HitRecord, slip: WinSlip) -> dict[str, str]:
-    """The verification details of the win page (label -> text, in page order)."""
+    """The verification details of the win page (label -> text, in page order): the claim
+    and what the cards make, the cards, the HIT JACKPOT event, then every decision and card
+    swipe of the hit, oldest first, with who and when."""
     zone = ZoneInfo(slip.timezone)
+    day = f"{slip.local_paid_at:%Y-%m-%d}"
+    evaluated = hand_label(record.evaluated_hand) if record.evaluated_hand else "(no cards)"
+    paid = hand_label(record.paid_hand) if record.paid_hand else "(not paid)"
     out: dict[str, str] = {
-        "Claimed by the dealer": hand_label(record.claimed_hand),
-        "Cards sent by the table": _cards(record.table_cards),
-        "Cards verified by the supervisor": _cards(record.verified_cards),
-        "Cards evaluate to": hand_label(record.evaluated_hand) if record.evaluated_hand
-        else "(no cards to evaluate)",
-        "Paid as": hand_label(record.paid_hand) if record.paid_hand else "(not paid)",
-        "Progressive wager": format_cents(record.wager_cents, slip.currency)
-        if record.wager_cents is not None else "(no wager recorded)",
-        "HIT JACKPOT received": f"{_local(record.claimed_at, zone)} (controller event "
-                                f"{record.controller_ref})",
+        "Claimed / cards make / paid as":
+            f"{hand_label(record.claimed_hand)} / {evaluated} / {paid}",
     }
+    if record.verified_cards and record.verified_cards != record.table_cards:
+        out["Cards sent by the table"] = _cards(record.table_cards)
+        out["Cards verified by supervisor"] = _cards(record.verified_cards)
+    else:
+        source = ("the table's, confirmed by the supervisor" if record.verified_cards
+                  else "sent by the table")
+        out["Cards"] = f"{_cards(record.table_cards)}  ({source})"
+    wager = (format_cents(record.wager_cents, slip.currency) if record.wager_cents is not None
+             else "no wager recorded")
+    out["HIT JACKPOT"] = (f"{_local(record.claimed_at, zone, day)}, controller event "
+                          f"{record.controller_ref}, wager {wager}")
     if record.flags:
         out["Flags raised at the hit"] = with_hand_names("; ".join(record.flags))
     for i, d in enumerate(record.decisions, 1):
-        what = d.what.replace("_", " ")
-        reason = f" — {with_hand_names(d.reason)}" if d.reason else ""
-        out[f"{i}. {what}"] = f"{_local(d.at, zone)} — {d.who}{reason}"
+        reason = f" · {with_hand_names(d.reason)}" if d.reason else ""
+        out[f"{i}. {d.what.replace('_', ' ')}"] = f"{_local(d.at, zone, day)} · {d.who}{reason}"
     if len(record.slip_nos) > 1:
         out["Win slips of this hit"] = ", ".join(f"{n:06d}" for n in record.slip_nos)
     return out

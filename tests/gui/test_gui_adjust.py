@@ -7,11 +7,11 @@ Screenshots go to $PODIUM_SCREENSHOT_DIR when it is set."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
@@ -41,16 +41,32 @@ def console_window(qtbot, qapp, engine: Engine):  # type: ignore[no-untyped-def]
     catcher.install(qapp)
     with FakePrinter() as printer, FloorHarness(engine, printer.port) as floor:
         window = MainWindow(floor.console, catcher)
-        qtbot.addWidget(window)
         window.show()
         yield window, floor
         window.close()
+    # the window's timers read the ledger: delete it before the ledger goes (the engine
+    # fixture drops a PostgreSQL schema), after the floor stopped calling its listener
+    window.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     qapp.removeEventFilter(catcher)
 
 
 def _type_swipe(qtbot, widget: QWidget, swipe: str) -> None:  # type: ignore[no-untyped-def]
     qtbot.keyClicks(widget, swipe, delay=1)
     qtbot.keyClick(widget, Qt.Key.Key_Return)
+
+
+def step(fn: Callable[[], None], errors: list[BaseException]) -> Callable[[], None]:
+    """A test step run from a timer while a modal dialog blocks the test: a failure closes
+    every open dialog (so the test ends instead of hanging) and is re-raised by the test."""
+    def run() -> None:
+        try:
+            fn()
+        except BaseException as exc:
+            errors.append(exc)
+            while (w := QApplication.activeModalWidget()) is not None:
+                w.reject()  # type: ignore[attr-defined]
+    return run
 
 
 def _adjustments(engine: Engine) -> list[MeterEntry]:
@@ -75,6 +91,7 @@ def test_adjustment_needs_an_executive_then_another_person_and_records_who_and_w
     engine = floor.engine
     before = _meter_units(floor, "WA01", "MAIN")
     seen: dict[str, object] = {}
+    errors: list[BaseException] = []
 
     def unchanged() -> bool:
         return not _adjustments(engine) and _meter_units(floor, "WA01", "MAIN") == before
@@ -92,7 +109,7 @@ def test_adjustment_needs_an_executive_then_another_person_and_records_who_and_w
         seen["change"] = dlg.change.text()
         seen["enabled"] = dlg.confirm_btn.isEnabled()
         shot(dlg, "adjust-dialog")
-        QTimer.singleShot(100, first_card)
+        QTimer.singleShot(100, step(first_card, errors))
         qtbot.keyClick(dlg, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
 
     def first_card() -> None:
@@ -104,8 +121,8 @@ def test_adjustment_needs_an_executive_then_another_person_and_records_who_and_w
         qtbot.waitUntil(lambda: "executive" in prompt.message.text().lower(), timeout=3000)
         seen["first_refusal"] = prompt.message.text()
         seen["unchanged_after_first_refusal"] = unchanged()
-        QTimer.singleShot(100, second_card)
         _type_swipe(qtbot, prompt, swipe_of(EXECUTIVE))
+        QTimer.singleShot(100, step(second_card, errors))  # after: timers fire while typing
 
     def second_card() -> None:
         prompt = QApplication.activeModalWidget()
@@ -122,8 +139,10 @@ def test_adjustment_needs_an_executive_then_another_person_and_records_who_and_w
         shot(prompt, "adjust-swipe-second-refused")
         _type_swipe(qtbot, prompt, swipe_of(SUPERVISOR))  # a supervisor, another person
 
-    QTimer.singleShot(100, in_dialog)
+    QTimer.singleShot(100, step(in_dialog, errors))
     qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)  # Ctrl+J
+    if errors:
+        raise errors[0]
 
     assert seen["current"] == "$10,000.00"
     assert seen["enabled_without_reason"] is False
@@ -186,7 +205,7 @@ def test_adjustment_amount_must_be_a_signed_amount_in_cents_and_keep_the_meter_a
     assert dlg.confirm_btn.isEnabled()
     assert dlg.problem.text() == ""
     assert dlg.after.text().replace(",", "").startswith("$")
-    dlg.close()
+    dlg.reject()
     assert not _adjustments(floor.engine)
 
 
@@ -194,6 +213,7 @@ def test_cancelled_second_swipe_records_nothing(qtbot, console_window) -> None: 
     window, floor = console_window
     before = _meter_units(floor, "ML2", "MAJOR")
     seen: dict[str, object] = {}
+    errors: list[BaseException] = []
 
     def in_dialog() -> None:
         dlg = QApplication.activeModalWidget()
@@ -201,7 +221,7 @@ def test_cancelled_second_swipe_records_nothing(qtbot, console_window) -> None: 
         dlg.select("ML2", "MAJOR")
         dlg.amount.setText("500")
         dlg.reason.setText("seed top-up")
-        QTimer.singleShot(100, first_card)
+        QTimer.singleShot(100, step(first_card, errors))
         dlg.confirm_btn.click()
         seen["problem"] = dlg.problem.text()  # back in the dialog after the cancel
         dlg.reject()
@@ -209,16 +229,18 @@ def test_cancelled_second_swipe_records_nothing(qtbot, console_window) -> None: 
     def first_card() -> None:
         prompt = QApplication.activeModalWidget()
         assert isinstance(prompt, AdjustSwipePrompt)
-        QTimer.singleShot(100, second_card)
         _type_swipe(qtbot, prompt, swipe_of(EXECUTIVE))
+        QTimer.singleShot(100, step(second_card, errors))  # after: timers fire while typing
 
     def second_card() -> None:
         prompt = QApplication.activeModalWidget()
         assert isinstance(prompt, AdjustSwipePrompt)
         qtbot.keyClick(prompt, Qt.Key.Key_Escape)
 
-    QTimer.singleShot(100, in_dialog)
+    QTimer.singleShot(100, step(in_dialog, errors))
     window.adjust_action.trigger()
+    if errors:
+        raise errors[0]
     assert "Nothing was recorded" in str(seen["problem"])
     assert not _adjustments(floor.engine)
     assert _meter_units(floor, "ML2", "MAJOR") == before
