@@ -27,7 +27,8 @@ from sqlalchemy.orm import Session
 from core.ledger.models import ROLES, Employee, Setting, SwipeLog
 
 Role = Literal["supervisor", "executive", "surveillance", "accountant"]
-SwipeOutcome = Literal["accepted", "unknown_card", "insufficient_authority", "bad_read", "inactive"]
+SwipeOutcome = Literal["accepted", "unknown_card", "insufficient_authority", "bad_read", "inactive",
+                       "same_person"]
 
 #: Authority to authorize pays, lowest first.  Roles not listed have none.
 PAY_AUTHORITY: dict[str, int] = {"supervisor": 1, "executive": 2}

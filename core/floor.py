@@ -1139,6 +1139,25 @@ class Floor:
             raise refusal
         self._notify(acc.change("reject"))
 
+    def check_swipe(self, swipe: str, needed: str, action: str) -> tuple[str, str, str]:
+        """Check one card for ``needed`` authority before an action that takes several swipes
+        (the first card of a manual adjustment): (number, name, role) if it may; a refusal is
+        logged in swipe_log and raised as AuthError.  An accepted check writes nothing: the
+        action logs its swipes when it is recorded."""
+        refusal: AuthError | None = None
+        with self._session() as s, s.begin():
+            try:
+                emp = authorize(s, swipe, needed)
+            except AuthError as exc:
+                refusal = exc
+            else:
+                return emp.number, emp.name, emp.role
+        now = self._now()
+        with self._session() as s, s.begin():
+            log_swipe(s, refusal.outcome, employee_id=refusal.employee_id, hit_id=None,
+                      action=action, role_required=needed, now=now)
+        raise refusal
+
     def adjust(self, group: str, level: str, meter_delta_cents: int, reason: str, swipe: str,
                second_swipe: str) -> None:
         """A manual meter adjustment: an executive's card and a second, different person's
@@ -1165,10 +1184,11 @@ class Floor:
                 second = authorize(s, second_swipe, "supervisor")
             except AuthError as exc:
                 refusal = exc
+            if refusal is None and second.id == emp.id:
+                refusal = AuthError(f"adjustment of {group}/{level}: the second card must be "
+                                    f"another person (both swipes are employee {emp.number})",
+                                    "same_person", emp.id)
             if refusal is None:
-                if second.id == emp.id:
-                    raise FloorError(f"adjustment of {group}/{level}: the second card must be "
-                                     f"another person (both swipes are employee {emp.number})")
                 now = self._now()
                 state = self._state(s, lv.id)
                 delta = cents_to_units(meter_delta_cents)

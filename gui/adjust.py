@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.auth import AuthError
 from core.floor import FloorError
 from core.money import cents_to_units, format_cents, parse_cents, units_floor_cents
 from gui import theme
@@ -344,20 +343,5 @@ class AdjustDialog(QDialog):
 
 
 def _check_first_card(floor: Any, p: Plan, raw: str) -> None:
-    """Check the first card through the core: ``Floor.adjust`` with the same card as both
-    people can never adjust anything (the second person must be another employee).  A card
-    that is not an executive's is refused there (AuthError, recorded in the swipe log by the
-    core); an executive's card reaches the two-person check (FloorError) and is accepted here.
-    """
-    try:
-        floor.adjust(p.group, p.level, p.delta_cents, p.reason, raw, raw)
-    except AuthError:
-        raise
-    except FloorError:
-        return
-    # Unreachable while RULES.md 4 requires a second person; if the core ever accepted one
-    # card as both, say so loudly and stop.
-    log.error("meter adjustment: one card was accepted as both people for %s/%s",
-              p.group, p.level)
-    raise FloorError("adjustment: the same card was accepted as both people; report this to "
-                     "the system administrator and check the meter's ledger")
+    """The first card must be an executive's: checked (and a refusal logged) by the core."""
+    floor.check_swipe(raw, "executive", "adjust")

@@ -11,7 +11,6 @@ from core.money import UNITS_PER_MAJOR, format_cents
 from core.rules.cards import Card, parse_card
 from gui.widgets import HitView, LevelView, TableView
 
-
 TREND_WINDOW = timedelta(hours=8)  # a shift
 TREND_POINTS = 3000  # at most this many of the latest meter changes per trend
 

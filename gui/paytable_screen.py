@@ -838,7 +838,9 @@ class PaytableScreen(QWidget):
         self._risk_running = True
         panel.run_btn.setEnabled(False)
         panel.status.setText(f"Simulating {group.name}…")
-        QTimer.singleShot(BUSY_AFTER_MS, lambda: panel.busy.setVisible(self._risk_running))
+        # the busy bar is the timer's context: if it is gone, the timer is cancelled with it
+        QTimer.singleShot(BUSY_AFTER_MS, panel.busy,
+                          lambda: panel.busy.setVisible(self._risk_running))
         signal = self.riskReady
         apfm = group.all_pays_from_meter
 

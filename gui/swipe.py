@@ -26,6 +26,9 @@ log = logging.getLogger("podium.gui.swipe")
 START_SENTINELS = ("%", ";")
 MAX_GAP_S = 0.060  # a wedge reader types a character every few ms; people take ~100 ms
 MAX_LENGTH = 256
+# Held keys with no next key for this long are given back (a person typed a sentinel).  Longer
+# than MAX_GAP_S so that a GUI thread that was busy for a moment does not split a swipe.
+HOLD_MS = 250
 
 
 class SwipeCatcher(QObject):
@@ -38,6 +41,8 @@ class SwipeCatcher(QObject):
         self._text: list[str] = []
         self._held: list[tuple[weakref.ref[QWidget], int, Qt.KeyboardModifier, str]] = []
         self._last = 0.0
+        self._last_stamped = False
+        self._last_handled = 0.0
         self._replaying = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -62,22 +67,30 @@ class SwipeCatcher(QObject):
         if etype == QEvent.Type.KeyRelease:
             return self._buffering
         assert isinstance(event, QKeyEvent)
-        now = time.monotonic()
+        # The gap between keys is measured by when the keys were TYPED (the window system's
+        # event timestamp, ms) so that a busy GUI thread mid-swipe does not split a swipe;
+        # synthetic events (tests) carry no timestamp: then by when they are handled.
+        stamp = event.timestamp()
+        now = stamp / 1000 if stamp else time.monotonic()
         text = event.text()
         if not self._buffering:
             if text in START_SENTINELS:
                 self._buffering = True
                 self._text = [text]
                 self._held = [(weakref.ref(obj), event.key(), event.modifiers(), text)]
-                self._last = now
-                self._timer.start(int(self._max_gap * 1000) + 1)
+                self._mark(now, stamp)
+                self._timer.start(HOLD_MS)
                 return True
             return False
-        if now - self._last > self._max_gap:
+        if stamp and self._last_stamped:
+            gap = now - self._last
+        else:
+            gap = time.monotonic() - self._last_handled
+        if gap > self._max_gap:
             # Too slow for a reader: give the held keys back, then let this one through.
             self._replay()
             return False
-        self._last = now
+        self._mark(now, stamp)
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             data = "".join(self._text)
             self._reset()
@@ -90,8 +103,13 @@ class SwipeCatcher(QObject):
             self._reset()
             QTimer.singleShot(0, lambda: self.swiped.emit(data))
         else:
-            self._timer.start(int(self._max_gap * 1000) + 1)
+            self._timer.start(HOLD_MS)
         return True
+
+    def _mark(self, now: float, stamp: int) -> None:
+        self._last = now
+        self._last_stamped = stamp > 0
+        self._last_handled = time.monotonic()
 
     def _reset(self) -> None:
         self._timer.stop()

@@ -561,9 +561,17 @@ def test_offline_table_has_its_progressive_locked(floor: Floor, engine: Engine) 
 def test_manual_adjustment_needs_an_executive_and_a_second_person(floor: Floor,
                                                                   engine: Engine) -> None:
     before = counts(engine)
-    with pytest.raises(FloorError, match="another person"):
+    with pytest.raises(AuthError, match="another person") as same:
         floor.adjust("LINK", "MAIN", 100, "fix", swipe(EXE), swipe(EXE))
-    assert counts(engine) == before
+    assert same.value.outcome == "same_person"
+    after = counts(engine)
+    # nothing changes but the swipe log: the executive's card, then the refused second swipe
+    assert after["swipe_log"] == before["swipe_log"] + 2
+    assert {k: v for k, v in after.items() if k != "swipe_log"} == \
+        {k: v for k, v in before.items() if k != "swipe_log"}
+    with Session(engine) as s:
+        outcomes = [r.outcome for r in s.scalars(select(SwipeLog).order_by(SwipeLog.id))]
+    assert outcomes[-2:] == ["accepted", "same_person"]
     with pytest.raises(AuthError):
         floor.adjust("LINK", "MAIN", 100, "fix", swipe(SUP), swipe(EXE))
     with pytest.raises(FloorError, match="negative"):

@@ -47,3 +47,35 @@ def test_slow_typing_of_a_sentinel_reaches_the_field_in_order(qtbot, qapp):  # t
         assert received == []
     finally:
         qapp.removeEventFilter(catcher)
+
+
+def test_a_busy_gui_thread_mid_swipe_does_not_split_the_swipe(qtbot, qapp):  # type: ignore[no-untyped-def]
+    """Gaps are measured by when the reader typed the keys (event timestamps), not by when a
+    busy GUI thread got round to them."""
+    import time
+
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QKeyEvent
+    from PySide6.QtWidgets import QApplication
+
+    catcher = _catcher(qapp)
+    try:
+        field = QLineEdit()
+        qtbot.addWidget(field)
+        field.show()
+        received: list[str] = []
+        catcher.swiped.connect(received.append)
+        data = ";6011000990139424=2812101?"
+        stamp = 1_000_000
+        for i, ch in enumerate(data + "\r"):
+            key = Qt.Key.Key_Return if ch == "\r" else Qt.Key.Key_unknown
+            ev = QKeyEvent(QEvent.Type.KeyPress, key, Qt.KeyboardModifier.NoModifier,
+                           "" if ch == "\r" else ch)
+            ev.setTimestamp(stamp + 4 * i)  # typed every 4 ms by the reader
+            QApplication.sendEvent(field, ev)
+            if i == 3:
+                time.sleep(0.15)  # the GUI thread was busy for 150 ms
+        qtbot.waitUntil(lambda: received == [data], timeout=2000)
+        assert field.text() == ""
+    finally:
+        qapp.removeEventFilter(catcher)
