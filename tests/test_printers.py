@@ -83,8 +83,9 @@ def test_printer_that_drops_the_connection_mid_job_is_a_printer_error() -> None:
 
         def drop() -> None:
             conn, _ = server.accept()
+            conn.recv(4096)  # the job has started: the printer took some bytes ...
             conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            conn.close()  # RST
+            conn.close()  # ... then drops the connection (RST)
 
         t = threading.Thread(target=drop)
         t.start()
