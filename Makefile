@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench clean demo-sim
+.PHONY: run test lint typecheck bench clean screenshots
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,6 +25,14 @@ lint: $(STAMP)
 bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/startup.py
 	$(BIN)/python benchmarks/hit_latency.py
+	$(BIN)/python benchmarks/enumerate.py
+	$(BIN)/python benchmarks/meter_risk.py
+
+# Offscreen screenshots of every screen, the slip and the win page into docs/screenshots/
+screenshots: $(STAMP)
+	mkdir -p docs/screenshots
+	QT_QPA_PLATFORM=offscreen PODIUM_SCREENSHOT_DIR=docs/screenshots $(BIN)/python -m pytest -q tests/gui
+	$(BIN)/python -c "from printing.slip import render_slip, demo_slip; from printing.preview import preview_png; preview_png(render_slip(demo_slip()), 'docs/screenshots/win-slip.png')"
 
 clean:
 	rm -rf $(VENV) build *.egg-info
