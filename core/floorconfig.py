@@ -125,6 +125,9 @@ class GroupConfig:
     lock_at_hit: bool = False
     pay_order: PayOrder = "right_first"
     all_pays_from_meter: bool = False
+    # RULES.md 4: who (an executive's employee number) approved a contribution rate above the
+    # paytable's preconfigured rate; "" = nobody, and such a rate is refused
+    contribution_override: str = ""
 
     def level(self, name: str) -> LevelConfig:
         for lv in self.levels:
@@ -335,6 +338,7 @@ def _group(sec: _Section) -> GroupConfig:
     lock = sec.typed("lock_at_hit", bool, False)
     order = sec.choice("pay_order", PAY_ORDERS, "right_first")
     all_pays = sec.typed("all_pays_from_meter", bool, False)
+    override = sec.text("contribution_override", "", empty_ok=True)
     lv_sec = sec.sub("levels")
     levels = tuple(_level(lv_sec.sub(lv_name), lv_name) for lv_name in list(lv_sec.data))
     lv_sec.done()
@@ -346,7 +350,8 @@ def _group(sec: _Section) -> GroupConfig:
         raise sec.error("levels", f"the rates of all levels add up to {total}, more than the "
                                   "whole wager")
     pay_order: PayOrder = "left_first" if order == "left_first" else "right_first"
-    return GroupConfig(gid, name, paytable, levels, decks, lock, pay_order, all_pays)
+    return GroupConfig(gid, name, paytable, levels, decks, lock, pay_order, all_pays,
+                       override.strip())
 
 
 def _table(sec: _Section) -> TableConfig:
@@ -458,7 +463,9 @@ def validate(config: FloorConfig, paytables: Mapping[str, Paytable]) -> list[str
     """Check every group against its paytable; refuse what is wrong, return warnings.
 
     Refused (FloorConfigError): an unknown or non-progressive paytable; a group whose levels are
-    not exactly the paytable's.  Warned: a contribution rate below 70% on an "all pays from
+    not exactly the paytable's; a contribution rate above the paytable's preconfigured rate
+    (percentage-pays-only groups) without ``contribution_override``.  Warned: such a rate with
+    the override; a contribution rate below 70% on an "all pays from
     meter" group; a zero seed (allowed by override); a seed below the largest fixed award; a
     group with no tables.
     """
@@ -490,6 +497,19 @@ def validate(config: FloorConfig, paytables: Mapping[str, Paytable]) -> list[str
             warnings.append(f"{where}: contribution rate {total} is below "
                             f"{ALL_PAYS_MIN_CONTRIBUTION} with all pays from the meter; the "
                             "meter risks running dry")
+        ceiling = pt.preconfigured_contribution_rate
+        if ceiling is not None and not g.all_pays_from_meter:
+            for lv in g.levels:
+                if lv.contribution_rate <= ceiling:
+                    continue
+                above = (f"{where}: level {lv.name}: contribution rate {lv.contribution_rate} "
+                         f"is above {pt.id}'s preconfigured {ceiling} (it lowers the house "
+                         "advantage)")
+                if not g.contribution_override:
+                    raise FloorConfigError(f"{above}; refused without an executive override "
+                                           "(contribution_override = \"<employee no.>\")")
+                warnings.append(f"{above}; approved by executive "
+                                f"{g.contribution_override} (contribution_override)")
         largest = _largest_fixed_cents(pt)
         for lv in g.levels:
             if lv.seed_cents == 0:

@@ -72,9 +72,9 @@ BUSY_AFTER_MS = 500  # a computation still running after this shows the busy ind
 LIVE_REFRESH_MS = 1000  # the live return follows the meters at most once a second
 HAND_COLUMNS = ("Hand", "Pays", "Hands", "Probability", "1 in", "Return")
 ENVY_COLUMNS = ("Other players", "Return with envy", "House edge with envy")
-PRECONFIGURED_NOTE = ("Contribution ceiling (RULES.md 4): the paytable files carry no "
-                      "preconfigured contribution rate, so a rate above it can not be checked "
-                      "here; the configured rate is shown as it is.")
+PRECONFIGURED_NOTE = ("Contribution ceiling (RULES.md 4): this paytable file states no "
+                      "preconfigured contribution rate (preconfigured_contribution_rate), so a "
+                      "higher rate can not be checked; the configured rate is shown as it is.")
 
 CountFn = Callable[[str], HandCounts]
 
@@ -760,6 +760,13 @@ class PaytableScreen(QWidget):
             warnings = self._warnings(g)
             panel.warnings.setText("\n".join(f"▲ {w}" for w in warnings))
             panel.warnings.setVisible(bool(warnings))
+            ceiling = table.preconfigured_contribution_rate
+            if ceiling is None:
+                panel.note.setText(PRECONFIGURED_NOTE)
+            else:
+                panel.note.setText(f"Contribution ceiling (RULES.md 4): {table.id} is "
+                                   f"preconfigured at {_rate(ceiling)}; a higher rate needs an "
+                                   "executive override (contribution_override).")
             panel.note.setVisible(not g.all_pays_from_meter)
 
     def _warnings(self, group: GroupConfig) -> list[str]:

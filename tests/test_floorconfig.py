@@ -268,3 +268,61 @@ def test_demo_floor_loads() -> None:
 
 def test_demo_floor_validates_against_the_installed_paytables() -> None:
     assert validate(load_demo_floor(), PAYTABLES) == []
+
+
+# --- contribution above the paytable's preconfigured rate (RULES.md section 4) ---------------
+
+def _with_ceiling(paytables: dict, pid: str, rate: str) -> dict:  # type: ignore[type-arg]
+    from dataclasses import replace as _replace
+    from decimal import Decimal as _D
+
+    out = dict(paytables)
+    out[pid] = _replace(paytables[pid], preconfigured_contribution_rate=_D(rate))
+    return out
+
+
+def test_contribution_above_the_preconfigured_rate_is_refused_without_executive_override() -> None:
+    from core.floorconfig import FloorConfigError, load_demo_floor, validate
+    from core.rules.paytables import load_paytables
+
+    paytables = _with_ceiling(load_paytables(), "FPGPP-WA01", "0.15")  # the demo runs 0.20
+    with pytest.raises(FloorConfigError, match=r"group WA01: level MAIN: contribution rate "
+                                               r"0\.20 is above FPGPP-WA01's preconfigured 0\.15"):
+        validate(load_demo_floor(), paytables)
+
+
+def test_contribution_above_the_preconfigured_rate_with_override_is_a_recorded_warning() -> None:
+    from dataclasses import replace as _replace
+
+    from core.floorconfig import load_demo_floor, validate
+    from core.rules.paytables import load_paytables
+
+    floor = load_demo_floor()
+    groups = tuple(_replace(g, contribution_override="2001") if g.id == "WA01" else g
+                   for g in floor.groups)
+    warnings = validate(_replace(floor, groups=groups),
+                        _with_ceiling(load_paytables(), "FPGPP-WA01", "0.15"))
+    assert any("approved by executive 2001" in w for w in warnings)
+
+
+def test_contribution_at_or_below_the_preconfigured_rate_is_fine() -> None:
+    from core.floorconfig import load_demo_floor, validate
+    from core.rules.paytables import load_paytables
+
+    assert validate(load_demo_floor(), _with_ceiling(load_paytables(), "FPGPP-WA01", "0.20")) == []
+
+
+def test_preconfigured_rate_in_a_paytable_file_is_parsed_and_checked(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from decimal import Decimal
+
+    from core.rules.paytables import PaytableError, load_paytable_file
+
+    src = Path(__file__).resolve().parent.parent / "resources" / "paytables" / "FPGPP-WA01.toml"
+    text = src.read_text()
+    good = tmp_path / "good.toml"
+    good.write_text('preconfigured_contribution_rate = "0.20"\n' + text)
+    assert load_paytable_file(good).preconfigured_contribution_rate == Decimal("0.20")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('preconfigured_contribution_rate = "1.5"\n' + text)
+    with pytest.raises(PaytableError, match="preconfigured_contribution_rate"):
+        load_paytable_file(bad)

@@ -23,7 +23,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Literal
 
-from core.money import MoneyError, parse_cents, parse_decimal
+from core.money import MoneyError, parse_cents, parse_decimal, parse_rate
 from core.rules.cards import Card
 from core.rules.fortune import HAND_IDS, JOKER_MODES, hands_made
 
@@ -70,6 +70,9 @@ class Paytable:
     pays: tuple[Pay, ...]  # best hand first
     three_pair: Literal["push", "loses"] | None = None  # bonus tables only
     equivalents: tuple[str, ...] = ()  # other ids that load as this table (Face Up ...)
+    # RULES.md 4: for a table whose meter pays only percentages, a group may lower the
+    # contribution rate but raising it above this needs an executive override (None: not stated)
+    preconfigured_contribution_rate: Decimal | None = None
     source: str = field(default="", compare=False)  # file it came from, for messages
 
     def pay_for(self, hand: str) -> Pay | None:
@@ -110,6 +113,7 @@ class Paytable:
 
 _TOP_COMMON = {"id", "kind", "name", "joker", "pays", "equivalents", "source"}
 _TOP_KIND = {"bonus": {"three_pair"}, "progressive": {"wager", "levels"}}
+_TOP_OPTIONAL = {"bonus": set[str](), "progressive": {"preconfigured_contribution_rate"}}
 _PAY_COMMON = {"hand", "odds", "fraction", "level", "amount", "for_one"}
 _PAY_KIND = {"bonus": {"envy"}, "progressive": {"secondary_verification", "authorization"}}
 _HOW = ("odds", "fraction", "amount", "for_one")
@@ -249,7 +253,7 @@ def parse_paytable(data: Mapping[str, Any], fname: str = "<paytable>") -> Paytab
     if "kind" not in data:
         raise r.error("kind", "missing key")
     kind = r.text("kind", ("bonus", "progressive"))
-    r.check_keys(_TOP_COMMON | _TOP_KIND[kind],
+    r.check_keys(_TOP_COMMON | _TOP_KIND[kind] | _TOP_OPTIONAL[kind],
                  ["id", "name", "joker", "pays", *_TOP_KIND[kind]])
     pid = r.text("id")
     name = r.text("name")
@@ -263,6 +267,16 @@ def parse_paytable(data: Mapping[str, Any], fname: str = "<paytable>") -> Paytab
     levels = r.names("levels") if kind == "progressive" else ()
     if kind == "progressive" and not levels:
         raise r.error("levels", "a progressive table needs at least one meter level")
+    preconfigured: Decimal | None = None
+    if "preconfigured_contribution_rate" in data:
+        raw = data["preconfigured_contribution_rate"]
+        if not isinstance(raw, str):
+            raise r.error("preconfigured_contribution_rate",
+                          f"{raw!r} must be a decimal string such as \"0.20\"")
+        try:
+            preconfigured = parse_rate(raw, "rate")
+        except MoneyError as exc:
+            raise r.error("preconfigured_contribution_rate", str(exc)) from None
     three_pair: Literal["push", "loses"] | None = None
     if kind == "bonus":
         three_pair = "push" if r.text("three_pair", ("push", "loses")) == "push" else "loses"
@@ -284,7 +298,8 @@ def parse_paytable(data: Mapping[str, Any], fname: str = "<paytable>") -> Paytab
     pays.sort(key=lambda p: HAND_IDS.index(p.hand))
     return Paytable(id=pid, kind="bonus" if kind == "bonus" else "progressive", name=name,
                     joker=joker, wager_cents=wager, levels=levels, pays=tuple(pays),
-                    three_pair=three_pair, equivalents=equivalents, source=fname)
+                    three_pair=three_pair, equivalents=equivalents,
+                    preconfigured_contribution_rate=preconfigured, source=fname)
 
 
 def _load(entry: Traversable | Path, fname: str) -> Paytable:
