@@ -284,6 +284,11 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def _table_label(name: str, table_id: str) -> str:
+    """"Pai Gow 1 (PG-1)" on slips: the name people use and the id the ledger uses."""
+    return f"{name} ({table_id})" if name and name != table_id else table_id
+
+
 def _hand_name(hand_id: str) -> str:
     """The hand as people read it on a slip: "Royal flush plus royal match"."""
     name = fortune.HAND_NAMES.get(hand_id, hand_id.replace("_", " ").lower())
@@ -1086,7 +1091,8 @@ class Floor:
         group = s.get(Group, table.group_id) if table is not None else None
         return WinSlip(
             casino=self.config.casino.name, slip_no=slip_no, hit_ref=f"H{hit.id}",
-            table=hit.table_id, seat=hit.seat, round_no=hit.round_no,
+            table=_table_label(table.name if table is not None else "", hit.table_id),
+            seat=hit.seat, round_no=hit.round_no,
             paytable=group.paytable_id if group is not None else "",
             hand=_hand_name(award.hand), hand_id=award.hand,
             cards=tuple(format_cards(self._shown_cards(s, hit))),
