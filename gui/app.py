@@ -165,6 +165,10 @@ def run(args: argparse.Namespace) -> int:
     theme.apply(app)  # type: ignore[arg-type]
     catcher = SwipeCatcher()
     catcher.install(app)  # type: ignore[arg-type]
+    if demo:
+        from gui.authorize import SwipePrompt
+
+        SwipePrompt.demo_entry = True
     console.start()
     window = MainWindow(console, catcher)
     for w in warnings:

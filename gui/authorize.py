@@ -9,9 +9,10 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable
+from typing import ClassVar
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialog, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from gui.swipe import SwipeCatcher
 
@@ -19,6 +20,11 @@ log = logging.getLogger("podium.gui.authorize")
 
 
 class SwipePrompt(QDialog):
+    # The embedded demo floor has no card reader: it may offer a field to paste a demo swipe
+    # string (masked; a paste types no keys, so the reader capture never sees it).  Never on a
+    # real floor: there a card is swiped, not typed.
+    demo_entry: ClassVar[bool] = False
+
     def __init__(self, catcher: SwipeCatcher, role: str, what: str,
                  action: Callable[[str], object], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -46,7 +52,19 @@ class SwipePrompt(QDialog):
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setStyleSheet("font-size: 14pt;")
         lay.addWidget(self.message)
+        if self.demo_entry:
+            hint = QLabel("DEMO ONLY (no card reader): paste a demo swipe string from the README "
+                          "here and press Enter")
+            hint.setObjectName("muted")
+            hint.setWordWrap(True)
+            lay.addWidget(hint)
+            self.demo_field = QLineEdit()
+            self.demo_field.setObjectName("demoSwipe")
+            self.demo_field.setEchoMode(QLineEdit.EchoMode.Password)
+            self.demo_field.returnPressed.connect(self._demo_swipe)
+            lay.addWidget(self.demo_field)
         cancel = QPushButton("Cancel (Esc)")
+        cancel.setAutoDefault(False)
         cancel.clicked.connect(self.reject)
         lay.addWidget(cancel)
         catcher.swiped.connect(self._on_swipe)
@@ -56,6 +74,12 @@ class SwipePrompt(QDialog):
         with contextlib.suppress(RuntimeError, TypeError):
             self._catcher.swiped.disconnect(self._on_swipe)
         super().done(r)
+
+    def _demo_swipe(self) -> None:
+        raw = self.demo_field.text().strip()
+        self.demo_field.clear()
+        if raw:
+            self._on_swipe(raw)
 
     def _on_swipe(self, raw: str) -> None:
         self.message.setText("Checking card…")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
 from sqlalchemy import Engine
 
 from core.demo import swipe_of
@@ -191,3 +191,38 @@ def test_keyboard_only_pay_enter_opens_ctrl_enter_pays_swipe_authorizes(qtbot, c
     assert steps == ["dialog", "prompt"]
     assert floor.pending() == []
     printer.wait_for_bytes(200, timeout=10)
+
+
+def test_demo_swipe_field_pays_from_a_pasted_swipe_and_exists_only_in_the_demo(
+        qtbot, console_window):  # type: ignore[no-untyped-def]
+    window, floor, _printer = console_window
+    cards = ["5h", "6h", "7h", "8h", "9h", "Kc", "2d"]
+    floor.deal_hit("PG-1", seat=4, cards=cards, wagers=[4])
+    qtbot.waitUntil(lambda: window.queue.rowCount() == 1, timeout=5000)
+    seen: dict[str, object] = {}
+
+    def in_dialog() -> None:
+        dlg = QApplication.activeModalWidget()
+        assert isinstance(dlg, VerifyDialog)
+        QTimer.singleShot(100, in_prompt)
+        dlg.pay_btn.click()
+
+    def in_prompt() -> None:
+        prompt = QApplication.activeModalWidget()
+        assert isinstance(prompt, SwipePrompt)
+        field = prompt.demo_field
+        seen["masked"] = field.echoMode() == field.EchoMode.Password
+        field.setText(swipe_of("1002"))  # a paste: no key events for the reader capture
+        qtbot.keyClick(field, Qt.Key.Key_Return)
+
+    SwipePrompt.demo_entry = True
+    try:
+        QTimer.singleShot(100, in_dialog)
+        window.open_selected_hit()
+    finally:
+        SwipePrompt.demo_entry = False
+    assert seen["masked"] is True
+    assert floor.pending() == []
+    prompt = SwipePrompt(window.catcher, "supervisor", "x", lambda raw: None, window)
+    assert prompt.findChild(QLineEdit, "demoSwipe") is None  # not on a real floor
+    prompt.deleteLater()
