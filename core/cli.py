@@ -28,6 +28,9 @@ COMMANDS_RULES: dict[str, tuple[str, str]] = {
     "edge": ("core.rules.edge_command", "exact return and house edge of a paytable"),
     "meter-risk": ("core.meter_risk_command", "simulate a progressive's meters over many "
                    "rounds: distribution, hits, running dry"),
+    "slot": ("core.rules.slot_command", "what one gaming-machine screen pays (line, "
+             "scatter, free games, held reels)"),
+    "bbj": ("core.rules.bbj_command", "decide a poker Bad Beat Jackpot claim and its shares"),
 }
 COMMANDS_TOP: dict[str, tuple[str, str]] = {
     "simulate": ("core.simulator", "run simulated table controllers"),

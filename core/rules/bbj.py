@@ -1,0 +1,349 @@
+"""The poker room's Bad Beat Jackpot (PAGCOR), RULES.md section 6: qualification and payout.
+
+:func:`decide` takes one :class:`Claim` (the hand as the floor saw it and the jackpot funds)
+and returns a :class:`Decision`: whether the claim qualifies, EVERY rule it fails (the reason
+codes of CLI.md, in :data:`REASONS` order), the winning and losing hands, and when it qualifies
+the award, every share with its withholding tax, and the funds after the hit.  Pure: no
+database, no I/O.  Everything RULES.md leaves to the operator is in :class:`BbjSettings` with
+the RULES.md default.
+
+Money is ``int`` centavos (core/money.py "cents"); the payout fraction is an exact
+:class:`~fractions.Fraction` (table jackpot rake cap / room maximum).
+
+Qualification (RULES.md 6, "Qualification"):
+
+* the two highest hands at showdown are considered: the highest is the WINNING hand, the
+  second the LOSING (bad beat) hand; fewer than two hands shown is ``NO_SHOWDOWN``;
+* the winning hand is four of a kind or better (``WINNING_HAND_TOO_LOW``); the losing hand is
+  Aces full of Tens or better (``LOSING_HAND_TOO_LOW``);
+* both hole cards of each of the two players play (``WINNING_/LOSING_HOLE_CARDS_DO_NOT_PLAY``):
+  a hole card plays when the best of all seven cards is strictly better than the best of the
+  other six (core.rules.holdem.hole_cards_play); the kicker rule falls out of that;
+* Aces full (of Tens or better) needs an Ace in the hole (``NO_ACE_IN_HOLE``);
+* at least ``min_players`` dealt in (``NOT_ENOUGH_PLAYERS``); the pot at least
+  ``min_pot_big_blinds`` big blinds (``POT_TOO_SMALL``); no void observed (``VOIDED``).
+
+Ties: a tie for the highest hand is a split pot; it can never qualify (two players can not
+both hold four of a kind or a straight flush with both hole cards playing), and the lower seat
+is reported as winning.  A tie for the SECOND hand (two bad beat hands) is not decided by
+RULES.md: when the claim would qualify with either of them, :func:`decide` refuses it with a
+:class:`BbjError` rather than pick one; when it fails whichever is taken, the lower seat is
+reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+
+from core.money import json_cents, tax_cents
+from core.rules.cards import Card
+from core.rules.holdem import (
+    ACES_FULL_OF_TENS_VALUE,
+    LOWEST_FOUR_OF_A_KIND_VALUE,
+    HoldemError,
+    HoldemHand,
+    check_cards,
+    evaluate,
+    hole_cards_play,
+    is_aces_full,
+)
+
+REASONS: tuple[str, ...] = (
+    "NOT_ENOUGH_PLAYERS", "POT_TOO_SMALL", "NO_SHOWDOWN", "WINNING_HAND_TOO_LOW",
+    "LOSING_HAND_TOO_LOW", "WINNING_HOLE_CARDS_DO_NOT_PLAY", "LOSING_HOLE_CARDS_DO_NOT_PLAY",
+    "NO_ACE_IN_HOLE", "VOIDED",
+)
+TAXPAYER_CLASSES: tuple[str, ...] = ("citizen", "nraetb", "nranetb")
+VOID_REASONS: tuple[str, ...] = (
+    "hand_discussed", "one_player_to_a_hand", "fouled_deck", "switched_cards",
+    "unverifiable_hand",
+)
+ROLES: tuple[str, ...] = ("winning", "losing", "table")
+ACE = 14
+
+
+class BbjError(ValueError):
+    """A claim the rules can not decide as given; the message names the field and the problem."""
+
+
+def _fraction_text(value: Decimal) -> str:
+    return format(value.normalize(), "f")
+
+
+@dataclass(frozen=True)
+class Split:
+    """Shares of the award (RULES.md 6 "Payout", the TGD-1500 form): they add up to 1."""
+
+    winning: Decimal = Decimal("0.20")
+    losing: Decimal = Decimal("0.40")
+    table: Decimal = Decimal("0.40")
+
+    def __post_init__(self) -> None:
+        for name in ROLES:
+            rate: Decimal = getattr(self, name)
+            if not isinstance(rate, Decimal) or not 0 <= rate <= 1:
+                raise BbjError(f"split.{name}: {rate!r} must be a fraction between 0 and 1")
+        total = self.winning + self.losing + self.table
+        if total != 1:
+            raise BbjError(f"split: winning + losing + table must add up to 1, not "
+                           f"{_fraction_text(total)}")
+
+
+@dataclass(frozen=True)
+class BbjSettings:
+    """What RULES.md section 6 leaves to the operator, with the RULES.md defaults."""
+
+    split: Split = field(default_factory=Split)
+    min_players: int = 5  # dealt in
+    min_pot_big_blinds: int = 20  # the pot (house and jackpot rake included) >= this x big blind
+    tax_threshold_cents: int = 1_000_000  # 10,000.00: citizens and NRAETB pay tax ABOVE it
+    resident_tax_rate: Decimal = Decimal("0.20")  # citizen, nraetb: of the WHOLE share
+    nranetb_tax_rate: Decimal = Decimal("0.25")  # regardless of amount
+
+    def __post_init__(self) -> None:
+        if self.min_players < 2:
+            raise BbjError(f"min_players: {self.min_players} is fewer than the two hands "
+                           "a bad beat needs")
+        if self.min_pot_big_blinds < 0 or self.tax_threshold_cents < 0:
+            raise BbjError("min_pot_big_blinds and tax_threshold_cents can not be negative")
+        for name in ("resident_tax_rate", "nranetb_tax_rate"):
+            rate: Decimal = getattr(self, name)
+            if not 0 <= rate <= 1:
+                raise BbjError(f"{name}: {rate} must be between 0 and 1")
+
+    def tax_rate(self, taxpayer: str, gross_cents: int) -> Decimal:
+        if taxpayer == "nranetb":
+            return self.nranetb_tax_rate
+        if taxpayer in ("citizen", "nraetb"):
+            return self.resident_tax_rate if gross_cents > self.tax_threshold_cents \
+                else Decimal(0)
+        raise BbjError(f"taxpayer class {taxpayer!r} is unknown (use "
+                       f"{', '.join(TAXPAYER_CLASSES)})")
+
+
+@dataclass(frozen=True)
+class ShownHand:
+    """A hand shown down: the seat and its two hole cards."""
+
+    seat: int
+    hole: tuple[Card, Card]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One Bad Beat Jackpot claim, checked when built (field names as in CLI.md)."""
+
+    big_blind_cents: int
+    pot_cents: int
+    dealt_in: tuple[int, ...]
+    board: tuple[Card, ...]
+    showdown: tuple[ShownHand, ...]
+    table_jackpot_rake_cap_cents: int
+    room_max_jackpot_rake_cents: int
+    main_jackpot_cents: int
+    reserve_jackpot_cents: int
+    taxpayers: Mapping[int, str] = field(default_factory=dict)  # unlisted seats: citizen
+    voids: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        self._check_money()
+        seats: set[int] = set()
+        for seat in self.dealt_in:
+            _check_seat(seat, "dealt_in")
+            if seat in seats:
+                raise BbjError(f"dealt_in: seat {seat} is listed twice")
+            seats.add(seat)
+        try:
+            check_cards(self.board, minimum=5, maximum=5, what="board")
+        except HoldemError as exc:
+            raise BbjError(str(exc)) from None
+        where_card: dict[Card, str] = {c: "on the board" for c in self.board}
+        shown: set[int] = set()
+        for hand in self.showdown:
+            _check_seat(hand.seat, "showdown")
+            where = f"showdown seat {hand.seat} hole"
+            if hand.seat in shown:
+                raise BbjError(f"showdown: seat {hand.seat} is shown twice")
+            if hand.seat not in seats:
+                raise BbjError(f"showdown: seat {hand.seat} was not dealt in (dealt_in: "
+                               f"{', '.join(str(s) for s in self.dealt_in) or 'none'})")
+            shown.add(hand.seat)
+            try:
+                check_cards(hand.hole, minimum=2, maximum=2, what=where)
+            except HoldemError as exc:
+                raise BbjError(str(exc)) from None
+            for c in hand.hole:
+                if c in where_card:
+                    raise BbjError(f"{where}: card {c} is also {where_card[c]}")
+                where_card[c] = f"in seat {hand.seat}'s hole cards"
+        for seat, taxpayer in self.taxpayers.items():
+            _check_seat(seat, "taxpayers")
+            if seat not in seats:
+                raise BbjError(f"taxpayers: seat {seat} was not dealt in")
+            if taxpayer not in TAXPAYER_CLASSES:
+                raise BbjError(f"taxpayers: seat {seat}: unknown taxpayer class {taxpayer!r} "
+                               f"(use {', '.join(TAXPAYER_CLASSES)})")
+        for void in self.voids:
+            if void not in VOID_REASONS:
+                raise BbjError(f"voids: unknown void reason {void!r} (use "
+                               f"{', '.join(VOID_REASONS)})")
+
+    def _check_money(self) -> None:
+        for name in ("big_blind", "pot", "table_jackpot_rake_cap", "room_max_jackpot_rake",
+                     "main_jackpot", "reserve_jackpot"):
+            cents = getattr(self, f"{name}_cents")
+            if isinstance(cents, bool) or not isinstance(cents, int):
+                raise BbjError(f"{name}: {cents!r} must be an amount in centavos")
+            if cents < 0:
+                raise BbjError(f"{name}: {json_cents(cents)} is negative")
+        for name in ("big_blind", "room_max_jackpot_rake", "table_jackpot_rake_cap"):
+            if getattr(self, f"{name}_cents") == 0:
+                raise BbjError(f"{name}: must be more than 0.00")
+        if self.table_jackpot_rake_cap_cents > self.room_max_jackpot_rake_cents:
+            raise BbjError(f"table_jackpot_rake_cap: "
+                           f"{json_cents(self.table_jackpot_rake_cap_cents)} is above the "
+                           f"room maximum {json_cents(self.room_max_jackpot_rake_cents)}")
+
+    def taxpayer(self, seat: int) -> str:
+        return self.taxpayers.get(seat, "citizen")
+
+    @property
+    def payout_fraction(self) -> Fraction:
+        """The table's share of the main jackpot: its jackpot rake cap / the room maximum."""
+        return Fraction(self.table_jackpot_rake_cap_cents, self.room_max_jackpot_rake_cents)
+
+
+def _check_seat(seat: object, where: str) -> None:
+    if isinstance(seat, bool) or not isinstance(seat, int) or seat < 1:
+        raise BbjError(f"{where}: seat {seat!r} is not a seat number (1 or more)")
+
+
+@dataclass(frozen=True)
+class Share:
+    seat: int
+    role: str  # winning | losing | table
+    taxpayer: str
+    gross_cents: int
+    tax_cents: int
+
+    @property
+    def net_cents(self) -> int:
+        return self.gross_cents - self.tax_cents
+
+
+@dataclass(frozen=True)
+class Decision:
+    qualifies: bool
+    reasons: tuple[str, ...]  # every failed rule, in REASONS order; empty when it qualifies
+    winning_seat: int | None
+    winning_hand: HoldemHand | None
+    losing_seat: int | None
+    losing_hand: HoldemHand | None
+    payout_fraction: Fraction  # 0 when it does not qualify
+    award_cents: int  # main x fraction, rounded down; 0 when it does not qualify
+    shares: tuple[Share, ...]  # winning, losing, then the table share in seat order
+    main_after_cents: int
+    reserve_after_cents: int
+
+    @property
+    def paid_cents(self) -> int:
+        return sum(s.gross_cents for s in self.shares)
+
+    @property
+    def left_in_main_cents(self) -> int:
+        """The centavos of the award that no share took (they stay in the main jackpot)."""
+        return self.award_cents - self.paid_cents
+
+
+def _ranked(claim: Claim) -> list[tuple[int, HoldemHand, tuple[Card, Card]]]:
+    hands = [(h.seat, evaluate([*claim.board, *h.hole]), h.hole) for h in claim.showdown]
+    hands.sort(key=lambda t: (-t[1].value, t[0]))
+    return hands
+
+
+def _hand_reasons(role: str, hand: HoldemHand, board: Sequence[Card],
+                  hole: tuple[Card, Card]) -> set[str]:
+    reasons: set[str] = set()
+    minimum = LOWEST_FOUR_OF_A_KIND_VALUE if role == "WINNING" else ACES_FULL_OF_TENS_VALUE
+    if hand.value < minimum:
+        reasons.add(f"{role}_HAND_TOO_LOW")
+    if not all(hole_cards_play(board, hole)):
+        reasons.add(f"{role}_HOLE_CARDS_DO_NOT_PLAY")
+    if is_aces_full(hand) and hand.value >= ACES_FULL_OF_TENS_VALUE \
+            and not any(c.rank == ACE for c in hole):
+        reasons.add("NO_ACE_IN_HOLE")
+    return reasons
+
+
+def decide(claim: Claim, settings: BbjSettings | None = None) -> Decision:
+    """Decide a claim under every rule of RULES.md section 6 and compute the payout."""
+    s = settings if settings is not None else BbjSettings()
+    reasons: set[str] = set()
+    if len(claim.dealt_in) < s.min_players:
+        reasons.add("NOT_ENOUGH_PLAYERS")
+    if claim.pot_cents < s.min_pot_big_blinds * claim.big_blind_cents:
+        reasons.add("POT_TOO_SMALL")
+    if claim.voids:
+        reasons.add("VOIDED")
+
+    ranked = _ranked(claim)
+    winning = ranked[0] if ranked else None
+    losing = ranked[1] if len(ranked) > 1 else None
+    if losing is None:
+        reasons.add("NO_SHOWDOWN")
+    if winning is not None:
+        reasons |= _hand_reasons("WINNING", winning[1], claim.board, winning[2])
+    if losing is not None:
+        tied = [t for t in ranked[1:] if t[1].value == losing[1].value]
+        per_seat = [_hand_reasons("LOSING", hand, claim.board, hole) for _, hand, hole in tied]
+        if len(tied) > 1 and not all(reasons | r for r in per_seat):
+            seats = " and ".join(str(t[0]) for t in tied)
+            raise BbjError(f"showdown: seats {seats} tie for the losing hand "
+                           f"({losing[1].category}); RULES.md section 6 does not say which "
+                           "one is the bad beat")
+        reasons |= per_seat[0]
+
+    ordered = tuple(r for r in REASONS if r in reasons)
+    win_seat = winning[0] if winning else None
+    win_hand = winning[1] if winning else None
+    lose_seat = losing[0] if losing else None
+    lose_hand = losing[1] if losing else None
+    if ordered or winning is None or losing is None:
+        return Decision(False, ordered, win_seat, win_hand, lose_seat, lose_hand, Fraction(0),
+                        0, (), claim.main_jackpot_cents, claim.reserve_jackpot_cents)
+    assert winning[1].value > losing[1].value  # a tie at the top never passes the rules
+
+    fraction = claim.payout_fraction
+    award = claim.main_jackpot_cents * fraction.numerator // fraction.denominator
+    shares = _shares(claim, s, award, winning[0], losing[0])
+    paid = sum(x.gross_cents for x in shares)
+    moved = claim.reserve_jackpot_cents * fraction.numerator // fraction.denominator
+    return Decision(True, (), win_seat, win_hand, lose_seat, lose_hand, fraction, award, shares,
+                    claim.main_jackpot_cents - paid + moved,
+                    claim.reserve_jackpot_cents - moved)
+
+
+def _floor_share(award_cents: int, rate: Decimal, people: int = 1) -> int:
+    num, den = rate.as_integer_ratio()
+    return award_cents * num // (den * people)
+
+
+def _shares(claim: Claim, s: BbjSettings, award: int, winning_seat: int,
+            losing_seat: int) -> tuple[Share, ...]:
+    others = sorted(seat for seat in claim.dealt_in if seat not in (winning_seat, losing_seat))
+    gross: list[tuple[int, str, int]] = [
+        (winning_seat, "winning", _floor_share(award, s.split.winning)),
+        (losing_seat, "losing", _floor_share(award, s.split.losing)),
+    ]
+    if others:
+        each = _floor_share(award, s.split.table, len(others))
+        gross += [(seat, "table", each) for seat in others]
+    out: list[Share] = []
+    for seat, role, cents in gross:
+        taxpayer = claim.taxpayer(seat)
+        out.append(Share(seat, role, taxpayer, cents,
+                         tax_cents(cents, s.tax_rate(taxpayer, cents))))
+    return tuple(out)

@@ -1,0 +1,262 @@
+"""``podium rules bbj CASE.json [--json]`` (CLI.md): decide a Bad Beat Jackpot claim.
+
+This module only reads the case file into a :class:`core.rules.bbj.Claim` (naming the field of
+anything it refuses), calls :func:`core.rules.bbj.decide` and prints.  The rules are in
+``core.rules.bbj``; the hand values in ``core.rules.holdem``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from core.meter_command import load_scenario_file
+from core.money import format_cents, json_cents, parse_cents, parse_rate
+from core.rules.bbj import (
+    BbjError,
+    BbjSettings,
+    Claim,
+    Decision,
+    ShownHand,
+    Split,
+    decide,
+)
+from core.rules.cards import Card, CardError, parse_card
+
+REQUIRED_KEYS: tuple[str, ...] = (
+    "big_blind", "pot", "dealt_in", "board", "showdown", "table_jackpot_rake_cap",
+    "room_max_jackpot_rake", "main_jackpot", "reserve_jackpot",
+)
+OPTIONAL_KEYS: tuple[str, ...] = ("taxpayers", "voids", "split")
+FRACTION_DECIMALS = 6
+
+
+# --- reading the case -------------------------------------------------------------------------
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return "a number"
+
+
+def _object(value: object, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise BbjError(f"{where}: must be a JSON object, not {_json_type(value)}")
+    return value
+
+
+def _array(value: object, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise BbjError(f"{where}: must be a JSON array, not {_json_type(value)}")
+    return value
+
+
+def _keys(obj: Mapping[str, Any], where: str, required: tuple[str, ...],
+          optional: tuple[str, ...] = ()) -> None:
+    for k in required:
+        if k not in obj:
+            raise BbjError(f"{where}: missing key {k!r}")
+    unknown = [k for k in obj if k not in required and k not in optional]
+    if unknown:
+        raise BbjError(f"{where}: unknown key {unknown[0]!r} (expected "
+                       f"{', '.join(required + optional)})")
+
+
+def _money(value: object, where: str) -> int:
+    if not isinstance(value, (str, int, Decimal)) or isinstance(value, bool):
+        raise BbjError(f"{where}: must be an amount like \"1250.00\", not {_json_type(value)}")
+    try:
+        return parse_cents(value, where)
+    except ValueError as exc:
+        raise BbjError(str(exc)) from None
+
+
+def _rate(value: object, where: str) -> Decimal:
+    if not isinstance(value, (str, int, Decimal)) or isinstance(value, bool):
+        raise BbjError(f"{where}: must be a fraction like \"0.20\", not {_json_type(value)}")
+    try:
+        return parse_rate(value, where)
+    except ValueError as exc:
+        raise BbjError(str(exc)) from None
+
+
+def _seat(value: object, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        shown = json.dumps(value) if not isinstance(value, Decimal) else str(value)
+        raise BbjError(f"{where}: {shown} is not a seat number (a whole number, 1 or more)")
+    return value
+
+
+def _seat_key(key: str, where: str) -> int:
+    text = key.strip()
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise BbjError(f"{where}: {key!r} is not a seat number (1 or more)")
+    return int(text)
+
+
+def _cards(value: object, where: str) -> tuple[Card, ...]:
+    cards: list[Card] = []
+    for item in _array(value, where):
+        if not isinstance(item, str):
+            raise BbjError(f"{where}: {json.dumps(item, default=str)} is not a card string "
+                           "like \"As\"")
+        try:
+            cards.append(parse_card(item))
+        except CardError as exc:
+            raise BbjError(f"{where}: {exc}") from None
+    return tuple(cards)
+
+
+def _showdown(value: object) -> tuple[ShownHand, ...]:
+    hands: list[ShownHand] = []
+    for i, raw in enumerate(_array(value, "showdown"), start=1):
+        where = f"showdown[{i}]"
+        entry = _object(raw, where)
+        _keys(entry, where, ("seat", "hole"))
+        seat = _seat(entry["seat"], f"{where}.seat")
+        hole = _cards(entry["hole"], f"showdown seat {seat} hole")
+        if len(hole) != 2:
+            raise BbjError(f"showdown seat {seat} hole: expected 2 cards, got {len(hole)}")
+        hands.append(ShownHand(seat, (hole[0], hole[1])))
+    return tuple(hands)
+
+
+def _taxpayers(value: object) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for key, cls in _object(value, "taxpayers").items():
+        seat = _seat_key(key, "taxpayers")
+        if seat in out:
+            raise BbjError(f"taxpayers: seat {seat} is listed twice")
+        if not isinstance(cls, str):
+            raise BbjError(f"taxpayers: seat {seat}: must be a taxpayer class string, not "
+                           f"{_json_type(cls)}")
+        out[seat] = cls.strip().lower()
+    return out
+
+
+def _voids(value: object) -> tuple[str, ...]:
+    out: list[str] = []
+    for item in _array(value, "voids"):
+        if not isinstance(item, str):
+            raise BbjError(f"voids: {json.dumps(item, default=str)} is not a void reason string")
+        out.append(item.strip().lower())
+    return tuple(out)
+
+
+def _split(value: object) -> Split:
+    obj = _object(value, "split")
+    _keys(obj, "split", ("winning", "losing", "table"))
+    return Split(_rate(obj["winning"], "split.winning"), _rate(obj["losing"], "split.losing"),
+                 _rate(obj["table"], "split.table"))
+
+
+def parse_case(data: object) -> tuple[Claim, BbjSettings]:
+    """Check a parsed case file completely; the settings carry its ``split``."""
+    top = _object(data, "case")
+    _keys(top, "case", REQUIRED_KEYS, OPTIONAL_KEYS)
+    dealt_in = tuple(_seat(s, "dealt_in") for s in _array(top["dealt_in"], "dealt_in"))
+    settings = BbjSettings(split=_split(top["split"])) if "split" in top else BbjSettings()
+    claim = Claim(
+        big_blind_cents=_money(top["big_blind"], "big_blind"),
+        pot_cents=_money(top["pot"], "pot"),
+        dealt_in=dealt_in,
+        board=_cards(top["board"], "board"),
+        showdown=_showdown(top["showdown"]),
+        table_jackpot_rake_cap_cents=_money(top["table_jackpot_rake_cap"],
+                                            "table_jackpot_rake_cap"),
+        room_max_jackpot_rake_cents=_money(top["room_max_jackpot_rake"], "room_max_jackpot_rake"),
+        main_jackpot_cents=_money(top["main_jackpot"], "main_jackpot"),
+        reserve_jackpot_cents=_money(top["reserve_jackpot"], "reserve_jackpot"),
+        taxpayers=_taxpayers(top.get("taxpayers", {})),
+        voids=_voids(top.get("voids", [])),
+    )
+    return claim, settings
+
+
+# --- output -----------------------------------------------------------------------------------
+
+def fraction_text(value: Fraction) -> str:
+    """``"1.00"``, ``"0.25"``, ``"0.3333"``: exact when it has at most six decimals (at least
+    two shown), otherwise rounded half up to six."""
+    scale = 10**FRACTION_DECIMALS
+    scaled = (value.numerator * scale * 2 + value.denominator) // (2 * value.denominator)
+    whole, frac = divmod(scaled, scale)
+    digits = f"{frac:0{FRACTION_DECIMALS}d}".rstrip("0").ljust(2, "0")
+    return f"{whole}.{digits}"
+
+
+def decision_json(d: Decision) -> dict[str, Any]:
+    return {
+        "qualifies": d.qualifies,
+        "reasons": list(d.reasons),
+        "winning_seat": d.winning_seat,
+        "winning_hand": d.winning_hand.category if d.winning_hand else None,
+        "losing_seat": d.losing_seat,
+        "losing_hand": d.losing_hand.category if d.losing_hand else None,
+        "payout_fraction": fraction_text(d.payout_fraction),
+        "award": json_cents(d.award_cents),
+        "shares": [{"seat": s.seat, "role": s.role, "gross": json_cents(s.gross_cents),
+                    "tax": json_cents(s.tax_cents), "net": json_cents(s.net_cents)}
+                   for s in d.shares],
+        "main_after": json_cents(d.main_after_cents),
+        "reserve_after": json_cents(d.reserve_after_cents),
+    }
+
+
+def decision_text(claim: Claim, d: Decision) -> str:
+    lines = ["Bad Beat Jackpot: " + ("QUALIFIES" if d.qualifies else "does not qualify")]
+    if d.reasons:
+        lines.append("reasons  " + ", ".join(d.reasons))
+    for role, seat, hand in (("winning", d.winning_seat, d.winning_hand),
+                             ("losing", d.losing_seat, d.losing_hand)):
+        lines.append(f"{role:<8} " + (f"seat {seat}  {hand.category}" if seat is not None
+                                      and hand is not None else "-"))
+    lines.append(f"main     {format_cents(claim.main_jackpot_cents):>16}   reserve "
+                 f"{format_cents(claim.reserve_jackpot_cents)}")
+    if d.qualifies:
+        share = fraction_text(d.payout_fraction)
+        lines.append(f"award    {format_cents(d.award_cents):>16}   ({share} of the main jackpot)")
+        lines.append("")
+        lines.append(f"{'seat':>4}  {'role':<8} {'taxpayer':<8} {'gross':>14} {'tax':>12} "
+                     f"{'net':>14}")
+        for s in d.shares:
+            lines.append(f"{s.seat:>4}  {s.role:<8} {s.taxpayer:<8} "
+                         f"{format_cents(s.gross_cents):>14} {format_cents(s.tax_cents):>12} "
+                         f"{format_cents(s.net_cents):>14}")
+        lines.append("")
+        lines.append(f"left in main (rounding) {format_cents(d.left_in_main_cents)}")
+    lines.append(f"after    main {format_cents(d.main_after_cents)}   reserve "
+                 f"{format_cents(d.reserve_after_cents)}")
+    return "\n".join(lines)
+
+
+# --- the command ------------------------------------------------------------------------------
+
+def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
+    parser.add_argument("case", metavar="CASE.json",
+                        help="the hand, the showdown and the jackpot funds (CLI.md)")
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def run(args: argparse.Namespace) -> int:
+    claim, settings = parse_case(load_scenario_file(args.case))
+    decision = decide(claim, settings)
+    if args.json:
+        print(json.dumps(decision_json(decision)))
+    else:
+        print(decision_text(claim, decision))
+    sys.stdout.flush()
+    return 0

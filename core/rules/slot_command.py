@@ -1,0 +1,125 @@
+"""``podium rules slot GAME.toml --screen "ROW / ROW / ROW" ...`` (CLI.md, RULES.md 7).
+
+GAME is a game file (SLOTS.md) or the name of a game shipped in ``resources/games``
+(``jade-harbour``, ``four-winds``).  The rules are :mod:`core.rules.slots`; this module
+reads the options and prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from core.rules.slot_games import Game, find_game
+from core.rules.slots import Outcome, Pattern, SpinError, Win, evaluate, spin_from_text
+
+
+def _win_json(w: Win) -> dict[str, Any]:
+    return {"line": w.line, "symbol": w.symbol, "count": w.count, "substitutes": w.substitutes,
+            "substituted_by": dict(w.substituted_by), "pays": w.pays,
+            "multiplier": w.multiplier, "prize": w.prize}
+
+
+def _pattern_json(p: Pattern) -> dict[str, Any]:
+    return {"line": p.line, "symbol": p.symbol, "count": p.count}
+
+
+def outcome_json(out: Outcome) -> dict[str, Any]:
+    return {
+        "game": out.game,
+        "free_game": out.free_game,
+        "bet_per_line": out.bet_per_line,
+        "lines": out.lines,
+        "total_bet": out.total_bet,
+        "line_wins": [_win_json(w) for w in out.line_wins],
+        "scatter_wins": [_win_json(w) for w in out.scatter_wins],
+        "free_games_awarded": out.free_games_awarded,
+        "retrigger_prize": out.retrigger_prize,
+        "consolation": out.consolation,
+        "not_paid_again": [_pattern_json(p) for p in out.not_paid_again],
+        "total": out.total,
+    }
+
+
+def _subs_text(w: Win) -> str:
+    if not w.substitutes:
+        return "-"
+    return " ".join(f"{n}x{s}" for s, n in w.substituted_by.items())
+
+
+def outcome_text(game: Game, screen: tuple[tuple[str, ...], ...], out: Outcome) -> str:
+    width = max(len(s) for s in game.symbols)
+    lines = [f"{game.name} ({game.source})", ""]
+    lines += ["  " + " ".join(f"{c:<{width}}" for c in row) for row in screen]
+    lines.append("")
+    lines.append(f"{'free game' if out.free_game else 'base game'}: {out.lines} line(s) x "
+                 f"{out.bet_per_line} credit(s) = total bet {out.total_bet}")
+    rows = [("line", "symbol", "count", "substitutes", "pays", "x", "prize")]
+    for w in (*out.line_wins, *out.scatter_wins):
+        rows.append((str(w.line) if w.line is not None else "scatter", w.symbol, str(w.count),
+                     _subs_text(w), str(w.pays), str(w.multiplier), str(w.prize)))
+    if len(rows) > 1:
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        for r in rows:
+            lines.append("  " + "  ".join(
+                f"{c:>{widths[i]}}" if i in (2, 4, 5, 6) else f"{c:<{widths[i]}}"
+                for i, c in enumerate(r)).rstrip())
+    else:
+        lines.append("  no line or scatter win")
+    for p in out.not_paid_again:
+        lines.append(f"  line {p.line}: {p.count} {p.symbol} stood on the held reels; "
+                     "not paid again")
+    if out.free_games_awarded:
+        lines.append(f"free games awarded: {out.free_games_awarded}")
+    if out.retrigger_prize:
+        lines.append(f"retrigger prize: {out.retrigger_prize}")
+    if out.consolation:
+        lines.append(f"consolation: {out.consolation}")
+    lines.append(f"total: {out.total} credit(s)")
+    return "\n".join(lines)
+
+
+def _count(text: str) -> int:
+    t = text.strip()
+    if not (t.isascii() and t.isdigit()) or int(t) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a whole number, 1 or more")
+    return int(t)
+
+
+def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
+    parser.add_argument("game", metavar="GAME.toml",
+                        help="a game file (SLOTS.md) or the name of a shipped game "
+                             "(resources/games: jade-harbour, four-winds)")
+    parser.add_argument("--screen", required=True, metavar='"ROW / ROW / ROW"',
+                        help="the symbols shown, row by row from the top, rows separated by /")
+    parser.add_argument("--free-game", action="store_true",
+                        help="the screen is a free game (free-game multiplier, consolation)")
+    parser.add_argument("--held", metavar="REELS",
+                        help="held reels, e.g. 0,1,2 (0 = leftmost)")
+    parser.add_argument("--initial", action="append", default=[], metavar="LINE:SYMBOL:COUNT",
+                        help="a winning pattern that stood on the held reels when the free "
+                             "spins began (repeat for each)")
+    parser.add_argument("--bet-per-line", type=_count, default=1, metavar="N",
+                        help="credits bet on each line (default 1)")
+    parser.add_argument("--lines", type=_count, default=None, metavar="N",
+                        help="lines played: lines 1 to N (default every line)")
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def run(args: argparse.Namespace) -> int:
+    game = find_game(args.game)
+    spin = spin_from_text(game, args.screen, free_game=args.free_game,
+                          bet_per_line=args.bet_per_line, lines=args.lines, held=args.held,
+                          initial=args.initial)
+    out = evaluate(game, spin)
+    if args.json:
+        print(json.dumps(outcome_json(out)))
+    else:
+        print(outcome_text(game, spin.screen, out))
+    sys.stdout.flush()
+    return 0
+
+
+__all__ = ["SpinError", "add_arguments", "outcome_json", "outcome_text", "run"]

@@ -1,0 +1,1 @@
+"""Gaming-machine game files shipped with Podium (SLOTS.md; ``podium rules slot NAME``)."""
