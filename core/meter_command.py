@@ -20,9 +20,9 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
+from core.jsondoc import JsonDocError, json_type, load_json_file
 from core.meters import (
     LevelSettings,
     LevelState,
@@ -85,22 +85,8 @@ LEVEL_KEYS = ("seed", "meter", "reserve", "contribution_rate", "reserve_rate")
 
 def _object(value: object, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise ScenarioError(f"{where}: must be a JSON object, not {_json_type(value)}")
+        raise ScenarioError(f"{where}: must be a JSON object, not {json_type(value)}")
     return value
-
-
-def _json_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return "a number"
 
 
 def _keys(obj: Mapping[str, Any], where: str, required: tuple[str, ...],
@@ -116,7 +102,7 @@ def _keys(obj: Mapping[str, Any], where: str, required: tuple[str, ...],
 
 def _money(value: object, where: str) -> int:
     if isinstance(value, (dict, list)) or value is None:
-        raise ScenarioError(f"{where}: must be an amount like \"1250.00\", not {_json_type(value)}")
+        raise ScenarioError(f"{where}: must be an amount like \"1250.00\", not {json_type(value)}")
     try:
         return parse_cents(value, where)  # type: ignore[arg-type]
     except ValueError as exc:
@@ -125,7 +111,7 @@ def _money(value: object, where: str) -> int:
 
 def _rate(value: object, where: str) -> Decimal:
     if isinstance(value, (dict, list)) or value is None:
-        raise ScenarioError(f"{where}: must be a rate like \"0.20\", not {_json_type(value)}")
+        raise ScenarioError(f"{where}: must be a rate like \"0.20\", not {json_type(value)}")
     try:
         return parse_rate(value, where)  # type: ignore[arg-type]
     except ValueError as exc:
@@ -155,7 +141,7 @@ def parse_scenario(data: object, paytables: Mapping[str, Paytable]) -> Scenario:
     _keys(top, "scenario", ("paytable", "levels", "rounds"))
     pt_id = top["paytable"]
     if not isinstance(pt_id, str):
-        raise ScenarioError(f"paytable: must be a paytable id string, not {_json_type(pt_id)}")
+        raise ScenarioError(f"paytable: must be a paytable id string, not {json_type(pt_id)}")
     paytable = paytables.get(pt_id)
     if paytable is None:
         progressive = sorted(k for k, p in paytables.items() if p.kind == "progressive")
@@ -192,7 +178,7 @@ def parse_scenario(data: object, paytables: Mapping[str, Paytable]) -> Scenario:
 
     rounds_raw = top["rounds"]
     if not isinstance(rounds_raw, list):
-        raise ScenarioError(f"rounds: must be a JSON array, not {_json_type(rounds_raw)}")
+        raise ScenarioError(f"rounds: must be a JSON array, not {json_type(rounds_raw)}")
     rounds: list[Round] = []
     for i, raw in enumerate(rounds_raw, start=1):
         where = f"round {i}"
@@ -309,30 +295,12 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document")
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in out:
-            raise ScenarioError(f"key {k!r} appears twice in one object")
-        out[k] = v
-    return out
-
-
 def load_scenario_file(path: str) -> object:
-    p = Path(path)
+    """The scenario document (a ScenarioError names the file and the problem)."""
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(f"{path}: can not be read: {exc}") from None
-    try:
-        return json.loads(text, parse_float=Decimal, object_pairs_hook=_no_duplicate_keys)
-    except json.JSONDecodeError as exc:
-        raise ScenarioError(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} "
-                            f"column {exc.colno}") from None
-    except ScenarioError as exc:
-        raise ScenarioError(f"{path}: {exc}") from None
+        return load_json_file(path)
+    except JsonDocError as exc:
+        raise ScenarioError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,7 +15,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from core.meter_command import load_scenario_file
+from core.jsondoc import json_type, load_json_file
 from core.money import format_cents, json_cents, parse_cents, parse_rate
 from core.rules.bbj import (
     BbjError,
@@ -38,29 +38,15 @@ FRACTION_DECIMALS = 6
 
 # --- reading the case -------------------------------------------------------------------------
 
-def _json_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return "a number"
-
-
 def _object(value: object, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise BbjError(f"{where}: must be a JSON object, not {_json_type(value)}")
+        raise BbjError(f"{where}: must be a JSON object, not {json_type(value)}")
     return value
 
 
 def _array(value: object, where: str) -> list[Any]:
     if not isinstance(value, list):
-        raise BbjError(f"{where}: must be a JSON array, not {_json_type(value)}")
+        raise BbjError(f"{where}: must be a JSON array, not {json_type(value)}")
     return value
 
 
@@ -77,7 +63,7 @@ def _keys(obj: Mapping[str, Any], where: str, required: tuple[str, ...],
 
 def _money(value: object, where: str) -> int:
     if not isinstance(value, (str, int, Decimal)) or isinstance(value, bool):
-        raise BbjError(f"{where}: must be an amount like \"1250.00\", not {_json_type(value)}")
+        raise BbjError(f"{where}: must be an amount like \"1250.00\", not {json_type(value)}")
     try:
         return parse_cents(value, where)
     except ValueError as exc:
@@ -86,7 +72,7 @@ def _money(value: object, where: str) -> int:
 
 def _rate(value: object, where: str) -> Decimal:
     if not isinstance(value, (str, int, Decimal)) or isinstance(value, bool):
-        raise BbjError(f"{where}: must be a fraction like \"0.20\", not {_json_type(value)}")
+        raise BbjError(f"{where}: must be a fraction like \"0.20\", not {json_type(value)}")
     try:
         return parse_rate(value, where)
     except ValueError as exc:
@@ -142,7 +128,7 @@ def _taxpayers(value: object) -> dict[int, str]:
             raise BbjError(f"taxpayers: seat {seat} is listed twice")
         if not isinstance(cls, str):
             raise BbjError(f"taxpayers: seat {seat}: must be a taxpayer class string, not "
-                           f"{_json_type(cls)}")
+                           f"{json_type(cls)}")
         out[seat] = cls.strip().lower()
     return out
 
@@ -252,7 +238,7 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    claim, settings = parse_case(load_scenario_file(args.case))
+    claim, settings = parse_case(load_json_file(args.case))
     decision = decide(claim, settings)
     if args.json:
         print(json.dumps(decision_json(decision)))
