@@ -134,7 +134,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"podium {args._command}: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # e.g. the ledger database does not answer
-        print(f"podium {args._command}: could not open the ledger: {exc}", file=sys.stderr)
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        print(f"podium {args._command}: could not open the ledger: {reason}", file=sys.stderr)
         return 2
 
     sim = None
