@@ -87,7 +87,16 @@ class SwipePrompt(QDialog):
             self.result_value = self._action(raw)
         except ValueError as exc:  # AuthError, FloorError, CardError: the message is for the user
             log.warning("swipe refused: %s", exc)
-            self.message.setText(str(exc))
-            self.message.setStyleSheet("font-size: 14pt; color: #ff4d4f; font-weight: bold;")
+            self._refused(str(exc))
+            return
+        except Exception as exc:  # the ledger failed (e.g. the database went away): rolled back
+            log.exception("recording the swiped action failed")
+            reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+            self._refused(f"The ledger could not record this ({reason}). Nothing was changed; "
+                          "swipe again when the ledger is back.")
             return
         self.accept()
+
+    def _refused(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setStyleSheet("font-size: 14pt; color: #ff4d4f; font-weight: bold;")

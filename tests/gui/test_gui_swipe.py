@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 
@@ -77,5 +78,27 @@ def test_a_busy_gui_thread_mid_swipe_does_not_split_the_swipe(qtbot, qapp):  # t
                 time.sleep(0.15)  # the GUI thread was busy for 150 ms
         qtbot.waitUntil(lambda: received == [data], timeout=2000)
         assert field.text() == ""
+    finally:
+        qapp.removeEventFilter(catcher)
+
+
+@pytest.mark.allow_logged_errors
+def test_a_ledger_failure_during_a_swiped_action_is_shown_in_the_prompt_not_raised(qtbot, qapp):  # type: ignore[no-untyped-def]
+    from sqlalchemy.exc import OperationalError
+
+    from gui.authorize import SwipePrompt
+
+    catcher = _catcher(qapp)
+    try:
+        def action(_raw: str) -> object:
+            raise OperationalError("INSERT ...", {}, Exception("server closed the connection"))
+
+        prompt = SwipePrompt(catcher, "supervisor", "Pay $100.00", action)
+        qtbot.addWidget(prompt)
+        prompt.show()
+        catcher.swiped.emit(";6011000990139424=2812101?")
+        qtbot.waitUntil(lambda: "could not record" in prompt.message.text(), timeout=2000)
+        assert "server closed the connection" in prompt.message.text()
+        assert prompt.isVisible()  # still waiting: nothing was paid
     finally:
         qapp.removeEventFilter(catcher)
