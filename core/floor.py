@@ -59,6 +59,7 @@ from core.ledger.models import (
 from core.money import UNITS_PER_CENT, cents_to_units, json_cents, units_floor_cents
 from core.rules import fortune
 from core.rules.cards import Card, CardError, format_cards, parse_card, parse_cards
+from core.rules.claims import ClaimError, pay_for_claim
 
 if TYPE_CHECKING:
     from printing.slip import WinSlip
@@ -282,6 +283,25 @@ class _Acc:
 
 def _utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def _claimed_pay(pt: Any, hand: str) -> Any:
+    """The pay of a claimed hand button (a hand the table does not list pays as the best
+    listed hand it always makes, RULES.md 3); None when it pays nothing or needs the cards."""
+    if hand not in fortune.HAND_IDS:
+        return None
+    try:
+        return pay_for_claim(pt, hand)
+    except ClaimError:
+        return None
+
+
+def _claim_problem(pt: Any, hand: str) -> str:
+    try:
+        pay_for_claim(pt, hand)
+    except ClaimError as exc:
+        return str(exc)
+    return ""
 
 
 def _table_label(name: str, table_id: str) -> str:
@@ -679,11 +699,11 @@ class Floor:
             if dup is not None:
                 flags.append(f"seat {e.seat} already has a hit in round {e.round_no}")
                 blocking = True
-        pay = pt.pay_for(e.hand) if e.hand in fortune.HAND_IDS else None
+        pay = _claimed_pay(pt, e.hand)
         if e.hand not in fortune.HAND_IDS:
             flags.append(f"hand button {e.hand!r} is not a Fortune hand")
         elif pay is None:
-            flags.append(f"{pt.id} does not pay {e.hand}")
+            flags.append(_claim_problem(pt, e.hand))
         cards_ok = False
         mismatch_note = ""
         if e.cards:
@@ -855,9 +875,9 @@ class Floor:
         best = fortune.classify(cards, pt.joker)
         pay = pt.paying(cards)
         problems = self._blocking(s, hit)
-        claimed_pay = pt.pay_for(hit.claimed_hand) if hit.claimed_hand in fortune.HAND_IDS \
-            else None
-        mismatch = pay is None or pay.hand != hit.claimed_hand
+        claimed_pay = _claimed_pay(pt, hit.claimed_hand)
+        # the claim is right when it names the cards' best hand or the hand they are paid as
+        mismatch = pay is None or hit.claimed_hand not in (pay.hand, best)
         if mismatch:
             made = pay.hand if pay is not None else best
             problems.append(f"claimed {hit.claimed_hand}, cards make {made}")
@@ -891,8 +911,7 @@ class Floor:
                     state = self._state(s, lv.id)
                     settings = self._settings(s, lv.id)
                     for h in before:  # earlier pays of this round take their share first
-                        hp = pt.pay_for(h.claimed_hand) if h.claimed_hand in fortune.HAND_IDS \
-                            else None
+                        hp = _claimed_pay(pt, h.claimed_hand)
                         if hp is not None and hp.source == "meter" and \
                                 (hp.level or pt.levels[0]) == level_name:
                             _, mv = meters.award(state, settings, hp.fraction)

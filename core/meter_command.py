@@ -41,6 +41,7 @@ from core.money import (
     parse_rate,
     units_floor_cents,
 )
+from core.rules.claims import ClaimError, pay_for_claim
 from core.rules.paytables import Pay, Paytable, load_paytables
 
 
@@ -191,10 +192,10 @@ def parse_scenario(data: object, paytables: Mapping[str, Paytable]) -> Scenario:
             if seat not in wagers:
                 raise ScenarioError(f"round {i}, seat {seat}: hit {hand} on a seat without a "
                                     "progressive wager")
-            pay = paytable.pay_for(hand)
-            if pay is None:
-                raise ScenarioError(f"round {i}, seat {seat}: hand {hand!r} is not paid by "
-                                    f"{pt_id}")
+            try:  # a hand not listed pays as the best listed hand it always makes (RULES 3)
+                pay = pay_for_claim(paytable, hand)
+            except ClaimError as exc:
+                raise ScenarioError(f"round {i}, seat {seat}: {exc}") from None
             if pay.source == "meter" and _pay_level(pay, paytable) not in settings:
                 raise ScenarioError(f"round {i}, seat {seat}: {hand} pays from level "
                                     f"{pay.level!r}, which {pt_id} does not have")

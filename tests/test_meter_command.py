@@ -260,3 +260,27 @@ def test_nothing_is_created_or_lost(rounds: list[dict[str, Any]], rate: Decimal,
         assert end.meter_units + end.reserve_units == total_in
         if full:  # the reseed emptied the reserve, after this round's contributions
             assert end.reserve_units == 0
+
+
+def test_unlisted_hand_whose_pay_depends_on_the_cards_is_refused_naming_both_pays(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # RULES.md 3: on FPGPP-WA07 a 7-card straight flush pays as a royal flush from 8 to Ace, and
+    # as a straight flush otherwise: without the cards the hit can not be priced.
+    scenario = {"paytable": "FPGPP-WA07",
+                "levels": {"MAIN": {"seed": "10000.00", "meter": "10000.00", "reserve": "0.00",
+                                    "contribution_rate": "0.20", "reserve_rate": "0.02"}},
+                "rounds": [{"wagers": {"3": "1.00"}, "hits": {"3": "SF7_NATURAL"}}]}
+    message = refusal(tmp_path, capsys, scenario)
+    assert "round 1, seat 3" in message
+    assert "ROYAL_FLUSH or STRAIGHT_FLUSH depending on the cards" in message
+
+
+def test_unlisted_hand_that_always_makes_a_listed_one_pays_as_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # RULES.md 3: a royal flush with a royal match is always a royal flush: $500 on FPGPP-WA07
+    scenario = {"paytable": "FPGPP-WA07",
+                "levels": {"MAIN": {"seed": "10000.00", "meter": "10000.00", "reserve": "0.00",
+                                    "contribution_rate": "0.20", "reserve_rate": "0.02"}},
+                "rounds": [{"wagers": {"3": "1.00"}, "hits": {"3": "RF_ROYAL_MATCH"}}]}
+    (payout,) = run_json(tmp_path, capsys, scenario)["rounds"][0]["payouts"]
+    assert (payout["amount"], payout["source"]) == ("500.00", "tray")

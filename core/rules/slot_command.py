@@ -10,9 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from decimal import ROUND_HALF_EVEN, Decimal
+from fractions import Fraction
 from typing import Any
 
 from core.rules.slot_games import Game, find_game
+from core.rules.slot_return import CycleCounts, GameReturn, game_return
 from core.rules.slots import Outcome, Pattern, SpinError, Win, evaluate, spin_from_text
 
 
@@ -92,8 +95,12 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     parser.add_argument("game", metavar="GAME.toml",
                         help="a game file (SLOTS.md) or the name of a shipped game "
                              "(resources/games: jade-harbour, four-winds)")
-    parser.add_argument("--screen", required=True, metavar='"ROW / ROW / ROW"',
-                        help="the symbols shown, row by row from the top, rows separated by /")
+    parser.add_argument("--screen", metavar='"ROW / ROW / ROW"',
+                        help="the symbols shown, row by row from the top, rows separated by / "
+                             "(required unless --return)")
+    parser.add_argument("--return", dest="game_return", action="store_true",
+                        help="instead of a screen: the exact return of the game from its reel "
+                             "strips ([reels]), base game plus free games")
     parser.add_argument("--free-game", action="store_true",
                         help="the screen is a free game (free-game multiplier, consolation)")
     parser.add_argument("--held", metavar="REELS",
@@ -108,8 +115,66 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document")
 
 
+def decimal_text(value: Fraction, places: int) -> str:
+    """``value`` rounded half-even to ``places`` decimals (display only)."""
+    exact = Decimal(value.numerator) / Decimal(value.denominator)
+    return str(exact.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN))
+
+
+def percent(value: Fraction, places: int = 4) -> str:
+    """``value`` as a percentage rounded half-even to ``places`` decimals (display only)."""
+    return decimal_text(value * 100, places)
+
+
+def _counts_json(c: CycleCounts) -> dict[str, int]:
+    return {"combinations": c.combinations, "line_prizes": c.line_prizes,
+            "scatter_prizes": c.scatter_prizes, "triggers": c.triggers, "no_win": c.no_win}
+
+
+def return_json(r: GameReturn) -> dict[str, Any]:
+    def frac(f: Fraction) -> str:
+        return f"{f.numerator}/{f.denominator}"
+    return {
+        "game": r.game, "lines": r.lines, "combinations": r.combinations,
+        "base_return": frac(r.base_return), "trigger_probability": frac(r.trigger_probability),
+        "free_games": r.games, "free_game_value": frac(r.free_game_value),
+        "free_return": frac(r.free_return), "total_return": frac(r.total_return),
+        "total_return_percent": percent(r.total_return),
+        "base": _counts_json(r.base), "free": None if r.free is None else _counts_json(r.free),
+    }
+
+
+def return_text(game: Game, r: GameReturn) -> str:
+    out = [f"{game.name} ({game.source})",
+           f"full cycle: {r.combinations:,} stop combinations, {r.lines} line(s) played",
+           f"base game return:  {percent(r.base_return)}%"]
+    if r.free is not None:
+        out += [f"free-game trigger: 1 in {decimal_text(1 / r.trigger_probability, 2)} base games"
+                if r.trigger_probability else "free-game trigger: never",
+                f"one free game:     {percent(r.free_game_value)}% of the total bet",
+                f"free games return: {percent(r.free_return)}%"]
+    out.append(f"total return:      {percent(r.total_return)}% (exact: "
+               f"{r.total_return.numerator}/{r.total_return.denominator})")
+    return "\n".join(out)
+
+
+def _run_return(args: argparse.Namespace, game: Game) -> int:
+    for option, given in (("--screen", args.screen is not None), ("--free-game", args.free_game),
+                          ("--held", args.held is not None), ("--initial", bool(args.initial))):
+        if given:
+            raise SpinError(f"{option}: not with --return (the return covers every screen)")
+    r = game_return(game, args.lines)
+    print(json.dumps(return_json(r)) if args.json else return_text(game, r))
+    sys.stdout.flush()
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     game = find_game(args.game)
+    if args.game_return:
+        return _run_return(args, game)
+    if args.screen is None:
+        raise SpinError("--screen: required (the symbols shown), or --return")
     spin = spin_from_text(game, args.screen, free_game=args.free_game,
                           bet_per_line=args.bet_per_line, lines=args.lines, held=args.held,
                           initial=args.initial)
@@ -122,4 +187,5 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["SpinError", "add_arguments", "outcome_json", "outcome_text", "run"]
+__all__ = ["SpinError", "add_arguments", "outcome_json", "outcome_text", "percent",
+           "return_json", "return_text", "run"]

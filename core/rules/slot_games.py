@@ -75,6 +75,10 @@ class Game:
     scatter_pays: Mapping[str, Mapping[int, int]]  # symbol -> count -> credits per total credit
     free_games: FreeGames | None = None
     source: str = ""  # the file it came from, for messages
+    # [reels] (optional): strips[reel] = the symbols of that reel's strip, stop 0 first; the
+    # screen for stops s shows strips[r][(s[r] + row) % len] (core/rules/slot_return.py)
+    strips: tuple[tuple[str, ...], ...] | None = None
+    free_strips: tuple[tuple[str, ...], ...] | None = None  # free games; None = ``strips``
 
     def scatter_symbols(self) -> tuple[str, ...]:
         return tuple(s for s, k in self.symbols.items() if k == "scatter")
@@ -263,11 +267,50 @@ def _free_games(r: _Reader, symbols: Mapping[str, SymbolKind], cells: int) -> Fr
                      retrigger, retrigger_prize, r.whole("consolation", 0, default=0))
 
 
+def _strips(r: _Reader, key: str, reels: int, rows: int,
+            symbols: Mapping[str, SymbolKind]) -> tuple[tuple[str, ...], ...]:
+    """One set of reel strips: a list with one strip per reel; a strip is a list of symbol
+    ids or one string of ids separated by spaces."""
+    raw = r.data[key]
+    if not isinstance(raw, list) or len(raw) != reels:
+        got = len(raw) if isinstance(raw, list) else repr(raw)
+        raise r.error(key, f"needs one strip per reel ({reels} reels), got {got}")
+    out: list[tuple[str, ...]] = []
+    for i, strip in enumerate(raw):
+        where = f"{key}[{i}]"
+        items = strip.split() if isinstance(strip, str) else strip
+        if not isinstance(items, list):
+            raise r.error(where, f"{strip!r} must be a list of symbol ids or a string of ids "
+                                 "separated by spaces")
+        if len(items) < rows:
+            raise r.error(where, f"{len(items)} stop(s); a strip needs at least {rows} "
+                                 f"(the rows shown)")
+        for j, sym in enumerate(items):
+            if not isinstance(sym, str) or sym not in symbols:
+                raise r.error(where, f"stop {j}: unknown symbol {sym!r} (symbols: "
+                                     f"{', '.join(symbols)})")
+        out.append(tuple(items))
+    return tuple(out)
+
+
+def _reels(r: _Reader, reels: int, rows: int, symbols: Mapping[str, SymbolKind],
+           has_free: bool) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...] |
+                                    None]:
+    r.check_keys(("strips", "free_strips"), ("strips",))
+    strips = _strips(r, "strips", reels, rows, symbols)
+    free = None
+    if "free_strips" in r.data:
+        if not has_free:
+            raise r.error("free_strips", "the game has no [free_games]")
+        free = _strips(r, "free_strips", reels, rows, symbols)
+    return strips, free
+
+
 def parse_game(data: Mapping[str, Any], fname: str = "<game>") -> Game:
     """A :class:`Game` from the parsed TOML of one file (``fname`` for messages)."""
     r = _Reader(fname, "", data)
     r.check_keys(("game", "symbols", "substitutes", "paylines", "pays", "scatter_pays",
-                  "free_games"), ("game", "symbols", "paylines"))
+                  "free_games", "reels"), ("game", "symbols", "paylines"))
     g = r.table("game")
     g.check_keys(("name", "reels", "rows"), ("name", "reels", "rows"))
     name = g.text("name")
@@ -304,8 +347,10 @@ def parse_game(data: Mapping[str, Any], fname: str = "<game>") -> Game:
         if "free_games" in data else None
     if not pays and not scatter_pays:
         raise r.error("pays", "the game pays nothing (no [pays] and no [scatter_pays])")
+    strips, free_strips = _reels(r.table("reels"), reels, rows, symbols, free is not None) \
+        if "reels" in data else (None, None)
     return Game(name, reels, rows, symbols, substitutes, paylines, pays, scatter_pays, free,
-                fname)
+                fname, strips, free_strips)
 
 
 # ------------------------------------------------------------------------------------------
