@@ -94,6 +94,9 @@ class MainWindow(QMainWindow):
 
         self.paytables = PaytableScreen(console)
         left.addTab(self.paytables, "Paytables")
+        from gui.machine_check import MachineCheckScreen
+
+        left.addTab(MachineCheckScreen(console, self), "Machine check")
         split.addWidget(left)
 
         meters = QScrollArea()

@@ -1,8 +1,10 @@
 """The ledger tables (SQLAlchemy 2 declarative).  The migrations (0001 initial, 0002
-refused_events) create exactly these; a test compares Alembic autogenerate against this module.
+refused_events, 0003 employee_events, 0004 machine_checks) create exactly these; a test compares
+Alembic autogenerate against this module.
 
 Append-only tables (never UPDATEd or DELETEd by Podium): level_settings, meter_entries,
-controller_events, refused_events, hit_decisions, awards, swipe_log, slips, slip_print_attempts.
+controller_events, refused_events, hit_decisions, awards, swipe_log, slips, slip_print_attempts,
+employee_events, machine_checks.
 A meter's value is always the SUM of its meter_entries; nothing caches it.
 
 Money: ``*_cents`` columns are cents; ``*_delta`` / ``*_units`` columns are exact units
@@ -319,4 +321,24 @@ class SlipPrintAttempt(Base):
     printer: Mapped[str] = mapped_column(String(200))
     ok: Mapped[bool] = mapped_column(Boolean)
     error: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class MachineCheck(Base):
+    """Append-only: a gaming-machine win checked at the console (docs/slots.md): who checked,
+    when, the game, the screen as entered, the options, the amount claimed, the total the
+    evaluator gives, the verdict and the evaluator's wins (``core.rules.slot_command``
+    ``outcome_json``).  Amounts are machine credits (ints); a check authorizes no pay."""
+
+    __tablename__ = "machine_checks"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game: Mapped[str] = mapped_column(String(500))  # the game file (games/x.toml or a path)
+    game_name: Mapped[str] = mapped_column(String(200))
+    screen: Mapped[str] = mapped_column(Text)  # rows from the top, "A K Q / K K A / ..."
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    claimed_credits: Mapped[int] = mapped_column(BigInteger)
+    evaluated_credits: Mapped[int] = mapped_column(BigInteger)
+    verdict: Mapped[str] = mapped_column(String(16))  # match | mismatch
+    wins: Mapped[dict[str, Any]] = mapped_column(JSON)
+    employee_id: Mapped[int] = mapped_column(ForeignKey("employees.id"), index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)

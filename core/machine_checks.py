@@ -1,0 +1,143 @@
+"""The console's machine-win check (docs/slots.md, "Checking a machine win" in docs/operator.md).
+
+A supervisor or surveillance officer enters the screen a gaming machine shows and the amount it
+claims; :func:`check` evaluates the screen (``core.rules.slots``) and compares; :func:`record_check`
+records the check in the ledger (``machine_checks``) with the card of whoever checked, in ONE
+transaction with its swipe-log row.  Any active employee may check, surveillance included: a
+check authorizes no pay and moves no money.  A refused card writes only its swipe-log row.
+
+Amounts are machine credits (ints), as the evaluator gives them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
+
+from core.auth import AuthError, authorize, log_swipe
+from core.ledger.models import MachineCheck
+from core.rules.slot_command import outcome_json
+from core.rules.slot_games import Game
+from core.rules.slots import Outcome, Spin, evaluate
+
+log = logging.getLogger("podium.machine_checks")
+
+SWIPE_ACTION = "machine_check"
+Verdict = Literal["match", "mismatch"]
+
+
+class MachineCheckError(ValueError):
+    """A machine check that can not be made (e.g. a claimed amount that is not a count of
+    credits); the message names the field and the problem."""
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """A screen evaluated against a claim (nothing recorded yet)."""
+
+    outcome: Outcome
+    claimed: int
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
+class RecordedCheck:
+    """A check as recorded: its ledger row id, who checked and when (UTC)."""
+
+    check_id: int
+    verdict: Verdict
+    claimed: int
+    evaluated: int
+    employee_number: str
+    employee_name: str
+    employee_role: str
+    checked_at: datetime
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def parse_claim(text: str) -> int:
+    """The claimed amount as typed: a whole number of credits, 0 or more."""
+    t = (text or "").strip().replace(",", "")
+    if not t:
+        raise MachineCheckError("claimed amount: enter the credits the machine claims")
+    if not (t.isascii() and t.isdigit()):
+        raise MachineCheckError(f"claimed amount: {text.strip()!r} is not a whole number of "
+                                "credits")
+    return int(t)
+
+
+def _check_claim(claimed: int) -> None:
+    if isinstance(claimed, bool) or not isinstance(claimed, int) or claimed < 0:
+        raise MachineCheckError(f"claimed amount: {claimed!r} must be a whole number of "
+                                "credits, 0 or more")
+
+
+def check(game: Game, spin: Spin, claimed: int) -> CheckResult:
+    """Evaluate ``spin`` (SpinError on a bad screen or option) and compare with ``claimed``."""
+    _check_claim(claimed)
+    out = evaluate(game, spin)
+    return CheckResult(out, claimed, "match" if out.total == claimed else "mismatch")
+
+
+def screen_text(spin: Spin) -> str:
+    """The screen as the CLI takes it: rows from the top separated by ``/``."""
+    return " / ".join(" ".join(row) for row in spin.screen)
+
+
+def spin_options(spin: Spin) -> dict[str, Any]:
+    return {"free_game": spin.free_game, "bet_per_line": spin.bet_per_line,
+            "lines": spin.lines, "held": sorted(spin.held),
+            "initial": [{"line": p.line, "symbol": p.symbol, "count": p.count}
+                        for p in spin.initial]}
+
+
+def record_check(engine: Engine, game: Game, spin: Spin, claimed: int, swipe: str, *,
+                 clock: Callable[[], datetime] = _utcnow) -> RecordedCheck:
+    """Evaluate, then record the check with the card of whoever checked (any active role).
+
+    Bad input (screen, options, claim) raises before anything is written.  A refused card
+    (AuthError) is logged in ``swipe_log`` in a transaction of its own and re-raised; it writes
+    nothing else."""
+    result = check(game, spin, claimed)
+    out = result.outcome
+    refusal: AuthError | None = None
+    with Session(engine, expire_on_commit=False) as s, s.begin():
+        try:
+            emp = authorize(s, swipe, None)
+        except AuthError as exc:
+            refusal = exc
+        else:
+            now = clock().astimezone(UTC)
+            log_swipe(s, "accepted", employee_id=emp.id, hit_id=None, action=SWIPE_ACTION,
+                      role_required=None, now=now)
+            row = MachineCheck(game=game.source or game.name, game_name=game.name,
+                               screen=screen_text(spin), options=spin_options(spin),
+                               claimed_credits=claimed, evaluated_credits=out.total,
+                               verdict=result.verdict, wins=outcome_json(out),
+                               employee_id=emp.id, created_at=now)
+            s.add(row)
+            s.flush()
+            recorded = RecordedCheck(row.id, result.verdict, claimed, out.total, emp.number,
+                                     emp.name, emp.role, now)
+    if refusal is not None:
+        with Session(engine) as s, s.begin():
+            log_swipe(s, refusal.outcome, employee_id=refusal.employee_id, hit_id=None,
+                      action=SWIPE_ACTION, role_required=None, now=clock().astimezone(UTC))
+        log.info("swipe refused (%s) for a machine check", refusal.outcome)
+        raise refusal
+    log.info("machine check %d recorded: %s, claimed %d, evaluated %d (%s)", recorded.check_id,
+             game.name, claimed, out.total, recorded.verdict)
+    return recorded
+
+
+__all__ = ["CheckResult", "MachineCheckError", "RecordedCheck", "check", "parse_claim",
+           "record_check", "screen_text", "spin_options"]
