@@ -19,6 +19,10 @@ from gui.swipe import SwipeCatcher
 log = logging.getLogger("podium.gui.authorize")
 
 
+NEEDS = {"supervisor": "SUPERVISOR card or higher", "executive": "EXECUTIVE card",
+         "employee": "ANY EMPLOYEE card"}
+
+
 class SwipePrompt(QDialog):
     # The embedded demo floor has no card reader: it may offer a field to paste a demo swipe
     # string (masked; a paste types no keys, so the reader capture never sees it).  Never on a
@@ -37,7 +41,7 @@ class SwipePrompt(QDialog):
         icon.setAlignment(Qt.AlignmentFlag.AlignCenter)
         icon.setStyleSheet("font-size: 26pt; font-weight: bold; color: #4ea8f2;")
         lay.addWidget(icon)
-        need = QLabel(f"{role.upper()} card or higher")
+        need = QLabel(NEEDS.get(role, f"{role.upper()} card"))
         need.setObjectName("title")
         need.setAlignment(Qt.AlignmentFlag.AlignCenter)
         lay.addWidget(need)
