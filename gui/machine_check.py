@@ -54,7 +54,7 @@ SCATTER_COLOUR = theme.INFO  # blue: a scatter counted anywhere on the screen
 PATTERN_COLOUR = theme.OK  # green: a symbol of the paying pattern
 # one colour per win, for its payline on the grid and its chip in the table
 WIN_COLOURS = ("#f2c14e", "#ff7a45", "#36cfc9", "#f759ab", "#bae637", "#9254de", "#ffc069")
-ROLE_ANY = "employee"  # the swipe prompt reads "EMPLOYEE card or higher": any active role
+ROLE_ANY = "employee"  # the swipe prompt reads "ANY EMPLOYEE card": any active role
 
 
 @dataclass
