@@ -1,0 +1,837 @@
+"""The regulator's poker-room forms (RULES.md section 6 "Deadlines and reports") as pages.
+
+Each form is a frozen input dataclass and a pure function that builds HTML for Qt's
+``QTextDocument``; :func:`printing.winpage.write_pdf` and :func:`printing.winpage.render_png`
+print that HTML to PDF / PNG (Qt is imported only there).
+
+* TGD-1494 (offsite) / TGD-1623 (onsite): :class:`DailyReport` -> :func:`daily_report_html`
+  (TGD-1623 adds the remittance, :func:`remittance`);
+* TGD-1500: :class:`AwardingRequest` (build it with :func:`awarding_request` from a bbj
+  ``Decision``, its ``Claim`` and the sharers' names) -> :func:`awarding_request_html`;
+* TGD-108: :class:`QuarterlyTax` -> :func:`quarterly_tax_html`;
+* TGD-1540: :class:`TransferCessation` -> :func:`transfer_cessation_html` (parts 1 and 2).
+
+Money is ``int`` centavos, shown as ``PHP 1,234.56``.  Every percentage is exact integer
+arithmetic rounded HALF UP to the centavo (:func:`percent_of`); an amount that is the rest of
+another (the fund's 70%, the reserve's 30%, F = D - E) is a subtraction, so the parts always add
+up to the whole.  docs/forms.md lists every ambiguous point of the guidelines and the decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from fractions import Fraction
+from html import escape
+
+from core.money import format_cents
+from core.rules.bbj import Claim, Decision
+
+DENOMINATIONS: tuple[int, ...] = (500, 100, 50, 25, 10)  # pesos: the chips of a jackpot drop box
+ADMIN_FEE_PERCENT = 30  # of the jackpot rake: the operator's administrative fee
+MAIN_PERCENT = 70  # of the fund's share: main jackpot (the rest is the reserve)
+FRANCHISE_TAX_PERCENT = 5
+PAGCOR_PERCENT = 25
+_RULE = "border-color:#444444; border-style:solid; border-collapse:collapse;"
+_ROLE_NAMES = {"winning": "Winning hand", "losing": "Losing hand",
+               "table": "Table share"}
+_TAXPAYER_NAMES = {"citizen": "Citizen", "nraetb": "NRAETB", "nranetb": "NRANETB"}
+
+
+class FormError(ValueError):
+    """A form can not be produced from its input (the message names the field and problem)."""
+
+
+# --------------------------------------------------------------------------------------
+# Arithmetic
+
+
+def percent_of(cents: int, percent: int | Fraction) -> int:
+    """``cents x percent / 100`` rounded half up to the centavo (cents >= 0)."""
+    if cents < 0:
+        raise FormError(f"percent_of: {format_cents(cents)} is negative")
+    share = Fraction(cents) * Fraction(percent) / 100
+    return int(share + Fraction(1, 2)) if share.denominator != 1 else int(share)
+
+
+def peso(cents: int) -> str:
+    return format_cents(cents, "PHP ")
+
+
+def _check_cents(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FormError(f"{what}: {value!r} must be an amount in centavos")
+    if value < 0:
+        raise FormError(f"{what}: {format_cents(value)} is negative")
+    return value
+
+
+@dataclass(frozen=True)
+class Remittance:
+    """TGD-1623's remittance: A..F, PAGCOR's 25% of F and of E, the total."""
+
+    a_cash_game_rake: int
+    b_jackpot_admin_fee: int
+    c_tournament_fee: int
+    d_gross: int
+    e_franchise_tax: int
+    f_net: int
+    pagcor_of_f: int
+    pagcor_of_e: int
+
+    @property
+    def total(self) -> int:
+        return self.pagcor_of_f + self.pagcor_of_e
+
+
+def remittance(rake_cents: int, jackpot_rake_cents: int, tournament_fee_cents: int) -> Remittance:
+    """A cash game rake; B = jackpot rake x 30%; C tournament fee; D = A + B + C;
+    E = 5% of D; F = D - E; PAGCOR share = 25% of F + 25% of E (each rounded half up)."""
+    a = _check_cents(rake_cents, "cash game rake")
+    b = percent_of(_check_cents(jackpot_rake_cents, "jackpot rake"), ADMIN_FEE_PERCENT)
+    c = _check_cents(tournament_fee_cents, "tournament fee")
+    d = a + b + c
+    e = percent_of(d, FRANCHISE_TAX_PERCENT)
+    f = d - e
+    return Remittance(a, b, c, d, e, f, percent_of(f, PAGCOR_PERCENT),
+                      percent_of(e, PAGCOR_PERCENT))
+
+
+@dataclass(frozen=True)
+class FundSplit:
+    """The day's jackpot rake shared out: admin fee 30%, fund 70% (main 70% / reserve 30%)."""
+
+    collection: int
+    admin_fee: int
+    to_fund: int
+    to_main: int
+    to_reserve: int
+
+
+def fund_split(jackpot_rake_cents: int) -> FundSplit:
+    collection = _check_cents(jackpot_rake_cents, "jackpot rake")
+    admin = percent_of(collection, ADMIN_FEE_PERCENT)
+    to_fund = collection - admin
+    to_main = percent_of(to_fund, MAIN_PERCENT)
+    return FundSplit(collection, admin, to_fund, to_main, to_fund - to_main)
+
+
+# --------------------------------------------------------------------------------------
+# HTML pieces
+
+
+def _page(title: str, form_no: str, casino: str, operator: str, period: str, body: str,
+          *, signers: Sequence[str] = ("Prepared by", "Checked by", "Approved by")) -> str:
+    head = (
+        f'<table width="100%" cellspacing="0" cellpadding="0"><tr>'
+        f'<td width="70%"><span style="font-size:15pt; font-weight:bold;">{escape(casino)}</span>'
+        f'<br>Operator: {escape(operator)}</td>'
+        f'<td width="30%" align="right"><span style="font-size:14pt; font-weight:bold;">'
+        f'{escape(form_no)}</span><br><span style="font-size:7pt;">PAGCOR annex form</span>'
+        f"</td></tr></table>"
+        f'<p align="center" style="font-size:13pt; font-weight:bold; margin-top:8px; '
+        f'margin-bottom:0px;">{escape(title)}</p>'
+        f'<p align="center" style="margin-top:2px; margin-bottom:6px;">{escape(period)}</p>'
+    )
+    return (
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\">"
+        f"<title>{escape(form_no)} {escape(title)}</title></head>"
+        '<body style="font-family:\'DejaVu Sans\', Arial, sans-serif; font-size:8pt;">'
+        f"{head}{body}{_signatures(signers)}"
+        f'<p style="font-size:7pt; color:#555555;">{escape(form_no)} - {escape(casino)} - '
+        f"{escape(period)} - produced by Podium</p></body></html>"
+    )
+
+
+def _signatures(signers: Sequence[str]) -> str:
+    width = 100 // len(signers)
+    cells = "".join(
+        f'<td width="{width}%" valign="top" style="padding-right:14px;">'
+        f"<b>{escape(role)}:</b><br><br>"
+        "______________________________<br>"
+        '<span style="font-size:7pt;">Signature over printed name</span><br>'
+        "Position: _____________________<br>"
+        "Date: _________________________</td>" for role in signers)
+    return ('<h3 style="margin-top:14px; margin-bottom:4px;">Certification</h3>'
+            '<p style="margin-top:0px;">We certify that the figures above are true and correct '
+            "and agree with the count and the records of the poker room.</p>"
+            f'<table width="100%" cellspacing="0" cellpadding="2"><tr>{cells}</tr></table>')
+
+
+def _text(text: str) -> str:
+    """Escaped cell text; an amount never breaks between "PHP" and its figures."""
+    return escape(text).replace("PHP ", "PHP&nbsp;")
+
+
+def _section(name: str) -> str:
+    return f'<h3 style="margin-top:10px; margin-bottom:3px;">{escape(name)}</h3>'
+
+
+def _grid(headers: Sequence[str], rows: Sequence[Sequence[str]], *,
+          right: Sequence[int] = (), total: Sequence[str] | None = None,
+          widths: Sequence[int] | None = None) -> str:
+    """A ruled table: ``right`` are the indexes of the money / number columns."""
+    def cell(i: int, text: str, tag: str = "td", bold: bool = False) -> str:
+        align = (' align="right" style="white-space:nowrap;"' if i in right
+                 else ' align="left"')
+        width = f' width="{widths[i]}%"' if widths and tag == "th" else ""
+        shade = ' bgcolor="#e6e6e6"' if tag == "th" or bold else ""
+        value = f"<b>{_text(text)}</b>" if bold else _text(text)
+        return f"<{tag}{align}{width}{shade}>{value}</{tag}>"
+
+    out = [f'<table width="100%" border="1" cellspacing="0" cellpadding="2" style="{_RULE}">',
+           "<tr>" + "".join(cell(i, h, "th") for i, h in enumerate(headers)) + "</tr>"]
+    out += ["<tr>" + "".join(cell(i, t) for i, t in enumerate(r)) + "</tr>" for r in rows]
+    if total is not None:
+        out.append("<tr>" + "".join(cell(i, t, bold=True) for i, t in enumerate(total))
+                   + "</tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def _pairs(rows: Sequence[tuple[str, str]], *, strong: Sequence[str] = (),
+           label_width: int = 62) -> str:
+    """A ruled two-column table of label: value (values right-aligned)."""
+    body = "".join(
+        f'<tr><td width="{label_width}%">'
+        + (f"<b>{_text(k)}</b>" if k in strong else _text(k)) + '</td><td align="right">'
+        + (f"<b>{_text(v)}</b>" if k in strong else _text(v)) + "</td></tr>"
+        for k, v in rows)
+    return (f'<table width="100%" border="1" cellspacing="0" cellpadding="2" style="{_RULE}">'
+            f"{body}</table>")
+
+
+def _side_by_side(left: str, right: str) -> str:
+    return ('<table width="100%" cellspacing="0" cellpadding="0"><tr>'
+            f'<td width="50%" valign="top" style="padding-right:6px;">{left}</td>'
+            f'<td width="50%" valign="top" style="padding-left:6px;">{right}</td></tr></table>')
+
+
+def _hm(t: time) -> str:
+    return t.strftime("%H:%M")
+
+
+def _day(d: date) -> str:
+    return d.strftime("%d %B %Y")
+
+
+# --------------------------------------------------------------------------------------
+# TGD-1494 / TGD-1623 daily report
+
+
+@dataclass(frozen=True)
+class TableDay:
+    """One table's day: times, dealer(s), drop boxes, rake, jackpot rake and its chips."""
+
+    table: str
+    opened: time
+    closed: time
+    dealer: str
+    rake_box: str
+    jackpot_box: str
+    rake_cents: int
+    jackpot_rake_cents: int
+    chips: Mapping[int, int]  # jackpot drop box: denomination in pesos -> number of chips
+
+    def __post_init__(self) -> None:
+        where = f"table {self.table}"
+        _check_cents(self.rake_cents, f"{where}: rake")
+        _check_cents(self.jackpot_rake_cents, f"{where}: jackpot rake")
+        counted = 0
+        for denom, count in self.chips.items():
+            if denom not in DENOMINATIONS:
+                raise FormError(f"{where}: chip denomination {denom!r} is not one of "
+                                f"{', '.join(str(d) for d in DENOMINATIONS)}")
+            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                raise FormError(f"{where}: {denom}-peso chips: {count!r} is not a count")
+            counted += denom * count * 100
+        if counted != self.jackpot_rake_cents:
+            raise FormError(f"{where}: the jackpot drop box chips add up to {peso(counted)}, "
+                            f"not the jackpot rake {peso(self.jackpot_rake_cents)}")
+
+
+@dataclass(frozen=True)
+class DailyReport:
+    """TGD-1494 (offsite) or TGD-1623 (onsite, with the remittance) for one gaming day."""
+
+    form: str  # "TGD-1494" | "TGD-1623"
+    casino: str
+    operator: str
+    gaming_day: date
+    tables: tuple[TableDay, ...]
+    previous_main_cents: int
+    previous_reserve_cents: int
+    seed_cents: int = 0  # operator seed money added today (to the main jackpot)
+    tournament_fee_cents: int = 0  # TGD-1623 only (C)
+
+    def __post_init__(self) -> None:
+        if self.form not in ("TGD-1494", "TGD-1623"):
+            raise FormError(f"daily report form: {self.form!r} is not TGD-1494 or TGD-1623")
+        if not self.tables:
+            raise FormError("daily report tables: no table was open")
+        for name in ("previous_main", "previous_reserve", "seed", "tournament_fee"):
+            _check_cents(getattr(self, f"{name}_cents"), name.replace("_", " "))
+        if self.form == "TGD-1494" and self.tournament_fee_cents:
+            raise FormError("tournament fee: only the onsite report TGD-1623 has a remittance")
+
+    @property
+    def rake_cents(self) -> int:
+        return sum(t.rake_cents for t in self.tables)
+
+    @property
+    def jackpot_rake_cents(self) -> int:
+        return sum(t.jackpot_rake_cents for t in self.tables)
+
+    @property
+    def fund(self) -> FundSplit:
+        return fund_split(self.jackpot_rake_cents)
+
+    @property
+    def updated_main_cents(self) -> int:
+        return self.previous_main_cents + self.seed_cents + self.fund.to_main
+
+    @property
+    def updated_reserve_cents(self) -> int:
+        return self.previous_reserve_cents + self.fund.to_reserve
+
+    @property
+    def remittance(self) -> Remittance | None:
+        if self.form != "TGD-1623":
+            return None
+        return remittance(self.rake_cents, self.jackpot_rake_cents, self.tournament_fee_cents)
+
+
+def daily_report_html(report: DailyReport) -> str:
+    onsite = report.form == "TGD-1623"
+    title = ("Poker daily active table, rake and jackpot rake collection report ("
+             + ("onsite" if onsite else "offsite") + ")")
+    tables = _grid(
+        ("Table", "Opened", "Closed", "Dealer", "Rake box", "Jackpot box", "Rake",
+         "Jackpot rake"),
+        [(t.table, _hm(t.opened), _hm(t.closed), t.dealer, t.rake_box, t.jackpot_box,
+          peso(t.rake_cents), peso(t.jackpot_rake_cents)) for t in report.tables],
+        right=(6, 7), widths=(9, 9, 8, 20, 10, 10, 17, 17),
+        total=("Total", "", "", f"{len(report.tables)} tables", "", "",
+               peso(report.rake_cents), peso(report.jackpot_rake_cents)))
+    chips = _grid(
+        ("Table", *(f"PHP {d} x" for d in DENOMINATIONS), "Jackpot rake"),
+        [(t.table, *(str(t.chips.get(d, 0)) for d in DENOMINATIONS), peso(t.jackpot_rake_cents))
+         for t in report.tables],
+        right=tuple(range(1, len(DENOMINATIONS) + 2)),
+        total=("Total", *(str(sum(t.chips.get(d, 0) for t in report.tables))
+                          for d in DENOMINATIONS), peso(report.jackpot_rake_cents)))
+    f = report.fund
+    fund = _grid(
+        ("", "Main jackpot (70%)", "Reserve (30%)", "Total"),
+        [("Previous amount", peso(report.previous_main_cents),
+          peso(report.previous_reserve_cents),
+          peso(report.previous_main_cents + report.previous_reserve_cents)),
+         ("Seed money added by the operator", peso(report.seed_cents), peso(0),
+          peso(report.seed_cents)),
+         ("Day's collection to the fund (70% of the jackpot rake)", peso(f.to_main),
+          peso(f.to_reserve), peso(f.to_fund))],
+        right=(1, 2, 3), widths=(40, 20, 20, 20),
+        total=("Updated amount (to be posted)", peso(report.updated_main_cents),
+               peso(report.updated_reserve_cents),
+               peso(report.updated_main_cents + report.updated_reserve_cents)))
+    collection = _pairs([
+        ("Day's jackpot rake collection (all tables)", peso(f.collection)),
+        (f"Operator's administrative fee ({ADMIN_FEE_PERCENT}%)", peso(f.admin_fee)),
+        (f"To the jackpot fund ({100 - ADMIN_FEE_PERCENT}%)", peso(f.to_fund)),
+    ], strong=(f"To the jackpot fund ({100 - ADMIN_FEE_PERCENT}%)",))
+    body = (_section("Active tables, rake and jackpot rake") + tables
+            + _section("Jackpot drop box count by denomination (number of chips)") + chips
+            + _section("Jackpot fund distribution") + collection + "<br>" + fund)
+    r = report.remittance
+    if r is not None:
+        body += _section("Remittance computation") + _pairs([
+            ("A. Cash game rake", peso(r.a_cash_game_rake)),
+            (f"B. Jackpot administrative fee (jackpot rake {peso(f.collection)} x "
+             f"{ADMIN_FEE_PERCENT}%)", peso(r.b_jackpot_admin_fee)),
+            ("C. Tournament fee", peso(r.c_tournament_fee)),
+            ("D. Total (A + B + C)", peso(r.d_gross)),
+            (f"E. Franchise tax ({FRANCHISE_TAX_PERCENT}% of D)", peso(r.e_franchise_tax)),
+            ("F. Net of franchise tax (D - E)", peso(r.f_net)),
+            (f"PAGCOR share: {PAGCOR_PERCENT}% of F", peso(r.pagcor_of_f)),
+            (f"PAGCOR share: {PAGCOR_PERCENT}% of E", peso(r.pagcor_of_e)),
+            ("TOTAL REMITTANCE", peso(r.total)),
+        ], strong=("D. Total (A + B + C)", "TOTAL REMITTANCE"))
+    return _page(title, report.form, report.casino, report.operator,
+                 f"Gaming day {_day(report.gaming_day)}", body)
+
+
+# --------------------------------------------------------------------------------------
+# TGD-1500 awarding request
+
+
+@dataclass(frozen=True)
+class Sharer:
+    seat: int
+    name: str
+    role: str  # winning | losing | table
+    taxpayer: str
+    gross_cents: int
+    tax_cents: int
+
+    @property
+    def net_cents(self) -> int:
+        return self.gross_cents - self.tax_cents
+
+
+@dataclass(frozen=True)
+class AwardingRequest:
+    """TGD-1500: everything the request for the award of a Bad Beat Jackpot hit states."""
+
+    casino: str
+    operator: str
+    hit_at: datetime
+    table: str
+    small_blind_cents: int
+    big_blind_cents: int
+    pot_cents: int
+    jackpot_rake_cents: int  # taken from this hand's pot
+    main_cents: int  # before the hit
+    reserve_cents: int
+    payout_fraction: Fraction  # of the main jackpot
+    award_cents: int
+    board: tuple[str, ...]
+    winning_seat: int
+    winning_hole: tuple[str, str]
+    winning_hand: str
+    losing_seat: int
+    losing_hole: tuple[str, str]
+    losing_hand: str
+    sharers: tuple[Sharer, ...]
+    main_after_cents: int
+    reserve_after_cents: int
+
+    @property
+    def paid_cents(self) -> int:
+        return sum(s.gross_cents for s in self.sharers)
+
+    @property
+    def tax_cents(self) -> int:
+        return sum(s.tax_cents for s in self.sharers)
+
+    @property
+    def net_cents(self) -> int:
+        return self.paid_cents - self.tax_cents
+
+
+def awarding_request(decision: Decision, claim: Claim, names: Mapping[int, str], *,
+                     casino: str, operator: str, table: str, hit_at: datetime,
+                     small_blind_cents: int, jackpot_rake_cents: int) -> AwardingRequest:
+    """The TGD-1500 of a qualifying ``decision`` on ``claim``; ``names``: seat -> the name on
+    the player's government ID (every sharer needs one, RULES.md 6 point 10)."""
+    if not decision.qualifies:
+        raise FormError("awarding request: the claim does not qualify ("
+                        + ", ".join(decision.reasons) + "); there is nothing to award")
+    assert decision.winning_seat is not None and decision.losing_seat is not None
+    assert decision.winning_hand is not None and decision.losing_hand is not None
+    holes = {h.seat: h.hole for h in claim.showdown}
+    if decision.winning_seat not in holes or decision.losing_seat not in holes:
+        raise FormError("awarding request: the decision's seats are not in the claim's showdown")
+    if decision.paid_cents > decision.award_cents:
+        raise FormError("awarding request: the shares add up to more than the award")
+    sharers = []
+    for share in decision.shares:
+        name = names.get(share.seat, "").strip()
+        if not name:
+            raise FormError(f"awarding request names: seat {share.seat} shares the jackpot "
+                            "and has no name (from the player's government ID)")
+        sharers.append(Sharer(share.seat, name, share.role, share.taxpayer, share.gross_cents,
+                              share.tax_cents))
+
+    def hole(seat: int) -> tuple[str, str]:
+        a, b = holes[seat]
+        return str(a), str(b)
+
+    return AwardingRequest(
+        casino=casino, operator=operator, hit_at=hit_at, table=table,
+        small_blind_cents=_check_cents(small_blind_cents, "small blind"),
+        big_blind_cents=claim.big_blind_cents, pot_cents=claim.pot_cents,
+        jackpot_rake_cents=_check_cents(jackpot_rake_cents, "jackpot rake"),
+        main_cents=claim.main_jackpot_cents, reserve_cents=claim.reserve_jackpot_cents,
+        payout_fraction=decision.payout_fraction, award_cents=decision.award_cents,
+        board=tuple(str(c) for c in claim.board),
+        winning_seat=decision.winning_seat, winning_hole=hole(decision.winning_seat),
+        winning_hand=decision.winning_hand.category,
+        losing_seat=decision.losing_seat, losing_hole=hole(decision.losing_seat),
+        losing_hand=decision.losing_hand.category,
+        sharers=tuple(sharers), main_after_cents=decision.main_after_cents,
+        reserve_after_cents=decision.reserve_after_cents)
+
+
+def _percent_text(fraction: Fraction) -> str:
+    hundredths = fraction * 10_000  # percent with two decimals, rounded half up
+    n = int(hundredths + Fraction(1, 2))
+    return f"{n // 100}.{n % 100:02d}%"
+
+
+def _hand_name(category: str) -> str:
+    return category.replace("_", " ").lower()
+
+
+def awarding_request_html(req: AwardingRequest) -> str:
+    local = req.hit_at.strftime("%d %B %Y %H:%M")
+    if req.hit_at.tzinfo is not None:
+        local += " " + (req.hit_at.tzname() or "")
+    hit = _pairs([
+        ("Date and time of the hit", local),
+        ("Table", req.table),
+        ("Blinds", f"{peso(req.small_blind_cents)} / {peso(req.big_blind_cents)}"),
+        ("Pot (house and jackpot rake included)", peso(req.pot_cents)),
+        ("Jackpot rake taken from the pot", peso(req.jackpot_rake_cents)),
+        ("Board", " ".join(req.board)),
+        (f"Winning hand: seat {req.winning_seat}",
+         f"{' '.join(req.winning_hole)} ({_hand_name(req.winning_hand)})"),
+        (f"Losing hand: seat {req.losing_seat}",
+         f"{' '.join(req.losing_hole)} ({_hand_name(req.losing_hand)})"),
+    ], label_width=45)
+    left = req.award_cents - req.paid_cents
+    fund = _pairs([
+        ("Main jackpot at the hit", peso(req.main_cents)),
+        ("Reserve at the hit", peso(req.reserve_cents)),
+        ("% of the main jackpot hit", _percent_text(req.payout_fraction)),
+        ("Amount awarded", peso(req.award_cents)),
+        ("Centavos no share takes (stay in main)", peso(left)),
+        ("Updated main jackpot after the hit", peso(req.main_after_cents)),
+        ("Updated reserve after the hit", peso(req.reserve_after_cents)),
+    ], strong=("Amount awarded",), label_width=55)
+    sharers = _grid(
+        ("Seat", "Name (as on government ID)", "Share", "Taxpayer", "Gross share",
+         "Withholding tax", "Net share"),
+        [(str(s.seat), s.name, _ROLE_NAMES.get(s.role, s.role),
+          _TAXPAYER_NAMES.get(s.taxpayer, s.taxpayer), peso(s.gross_cents), peso(s.tax_cents),
+          peso(s.net_cents)) for s in req.sharers],
+        right=(0, 4, 5, 6), widths=(5, 22, 13, 10, 17, 16, 17),
+        total=("", f"{len(req.sharers)} sharers", "", "", peso(req.paid_cents),
+               peso(req.tax_cents), peso(req.net_cents)))
+    receipt = ('<p style="font-size:7.5pt;">Attachments within 7 calendar days: government IDs of '
+               "every sharer, bank statement, CCTV footage from 5 deals before the hit until the "
+               "deck was sorted. Approval within 3 business days; payout within 3 business days "
+               "of approval; signed acknowledgment receipt within 24 hours after payout.</p>")
+    body = (_side_by_side(_section("The hand") + hit, _section("The jackpot") + fund)
+            + _section("Sharers") + sharers + receipt)
+    return _page("Bad Beat Jackpot - request for awarding", "TGD-1500", req.casino,
+                 req.operator, f"Hit of {local} - {req.table}", body)
+
+
+# --------------------------------------------------------------------------------------
+# TGD-108 quarterly tax compliance
+
+
+@dataclass(frozen=True)
+class MonthFees:
+    month: date  # any day of the month
+    rake_cents: int
+    jackpot_admin_fee_cents: int
+    tournament_fee_cents: int
+
+    def __post_init__(self) -> None:
+        for name in ("rake", "jackpot_admin_fee", "tournament_fee"):
+            _check_cents(getattr(self, f"{name}_cents"),
+                         f"{self.month:%B %Y} {name.replace('_', ' ')}")
+
+    @property
+    def taxable_cents(self) -> int:
+        return self.rake_cents + self.jackpot_admin_fee_cents + self.tournament_fee_cents
+
+    @property
+    def franchise_tax_cents(self) -> int:
+        return percent_of(self.taxable_cents, FRANCHISE_TAX_PERCENT)
+
+
+@dataclass(frozen=True)
+class JackpotPayment:
+    """One jackpot share paid in the quarter and the final tax withheld from it."""
+
+    paid_on: date
+    reference: str  # the TGD-1500 / hit reference
+    payee: str
+    taxpayer: str  # citizen | nraetb | nranetb
+    gross_cents: int
+    tax_cents: int
+
+    def __post_init__(self) -> None:
+        if self.taxpayer not in _TAXPAYER_NAMES:
+            raise FormError(f"jackpot payment {self.reference}: taxpayer class "
+                            f"{self.taxpayer!r} is unknown")
+        _check_cents(self.gross_cents, f"jackpot payment {self.reference}: gross")
+        _check_cents(self.tax_cents, f"jackpot payment {self.reference}: tax")
+        if self.tax_cents > self.gross_cents:
+            raise FormError(f"jackpot payment {self.reference}: tax is more than the gross")
+
+
+@dataclass(frozen=True)
+class QuarterlyTax:
+    casino: str
+    operator: str
+    year: int
+    quarter: int  # 1..4
+    months: tuple[MonthFees, ...]
+    payments: tuple[JackpotPayment, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.quarter not in (1, 2, 3, 4):
+            raise FormError(f"quarter: {self.quarter!r} is not 1 to 4")
+        expected = [(self.year, 3 * (self.quarter - 1) + k) for k in (1, 2, 3)]
+        got = [(m.month.year, m.month.month) for m in self.months]
+        if got != expected:
+            raise FormError(f"months: Q{self.quarter} {self.year} needs its three months in "
+                            "order, one row each")
+        for p in self.payments:
+            if (p.paid_on.year, p.paid_on.month) not in expected:
+                raise FormError(f"jackpot payment {p.reference}: paid on {p.paid_on} is "
+                                f"outside Q{self.quarter} {self.year}")
+
+
+def quarterly_tax_html(q: QuarterlyTax) -> str:
+    fees = _grid(
+        ("Month", "Total rake", "Jackpot admin fee", "Tournament fees", "Taxable amount",
+         f"Franchise tax {FRANCHISE_TAX_PERCENT}%"),
+        [(f"{m.month:%B %Y}", peso(m.rake_cents), peso(m.jackpot_admin_fee_cents),
+          peso(m.tournament_fee_cents), peso(m.taxable_cents), peso(m.franchise_tax_cents))
+         for m in q.months],
+        right=(1, 2, 3, 4, 5), widths=(15, 17, 17, 17, 17, 17),
+        total=(f"Q{q.quarter} total", *(peso(sum(getattr(m, k) for m in q.months)) for k in (
+            "rake_cents", "jackpot_admin_fee_cents", "tournament_fee_cents", "taxable_cents",
+            "franchise_tax_cents"))))
+    classes = (("Citizen / resident, NRAETB (20% above PHP 10,000.00)", ("citizen", "nraetb")),
+               ("NRANETB (25%)", ("nranetb",)))
+    summary_rows = []
+    for m in q.months:
+        for label, kinds in classes:
+            ps = [p for p in q.payments if (p.paid_on.year, p.paid_on.month)
+                  == (m.month.year, m.month.month) and p.taxpayer in kinds]
+            summary_rows.append((f"{m.month:%B %Y}", label, str(len(ps)),
+                                 peso(sum(p.gross_cents for p in ps)),
+                                 peso(sum(p.tax_cents for p in ps))))
+    summary = _grid(
+        ("Month", "Taxpayer class", "Shares", "Jackpot winnings", "Final tax withheld"),
+        summary_rows, right=(2, 3, 4), widths=(15, 41, 8, 18, 18),
+        total=(f"Q{q.quarter} total", "", str(len(q.payments)),
+               peso(sum(p.gross_cents for p in q.payments)),
+               peso(sum(p.tax_cents for p in q.payments))))
+    detail = _grid(
+        ("Paid on", "Reference", "Payee", "Taxpayer", "Gross", "Tax withheld", "Net"),
+        [(f"{p.paid_on:%d %b %Y}", p.reference, p.payee, _TAXPAYER_NAMES[p.taxpayer],
+          peso(p.gross_cents), peso(p.tax_cents), peso(p.gross_cents - p.tax_cents))
+         for p in sorted(q.payments, key=lambda p: (p.paid_on, p.reference))],
+        right=(4, 5, 6)) if q.payments else "<p>No jackpot was paid in the quarter.</p>"
+    body = (_section("Poker room fees and franchise tax") + fees
+            + _section("Jackpot winnings and final tax withheld") + summary
+            + _section("Jackpot shares paid") + detail)
+    first = date(q.year, 3 * q.quarter - 2, 1)
+    return _page("Quarterly tax compliance report", "TGD-108", q.casino, q.operator,
+                 f"Q{q.quarter} {q.year} ({first:%B} to {q.months[-1].month:%B %Y})", body)
+
+
+# --------------------------------------------------------------------------------------
+# TGD-1540 transfer / cessation
+
+
+def add_business_days(start: date, days: int) -> date:
+    """``start`` moved by ``days`` Monday-to-Friday days (negative: back).  Public holidays
+    are not known to Podium: the form says so."""
+    step = 1 if days >= 0 else -1
+    d, left = start, abs(days)
+    while left:
+        d += timedelta(days=step)
+        if d.weekday() < 5:
+            left -= 1
+    return d
+
+
+@dataclass(frozen=True)
+class TransferCessation:
+    """TGD-1540: part 1 (notice, 14 business days before) and part 2 (2 business days after).
+
+    ``mode`` "transfer": increment + reserve move to ``destination``; the seed returns to the
+    operator unless the jackpot has been reset (``jackpot_reset``), then it moves too.
+    ``mode`` "cease": the jackpot ceases once hit; the reserve is added to the main amount won.
+    """
+
+    casino: str
+    operator: str
+    jackpot: str
+    mode: str  # transfer | cease
+    notice_on: date
+    effective_on: date
+    players_told_on: date
+    seed_cents: int
+    main_cents: int  # the posted jackpot = seed + increment
+    reserve_cents: int
+    destination: str = ""
+    jackpot_reset: bool = False
+    completed_on: date | None = None  # part 2; None prints part 2 blank, to fill in
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("transfer", "cease"):
+            raise FormError(f"transfer/cessation mode: {self.mode!r} is not transfer or cease")
+        for name in ("seed", "main", "reserve"):
+            _check_cents(getattr(self, f"{name}_cents"), f"{name} amount")
+        if self.seed_cents > self.main_cents:
+            raise FormError(f"seed amount: {peso(self.seed_cents)} is more than the main "
+                            f"jackpot {peso(self.main_cents)} (main = seed + increment)")
+        if self.mode == "transfer" and not self.destination.strip():
+            raise FormError("destination: a transfer needs the progressive it goes to")
+        if self.effective_on < self.notice_on:
+            raise FormError("effective date: it is before the notice date")
+
+    @property
+    def increment_cents(self) -> int:
+        return self.main_cents - self.seed_cents
+
+    @property
+    def transferred_cents(self) -> int:
+        if self.mode != "transfer":
+            return 0
+        moved = self.increment_cents + self.reserve_cents
+        return moved + (self.seed_cents if self.jackpot_reset else 0)
+
+    @property
+    def seed_returned_cents(self) -> int:
+        return self.seed_cents if self.mode == "transfer" and not self.jackpot_reset else 0
+
+    @property
+    def deadlines(self) -> dict[str, date]:
+        return {"notice": add_business_days(self.effective_on, -14),
+                "players": self.effective_on - timedelta(days=7),
+                "part2": add_business_days(self.effective_on, 2)}
+
+
+def _on_time(done: date, latest: date) -> str:
+    return "on time" if done <= latest else "LATE"
+
+
+def transfer_cessation_html(t: TransferCessation) -> str:
+    dl = t.deadlines
+    what = (f"Transfer to {t.destination}" if t.mode == "transfer"
+            else "Cessation once the jackpot is hit")
+    part1 = _pairs([
+        ("Progressive jackpot", t.jackpot),
+        ("Action", what),
+        ("Reason", t.reason or "-"),
+        ("Date of this notice", f"{_day(t.notice_on)} (latest {_day(dl['notice'])}: "
+                                f"{_on_time(t.notice_on, dl['notice'])})"),
+        ("Effective date", _day(t.effective_on)),
+        ("Players told on", f"{_day(t.players_told_on)} (latest {_day(dl['players'])}: "
+                            f"{_on_time(t.players_told_on, dl['players'])})"),
+    ], label_width=35)
+    amounts = [("Seed (operator's money)", peso(t.seed_cents)),
+               ("Increment (main - seed)", peso(t.increment_cents)),
+               ("Main jackpot (seed + increment)", peso(t.main_cents)),
+               ("Reserve", peso(t.reserve_cents))]
+    if t.mode == "transfer":
+        amounts += [("Seed returned to the operator"
+                     + (" (jackpot reset: none)" if t.jackpot_reset else ""),
+                     peso(t.seed_returned_cents)),
+                    (f"Amount transferred to {t.destination}", peso(t.transferred_cents))]
+        strong: tuple[str, ...] = (f"Amount transferred to {t.destination}",)
+    else:
+        amounts += [("Main amount won when hit (main + reserve, at today's figures)",
+                     peso(t.main_cents + t.reserve_cents))]
+        strong = ("Main amount won when hit (main + reserve, at today's figures)",)
+    blank = "____________________"
+    done = (f"{_day(t.completed_on)} ({_on_time(t.completed_on, dl['part2'])})"
+            if t.completed_on else blank)
+    part2_rows = [("Date completed (latest " + _day(dl["part2"]) + ")", done)]
+    if t.mode == "transfer":
+        part2_rows += [
+            (f"Amount received by {t.destination}",
+             peso(t.transferred_cents) if t.completed_on else blank),
+            ("Seed returned to the operator",
+             peso(t.seed_returned_cents) if t.completed_on else blank),
+            (f"{t.jackpot} meter after the transfer", peso(0) if t.completed_on else blank)]
+    else:
+        part2_rows += [("Date of the hit", blank), ("Amount won (main + reserve)", blank),
+                       ("TGD-1500 reference", blank)]
+    body = (_section("Part 1 - notice (14 business days before)") + part1
+            + _section("Funds at the date of this notice") + _pairs(amounts, strong=strong)
+            + _section("Part 2 - completion (within 2 business days after)")
+            + _pairs(part2_rows)
+            + '<p style="font-size:7.5pt;">Business days are Monday to Friday; public holidays '
+              "are not counted by Podium and must be checked by the preparer.</p>")
+    return _page("Progressive jackpot transfer / cessation", "TGD-1540", t.casino, t.operator,
+                 f"{t.jackpot} - effective {_day(t.effective_on)}", body)
+
+
+# --------------------------------------------------------------------------------------
+# Examples (docs/screenshots/tgd-*.png, the tests)
+
+
+def demo_forms() -> dict[str, str]:
+    """HTML of every form filled with the example figures of docs/forms.md (file stem -> HTML)."""
+    from core.rules.bbj import ShownHand, decide
+    from core.rules.cards import parse_cards
+
+    casino, operator = "Podium Demo Casino Manila", "Podium Leisure and Resorts Corp."
+    tables = (
+        TableDay("PK-01", time(10, 0), time(23, 45), "J. dela Cruz / M. Garcia", "R-0101",
+                 "J-0101", 2_845_000, 1_230_000, {500: 10, 100: 60, 50: 24, 25: 4}),
+        TableDay("PK-02", time(12, 30), time(22, 15), "A. Bautista", "R-0102", "J-0102",
+                 1_917_500, 865_000, {500: 6, 100: 50, 50: 11, 25: 2, 10: 5}),
+        TableDay("PK-03", time(18, 0), time(2, 10), "R. Villanueva", "R-0103", "J-0103",
+                 3_102_000, 1_455_000, {500: 20, 100: 40, 50: 10, 25: 2}),
+    )
+    daily = DailyReport("TGD-1623", casino, operator, date(2026, 11, 30), tables,
+                        previous_main_cents=152_345_600, previous_reserve_cents=65_290_900,
+                        seed_cents=0, tournament_fee_cents=1_250_000)
+    offsite = DailyReport("TGD-1494", casino, operator, date(2026, 11, 30), tables[:2],
+                          previous_main_cents=152_345_600, previous_reserve_cents=65_290_900,
+                          seed_cents=5_000_000)
+    board = parse_cards(["Ah", "Ad", "Tc", "7s", "7c"], count=None)
+    w = parse_cards(["7h", "7d"], count=None)
+    lo = parse_cards(["As", "Td"], count=None)
+    claim = Claim(big_blind_cents=10_000, pot_cents=412_000, dealt_in=(1, 2, 3, 4, 5, 6, 7, 8),
+                  board=board, showdown=(ShownHand(1, (lo[0], lo[1])),
+                                         ShownHand(4, (w[0], w[1]))),
+                  table_jackpot_rake_cap_cents=10_000, room_max_jackpot_rake_cents=10_000,
+                  main_jackpot_cents=153_400_000, reserve_jackpot_cents=65_743_500,
+                  taxpayers={6: "nranetb"})
+    names = {1: "Maria Santos", 2: "Jose Rizal Reyes", 3: "Ana Lim", 4: "Pedro Aquino",
+             5: "Liza Mendoza", 6: "Kenji Watanabe", 7: "Carlo Ramos", 8: "Grace Tan"}
+    award = awarding_request(decide(claim), claim, names, casino=casino, operator=operator,
+                             table="PK-03", hit_at=datetime(2026, 11, 30, 21, 47),
+                             small_blind_cents=5_000, jackpot_rake_cents=10_000)
+    quarterly = QuarterlyTax(
+        casino, operator, 2026, 4,
+        (MonthFees(date(2026, 10, 1), 215_430_000, 27_911_250, 3_750_000),
+         MonthFees(date(2026, 11, 1), 198_765_500, 25_470_000, 2_500_000),
+         MonthFees(date(2026, 12, 1), 231_002_250, 29_880_750, 5_000_000)),
+        tuple(JackpotPayment(date(2026, 12, 2), "BBJ-2026-0007", s.name, s.taxpayer,
+                             s.gross_cents, s.tax_cents) for s in award.sharers)
+        + (JackpotPayment(date(2026, 10, 14), "BBJ-2026-0006", "Ramon Cruz", "citizen",
+                          900_000, 0),))
+    transfer = TransferCessation(casino, operator, "Bad Beat Jackpot PK room", "transfer",
+                                 date(2026, 11, 2), date(2026, 11, 23), date(2026, 11, 16),
+                                 seed_cents=5_000_000, main_cents=153_400_000,
+                                 reserve_cents=65_743_500,
+                                 destination="Bad Beat Jackpot PK room (new hall)",
+                                 completed_on=date(2026, 11, 24),
+                                 reason="Poker room moves to the new hall")
+    return {"tgd-1623-daily-onsite": daily_report_html(daily),
+            "tgd-1494-daily-offsite": daily_report_html(offsite),
+            "tgd-1500-awarding-request": awarding_request_html(award),
+            "tgd-108-quarterly-tax": quarterly_tax_html(quarterly),
+            "tgd-1540-transfer-cessation": transfer_cessation_html(transfer)}
+
+
+def write_demo_forms(folder: str, *, pdf: bool = True) -> list[str]:
+    """Render :func:`demo_forms` to ``folder`` as PNG and (``pdf``) PDF (``make screenshots``
+    writes the PNGs of docs/screenshots/tgd-*.png)."""
+    from pathlib import Path
+
+    from printing.winpage import render_png, write_pdf
+
+    out = []
+    for stem, html in demo_forms().items():
+        base = Path(folder) / stem
+        if pdf:
+            write_pdf(html, base.with_suffix(".pdf"), title=stem.upper())
+        render_png(html, base.with_suffix(".png"))
+        out.append(str(base))
+    return out

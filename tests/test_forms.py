@@ -1,0 +1,241 @@
+"""The regulator's forms (printing/forms.py; RULES.md section 6 "Deadlines and reports").
+
+The remittance figures are worked out by hand in the comments; the forms are checked for
+their form number, their totals and (rendered with Qt) a real PDF.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, time
+from pathlib import Path
+
+import pytest
+
+from core.rules.bbj import Claim, ShownHand, decide
+from core.rules.cards import parse_cards
+from printing.forms import (
+    DailyReport,
+    FormError,
+    JackpotPayment,
+    MonthFees,
+    QuarterlyTax,
+    TableDay,
+    TransferCessation,
+    add_business_days,
+    awarding_request,
+    awarding_request_html,
+    daily_report_html,
+    demo_forms,
+    fund_split,
+    peso,
+    quarterly_tax_html,
+    remittance,
+    transfer_cessation_html,
+)
+from printing.winpage import write_pdf
+
+
+def text(html: str) -> str:
+    """The visible text of a form (tags dropped, no-break spaces as spaces)."""
+    return re.sub(r"<[^>]+>", " ", html).replace("&nbsp;", " ")
+
+
+def table(name: str = "PK-01", rake: int = 2_845_000, chips: dict[int, int] | None = None,
+          jackpot_rake: int = 1_230_000) -> TableDay:
+    return TableDay(name, time(10), time(23, 45), "J. dela Cruz", "R-1", "J-1", rake,
+                    jackpot_rake, chips if chips is not None else
+                    {500: 10, 100: 60, 50: 24, 25: 4})
+
+
+# --- TGD-1623 remittance -----------------------------------------------------------------
+
+
+def test_remittance_tgd_1623_on_hand_computed_figures() -> None:
+    # A 78,645.00; jackpot rake 35,500.00 -> B = 30% = 10,650.00; C 12,500.00
+    # D = 101,795.00; E = 5% = 5,089.75; F = 96,705.25
+    # 25% of F = 24,176.3125 -> 24,176.31; 25% of E = 1,272.4375 -> 1,272.44; total 25,448.75
+    r = remittance(7_864_500, 3_550_000, 1_250_000)
+    assert (r.a_cash_game_rake, r.b_jackpot_admin_fee, r.c_tournament_fee) == (
+        7_864_500, 1_065_000, 1_250_000)
+    assert r.d_gross == 10_179_500
+    assert r.e_franchise_tax == 508_975
+    assert r.f_net == 9_670_525
+    assert (r.pagcor_of_f, r.pagcor_of_e) == (2_417_631, 127_244)
+    assert r.total == 2_544_875
+
+
+def test_remittance_rounds_each_percentage_half_up_to_the_centavo() -> None:
+    # A 1.01, jackpot rake 0.05 -> B = 0.015 -> 0.02; D = 1.03; E = 0.0515 -> 0.05;
+    # F = 0.98; 25% of F = 0.245 -> 0.25; 25% of E = 0.0125 -> 0.01; total 0.26
+    r = remittance(101, 5, 0)
+    assert (r.b_jackpot_admin_fee, r.d_gross, r.e_franchise_tax, r.f_net) == (2, 103, 5, 98)
+    assert (r.pagcor_of_f, r.pagcor_of_e, r.total) == (25, 1, 26)
+
+
+def test_fund_split_admin_fee_30_then_main_70_reserve_30_adds_up() -> None:
+    # 35,500.00: admin 10,650.00, fund 24,850.00 -> main 17,395.00, reserve 7,455.00
+    f = fund_split(3_550_000)
+    assert (f.admin_fee, f.to_fund, f.to_main, f.to_reserve) == (
+        1_065_000, 2_485_000, 1_739_500, 745_500)
+    odd = fund_split(1)  # 0.01: admin 0.00 (0.003), fund 0.01 -> main 0.01 (0.007), reserve 0
+    assert odd.admin_fee + odd.to_main + odd.to_reserve == 1
+
+
+def test_daily_report_tgd_1623_shows_form_number_totals_and_remittance() -> None:
+    report = DailyReport("TGD-1623", "Casino", "Operator", date(2026, 11, 30),
+                         (table(), table("PK-02", 1_000_000, {100: 5}, 50_000)),
+                         previous_main_cents=100_000_000, previous_reserve_cents=40_000_000,
+                         seed_cents=500_000, tournament_fee_cents=200_000)
+    # jackpot rake 12,800.00: admin 3,840.00, fund 8,960.00 -> main 6,272.00, reserve 2,688.00
+    assert report.updated_main_cents == 100_000_000 + 500_000 + 627_200
+    assert report.updated_reserve_cents == 40_000_000 + 268_800
+    page = text(daily_report_html(report))
+    assert "TGD-1623" in page
+    for amount in (3_845_000, 1_280_000, report.updated_main_cents,
+                   report.updated_reserve_cents):
+        assert peso(amount) in page
+    r = report.remittance
+    assert r is not None and peso(r.total) in page and "TOTAL REMITTANCE" in page
+    for role in ("Prepared by", "Checked by", "Approved by"):
+        assert role in page
+
+
+def test_daily_report_tgd_1494_offsite_has_no_remittance() -> None:
+    report = DailyReport("TGD-1494", "Casino", "Operator", date(2026, 11, 30), (table(),),
+                         previous_main_cents=0, previous_reserve_cents=0)
+    page = text(daily_report_html(report))
+    assert "TGD-1494" in page and "REMITTANCE" not in page
+    assert report.remittance is None
+
+
+def test_jackpot_drop_box_chips_must_add_up_to_the_jackpot_rake() -> None:
+    with pytest.raises(FormError, match="PK-01.*PHP 12,250.00.*PHP 12,300.00"):
+        table(chips={500: 10, 100: 60, 50: 24, 25: 2})
+    with pytest.raises(FormError, match="denomination 20"):
+        table(chips={20: 1})
+
+
+# --- TGD-1500 awarding request -----------------------------------------------------------
+
+
+def claim() -> Claim:
+    board = parse_cards(["Ah", "Ad", "Tc", "7s", "7c"], count=None)
+    w = parse_cards(["7h", "7d"], count=None)
+    lo = parse_cards(["As", "Td"], count=None)
+    return Claim(big_blind_cents=10_000, pot_cents=412_000, dealt_in=(1, 2, 3, 4, 5, 6, 7, 8),
+                 board=board, showdown=(ShownHand(1, (lo[0], lo[1])), ShownHand(4, (w[0], w[1]))),
+                 table_jackpot_rake_cap_cents=5_000, room_max_jackpot_rake_cents=10_000,
+                 main_jackpot_cents=100_000_000, reserve_jackpot_cents=40_000_001,
+                 taxpayers={6: "nranetb"})
+
+
+NAMES = {s: f"Player {s}" for s in range(1, 9)}
+
+
+def test_awarding_request_tgd_1500_lists_every_sharer_and_the_figures_add_up() -> None:
+    c = claim()
+    req = awarding_request(decide(c), c, NAMES, casino="Casino", operator="Op", table="PK-03",
+                           hit_at=datetime(2026, 11, 30, 21, 47), small_blind_cents=5_000,
+                           jackpot_rake_cents=5_000)
+    # 50% of 1,000,000.00 = 500,000.00: winning 100,000.00, losing 200,000.00,
+    # table 200,000.00 / 6 = 33,333.33 each (0.02 left in main)
+    assert [s.seat for s in req.sharers] == [4, 1, 2, 3, 5, 6, 7, 8]
+    assert req.award_cents == 50_000_000
+    assert req.sharers[0].gross_cents == 10_000_000 and req.sharers[0].tax_cents == 2_000_000
+    assert req.sharers[2].gross_cents == 3_333_333
+    assert [s.tax_cents for s in req.sharers if s.seat == 6] == [833_333]  # NRANETB 25%
+    for s in req.sharers:
+        assert s.gross_cents - s.tax_cents == s.net_cents
+    assert req.paid_cents == 49_999_998
+    assert req.main_after_cents + req.reserve_after_cents + req.paid_cents == 140_000_001
+    page = text(awarding_request_html(req))
+    assert "TGD-1500" in page and "50.00%" in page
+    for s in req.sharers:
+        assert f"Player {s.seat}" in page
+        for amount in (s.gross_cents, s.tax_cents, s.net_cents):
+            assert peso(amount) in page
+    for total in (req.paid_cents, req.tax_cents, req.net_cents, req.main_after_cents,
+                  req.reserve_after_cents):
+        assert peso(total) in page
+    assert "Ah Ad Tc 7s 7c" in page and "7h 7d" in page and "As Td" in page
+
+
+def test_awarding_request_needs_a_name_for_every_sharer() -> None:
+    c = claim()
+    names = {k: v for k, v in NAMES.items() if k != 5}
+    with pytest.raises(FormError, match="seat 5"):
+        awarding_request(decide(c), c, names, casino="C", operator="O", table="T",
+                         hit_at=datetime(2026, 1, 1), small_blind_cents=0, jackpot_rake_cents=0)
+
+
+def test_awarding_request_refuses_a_claim_that_does_not_qualify() -> None:
+    c = claim()
+    small = Claim(**{**c.__dict__, "pot_cents": 100})
+    with pytest.raises(FormError, match="POT_TOO_SMALL"):
+        awarding_request(decide(small), small, NAMES, casino="C", operator="O", table="T",
+                         hit_at=datetime(2026, 1, 1), small_blind_cents=0, jackpot_rake_cents=0)
+
+
+# --- TGD-108 quarterly tax ---------------------------------------------------------------
+
+
+def test_quarterly_tax_tgd_108_monthly_franchise_tax_and_withholding_totals() -> None:
+    q = QuarterlyTax("Casino", "Op", 2026, 4, (
+        MonthFees(date(2026, 10, 1), 100_000_00, 3_000_00, 1_000_00),  # taxable 104,000.00
+        MonthFees(date(2026, 11, 1), 10_001, 0, 0),  # 100.01 -> 5.0005 -> 5.00
+        MonthFees(date(2026, 12, 1), 10_010, 0, 0)), (  # 100.10 -> 5.005 -> 5.01
+        JackpotPayment(date(2026, 10, 3), "H1", "A", "citizen", 2_000_000, 400_000),
+        JackpotPayment(date(2026, 12, 3), "H2", "B", "nranetb", 100_000, 25_000)))
+    assert [m.franchise_tax_cents for m in q.months] == [520_000, 500, 501]
+    page = text(quarterly_tax_html(q))
+    assert "TGD-108" in page
+    assert peso(10_400_000 + 10_001 + 10_010) in page  # taxable total
+    assert peso(520_000 + 500 + 501) in page  # franchise tax total
+    assert peso(2_100_000) in page and peso(425_000) in page  # winnings, tax withheld
+
+
+def test_quarterly_tax_needs_the_three_months_of_its_quarter() -> None:
+    with pytest.raises(FormError, match="Q1 2026"):
+        QuarterlyTax("C", "O", 2026, 1, (MonthFees(date(2026, 2, 1), 0, 0, 0),))
+
+
+# --- TGD-1540 transfer / cessation -------------------------------------------------------
+
+
+def test_transfer_tgd_1540_moves_increment_and_reserve_and_returns_the_seed() -> None:
+    t = TransferCessation("C", "O", "BBJ", "transfer", date(2026, 11, 2), date(2026, 11, 23),
+                          date(2026, 11, 16), seed_cents=5_000_000, main_cents=15_000_000,
+                          reserve_cents=3_000_000, destination="BBJ 2")
+    assert (t.increment_cents, t.transferred_cents, t.seed_returned_cents) == (
+        10_000_000, 13_000_000, 5_000_000)
+    # 14 business days before Monday 23 Nov 2026 is Tuesday 3 Nov; 2 after is Wednesday 25 Nov
+    assert t.deadlines == {"notice": date(2026, 11, 3), "players": date(2026, 11, 16),
+                           "part2": date(2026, 11, 25)}
+    page = text(transfer_cessation_html(t))
+    assert "TGD-1540" in page and "Part 1" in page and "Part 2" in page
+    assert peso(13_000_000) in page and "LATE" not in page
+
+
+def test_cessation_after_hit_adds_the_reserve_to_the_main_amount_won() -> None:
+    t = TransferCessation("C", "O", "BBJ", "cease", date(2026, 11, 2), date(2026, 11, 23),
+                          date(2026, 11, 20), seed_cents=5_000_000, main_cents=15_000_000,
+                          reserve_cents=3_000_000)
+    page = text(transfer_cessation_html(t))
+    assert peso(18_000_000) in page and "LATE" in page  # players told 3 days ahead, not 7
+    assert t.transferred_cents == 0
+
+
+def test_business_days_skip_weekends() -> None:
+    assert add_business_days(date(2026, 11, 27), 1) == date(2026, 11, 30)  # Fri -> Mon
+    assert add_business_days(date(2026, 11, 30), -1) == date(2026, 11, 27)
+
+
+# --- PDF ---------------------------------------------------------------------------------
+
+
+def test_every_form_prints_to_a_pdf(tmp_path: Path) -> None:
+    for stem, html in demo_forms().items():
+        assert stem.split("-")[1] in html  # the form number
+        out = write_pdf(html, tmp_path / f"{stem}.pdf")
+        assert out.read_bytes().startswith(b"%PDF")
