@@ -17,6 +17,9 @@ from sqlalchemy.orm import Session
 from core.ledger.db import alembic_config, default_url, make_engine, upgrade
 from core.ledger.models import Base, ControllerEvent, GameTable, Group, RefusedEvent, Setting
 
+BBJ_TABLES = ("bbj_funds", "bbj_drop_counts", "bbj_postings", "bbj_entries", "bbj_awards",
+              "bbj_award_shares", "bbj_cessations")
+
 
 def test_migrations_match_the_models_exactly(engine: Engine) -> None:
     with engine.connect() as conn:
@@ -38,7 +41,7 @@ def test_migration_creates_every_table_and_downgrades_to_nothing(bare_engine: En
 def test_upgrade_twice_is_harmless(engine: Engine) -> None:
     upgrade(engine)
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
-    assert head == "0004"
+    assert head == "0005"
     with engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == head
 
@@ -137,13 +140,13 @@ def test_settings_table_holds_text_values(engine: Engine) -> None:
 
 def test_a_0001_ledger_upgrades_to_the_head_keeping_its_rows(bare_engine: Engine) -> None:
     """A ledger at 0001 upgrades: 0002 adds refused_events, 0003 employee_events, 0004
-    machine_checks."""
+    machine_checks, 0005 the bbj_* tables."""
     upgrade(bare_engine, "0001")
     assert "refused_events" not in inspect(bare_engine).get_table_names()
     with Session(bare_engine) as s, s.begin():
         s.add(Setting(key="install_salt", value="ab"))
     upgrade(bare_engine)
-    assert {"refused_events", "employee_events", "machine_checks"} <= set(
+    assert {"refused_events", "employee_events", "machine_checks", *BBJ_TABLES} <= set(
         inspect(bare_engine).get_table_names())
     with Session(bare_engine) as s:
         assert s.get(Setting, "install_salt").value == "ab"  # type: ignore[union-attr]
@@ -157,6 +160,7 @@ def test_a_0001_ledger_upgrades_to_the_head_keeping_its_rows(bare_engine: Engine
     names = set(inspect(bare_engine).get_table_names())
     assert "refused_events" not in names and "controller_events" in names
     assert "employee_events" not in names and "machine_checks" not in names
+    assert not names & set(BBJ_TABLES)
 
 
 def test_refused_event_origin_is_stored_once(engine: Engine) -> None:

@@ -1,10 +1,11 @@
 """The ledger tables (SQLAlchemy 2 declarative).  The migrations (0001 initial, 0002
-refused_events, 0003 employee_events, 0004 machine_checks) create exactly these; a test compares
-Alembic autogenerate against this module.
+refused_events, 0003 employee_events, 0004 machine_checks, 0005 the bbj_* tables) create exactly
+these; a test compares Alembic autogenerate against this module.
 
 Append-only tables (never UPDATEd or DELETEd by Podium): level_settings, meter_entries,
 controller_events, refused_events, hit_decisions, awards, swipe_log, slips, slip_print_attempts,
-employee_events, machine_checks.
+employee_events, machine_checks, bbj_drop_counts, bbj_postings, bbj_entries, bbj_awards,
+bbj_award_shares, bbj_cessations.
 A meter's value is always the SUM of its meter_entries; nothing caches it.
 
 Money: ``*_cents`` columns are cents; ``*_delta`` / ``*_units`` columns are exact units
@@ -14,13 +15,14 @@ stay exact on every database.  Times are UTC.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    Date,
     DateTime,
     ForeignKey,
     Integer,
@@ -341,4 +343,139 @@ class MachineCheck(Base):
     verdict: Mapped[str] = mapped_column(String(16))  # match | mismatch
     wins: Mapped[dict[str, Any]] = mapped_column(JSON)
     employee_id: Mapped[int] = mapped_column(ForeignKey("employees.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class BbjFund(Base):
+    """A poker room's Bad Beat Jackpot fund (core/bbj_fund.py, docs/bbj.md "The fund").  Holds no
+    amount: its main and reserve are the sums of its bbj_entries."""
+
+    __tablename__ = "bbj_funds"
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class BbjDropCount(Base):
+    """Append-only: one jackpot drop box counted (business date, poker table, box number, when
+    the table opened and closed, dealer, chip pieces per denomination in pesos as JSON
+    ``{"500": 3, ...}``, the total in centavos).  Posted by the fund's posting for its date."""
+
+    __tablename__ = "bbj_drop_counts"
+    __table_args__ = (UniqueConstraint("fund_id", "business_date", "table_name", "drop_box",
+                                       name="uq_bbj_drop_counts_box"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    fund_id: Mapped[str] = mapped_column(ForeignKey("bbj_funds.id"), index=True)
+    business_date: Mapped[date] = mapped_column(Date)
+    table_name: Mapped[str] = mapped_column(String(64))
+    drop_box: Mapped[str] = mapped_column(String(32))
+    opened_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    closed_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    dealer: Mapped[str] = mapped_column(String(200))
+    pieces: Mapped[dict[str, Any]] = mapped_column(JSON)
+    total_cents: Mapped[int] = mapped_column(BigInteger)
+    recorded_by: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class BbjPosting(Base):
+    """Append-only: the updated jackpot posted after a day's count (one per fund and date): the
+    previous main/reserve, the day's collection, the admin fee, the shares to main and reserve,
+    the updated main/reserve, and from when the day's collection counts for a hit
+    (``effective_at``: the earliest opening of the day's tables)."""
+
+    __tablename__ = "bbj_postings"
+    __table_args__ = (UniqueConstraint("fund_id", "business_date",
+                                       name="uq_bbj_postings_day"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    fund_id: Mapped[str] = mapped_column(ForeignKey("bbj_funds.id"), index=True)
+    business_date: Mapped[date] = mapped_column(Date)
+    previous_main_cents: Mapped[int] = mapped_column(BigInteger)
+    previous_reserve_cents: Mapped[int] = mapped_column(BigInteger)
+    collection_cents: Mapped[int] = mapped_column(BigInteger)
+    admin_fee_cents: Mapped[int] = mapped_column(BigInteger)
+    to_main_cents: Mapped[int] = mapped_column(BigInteger)
+    to_reserve_cents: Mapped[int] = mapped_column(BigInteger)
+    main_cents: Mapped[int] = mapped_column(BigInteger)
+    reserve_cents: Mapped[int] = mapped_column(BigInteger)
+    effective_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    last_closed_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    recorded_by: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class BbjAward(Base):
+    """Append-only: a Bad Beat Jackpot hit paid from a fund (the TGD-1500 figures): when it hit,
+    the table, main/reserve the decision was made on, the payout fraction (exact numerator /
+    denominator), the award, what was paid, the reserve moved up, main/reserve after."""
+
+    __tablename__ = "bbj_awards"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    fund_id: Mapped[str] = mapped_column(ForeignKey("bbj_funds.id"), index=True)
+    hit_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    table_name: Mapped[str] = mapped_column(String(64))
+    main_before_cents: Mapped[int] = mapped_column(BigInteger)
+    reserve_before_cents: Mapped[int] = mapped_column(BigInteger)
+    fraction_num: Mapped[int] = mapped_column(BigInteger)
+    fraction_den: Mapped[int] = mapped_column(BigInteger)
+    award_cents: Mapped[int] = mapped_column(BigInteger)
+    paid_cents: Mapped[int] = mapped_column(BigInteger)
+    reserve_moved_cents: Mapped[int] = mapped_column(BigInteger)
+    main_after_cents: Mapped[int] = mapped_column(BigInteger)
+    reserve_after_cents: Mapped[int] = mapped_column(BigInteger)
+    ceases_fund: Mapped[bool] = mapped_column(Boolean)
+    recorded_by: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class BbjAwardShare(Base):
+    """Append-only: one sharer of an award: seat, role (winning, losing, table), taxpayer class,
+    gross share, withholding tax (net = gross - tax)."""
+
+    __tablename__ = "bbj_award_shares"
+    __table_args__ = (UniqueConstraint("award_id", "seat", name="uq_bbj_award_shares_seat"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    award_id: Mapped[int] = mapped_column(ForeignKey("bbj_awards.id"))
+    seat: Mapped[int] = mapped_column(Integer)
+    role: Mapped[str] = mapped_column(String(16))
+    taxpayer: Mapped[str] = mapped_column(String(16))
+    gross_cents: Mapped[int] = mapped_column(BigInteger)
+    tax_cents: Mapped[int] = mapped_column(BigInteger)
+
+
+class BbjCessation(Base):
+    """Append-only: a fund ceased (TGD-1540), once: ``transfer`` (increment + reserve to another
+    fund, the seed back to the operator if the jackpot was not reset) or ``after_hit``."""
+
+    __tablename__ = "bbj_cessations"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    fund_id: Mapped[str] = mapped_column(ForeignKey("bbj_funds.id"), unique=True)
+    kind: Mapped[str] = mapped_column(String(16))  # transfer | after_hit
+    to_fund_id: Mapped[str | None] = mapped_column(ForeignKey("bbj_funds.id"))
+    award_id: Mapped[int | None] = mapped_column(ForeignKey("bbj_awards.id"))
+    seed_returned_cents: Mapped[int] = mapped_column(BigInteger)
+    increment_cents: Mapped[int] = mapped_column(BigInteger)
+    reserve_cents: Mapped[int] = mapped_column(BigInteger)
+    reason: Mapped[str] = mapped_column(Text)
+    recorded_by: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class BbjEntry(Base):
+    """Append-only: one movement of a fund's main and/or reserve, in centavos.  ``kind``: seed,
+    collection, award, reserve_move, cessation_merge, seed_return, transfer_out, transfer_in.
+    ``effective_at``: from when it counts for a hit (core.bbj_fund.amount_for_hit)."""
+
+    __tablename__ = "bbj_entries"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    fund_id: Mapped[str] = mapped_column(ForeignKey("bbj_funds.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(24))
+    main_delta_cents: Mapped[int] = mapped_column(BigInteger)
+    reserve_delta_cents: Mapped[int] = mapped_column(BigInteger)
+    posting_id: Mapped[int | None] = mapped_column(ForeignKey("bbj_postings.id"))
+    award_id: Mapped[int | None] = mapped_column(ForeignKey("bbj_awards.id"))
+    cessation_id: Mapped[int | None] = mapped_column(ForeignKey("bbj_cessations.id"))
+    reason: Mapped[str] = mapped_column(Text)
+    recorded_by: Mapped[str] = mapped_column(String(200))
+    effective_at: Mapped[datetime] = mapped_column(UTCDateTime)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)

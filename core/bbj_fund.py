@@ -1,0 +1,488 @@
+"""The poker room's Bad Beat Jackpot FUND in the ledger (RULES.md section 6, "Funding" and
+"Payout"; TGD-1540 for cessation).  docs/bbj.md "The fund" explains the choices.
+
+* :func:`jackpot_rake_cents`: the jackpot rake of one hand (10% of the pot, capped, "no flop, no
+  drop").  Computing only: the money that matters is the daily count.
+* :func:`record_count`: one drop box counted (date, table, box, opened/closed, dealer, chip pieces
+  per denomination) -> ``bbj_drop_counts``.
+* :func:`post_day`: the day's jackpot rake -> 30% admin fee to the operator, 70% to the fund split
+  70% main / 30% reserve (:func:`distribute`: no centavo created or lost) -> a ``bbj_postings``
+  row (previous, the day's collection, updated) and its ``collection`` entry.
+* :func:`seed`: operator seed money (recorded and reported: :func:`seed_infusions`).
+* :func:`amount_for_hit`: main and reserve for a hit at a given moment; the day's collections
+  count from the day's first table opening, so a hit before the day's posting is paid on the
+  UPDATED amount.
+* :func:`record_award`: a qualifying ``core.rules.bbj.Decision`` paid: award, every share, the
+  ``award`` and ``reserve_move`` entries, in one transaction.
+* :func:`cease_by_transfer` and ``record_award(..., cease=True)``: TGD-1540.
+
+A fund's main and reserve are ALWAYS the sums of its ``bbj_entries`` (centavos); every write is
+one transaction holding the fund row (``SELECT ... FOR UPDATE`` on PostgreSQL; SQLite's
+``BEGIN IMMEDIATE`` serializes writers).  Nothing is updated in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from fractions import Fraction
+
+from sqlalchemy import Engine, func, select
+from sqlalchemy.orm import Session
+
+from core.ledger.models import (
+    BbjAward,
+    BbjAwardShare,
+    BbjCessation,
+    BbjDropCount,
+    BbjEntry,
+    BbjFund,
+    BbjPosting,
+)
+from core.money import CENTS_PER_MAJOR, format_cents
+from core.rules.bbj import Decision
+
+DENOMINATIONS: tuple[int, ...] = (500, 100, 50, 25, 10)  # jackpot drop-box chips, pesos
+ENTRY_KINDS: tuple[str, ...] = ("seed", "collection", "award", "reserve_move", "cessation_merge",
+                                "seed_return", "transfer_out", "transfer_in")
+
+
+class BbjFundError(ValueError):
+    """A fund operation refused; the message names the thing and the problem."""
+
+
+def _fraction(rate: Decimal) -> Fraction:
+    return Fraction(*rate.as_integer_ratio())
+
+
+def _floor(cents: int, rate: Decimal) -> int:
+    num, den = rate.as_integer_ratio()
+    return cents * num // den
+
+
+@dataclass(frozen=True)
+class FundSettings:
+    """What RULES.md section 6 "Funding" leaves to the operator, with the RULES.md defaults."""
+
+    rake_rate: Decimal = Decimal("0.10")  # of each eligible pot
+    room_max_rake_cents: int = 10_000  # 100 pesos per hand
+    # Lower caps by blind level: (big blind in centavos, cap in centavos); an unlisted big blind
+    # takes the room maximum.
+    caps_by_big_blind: tuple[tuple[int, int], ...] = ()
+    admin_fee_rate: Decimal = Decimal("0.30")  # of the day's jackpot rake, to the operator
+    main_rate: Decimal = Decimal("0.70")  # of what goes to the fund; the reserve gets the rest
+    denominations: tuple[int, ...] = DENOMINATIONS  # chip values in pesos
+
+    def __post_init__(self) -> None:
+        for name in ("rake_rate", "admin_fee_rate", "main_rate"):
+            rate = getattr(self, name)
+            if not isinstance(rate, Decimal) or not rate.is_finite() or not 0 <= rate <= 1:
+                raise BbjFundError(f"{name}: {rate!r} must be a Decimal between 0 and 1")
+        if self.room_max_rake_cents <= 0:
+            raise BbjFundError("room_max_rake_cents: must be more than 0.00")
+        blinds: set[int] = set()
+        for big_blind, cap in self.caps_by_big_blind:
+            if big_blind <= 0 or big_blind in blinds:
+                raise BbjFundError(f"caps_by_big_blind: big blind {big_blind} is not positive "
+                                   "or listed twice")
+            if not 0 < cap <= self.room_max_rake_cents:
+                room = format_cents(self.room_max_rake_cents)
+                raise BbjFundError(f"caps_by_big_blind: the cap {format_cents(cap)} for big blind "
+                                   f"{format_cents(big_blind)} must be more than 0.00 and at "
+                                   f"most the room maximum {room}")
+            blinds.add(big_blind)
+        if not self.denominations or any(d <= 0 for d in self.denominations) \
+                or len(set(self.denominations)) != len(self.denominations):
+            raise BbjFundError("denominations: must be distinct positive peso values")
+
+    def rake_cap_cents(self, big_blind_cents: int) -> int:
+        """The jackpot rake cap per hand at this blind level (the table's cap for payouts)."""
+        return dict(self.caps_by_big_blind).get(big_blind_cents, self.room_max_rake_cents)
+
+
+def jackpot_rake_cents(pot_cents: int, *, flop_dealt: bool, big_blind_cents: int,
+                       settings: FundSettings | None = None) -> int:
+    """One hand's jackpot rake: ``rake_rate`` of the pot rounded DOWN to the centavo, at most the
+    blind level's cap; 0 when no flop was dealt ("no flop, no drop").  Taken once per hand."""
+    s = settings or FundSettings()
+    if pot_cents < 0:
+        raise BbjFundError(f"pot: {format_cents(pot_cents)} is negative")
+    if not flop_dealt:
+        return 0
+    return min(_floor(pot_cents, s.rake_rate), s.rake_cap_cents(big_blind_cents))
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """A day's jackpot rake split.  Rounding: the admin fee and the main part round DOWN, the
+    reserve takes the rest, so fee + main + reserve == collection exactly."""
+
+    collection_cents: int
+    admin_fee_cents: int
+    to_main_cents: int
+    to_reserve_cents: int
+
+
+def distribute(collection_cents: int, settings: FundSettings | None = None) -> Distribution:
+    s = settings or FundSettings()
+    if collection_cents < 0:
+        raise BbjFundError(f"collection: {format_cents(collection_cents)} is negative")
+    fee = _floor(collection_cents, s.admin_fee_rate)
+    to_fund = collection_cents - fee
+    to_main = _floor(to_fund, s.main_rate)
+    return Distribution(collection_cents, fee, to_main, to_fund - to_main)
+
+
+@dataclass(frozen=True)
+class Funds:
+    main_cents: int
+    reserve_cents: int
+
+    @property
+    def total_cents(self) -> int:
+        return self.main_cents + self.reserve_cents
+
+
+@dataclass(frozen=True)
+class Posting:
+    posting_id: int
+    business_date: date
+    previous: Funds
+    distribution: Distribution
+    updated: Funds
+
+
+def _now(at: datetime | None) -> datetime:
+    if at is None:
+        return datetime.now(UTC)
+    return _aware(at, "time")
+
+
+def _aware(at: datetime, what: str) -> datetime:
+    if not isinstance(at, datetime) or at.tzinfo is None:
+        raise BbjFundError(f"{what}: {at!r} must be a timezone-aware datetime")
+    return at.astimezone(UTC)
+
+
+def _text(value: str, what: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise BbjFundError(f"{what}: must not be empty")
+    return value.strip()
+
+
+def _fund(s: Session, fund_id: str, *, open_: bool = True) -> BbjFund:
+    """The fund row, locked for the transaction; ``open_``: refuse a ceased fund."""
+    fund = s.execute(select(BbjFund).where(BbjFund.id == fund_id).with_for_update()) \
+        .scalar_one_or_none()
+    if fund is None:
+        raise BbjFundError(f"fund {fund_id!r} does not exist")
+    if open_ and s.execute(select(BbjCessation.id).where(BbjCessation.fund_id == fund_id)) \
+            .first() is not None:
+        raise BbjFundError(f"fund {fund_id!r} has ceased (TGD-1540): nothing more can be "
+                           "recorded on it")
+    return fund
+
+
+def _sums(s: Session, fund_id: str, at: datetime | None = None) -> Funds:
+    q = select(func.coalesce(func.sum(BbjEntry.main_delta_cents), 0),
+               func.coalesce(func.sum(BbjEntry.reserve_delta_cents), 0)) \
+        .where(BbjEntry.fund_id == fund_id)
+    if at is not None:
+        q = q.where(BbjEntry.effective_at <= at)
+    main, reserve = s.execute(q).one()
+    return Funds(int(main), int(reserve))
+
+
+def _entry(s: Session, fund_id: str, kind: str, main: int, reserve: int, *, by: str,
+           reason: str, effective_at: datetime, created_at: datetime,
+           posting_id: int | None = None, award_id: int | None = None,
+           cessation_id: int | None = None) -> BbjEntry:
+    assert kind in ENTRY_KINDS
+    e = BbjEntry(fund_id=fund_id, kind=kind, main_delta_cents=main, reserve_delta_cents=reserve,
+                 posting_id=posting_id, award_id=award_id, cessation_id=cessation_id,
+                 reason=reason, recorded_by=by, effective_at=effective_at,
+                 created_at=created_at)
+    s.add(e)
+    return e
+
+
+def create_fund(engine: Engine, fund_id: str, name: str, *, at: datetime | None = None) -> None:
+    fid = _text(fund_id, "fund id")
+    with Session(engine) as s, s.begin():
+        if s.get(BbjFund, fid) is not None:
+            raise BbjFundError(f"fund {fid!r} already exists")
+        s.add(BbjFund(id=fid, name=_text(name, "fund name"), created_at=_now(at)))
+
+
+def funds(engine: Engine, fund_id: str) -> Funds:
+    """Main and reserve now: the sums of every entry of the fund."""
+    with Session(engine) as s:
+        _fund(s, fund_id, open_=False)
+        return _sums(s, fund_id)
+
+
+def amount_for_hit(engine: Engine, fund_id: str, at: datetime, *,
+                   ceasing: bool = False) -> Funds:
+    """Main and reserve for a hit at ``at``: every entry effective at or before ``at``.  A day's
+    collection is effective from the day's first table opening, so a hit before that day's
+    posting is paid on the updated amount (the day's collections included); collections of
+    later days and awards of later hits are not.  ``ceasing``: the fund ceases with this hit
+    (TGD-1540), so the reserve is added to the main amount (reserve 0)."""
+    hit_at = _aware(at, "hit time")
+    with Session(engine) as s:
+        _fund(s, fund_id, open_=False)
+        f = _sums(s, fund_id, hit_at)
+    return Funds(f.total_cents, 0) if ceasing else f
+
+
+def seed(engine: Engine, fund_id: str, amount_cents: int, *, by: str, reason: str,
+         at: datetime | None = None) -> int:
+    """Operator seed money into MAIN (reported by :func:`seed_infusions`); the entry id."""
+    if isinstance(amount_cents, bool) or not isinstance(amount_cents, int) or amount_cents <= 0:
+        raise BbjFundError(f"seed: {amount_cents!r} must be a positive amount in centavos")
+    now = _now(at)
+    with Session(engine) as s, s.begin():
+        _fund(s, fund_id)
+        e = _entry(s, fund_id, "seed", amount_cents, 0, by=_text(by, "recorded by"),
+                   reason=_text(reason, "reason"), effective_at=now, created_at=now)
+        s.flush()
+        return e.id
+
+
+def seed_infusions(engine: Engine, fund_id: str) -> list[tuple[datetime, int, str, str]]:
+    """Every seed infusion: (time, centavos, by, reason), oldest first."""
+    with Session(engine) as s:
+        rows = s.execute(select(BbjEntry).where(BbjEntry.fund_id == fund_id,
+                                                BbjEntry.kind == "seed")
+                         .order_by(BbjEntry.id)).scalars()
+        return [(e.effective_at, e.main_delta_cents, e.recorded_by, e.reason) for e in rows]
+
+
+def record_count(engine: Engine, fund_id: str, *, business_date: date, table: str,
+                 drop_box: str, opened_at: datetime, closed_at: datetime, dealer: str,
+                 pieces: Mapping[int, int], by: str, settings: FundSettings | None = None,
+                 at: datetime | None = None) -> int:
+    """One jackpot drop box counted: chip ``pieces`` per denomination (pesos); the row id.
+    A date already posted is closed: a late count is refused."""
+    st = settings or FundSettings()
+    if not isinstance(business_date, date) or isinstance(business_date, datetime):
+        raise BbjFundError(f"business date: {business_date!r} must be a date")
+    opened, closed = _aware(opened_at, "opened"), _aware(closed_at, "closed")
+    if closed < opened:
+        raise BbjFundError(f"table {table}: closed {closed:%H:%M} before it opened "
+                           f"{opened:%H:%M}")
+    total = 0
+    clean: dict[str, int] = {}
+    for denom, count in pieces.items():
+        if denom not in st.denominations:
+            raise BbjFundError(f"pieces: {denom!r} is not a chip denomination (use "
+                               f"{', '.join(str(d) for d in st.denominations)})")
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise BbjFundError(f"pieces of {denom}: {count!r} must be a whole number, 0 or more")
+        clean[str(denom)] = count
+        total += denom * CENTS_PER_MAJOR * count
+    tbl, box = _text(table, "table"), _text(drop_box, "drop box")
+    now = _now(at)
+    with Session(engine) as s, s.begin():
+        _fund(s, fund_id)
+        if s.execute(select(BbjPosting.id).where(BbjPosting.fund_id == fund_id,
+                                                 BbjPosting.business_date == business_date)) \
+                .first() is not None:
+            raise BbjFundError(f"{business_date}: the day is already posted; a late count "
+                               "can not change it")
+        if s.execute(select(BbjDropCount.id).where(
+                BbjDropCount.fund_id == fund_id, BbjDropCount.business_date == business_date,
+                BbjDropCount.table_name == tbl, BbjDropCount.drop_box == box)).first():
+            raise BbjFundError(f"{business_date}: table {tbl} drop box {box} is already counted")
+        row = BbjDropCount(fund_id=fund_id, business_date=business_date, table_name=tbl,
+                           drop_box=box, opened_at=opened, closed_at=closed,
+                           dealer=_text(dealer, "dealer"), pieces=clean, total_cents=total,
+                           recorded_by=_text(by, "recorded by"), created_at=now)
+        s.add(row)
+        s.flush()
+        return row.id
+
+
+def post_day(engine: Engine, fund_id: str, business_date: date, *, by: str,
+             settings: FundSettings | None = None, at: datetime | None = None) -> Posting:
+    """Post the updated jackpot after the day's count: the posting row (previous, the day's
+    collection, admin fee, main and reserve parts, updated) and its ``collection`` entry, in one
+    transaction.  The collection is effective from the day's first table opening."""
+    st = settings or FundSettings()
+    now = _now(at)
+    who = _text(by, "recorded by")
+    with Session(engine) as s, s.begin():
+        _fund(s, fund_id)
+        counts = list(s.execute(select(BbjDropCount).where(
+            BbjDropCount.fund_id == fund_id,
+            BbjDropCount.business_date == business_date)).scalars())
+        if not counts:
+            raise BbjFundError(f"{business_date}: no drop box counted for fund {fund_id!r}")
+        posted = s.execute(select(func.max(BbjPosting.business_date))
+                           .where(BbjPosting.fund_id == fund_id)).scalar()
+        if posted is not None and posted >= business_date:
+            raise BbjFundError(f"{business_date}: fund {fund_id!r} is already posted up to "
+                               f"{posted}")
+        previous = _sums(s, fund_id)
+        d = distribute(sum(c.total_cents for c in counts), st)
+        updated = Funds(previous.main_cents + d.to_main_cents,
+                        previous.reserve_cents + d.to_reserve_cents)
+        effective = min(c.opened_at for c in counts)
+        p = BbjPosting(fund_id=fund_id, business_date=business_date,
+                       previous_main_cents=previous.main_cents,
+                       previous_reserve_cents=previous.reserve_cents,
+                       collection_cents=d.collection_cents, admin_fee_cents=d.admin_fee_cents,
+                       to_main_cents=d.to_main_cents, to_reserve_cents=d.to_reserve_cents,
+                       main_cents=updated.main_cents, reserve_cents=updated.reserve_cents,
+                       effective_at=effective,
+                       last_closed_at=max(c.closed_at for c in counts),
+                       recorded_by=who, created_at=now)
+        s.add(p)
+        s.flush()
+        _entry(s, fund_id, "collection", d.to_main_cents, d.to_reserve_cents, by=who,
+               reason=f"jackpot rake of {business_date}: {format_cents(d.collection_cents)}, "
+                      f"admin fee {format_cents(d.admin_fee_cents)}",
+               effective_at=effective, created_at=now, posting_id=p.id)
+        return Posting(p.id, business_date, previous, d, updated)
+
+
+def record_award(engine: Engine, fund_id: str, decision: Decision, *, hit_at: datetime,
+                 table: str, by: str, cease: bool = False, at: datetime | None = None) -> int:
+    """Pay a qualifying decision from the fund; the award id.  The decision must have been made
+    on :func:`amount_for_hit` (same ``cease``); the hit's day must be posted.  One transaction:
+    the award, a row per share, the ``award`` entry (main - the shares paid: the leftover
+    centavos stay) and the ``reserve_move`` entry (reserve x fraction up into main).  ``cease``:
+    TGD-1540 cessation once hit, the reserve first added to main (a ``cessation_merge`` entry)
+    and a ``bbj_cessations`` row; the fund takes nothing more afterwards."""
+    if not decision.qualifies:
+        raise BbjFundError("award: the claim does not qualify (" +
+                           ", ".join(decision.reasons) + "); nothing is paid")
+    when = _aware(hit_at, "hit time")
+    now = _now(at)
+    who = _text(by, "recorded by")
+    tbl = _text(table, "table")
+    with Session(engine) as s, s.begin():
+        _fund(s, fund_id)
+        covering = s.execute(select(BbjPosting.id).where(
+            BbjPosting.fund_id == fund_id, BbjPosting.effective_at <= when,
+            BbjPosting.last_closed_at >= when)).first()
+        if covering is None:
+            raise BbjFundError(f"hit at {when:%Y-%m-%d %H:%M} UTC: the day of the hit is not "
+                               "posted; count and post it first (the prize includes the day's "
+                               "collections)")
+        later = s.execute(select(BbjAward.id).where(BbjAward.fund_id == fund_id,
+                                                    BbjAward.hit_at > when)).first()
+        if later is not None:
+            raise BbjFundError(f"hit at {when:%Y-%m-%d %H:%M} UTC: a later hit is already "
+                               "recorded on this fund")
+        stood = _sums(s, fund_id, when)
+        base = Funds(stood.total_cents, 0) if cease else stood
+        fr = decision.payout_fraction
+        moved = base.reserve_cents * fr.numerator // fr.denominator
+        paid = decision.paid_cents
+        if (decision.award_cents != base.main_cents * fr.numerator // fr.denominator
+                or decision.main_after_cents != base.main_cents - paid + moved
+                or decision.reserve_after_cents != base.reserve_cents - moved):
+            raise BbjFundError(f"award: the decision was not made on the fund as it stood for "
+                               f"the hit (main {format_cents(base.main_cents)}, reserve "
+                               f"{format_cents(base.reserve_cents)})")
+        award = BbjAward(fund_id=fund_id, hit_at=when, table_name=tbl,
+                         main_before_cents=base.main_cents,
+                         reserve_before_cents=base.reserve_cents,
+                         fraction_num=fr.numerator, fraction_den=fr.denominator,
+                         award_cents=decision.award_cents, paid_cents=paid,
+                         reserve_moved_cents=moved, main_after_cents=decision.main_after_cents,
+                         reserve_after_cents=decision.reserve_after_cents, ceases_fund=cease,
+                         recorded_by=who, created_at=now)
+        s.add(award)
+        s.flush()
+        for sh in decision.shares:
+            s.add(BbjAwardShare(award_id=award.id, seat=sh.seat, role=sh.role,
+                                taxpayer=sh.taxpayer, gross_cents=sh.gross_cents,
+                                tax_cents=sh.tax_cents))
+        cessation_id: int | None = None
+        if cease:
+            c = BbjCessation(fund_id=fund_id, kind="after_hit", to_fund_id=None,
+                             award_id=award.id, seed_returned_cents=0,
+                             increment_cents=stood.main_cents,
+                             reserve_cents=stood.reserve_cents,
+                             reason="ceased once hit: the reserve is added to the main amount won",
+                             recorded_by=who, created_at=now)
+            s.add(c)
+            s.flush()
+            cessation_id = c.id
+            _entry(s, fund_id, "cessation_merge", stood.reserve_cents, -stood.reserve_cents,
+                   by=who, reason="TGD-1540: reserve added to the main amount won",
+                   effective_at=when, created_at=now, award_id=award.id,
+                   cessation_id=cessation_id)
+        _entry(s, fund_id, "award", -paid, 0, by=who,
+               reason=f"bad beat at table {tbl}: award {format_cents(decision.award_cents)}, "
+                      f"paid {format_cents(paid)}", effective_at=when, created_at=now,
+               award_id=award.id)
+        _entry(s, fund_id, "reserve_move", moved, -moved, by=who,
+               reason=f"reserve x {fr} up into main", effective_at=when, created_at=now,
+               award_id=award.id)
+        return award.id
+
+
+def seed_outstanding_cents(engine: Engine, fund_id: str) -> int:
+    """The operator's seed still in the jackpot: the seed infusions since the last hit (a hit
+    resets the jackpot), never more than main."""
+    with Session(engine) as s:
+        _fund(s, fund_id, open_=False)
+        return _seed_outstanding(s, fund_id)
+
+
+def _seed_outstanding(s: Session, fund_id: str) -> int:
+    last_hit = s.execute(select(func.max(BbjAward.hit_at))
+                         .where(BbjAward.fund_id == fund_id)).scalar()
+    q = select(func.coalesce(func.sum(BbjEntry.main_delta_cents), 0)).where(
+        BbjEntry.fund_id == fund_id, BbjEntry.kind == "seed")
+    if last_hit is not None:
+        q = q.where(BbjEntry.effective_at > last_hit)
+    seeded = int(s.execute(q).scalar_one())
+    return max(0, min(seeded, _sums(s, fund_id).main_cents))
+
+
+def cease_by_transfer(engine: Engine, fund_id: str, to_fund_id: str, *, by: str, reason: str,
+                      at: datetime | None = None) -> int:
+    """TGD-1540 cessation by transfer; the cessation id.  The seed goes back to the operator if
+    the jackpot has not been reset (a ``seed_return`` entry), the increment (main - seed) goes
+    to the other fund's main and the reserve to its reserve (``transfer_out`` here,
+    ``transfer_in`` there); the source ends at 0 / 0.  Every counted day must be posted."""
+    if fund_id == to_fund_id:
+        raise BbjFundError("transfer: a fund can not be transferred to itself")
+    now = _now(at)
+    who, why = _text(by, "recorded by"), _text(reason, "reason")
+    with Session(engine) as s, s.begin():
+        _fund(s, fund_id)
+        _fund(s, to_fund_id)
+        posted = select(BbjPosting.business_date).where(BbjPosting.fund_id == fund_id)
+        pending = s.execute(select(BbjDropCount.business_date).where(
+            BbjDropCount.fund_id == fund_id,
+            BbjDropCount.business_date.not_in(posted))).first()
+        if pending is not None:
+            raise BbjFundError(f"transfer: {pending[0]} is counted but not posted; post it "
+                               "first")
+        now_funds = _sums(s, fund_id)
+        seed_back = _seed_outstanding(s, fund_id)
+        increment = now_funds.main_cents - seed_back
+        c = BbjCessation(fund_id=fund_id, kind="transfer", to_fund_id=to_fund_id, award_id=None,
+                         seed_returned_cents=seed_back, increment_cents=increment,
+                         reserve_cents=now_funds.reserve_cents, reason=why, recorded_by=who,
+                         created_at=now)
+        s.add(c)
+        s.flush()
+        if seed_back:
+            _entry(s, fund_id, "seed_return", -seed_back, 0, by=who,
+                   reason="seed back to the operator (jackpot not reset)", effective_at=now,
+                   created_at=now, cessation_id=c.id)
+        _entry(s, fund_id, "transfer_out", -increment, -now_funds.reserve_cents, by=who,
+               reason=f"increment and reserve to fund {to_fund_id}", effective_at=now,
+               created_at=now, cessation_id=c.id)
+        _entry(s, to_fund_id, "transfer_in", increment, now_funds.reserve_cents, by=who,
+               reason=f"increment and reserve from fund {fund_id}", effective_at=now,
+               created_at=now, cessation_id=c.id)
+        return c.id
