@@ -168,7 +168,7 @@ class FigureTable(QTableWidget):
         self.setAlternatingRowColors(True)
         self.setWordWrap(False)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setStyleSheet("QTableWidget { font-size: 13pt; }")
+        self.setStyleSheet("QTableWidget { font-size: 11pt; }")
         hdr = self.horizontalHeader()
         hdr.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         hdr.setStretchLastSection(True)
@@ -218,7 +218,7 @@ def _probability(n: int, total: int) -> str:
 
 def _pay_text(table: Paytable, pay: Pay, symbol: str) -> str:
     if pay.odds is not None:
-        envy = f", envy {format_cents(pay.envy_cents, symbol)}" if pay.envy_cents else ""
+        envy = f" · envy {format_cents(pay.envy_cents, symbol)}" if pay.envy_cents else ""
         return f"{pay.odds} to 1{envy}"
     if pay.fraction is not None:
         return f"{fraction_text(Fraction(pay.fraction) * 100, 8)}% of {pay.level}"
@@ -395,7 +395,7 @@ class PaytableScreen(QWidget):
         self.list = QListWidget()
         self.list.setObjectName("paytableList")
         self.list.setMinimumWidth(200)
-        self.list.setMaximumWidth(380)
+        self.list.setMaximumWidth(260)
         self.list.setStyleSheet("QListWidget { font-size: 14pt; } "
                                 "QListWidget::item { padding: 6px; }")
         for t in self.tables:
