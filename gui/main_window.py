@@ -97,6 +97,9 @@ class MainWindow(QMainWindow):
         from gui.machine_check import MachineCheckScreen
 
         left.addTab(MachineCheckScreen(console, self), "Machine check")
+        from gui.poker_room import PokerRoomScreen
+
+        left.addTab(PokerRoomScreen(console, self), "Poker room")
         split.addWidget(left)
 
         meters = QScrollArea()

@@ -41,7 +41,7 @@ def test_migration_creates_every_table_and_downgrades_to_nothing(bare_engine: En
 def test_upgrade_twice_is_harmless(engine: Engine) -> None:
     upgrade(engine)
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
-    assert head == "0005"
+    assert head == "0006"
     with engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == head
 
@@ -140,13 +140,14 @@ def test_settings_table_holds_text_values(engine: Engine) -> None:
 
 def test_a_0001_ledger_upgrades_to_the_head_keeping_its_rows(bare_engine: Engine) -> None:
     """A ledger at 0001 upgrades: 0002 adds refused_events, 0003 employee_events, 0004
-    machine_checks, 0005 the bbj_* tables."""
+    machine_checks, 0005 the bbj_* tables, 0006 bbj_cases and bbj_case_events."""
     upgrade(bare_engine, "0001")
     assert "refused_events" not in inspect(bare_engine).get_table_names()
     with Session(bare_engine) as s, s.begin():
         s.add(Setting(key="install_salt", value="ab"))
     upgrade(bare_engine)
-    assert {"refused_events", "employee_events", "machine_checks", *BBJ_TABLES} <= set(
+    assert {"refused_events", "employee_events", "machine_checks", *BBJ_TABLES,
+            "bbj_cases", "bbj_case_events"} <= set(
         inspect(bare_engine).get_table_names())
     with Session(bare_engine) as s:
         assert s.get(Setting, "install_salt").value == "ab"  # type: ignore[union-attr]

@@ -1,11 +1,11 @@
 """The ledger tables (SQLAlchemy 2 declarative).  The migrations (0001 initial, 0002
-refused_events, 0003 employee_events, 0004 machine_checks, 0005 the bbj_* tables) create exactly
-these; a test compares Alembic autogenerate against this module.
+refused_events, 0003 employee_events, 0004 machine_checks, 0005 the bbj_* tables, 0006 bbj_cases and
+bbj_case_events) create exactly these; a test compares Alembic autogenerate against this module.
 
 Append-only tables (never UPDATEd or DELETEd by Podium): level_settings, meter_entries,
 controller_events, refused_events, hit_decisions, awards, swipe_log, slips, slip_print_attempts,
 employee_events, machine_checks, bbj_drop_counts, bbj_postings, bbj_entries, bbj_awards,
-bbj_award_shares, bbj_cessations.
+bbj_award_shares, bbj_cessations, bbj_cases, bbj_case_events.
 A meter's value is always the SUM of its meter_entries; nothing caches it.
 
 Money: ``*_cents`` columns are cents; ``*_delta`` / ``*_units`` columns are exact units
@@ -478,4 +478,37 @@ class BbjEntry(Base):
     reason: Mapped[str] = mapped_column(Text)
     recorded_by: Mapped[str] = mapped_column(String(200))
     effective_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class BbjCase(Base):
+    """Append-only: a Bad Beat Jackpot claim opened as a tracked case (core/bbj_cases.py): the
+    fund, the table, when the hand was hit, the claim as entered (JSON: blinds, pot, seats dealt
+    in, board, showdown hole cards, names, ID checked per seat, taxpayer classes, voids, the
+    jackpot rake caps, main/reserve for the hit) and the decision made on it (JSON, the CLI.md
+    ``decision_json``).  Its state is its latest ``bbj_case_events`` row."""
+
+    __tablename__ = "bbj_cases"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    fund_id: Mapped[str] = mapped_column(ForeignKey("bbj_funds.id"), index=True)
+    table_name: Mapped[str] = mapped_column(String(64))
+    hit_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    claim: Mapped[dict[str, Any]] = mapped_column(JSON)
+    decision: Mapped[dict[str, Any]] = mapped_column(JSON)
+    qualifies: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class BbjCaseEvent(Base):
+    """Append-only: one state a case entered (claimed, verified, request_filed,
+    attachments_filed, approved, share_paid, acknowledged, voided), who decided (the swiped
+    employee) and when; ``seat`` for a share paid; ``detail`` the reason of a void or a note."""
+
+    __tablename__ = "bbj_case_events"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    case_id: Mapped[int] = mapped_column(ForeignKey("bbj_cases.id"), index=True)
+    state: Mapped[str] = mapped_column(String(24))
+    seat: Mapped[int | None] = mapped_column(Integer)
+    detail: Mapped[str] = mapped_column(Text)
+    employee_id: Mapped[int] = mapped_column(ForeignKey("employees.id"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)

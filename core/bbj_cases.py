@@ -1,0 +1,442 @@
+"""Bad Beat Jackpot claims as tracked CASES (RULES.md section 6, "Deadlines and reports"; the
+console's Poker room tab, docs/operator.md "Poker room"; docs/bbj.md "Cases").
+
+A case is opened from a claim as the floor entered it (:class:`ClaimEntry`: table, blinds, pot,
+seats dealt in, board, showdown hole cards, names, ID checked per seat, taxpayer classes); the
+decision is ``core.rules.bbj.decide`` on the fund's :func:`core.bbj_fund.amount_for_hit` for the
+hit time.  The claim and the decision are stored with the case (``bbj_cases``); its history is
+append-only state rows (``bbj_case_events``), each with who (a supervisor's swipe) and when,
+written in ONE transaction with its ``swipe_log`` row.  A refused card writes only its swipe-log
+row.
+
+States, in order (none can be skipped)::
+
+    claimed -> verified (deck sorted, CCTV reviewed) -> request_filed (TGD-1500)
+            -> approved -> share_paid (one row per share, seat by seat) -> acknowledged
+
+``attachments_filed`` (IDs, bank statement, CCTV) is recorded once, any time after the request
+is filed.  ``voided`` (with the reason and who decided) ends a case from any state before the
+first share is paid.  A claim that does not qualify can only be voided.
+
+Deadlines (:func:`deadlines`), from the hit time: TGD-1500 within 24 hours of the hit;
+attachments within 7 calendar days of the hit; approval within 3 business days of filing;
+payout (every share) within 3 business days of approval; acknowledgment within 24 hours after
+the payout.  Business days skip Saturdays, Sundays and the ``holidays`` given, counted in the
+casino's time zone, keeping the time of day.  :func:`overdue` lists every deadline passed and
+not met.
+
+Not done here: the fund's award entries (``core.bbj_fund.record_award``) are not written by a
+share payment; see docs/bbj.md "Cases".
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session
+
+from core.auth import AuthError, authorize, log_swipe
+from core.bbj_fund import amount_for_hit
+from core.ledger.models import BbjCase, BbjCaseEvent, BbjFund, Employee
+from core.money import json_cents, parse_cents
+from core.rules.bbj import BbjSettings, Claim, Decision, ShownHand, decide
+from core.rules.bbj_command import decision_json
+from core.rules.cards import Card, format_cards, parse_cards
+
+log = logging.getLogger("podium.bbj_cases")
+
+SWIPE_ACTION = "bbj_case"
+ROLE = "supervisor"  # every step needs a supervisor's (or executive's) card
+CHAIN: tuple[str, ...] = ("claimed", "verified", "request_filed", "approved", "share_paid",
+                          "acknowledged")
+STATES: tuple[str, ...] = (*CHAIN, "attachments_filed", "voided")
+STATE_TEXT: dict[str, str] = {
+    "claimed": "claimed", "verified": "verified (deck sorted, CCTV reviewed)",
+    "request_filed": "awarding request filed (TGD-1500)", "approved": "approved",
+    "share_paid": "paying shares", "acknowledged": "acknowledgment received",
+    "attachments_filed": "attachments filed", "voided": "voided",
+}
+REASON_TEXT: dict[str, str] = {
+    "NOT_ENOUGH_PLAYERS": "fewer than 5 players dealt in",
+    "POT_TOO_SMALL": "the pot is under 20 big blinds",
+    "NO_SHOWDOWN": "fewer than two hands went to showdown",
+    "WINNING_HAND_TOO_LOW": "the winning hand is below four of a kind",
+    "LOSING_HAND_TOO_LOW": "the losing hand is below Aces full of Tens",
+    "WINNING_HOLE_CARDS_DO_NOT_PLAY": "both winning hole cards do not play",
+    "LOSING_HOLE_CARDS_DO_NOT_PLAY": "both losing hole cards do not play",
+    "NO_ACE_IN_HOLE": "Aces full without an Ace in the hole",
+    "VOIDED": "a void was observed (discussion, one player to a hand, deck, cards, "
+              "unverifiable)",
+}
+
+
+class BbjCaseError(ValueError):
+    """A case step refused; the message names the case and the problem."""
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class ClaimEntry:
+    """A claim as the floor enters it (money in centavos; seats 1 or more)."""
+
+    table: str
+    big_blind_cents: int
+    pot_cents: int
+    dealt_in: tuple[int, ...]
+    board: tuple[Card, ...]
+    showdown: tuple[ShownHand, ...]
+    table_jackpot_rake_cap_cents: int
+    room_max_jackpot_rake_cents: int
+    names: Mapping[int, str] = field(default_factory=dict)
+    id_checked: frozenset[int] = frozenset()
+    taxpayers: Mapping[int, str] = field(default_factory=dict)
+    voids: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.table, str) or not self.table.strip():
+            raise BbjCaseError("table: must not be empty")
+        for seat in (*self.names, *self.id_checked):
+            if seat not in self.dealt_in:
+                raise BbjCaseError(f"seat {seat}: a name or ID check for a seat not dealt in")
+
+    def claim(self, main_cents: int, reserve_cents: int) -> Claim:
+        """The claim for ``core.rules.bbj.decide`` (BbjError on bad cards or amounts)."""
+        return Claim(big_blind_cents=self.big_blind_cents, pot_cents=self.pot_cents,
+                     dealt_in=self.dealt_in, board=self.board, showdown=self.showdown,
+                     table_jackpot_rake_cap_cents=self.table_jackpot_rake_cap_cents,
+                     room_max_jackpot_rake_cents=self.room_max_jackpot_rake_cents,
+                     main_jackpot_cents=main_cents, reserve_jackpot_cents=reserve_cents,
+                     taxpayers=dict(self.taxpayers), voids=self.voids)
+
+    def to_json(self, main_cents: int, reserve_cents: int) -> dict[str, Any]:
+        """The claim as stored with the case (the CLI.md case-file keys, plus table, names and
+        id_checked)."""
+        return {
+            "table": self.table.strip(), "big_blind": json_cents(self.big_blind_cents),
+            "pot": json_cents(self.pot_cents), "dealt_in": list(self.dealt_in),
+            "board": format_cards(self.board),
+            "showdown": [{"seat": h.seat, "hole": format_cards(h.hole)} for h in self.showdown],
+            "names": {str(k): v for k, v in sorted(self.names.items())},
+            "id_checked": sorted(self.id_checked),
+            "taxpayers": {str(k): v for k, v in sorted(self.taxpayers.items())},
+            "voids": list(self.voids),
+            "table_jackpot_rake_cap": json_cents(self.table_jackpot_rake_cap_cents),
+            "room_max_jackpot_rake": json_cents(self.room_max_jackpot_rake_cents),
+            "main_jackpot": json_cents(main_cents), "reserve_jackpot": json_cents(reserve_cents),
+        }
+
+
+def entry_from_json(data: Mapping[str, Any]) -> ClaimEntry:
+    """A stored claim back as a :class:`ClaimEntry` (for display)."""
+    return ClaimEntry(
+        table=data["table"], big_blind_cents=parse_cents(data["big_blind"]),
+        pot_cents=parse_cents(data["pot"]), dealt_in=tuple(data["dealt_in"]),
+        board=parse_cards(data["board"], None),
+        showdown=tuple(ShownHand(h["seat"], tuple(parse_cards(h["hole"], 2)))  # type: ignore[arg-type]
+                       for h in data["showdown"]),
+        table_jackpot_rake_cap_cents=parse_cents(data["table_jackpot_rake_cap"]),
+        room_max_jackpot_rake_cents=parse_cents(data["room_max_jackpot_rake"]),
+        names={int(k): v for k, v in data["names"].items()},
+        id_checked=frozenset(data["id_checked"]),
+        taxpayers={int(k): v for k, v in data["taxpayers"].items()},
+        voids=tuple(data["voids"]))
+
+
+def decide_entry(engine: Engine, fund_id: str, entry: ClaimEntry, hit_at: datetime,
+                 settings: BbjSettings | None = None) -> tuple[Claim, Decision]:
+    """Decide the claim on the fund as it stood for the hit (BbjError, BbjFundError)."""
+    f = amount_for_hit(engine, fund_id, hit_at)
+    claim = entry.claim(f.main_cents, f.reserve_cents)
+    return claim, decide(claim, settings)
+
+
+def reasons_text(decision: Decision) -> list[str]:
+    """Every failed rule in words (``CODE: words``); empty when the claim qualifies."""
+    return [f"{r}: {REASON_TEXT.get(r, r)}" for r in decision.reasons]
+
+
+@dataclass(frozen=True)
+class Event:
+    state: str
+    seat: int | None
+    detail: str
+    employee_number: str
+    employee_name: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class Deadline:
+    what: str  # request | attachments | approval | payout | acknowledgment
+    due: datetime  # UTC
+    met_at: datetime | None
+
+
+@dataclass(frozen=True)
+class CaseView:
+    case_id: int
+    fund_id: str
+    table: str
+    hit_at: datetime
+    qualifies: bool
+    claim: dict[str, Any]
+    decision: dict[str, Any]
+    events: tuple[Event, ...]
+
+    @property
+    def state(self) -> str:
+        """The latest state of the chain (or ``voided``); attachments do not change it."""
+        for e in reversed(self.events):
+            if e.state != "attachments_filed":
+                return e.state
+        return "claimed"
+
+    def at(self, state: str) -> datetime | None:
+        """When the case first entered ``state`` (None: not yet)."""
+        return next((e.at for e in self.events if e.state == state), None)
+
+    @property
+    def share_seats(self) -> tuple[int, ...]:
+        return tuple(int(s["seat"]) for s in self.decision["shares"])
+
+    @property
+    def paid_seats(self) -> tuple[int, ...]:
+        return tuple(e.seat for e in self.events if e.state == "share_paid" and e.seat)
+
+    @property
+    def unpaid_seats(self) -> tuple[int, ...]:
+        paid = set(self.paid_seats)
+        return tuple(s for s in self.share_seats if s not in paid)
+
+    @property
+    def paid_out_at(self) -> datetime | None:
+        """When the last share was paid (None until every share is)."""
+        if self.unpaid_seats or not self.paid_seats:
+            return None
+        return max(e.at for e in self.events if e.state == "share_paid")
+
+    def next_states(self) -> tuple[str, ...]:
+        """The states this case may move to now (voided included when allowed)."""
+        st = self.state
+        if st in ("voided", "acknowledged"):
+            return ()
+        out: list[str] = []
+        if not self.qualifies:
+            return ("voided",)
+        if st == "claimed":
+            out.append("verified")
+        elif st == "verified":
+            out.append("request_filed")
+        elif st == "request_filed":
+            out.append("approved")
+        elif st in ("approved", "share_paid"):
+            out.append("share_paid" if self.unpaid_seats else "acknowledged")
+        if st not in ("claimed", "verified") and self.at("attachments_filed") is None:
+            out.append("attachments_filed")
+        if not self.paid_seats:
+            out.append("voided")
+        return tuple(out)
+
+
+def add_business_days(at: datetime, days: int, tz: ZoneInfo,
+                      holidays: Iterable[date] = ()) -> datetime:
+    """``at`` plus ``days`` business days (not Saturday, Sunday or a holiday, in ``tz``), at the
+    same local time of day; UTC."""
+    off = set(holidays)
+    local = at.astimezone(tz)
+    d = local.date()
+    counted = 0
+    while counted < days:
+        d += timedelta(days=1)
+        if d.weekday() < 5 and d not in off:
+            counted += 1
+    return datetime.combine(d, local.timetz().replace(tzinfo=None), tz).astimezone(UTC)
+
+
+def deadlines(case: CaseView, tz: ZoneInfo, holidays: Iterable[date] = ()) -> list[Deadline]:
+    """The RULES.md 6 deadlines known so far (a later one appears once its start is known).
+    A claim that does not qualify, and a voided case, have none."""
+    if not case.qualifies or case.state == "voided":
+        return []
+    hol = tuple(holidays)
+    out = [Deadline("request", case.hit_at + timedelta(hours=24), case.at("request_filed")),
+           Deadline("attachments", case.hit_at + timedelta(days=7),
+                    case.at("attachments_filed"))]
+    filed = case.at("request_filed")
+    if filed is not None:
+        out.append(Deadline("approval", add_business_days(filed, 3, tz, hol),
+                            case.at("approved")))
+    approved = case.at("approved")
+    if approved is not None:
+        out.append(Deadline("payout", add_business_days(approved, 3, tz, hol),
+                            case.paid_out_at))
+    paid = case.paid_out_at
+    if paid is not None:
+        out.append(Deadline("acknowledgment", paid + timedelta(hours=24),
+                            case.at("acknowledged")))
+    return out
+
+
+def next_deadline(case: CaseView, tz: ZoneInfo, holidays: Iterable[date] = ()) \
+        -> Deadline | None:
+    """The earliest deadline not yet met (None: nothing pending)."""
+    pending = [d for d in deadlines(case, tz, holidays) if d.met_at is None]
+    return min(pending, key=lambda d: d.due) if pending else None
+
+
+def _view(s: Session, row: BbjCase) -> CaseView:
+    evs = s.execute(select(BbjCaseEvent, Employee).join(
+        Employee, Employee.id == BbjCaseEvent.employee_id).where(
+        BbjCaseEvent.case_id == row.id).order_by(BbjCaseEvent.id)).all()
+    events = tuple(Event(e.state, e.seat, e.detail, emp.number, emp.name, e.created_at)
+                   for e, emp in evs)
+    return CaseView(row.id, row.fund_id, row.table_name, row.hit_at, row.qualifies,
+                    dict(row.claim), dict(row.decision), events)
+
+
+def get_case(engine: Engine, case_id: int) -> CaseView:
+    with Session(engine) as s:
+        row = s.get(BbjCase, case_id)
+        if row is None:
+            raise BbjCaseError(f"case {case_id}: no such case")
+        return _view(s, row)
+
+
+def list_cases(engine: Engine) -> list[CaseView]:
+    """Every case, newest first."""
+    with Session(engine) as s:
+        rows = s.execute(select(BbjCase).order_by(BbjCase.id.desc())).scalars().all()
+        return [_view(s, r) for r in rows]
+
+
+def overdue(engine: Engine, now: datetime, tz: ZoneInfo,
+            holidays: Iterable[date] = ()) -> list[tuple[CaseView, Deadline]]:
+    """Every deadline passed at ``now`` and not met, oldest due first."""
+    out = [(c, d) for c in list_cases(engine) for d in deadlines(c, tz, holidays)
+           if d.met_at is None and d.due < now]
+    return sorted(out, key=lambda cd: cd[1].due)
+
+
+def _swiped(engine: Engine, swipe: str, now: datetime,
+            write: Callable[[Session, Employee], int]) -> int:
+    """Authorize a supervisor's card and ``write`` in one transaction with the swipe-log row;
+    a refused card writes only its swipe-log row and is re-raised."""
+    refusal: AuthError | None = None
+    result = 0
+    with Session(engine, expire_on_commit=False) as s, s.begin():
+        try:
+            emp = authorize(s, swipe, ROLE)
+        except AuthError as exc:
+            refusal = exc
+        else:
+            log_swipe(s, "accepted", employee_id=emp.id, hit_id=None, action=SWIPE_ACTION,
+                      role_required=ROLE, now=now)
+            result = write(s, emp)
+    if refusal is not None:
+        with Session(engine) as s, s.begin():
+            log_swipe(s, refusal.outcome, employee_id=refusal.employee_id, hit_id=None,
+                      action=SWIPE_ACTION, role_required=ROLE, now=now)
+        raise refusal
+    return result
+
+
+def open_case(engine: Engine, fund_id: str, entry: ClaimEntry, hit_at: datetime, swipe: str,
+              *, settings: BbjSettings | None = None,
+              clock: Callable[[], datetime] = _utcnow) -> int:
+    """Decide the claim and open its case (state ``claimed``, with who); the case id.  Bad input
+    raises before anything is written."""
+    if hit_at.tzinfo is None:
+        raise BbjCaseError("hit time: must be timezone-aware")
+    claim, decision = decide_entry(engine, fund_id, entry, hit_at, settings)
+    now = clock().astimezone(UTC)
+    if hit_at.astimezone(UTC) > now:
+        raise BbjCaseError(f"hit time {hit_at:%Y-%m-%d %H:%M}: in the future")
+    stored = entry.to_json(claim.main_jackpot_cents, claim.reserve_jackpot_cents)
+
+    def write(s: Session, emp: Employee) -> int:
+        if s.get(BbjFund, fund_id) is None:
+            raise BbjCaseError(f"fund {fund_id!r} does not exist")
+        row = BbjCase(fund_id=fund_id, table_name=entry.table.strip(),
+                      hit_at=hit_at.astimezone(UTC), claim=stored,
+                      decision=decision_json(decision), qualifies=decision.qualifies,
+                      created_at=now)
+        s.add(row)
+        s.flush()
+        s.add(BbjCaseEvent(case_id=row.id, state="claimed", seat=None,
+                           detail="qualifies" if decision.qualifies
+                           else "does not qualify: " + ", ".join(decision.reasons),
+                           employee_id=emp.id, created_at=now))
+        return row.id
+
+    case_id = _swiped(engine, swipe, now, write)
+    log.info("bbj case %d opened at table %s (%s)", case_id, entry.table,
+             "qualifies" if decision.qualifies else "does not qualify")
+    return case_id
+
+
+def advance(engine: Engine, case_id: int, state: str, swipe: str, *, seat: int | None = None,
+            detail: str = "", deck_sorted: bool = False, cctv_reviewed: bool = False,
+            clock: Callable[[], datetime] = _utcnow) -> CaseView:
+    """Move the case to ``state`` (one of :meth:`CaseView.next_states`) with a supervisor's
+    swipe; the case afterwards.  ``verified`` needs ``deck_sorted`` and ``cctv_reviewed``;
+    ``share_paid`` a ``seat`` with a share, not yet paid, whose ID was checked (RULES.md 6.10);
+    ``voided`` a reason in ``detail``."""
+    if state not in STATES:
+        raise BbjCaseError(f"case {case_id}: {state!r} is not a state ({', '.join(STATES)})")
+    now = clock().astimezone(UTC)
+
+    def write(s: Session, emp: Employee) -> int:
+        row = s.execute(select(BbjCase).where(BbjCase.id == case_id).with_for_update()) \
+            .scalar_one_or_none()
+        if row is None:
+            raise BbjCaseError(f"case {case_id}: no such case")
+        view = _view(s, row)
+        allowed = view.next_states()
+        if state not in allowed:
+            may = ", ".join(allowed) or "nothing (the case is closed)"
+            raise BbjCaseError(f"case {case_id}: can not go from {view.state} to {state} "
+                               f"(next: {may})")
+        text = detail.strip()
+        at_seat: int | None = None
+        if state == "verified":
+            if not (deck_sorted and cctv_reviewed):
+                raise BbjCaseError(f"case {case_id}: verify only once the deck is sorted and "
+                                   "the CCTV reviewed (RULES.md 6.9)")
+            text = text or "deck sorted, CCTV reviewed"
+        elif state == "share_paid":
+            if seat not in view.unpaid_seats:
+                raise BbjCaseError(f"case {case_id}: seat {seat} has no unpaid share (unpaid: "
+                                   f"{', '.join(map(str, view.unpaid_seats)) or 'none'})")
+            if seat not in view.claim["id_checked"]:
+                raise BbjCaseError(f"case {case_id}: seat {seat}: no valid government ID "
+                                   "checked; a share is paid only on ID (RULES.md 6.10)")
+            at_seat = seat
+        elif state == "voided" and not text:
+            raise BbjCaseError(f"case {case_id}: a void needs the reason")
+        s.add(BbjCaseEvent(case_id=case_id, state=state, seat=at_seat, detail=text,
+                           employee_id=emp.id, created_at=now))
+        return case_id
+
+    _swiped(engine, swipe, now, write)
+    log.info("bbj case %d: %s%s", case_id, state, f" seat {seat}" if seat else "")
+    return get_case(engine, case_id)
+
+
+def void(engine: Engine, case_id: int, reason: str, swipe: str, *,
+         clock: Callable[[], datetime] = _utcnow) -> CaseView:
+    """Void the case with the reason (kept, with who decided)."""
+    return advance(engine, case_id, "voided", swipe, detail=reason, clock=clock)
+
+
+__all__ = ["BbjCaseError", "CaseView", "ClaimEntry", "Deadline", "Event", "add_business_days",
+           "advance", "deadlines", "decide_entry", "entry_from_json", "get_case", "list_cases",
+           "next_deadline", "open_case", "overdue", "reasons_text", "void"]

@@ -1,0 +1,234 @@
+"""Bad Beat Jackpot cases (core/bbj_cases.py, RULES.md 6 "Deadlines and reports"): the state
+machine (no state skipped, every step with who and when), the deadlines (business days skip
+weekends) and overdue detection, a voided case kept with its reason.  SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from sqlalchemy import Engine, func, select
+from sqlalchemy.orm import Session
+
+import core.bbj_fund as bf
+from core import bbj_cases as bc
+from core.auth import AuthError
+from core.demo import enroll_demo_employees, swipe_of
+from core.ledger.models import BbjCaseEvent, SwipeLog
+from core.rules.bbj import ShownHand
+from core.rules.cards import Card, parse_cards
+
+MANILA = ZoneInfo("Asia/Manila")
+SUP, SUP2, SURVEILLANCE = swipe_of("1001"), swipe_of("1002"), swipe_of("3001")
+DAY1 = date(2026, 12, 1)  # a Tuesday
+HIT = datetime(2026, 12, 1, 14, 0, tzinfo=UTC)
+
+
+def cards(text: str) -> tuple[Card, ...]:
+    return parse_cards(text.split(), count=None)
+
+
+def entry(*, seats: int = 6, pot_cents: int = 250_000) -> bc.ClaimEntry:
+    """Aces full of Tens (seat 1, losing) beaten by four sevens (seat 4, winning)."""
+    a, b = cards("As Td"), cards("7h 7d")
+    return bc.ClaimEntry(
+        table="P1", big_blind_cents=10_000, pot_cents=pot_cents,
+        dealt_in=tuple(range(1, seats + 1)), board=cards("Ah Ad Tc 7s 7c"),
+        showdown=(ShownHand(1, (a[0], a[1])), ShownHand(4, (b[0], b[1]))),
+        table_jackpot_rake_cap_cents=10_000, room_max_jackpot_rake_cents=10_000,
+        names={i: f"Player {i}" for i in range(1, seats + 1)},
+        id_checked=frozenset(range(1, seats + 1)), taxpayers={2: "nranetb"})
+
+
+class Clock:
+    def __init__(self, at: datetime) -> None:
+        self.at = at
+
+    def __call__(self) -> datetime:
+        return self.at
+
+    def step(self, **kw: float) -> Clock:
+        self.at += timedelta(**kw)
+        return self
+
+
+@pytest.fixture
+def room(engine: Engine) -> Engine:
+    enroll_demo_employees(engine)
+    bf.create_fund(engine, "bbj", "Poker room BBJ", at=HIT - timedelta(days=2))
+    bf.seed(engine, "bbj", 5_000_000, by="operator", reason="opening seed",
+            at=HIT - timedelta(days=2))
+    return engine
+
+
+def opened(engine: Engine, clock: Callable[[], datetime], **kw: int) -> int:
+    return bc.open_case(engine, "bbj", entry(**kw), HIT, SUP, clock=clock)
+
+
+def test_a_qualifying_claim_opens_a_case_with_the_decision_on_the_fund_for_the_hit(
+        room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    case = bc.get_case(room, opened(room, clock))
+    assert case.qualifies and case.state == "claimed"
+    assert case.claim["main_jackpot"] == "50000.00"
+    assert case.decision["award"] == "50000.00"
+    assert case.share_seats == (4, 1, 2, 3, 5, 6)
+    assert case.claim["names"]["4"] == "Player 4" and case.claim["id_checked"] == [1, 2, 3, 4, 5, 6]
+    (ev,) = case.events
+    assert (ev.state, ev.employee_number, ev.at) == ("claimed", "1001", clock.at)
+
+
+def test_a_case_can_not_skip_a_state(room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = opened(room, clock)
+    for skipped in ("request_filed", "approved", "share_paid", "acknowledged",
+                    "attachments_filed"):
+        with pytest.raises(bc.BbjCaseError, match="can not go from claimed"):
+            bc.advance(room, cid, skipped, SUP, seat=4, clock=clock)
+    with pytest.raises(bc.BbjCaseError, match="deck is sorted and the CCTV reviewed"):
+        bc.advance(room, cid, "verified", SUP, deck_sorted=True, clock=clock)
+    assert bc.get_case(room, cid).state == "claimed"
+    with Session(room) as s:
+        assert s.execute(select(func.count()).select_from(BbjCaseEvent)).scalar() == 1
+
+
+def test_every_transition_is_recorded_with_who_and_when_through_to_acknowledgment(
+        room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = opened(room, clock)
+    bc.advance(room, cid, "verified", SUP2, deck_sorted=True, cctv_reviewed=True,
+               clock=clock.step(minutes=30))
+    bc.advance(room, cid, "request_filed", SUP, clock=clock.step(hours=3))
+    bc.advance(room, cid, "attachments_filed", SUP, clock=clock.step(days=1))
+    bc.advance(room, cid, "approved", SUP, clock=clock.step(days=1))
+    with pytest.raises(bc.BbjCaseError, match="can not go from approved to acknowledged"):
+        bc.advance(room, cid, "acknowledged", SUP, clock=clock)
+    for seat in (4, 1, 2, 3, 5, 6):
+        case = bc.advance(room, cid, "share_paid", SUP, seat=seat, clock=clock.step(minutes=5))
+    with pytest.raises(bc.BbjCaseError, match="can not go"):
+        bc.advance(room, cid, "voided", SUP, detail="late", clock=clock)
+    case = bc.advance(room, cid, "acknowledged", SUP2, clock=clock.step(hours=2))
+    assert case.state == "acknowledged" and case.next_states() == ()
+    assert [e.state for e in case.events] == [
+        "claimed", "verified", "request_filed", "attachments_filed", "approved",
+        *["share_paid"] * 6, "acknowledged"]
+    assert [e.seat for e in case.events if e.state == "share_paid"] == [4, 1, 2, 3, 5, 6]
+    assert case.events[1].employee_number == "1002"
+    assert case.events[1].detail == "deck sorted, CCTV reviewed"
+    assert case.events[-1].at == clock.at
+    assert all(d.met_at is not None for d in bc.deadlines(case, MANILA))
+    with Session(room) as s:  # each step its own accepted swipe
+        assert s.execute(select(func.count()).select_from(SwipeLog).where(
+            SwipeLog.action == "bbj_case", SwipeLog.outcome == "accepted")).scalar() == 12
+
+
+def test_a_share_is_paid_once_and_only_on_a_checked_id(room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    e = entry()
+    e = bc.ClaimEntry(**{**e.__dict__, "id_checked": frozenset({1, 4})})
+    cid = bc.open_case(room, "bbj", e, HIT, SUP, clock=clock)
+    bc.advance(room, cid, "verified", SUP, deck_sorted=True, cctv_reviewed=True, clock=clock)
+    bc.advance(room, cid, "request_filed", SUP, clock=clock)
+    bc.advance(room, cid, "approved", SUP, clock=clock)
+    bc.advance(room, cid, "share_paid", SUP, seat=4, clock=clock)
+    with pytest.raises(bc.BbjCaseError, match="seat 4 has no unpaid share"):
+        bc.advance(room, cid, "share_paid", SUP, seat=4, clock=clock)
+    with pytest.raises(bc.BbjCaseError, match="seat 2: no valid government ID"):
+        bc.advance(room, cid, "share_paid", SUP, seat=2, clock=clock)
+
+
+def test_a_step_needs_a_supervisor_card_and_a_refusal_writes_only_the_swipe_log(
+        room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = opened(room, clock)
+    with pytest.raises(AuthError):
+        bc.advance(room, cid, "verified", SURVEILLANCE, deck_sorted=True, cctv_reviewed=True,
+                   clock=clock)
+    assert bc.get_case(room, cid).state == "claimed"
+    with Session(room) as s:
+        assert s.execute(select(SwipeLog.outcome).where(SwipeLog.action == "bbj_case")
+                         .order_by(SwipeLog.id.desc())).scalars().first() \
+            == "insufficient_authority"
+
+
+def test_a_voided_case_is_kept_with_the_reason_and_who_decided(room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = opened(room, clock)
+    bc.advance(room, cid, "verified", SUP, deck_sorted=True, cctv_reviewed=True, clock=clock)
+    with pytest.raises(bc.BbjCaseError, match="needs the reason"):
+        bc.void(room, cid, "  ", SUP, clock=clock)
+    case = bc.void(room, cid, "CCTV shows switched cards at seat 4", SUP2,
+                   clock=clock.step(hours=1))
+    assert case.state == "voided" and case.next_states() == ()
+    last = bc.get_case(room, cid).events[-1]
+    assert (last.state, last.detail, last.employee_number, last.at) == (
+        "voided", "CCTV shows switched cards at seat 4", "1002", clock.at)
+    assert [c.case_id for c in bc.list_cases(room)] == [cid]
+    assert bc.deadlines(case, MANILA) == []
+    assert bc.overdue(room, HIT + timedelta(days=30), MANILA) == []
+
+
+def test_a_claim_that_does_not_qualify_is_kept_and_can_only_be_voided(room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = opened(room, clock, seats=4, pot_cents=100_000)
+    case = bc.get_case(room, cid)
+    assert not case.qualifies
+    assert case.decision["reasons"] == ["NOT_ENOUGH_PLAYERS", "POT_TOO_SMALL"]
+    assert case.next_states() == ("voided",)
+    with pytest.raises(bc.BbjCaseError, match="can not go from claimed to verified"):
+        bc.advance(room, cid, "verified", SUP, deck_sorted=True, cctv_reviewed=True,
+                   clock=clock)
+
+
+def test_business_days_skip_the_weekend_and_holidays() -> None:
+    friday = datetime(2026, 12, 4, 16, 30, tzinfo=MANILA)
+    assert bc.add_business_days(friday, 3, MANILA) == datetime(2026, 12, 9, 16, 30,
+                                                               tzinfo=MANILA)
+    saturday = datetime(2026, 12, 5, 9, 0, tzinfo=MANILA)
+    assert bc.add_business_days(saturday, 3, MANILA) == datetime(2026, 12, 9, 9, 0,
+                                                                 tzinfo=MANILA)
+    tuesday = datetime(2026, 12, 1, 9, 0, tzinfo=MANILA)
+    assert bc.add_business_days(tuesday, 3, MANILA) == datetime(2026, 12, 4, 9, 0,
+                                                                tzinfo=MANILA)
+    assert bc.add_business_days(tuesday, 3, MANILA, [date(2026, 12, 3)]) == datetime(
+        2026, 12, 7, 9, 0, tzinfo=MANILA)
+    # the business day is the casino's: Friday 20:00 UTC is already Saturday in Manila
+    late_friday_utc = datetime(2026, 12, 4, 20, 0, tzinfo=UTC)
+    assert bc.add_business_days(late_friday_utc, 1, MANILA) == datetime(
+        2026, 12, 7, 4, 0, tzinfo=MANILA)
+
+
+def test_deadlines_follow_rules_section_6_and_overdue_ones_are_listed(room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = opened(room, clock)
+    case = bc.get_case(room, cid)
+    due = {d.what: d.due for d in bc.deadlines(case, MANILA)}
+    assert due == {"request": HIT + timedelta(hours=24), "attachments": HIT + timedelta(days=7)}
+    assert bc.overdue(room, HIT + timedelta(hours=23), MANILA) == []
+    late = bc.overdue(room, HIT + timedelta(hours=25), MANILA)
+    assert [(c.case_id, d.what) for c, d in late] == [(cid, "request")]
+
+    bc.advance(room, cid, "verified", SUP, deck_sorted=True, cctv_reviewed=True, clock=clock)
+    filed_at = datetime(2026, 12, 4, 16, 0, tzinfo=MANILA)  # a Friday, late (after 24 h)
+    clock.at = filed_at.astimezone(UTC)
+    case = bc.advance(room, cid, "request_filed", SUP, clock=clock)
+    due = {d.what: d for d in bc.deadlines(case, MANILA)}
+    assert due["request"].met_at == clock.at
+    assert due["approval"].due == datetime(2026, 12, 9, 16, 0, tzinfo=MANILA)  # Wednesday
+    assert bc.next_deadline(case, MANILA) == due["attachments"]  # due Tuesday 8th
+    wednesday_evening = datetime(2026, 12, 9, 17, 0, tzinfo=MANILA)
+    assert {d.what for _, d in bc.overdue(room, wednesday_evening, MANILA)} == {
+        "attachments", "approval"}
+
+    clock.at = datetime(2026, 12, 9, 10, 0, tzinfo=MANILA).astimezone(UTC)
+    case = bc.advance(room, cid, "approved", SUP, clock=clock)
+    payout = next(d for d in bc.deadlines(case, MANILA) if d.what == "payout")
+    assert payout.due == datetime(2026, 12, 14, 10, 0, tzinfo=MANILA)  # Mon, past the weekend
+    for seat in case.share_seats:
+        case = bc.advance(room, cid, "share_paid", SUP, seat=seat, clock=clock.step(minutes=1))
+    ack = next(d for d in bc.deadlines(case, MANILA) if d.what == "acknowledgment")
+    assert ack.due == clock.at + timedelta(hours=24) and ack.met_at is None
+    assert [d.what for _, d in bc.overdue(room, clock.at + timedelta(hours=25), MANILA)] == [
+        "attachments", "acknowledgment"]
