@@ -25,8 +25,11 @@ the payout.  Business days skip Saturdays, Sundays and the ``holidays`` given, c
 casino's time zone, keeping the time of day.  :func:`overdue` lists every deadline passed and
 not met.
 
-Not done here: the fund's award entries (``core.bbj_fund.record_award``) are not written by a
-share payment; see docs/bbj.md "Cases".
+Approval pays the fund: the ``approved`` step re-decides the stored claim on the fund as it
+stands for the hit now (the hit's day must be posted, so the day's collections count) and writes
+the award (``core.bbj_fund.record_award_in``: the award, its shares, the ``award`` and
+``reserve_move`` entries) in the SAME transaction as the state row and its swipe.  Each later
+``share_paid`` row names that award's share (gross, tax, net).  docs/bbj.md "Cases".
 """
 
 from __future__ import annotations
@@ -35,23 +38,33 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from core.auth import AuthError, authorize, log_swipe
-from core.bbj_fund import amount_for_hit
-from core.ledger.models import BbjCase, BbjCaseEvent, BbjFund, Employee
-from core.money import json_cents, parse_cents
+from core.bbj_fund import (
+    FundSettings,
+    Posting,
+    amount_for_hit,
+    amount_for_hit_in,
+    post_day_in,
+    record_award_in,
+    record_count_in,
+)
+from core.ledger.models import BbjAward, BbjAwardShare, BbjCase, BbjCaseEvent, BbjFund, Employee
+from core.money import format_cents, json_cents, parse_cents
 from core.rules.bbj import BbjSettings, Claim, Decision, ShownHand, decide
 from core.rules.bbj_command import decision_json
 from core.rules.cards import Card, format_cards, parse_cards
 
 log = logging.getLogger("podium.bbj_cases")
+T = TypeVar("T")
 
 SWIPE_ACTION = "bbj_case"
+COUNT_ACTION = "bbj_count"  # the daily drop-box count and its posting (swipe_log.action)
 ROLE = "supervisor"  # every step needs a supervisor's (or executive's) card
 CHAIN: tuple[str, ...] = ("claimed", "verified", "request_filed", "approved", "share_paid",
                           "acknowledged")
@@ -191,6 +204,7 @@ class CaseView:
     claim: dict[str, Any]
     decision: dict[str, Any]
     events: tuple[Event, ...]
+    award_id: int | None = None  # the fund's award, written with the approval
 
     @property
     def state(self) -> str:
@@ -300,7 +314,15 @@ def _view(s: Session, row: BbjCase) -> CaseView:
     events = tuple(Event(e.state, e.seat, e.detail, emp.number, emp.name, e.created_at)
                    for e, emp in evs)
     return CaseView(row.id, row.fund_id, row.table_name, row.hit_at, row.qualifies,
-                    dict(row.claim), dict(row.decision), events)
+                    dict(row.claim), dict(row.decision), events, _award_id(s, row))
+
+
+def _award_id(s: Session, row: BbjCase) -> int | None:
+    """The fund's award for this case's hit (fund, hit time, table; one at most: a second
+    approval of the same hit is refused)."""
+    return s.execute(select(BbjAward.id).where(
+        BbjAward.fund_id == row.fund_id, BbjAward.hit_at == row.hit_at,
+        BbjAward.table_name == row.table_name)).scalar()
 
 
 def get_case(engine: Engine, case_id: int) -> CaseView:
@@ -326,26 +348,27 @@ def overdue(engine: Engine, now: datetime, tz: ZoneInfo,
     return sorted(out, key=lambda cd: cd[1].due)
 
 
-def _swiped(engine: Engine, swipe: str, now: datetime,
-            write: Callable[[Session, Employee], int]) -> int:
+def _swiped(engine: Engine, swipe: str, now: datetime, write: Callable[[Session, Employee], T],
+            action: str = SWIPE_ACTION) -> T:
     """Authorize a supervisor's card and ``write`` in one transaction with the swipe-log row;
     a refused card writes only its swipe-log row and is re-raised."""
     refusal: AuthError | None = None
-    result = 0
+    result: T | None = None
     with Session(engine, expire_on_commit=False) as s, s.begin():
         try:
             emp = authorize(s, swipe, ROLE)
         except AuthError as exc:
             refusal = exc
         else:
-            log_swipe(s, "accepted", employee_id=emp.id, hit_id=None, action=SWIPE_ACTION,
+            log_swipe(s, "accepted", employee_id=emp.id, hit_id=None, action=action,
                       role_required=ROLE, now=now)
             result = write(s, emp)
     if refusal is not None:
         with Session(engine) as s, s.begin():
             log_swipe(s, refusal.outcome, employee_id=refusal.employee_id, hit_id=None,
-                      action=SWIPE_ACTION, role_required=ROLE, now=now)
+                      action=action, role_required=ROLE, now=now)
         raise refusal
+    assert result is not None
     return result
 
 
@@ -385,11 +408,15 @@ def open_case(engine: Engine, fund_id: str, entry: ClaimEntry, hit_at: datetime,
 
 def advance(engine: Engine, case_id: int, state: str, swipe: str, *, seat: int | None = None,
             detail: str = "", deck_sorted: bool = False, cctv_reviewed: bool = False,
+            settings: BbjSettings | None = None,
             clock: Callable[[], datetime] = _utcnow) -> CaseView:
     """Move the case to ``state`` (one of :meth:`CaseView.next_states`) with a supervisor's
     swipe; the case afterwards.  ``verified`` needs ``deck_sorted`` and ``cctv_reviewed``;
     ``share_paid`` a ``seat`` with a share, not yet paid, whose ID was checked (RULES.md 6.10);
-    ``voided`` a reason in ``detail``."""
+    ``voided`` a reason in ``detail``.  ``approved`` writes the fund's award in the same
+    transaction: the claim decided again on :func:`core.bbj_fund.amount_for_hit_in` for the hit
+    (``settings`` as when the case was opened), refused (nothing written) while the hit's day
+    is not posted."""
     if state not in STATES:
         raise BbjCaseError(f"case {case_id}: {state!r} is not a state ({', '.join(STATES)})")
     now = clock().astimezone(UTC)
@@ -412,6 +439,8 @@ def advance(engine: Engine, case_id: int, state: str, swipe: str, *, seat: int |
                 raise BbjCaseError(f"case {case_id}: verify only once the deck is sorted and "
                                    "the CCTV reviewed (RULES.md 6.9)")
             text = text or "deck sorted, CCTV reviewed"
+        elif state == "approved":
+            text = _award(s, row, view, emp, now, settings) + (f"; {text}" if text else "")
         elif state == "share_paid":
             if seat not in view.unpaid_seats:
                 raise BbjCaseError(f"case {case_id}: seat {seat} has no unpaid share (unpaid: "
@@ -420,6 +449,16 @@ def advance(engine: Engine, case_id: int, state: str, swipe: str, *, seat: int |
                 raise BbjCaseError(f"case {case_id}: seat {seat}: no valid government ID "
                                    "checked; a share is paid only on ID (RULES.md 6.10)")
             at_seat = seat
+            share = s.execute(select(BbjAwardShare).where(
+                BbjAwardShare.award_id == view.award_id, BbjAwardShare.seat == seat)) \
+                .scalar_one_or_none()
+            if share is None:
+                raise BbjCaseError(f"case {case_id}: seat {seat} has no share in the fund's "
+                                   "award")
+            paid = (f"award {view.award_id}: gross {format_cents(share.gross_cents)}, tax "
+                    f"{format_cents(share.tax_cents)}, net "
+                    f"{format_cents(share.gross_cents - share.tax_cents)}")
+            text = paid + (f"; {text}" if text else "")
         elif state == "voided" and not text:
             raise BbjCaseError(f"case {case_id}: a void needs the reason")
         s.add(BbjCaseEvent(case_id=case_id, state=state, seat=at_seat, detail=text,
@@ -431,12 +470,71 @@ def advance(engine: Engine, case_id: int, state: str, swipe: str, *, seat: int |
     return get_case(engine, case_id)
 
 
+def _award(s: Session, row: BbjCase, view: CaseView, emp: Employee, now: datetime,
+           settings: BbjSettings | None) -> str:
+    """Write the fund's award for an approved case in the caller's transaction; the approval
+    row's detail (award id, amount, the fund after)."""
+    if view.award_id is not None:
+        raise BbjCaseError(f"case {row.id}: the hit at table {row.table_name} is already "
+                           f"awarded (award {view.award_id})")
+    funds = amount_for_hit_in(s, row.fund_id, row.hit_at)
+    entry = entry_from_json(row.claim)
+    decision = decide(entry.claim(funds.main_cents, funds.reserve_cents), settings)
+    if [sh.seat for sh in decision.shares] != list(view.share_seats):
+        raise BbjCaseError(f"case {row.id}: the claim decided again does not pay the same "
+                           "seats (other settings than when the case was opened?)")
+    award_id = record_award_in(s, row.fund_id, decision, hit_at=row.hit_at,
+                               table=row.table_name, by=f"{emp.number} {emp.name}", now=now)
+    return (f"award {award_id}: {format_cents(decision.award_cents)} on main "
+            f"{format_cents(funds.main_cents)}; main after "
+            f"{format_cents(decision.main_after_cents)}, reserve after "
+            f"{format_cents(decision.reserve_after_cents)}")
+
+
 def void(engine: Engine, case_id: int, reason: str, swipe: str, *,
          clock: Callable[[], datetime] = _utcnow) -> CaseView:
     """Void the case with the reason (kept, with who decided)."""
     return advance(engine, case_id, "voided", swipe, detail=reason, clock=clock)
 
 
+def record_count(engine: Engine, fund_id: str, swipe: str, *, business_date: date, table: str,
+                 drop_box: str, opened_at: datetime, closed_at: datetime, dealer: str,
+                 pieces: Mapping[int, int], settings: FundSettings | None = None,
+                 clock: Callable[[], datetime] = _utcnow) -> int:
+    """The console's daily drop-box count: ``core.bbj_fund.record_count_in`` with a
+    supervisor's swipe, written in one transaction with its swipe-log row (action
+    ``bbj_count``; ``recorded_by`` = the employee's number and name); the count's id."""
+    now = clock().astimezone(UTC)
+
+    def write(s: Session, emp: Employee) -> int:
+        return record_count_in(s, fund_id, business_date=business_date, table=table,
+                               drop_box=drop_box, opened_at=opened_at, closed_at=closed_at,
+                               dealer=dealer, pieces=pieces, by=f"{emp.number} {emp.name}",
+                               settings=settings, now=now)
+
+    count_id = _swiped(engine, swipe, now, write, COUNT_ACTION)
+    log.info("bbj fund %s: %s table %s drop box %s counted", fund_id, business_date, table,
+             drop_box)
+    return count_id
+
+
+def post_day(engine: Engine, fund_id: str, business_date: date, swipe: str, *,
+             settings: FundSettings | None = None,
+             clock: Callable[[], datetime] = _utcnow) -> Posting:
+    """Post the day (``core.bbj_fund.post_day_in``) with a supervisor's swipe, in one
+    transaction with its swipe-log row; the posting (distribution and updated amounts)."""
+    now = clock().astimezone(UTC)
+
+    def write(s: Session, emp: Employee) -> Posting:
+        return post_day_in(s, fund_id, business_date, by=f"{emp.number} {emp.name}",
+                           settings=settings, now=now)
+
+    posting = _swiped(engine, swipe, now, write, COUNT_ACTION)
+    log.info("bbj fund %s: %s posted", fund_id, business_date)
+    return posting
+
+
 __all__ = ["BbjCaseError", "CaseView", "ClaimEntry", "Deadline", "Event", "add_business_days",
            "advance", "deadlines", "decide_entry", "entry_from_json", "get_case", "list_cases",
-           "next_deadline", "open_case", "overdue", "reasons_text", "void"]
+           "next_deadline", "open_case", "overdue", "post_day", "reasons_text", "record_count",
+           "void"]

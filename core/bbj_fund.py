@@ -13,7 +13,9 @@
   count from the day's first table opening, so a hit before the day's posting is paid on the
   UPDATED amount.
 * :func:`record_award`: a qualifying ``core.rules.bbj.Decision`` paid: award, every share, the
-  ``award`` and ``reserve_move`` entries, in one transaction.
+  ``award`` and ``reserve_move`` entries, in one transaction.  :func:`record_award_in` and
+  :func:`amount_for_hit_in` do the same inside the caller's open Session (a case's approval,
+  core/bbj_cases.py, writes the award in its own transaction).
 * :func:`cease_by_transfer` and ``record_award(..., cease=True)``: TGD-1540.
 
 A fund's main and reserve are ALWAYS the sums of its ``bbj_entries`` (centavos); every write is
@@ -230,10 +232,17 @@ def amount_for_hit(engine: Engine, fund_id: str, at: datetime, *,
     posting is paid on the updated amount (the day's collections included); collections of
     later days and awards of later hits are not.  ``ceasing``: the fund ceases with this hit
     (TGD-1540), so the reserve is added to the main amount (reserve 0)."""
-    hit_at = _aware(at, "hit time")
     with Session(engine) as s:
-        _fund(s, fund_id, open_=False)
-        f = _sums(s, fund_id, hit_at)
+        return amount_for_hit_in(s, fund_id, at, ceasing=ceasing)
+
+
+def amount_for_hit_in(s: Session, fund_id: str, at: datetime, *,
+                      ceasing: bool = False) -> Funds:
+    """:func:`amount_for_hit` inside an open Session (the fund row locked for its
+    transaction), for a caller that then records the award in the same transaction."""
+    hit_at = _aware(at, "hit time")
+    _fund(s, fund_id, open_=False)
+    f = _sums(s, fund_id, hit_at)
     return Funds(f.total_cents, 0) if ceasing else f
 
 
@@ -266,6 +275,19 @@ def record_count(engine: Engine, fund_id: str, *, business_date: date, table: st
                  at: datetime | None = None) -> int:
     """One jackpot drop box counted: chip ``pieces`` per denomination (pesos); the row id.
     A date already posted is closed: a late count is refused."""
+    now = _now(at)
+    with Session(engine) as s, s.begin():
+        return record_count_in(s, fund_id, business_date=business_date, table=table,
+                               drop_box=drop_box, opened_at=opened_at, closed_at=closed_at,
+                               dealer=dealer, pieces=pieces, by=by, settings=settings, now=now)
+
+
+def record_count_in(s: Session, fund_id: str, *, business_date: date, table: str,
+                    drop_box: str, opened_at: datetime, closed_at: datetime, dealer: str,
+                    pieces: Mapping[int, int], by: str, now: datetime,
+                    settings: FundSettings | None = None) -> int:
+    """:func:`record_count` inside the caller's open transaction (with a supervisor's swipe:
+    ``core.bbj_cases.record_count``)."""
     st = settings or FundSettings()
     if not isinstance(business_date, date) or isinstance(business_date, datetime):
         raise BbjFundError(f"business date: {business_date!r} must be a date")
@@ -284,25 +306,24 @@ def record_count(engine: Engine, fund_id: str, *, business_date: date, table: st
         clean[str(denom)] = count
         total += denom * CENTS_PER_MAJOR * count
     tbl, box = _text(table, "table"), _text(drop_box, "drop box")
-    now = _now(at)
-    with Session(engine) as s, s.begin():
-        _fund(s, fund_id)
-        if s.execute(select(BbjPosting.id).where(BbjPosting.fund_id == fund_id,
-                                                 BbjPosting.business_date == business_date)) \
-                .first() is not None:
-            raise BbjFundError(f"{business_date}: the day is already posted; a late count "
-                               "can not change it")
-        if s.execute(select(BbjDropCount.id).where(
-                BbjDropCount.fund_id == fund_id, BbjDropCount.business_date == business_date,
-                BbjDropCount.table_name == tbl, BbjDropCount.drop_box == box)).first():
-            raise BbjFundError(f"{business_date}: table {tbl} drop box {box} is already counted")
-        row = BbjDropCount(fund_id=fund_id, business_date=business_date, table_name=tbl,
-                           drop_box=box, opened_at=opened, closed_at=closed,
-                           dealer=_text(dealer, "dealer"), pieces=clean, total_cents=total,
-                           recorded_by=_text(by, "recorded by"), created_at=now)
-        s.add(row)
-        s.flush()
-        return row.id
+    now = _aware(now, "time")
+    _fund(s, fund_id)
+    if s.execute(select(BbjPosting.id).where(BbjPosting.fund_id == fund_id,
+                                             BbjPosting.business_date == business_date)) \
+            .first() is not None:
+        raise BbjFundError(f"{business_date}: the day is already posted; a late count "
+                           "can not change it")
+    if s.execute(select(BbjDropCount.id).where(
+            BbjDropCount.fund_id == fund_id, BbjDropCount.business_date == business_date,
+            BbjDropCount.table_name == tbl, BbjDropCount.drop_box == box)).first():
+        raise BbjFundError(f"{business_date}: table {tbl} drop box {box} is already counted")
+    row = BbjDropCount(fund_id=fund_id, business_date=business_date, table_name=tbl,
+                       drop_box=box, opened_at=opened, closed_at=closed,
+                       dealer=_text(dealer, "dealer"), pieces=clean, total_cents=total,
+                       recorded_by=_text(by, "recorded by"), created_at=now)
+    s.add(row)
+    s.flush()
+    return row.id
 
 
 def post_day(engine: Engine, fund_id: str, business_date: date, *, by: str,
@@ -310,42 +331,50 @@ def post_day(engine: Engine, fund_id: str, business_date: date, *, by: str,
     """Post the updated jackpot after the day's count: the posting row (previous, the day's
     collection, admin fee, main and reserve parts, updated) and its ``collection`` entry, in one
     transaction.  The collection is effective from the day's first table opening."""
-    st = settings or FundSettings()
     now = _now(at)
-    who = _text(by, "recorded by")
     with Session(engine) as s, s.begin():
-        _fund(s, fund_id)
-        counts = list(s.execute(select(BbjDropCount).where(
-            BbjDropCount.fund_id == fund_id,
-            BbjDropCount.business_date == business_date)).scalars())
-        if not counts:
-            raise BbjFundError(f"{business_date}: no drop box counted for fund {fund_id!r}")
-        posted = s.execute(select(func.max(BbjPosting.business_date))
-                           .where(BbjPosting.fund_id == fund_id)).scalar()
-        if posted is not None and posted >= business_date:
-            raise BbjFundError(f"{business_date}: fund {fund_id!r} is already posted up to "
-                               f"{posted}")
-        previous = _sums(s, fund_id)
-        d = distribute(sum(c.total_cents for c in counts), st)
-        updated = Funds(previous.main_cents + d.to_main_cents,
-                        previous.reserve_cents + d.to_reserve_cents)
-        effective = min(c.opened_at for c in counts)
-        p = BbjPosting(fund_id=fund_id, business_date=business_date,
-                       previous_main_cents=previous.main_cents,
-                       previous_reserve_cents=previous.reserve_cents,
-                       collection_cents=d.collection_cents, admin_fee_cents=d.admin_fee_cents,
-                       to_main_cents=d.to_main_cents, to_reserve_cents=d.to_reserve_cents,
-                       main_cents=updated.main_cents, reserve_cents=updated.reserve_cents,
-                       effective_at=effective,
-                       last_closed_at=max(c.closed_at for c in counts),
-                       recorded_by=who, created_at=now)
-        s.add(p)
-        s.flush()
-        _entry(s, fund_id, "collection", d.to_main_cents, d.to_reserve_cents, by=who,
-               reason=f"jackpot rake of {business_date}: {format_cents(d.collection_cents)}, "
-                      f"admin fee {format_cents(d.admin_fee_cents)}",
-               effective_at=effective, created_at=now, posting_id=p.id)
-        return Posting(p.id, business_date, previous, d, updated)
+        return post_day_in(s, fund_id, business_date, by=by, settings=settings, now=now)
+
+
+def post_day_in(s: Session, fund_id: str, business_date: date, *, by: str, now: datetime,
+                settings: FundSettings | None = None) -> Posting:
+    """:func:`post_day` inside the caller's open transaction (with a supervisor's swipe:
+    ``core.bbj_cases.post_day``)."""
+    st = settings or FundSettings()
+    now = _aware(now, "time")
+    who = _text(by, "recorded by")
+    _fund(s, fund_id)
+    counts = list(s.execute(select(BbjDropCount).where(
+        BbjDropCount.fund_id == fund_id,
+        BbjDropCount.business_date == business_date)).scalars())
+    if not counts:
+        raise BbjFundError(f"{business_date}: no drop box counted for fund {fund_id!r}")
+    posted = s.execute(select(func.max(BbjPosting.business_date))
+                       .where(BbjPosting.fund_id == fund_id)).scalar()
+    if posted is not None and posted >= business_date:
+        raise BbjFundError(f"{business_date}: fund {fund_id!r} is already posted up to "
+                           f"{posted}")
+    previous = _sums(s, fund_id)
+    d = distribute(sum(c.total_cents for c in counts), st)
+    updated = Funds(previous.main_cents + d.to_main_cents,
+                    previous.reserve_cents + d.to_reserve_cents)
+    effective = min(c.opened_at for c in counts)
+    p = BbjPosting(fund_id=fund_id, business_date=business_date,
+                   previous_main_cents=previous.main_cents,
+                   previous_reserve_cents=previous.reserve_cents,
+                   collection_cents=d.collection_cents, admin_fee_cents=d.admin_fee_cents,
+                   to_main_cents=d.to_main_cents, to_reserve_cents=d.to_reserve_cents,
+                   main_cents=updated.main_cents, reserve_cents=updated.reserve_cents,
+                   effective_at=effective,
+                   last_closed_at=max(c.closed_at for c in counts),
+                   recorded_by=who, created_at=now)
+    s.add(p)
+    s.flush()
+    _entry(s, fund_id, "collection", d.to_main_cents, d.to_reserve_cents, by=who,
+           reason=f"jackpot rake of {business_date}: {format_cents(d.collection_cents)}, "
+                  f"admin fee {format_cents(d.admin_fee_cents)}",
+           effective_at=effective, created_at=now, posting_id=p.id)
+    return Posting(p.id, business_date, previous, d, updated)
 
 
 def record_award(engine: Engine, fund_id: str, decision: Decision, *, hit_at: datetime,
@@ -356,75 +385,85 @@ def record_award(engine: Engine, fund_id: str, decision: Decision, *, hit_at: da
     centavos stay) and the ``reserve_move`` entry (reserve x fraction up into main).  ``cease``:
     TGD-1540 cessation once hit, the reserve first added to main (a ``cessation_merge`` entry)
     and a ``bbj_cessations`` row; the fund takes nothing more afterwards."""
+    now = _now(at)
+    with Session(engine) as s, s.begin():
+        return record_award_in(s, fund_id, decision, hit_at=hit_at, table=table, by=by,
+                               cease=cease, now=now)
+
+
+def record_award_in(s: Session, fund_id: str, decision: Decision, *, hit_at: datetime,
+                    table: str, by: str, now: datetime, cease: bool = False) -> int:
+    """:func:`record_award` inside the caller's open transaction (the caller commits, or rolls
+    back everything on a refusal): a case's approval and its award are one transaction
+    (core/bbj_cases.py).  The one implementation of the award; the award id."""
     if not decision.qualifies:
         raise BbjFundError("award: the claim does not qualify (" +
                            ", ".join(decision.reasons) + "); nothing is paid")
     when = _aware(hit_at, "hit time")
-    now = _now(at)
+    now = _aware(now, "time")
     who = _text(by, "recorded by")
     tbl = _text(table, "table")
-    with Session(engine) as s, s.begin():
-        _fund(s, fund_id)
-        covering = s.execute(select(BbjPosting.id).where(
-            BbjPosting.fund_id == fund_id, BbjPosting.effective_at <= when,
-            BbjPosting.last_closed_at >= when)).first()
-        if covering is None:
-            raise BbjFundError(f"hit at {when:%Y-%m-%d %H:%M} UTC: the day of the hit is not "
-                               "posted; count and post it first (the prize includes the day's "
-                               "collections)")
-        later = s.execute(select(BbjAward.id).where(BbjAward.fund_id == fund_id,
-                                                    BbjAward.hit_at > when)).first()
-        if later is not None:
-            raise BbjFundError(f"hit at {when:%Y-%m-%d %H:%M} UTC: a later hit is already "
-                               "recorded on this fund")
-        stood = _sums(s, fund_id, when)
-        base = Funds(stood.total_cents, 0) if cease else stood
-        fr = decision.payout_fraction
-        moved = base.reserve_cents * fr.numerator // fr.denominator
-        paid = decision.paid_cents
-        if (decision.award_cents != base.main_cents * fr.numerator // fr.denominator
-                or decision.main_after_cents != base.main_cents - paid + moved
-                or decision.reserve_after_cents != base.reserve_cents - moved):
-            raise BbjFundError(f"award: the decision was not made on the fund as it stood for "
-                               f"the hit (main {format_cents(base.main_cents)}, reserve "
-                               f"{format_cents(base.reserve_cents)})")
-        award = BbjAward(fund_id=fund_id, hit_at=when, table_name=tbl,
-                         main_before_cents=base.main_cents,
-                         reserve_before_cents=base.reserve_cents,
-                         fraction_num=fr.numerator, fraction_den=fr.denominator,
-                         award_cents=decision.award_cents, paid_cents=paid,
-                         reserve_moved_cents=moved, main_after_cents=decision.main_after_cents,
-                         reserve_after_cents=decision.reserve_after_cents, ceases_fund=cease,
+    _fund(s, fund_id)
+    covering = s.execute(select(BbjPosting.id).where(
+        BbjPosting.fund_id == fund_id, BbjPosting.effective_at <= when,
+        BbjPosting.last_closed_at >= when)).first()
+    if covering is None:
+        raise BbjFundError(f"hit at {when:%Y-%m-%d %H:%M} UTC: the day of the hit is not "
+                           "posted; count and post it first (the prize includes the day's "
+                           "collections)")
+    later = s.execute(select(BbjAward.id).where(BbjAward.fund_id == fund_id,
+                                                BbjAward.hit_at > when)).first()
+    if later is not None:
+        raise BbjFundError(f"hit at {when:%Y-%m-%d %H:%M} UTC: a later hit is already "
+                           "recorded on this fund")
+    stood = _sums(s, fund_id, when)
+    base = Funds(stood.total_cents, 0) if cease else stood
+    fr = decision.payout_fraction
+    moved = base.reserve_cents * fr.numerator // fr.denominator
+    paid = decision.paid_cents
+    if (decision.award_cents != base.main_cents * fr.numerator // fr.denominator
+            or decision.main_after_cents != base.main_cents - paid + moved
+            or decision.reserve_after_cents != base.reserve_cents - moved):
+        raise BbjFundError(f"award: the decision was not made on the fund as it stood for "
+                           f"the hit (main {format_cents(base.main_cents)}, reserve "
+                           f"{format_cents(base.reserve_cents)})")
+    award = BbjAward(fund_id=fund_id, hit_at=when, table_name=tbl,
+                     main_before_cents=base.main_cents,
+                     reserve_before_cents=base.reserve_cents,
+                     fraction_num=fr.numerator, fraction_den=fr.denominator,
+                     award_cents=decision.award_cents, paid_cents=paid,
+                     reserve_moved_cents=moved, main_after_cents=decision.main_after_cents,
+                     reserve_after_cents=decision.reserve_after_cents, ceases_fund=cease,
+                     recorded_by=who, created_at=now)
+    s.add(award)
+    s.flush()
+    for sh in decision.shares:
+        s.add(BbjAwardShare(award_id=award.id, seat=sh.seat, role=sh.role,
+                            taxpayer=sh.taxpayer, gross_cents=sh.gross_cents,
+                            tax_cents=sh.tax_cents))
+    cessation_id: int | None = None
+    if cease:
+        c = BbjCessation(fund_id=fund_id, kind="after_hit", to_fund_id=None,
+                         award_id=award.id, seed_returned_cents=0,
+                         increment_cents=stood.main_cents,
+                         reserve_cents=stood.reserve_cents,
+                         reason="ceased once hit: the reserve is added to the main amount won",
                          recorded_by=who, created_at=now)
-        s.add(award)
+        s.add(c)
         s.flush()
-        for sh in decision.shares:
-            s.add(BbjAwardShare(award_id=award.id, seat=sh.seat, role=sh.role,
-                                taxpayer=sh.taxpayer, gross_cents=sh.gross_cents,
-                                tax_cents=sh.tax_cents))
-        cessation_id: int | None = None
-        if cease:
-            c = BbjCessation(fund_id=fund_id, kind="after_hit", to_fund_id=None,
-                             award_id=award.id, seed_returned_cents=0,
-                             increment_cents=stood.main_cents,
-                             reserve_cents=stood.reserve_cents,
-                             reason="ceased once hit: the reserve is added to the main amount won",
-                             recorded_by=who, created_at=now)
-            s.add(c)
-            s.flush()
-            cessation_id = c.id
-            _entry(s, fund_id, "cessation_merge", stood.reserve_cents, -stood.reserve_cents,
-                   by=who, reason="TGD-1540: reserve added to the main amount won",
-                   effective_at=when, created_at=now, award_id=award.id,
-                   cessation_id=cessation_id)
-        _entry(s, fund_id, "award", -paid, 0, by=who,
-               reason=f"bad beat at table {tbl}: award {format_cents(decision.award_cents)}, "
-                      f"paid {format_cents(paid)}", effective_at=when, created_at=now,
-               award_id=award.id)
-        _entry(s, fund_id, "reserve_move", moved, -moved, by=who,
-               reason=f"reserve x {fr} up into main", effective_at=when, created_at=now,
-               award_id=award.id)
-        return award.id
+        cessation_id = c.id
+        _entry(s, fund_id, "cessation_merge", stood.reserve_cents, -stood.reserve_cents,
+               by=who, reason="TGD-1540: reserve added to the main amount won",
+               effective_at=when, created_at=now, award_id=award.id,
+               cessation_id=cessation_id)
+    _entry(s, fund_id, "award", -paid, 0, by=who,
+           reason=f"bad beat at table {tbl}: award {format_cents(decision.award_cents)}, "
+                  f"paid {format_cents(paid)}", effective_at=when, created_at=now,
+           award_id=award.id)
+    _entry(s, fund_id, "reserve_move", moved, -moved, by=who,
+           reason=f"reserve x {fr} up into main", effective_at=when, created_at=now,
+           award_id=award.id)
+    return award.id
 
 
 def seed_outstanding_cents(engine: Engine, fund_id: str) -> int:

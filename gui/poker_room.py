@@ -2,22 +2,25 @@
 the Bad Beat Jackpot fund's main and reserve in large figures (refreshed at most every
 FUND_REFRESH_MS), claim entry (table, blinds, pot, seats dealt in with names, ID checked and
 taxpayer class, the board and the two showdown hands on one card picker) with the decision and
-every failed rule in words, and the case list (state, next deadline, overdue in red) with the
-buttons that move a case on or void it, each after a supervisor's swipe
-(``window.authorize``).  Core: core/bbj_cases.py."""
+every failed rule in words, the case list (state, next deadline, overdue in red) with the
+buttons that move a case on or void it, and the daily drop-box count (per table: box, opened /
+closed, dealer, chip pieces per denomination; "Record count", then "Post the day" showing the
+distribution), each after a supervisor's swipe (``window.authorize``).  Core:
+core/bbj_cases.py (which calls core/bbj_fund.py in the swipe's transaction)."""
 
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime
-from typing import Any
+from datetime import UTC, date, datetime
+from typing import Any, cast
 from zoneinfo import ZoneInfo
 
-from PySide6.QtCore import QDateTime, QTimer
+from PySide6.QtCore import QDate, QDateTime, Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDateEdit,
     QDateTimeEdit,
     QFormLayout,
     QGridLayout,
@@ -85,7 +88,15 @@ class PokerRoomScreen(QWidget):
         claim_scroll.setWidgetResizable(True)
         claim_scroll.setWidget(self._claim_panel())
         split.addWidget(claim_scroll)
-        split.addWidget(self._case_panel())
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(self._case_panel())
+        count_scroll = QScrollArea()
+        count_scroll.setWidgetResizable(True)
+        count_scroll.setWidget(self._count_panel())
+        right.addWidget(count_scroll)
+        right.setStretchFactor(0, 3)
+        right.setStretchFactor(1, 2)
+        split.addWidget(right)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         outer.addWidget(split, 1)
@@ -392,6 +403,138 @@ class PokerRoomScreen(QWidget):
             self.case_msg.setStyleSheet(f"color: {theme.ALERT};")
             return
         self._swiped_step(c, "voided", f"VOID case #{c.case_id}: {reason}", detail=reason)
+
+    # --- daily drop-box count ---------------------------------------------------------------
+
+    def _count_panel(self) -> QWidget:
+        box = QGroupBox("Daily drop-box count")
+        lay = QVBoxLayout(box)
+        grid = QGridLayout()
+        now = datetime.now(self.tz).replace(tzinfo=None, second=0, microsecond=0)
+        self.count_date = QDateEdit(QDate(now.year, now.month, now.day))  # business date
+        self.count_date.setDisplayFormat("yyyy-MM-dd")
+        self.count_date.setCalendarPopup(True)
+        self.count_table = QLineEdit()
+        self.count_table.setPlaceholderText("e.g. P1")
+        self.count_box = QLineEdit()
+        self.count_box.setPlaceholderText("e.g. J-1")
+        self.count_dealer = QLineEdit()
+        self.count_opened = QDateTimeEdit(QDateTime(now.replace(hour=10, minute=0)))
+        self.count_closed = QDateTimeEdit(QDateTime(now))
+        for edit in (self.count_opened, self.count_closed):
+            edit.setDisplayFormat("yyyy-MM-dd HH:mm")  # casino local time
+        cells: tuple[tuple[str, QWidget], ...] = (
+            ("Date", self.count_date), ("Table", self.count_table),
+            ("Drop box", self.count_box), ("Dealer", self.count_dealer),
+            ("Opened", self.count_opened), ("Closed", self.count_closed))
+        for i, (label, w) in enumerate(cells):
+            grid.addWidget(QLabel(label), i // 2, (i % 2) * 2)
+            grid.addWidget(w, i // 2, (i % 2) * 2 + 1)
+        lay.addLayout(grid)
+        chips = QHBoxLayout()
+        chips.addWidget(QLabel("Pieces:"))
+        self.pieces: dict[int, QSpinBox] = {}
+        for denom in bf.FundSettings().denominations:
+            sp = QSpinBox()
+            sp.setRange(0, 1_000_000)
+            sp.valueChanged.connect(self._count_total_changed)
+            chips.addWidget(QLabel(f"{denom}"))
+            chips.addWidget(sp)
+            self.pieces[denom] = sp
+        chips.addStretch(1)
+        lay.addLayout(chips)
+        self.count_total = QLabel("Box total 0.00")
+        lay.addWidget(self.count_total)
+        buttons = QHBoxLayout()
+        self.record_count_btn = QPushButton("Record count (supervisor swipe)…")
+        self.record_count_btn.clicked.connect(self.record_count)
+        self.post_day_btn = QPushButton("Post the day (supervisor swipe)…")
+        self.post_day_btn.clicked.connect(self.post_day)
+        buttons.addWidget(self.record_count_btn)
+        buttons.addWidget(self.post_day_btn)
+        buttons.addStretch(1)
+        lay.addLayout(buttons)
+        self.count_msg = QLabel("")
+        self.count_msg.setWordWrap(True)
+        self.count_msg.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        lay.addWidget(self.count_msg)
+        lay.addStretch(1)
+        return box
+
+    def _count_total_changed(self) -> None:
+        total = sum(d * sp.value() for d, sp in self.pieces.items()) * 100
+        self.count_total.setText(f"Box total {format_cents(total)}")
+
+    def _count_message(self, text: str, ok: bool) -> None:
+        self.count_msg.setText(text)
+        self.count_msg.setStyleSheet(f"color: {theme.OK if ok else theme.ALERT};")
+
+    def _local(self, edit: QDateTimeEdit) -> datetime:
+        local = cast(datetime, edit.dateTime().toPython())
+        return local.replace(tzinfo=self.tz).astimezone(UTC)
+
+    def _business_date(self) -> date:
+        return cast(date, self.count_date.date().toPython())
+
+    def record_count(self) -> None:
+        """Record one table's drop box after a supervisor's swipe (refusals show in the
+        prompt)."""
+        fund = self.fund_box.currentData()
+        if fund is None:
+            self._count_message("No Bad Beat Jackpot fund: create one first (docs/bbj.md).",
+                                False)
+            return
+        day, table = self._business_date(), self.count_table.text().strip()
+        box = self.count_box.text().strip()
+        pieces = {d: sp.value() for d, sp in self.pieces.items()}
+        opened, closed = self._local(self.count_opened), self._local(self.count_closed)
+        dealer = self.count_dealer.text()
+        done: list[int] = []
+
+        def do(swipe: str) -> int:
+            cid = bc.record_count(self.console.engine, fund, swipe, business_date=day,
+                                  table=table, drop_box=box, opened_at=opened,
+                                  closed_at=closed, dealer=dealer, pieces=pieces)
+            done.append(cid)
+            return cid
+
+        what = (f"Record the jackpot drop box {box or '?'} of table {table or '?'} for {day}: "
+                f"{self.count_total.text().lower()}.")
+        if self.window_.authorize(bc.ROLE, what, "bbj_count", do) and done:
+            self._count_message(f"{day}: table {table} drop box {box} counted "
+                                f"({self.count_total.text().lower()}).", True)
+            for sp in self.pieces.values():
+                sp.setValue(0)
+            self.count_box.clear()
+
+    def post_day(self) -> None:
+        """Post the day's counts after a supervisor's swipe and show the distribution."""
+        fund = self.fund_box.currentData()
+        if fund is None:
+            self._count_message("No Bad Beat Jackpot fund: create one first (docs/bbj.md).",
+                                False)
+            return
+        day = self._business_date()
+        done: list[bf.Posting] = []
+
+        def do(swipe: str) -> bf.Posting:
+            p = bc.post_day(self.console.engine, fund, day, swipe)
+            done.append(p)
+            return p
+
+        if self.window_.authorize(bc.ROLE, f"Post the jackpot rake of {day}.", "bbj_count",
+                                  do) and done:
+            p = done[0]
+            d = p.distribution
+            self._count_message(
+                f"{day} posted: jackpot rake {format_cents(d.collection_cents)}; admin fee "
+                f"{format_cents(d.admin_fee_cents)}, to main {format_cents(d.to_main_cents)}, "
+                f"to reserve {format_cents(d.to_reserve_cents)}.\n"
+                f"Updated main {format_cents(p.updated.main_cents)} (was "
+                f"{format_cents(p.previous.main_cents)}), reserve "
+                f"{format_cents(p.updated.reserve_cents)} (was "
+                f"{format_cents(p.previous.reserve_cents)}).", True)
+            self.refresh_funds()
 
     # --- funds -------------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ import core.bbj_fund as bf
 from core import bbj_cases as bc
 from core.auth import AuthError
 from core.demo import enroll_demo_employees, swipe_of
-from core.ledger.models import BbjCaseEvent, SwipeLog
+from core.ledger.models import BbjAward, BbjCaseEvent, BbjEntry, BbjPosting, SwipeLog
 from core.rules.bbj import ShownHand
 from core.rules.cards import Card, parse_cards
 
@@ -30,14 +30,14 @@ def cards(text: str) -> tuple[Card, ...]:
     return parse_cards(text.split(), count=None)
 
 
-def entry(*, seats: int = 6, pot_cents: int = 250_000) -> bc.ClaimEntry:
+def entry(*, seats: int = 6, pot_cents: int = 250_000, cap_cents: int = 10_000) -> bc.ClaimEntry:
     """Aces full of Tens (seat 1, losing) beaten by four sevens (seat 4, winning)."""
     a, b = cards("As Td"), cards("7h 7d")
     return bc.ClaimEntry(
         table="P1", big_blind_cents=10_000, pot_cents=pot_cents,
         dealt_in=tuple(range(1, seats + 1)), board=cards("Ah Ad Tc 7s 7c"),
         showdown=(ShownHand(1, (a[0], a[1])), ShownHand(4, (b[0], b[1]))),
-        table_jackpot_rake_cap_cents=10_000, room_max_jackpot_rake_cents=10_000,
+        table_jackpot_rake_cap_cents=cap_cents, room_max_jackpot_rake_cents=10_000,
         names={i: f"Player {i}" for i in range(1, seats + 1)},
         id_checked=frozenset(range(1, seats + 1)), taxpayers={2: "nranetb"})
 
@@ -61,6 +61,17 @@ def room(engine: Engine) -> Engine:
     bf.seed(engine, "bbj", 5_000_000, by="operator", reason="opening seed",
             at=HIT - timedelta(days=2))
     return engine
+
+
+def post_day1(engine: Engine) -> None:
+    """Day 1 counted (table P1 10:00-22:00 UTC, so the 14:00 hit is covered) and posted:
+    2 x 500 + 3 x 100 + 1 x 50 + 2 x 25 + 4 x 10 = 1,440.00 of jackpot rake -> admin fee 432.00,
+    main 705.60, reserve 302.40; the fund for the hit: main 50,705.60, reserve 302.40."""
+    bf.record_count(engine, "bbj", business_date=DAY1, table="P1", drop_box="J-1",
+                    opened_at=datetime(2026, 12, 1, 10, tzinfo=UTC),
+                    closed_at=datetime(2026, 12, 1, 22, tzinfo=UTC), dealer="D. Cruz",
+                    pieces={500: 2, 100: 3, 50: 1, 25: 2, 10: 4}, by="cage")
+    bf.post_day(engine, "bbj", DAY1, by="cage", at=datetime(2026, 12, 2, 6, tzinfo=UTC))
 
 
 def opened(engine: Engine, clock: Callable[[], datetime], **kw: int) -> int:
@@ -98,6 +109,7 @@ def test_every_transition_is_recorded_with_who_and_when_through_to_acknowledgmen
         room: Engine) -> None:
     clock = Clock(HIT + timedelta(minutes=10))
     cid = opened(room, clock)
+    post_day1(room)
     bc.advance(room, cid, "verified", SUP2, deck_sorted=True, cctv_reviewed=True,
                clock=clock.step(minutes=30))
     bc.advance(room, cid, "request_filed", SUP, clock=clock.step(hours=3))
@@ -129,6 +141,7 @@ def test_a_share_is_paid_once_and_only_on_a_checked_id(room: Engine) -> None:
     e = entry()
     e = bc.ClaimEntry(**{**e.__dict__, "id_checked": frozenset({1, 4})})
     cid = bc.open_case(room, "bbj", e, HIT, SUP, clock=clock)
+    post_day1(room)
     bc.advance(room, cid, "verified", SUP, deck_sorted=True, cctv_reviewed=True, clock=clock)
     bc.advance(room, cid, "request_filed", SUP, clock=clock)
     bc.advance(room, cid, "approved", SUP, clock=clock)
@@ -223,6 +236,7 @@ def test_deadlines_follow_rules_section_6_and_overdue_ones_are_listed(room: Engi
         "attachments", "approval"}
 
     clock.at = datetime(2026, 12, 9, 10, 0, tzinfo=MANILA).astimezone(UTC)
+    post_day1(room)
     case = bc.advance(room, cid, "approved", SUP, clock=clock)
     payout = next(d for d in bc.deadlines(case, MANILA) if d.what == "payout")
     assert payout.due == datetime(2026, 12, 14, 10, 0, tzinfo=MANILA)  # Mon, past the weekend
@@ -232,3 +246,109 @@ def test_deadlines_follow_rules_section_6_and_overdue_ones_are_listed(room: Engi
     assert ack.due == clock.at + timedelta(hours=24) and ack.met_at is None
     assert [d.what for _, d in bc.overdue(room, clock.at + timedelta(hours=25), MANILA)] == [
         "attachments", "acknowledgment"]
+
+
+def _filed(room: Engine, clock: Clock, **kw: int) -> int:
+    cid = bc.open_case(room, "bbj", entry(**kw), HIT, SUP, clock=clock)
+    bc.advance(room, cid, "verified", SUP, deck_sorted=True, cctv_reviewed=True, clock=clock)
+    bc.advance(room, cid, "request_filed", SUP, clock=clock)
+    return cid
+
+
+def _fund_rows(engine: Engine) -> tuple[int, int, int, int]:
+    """(entries, awards, main, reserve) with main/reserve the sums of the fund's rows."""
+    with Session(engine) as s:
+        rows = list(s.execute(select(BbjEntry).where(BbjEntry.fund_id == "bbj")).scalars())
+        awards = s.execute(select(func.count()).select_from(BbjAward)).scalar_one()
+    return (len(rows), awards, sum(r.main_delta_cents for r in rows),
+            sum(r.reserve_delta_cents for r in rows))
+
+
+def test_approving_a_qualifying_case_writes_the_award_in_the_fund_as_decided(
+        room: Engine) -> None:
+    # the case is opened during play (the day not yet posted: decided on 50,000.00) ...
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = _filed(room, clock, cap_cents=5_000)
+    assert bc.get_case(room, cid).claim["main_jackpot"] == "50000.00"
+    # ... approved after the day's posting: paid on main 50,705.60, reserve 302.40.
+    post_day1(room)
+    # cap 50.00 of 100.00: fraction 1/2; award 25,352.80: winning 20% 5,070.56, losing 40%
+    # 10,141.12, table 40% 10,141.12 / 4 seats = 2,535.28 each; nothing left over.
+    # reserve moved 302.40 / 2 = 151.20; main after 50,705.60 - 25,352.80 + 151.20 = 25,504.00
+    case = bc.advance(room, cid, "approved", SUP, clock=clock.step(days=1))
+    assert bf.funds(room, "bbj") == bf.Funds(2_550_400, 15_120)
+    _n, awards, main, reserve = _fund_rows(room)
+    assert (awards, main, reserve) == (1, 2_550_400, 15_120)  # the fund = the sum of its rows
+    assert case.award_id is not None and case.state == "approved"
+    assert case.events[-1].detail == ("award 1: 25,352.80 on main 50,705.60; main after "
+                                      "25,504.00, reserve after 151.20")
+    with Session(room) as s:
+        award = s.get(BbjAward, case.award_id)
+        assert award is not None
+        assert (award.award_cents, award.paid_cents, award.reserve_moved_cents) == (
+            2_535_280, 2_535_280, 15_120)
+        assert award.recorded_by == "1001 " + case.events[-1].employee_name
+        kinds = s.execute(select(BbjEntry.kind, BbjEntry.main_delta_cents,
+                                 BbjEntry.reserve_delta_cents)
+                          .where(BbjEntry.award_id == award.id).order_by(BbjEntry.id)).all()
+        assert [tuple(k) for k in kinds] == [("award", -2_535_280, 0),
+                                            ("reserve_move", 15_120, -15_120)]
+    # a share paid later refers to the award's share: seat 1 (losing, citizen) 10,141.12,
+    # 20% of the whole share (above 10,000.00) = 2,028.22
+    case = bc.advance(room, cid, "share_paid", SUP, seat=1, clock=clock.step(minutes=5))
+    assert case.events[-1].detail == "award 1: gross 10,141.12, tax 2,028.22, net 8,112.90"
+    assert bf.funds(room, "bbj") == bf.Funds(2_550_400, 15_120)  # paying moves no fund money
+
+
+def test_a_refused_swipe_or_an_unposted_day_at_approval_changes_nothing(room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = _filed(room, clock)
+    before = _fund_rows(room)
+    with pytest.raises(bf.BbjFundError, match="the day of the hit is not posted"):
+        bc.advance(room, cid, "approved", SUP, clock=clock)
+    assert _fund_rows(room) == before and bc.get_case(room, cid).state == "request_filed"
+    post_day1(room)
+    before = _fund_rows(room)
+    with pytest.raises(AuthError):
+        bc.advance(room, cid, "approved", SURVEILLANCE, clock=clock)
+    assert _fund_rows(room) == before
+    case = bc.get_case(room, cid)
+    assert case.state == "request_filed" and case.award_id is None
+    assert before[2:] == (bf.funds(room, "bbj").main_cents, bf.funds(room, "bbj").reserve_cents)
+
+
+def test_a_second_case_for_the_same_hit_is_not_awarded_twice(room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    first, second = _filed(room, clock), _filed(room, clock)
+    post_day1(room)
+    bc.advance(room, first, "approved", SUP, clock=clock)
+    before = _fund_rows(room)
+    with pytest.raises(bc.BbjCaseError, match="already awarded"):
+        bc.advance(room, second, "approved", SUP, clock=clock)
+    assert _fund_rows(room) == before
+
+
+def test_the_console_count_and_posting_need_a_supervisor_and_log_the_swipe(room: Engine) -> None:
+    clock = Clock(datetime(2026, 12, 2, 5, tzinfo=UTC))
+    kw = {"business_date": DAY1, "table": "P1", "drop_box": "J-1",
+          "opened_at": datetime(2026, 12, 1, 10, tzinfo=UTC),
+          "closed_at": datetime(2026, 12, 1, 22, tzinfo=UTC), "dealer": "D. Cruz",
+          "pieces": {500: 2, 100: 3, 50: 1, 25: 2, 10: 4}}
+    with pytest.raises(AuthError):
+        bc.record_count(room, "bbj", SURVEILLANCE, clock=clock, **kw)  # type: ignore[arg-type]
+    with pytest.raises(bf.BbjFundError, match="no drop box counted"):
+        bc.post_day(room, "bbj", DAY1, SUP, clock=clock)
+    bc.record_count(room, "bbj", SUP, clock=clock, **kw)  # type: ignore[arg-type]
+    posting = bc.post_day(room, "bbj", DAY1, SUP2, clock=clock.step(hours=1))
+    # 1,440.00 -> admin fee 432.00, main 705.60, reserve 302.40
+    d = posting.distribution
+    assert (d.collection_cents, d.admin_fee_cents, d.to_main_cents, d.to_reserve_cents) == (
+        144_000, 43_200, 70_560, 30_240)
+    assert posting.updated == bf.Funds(5_070_560, 30_240) == bf.funds(room, "bbj")
+    with Session(room) as s:
+        outcomes = s.execute(select(SwipeLog.outcome).where(SwipeLog.action == "bbj_count")
+                             .order_by(SwipeLog.id)).scalars().all()
+        by = s.execute(select(BbjPosting.recorded_by)).scalar_one()
+    # the posting refused for want of a count wrote nothing, not even its accepted swipe
+    assert outcomes == ["insufficient_authority", "accepted", "accepted"]
+    assert by.startswith("1002 ")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QDate, QDateTime, QEvent, Qt, QTime
 from PySide6.QtWidgets import QApplication, QTabWidget
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
@@ -123,3 +123,30 @@ def test_a_claim_that_fails_shows_every_reason_in_words(qtbot, room_tab) -> None
         "DOES NOT QUALIFY:",
         "  NOT_ENOUGH_PLAYERS: fewer than 5 players dealt in",
         "  POT_TOO_SMALL: the pot is under 20 big blinds"]
+
+
+def test_the_daily_count_is_recorded_and_the_posted_day_shows_the_updated_main(  # type: ignore[no-untyped-def]
+        qtbot, room_tab) -> None:
+    window, screen = room_tab
+    window.authorize = lambda role, what, kind, action: action(swipe_of("1001")) is not None
+    day = QDate(2026, 12, 1)
+    screen.count_date.setDate(day)
+    screen.count_opened.setDateTime(QDateTime(day, QTime(10, 0)))
+    screen.count_closed.setDateTime(QDateTime(day, QTime(22, 0)))
+    qtbot.keyClicks(screen.count_table, "P1")
+    qtbot.keyClicks(screen.count_box, "J-1")
+    qtbot.keyClicks(screen.count_dealer, "D. Cruz")
+    for denom, n in {500: 2, 100: 3, 50: 1, 25: 2, 10: 4}.items():
+        screen.pieces[denom].setValue(n)
+    assert screen.count_total.text() == "Box total 1,440.00"
+    qtbot.mouseClick(screen.record_count_btn, Qt.MouseButton.LeftButton)
+    assert screen.count_msg.text() == ("2026-12-01: table P1 drop box J-1 counted "
+                                       "(box total 1,440.00).")
+    # 1,440.00: admin fee 30% 432.00; the fund 1,008.00: main 70% 705.60, reserve 302.40
+    qtbot.mouseClick(screen.post_day_btn, Qt.MouseButton.LeftButton)
+    assert screen.count_msg.text().splitlines() == [
+        "2026-12-01 posted: jackpot rake 1,440.00; admin fee 432.00, to main 705.60, "
+        "to reserve 302.40.",
+        "Updated main 50,705.60 (was 50,000.00), reserve 302.40 (was 0.00)."]
+    assert screen.main_label.text() == "MAIN 50,705.60"
+    assert bf.funds(screen.console.engine, "bbj") == bf.Funds(5_070_560, 30_240)
