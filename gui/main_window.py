@@ -115,6 +115,12 @@ class MainWindow(QMainWindow):
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         outer.addWidget(split, 1)
+        # The table-game meters stand beside the floor, slips and activity; the wide working
+        # screens (paytables, machine check, poker room) get the whole width.
+        self.meters_panel = meters
+        wide = {self.paytables, left.widget(left.count() - 2), left.widget(left.count() - 1)}
+        left.currentChanged.connect(
+            lambda i: meters.setVisible(left.widget(i) not in wide))
         self.setCentralWidget(central)
         self.statusBar().showMessage("Ready")
         self.winpage_dir: Path | None = None  # None: <user data folder>/winpages

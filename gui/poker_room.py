@@ -153,6 +153,8 @@ class PokerRoomScreen(QWidget):
             self.ids.append(i)
             self.taxpayer.append(t)
         self.seats.setColumnWidth(1, 200)
+        self.seats.setColumnWidth(2, 130)  # "ID checked" in full
+        self.seats.setColumnWidth(3, 130)
         self.seats.setMinimumHeight(200)
         lay.addWidget(self.seats)
 
