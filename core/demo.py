@@ -53,6 +53,23 @@ def enroll_demo_employees(engine: Engine) -> int:
     return added
 
 
+DEMO_BBJ_FUND = ("bbj", "Poker room BBJ", 5_000_000)  # id, name, opening seed in centavos
+
+
+def open_demo_bbj_fund(engine: Engine) -> bool:
+    """The demo's Bad Beat Jackpot fund with its opening seed, if the ledger has none yet."""
+    from core import bbj_fund
+    from core.ledger.models import BbjFund
+
+    fid, name, seed_cents = DEMO_BBJ_FUND
+    with Session(engine) as s:
+        if s.get(BbjFund, fid) is not None:
+            return False
+    bbj_fund.create_fund(engine, fid, name)
+    bbj_fund.seed(engine, fid, seed_cents, by="podium demo", reason="demo opening seed")
+    return True
+
+
 class SimulatorThread:
     """Runs a :class:`core.simulator.Simulator` on an asyncio loop in a daemon thread."""
 

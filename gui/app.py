@@ -93,9 +93,10 @@ def build_console(floor: str, db: str | None, *, demo: bool) -> tuple[Any, list[
     else:
         printer = printer_from_config("network", host=pc.host, port=pc.port, timeout=pc.timeout)
     if demo:
-        from core.demo import enroll_demo_employees
+        from core.demo import enroll_demo_employees, open_demo_bbj_fund
 
         enroll_demo_employees(engine)
+        open_demo_bbj_fund(engine)
     return ConsoleCore(engine, config, paytables, printer=printer), warnings
 
 

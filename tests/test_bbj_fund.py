@@ -271,3 +271,13 @@ def test_cessation_once_hit_adds_the_reserve_to_the_main_amount_won(fund: Engine
     with pytest.raises(bf.BbjFundError, match="has ceased"):
         bf.seed(fund, "bbj", 100, by="operator", reason="x")
     assert_fund_is_sum_of_rows(fund, "bbj")
+
+
+def test_demo_opens_its_bad_beat_fund_once_with_the_opening_seed(engine: Engine) -> None:
+    from core.demo import DEMO_BBJ_FUND, open_demo_bbj_fund
+
+    fid, _name, seed_cents = DEMO_BBJ_FUND
+    assert open_demo_bbj_fund(engine) is True
+    assert open_demo_bbj_fund(engine) is False  # a second start changes nothing
+    assert bf.funds(engine, fid).main_cents == seed_cents
+    assert len(bf.seed_infusions(engine, fid)) == 1
