@@ -4,6 +4,7 @@ numbers as Decimal (never float), a key given twice refused, every problem named
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,33 @@ def json_type(value: object) -> str:
     if isinstance(value, dict):
         return "an object"
     return "a number"
+
+
+def json_object(value: object, where: str,
+                error: type[ValueError] = JsonDocError) -> dict[str, Any]:
+    """``value`` as a JSON object, or ``error`` naming ``where``."""
+    if not isinstance(value, dict):
+        raise error(f"{where}: must be a JSON object, not {json_type(value)}")
+    return value
+
+
+def json_array(value: object, where: str, error: type[ValueError] = JsonDocError) -> list[Any]:
+    """``value`` as a JSON array, or ``error`` naming ``where``."""
+    if not isinstance(value, list):
+        raise error(f"{where}: must be a JSON array, not {json_type(value)}")
+    return value
+
+
+def check_keys(obj: Mapping[str, Any], where: str, required: tuple[str, ...],
+               optional: tuple[str, ...] = (), error: type[ValueError] = JsonDocError) -> None:
+    """Every required key present and no key unknown, or ``error`` naming the key."""
+    for k in required:
+        if k not in obj:
+            raise error(f"{where}: missing key {k!r}")
+    unknown = [k for k in obj if k not in required and k not in optional]
+    if unknown:
+        raise error(f"{where}: unknown key {unknown[0]!r} (expected "
+                    f"{', '.join(required + optional)})")
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

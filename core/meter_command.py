@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from core.jsondoc import JsonDocError, json_type, load_json_file
+from core.jsondoc import JsonDocError, check_keys, json_object, json_type, load_json_file
 from core.meters import (
     LevelSettings,
     LevelState,
@@ -85,20 +85,12 @@ LEVEL_KEYS = ("seed", "meter", "reserve", "contribution_rate", "reserve_rate")
 
 
 def _object(value: object, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ScenarioError(f"{where}: must be a JSON object, not {json_type(value)}")
-    return value
+    return json_object(value, where, ScenarioError)
 
 
 def _keys(obj: Mapping[str, Any], where: str, required: tuple[str, ...],
           optional: tuple[str, ...] = ()) -> None:
-    for k in required:
-        if k not in obj:
-            raise ScenarioError(f"{where}: missing key {k!r}")
-    unknown = [k for k in obj if k not in required and k not in optional]
-    if unknown:
-        raise ScenarioError(f"{where}: unknown key {unknown[0]!r} (expected "
-                            f"{', '.join(required + optional)})")
+    check_keys(obj, where, required, optional, ScenarioError)
 
 
 def _money(value: object, where: str) -> int:

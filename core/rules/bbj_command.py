@@ -15,7 +15,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from core.jsondoc import json_type, load_json_file
+from core.jsondoc import check_keys, json_array, json_object, json_type, load_json_file
 from core.money import format_cents, json_cents, parse_cents, parse_rate
 from core.rules.bbj import (
     BbjError,
@@ -39,26 +39,16 @@ FRACTION_DECIMALS = 6
 # --- reading the case -------------------------------------------------------------------------
 
 def _object(value: object, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise BbjError(f"{where}: must be a JSON object, not {json_type(value)}")
-    return value
+    return json_object(value, where, BbjError)
 
 
 def _array(value: object, where: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise BbjError(f"{where}: must be a JSON array, not {json_type(value)}")
-    return value
+    return json_array(value, where, BbjError)
 
 
 def _keys(obj: Mapping[str, Any], where: str, required: tuple[str, ...],
           optional: tuple[str, ...] = ()) -> None:
-    for k in required:
-        if k not in obj:
-            raise BbjError(f"{where}: missing key {k!r}")
-    unknown = [k for k in obj if k not in required and k not in optional]
-    if unknown:
-        raise BbjError(f"{where}: unknown key {unknown[0]!r} (expected "
-                       f"{', '.join(required + optional)})")
+    check_keys(obj, where, required, optional, BbjError)
 
 
 def _money(value: object, where: str) -> int:
