@@ -26,7 +26,7 @@ from fractions import Fraction
 from html import escape
 
 from core.money import format_cents
-from core.rules.bbj import Claim, Decision
+from core.rules.bbj import Claim, Decision, Share
 
 DENOMINATIONS: tuple[int, ...] = (500, 100, 50, 25, 10)  # pesos: the chips of a jackpot drop box
 ADMIN_FEE_PERCENT = 30  # of the jackpot rake: the operator's administrative fee
@@ -366,17 +366,10 @@ def daily_report_html(report: DailyReport) -> str:
 
 
 @dataclass(frozen=True)
-class Sharer:
-    seat: int
-    name: str
-    role: str  # winning | losing | table
-    taxpayer: str
-    gross_cents: int
-    tax_cents: int
+class Sharer(Share):
+    """A share of the decision (core.rules.bbj.Share) with the sharer's name as on the ID."""
 
-    @property
-    def net_cents(self) -> int:
-        return self.gross_cents - self.tax_cents
+    name: str
 
 
 @dataclass(frozen=True)
@@ -440,8 +433,9 @@ def awarding_request(decision: Decision, claim: Claim, names: Mapping[int, str],
         if not name:
             raise FormError(f"awarding request names: seat {share.seat} shares the jackpot "
                             "and has no name (from the player's government ID)")
-        sharers.append(Sharer(share.seat, name, share.role, share.taxpayer, share.gross_cents,
-                              share.tax_cents))
+        sharers.append(Sharer(seat=share.seat, role=share.role, taxpayer=share.taxpayer,
+                              gross_cents=share.gross_cents, tax_cents=share.tax_cents,
+                              name=name))
 
     def hole(seat: int) -> tuple[str, str]:
         a, b = holes[seat]
