@@ -53,6 +53,7 @@ from core.bbj_fund import (
     post_day_in,
     record_award_in,
     record_count_in,
+    record_tournament_fee_in,
 )
 from core.ledger.models import BbjAward, BbjAwardShare, BbjCase, BbjCaseEvent, BbjFund, Employee
 from core.money import format_cents, json_cents, parse_cents
@@ -318,11 +319,8 @@ def _view(s: Session, row: BbjCase) -> CaseView:
 
 
 def _award_id(s: Session, row: BbjCase) -> int | None:
-    """The fund's award for this case's hit (fund, hit time, table; one at most: a second
-    approval of the same hit is refused)."""
-    return s.execute(select(BbjAward.id).where(
-        BbjAward.fund_id == row.fund_id, BbjAward.hit_at == row.hit_at,
-        BbjAward.table_name == row.table_name)).scalar()
+    """The fund's award approved in this case (``bbj_awards.case_id``)."""
+    return s.execute(select(BbjAward.id).where(BbjAward.case_id == row.id)).scalar()
 
 
 def get_case(engine: Engine, case_id: int) -> CaseView:
@@ -408,7 +406,7 @@ def open_case(engine: Engine, fund_id: str, entry: ClaimEntry, hit_at: datetime,
 
 def advance(engine: Engine, case_id: int, state: str, swipe: str, *, seat: int | None = None,
             detail: str = "", deck_sorted: bool = False, cctv_reviewed: bool = False,
-            settings: BbjSettings | None = None,
+            settings: BbjSettings | None = None, cease: bool = False,
             clock: Callable[[], datetime] = _utcnow) -> CaseView:
     """Move the case to ``state`` (one of :meth:`CaseView.next_states`) with a supervisor's
     swipe; the case afterwards.  ``verified`` needs ``deck_sorted`` and ``cctv_reviewed``;
@@ -416,9 +414,13 @@ def advance(engine: Engine, case_id: int, state: str, swipe: str, *, seat: int |
     ``voided`` a reason in ``detail``.  ``approved`` writes the fund's award in the same
     transaction: the claim decided again on :func:`core.bbj_fund.amount_for_hit_in` for the hit
     (``settings`` as when the case was opened), refused (nothing written) while the hit's day
-    is not posted."""
+    is not posted.  ``cease`` (``approved`` only): the fund ceases with this hit (TGD-1540,
+    RULES.md 6): the reserve is added to the main amount won and the fund takes nothing
+    more."""
     if state not in STATES:
         raise BbjCaseError(f"case {case_id}: {state!r} is not a state ({', '.join(STATES)})")
+    if cease and state != "approved":
+        raise BbjCaseError(f"case {case_id}: a fund ceases only with an approval")
     now = clock().astimezone(UTC)
 
     def write(s: Session, emp: Employee) -> int:
@@ -440,7 +442,7 @@ def advance(engine: Engine, case_id: int, state: str, swipe: str, *, seat: int |
                                    "the CCTV reviewed (RULES.md 6.9)")
             text = text or "deck sorted, CCTV reviewed"
         elif state == "approved":
-            text = _award(s, row, view, emp, now, settings) + (f"; {text}" if text else "")
+            text = _award(s, row, view, emp, now, settings, cease) + (f"; {text}" if text else "")
         elif state == "share_paid":
             if seat not in view.unpaid_seats:
                 raise BbjCaseError(f"case {case_id}: seat {seat} has no unpaid share (unpaid: "
@@ -471,21 +473,27 @@ def advance(engine: Engine, case_id: int, state: str, swipe: str, *, seat: int |
 
 
 def _award(s: Session, row: BbjCase, view: CaseView, emp: Employee, now: datetime,
-           settings: BbjSettings | None) -> str:
+           settings: BbjSettings | None, cease: bool) -> str:
     """Write the fund's award for an approved case in the caller's transaction; the approval
     row's detail (award id, amount, the fund after)."""
-    if view.award_id is not None:
+    same_hit = s.execute(select(BbjAward.id, BbjAward.case_id).where(
+        BbjAward.fund_id == row.fund_id, BbjAward.hit_at == row.hit_at,
+        BbjAward.table_name == row.table_name)).first()
+    if same_hit is not None:
+        by_case = f" in case {same_hit.case_id}" if same_hit.case_id is not None else ""
         raise BbjCaseError(f"case {row.id}: the hit at table {row.table_name} is already "
-                           f"awarded (award {view.award_id})")
-    funds = amount_for_hit_in(s, row.fund_id, row.hit_at)
+                           f"awarded (award {same_hit.id}{by_case})")
+    funds = amount_for_hit_in(s, row.fund_id, row.hit_at, ceasing=cease)
     entry = entry_from_json(row.claim)
     decision = decide(entry.claim(funds.main_cents, funds.reserve_cents), settings)
     if [sh.seat for sh in decision.shares] != list(view.share_seats):
         raise BbjCaseError(f"case {row.id}: the claim decided again does not pay the same "
                            "seats (other settings than when the case was opened?)")
     award_id = record_award_in(s, row.fund_id, decision, hit_at=row.hit_at,
-                               table=row.table_name, by=f"{emp.number} {emp.name}", now=now)
-    return (f"award {award_id}: {format_cents(decision.award_cents)} on main "
+                               table=row.table_name, by=f"{emp.number} {emp.name}", now=now,
+                               cease=cease, case_id=row.id)
+    ceased = "; the fund ceases with this hit (reserve added to main)" if cease else ""
+    return (f"award {award_id}{ceased}: {format_cents(decision.award_cents)} on main "
             f"{format_cents(funds.main_cents)}; main after "
             f"{format_cents(decision.main_after_cents)}, reserve after "
             f"{format_cents(decision.reserve_after_cents)}")
@@ -500,6 +508,7 @@ def void(engine: Engine, case_id: int, reason: str, swipe: str, *,
 def record_count(engine: Engine, fund_id: str, swipe: str, *, business_date: date, table: str,
                  drop_box: str, opened_at: datetime, closed_at: datetime, dealer: str,
                  pieces: Mapping[int, int], settings: FundSettings | None = None,
+                 rake_box: str = "", rake_cents: int = 0,
                  clock: Callable[[], datetime] = _utcnow) -> int:
     """The console's daily drop-box count: ``core.bbj_fund.record_count_in`` with a
     supervisor's swipe, written in one transaction with its swipe-log row (action
@@ -510,7 +519,8 @@ def record_count(engine: Engine, fund_id: str, swipe: str, *, business_date: dat
         return record_count_in(s, fund_id, business_date=business_date, table=table,
                                drop_box=drop_box, opened_at=opened_at, closed_at=closed_at,
                                dealer=dealer, pieces=pieces, by=f"{emp.number} {emp.name}",
-                               settings=settings, now=now)
+                               settings=settings, rake_box=rake_box, rake_cents=rake_cents,
+                               now=now)
 
     count_id = _swiped(engine, swipe, now, write, COUNT_ACTION)
     log.info("bbj fund %s: %s table %s drop box %s counted", fund_id, business_date, table,
@@ -534,7 +544,25 @@ def post_day(engine: Engine, fund_id: str, business_date: date, swipe: str, *,
     return posting
 
 
+def record_tournament_fee(engine: Engine, swipe: str, *, business_date: date, tournament: str,
+                          fee_cents: int, reason: str = "",
+                          clock: Callable[[], datetime] = _utcnow) -> int:
+    """A poker tournament's fees for the day (``core.bbj_fund.record_tournament_fee_in``) with a
+    supervisor's swipe, in one transaction with its swipe-log row (action ``bbj_count``)."""
+    now = clock().astimezone(UTC)
+
+    def write(s: Session, emp: Employee) -> int:
+        return record_tournament_fee_in(s, business_date=business_date, tournament=tournament,
+                                        fee_cents=fee_cents, reason=reason,
+                                        by=f"{emp.number} {emp.name}", now=now)
+
+    row_id = _swiped(engine, swipe, now, write, COUNT_ACTION)
+    log.info("poker tournament %s on %s: fee %s recorded", tournament, business_date,
+             format_cents(fee_cents))
+    return row_id
+
+
 __all__ = ["BbjCaseError", "CaseView", "ClaimEntry", "Deadline", "Event", "add_business_days",
            "advance", "deadlines", "decide_entry", "entry_from_json", "get_case", "list_cases",
            "next_deadline", "open_case", "overdue", "post_day", "reasons_text", "record_count",
-           "void"]
+           "record_tournament_fee", "void"]

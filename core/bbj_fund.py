@@ -42,6 +42,7 @@ from core.ledger.models import (
     BbjEntry,
     BbjFund,
     BbjPosting,
+    PokerTournamentFee,
 )
 from core.money import CENTS_PER_MAJOR, format_cents
 from core.rules.bbj import Decision
@@ -272,20 +273,24 @@ def seed_infusions(engine: Engine, fund_id: str) -> list[tuple[datetime, int, st
 def record_count(engine: Engine, fund_id: str, *, business_date: date, table: str,
                  drop_box: str, opened_at: datetime, closed_at: datetime, dealer: str,
                  pieces: Mapping[int, int], by: str, settings: FundSettings | None = None,
-                 at: datetime | None = None) -> int:
+                 rake_box: str = "", rake_cents: int = 0, at: datetime | None = None) -> int:
     """One jackpot drop box counted: chip ``pieces`` per denomination (pesos); the row id.
-    A date already posted is closed: a late count is refused."""
+    ``rake_box`` / ``rake_cents``: the same table's house rake drop box and its amount, counted
+    with it (the daily report's rake; not fund money).  A date already posted is closed: a
+    late count is refused."""
     now = _now(at)
     with Session(engine) as s, s.begin():
         return record_count_in(s, fund_id, business_date=business_date, table=table,
                                drop_box=drop_box, opened_at=opened_at, closed_at=closed_at,
-                               dealer=dealer, pieces=pieces, by=by, settings=settings, now=now)
+                               dealer=dealer, pieces=pieces, by=by, settings=settings,
+                               rake_box=rake_box, rake_cents=rake_cents, now=now)
 
 
 def record_count_in(s: Session, fund_id: str, *, business_date: date, table: str,
                     drop_box: str, opened_at: datetime, closed_at: datetime, dealer: str,
                     pieces: Mapping[int, int], by: str, now: datetime,
-                    settings: FundSettings | None = None) -> int:
+                    settings: FundSettings | None = None, rake_box: str = "",
+                    rake_cents: int = 0) -> int:
     """:func:`record_count` inside the caller's open transaction (with a supervisor's swipe:
     ``core.bbj_cases.record_count``)."""
     st = settings or FundSettings()
@@ -306,6 +311,13 @@ def record_count_in(s: Session, fund_id: str, *, business_date: date, table: str
         clean[str(denom)] = count
         total += denom * CENTS_PER_MAJOR * count
     tbl, box = _text(table, "table"), _text(drop_box, "drop box")
+    if isinstance(rake_cents, bool) or not isinstance(rake_cents, int) or rake_cents < 0:
+        raise BbjFundError(f"table {tbl}: house rake {rake_cents!r} must be whole centavos, "
+                           "0 or more")
+    if not isinstance(rake_box, str):
+        raise BbjFundError(f"table {tbl}: rake drop box {rake_box!r} must be text")
+    if rake_cents and not rake_box.strip():
+        raise BbjFundError(f"table {tbl}: a house rake needs its rake drop box number")
     now = _aware(now, "time")
     _fund(s, fund_id)
     if s.execute(select(BbjPosting.id).where(BbjPosting.fund_id == fund_id,
@@ -320,6 +332,7 @@ def record_count_in(s: Session, fund_id: str, *, business_date: date, table: str
     row = BbjDropCount(fund_id=fund_id, business_date=business_date, table_name=tbl,
                        drop_box=box, opened_at=opened, closed_at=closed,
                        dealer=_text(dealer, "dealer"), pieces=clean, total_cents=total,
+                       rake_box=rake_box.strip(), rake_cents=rake_cents,
                        recorded_by=_text(by, "recorded by"), created_at=now)
     s.add(row)
     s.flush()
@@ -392,10 +405,12 @@ def record_award(engine: Engine, fund_id: str, decision: Decision, *, hit_at: da
 
 
 def record_award_in(s: Session, fund_id: str, decision: Decision, *, hit_at: datetime,
-                    table: str, by: str, now: datetime, cease: bool = False) -> int:
+                    table: str, by: str, now: datetime, cease: bool = False,
+                    case_id: int | None = None) -> int:
     """:func:`record_award` inside the caller's open transaction (the caller commits, or rolls
     back everything on a refusal): a case's approval and its award are one transaction
-    (core/bbj_cases.py).  The one implementation of the award; the award id."""
+    (core/bbj_cases.py, which gives its ``case_id``).  The one implementation of the award;
+    the award id."""
     if not decision.qualifies:
         raise BbjFundError("award: the claim does not qualify (" +
                            ", ".join(decision.reasons) + "); nothing is paid")
@@ -434,7 +449,7 @@ def record_award_in(s: Session, fund_id: str, decision: Decision, *, hit_at: dat
                      award_cents=decision.award_cents, paid_cents=paid,
                      reserve_moved_cents=moved, main_after_cents=decision.main_after_cents,
                      reserve_after_cents=decision.reserve_after_cents, ceases_fund=cease,
-                     recorded_by=who, created_at=now)
+                     case_id=case_id, recorded_by=who, created_at=now)
     s.add(award)
     s.flush()
     for sh in decision.shares:
@@ -464,6 +479,37 @@ def record_award_in(s: Session, fund_id: str, decision: Decision, *, hit_at: dat
            reason=f"reserve x {fr} up into main", effective_at=when, created_at=now,
            award_id=award.id)
     return award.id
+
+
+def record_tournament_fee_in(s: Session, *, business_date: date, tournament: str,
+                             fee_cents: int, by: str, now: datetime, reason: str = "") -> int:
+    """The house's entry fees kept from one poker tournament on a gaming day (TGD-1623 C,
+    TGD-108), in the caller's transaction; the row id.  Not fund money.  A correction is a
+    negative fee with its reason (nothing is changed in place); the day's fees may not go
+    below 0."""
+    if not isinstance(business_date, date) or isinstance(business_date, datetime):
+        raise BbjFundError(f"business date: {business_date!r} must be a date")
+    name = _text(tournament, "tournament")
+    if isinstance(fee_cents, bool) or not isinstance(fee_cents, int) or fee_cents == 0:
+        raise BbjFundError(f"tournament {name}: fee {fee_cents!r} must be whole centavos, "
+                           "not 0")
+    why = reason.strip() if isinstance(reason, str) else ""
+    if fee_cents < 0:
+        if not why:
+            raise BbjFundError(f"tournament {name}: a correction (negative fee) needs its "
+                               "reason")
+        day = s.execute(select(func.coalesce(func.sum(PokerTournamentFee.fee_cents), 0))
+                        .where(PokerTournamentFee.business_date == business_date)).scalar_one()
+        if int(day) + fee_cents < 0:
+            raise BbjFundError(f"tournament {name}: a correction of "
+                               f"{format_cents(-fee_cents)} is more than the "
+                               f"{format_cents(int(day))} recorded on {business_date}")
+    row = PokerTournamentFee(business_date=business_date, tournament=name, fee_cents=fee_cents,
+                             reason=why, recorded_by=_text(by, "recorded by"),
+                             created_at=_aware(now, "time"))
+    s.add(row)
+    s.flush()
+    return row.id
 
 
 def seed_outstanding_cents(engine: Engine, fund_id: str) -> int:

@@ -41,7 +41,7 @@ def test_migration_creates_every_table_and_downgrades_to_nothing(bare_engine: En
 def test_upgrade_twice_is_harmless(engine: Engine) -> None:
     upgrade(engine)
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
-    assert head == "0006"
+    assert head == "0007"
     with engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == head
 
@@ -177,3 +177,42 @@ def test_refused_event_origin_is_stored_once(engine: Engine) -> None:
         (kept,) = s.scalars(select(RefusedEvent))
         assert (kept.reason, kept.payload) == (row["reason"], row["payload"])
         assert kept.received_at.tzinfo is not None
+
+
+def test_0007_links_awards_already_approved_from_a_case(bare_engine: Engine) -> None:
+    """An award written by a case's approval before 0007 gets that case as its case_id; an
+    award recorded directly (no approved case for its hit) keeps None; existing drop counts
+    read 0 house rake."""
+    upgrade(bare_engine, "0006")
+    hit = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
+    other = datetime(2026, 11, 30, 15, 0, tzinfo=UTC)
+    with bare_engine.begin() as c:
+        c.execute(text("INSERT INTO employees (id, number, name, role, active, card_salt, "
+                       "card_hash, card_iterations, created_at) VALUES (1, 'S1', 'Sup', "
+                       "'supervisor', :t, :b, :b, 1, :at)"), {"t": True, "b": b"x", "at": hit})
+        c.execute(text("INSERT INTO bbj_funds (id, name, created_at) VALUES ('F', 'F', :at)"),
+                  {"at": hit})
+        for case_id, state in ((1, "claimed"), (2, "approved")):
+            c.execute(text("INSERT INTO bbj_cases (id, fund_id, table_name, hit_at, claim, "
+                           "decision, qualifies, created_at) VALUES (:id, 'F', 'P1', :hit, "
+                           "'{}', '{}', :t, :hit)"), {"id": case_id, "hit": hit, "t": True})
+            c.execute(text("INSERT INTO bbj_case_events (case_id, state, seat, detail, "
+                           "employee_id, created_at) VALUES (:id, :st, NULL, '', 1, :hit)"),
+                      {"id": case_id, "st": state, "hit": hit})
+        for award_id, at in ((1, hit), (2, other)):
+            c.execute(text(
+                "INSERT INTO bbj_awards (id, fund_id, hit_at, table_name, main_before_cents, "
+                "reserve_before_cents, fraction_num, fraction_den, award_cents, paid_cents, "
+                "reserve_moved_cents, main_after_cents, reserve_after_cents, ceases_fund, "
+                "recorded_by, created_at) VALUES (:id, 'F', :at, 'P1', 1, 1, 1, 1, 1, 1, 1, 1, "
+                "1, :f, 'x', :at)"), {"id": award_id, "at": at, "f": False})
+        c.execute(text("INSERT INTO bbj_drop_counts (fund_id, business_date, table_name, "
+                       "drop_box, opened_at, closed_at, dealer, pieces, total_cents, "
+                       "recorded_by, created_at) VALUES ('F', '2026-11-30', 'P1', 'J1', :at, "
+                       ":at, 'D', '{}', 0, 'x', :at)"), {"at": hit})
+    upgrade(bare_engine)
+    with bare_engine.connect() as c:
+        links = dict(c.execute(text("SELECT id, case_id FROM bbj_awards")).all())
+        counts = c.execute(text("SELECT rake_box, rake_cents FROM bbj_drop_counts")).all()
+    assert links == {1: 2, 2: None}
+    assert [tuple(r) for r in counts] == [("", 0)]

@@ -374,6 +374,24 @@ class BbjDropCount(Base):
     dealer: Mapped[str] = mapped_column(String(200))
     pieces: Mapped[dict[str, Any]] = mapped_column(JSON)
     total_cents: Mapped[int] = mapped_column(BigInteger)
+    # the same table's house rake drop box, counted with it (TGD-1494/1623 "rake")
+    rake_box: Mapped[str] = mapped_column(String(32), server_default="")
+    rake_cents: Mapped[int] = mapped_column(BigInteger, server_default="0")
+    recorded_by: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class PokerTournamentFee(Base):
+    """Append-only: the entry fees the house kept from one poker tournament on a gaming day
+    (TGD-1623 C "tournament fee", TGD-108); a correction is a further row (negative fee) with
+    its reason."""
+
+    __tablename__ = "poker_tournament_fees"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    business_date: Mapped[date] = mapped_column(Date, index=True)
+    tournament: Mapped[str] = mapped_column(String(200))
+    fee_cents: Mapped[int] = mapped_column(BigInteger)
+    reason: Mapped[str] = mapped_column(Text)
     recorded_by: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
@@ -410,8 +428,12 @@ class BbjAward(Base):
     denominator), the award, what was paid, the reserve moved up, main/reserve after."""
 
     __tablename__ = "bbj_awards"
+    __table_args__ = (UniqueConstraint("case_id", name="uq_bbj_awards_case"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     fund_id: Mapped[str] = mapped_column(ForeignKey("bbj_funds.id"), index=True)
+    # the tracked case this award was approved in (core/bbj_cases.py); None: recorded directly
+    case_id: Mapped[int | None] = mapped_column(
+        ForeignKey("bbj_cases.id", name="fk_bbj_awards_case"))
     hit_at: Mapped[datetime] = mapped_column(UTCDateTime)
     table_name: Mapped[str] = mapped_column(String(64))
     main_before_cents: Mapped[int] = mapped_column(BigInteger)
