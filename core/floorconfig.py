@@ -50,6 +50,7 @@ import tomllib
 import zoneinfo
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import date, datetime
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
@@ -77,6 +78,13 @@ class Casino:
     name: str
     timezone: str  # an IANA zone, e.g. "Asia/Manila"; slips and screens show local time
     currency_symbol: str = "$"
+    operator: str = ""  # the licensee named on the regulator's forms ("" = the casino's name)
+    # days that are not business days besides Saturdays and Sundays (RULES.md 6 deadlines)
+    public_holidays: tuple[date, ...] = ()
+
+    @property
+    def operator_name(self) -> str:
+        return self.operator or self.name
 
 
 @dataclass(frozen=True)
@@ -289,8 +297,31 @@ def _casino(sec: _Section) -> Casino:
         raise sec.error("timezone", f"{tz!r} is not a known time zone (e.g. 'Asia/Manila')") \
             from None
     symbol = sec.text("currency_symbol", "$", empty_ok=True)
+    operator = sec.text("operator", "", empty_ok=True)
+    holidays = sec.convert("public_holidays", _holidays, [])
     sec.done()
-    return Casino(name, tz, symbol)
+    return Casino(name, tz, symbol, operator, holidays)
+
+
+def _holidays(value: Any, what: str) -> tuple[date, ...]:
+    """A list of ISO dates ("2026-12-25"), each once; a TOML date is taken as it is."""
+    if not isinstance(value, list):
+        raise ValueError(f"{what}: must be a list of dates such as \"2026-12-25\"")
+    out: list[date] = []
+    for item in value:
+        if isinstance(item, date) and not isinstance(item, datetime):
+            day = item
+        elif isinstance(item, str):
+            try:
+                day = date.fromisoformat(item.strip())
+            except ValueError:
+                raise ValueError(f"{what}: {item!r} is not a date YYYY-MM-DD") from None
+        else:
+            raise ValueError(f"{what}: {item!r} is not a date YYYY-MM-DD")
+        if day in out:
+            raise ValueError(f"{what}: {day} is listed twice")
+        out.append(day)
+    return tuple(sorted(out))
 
 
 def _authorization(sec: _Section) -> Authorization:

@@ -16,8 +16,18 @@ import core.bbj_fund as bf
 from core import bbj_cases as bc
 from core.auth import AuthError
 from core.demo import enroll_demo_employees, swipe_of
-from core.ledger.models import BbjAward, BbjCaseEvent, BbjEntry, BbjPosting, SwipeLog
-from core.rules.bbj import ShownHand
+from core.ledger.models import (
+    BbjAward,
+    BbjAwardShare,
+    BbjCaseEvent,
+    BbjCessation,
+    BbjDropCount,
+    BbjEntry,
+    BbjPosting,
+    PokerTournamentFee,
+    SwipeLog,
+)
+from core.rules.bbj import ShownHand, decide
 from core.rules.cards import Card, parse_cards
 
 MANILA = ZoneInfo("Asia/Manila")
@@ -352,3 +362,111 @@ def test_the_console_count_and_posting_need_a_supervisor_and_log_the_swipe(room:
     # the posting refused for want of a count wrote nothing, not even its accepted swipe
     assert outcomes == ["insufficient_authority", "accepted", "accepted"]
     assert by.startswith("1002 ")
+
+
+def test_the_award_names_its_case_and_a_direct_award_blocks_a_case_for_the_same_hit(
+        room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = _filed(room, clock)
+    post_day1(room)
+    case = bc.advance(room, cid, "approved", SUP, clock=clock.step(days=1))
+    with Session(room) as s:
+        award = s.get(BbjAward, case.award_id)
+        assert award is not None and award.case_id == cid
+    # an award recorded without a case (the fund's own call) has no case, and a case opened
+    # afterwards for that same hit can not be awarded again
+    other = datetime(2026, 12, 1, 16, 0, tzinfo=UTC)
+    funds = bf.amount_for_hit(room, "bbj", other)
+    e = entry()
+    bf.record_award(room, "bbj", decide(e.claim(funds.main_cents, funds.reserve_cents)),
+                    hit_at=other, table="P1", by="cage")
+    late = bc.open_case(room, "bbj", e, other, SUP, clock=clock)
+    bc.advance(room, late, "verified", SUP, deck_sorted=True, cctv_reviewed=True, clock=clock)
+    bc.advance(room, late, "request_filed", SUP, clock=clock)
+    before = _fund_rows(room)
+    with pytest.raises(bc.BbjCaseError, match=r"already awarded \(award 2\)$"):
+        bc.advance(room, late, "approved", SUP, clock=clock)
+    assert _fund_rows(room) == before and bc.get_case(room, late).award_id is None
+    assert bc.get_case(room, cid).award_id == 1
+
+
+def test_an_approval_can_cease_the_fund_adding_the_reserve_to_the_amount_won(
+        room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = _filed(room, clock)
+    post_day1(room)
+    with pytest.raises(bc.BbjCaseError, match="ceases only with an approval"):
+        bc.advance(room, cid, "attachments_filed", SUP, cease=True, clock=clock)
+    # the fund for the hit: main 50,705.60 + reserve 302.40 = 51,008.00 won at 100%:
+    # winning 20% 10,201.60, losing 40% 20,403.20, table 40% 20,403.20 / 4 = 5,100.80 each
+    case = bc.advance(room, cid, "approved", SUP, cease=True, clock=clock.step(days=1))
+    assert "the fund ceases with this hit" in case.events[-1].detail
+    assert bf.funds(room, "bbj") == bf.Funds(0, 0)
+    with Session(room) as s:
+        award = s.get(BbjAward, case.award_id)
+        assert award is not None
+        assert (award.main_before_cents, award.reserve_before_cents, award.award_cents,
+                award.ceases_fund, award.case_id) == (5_100_800, 0, 5_100_800, True, cid)
+        shares = dict(s.execute(select(BbjAwardShare.seat, BbjAwardShare.gross_cents)
+                                .where(BbjAwardShare.award_id == award.id)).all())
+        ceased = s.execute(select(BbjCessation)).scalar_one()
+    assert shares == {4: 1_020_160, 1: 2_040_320, 2: 510_080, 3: 510_080, 5: 510_080,
+                      6: 510_080}
+    assert (ceased.kind, ceased.award_id, ceased.reserve_cents) == ("after_hit", award.id,
+                                                                    30_240)
+    with pytest.raises(bf.BbjFundError, match="ceased"):
+        bc.record_count(room, "bbj", SUP, business_date=date(2026, 12, 2), table="P1",
+                        drop_box="J-1", opened_at=datetime(2026, 12, 2, 10, tzinfo=UTC),
+                        closed_at=datetime(2026, 12, 2, 22, tzinfo=UTC), dealer="D",
+                        pieces={100: 1}, clock=clock)
+
+
+def test_the_count_keeps_the_tables_house_rake_box(room: Engine) -> None:
+    clock = Clock(datetime(2026, 12, 2, 5, tzinfo=UTC))
+    kw = {"business_date": DAY1, "table": "P1", "drop_box": "J-1",
+          "opened_at": datetime(2026, 12, 1, 10, tzinfo=UTC),
+          "closed_at": datetime(2026, 12, 1, 22, tzinfo=UTC), "dealer": "D. Cruz",
+          "pieces": {500: 2}}
+    for bad, message in (({"rake_cents": -1, "rake_box": "R-1"}, "house rake -1"),
+                         ({"rake_cents": 500_000}, "needs its rake drop box number")):
+        with pytest.raises(bf.BbjFundError, match=message):
+            bc.record_count(room, "bbj", SUP, clock=clock, **kw, **bad)  # type: ignore[arg-type]
+    bc.record_count(room, "bbj", SUP, clock=clock, rake_box=" R-1 ", rake_cents=1_234_550,
+                    **kw)  # type: ignore[arg-type]
+    bc.record_count(room, "bbj", SUP, clock=clock, **{**kw, "table": "P2"})  # type: ignore[arg-type]
+    with Session(room) as s:
+        rows = s.execute(select(BbjDropCount.table_name, BbjDropCount.rake_box,
+                                BbjDropCount.rake_cents, BbjDropCount.total_cents)
+                         .order_by(BbjDropCount.table_name)).all()
+    assert [tuple(r) for r in rows] == [("P1", "R-1", 1_234_550, 100_000),
+                                        ("P2", "", 0, 100_000)]
+
+
+def test_tournament_fees_are_recorded_with_a_swipe_and_corrected_by_a_further_row(
+        room: Engine) -> None:
+    clock = Clock(datetime(2026, 12, 2, 5, tzinfo=UTC))
+    with pytest.raises(AuthError):
+        bc.record_tournament_fee(room, SURVEILLANCE, business_date=DAY1,
+                                 tournament="Friday Freezeout", fee_cents=1_250_000, clock=clock)
+    for kw, message in (({"fee_cents": 0}, "not 0"), ({"tournament": " "}, "tournament"),
+                        ({"fee_cents": -100}, "needs its reason")):
+        args = {"business_date": DAY1, "tournament": "Friday Freezeout",
+                "fee_cents": 1_250_000, **kw}
+        with pytest.raises(bf.BbjFundError, match=message):
+            bc.record_tournament_fee(room, SUP, clock=clock, **args)  # type: ignore[arg-type]
+    bc.record_tournament_fee(room, SUP, business_date=DAY1, tournament="Friday Freezeout",
+                             fee_cents=1_250_000, clock=clock)
+    with pytest.raises(bf.BbjFundError, match="more than the 12,500.00 recorded"):
+        bc.record_tournament_fee(room, SUP, business_date=DAY1, tournament="Friday Freezeout",
+                                 fee_cents=-1_250_001, reason="typo", clock=clock)
+    bc.record_tournament_fee(room, SUP, business_date=DAY1, tournament="Friday Freezeout",
+                             fee_cents=-50_000, reason="two entries refunded", clock=clock)
+    with Session(room) as s:
+        rows = s.execute(select(PokerTournamentFee.fee_cents, PokerTournamentFee.reason,
+                                PokerTournamentFee.recorded_by)
+                         .order_by(PokerTournamentFee.id)).all()
+        outcomes = s.execute(select(SwipeLog.outcome).where(SwipeLog.action == "bbj_count")
+                             .order_by(SwipeLog.id)).scalars().all()
+    assert [(r[0], r[1]) for r in rows] == [(1_250_000, ""), (-50_000, "two entries refunded")]
+    assert all(r[2].startswith("1001 ") for r in rows)
+    assert outcomes[0] == "insufficient_authority" and outcomes.count("accepted") == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
@@ -182,6 +183,15 @@ def test_seed_zero_is_refused_unless_allow_zero_seed() -> None:
         ("timeout = 3", "timeout = 0", ("printer.timeout",)),
         ('host = "10.0.0.9"\n', "", ("printer.host", "missing")),
         ('timezone = "Asia/Manila"', 'timezone = "../etc/passwd"', ("casino.timezone",)),
+        ('timezone = "Asia/Manila"', 'timezone = "Asia/Manila"\npublic_holidays = "2026-12-25"',
+         ("casino.public_holidays", "list of dates")),
+        ('timezone = "Asia/Manila"', 'timezone = "Asia/Manila"\npublic_holidays = ["25/12/2026"]',
+         ("casino.public_holidays", "'25/12/2026' is not a date YYYY-MM-DD")),
+        ('timezone = "Asia/Manila"',
+         'timezone = "Asia/Manila"\npublic_holidays = ["2026-12-25", 2026-12-25]',
+         ("casino.public_holidays", "2026-12-25 is listed twice")),
+        ('timezone = "Asia/Manila"', 'timezone = "Asia/Manila"\noperator = 7',
+         ("casino.operator",)),
     ],
 )
 def test_malformed_keys_are_refused_with_key_and_problem(
@@ -326,3 +336,15 @@ def test_preconfigured_rate_in_a_paytable_file_is_parsed_and_checked(tmp_path) -
     bad.write_text('preconfigured_contribution_rate = "1.5"\n' + text)
     with pytest.raises(PaytableError, match="preconfigured_contribution_rate"):
         load_paytable_file(bad)
+
+
+def test_public_holidays_and_the_operator_named_on_the_forms() -> None:
+    plain = loads_floor(BASE)
+    assert plain.casino.public_holidays == () and plain.casino.operator_name == "Test Casino"
+    cfg = loads_floor(BASE.replace(
+        'timezone = "Asia/Manila"',
+        'timezone = "Asia/Manila"\noperator = "Test Gaming Corp."\n'
+        'public_holidays = ["2026-12-30", 2026-12-25]', 1))
+    assert cfg.casino.operator_name == "Test Gaming Corp."
+    assert cfg.casino.public_holidays == (date(2026, 12, 25), date(2026, 12, 30))
+    assert date(2026, 12, 25) in load_demo_floor().casino.public_holidays
