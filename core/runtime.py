@@ -75,7 +75,8 @@ class ConsoleCore:
         self._links: LinkManager | None = None
         self._ready = threading.Event()
         self._stopped = False
-        self._print_queue: queue.Queue[tuple[int, bool] | None] = queue.Queue()
+        self._print_queue: queue.Queue[tuple[int, bool] | tuple[bytes, str, str] | None] = \
+            queue.Queue()
         self._print_thread: threading.Thread | None = None
         self.floor.add_listener(self._on_change)
 
@@ -263,6 +264,11 @@ class ConsoleCore:
         """Queue a slip for the printer thread (never blocks the caller)."""
         self._print_queue.put((slip_no, reprint))
 
+    def print_bytes(self, data: bytes, name: str, what: str) -> None:
+        """Queue other ready paper (a Bad Beat Jackpot share slip) for the printer thread;
+        ``what`` names it in the message that says whether it printed."""
+        self._print_queue.put((data, name, what))
+
     def print_queued(self) -> int:
         pending = self.floor.pending_slips()
         for p in pending:
@@ -276,11 +282,30 @@ class ConsoleCore:
             item = self._print_queue.get()
             if item is None:
                 return
-            slip_no, reprint = item
             try:
-                self._print_one(slip_no, reprint)
+                if isinstance(item[0], bytes):
+                    data, name, what = item
+                    self._print_bytes(data, name, what)
+                else:
+                    slip_no, reprint = item
+                    self._print_one(slip_no, reprint)
             except Exception:
-                log.exception("printing slip %s", slip_no)
+                log.exception("printing %s", item[1] if isinstance(item[0], bytes) else item[0])
+
+    def _print_bytes(self, data: bytes, name: str, what: str) -> None:
+        if self.printer is None:
+            self._say(f"{what}: no printer is configured")
+            return
+        from printing.printers import PrinterError
+
+        try:
+            self.printer.send(data, name)
+        except PrinterError as exc:
+            log.warning("%s did not print on %s: %s", what, self.printer, exc)
+            self._say(f"{what} did not print: {exc}. Print it again from the case.")
+            return
+        log.info("%s printed on %s", what, self.printer)
+        self._say(f"{what} printed on {self.printer}")
 
     def _print_one(self, slip_no: int, reprint: bool) -> None:
         if self.printer is None:

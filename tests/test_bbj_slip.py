@@ -1,0 +1,102 @@
+"""The Bad Beat Jackpot share slip (printing/bbj_slip.py): one slip per share paid, built from
+the ledger (name from the claim, figures from the fund's award share, who and when from the
+``share_paid`` row), and sent by the console's printer thread to a real ESC/POS socket.
+SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import Engine
+
+import core.bbj_fund as bf
+from core import bbj_cases as bc
+from printing.bbj_slip import render_share_slip, share_slip
+from printing.preview import recovered_text
+from printing.slip import SlipError
+from tests.fake_printer import FakePrinter
+from tests.harness import FloorHarness, wait_for
+from tests.test_bbj_cases import HIT, SUP, Clock, _filed, post_day1
+
+
+@pytest.fixture
+def paid(engine: Engine) -> Iterator[tuple[Engine, int]]:
+    """A case approved at cap 50.00 of 100.00 (award 25,352.80 on main 50,705.60) with seat 1
+    (losing, citizen: 10,141.12, tax 2,028.22) and seat 2 (table, NRANETB: 2,535.28, tax
+    633.82) paid."""
+    from core.demo import enroll_demo_employees
+
+    enroll_demo_employees(engine)
+    bf.create_fund(engine, "bbj", "Poker room BBJ", at=HIT - timedelta(days=2))
+    bf.seed(engine, "bbj", 5_000_000, by="operator", reason="opening seed",
+            at=HIT - timedelta(days=2))
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = _filed(engine, clock, cap_cents=5_000)
+    post_day1(engine)
+    bc.advance(engine, cid, "approved", SUP, clock=clock.step(days=1))
+    bc.advance(engine, cid, "share_paid", SUP, seat=1, clock=clock.step(minutes=5))
+    bc.advance(engine, cid, "share_paid", SUP, seat=2, clock=clock.step(minutes=5))
+    yield engine, cid
+
+
+def test_a_paid_share_gives_its_slip_from_the_ledger(paid: tuple[Engine, int]) -> None:
+    engine, cid = paid
+    slip = share_slip(engine, cid, 1, casino="Podium Demo Casino", timezone="Asia/Manila")
+    assert (slip.name, slip.role, slip.taxpayer, slip.hole) == ("Player 1", "losing", "citizen",
+                                                                 ("As", "Td"))
+    assert (slip.gross_cents, slip.tax_cents, slip.net_cents) == (1_014_112, 202_822, 811_290)
+    assert slip.paid_by.employee_no == "1001" and slip.fund == "Poker room BBJ"
+    text = " ".join(recovered_text(render_share_slip(slip)).split())  # lines joined
+    for expected in ("BAD BEAT JACKPOT SHARE", "Player 1", "Losing hand (bad beat)",
+                     "PHP 10,141.12", "PHP 2,028.22", "NET AMOUNT PAID", "PHP 8,112.90",
+                     "EIGHT THOUSAND ONE HUNDRED TWELVE AND 90/100 PESOS",
+                     f"BBJ-C{cid}-A1-S1", "2026-12-02 22:15"):  # paid at 14:15 UTC, Manila
+        assert expected in text, expected
+    nranetb = share_slip(engine, cid, 2, casino="C", timezone="Asia/Manila")
+    assert (nranetb.gross_cents, nranetb.tax_cents, nranetb.hole) == (253_528, 63_382, ())
+    assert "NRANETB" in recovered_text(render_share_slip(nranetb))
+
+
+def test_the_same_share_gives_the_same_bytes_and_a_reprint_says_so(
+        paid: tuple[Engine, int]) -> None:
+    engine, cid = paid
+    first = render_share_slip(share_slip(engine, cid, 1, casino="C", timezone="Asia/Manila"))
+    again = render_share_slip(share_slip(engine, cid, 1, casino="C", timezone="Asia/Manila"))
+    copy = render_share_slip(share_slip(engine, cid, 1, casino="C", timezone="Asia/Manila",
+                                        reprint=True))
+    assert first == again and copy != first
+    assert "REPRINT - COPY - NOT AN ORIGINAL" in recovered_text(copy)
+    assert "REPRINT" not in recovered_text(first)
+
+
+def test_an_unpaid_share_or_an_unknown_case_has_no_slip(paid: tuple[Engine, int]) -> None:
+    engine, cid = paid
+    with pytest.raises(SlipError, match=f"case {cid}: seat 4 has no paid share"):
+        share_slip(engine, cid, 4, casino="C", timezone="Asia/Manila")
+    with pytest.raises(SlipError, match="case 999: no such case"):
+        share_slip(engine, 999, 1, casino="C", timezone="Asia/Manila")
+
+
+def test_the_console_prints_a_share_slip_on_the_receipt_printer(
+        paid: tuple[Engine, int]) -> None:
+    engine, cid = paid
+    data = render_share_slip(share_slip(engine, cid, 1, casino="C", timezone="Asia/Manila"))
+    with FakePrinter() as printer:
+        h = FloorHarness(engine, printer.port, tables=("PG-1",)).start()
+        try:
+            h.console.print_bytes(data, f"bbj-{cid}-1", f"Share slip case {cid} seat 1")
+            assert printer.wait_for_job() == data
+            wait_for(lambda: any("seat 1 printed on" in m for m in h.messages),
+                     what="the printed message")
+        finally:
+            h.stop()
+    # a printer that is off: the supervisor is told, nothing raises
+    h = FloorHarness(engine, 1, tables=("PG-1",)).start()
+    try:
+        h.console.print_bytes(data, f"bbj-{cid}-1", f"Share slip case {cid} seat 1")
+        wait_for(lambda: any("seat 1 did not print" in m for m in h.messages),
+                 what="the failure message")
+    finally:
+        h.stop()
