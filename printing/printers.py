@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import os
 import re
 import socket
@@ -17,8 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+log = logging.getLogger("podium.printers")
+
 DEFAULT_PORT = 9100
 DEFAULT_TIMEOUT = 5.0
+STATUS_TIMEOUT = 1.0  # a printer that has not answered DLE EOT by then does not answer it
 DLE_EOT = b"\x10\x04"
 
 
@@ -110,6 +114,9 @@ class NetworkPrinter:
         self.host = host.strip()
         self.port = port
         self.timeout = float(timeout)
+        # None: not asked yet; False: the device does not answer DLE EOT (then it is not asked
+        # again: each send would wait STATUS_TIMEOUT for nothing)
+        self.answers_status: bool | None = None
 
     def __str__(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
@@ -132,11 +139,20 @@ class NetworkPrinter:
                                f"is it switched on and on the network?") from None
 
     def send(self, data: bytes, name: int | str | None = None) -> None:
-        """Send ``data`` exactly as given.  ``name`` is ignored (it names files)."""
+        """Send ``data`` exactly as given.  ``name`` is ignored (it names files).
+
+        On the same connection, first ask the printer's real-time status: a printer that
+        reports its cover open, no paper or an error gets nothing (the slip stays to be
+        printed) instead of swallowing the job.  A device that does not answer status within
+        STATUS_TIMEOUT is sent the data anyway and not asked again."""
         payload = _check_data(data)
         sock = self._connect()
         sent = 0
         try:
+            before = self._status_on(sock) if self.answers_status is not False else None
+            if before is not None and not before.ok:
+                raise PrinterError(f"Printer {self}: {', '.join(before.problems())}; nothing "
+                                   f"was printed. Fix the printer, then print again")
             view = memoryview(payload)
             while sent < len(payload):
                 sent += sock.send(view[sent:])
@@ -152,22 +168,43 @@ class NetworkPrinter:
         finally:
             sock.close()
 
+    def _ask_status(self, sock: socket.socket) -> PrinterStatus:
+        answers = []
+        for n in (1, 2, 4):
+            sock.sendall(DLE_EOT + bytes([n]))
+            b = sock.recv(1)
+            if not b:
+                raise PrinterError(f"Printer {self} closed the connection when asked "
+                                   f"for its status")
+            if not _valid_status_byte(b[0]):
+                raise PrinterError(f"Printer {self} gave a status answer it should not "
+                                   f"({b[0]:#04x}); is it an ESC/POS printer?")
+            answers.append(b[0])
+        return PrinterStatus.from_bytes(*answers)
+
+    def _status_on(self, sock: socket.socket) -> PrinterStatus | None:
+        """The status asked on an open connection before a job; None when the device does
+        not answer DLE EOT (remembered) or answers something else."""
+        sock.settimeout(min(STATUS_TIMEOUT, self.timeout))
+        try:
+            st = self._ask_status(sock)
+        except TimeoutError:
+            self.answers_status = False
+            return None
+        except PrinterError as exc:  # an answer that is not Epson's: print without status
+            self.answers_status = False
+            log.warning("%s; printing without status checks", exc)
+            return None
+        finally:
+            sock.settimeout(self.timeout)
+        self.answers_status = True
+        return st
+
     def status(self) -> PrinterStatus:
         """Ask the printer for its real-time status (``DLE EOT 1``, ``2`` and ``4``)."""
         sock = self._connect()
         try:
-            answers = []
-            for n in (1, 2, 4):
-                sock.sendall(DLE_EOT + bytes([n]))
-                b = sock.recv(1)
-                if not b:
-                    raise PrinterError(f"Printer {self} closed the connection when asked "
-                                       f"for its status")
-                if not _valid_status_byte(b[0]):
-                    raise PrinterError(f"Printer {self} gave a status answer it should not "
-                                       f"({b[0]:#04x}); is it an ESC/POS printer?")
-                answers.append(b[0])
-            return PrinterStatus.from_bytes(*answers)
+            return self._ask_status(sock)
         except TimeoutError:
             raise PrinterError(f"Printer {self} takes data but does not report its status "
                                f"within {self.timeout:g} s") from None

@@ -13,12 +13,14 @@ printer that is switched off).
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import TracebackType
 
+_STATUS_QUERY = re.compile(rb"\x10\x04[\x01-\x04]")
 STATUS_OK = {1: 0x12, 2: 0x12, 4: 0x12}
 STATUS_COVER_OPEN = {1: 0x1A, 2: 0x16, 4: 0x12}  # offline, cover open
 STATUS_PAPER_OUT = {1: 0x1A, 2: 0x32, 4: 0x7E}  # offline, paper end (sensors 5/6 + near end)
@@ -35,6 +37,7 @@ class FakePrinter:
         self._received = bytearray()
         self._jobs: list[bytes] = []
         self._connections = 0
+        self._status_queries = 0
         self._sock: socket.socket | None = None
         self._threads: list[threading.Thread] = []
         self._stopping = threading.Event()
@@ -91,6 +94,12 @@ class FakePrinter:
         with self._cond:
             return self._connections
 
+    @property
+    def status_queries(self) -> int:
+        """DLE EOT queries answered (they are not part of any job)."""
+        with self._cond:
+            return self._status_queries
+
     def clear(self) -> None:
         with self._cond:
             self._received.clear()
@@ -142,9 +151,12 @@ class FakePrinter:
                     break
                 if not chunk:
                     break
-                job += chunk
+                # a real-time status query (DLE EOT n) is answered, never printed
+                data = _STATUS_QUERY.sub(b"", chunk)
+                job += data
                 with self._cond:
-                    self._received += chunk
+                    self._received += data
+                    self._status_queries += len(_STATUS_QUERY.findall(chunk))
                     self._cond.notify_all()
                 if self.answer_status:
                     window = tail + chunk

@@ -17,7 +17,7 @@ from core.demo import swipe_of
 from core.floor import check_meter_invariant
 from core.ledger.models import Award, Slip, SwipeLog
 from printing.preview import recovered_text
-from tests.fake_printer import FakePrinter, closed_port
+from tests.fake_printer import STATUS_OK, STATUS_PAPER_OUT, FakePrinter, closed_port
 from tests.harness import FloorHarness, wait_for
 
 ROYAL_SF7 = ["8s", "9s", "Ts", "Js", "Qs", "Ks", "As"]  # natural 7-card straight flush 8..A
@@ -92,3 +92,24 @@ def test_slip_that_cannot_print_stays_queued_and_prints_later(engine: Engine) ->
             assert floor.console.print_queued() == 1
             printer.wait_for_bytes(200, timeout=10)
             wait_for(lambda: floor.console.floor.pending_slips() == [], what="slip printed")
+
+
+def test_a_slip_sent_to_a_printer_out_of_paper_stays_queued_until_paper_is_loaded(
+        engine: Engine) -> None:
+    """The printer answers its status before each slip: out of paper, nothing is sent, the
+    supervisor is told why and the slip stays queued; once paper is loaded it prints."""
+    with FakePrinter(status=STATUS_PAPER_OUT) as printer, \
+            FloorHarness(engine, printer.port) as floor:
+        floor.deal_hit("PG-1", seat=2, cards=ROYAL_SF7, wagers=[2])
+        hit = wait_for(lambda: floor.pending(), what="the hit")[0]
+        paid = floor.console.floor.pay(hit.hit_id, ROYAL_SF7, swipe_of("2001"))
+        wait_for(lambda: any("out of paper" in m for m in floor.messages),
+                 what="the out-of-paper message")
+        assert printer.received == b"" and printer.status_queries >= 1
+        assert [s.slip_no for s in floor.console.floor.pending_slips()] == [paid.slip_no]
+        assert floor.console.recent_slips()[0].printed.startswith("FAILED")
+        assert "out of paper" in floor.console.recent_slips()[0].printed
+        printer.status = dict(STATUS_OK)  # paper loaded
+        assert floor.console.print_queued() == 1
+        printer.wait_for_bytes(200, timeout=10)
+        wait_for(lambda: floor.console.floor.pending_slips() == [], what="slip printed")

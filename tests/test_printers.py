@@ -148,6 +148,38 @@ def test_status_from_a_non_escpos_device_is_a_printer_error() -> None:
         NetworkPrinter("127.0.0.1", fp.port, timeout=5).status()
 
 
+def test_a_printer_out_of_paper_or_with_its_cover_open_is_sent_nothing() -> None:
+    data = render_slip(demo_slip())
+    for status, problem in ((STATUS_PAPER_OUT, "out of paper"), (STATUS_COVER_OPEN,
+                                                                   "cover open")):
+        with FakePrinter(status=status) as fp:
+            with pytest.raises(PrinterError, match=f"{problem}.*nothing was printed"):
+                NetworkPrinter("127.0.0.1", fp.port, timeout=5).send(data)
+            fp.wait_for_job(timeout=5)
+            assert fp.jobs == [b""] and fp.status_queries == 3
+
+
+def test_a_ready_printer_is_asked_its_status_then_sent_the_job_on_one_connection() -> None:
+    data = render_slip(demo_slip())
+    with FakePrinter() as fp:
+        printer = NetworkPrinter("127.0.0.1", fp.port, timeout=5)
+        printer.send(data)
+        assert fp.wait_for_job(timeout=10) == data
+        assert (fp.connections, fp.status_queries, printer.answers_status) == (1, 3, True)
+
+
+def test_a_device_that_does_not_answer_status_still_prints_and_is_not_asked_again() -> None:
+    data = render_slip(demo_slip())
+    with FakePrinter(answer_status=False) as fp:
+        printer = NetworkPrinter("127.0.0.1", fp.port, timeout=5)
+        printer.send(data)
+        assert fp.wait_for_job(timeout=10, index=0) == data
+        assert printer.answers_status is False
+        printer.send(data)
+        assert fp.wait_for_job(timeout=10, index=1) == data
+        assert fp.status_queries == 1  # only the first DLE EOT 1, never answered
+
+
 def test_fake_printer_answers_a_status_query_split_across_packets() -> None:
     with FakePrinter() as fp, socket.create_connection(fp.address, timeout=5) as s:
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
