@@ -8,6 +8,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
@@ -236,7 +237,7 @@ class MainWindow(QMainWindow):
             key = (lv.group, lv.level)
             tile = self._meter_tiles.get(key)
             if tile is None:
-                tile = MeterTile(key)
+                tile = MeterTile(key, tz=ZoneInfo(self.console.config.casino.timezone))
                 self._meter_tiles[key] = tile
                 self._meter_layout.insertWidget(self._meter_layout.count() - 1, tile)
             tile.show_level(lv)

@@ -7,7 +7,8 @@ the ledger (STYLE.md).  Repaint is throttled by the main window, not here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
@@ -132,7 +133,8 @@ class TableTile(QFrame):
 class MeterTile(QFrame):
     """One meter: the amount large, the reserve and seed small, and its trend with hits marked."""
 
-    def __init__(self, key: tuple[str, str], parent: QWidget | None = None) -> None:
+    def __init__(self, key: tuple[str, str], parent: QWidget | None = None,
+                 tz: ZoneInfo | None = None) -> None:
         super().__init__(parent)
         self.key = key
         self.setObjectName("panel")
@@ -147,7 +149,11 @@ class MeterTile(QFrame):
         lay.addLayout(head)
         self.amount = _label("", "money")
         lay.addWidget(self.amount)
-        self.plot = pg.PlotWidget(background=theme.PANEL)
+        # the time axis in the casino's local time (pyqtgraph's offset: seconds WEST of UTC)
+        offset = (tz or ZoneInfo("UTC")).utcoffset(datetime.now()) or timedelta(0)
+        self.time_axis = pg.DateAxisItem(orientation="bottom",
+                                         utcOffset=-int(offset.total_seconds()))
+        self.plot = pg.PlotWidget(background=theme.PANEL, axisItems={"bottom": self.time_axis})
         self.plot.setMinimumHeight(90)
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=False, y=False)
@@ -158,7 +164,6 @@ class MeterTile(QFrame):
         for ax in ("left", "bottom"):
             self.plot.getAxis(ax).setPen(axis_pen)
             self.plot.getAxis(ax).setTextPen(axis_pen)
-        self.plot.getAxis("bottom").setStyle(showValues=False)
         self.curve = self.plot.plot([], [], pen=pg.mkPen(theme.ACCENT, width=2))
         self.hits = pg.ScatterPlotItem(size=11, brush=pg.mkBrush(theme.ALERT), pen=None, symbol="t")
         self.plot.addItem(self.hits)
