@@ -135,15 +135,29 @@ def add_employee(session: Session, number: str, name: str, role: str, card_numbe
     if _find_by_card(session, card_number, active_only=False) is not None:
         raise AuthError(f"employee {number}: this card is already enrolled to another employee",
                         "bad_read")
-    salt = secrets.token_bytes(16)
-    emp = Employee(
-        number=number, name=name, role=role, active=active, card_salt=salt,
-        card_hash=card_hash(card_number, salt, _install_salt(session), PBKDF2_ITERATIONS),
-        card_iterations=PBKDF2_ITERATIONS, created_at=now or datetime.now(UTC),
-    )
+    emp = Employee(number=number, name=name, role=role, active=active,
+                   created_at=now or datetime.now(UTC))
+    set_card(session, emp, card_number)
     session.add(emp)
     session.flush()
     return emp
+
+
+def set_card(session: Session, emp: Employee, card_number: str) -> None:
+    """Store ``card_number`` as ``emp``'s card: a new per-employee salt and its PBKDF2 hash
+    (the number itself is never kept).  The caller has checked the card is nobody's."""
+    if not _NUMBER.fullmatch(card_number or ""):
+        raise AuthError(f"employee {emp.number}: the card number must be 4 to 19 digits",
+                        "bad_read")
+    salt = secrets.token_bytes(16)
+    emp.card_salt = salt
+    emp.card_hash = card_hash(card_number, salt, _install_salt(session), PBKDF2_ITERATIONS)
+    emp.card_iterations = PBKDF2_ITERATIONS
+
+
+def find_by_card(session: Session, card_number: str) -> Employee | None:
+    """The employee, active or not, whose card this is (None: nobody's)."""
+    return _find_by_card(session, card_number, active_only=False)
 
 
 def _find_by_card(session: Session, card_number: str, *, active_only: bool) -> Employee | None:

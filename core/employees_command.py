@@ -48,10 +48,12 @@ from core.auth import (
     SwipeOutcome,
     _install_salt,
     add_employee,
+    find_by_card,
     has_authority,
     identify,
     log_swipe,
     parse_swipe,
+    set_card,
 )
 from core.ledger.db import default_url, make_engine, upgrade
 from core.ledger.models import ROLES, Employee, EmployeeEvent, Setting
@@ -62,6 +64,8 @@ SUBCOMMANDS: dict[str, str] = {
     "deactivate": "stop an employee's card from authorizing anything",
     "reactivate": "let a deactivated employee's card authorize again",
     "check": "swipe a card: who it is and what they may authorize (logged as a check)",
+    "replace-card": "give an employee a new card (a lost or broken one): the old card stops "
+                    "authorizing at once",
 }
 
 T = TypeVar("T")
@@ -198,6 +202,40 @@ def set_active(engine: Engine, number: str, active: bool, reason: str = "",
         return _record(emp)
 
 
+def replace_card(engine: Engine, number: str, swipe: str, reason: str,
+                 *, now: datetime | None = None) -> EmployeeRecord:
+    """Give employee ``number`` the card in ``swipe`` instead of their current one (lost,
+    broken), keeping the employee number, name, role and history.  One transaction: the new
+    salted hash, a ``card_replaced`` ``employee_events`` row (why, which operator) and an
+    ``accepted`` swipe-log row (action ``replace_card``).  From then the old card is unknown.
+    EmployeeError / AuthError for no reason, a bad read, an unknown number, or a card already
+    enrolled (to anyone, this employee included); nothing is written then."""
+    number = _number(number)
+    reason = (reason or "").strip()
+    if not reason:
+        raise EmployeeError(f"employee {number}: give a --reason (it is kept in the ledger)")
+    card = parse_swipe(swipe)
+    when = now or datetime.now(UTC)
+    _ensure_install_salt(engine)
+    with Session(engine) as s, s.begin():
+        _lock_enrollment(s)
+        emp = s.scalar(select(Employee).where(Employee.number == number).with_for_update())
+        if emp is None:
+            raise EmployeeError(f"employee {number}: not enrolled (unknown employee number)")
+        owner = find_by_card(s, card)
+        if owner is not None:
+            whose = "already this employee's card" if owner.id == emp.id \
+                else "already enrolled to another employee"
+            raise EmployeeError(f"employee {number}: this card is {whose}; use a new card")
+        set_card(s, emp, card)
+        s.add(EmployeeEvent(employee_id=emp.id, event="card_replaced", reason=reason,
+                            operator=_operator(), created_at=when))
+        log_swipe(s, "accepted", employee_id=emp.id, hit_id=None, action="replace_card",
+                  role_required=None, now=when)
+        s.flush()
+        return _record(emp)
+
+
 def check_card(engine: Engine, swipe: str, *, now: datetime | None = None) -> EmployeeRecord:
     """Who the card in ``swipe`` belongs to; logs the swipe (action ``check``) either way.
 
@@ -274,9 +312,9 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
                                 parser_class=type(parser), metavar="COMMAND")
     for cmd, helptext in SUBCOMMANDS.items():
         p = sub.add_parser(cmd, help=helptext, description=helptext)
-        if cmd in ("add", "deactivate", "reactivate"):
+        if cmd in ("add", "deactivate", "reactivate", "replace-card"):
             p.add_argument("--number", required=True, help="employee number")
-        if cmd in ("deactivate", "reactivate"):
+        if cmd in ("deactivate", "reactivate", "replace-card"):
             p.add_argument("--reason", required=True,
                            help='why (kept in the ledger), e.g. "left the company"')
         if cmd == "add":
@@ -284,7 +322,7 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
             p.add_argument("--role", required=True, choices=ROLES,
                            help="supervisor or executive (may authorize pays); surveillance or "
                                 "accountant (may not)")
-        if cmd in ("add", "check"):
+        if cmd in ("add", "check", "replace-card"):
             p.add_argument("--card-number", nargs="?", action=_RefuseCardNumber,
                            help=argparse.SUPPRESS)
         if cmd == "list":
@@ -359,6 +397,8 @@ def run(args: argparse.Namespace) -> int:
             return 0
         if command == "check":
             return _check(args, engine)
+        if command == "replace-card":
+            return _replace(args, engine)
     raise EmployeeError(f"employees: unknown command {command!r}")
 
 
@@ -388,6 +428,22 @@ def _list(args: argparse.Namespace, engine: Engine) -> int:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    return 0
+
+
+def _replace(args: argparse.Namespace, engine: Engine) -> int:
+    number = str(args.number).strip()
+    reason = str(args.reason).strip()
+    if not reason:
+        raise EmployeeError(f"employee {number}: give a --reason (it is kept in the ledger)")
+    who = _guarded(args.db, lambda: [r for r in list_employees(engine) if r.number == number])
+    if not who:
+        raise EmployeeError(f"employee {number}: not enrolled (unknown employee number)")
+    swipe = read_swipe(f"Swipe the NEW card of {number} {who[0].name} now: ")
+    rec = _guarded(args.db, lambda: replace_card(engine, number, swipe, reason))
+    state = "" if rec.active else " (the employee is deactivated: reactivate to use it)"
+    print(f"employee {rec.number} ({rec.name}, {rec.role}): new card enrolled; the old card "
+          f"authorizes nothing from now{state}")
     return 0
 
 

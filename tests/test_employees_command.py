@@ -352,3 +352,51 @@ def test_unusable_ledger_is_one_line_without_the_password(
     assert rc == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("podium employees list: ")
     assert "s3cret-pw" not in err and "Traceback" not in err
+
+
+# --- replace-card ------------------------------------------------------------------------------
+
+def test_a_lost_card_is_replaced_under_the_same_number_and_stops_authorizing(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        engine: Engine, db: str) -> None:
+    assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
+    rc, out, err = run_cli(monkeypatch, capsys, ["employees", "replace-card", "--number", "6001",
+                                                 "--reason", "card lost", "--db", db],
+                           SWIPE_C + "\n")
+    assert rc == 0, err
+    assert "6001 (Bo Tan, executive): new card enrolled" in out
+    assert_no_card_data(out, err, stored_text(engine))
+    with Session(engine) as s:
+        assert authorize(s, SWIPE_C, "executive").number == "6001"
+        with pytest.raises(AuthError) as exc:
+            authorize(s, SWIPE_B, "supervisor")
+        assert exc.value.outcome == "unknown_card"
+        emp = s.scalar(select(Employee).where(Employee.number == "6001"))
+        assert emp is not None
+        events = [(e.event, e.reason, e.employee_id) for e in
+                  s.scalars(select(EmployeeEvent).order_by(EmployeeEvent.id))]
+    assert events == [("enrolled", "", emp.id), ("card_replaced", "card lost", emp.id)]
+    assert swipe_rows(engine)[-1] == ("replace_card", "accepted", emp.id)
+
+
+@pytest.mark.parametrize(("argv_tail", "swipe", "message"), [
+    (["--number", "6001", "--reason", " "], SWIPE_C, "give a --reason"),
+    (["--number", "7777", "--reason", "lost"], SWIPE_C, "7777: not enrolled"),
+    (["--number", "6001", "--reason", "lost"], SWIPE_B, "already this employee's card"),
+    (["--number", "6001", "--reason", "lost"], SWIPE_A, "already enrolled to another employee"),
+    (["--number", "6001", "--reason", "lost"], "%E?", "card read"),
+])
+def test_a_refused_card_replacement_exits_2_and_changes_nothing(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], engine: Engine,
+        db: str, argv_tail: list[str], swipe: str, message: str) -> None:
+    assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
+    assert enroll(monkeypatch, capsys, db, "6002", "Ana Reyes", "supervisor", SWIPE_A)[0] == 0
+    before = counts(engine)
+    rc, out, err = run_cli(monkeypatch, capsys,
+                           ["employees", "replace-card", *argv_tail, "--db", db], swipe + "\n")
+    assert rc == 2 and out == ""
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert counts(engine) == before
+    assert_no_card_data(err)
+    with Session(engine) as s:
+        assert authorize(s, SWIPE_B, "executive").number == "6001"

@@ -148,7 +148,7 @@ class EmployeeEvent(Base):
     __tablename__ = "employee_events"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     employee_id: Mapped[int] = mapped_column(ForeignKey("employees.id"), index=True)
-    event: Mapped[str] = mapped_column(String(16))  # enrolled | deactivated | reactivated
+    event: Mapped[str] = mapped_column(String(16))  # enrolled|deactivated|reactivated|card_replaced
     reason: Mapped[str] = mapped_column(Text)
     operator: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
