@@ -37,7 +37,9 @@ COMMANDS_TOP: dict[str, tuple[str, str]] = {
     "console": ("gui.app", "start the supervisor console"),
     "demo": ("gui.app", "start the console on the embedded demo floor"),
     "employees": ("core.employees_command", "enroll employees and their cards, list, "
-                  "deactivate, check a card"),
+                  "deactivate, check or replace a card"),
+    "forms": ("printing.forms_command", "the regulator's poker-room forms (TGD-1494/1623, "
+              "1500, 108, 1540) from the ledger as PDF or PNG"),
 }
 
 

@@ -11,26 +11,33 @@ print that HTML to PDF / PNG (Qt is imported only there).
 * TGD-108: :class:`QuarterlyTax` -> :func:`quarterly_tax_html`;
 * TGD-1540: :class:`TransferCessation` -> :func:`transfer_cessation_html` (parts 1 and 2).
 
-Money is ``int`` centavos, shown as ``PHP 1,234.56``.  Every percentage is exact integer
-arithmetic rounded HALF UP to the centavo (:func:`percent_of`); an amount that is the rest of
-another (the fund's 70%, the reserve's 30%, F = D - E) is a subtraction, so the parts always add
-up to the whole.  docs/forms.md lists every ambiguous point of the guidelines and the decision.
+Money is ``int`` centavos, shown as ``PHP 1,234.56``.  The jackpot rake's split (the 30%
+admin fee, which is also TGD-1623's B, and the fund's 70% main / 30% reserve) is the ledger's
+own :func:`core.bbj_fund.distribute` (rounded DOWN, the rest to the reserve), so a form never
+shows other figures than the fund's posting.  The other percentages (franchise tax, PAGCOR's
+share, TGD-108) are exact integer arithmetic rounded HALF UP to the centavo
+(:func:`percent_of`).  An amount that is the rest of another (the reserve, F = D - E) is a
+subtraction, so the parts always add up to the whole.  printing/ledger_forms.py fills these
+dataclasses from the ledger.  docs/forms.md lists every ambiguous point of the guidelines and
+the decision.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from fractions import Fraction
 from html import escape
 
+from core.bbj_fund import FundSettings, distribute
 from core.money import format_cents
 from core.rules.bbj import Claim, Decision, Share
 
-DENOMINATIONS: tuple[int, ...] = (500, 100, 50, 25, 10)  # pesos: the chips of a jackpot drop box
-ADMIN_FEE_PERCENT = 30  # of the jackpot rake: the operator's administrative fee
-MAIN_PERCENT = 70  # of the fund's share: main jackpot (the rest is the reserve)
+_FUND = FundSettings()  # the rates every form prints (RULES.md 6 "Funding")
+DENOMINATIONS: tuple[int, ...] = _FUND.denominations  # pesos: the chips of a jackpot drop box
+ADMIN_FEE_PERCENT = int(_FUND.admin_fee_rate * 100)  # of the jackpot rake: the admin fee
+MAIN_PERCENT = int(_FUND.main_rate * 100)  # of the fund's share: main (the rest is the reserve)
 FRANCHISE_TAX_PERCENT = 5
 PAGCOR_PERCENT = 25
 _RULE = "border-color:#444444; border-style:solid; border-collapse:collapse;"
@@ -86,10 +93,11 @@ class Remittance:
 
 
 def remittance(rake_cents: int, jackpot_rake_cents: int, tournament_fee_cents: int) -> Remittance:
-    """A cash game rake; B = jackpot rake x 30%; C tournament fee; D = A + B + C;
+    """A cash game rake; B = jackpot rake x 30% = the fund's admin fee (the ledger's
+    :func:`core.bbj_fund.distribute`, rounded down); C tournament fee; D = A + B + C;
     E = 5% of D; F = D - E; PAGCOR share = 25% of F + 25% of E (each rounded half up)."""
     a = _check_cents(rake_cents, "cash game rake")
-    b = percent_of(_check_cents(jackpot_rake_cents, "jackpot rake"), ADMIN_FEE_PERCENT)
+    b = fund_split(_check_cents(jackpot_rake_cents, "jackpot rake")).admin_fee
     c = _check_cents(tournament_fee_cents, "tournament fee")
     d = a + b + c
     e = percent_of(d, FRANCHISE_TAX_PERCENT)
@@ -110,11 +118,11 @@ class FundSplit:
 
 
 def fund_split(jackpot_rake_cents: int) -> FundSplit:
-    collection = _check_cents(jackpot_rake_cents, "jackpot rake")
-    admin = percent_of(collection, ADMIN_FEE_PERCENT)
-    to_fund = collection - admin
-    to_main = percent_of(to_fund, MAIN_PERCENT)
-    return FundSplit(collection, admin, to_fund, to_main, to_fund - to_main)
+    """The ledger's split of a day's jackpot rake (:func:`core.bbj_fund.distribute` at the
+    default rates: admin fee and main rounded DOWN, the reserve takes the rest)."""
+    d = distribute(_check_cents(jackpot_rake_cents, "jackpot rake"), _FUND)
+    return FundSplit(d.collection_cents, d.admin_fee_cents,
+                     d.collection_cents - d.admin_fee_cents, d.to_main_cents, d.to_reserve_cents)
 
 
 # --------------------------------------------------------------------------------------
@@ -208,6 +216,15 @@ def _side_by_side(left: str, right: str) -> str:
             f'<td width="50%" valign="top" style="padding-left:6px;">{right}</td></tr></table>')
 
 
+def _notes(notes: Sequence[str]) -> str:
+    return "".join(f'<p style="font-size:7.5pt; margin-top:3px; margin-bottom:0px;">'
+                   f"Note: {_text(n)}</p>" for n in notes)
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" + ("" if n == 1 else "s")
+
+
 def _hm(t: time) -> str:
     return t.strftime("%H:%M")
 
@@ -264,6 +281,8 @@ class DailyReport:
     previous_reserve_cents: int
     seed_cents: int = 0  # operator seed money added today (to the main jackpot)
     tournament_fee_cents: int = 0  # TGD-1623 only (C)
+    notes: tuple[str, ...] = ()  # printed under the fund distribution
+    jackpot: str = ""  # the fund's name (a room with several funds files one report each)
 
     def __post_init__(self) -> None:
         if self.form not in ("TGD-1494", "TGD-1623"):
@@ -309,10 +328,11 @@ def daily_report_html(report: DailyReport) -> str:
     tables = _grid(
         ("Table", "Opened", "Closed", "Dealer", "Rake box", "Jackpot box", "Rake",
          "Jackpot rake"),
-        [(t.table, _hm(t.opened), _hm(t.closed), t.dealer, t.rake_box, t.jackpot_box,
+        [(t.table, _hm(t.opened), _hm(t.closed) + (" (+1 day)" if t.closed < t.opened else ""),
+          t.dealer, t.rake_box, t.jackpot_box,
           peso(t.rake_cents), peso(t.jackpot_rake_cents)) for t in report.tables],
         right=(6, 7), widths=(9, 9, 8, 20, 10, 10, 17, 17),
-        total=("Total", "", "", f"{len(report.tables)} tables", "", "",
+        total=("Total", "", "", _count(len(report.tables), "table"), "", "",
                peso(report.rake_cents), peso(report.jackpot_rake_cents)))
     chips = _grid(
         ("Table", *(f"PHP {d} x" for d in DENOMINATIONS), "Jackpot rake"),
@@ -342,7 +362,8 @@ def daily_report_html(report: DailyReport) -> str:
     ], strong=(f"To the jackpot fund ({100 - ADMIN_FEE_PERCENT}%)",))
     body = (_section("Active tables, rake and jackpot rake") + tables
             + _section("Jackpot drop box count by denomination (number of chips)") + chips
-            + _section("Jackpot fund distribution") + collection + "<br>" + fund)
+            + _section("Jackpot fund distribution") + collection + "<br>" + fund
+            + _notes(report.notes))
     r = report.remittance
     if r is not None:
         body += _section("Remittance computation") + _pairs([
@@ -357,8 +378,9 @@ def daily_report_html(report: DailyReport) -> str:
             (f"PAGCOR share: {PAGCOR_PERCENT}% of E", peso(r.pagcor_of_e)),
             ("TOTAL REMITTANCE", peso(r.total)),
         ], strong=("D. Total (A + B + C)", "TOTAL REMITTANCE"))
+    period = f"Gaming day {_day(report.gaming_day)}"
     return _page(title, report.form, report.casino, report.operator,
-                 f"Gaming day {_day(report.gaming_day)}", body)
+                 f"{period} - {report.jackpot}" if report.jackpot else period, body)
 
 
 # --------------------------------------------------------------------------------------
@@ -398,6 +420,8 @@ class AwardingRequest:
     sharers: tuple[Sharer, ...]
     main_after_cents: int
     reserve_after_cents: int
+    reference: str = ""  # e.g. "case 3 / award 1" (the ledger's case and award)
+    notes: tuple[str, ...] = ()  # printed under the hand
 
     @property
     def paid_cents(self) -> int:
@@ -469,9 +493,11 @@ def _hand_name(category: str) -> str:
 
 def awarding_request_html(req: AwardingRequest) -> str:
     local = req.hit_at.strftime("%d %B %Y %H:%M")
-    if req.hit_at.tzinfo is not None:
-        local += " " + (req.hit_at.tzname() or "")
+    offset = req.hit_at.strftime("%z")  # "+0800": a zone abbreviation such as PST is ambiguous
+    if offset:
+        local += f" (UTC{offset[:3]}:{offset[3:5]})"
     hit = _pairs([
+        *([("Reference", req.reference)] if req.reference else []),
         ("Date and time of the hit", local),
         ("Table", req.table),
         ("Blinds", f"{peso(req.small_blind_cents)} / {peso(req.big_blind_cents)}"),
@@ -500,13 +526,14 @@ def awarding_request_html(req: AwardingRequest) -> str:
           _TAXPAYER_NAMES.get(s.taxpayer, s.taxpayer), peso(s.gross_cents), peso(s.tax_cents),
           peso(s.net_cents)) for s in req.sharers],
         right=(0, 4, 5, 6), widths=(5, 22, 13, 10, 17, 16, 17),
-        total=("", f"{len(req.sharers)} sharers", "", "", peso(req.paid_cents),
+        total=("", _count(len(req.sharers), "sharer"), "", "", peso(req.paid_cents),
                peso(req.tax_cents), peso(req.net_cents)))
     receipt = ('<p style="font-size:7.5pt;">Attachments within 7 calendar days: government IDs of '
                "every sharer, bank statement, CCTV footage from 5 deals before the hit until the "
                "deck was sorted. Approval within 3 business days; payout within 3 business days "
                "of approval; signed acknowledgment receipt within 24 hours after payout.</p>")
-    body = (_side_by_side(_section("The hand") + hit, _section("The jackpot") + fund)
+    body = (_side_by_side(_section("The hand") + hit + _notes(req.notes),
+                          _section("The jackpot") + fund)
             + _section("Sharers") + sharers + receipt)
     return _page("Bad Beat Jackpot - request for awarding", "TGD-1500", req.casino,
                  req.operator, f"Hit of {local} - {req.table}", body)
@@ -626,14 +653,15 @@ def quarterly_tax_html(q: QuarterlyTax) -> str:
 # TGD-1540 transfer / cessation
 
 
-def add_business_days(start: date, days: int) -> date:
-    """``start`` moved by ``days`` Monday-to-Friday days (negative: back).  Public holidays
-    are not known to Podium: the form says so."""
+def add_business_days(start: date, days: int, holidays: Iterable[date] = ()) -> date:
+    """``start`` moved by ``days`` business days (negative: back): Monday to Friday, not one of
+    ``holidays`` (the floor file's ``[casino] public_holidays``)."""
+    off = set(holidays)
     step = 1 if days >= 0 else -1
     d, left = start, abs(days)
     while left:
         d += timedelta(days=step)
-        if d.weekday() < 5:
+        if d.weekday() < 5 and d not in off:
             left -= 1
     return d
 
@@ -643,37 +671,53 @@ class TransferCessation:
     """TGD-1540: part 1 (notice, 14 business days before) and part 2 (2 business days after).
 
     ``mode`` "transfer": increment + reserve move to ``destination``; the seed returns to the
-    operator unless the jackpot has been reset (``jackpot_reset``), then it moves too.
-    ``mode`` "cease": the jackpot ceases once hit; the reserve is added to the main amount won.
+    operator.  ``seed_cents`` is the operator's seed still in the jackpot, the ledger's reading
+    of "not reset" (docs/bbj.md "The fund": the seed infusions since the last hit, at most
+    main): after a hit (``jackpot_reset``) there is none, and the whole main is increment.
+    ``mode`` "cease": the jackpot ceases once hit; the reserve is added to the main amount won
+    (part 2: ``hit_on``, ``amount_won_cents``, ``award_reference``).
+    ``notice_on`` / ``players_told_on`` None, ``completed_on`` None: printed as blank lines to
+    fill in.  Business days skip weekends and ``holidays``.
     """
 
     casino: str
     operator: str
     jackpot: str
     mode: str  # transfer | cease
-    notice_on: date
+    notice_on: date | None
     effective_on: date
-    players_told_on: date
-    seed_cents: int
+    players_told_on: date | None
+    seed_cents: int  # the seed outstanding (returned to the operator on a transfer)
     main_cents: int  # the posted jackpot = seed + increment
     reserve_cents: int
     destination: str = ""
-    jackpot_reset: bool = False
+    jackpot_reset: bool = False  # a hit since the last seed infusion: no seed outstanding
     completed_on: date | None = None  # part 2; None prints part 2 blank, to fill in
     reason: str = ""
+    holidays: tuple[date, ...] = ()  # public holidays: not business days
+    hit_on: date | None = None  # mode cease, part 2: the day of the hit
+    amount_won_cents: int | None = None  # mode cease, part 2: the amount awarded
+    award_reference: str = ""  # mode cease, part 2: the TGD-1500 (case / award)
 
     def __post_init__(self) -> None:
         if self.mode not in ("transfer", "cease"):
             raise FormError(f"transfer/cessation mode: {self.mode!r} is not transfer or cease")
         for name in ("seed", "main", "reserve"):
             _check_cents(getattr(self, f"{name}_cents"), f"{name} amount")
+        if self.amount_won_cents is not None:
+            _check_cents(self.amount_won_cents, "amount won")
         if self.seed_cents > self.main_cents:
             raise FormError(f"seed amount: {peso(self.seed_cents)} is more than the main "
                             f"jackpot {peso(self.main_cents)} (main = seed + increment)")
+        if self.jackpot_reset and self.seed_cents:
+            raise FormError(f"seed amount: {peso(self.seed_cents)}, but the jackpot was reset "
+                            "by a hit since its last seed, so no seed is outstanding "
+                            "(docs/bbj.md \"The fund\")")
         if self.mode == "transfer" and not self.destination.strip():
             raise FormError("destination: a transfer needs the progressive it goes to")
-        if self.effective_on < self.notice_on:
-            raise FormError("effective date: it is before the notice date")
+        if self.notice_on is not None and self.effective_on < self.notice_on:
+            raise FormError(f"effective date: {self.effective_on} is before the notice date "
+                            f"{self.notice_on}")
 
     @property
     def increment_cents(self) -> int:
@@ -683,53 +727,84 @@ class TransferCessation:
     def transferred_cents(self) -> int:
         if self.mode != "transfer":
             return 0
-        moved = self.increment_cents + self.reserve_cents
-        return moved + (self.seed_cents if self.jackpot_reset else 0)
+        return self.increment_cents + self.reserve_cents
 
     @property
     def seed_returned_cents(self) -> int:
-        return self.seed_cents if self.mode == "transfer" and not self.jackpot_reset else 0
+        return self.seed_cents if self.mode == "transfer" else 0
 
     @property
     def deadlines(self) -> dict[str, date]:
-        return {"notice": add_business_days(self.effective_on, -14),
+        return {"notice": add_business_days(self.effective_on, -14, self.holidays),
                 "players": self.effective_on - timedelta(days=7),
-                "part2": add_business_days(self.effective_on, 2)}
+                "part2": add_business_days(self.effective_on, 2, self.holidays)}
+
+    @property
+    def holidays_skipped(self) -> tuple[date, ...]:
+        """The holidays on weekdays inside the two business-day periods (notice, part 2)."""
+        dl = self.deadlines
+        return tuple(sorted(h for h in set(self.holidays) if h.weekday() < 5 and (
+            dl["notice"] < h < self.effective_on or self.effective_on < h < dl["part2"])))
 
 
 def _on_time(done: date, latest: date) -> str:
     return "on time" if done <= latest else "LATE"
 
 
+def _holiday_note(t: TransferCessation) -> str:
+    if not t.holidays:
+        return ("Business days are Monday to Friday; no public holidays are configured "
+                "(floor file [casino] public_holidays): the preparer must check them.")
+    skipped = t.holidays_skipped
+    which = (", ".join(_day(h) for h in skipped) if skipped
+             else f"none of the {len(t.holidays)} configured falls in these periods")
+    return ("Business days are Monday to Friday except the public holidays of the floor file "
+            f"([casino] public_holidays). Holidays skipped here: {which}.")
+
+
 def transfer_cessation_html(t: TransferCessation) -> str:
     dl = t.deadlines
+    blank = "____________________"
     what = (f"Transfer to {t.destination}" if t.mode == "transfer"
             else "Cessation once the jackpot is hit")
+
+    def dated(done: date | None, latest: date) -> str:
+        if done is None:
+            return f"{blank} (latest {_day(latest)})"
+        return f"{_day(done)} (latest {_day(latest)}: {_on_time(done, latest)})"
+
     part1 = _pairs([
         ("Progressive jackpot", t.jackpot),
         ("Action", what),
-        ("Reason", t.reason or "-"),
-        ("Date of this notice", f"{_day(t.notice_on)} (latest {_day(dl['notice'])}: "
-                                f"{_on_time(t.notice_on, dl['notice'])})"),
+        ("Reason", t.reason or blank),
+        ("Date of this notice", dated(t.notice_on, dl["notice"])),
         ("Effective date", _day(t.effective_on)),
-        ("Players told on", f"{_day(t.players_told_on)} (latest {_day(dl['players'])}: "
-                            f"{_on_time(t.players_told_on, dl['players'])})"),
+        ("Players told on", dated(t.players_told_on, dl["players"])),
     ], label_width=35)
-    amounts = [("Seed (operator's money)", peso(t.seed_cents)),
-               ("Increment (main - seed)", peso(t.increment_cents)),
-               ("Main jackpot (seed + increment)", peso(t.main_cents)),
-               ("Reserve", peso(t.reserve_cents))]
     if t.mode == "transfer":
-        amounts += [("Seed returned to the operator"
-                     + (" (jackpot reset: none)" if t.jackpot_reset else ""),
-                     peso(t.seed_returned_cents)),
-                    (f"Amount transferred to {t.destination}", peso(t.transferred_cents))]
-        strong: tuple[str, ...] = (f"Amount transferred to {t.destination}",)
+        if t.seed_cents or not t.jackpot_reset:
+            seed_label = "Seed outstanding (operator's money since the last hit)"
+        else:
+            seed_label = "Seed outstanding (none: the jackpot was reset by a hit since the seed)"
+        label = f"Amount transferred to {t.destination} (increment + reserve)"
+        amounts = [(seed_label, peso(t.seed_cents)),
+                   ("Increment (main - seed)", peso(t.increment_cents)),
+                   ("Main jackpot (seed + increment)", peso(t.main_cents)),
+                   ("Reserve", peso(t.reserve_cents)),
+                   ("Seed returned to the operator", peso(t.seed_returned_cents)),
+                   (label, peso(t.transferred_cents))]
+    else:  # once hit nothing goes back: the seed is part of the main amount won
+        label = ("Main amount at the hit (main + reserve)" if t.hit_on
+                 else "Main amount won when hit (main + reserve, at today's figures)")
+        amounts = [("Main jackpot (seed + increment)", peso(t.main_cents)),
+                   ("Reserve (added to the main amount won)", peso(t.reserve_cents)),
+                   (label, peso(t.main_cents + t.reserve_cents))]
+    if t.mode == "cease" and t.hit_on:
+        funds_title = "Funds at the hit"
+    elif t.completed_on:
+        funds_title = "Funds at the transfer"
     else:
-        amounts += [("Main amount won when hit (main + reserve, at today's figures)",
-                     peso(t.main_cents + t.reserve_cents))]
-        strong = ("Main amount won when hit (main + reserve, at today's figures)",)
-    blank = "____________________"
+        funds_title = "Funds at the date of this notice"
     done = (f"{_day(t.completed_on)} ({_on_time(t.completed_on, dl['part2'])})"
             if t.completed_on else blank)
     part2_rows = [("Date completed (latest " + _day(dl["part2"]) + ")", done)]
@@ -739,16 +814,18 @@ def transfer_cessation_html(t: TransferCessation) -> str:
              peso(t.transferred_cents) if t.completed_on else blank),
             ("Seed returned to the operator",
              peso(t.seed_returned_cents) if t.completed_on else blank),
-            (f"{t.jackpot} meter after the transfer", peso(0) if t.completed_on else blank)]
+            (f"{t.jackpot} after the transfer", peso(0) if t.completed_on else blank)]
     else:
-        part2_rows += [("Date of the hit", blank), ("Amount won (main + reserve)", blank),
-                       ("TGD-1500 reference", blank)]
+        part2_rows += [
+            ("Date of the hit", _day(t.hit_on) if t.hit_on else blank),
+            ("Amount awarded (on main + reserve)",
+             peso(t.amount_won_cents) if t.amount_won_cents is not None else blank),
+            ("TGD-1500 reference", t.award_reference or blank)]
     body = (_section("Part 1 - notice (14 business days before)") + part1
-            + _section("Funds at the date of this notice") + _pairs(amounts, strong=strong)
+            + _section(funds_title) + _pairs(amounts, strong=(label,))
             + _section("Part 2 - completion (within 2 business days after)")
             + _pairs(part2_rows)
-            + '<p style="font-size:7.5pt;">Business days are Monday to Friday; public holidays '
-              "are not counted by Podium and must be checked by the preparer.</p>")
+            + f'<p style="font-size:7.5pt;">{_text(_holiday_note(t))}</p>')
     return _page("Progressive jackpot transfer / cessation", "TGD-1540", t.casino, t.operator,
                  f"{t.jackpot} - effective {_day(t.effective_on)}", body)
 

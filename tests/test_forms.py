@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from core.bbj_fund import distribute
 from core.rules.bbj import Claim, ShownHand, decide
 from core.rules.cards import parse_cards
 from printing.forms import (
+    ADMIN_FEE_PERCENT,
     DailyReport,
     FormError,
     JackpotPayment,
@@ -28,6 +30,7 @@ from printing.forms import (
     daily_report_html,
     demo_forms,
     fund_split,
+    percent_of,
     peso,
     quarterly_tax_html,
     remittance,
@@ -65,11 +68,13 @@ def test_remittance_tgd_1623_on_hand_computed_figures() -> None:
     assert r.total == 2_544_875
 
 
-def test_remittance_rounds_each_percentage_half_up_to_the_centavo() -> None:
-    # A 1.01, jackpot rake 0.05 -> B = 0.015 -> 0.02; D = 1.03; E = 0.0515 -> 0.05;
-    # F = 0.98; 25% of F = 0.245 -> 0.25; 25% of E = 0.0125 -> 0.01; total 0.26
-    r = remittance(101, 5, 0)
-    assert (r.b_jackpot_admin_fee, r.d_gross, r.e_franchise_tax, r.f_net) == (2, 103, 5, 98)
+def test_remittance_b_is_the_ledgers_admin_fee_the_rest_rounds_half_up() -> None:
+    # A 1.02, jackpot rake 0.05 -> B = 0.015 rounded DOWN (the fund's admin fee) = 0.01;
+    # D = 1.03; E = 0.0515 -> 0.05; F = 0.98; 25% of F = 0.245 -> 0.25 (half up);
+    # 25% of E = 0.0125 -> 0.01; total 0.26
+    r = remittance(102, 5, 0)
+    assert r.b_jackpot_admin_fee == distribute(5).admin_fee_cents == 1
+    assert (r.d_gross, r.e_franchise_tax, r.f_net) == (103, 5, 98)
     assert (r.pagcor_of_f, r.pagcor_of_e, r.total) == (25, 1, 26)
 
 
@@ -78,8 +83,33 @@ def test_fund_split_admin_fee_30_then_main_70_reserve_30_adds_up() -> None:
     f = fund_split(3_550_000)
     assert (f.admin_fee, f.to_fund, f.to_main, f.to_reserve) == (
         1_065_000, 2_485_000, 1_739_500, 745_500)
-    odd = fund_split(1)  # 0.01: admin 0.00 (0.003), fund 0.01 -> main 0.01 (0.007), reserve 0
-    assert odd.admin_fee + odd.to_main + odd.to_reserve == 1
+    odd = fund_split(1)  # 0.01: admin 0.00 (0.003), fund 0.01 -> main 0.00 (0.007), reserve 0.01
+    assert (odd.admin_fee, odd.to_main, odd.to_reserve) == (0, 0, 1)
+
+
+@pytest.mark.parametrize("cents", [1, 2, 5, 7, 15, 333, 1_001, 12_345, 999_999, 3_550_000])
+def test_fund_split_is_the_ledgers_distribution_rounded_down(cents: int) -> None:
+    # One rule for the forms and the fund's posting (core.bbj_fund.distribute).  With chips of
+    # 10 pesos or more the default rates are exact; on odd centavos half up would differ:
+    # 0.05 -> fee 0.015 (half up 0.02, down 0.01), fund 0.04 -> main 0.028 (0.03 / 0.02).
+    f, d = fund_split(cents), distribute(cents)
+    assert (f.collection, f.admin_fee, f.to_main, f.to_reserve) == (
+        d.collection_cents, d.admin_fee_cents, d.to_main_cents, d.to_reserve_cents)
+    assert f.admin_fee + f.to_main + f.to_reserve == cents
+    assert f.to_fund == f.to_main + f.to_reserve
+    if cents == 5:
+        assert (f.admin_fee, f.to_main, f.to_reserve) == (1, 2, 2)
+        assert percent_of(5, ADMIN_FEE_PERCENT) == 2  # what half up gave before
+
+
+def test_daily_report_updated_amounts_use_the_ledgers_split() -> None:
+    # 10 pesos of jackpot rake x 7 tables = 70.00: fee 21.00, main 34.30, reserve 14.70
+    tables = tuple(table(f"PK-{i}", 0, {10: 1}, 1_000) for i in range(7))
+    report = DailyReport("TGD-1494", "C", "O", date(2026, 11, 30), tables,
+                         previous_main_cents=1, previous_reserve_cents=2)
+    d = distribute(7_000)
+    assert (d.admin_fee_cents, d.to_main_cents, d.to_reserve_cents) == (2_100, 3_430, 1_470)
+    assert (report.updated_main_cents, report.updated_reserve_cents) == (3_431, 1_472)
 
 
 def test_daily_report_tgd_1623_shows_form_number_totals_and_remittance() -> None:
@@ -215,6 +245,46 @@ def test_transfer_tgd_1540_moves_increment_and_reserve_and_returns_the_seed() ->
     page = text(transfer_cessation_html(t))
     assert "TGD-1540" in page and "Part 1" in page and "Part 2" in page
     assert peso(13_000_000) in page and "LATE" not in page
+    assert "no public holidays are configured" in page
+
+
+def test_transfer_after_a_reset_has_no_seed_outstanding_and_moves_the_whole_main() -> None:
+    # The ledger's reading (docs/bbj.md "The fund"): the seed is the infusions since the last
+    # hit; after a hit with no seed since, nothing returns and main + reserve move.
+    t = TransferCessation("C", "O", "BBJ", "transfer", date(2026, 11, 2), date(2026, 11, 23),
+                          None, seed_cents=0, main_cents=15_000_000, reserve_cents=3_000_000,
+                          destination="BBJ 2", jackpot_reset=True)
+    assert (t.seed_returned_cents, t.transferred_cents) == (0, 18_000_000)
+    page = text(transfer_cessation_html(t))
+    assert "reset by a hit" in page and "____" in page  # players told: blank, to fill in
+    with pytest.raises(FormError, match="seed amount: PHP 50,000.00, but the jackpot was reset"):
+        TransferCessation("C", "O", "BBJ", "transfer", date(2026, 11, 2), date(2026, 11, 23),
+                          None, seed_cents=5_000_000, main_cents=15_000_000,
+                          reserve_cents=0, destination="BBJ 2", jackpot_reset=True)
+
+
+def test_transfer_deadlines_skip_the_holidays_and_the_form_names_them() -> None:
+    # Effective Wed 30 Dec 2026 with 24, 25 Dec (Thu, Fri), 31 Dec, 1 Jan and Sun 27 Dec as
+    # holidays: notice 14 business days back = Tue 8 Dec (Thu 10 Dec without the holidays);
+    # part 2: Mon 4, Tue 5 Jan (Thu 1 Jan without them); Sunday 27 Dec is not "skipped".
+    hol = (date(2026, 12, 24), date(2026, 12, 25), date(2026, 12, 27), date(2026, 12, 31),
+           date(2027, 1, 1))
+    t = TransferCessation("C", "O", "BBJ", "transfer", date(2026, 12, 1), date(2026, 12, 30),
+                          date(2026, 12, 20), seed_cents=0, main_cents=100, reserve_cents=0,
+                          destination="BBJ 2", holidays=hol)
+    assert t.deadlines == {"notice": date(2026, 12, 8), "players": date(2026, 12, 23),
+                           "part2": date(2027, 1, 5)}
+    assert t.holidays_skipped == (date(2026, 12, 24), date(2026, 12, 25), date(2026, 12, 31),
+                                  date(2027, 1, 1))
+    page = text(transfer_cessation_html(t))
+    assert ("Holidays skipped here: 24 December 2026, 25 December 2026, 31 December 2026, "
+            "01 January 2027.") in page
+    plain = TransferCessation(**{**t.__dict__, "holidays": ()})
+    assert plain.deadlines["notice"] == date(2026, 12, 10)
+    assert plain.deadlines["part2"] == date(2027, 1, 1)
+    far = TransferCessation(**{**t.__dict__, "holidays": (date(2026, 6, 12),)})
+    assert "none of the 1 configured falls in these periods" in text(
+        transfer_cessation_html(far))
 
 
 def test_cessation_after_hit_adds_the_reserve_to_the_main_amount_won() -> None:
@@ -226,9 +296,12 @@ def test_cessation_after_hit_adds_the_reserve_to_the_main_amount_won() -> None:
     assert t.transferred_cents == 0
 
 
-def test_business_days_skip_weekends() -> None:
+def test_business_days_skip_weekends_and_holidays() -> None:
     assert add_business_days(date(2026, 11, 27), 1) == date(2026, 11, 30)  # Fri -> Mon
     assert add_business_days(date(2026, 11, 30), -1) == date(2026, 11, 27)
+    hol = (date(2026, 11, 30),)  # Monday a holiday: Fri -> Tue, and back Tue -> Fri
+    assert add_business_days(date(2026, 11, 27), 1, hol) == date(2026, 12, 1)
+    assert add_business_days(date(2026, 12, 1), -1, hol) == date(2026, 11, 27)
 
 
 # --- PDF ---------------------------------------------------------------------------------

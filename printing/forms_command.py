@@ -1,0 +1,224 @@
+"""``podium forms daily|award|quarterly|cessation ... --pdf OUT.pdf | --png OUT.png``: the
+regulator's poker-room forms filled from the ledger (printing/ledger_forms.py), for accountants'
+scripts (docs/forms.md "From the ledger")::
+
+    podium forms daily --fund bbj --date 2026-11-30 [--offsite] --pdf tgd-1623.pdf
+    podium forms award --case 3 --pdf tgd-1500.pdf
+    podium forms quarterly --year 2026 --quarter 4 --pdf tgd-108.pdf
+    podium forms cessation --fund bbj [--to bbj2 --effective 2027-01-15] --png tgd-1540.png
+
+``--db`` is the ledger (default: the console's, :func:`core.ledger.db.default_url`); it is only
+read: never created nor migrated (a ledger at another schema revision is refused: open it
+once with the console).  ``--floor`` is the floor file giving the casino's name, the operator,
+the time zone and the public holidays (default: the embedded demo floor).  On success the
+written path is printed; a refusal is one line ``podium forms: <message>`` on stderr and exit
+status 2.
+
+core/cli.py dispatches here (``add_arguments(parser, name)`` / ``run(args)``);
+:func:`main` runs the command on its own (tests, ``python -m printing.forms_command``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import Engine
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
+if TYPE_CHECKING:  # the ledger and Qt are imported only when a form is written
+    from printing.ledger_forms import FormRequest
+
+class FormError(ValueError):
+    """Bad command-line input or an unreadable ledger (the forms' own refusals are
+    :class:`printing.forms.FormError`); the message names the option and the problem."""
+
+
+KINDS: dict[str, str] = {
+    "daily": "TGD-1623 (onsite) / TGD-1494 (offsite) daily report of a fund's gaming day",
+    "award": "TGD-1500 awarding request of an approved Bad Beat Jackpot case",
+    "quarterly": "TGD-108 quarterly tax compliance report",
+    "cessation": "TGD-1540 transfer / cessation of a fund (part 1 of a planned transfer with "
+                 "--to and --effective)",
+}
+
+
+def _day(value: str, what: str) -> date:
+    try:
+        return date.fromisoformat(value.strip())
+    except ValueError:
+        raise FormError(f"{what}: {value!r} is not a date YYYY-MM-DD") from None
+
+
+def _whole(value: str, what: str) -> int:
+    try:
+        return int(value.strip())
+    except ValueError:
+        raise FormError(f"{what}: {value!r} is not a whole number") from None
+
+
+def add_arguments(parser: argparse.ArgumentParser, name: str = "forms") -> None:
+    """The ``forms`` subcommands (core/cli.py calls it with the ``forms`` parser)."""
+    sub = parser.add_subparsers(dest="form_kind", required=True, parser_class=type(parser),
+                                metavar="KIND")
+    for kind, helptext in KINDS.items():
+        p = sub.add_parser(kind, help=helptext, description=helptext)
+        if kind in ("daily", "cessation"):
+            p.add_argument("--fund", required=True, help="the fund's id, e.g. bbj")
+        if kind == "daily":
+            p.add_argument("--date", required=True, help="the gaming day, YYYY-MM-DD")
+            p.add_argument("--offsite", action="store_true",
+                           help="TGD-1494 (offsite, no remittance) instead of TGD-1623")
+        if kind == "award":
+            p.add_argument("--case", required=True, help="the case number")
+        if kind == "quarterly":
+            p.add_argument("--year", required=True, help="e.g. 2026")
+            p.add_argument("--quarter", required=True, help="1, 2, 3 or 4")
+        if kind == "cessation":
+            p.add_argument("--to", default=None,
+                           help="a fund still open: the fund it is to be transferred to")
+            p.add_argument("--effective", default=None,
+                           help="a fund still open: the planned effective date, YYYY-MM-DD")
+        out = p.add_mutually_exclusive_group(required=True)
+        out.add_argument("--pdf", metavar="OUT.pdf", help="write the form as a PDF")
+        out.add_argument("--png", metavar="OUT.png", help="write the form as a PNG image")
+        p.add_argument("--page-size", default="A4", choices=("A4", "Letter"),
+                       help="paper size (default A4)")
+        p.add_argument("--db", default=None,
+                       help="ledger URL (default: the console's SQLite ledger in the user data "
+                            "folder); e.g. postgresql+psycopg://user@host/podium")
+        p.add_argument("--floor", default="demo",
+                       help="floor file (TOML) with the casino's name, operator, time zone and "
+                            "public holidays; 'demo' (default) for the embedded demo floor")
+
+
+def _safe_url(url: str) -> str:
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(the --db value)"
+
+
+def _open(url: str) -> Engine:
+    """The ledger, for reading: it must exist and be at this Podium's schema revision."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    from core.ledger.db import alembic_config, make_engine
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise FormError("--db: not a database URL (e.g. sqlite:///ledger.sqlite3 or "
+                        "postgresql+psycopg://user@host/podium)") from None
+    if parsed.get_backend_name() == "sqlite":
+        path = parsed.database or ""
+        if not path or path == ":memory:" or not Path(path).is_file():
+            raise FormError(f"ledger {_safe_url(url)}: no such ledger file")
+    try:
+        engine = make_engine(url)
+    except ValueError as exc:
+        raise FormError(str(exc).replace(url, _safe_url(url))) from None
+    except ImportError as exc:
+        raise FormError(f"--db: no driver for {_safe_url(url)}: {exc}") from None
+    try:
+        with engine.connect() as conn:
+            current = MigrationContext.configure(conn).get_current_revision()
+    except SQLAlchemyError as exc:
+        engine.dispose()
+        raise FormError(_ledger_problem(url, exc)) from None
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    if current != head:
+        engine.dispose()
+        raise FormError(f"ledger {_safe_url(url)}: schema revision {current or 'none'}, this "
+                        f"Podium reads {head}; open it once with the console (which brings it "
+                        "up to date)")
+    return engine
+
+
+def _ledger_problem(url: str, exc: BaseException) -> str:
+    first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""])[0]
+    return f"ledger {_safe_url(url)}: can not be read: {exc.__class__.__name__}: {first}"
+
+
+def _request(args: argparse.Namespace) -> FormRequest:
+    from printing.ledger_forms import FormRequest
+
+    kind = str(args.form_kind)
+    if kind == "daily":
+        return FormRequest("daily", fund_id=args.fund, business_date=_day(args.date, "--date"),
+                           onsite=not args.offsite)
+    if kind == "award":
+        return FormRequest("award", case_id=_whole(args.case, "--case"))
+    if kind == "quarterly":
+        return FormRequest("quarterly", year=_whole(args.year, "--year"),
+                           quarter=_whole(args.quarter, "--quarter"))
+    if (args.to is None) != (args.effective is None):
+        raise FormError("--to and --effective: a planned transfer needs both")
+    return FormRequest("cessation", fund_id=args.fund, to_fund_id=args.to,
+                       effective_on=None if args.effective is None
+                       else _day(args.effective, "--effective"))
+
+
+def _write(args: argparse.Namespace) -> Path:
+    from core import floorconfig
+    from core.ledger.db import default_url
+    from printing.ledger_forms import render
+    from printing.winpage import render_png, write_pdf
+
+    request = _request(args)
+    config = (floorconfig.load_demo_floor() if args.floor == "demo"
+              else floorconfig.load_floor(args.floor))
+    casino = config.casino
+    url = args.db or default_url()
+    engine = _open(url)
+    try:
+        form = render(engine, request, casino=casino.name, operator=casino.operator_name,
+                      tz=ZoneInfo(casino.timezone), holidays=casino.public_holidays)
+    except SQLAlchemyError as exc:
+        raise FormError(_ledger_problem(url, exc)) from None
+    finally:
+        engine.dispose()
+    if args.pdf:
+        return write_pdf(form.html, args.pdf, page_size=args.page_size, title=form.title)
+    return render_png(form.html, args.png, page_size=args.page_size)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the form; 0 and the path on stdout, or 2 and one line on stderr."""
+    args._command = "forms"  # core.cli's error lines: "podium forms: ..."
+    try:
+        out = _write(args)
+    except ValueError as exc:  # FormError, FloorConfigError, WinPageError: each names it
+        print(f"podium forms: {exc}", file=sys.stderr)
+        return 2
+    print(out)
+    return 0
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        print(f"{self.prog}: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``podium forms ...`` on its own (argv without the leading ``forms``)."""
+    parser = _Parser(prog="podium forms", description="the regulator's poker-room forms "
+                     "from the ledger, as PDF or PNG")
+    add_arguments(parser)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
