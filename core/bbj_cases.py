@@ -16,7 +16,9 @@ States, in order (none can be skipped)::
 
 ``attachments_filed`` (IDs, bank statement, CCTV) is recorded once, any time after the request
 is filed.  ``voided`` (with the reason and who decided) ends a case from any state before the
-first share is paid.  A claim that does not qualify can only be voided.
+first share is paid; voiding an approved case gives the award back to the fund in the same
+transaction (``core.bbj_fund.void_award_in``).  A claim that does not qualify can only be
+voided.
 
 Deadlines (:func:`deadlines`), from the hit time: TGD-1500 within 24 hours of the hit;
 attachments within 7 calendar days of the hit; approval within 3 business days of filing;
@@ -54,6 +56,7 @@ from core.bbj_fund import (
     record_award_in,
     record_count_in,
     record_tournament_fee_in,
+    void_award_in,
 )
 from core.ledger.models import BbjAward, BbjAwardShare, BbjCase, BbjCaseEvent, BbjFund, Employee
 from core.money import format_cents, json_cents, parse_cents
@@ -461,8 +464,15 @@ def advance(engine: Engine, case_id: int, state: str, swipe: str, *, seat: int |
                     f"{format_cents(share.tax_cents)}, net "
                     f"{format_cents(share.gross_cents - share.tax_cents)}")
             text = paid + (f"; {text}" if text else "")
-        elif state == "voided" and not text:
-            raise BbjCaseError(f"case {case_id}: a void needs the reason")
+        elif state == "voided":
+            if not text:
+                raise BbjCaseError(f"case {case_id}: a void needs the reason")
+            if view.award_id is not None:  # approved, nothing paid yet: the fund gets it back
+                main, reserve = void_award_in(s, row.fund_id, view.award_id,
+                                              by=f"{emp.number} {emp.name}", reason=text,
+                                              now=now)
+                text += (f"; award {view.award_id} undone: main {format_cents(main)}, reserve "
+                         f"{format_cents(reserve)} back in the fund")
         s.add(BbjCaseEvent(case_id=case_id, state=state, seat=at_seat, detail=text,
                            employee_id=emp.id, created_at=now))
         return case_id

@@ -49,7 +49,7 @@ from core.rules.bbj import Decision
 
 DENOMINATIONS: tuple[int, ...] = (500, 100, 50, 25, 10)  # jackpot drop-box chips, pesos
 ENTRY_KINDS: tuple[str, ...] = ("seed", "collection", "award", "reserve_move", "cessation_merge",
-                                "seed_return", "transfer_out", "transfer_in")
+                                "seed_return", "transfer_out", "transfer_in", "award_void")
 
 
 class BbjFundError(ValueError):
@@ -510,6 +510,41 @@ def record_tournament_fee_in(s: Session, *, business_date: date, tournament: str
     s.add(row)
     s.flush()
     return row.id
+
+
+def void_award_in(s: Session, fund_id: str, award_id: int, *, by: str, reason: str,
+                  now: datetime) -> tuple[int, int]:
+    """Undo an award that is voided before any share was paid (a case voided after its
+    approval), in the caller's transaction: one ``award_void`` entry per entry of the award,
+    with the opposite amounts, effective at the hit time, so main and reserve are again what
+    they would be without it.  The award and its rows stay (append-only).  Refused for an award
+    that ceased the fund, one already voided, or one followed by a later hit on the fund (that
+    hit was paid on the amounts after this one).  The (main, reserve) given back."""
+    now = _aware(now, "time")
+    who, why = _text(by, "recorded by"), _text(reason, "reason")
+    _fund(s, fund_id)
+    award = s.get(BbjAward, award_id)
+    if award is None or award.fund_id != fund_id:
+        raise BbjFundError(f"award {award_id}: not an award of fund {fund_id!r}")
+    if award.ceases_fund:
+        raise BbjFundError(f"award {award_id} ceased the fund; it can not be voided")
+    rows = list(s.execute(select(BbjEntry).where(BbjEntry.award_id == award_id)
+                          .order_by(BbjEntry.id)).scalars())
+    if any(r.kind == "award_void" for r in rows):
+        raise BbjFundError(f"award {award_id}: already voided")
+    later = s.execute(select(BbjAward.id).where(BbjAward.fund_id == fund_id,
+                                                BbjAward.hit_at > award.hit_at)).first()
+    if later is not None:
+        raise BbjFundError(f"award {award_id}: a later hit (award {later.id}) was paid on the "
+                           "fund after it; voiding it would change that award's amounts")
+    main = reserve = 0
+    for r in rows:
+        _entry(s, fund_id, "award_void", -r.main_delta_cents, -r.reserve_delta_cents, by=who,
+               reason=f"award {award_id} voided ({r.kind} undone): {why}",
+               effective_at=award.hit_at, created_at=now, award_id=award_id)
+        main -= r.main_delta_cents
+        reserve -= r.reserve_delta_cents
+    return main, reserve
 
 
 def seed_outstanding_cents(engine: Engine, fund_id: str) -> int:

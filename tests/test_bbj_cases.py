@@ -470,3 +470,55 @@ def test_tournament_fees_are_recorded_with_a_swipe_and_corrected_by_a_further_ro
     assert [(r[0], r[1]) for r in rows] == [(1_250_000, ""), (-50_000, "two entries refunded")]
     assert all(r[2].startswith("1001 ") for r in rows)
     assert outcomes[0] == "insufficient_authority" and outcomes.count("accepted") == 2
+
+
+def test_voiding_an_approved_case_gives_the_award_back_to_the_fund(room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = _filed(room, clock, cap_cents=5_000)
+    post_day1(room)
+    before = bf.funds(room, "bbj")
+    assert before == bf.Funds(5_070_560, 30_240)
+    bc.advance(room, cid, "approved", SUP, clock=clock.step(days=1))
+    assert bf.funds(room, "bbj") == bf.Funds(2_550_400, 15_120)
+    case = bc.void(room, cid, "CCTV shows the hands were discussed", SUP2,
+                   clock=clock.step(hours=2))
+    assert case.state == "voided" and case.events[-1].employee_number == "1002"
+    # paid 25,352.80 out of main, moved 151.20 up from the reserve: main gets 25,201.60 back
+    assert case.events[-1].detail == ("CCTV shows the hands were discussed; award 1 undone: "
+                                      "main 25,201.60, reserve 151.20 back in the fund")
+    # main and reserve are what they were before the approval; the award rows stay
+    assert bf.funds(room, "bbj") == before
+    assert bf.amount_for_hit(room, "bbj", HIT) == before
+    with Session(room) as s:
+        voids = s.execute(select(BbjEntry.main_delta_cents, BbjEntry.reserve_delta_cents)
+                          .where(BbjEntry.kind == "award_void").order_by(BbjEntry.id)).all()
+        assert s.execute(select(func.count()).select_from(BbjAward)).scalar_one() == 1
+    assert [tuple(v) for v in voids] == [(2_535_280, 0), (-15_120, 15_120)]
+    with pytest.raises(bc.BbjCaseError, match="can not go from voided"):
+        bc.advance(room, cid, "share_paid", SUP, seat=1, clock=clock)
+
+
+def test_an_approved_case_followed_by_a_later_hit_or_ceasing_the_fund_can_not_be_voided(
+        room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    first = _filed(room, clock, cap_cents=5_000)
+    post_day1(room)
+    bc.advance(room, first, "approved", SUP, clock=clock.step(days=1))
+    later = datetime(2026, 12, 1, 16, 0, tzinfo=UTC)
+    funds = bf.amount_for_hit(room, "bbj", later)
+    bf.record_award(room, "bbj", decide(entry().claim(funds.main_cents, funds.reserve_cents)),
+                    hit_at=later, table="P2", by="cage")
+    before = _fund_rows(room)
+    with pytest.raises(bf.BbjFundError, match="a later hit \\(award 2\\)"):
+        bc.void(room, first, "late review", SUP, clock=clock)
+    assert _fund_rows(room) == before and bc.get_case(room, first).state == "approved"
+
+
+def test_a_case_that_ceased_the_fund_can_not_be_voided(room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = _filed(room, clock)
+    post_day1(room)
+    bc.advance(room, cid, "approved", SUP, cease=True, clock=clock.step(days=1))
+    with pytest.raises(bf.BbjFundError, match="ceased"):
+        bc.void(room, cid, "late review", SUP, clock=clock)
+    assert bc.get_case(room, cid).state == "approved"
