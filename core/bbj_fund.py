@@ -247,6 +247,17 @@ def amount_for_hit_in(s: Session, fund_id: str, at: datetime, *,
     return Funds(f.total_cents, 0) if ceasing else f
 
 
+def hit_funds_read(s: Session, fund_id: str, at: datetime) -> tuple[Funds, bool]:
+    """Read only (no lock, for reports): the main and reserve a hit at ``at`` is paid on (as
+    :func:`amount_for_hit`) and whether the hit's day is posted (the condition of
+    :func:`record_award`)."""
+    when = _aware(at, "hit time")
+    posted = s.execute(select(BbjPosting.id).where(
+        BbjPosting.fund_id == fund_id, BbjPosting.effective_at <= when,
+        BbjPosting.last_closed_at >= when)).first() is not None
+    return _sums(s, fund_id, when), posted
+
+
 def seed(engine: Engine, fund_id: str, amount_cents: int, *, by: str, reason: str,
          at: datetime | None = None) -> int:
     """Operator seed money into MAIN (reported by :func:`seed_infusions`); the entry id."""

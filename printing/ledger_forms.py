@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time
 from fractions import Fraction
 from zoneinfo import ZoneInfo
@@ -31,8 +31,14 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
-from core.bbj_cases import entry_from_json
-from core.bbj_fund import FundSettings, funds, jackpot_rake_cents, seed_outstanding_cents
+from core.bbj_cases import ClaimEntry, entry_from_json
+from core.bbj_fund import (
+    FundSettings,
+    funds,
+    hit_funds_read,
+    jackpot_rake_cents,
+    seed_outstanding_cents,
+)
 from core.ledger.models import (
     BbjAward,
     BbjAwardShare,
@@ -45,7 +51,9 @@ from core.ledger.models import (
     BbjPosting,
     PokerTournamentFee,
 )
+from core.rules.bbj import decide
 from core.rules.holdem import evaluate
+from printing import forms
 from printing.forms import (
     AwardingRequest,
     DailyReport,
@@ -219,9 +227,7 @@ def awarding_request(engine: Engine, case_id: int, *, casino: str, operator: str
         award = s.execute(select(BbjAward).where(BbjAward.case_id == case_id)) \
             .scalar_one_or_none()
         if award is None:
-            raise FormError(f"case {case_id} is not approved yet: the awarding request needs "
-                            "the fund's award (written at approval, once the hit's day is "
-                            "counted and posted)")
+            return _request_before_approval(s, case, casino=casino, operator=operator, tz=tz)
         shares = list(s.execute(select(BbjAwardShare).where(
             BbjAwardShare.award_id == award.id).order_by(BbjAwardShare.id)).scalars())
         entry = entry_from_json(case.claim)
@@ -255,14 +261,7 @@ def awarding_request(engine: Engine, case_id: int, *, casino: str, operator: str
             ceased = (f"the fund ceases with this hit (TGD-1540): its reserve ({merged}) was "
                       "added to the main jackpot",)
         bb = entry.big_blind_cents
-        try:  # the claim's table cap at its blind level, under the room's maximum
-            caps = FundSettings(room_max_rake_cents=entry.room_max_jackpot_rake_cents,
-                                caps_by_big_blind=((bb, entry.table_jackpot_rake_cap_cents),))
-            # a bad beat is decided on a full board: the flop was dealt
-            rake = jackpot_rake_cents(entry.pot_cents, flop_dealt=True, big_blind_cents=bb,
-                                      settings=caps)
-        except ValueError as exc:
-            raise FormError(f"case {case_id}: the claim's jackpot rake caps: {exc}") from None
+        rake = _hand_rake(case_id, entry)
         return AwardingRequest(
             casino=casino, operator=operator, hit_at=_local(award.hit_at, tz),
             table=award.table_name, small_blind_cents=bb // 2, big_blind_cents=bb,
@@ -275,6 +274,49 @@ def awarding_request(engine: Engine, case_id: int, *, casino: str, operator: str
             sharers=tuple(sharers), main_after_cents=award.main_after_cents,
             reserve_after_cents=award.reserve_after_cents,
             reference=_reference(case_id, award.id), notes=(SMALL_BLIND_NOTE, *ceased))
+
+
+def _hand_rake(case_id: int, entry: ClaimEntry) -> int:
+    """The hand's jackpot rake: 10% of the pot at the claim's table cap for its blind level,
+    under the room's maximum (a bad beat is decided on a full board: the flop was dealt)."""
+    bb = entry.big_blind_cents
+    try:
+        caps = FundSettings(room_max_rake_cents=entry.room_max_jackpot_rake_cents,
+                            caps_by_big_blind=((bb, entry.table_jackpot_rake_cap_cents),))
+        return jackpot_rake_cents(entry.pot_cents, flop_dealt=True, big_blind_cents=bb,
+                                  settings=caps)
+    except ValueError as exc:
+        raise FormError(f"case {case_id}: the claim's jackpot rake caps: {exc}") from None
+
+
+def _request_before_approval(s: Session, case: BbjCase, *, casino: str, operator: str,
+                             tz: ZoneInfo) -> AwardingRequest:
+    """TGD-1500 filed before the approval (it is due within 24 hours of the hit; the award is
+    written in the fund only at approval): the stored claim decided on the fund as it stands
+    for the hit, exactly as the approval will decide it, so the hit's day must be posted (the
+    prize includes the day's collections, RULES.md 6)."""
+    if not case.qualifies:
+        raise FormError(f"case {case.id} does not qualify: there is no award to request")
+    main_reserve, posted = hit_funds_read(s, case.fund_id, case.hit_at)
+    if not posted:
+        raise FormError(f"case {case.id}: the hit's day is not counted and posted yet; the "
+                        "request states the prize with the day's collections (RULES.md 6): "
+                        "count and post the day first")
+    entry = entry_from_json(case.claim)
+    claim = entry.claim(main_reserve.main_cents, main_reserve.reserve_cents)
+    decision = decide(claim)
+    stored = [int(sh["seat"]) for sh in case.decision.get("shares", [])]
+    if not decision.qualifies or [sh.seat for sh in decision.shares] != stored:
+        raise FormError(f"case {case.id}: the claim decided again does not pay the same seats "
+                        "as when the case was opened")
+    req = forms.awarding_request(decision, claim, entry.names, casino=casino, operator=operator,
+                           table=case.table_name, hit_at=_local(case.hit_at, tz),
+                           small_blind_cents=entry.big_blind_cents // 2,
+                           jackpot_rake_cents=_hand_rake(case.id, entry))
+    return replace(req, reference=f"case {case.id} (before approval)", notes=(
+        SMALL_BLIND_NOTE,
+        "Prepared before approval on the fund as posted for the hit; the award is written in "
+        "the fund when the request is approved, with these figures."))
 
 
 # --------------------------------------------------------------------------------------

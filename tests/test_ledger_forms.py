@@ -334,13 +334,35 @@ def test_awarding_request_refusals(days: Engine) -> None:
     with pytest.raises(FormError, match="case 9: no such case"):
         lf.awarding_request(days, 9, **KW)
     cid = bc.open_case(days, "bbj", claim_entry(), HIT, SUP, clock=clock)
-    with pytest.raises(FormError, match=f"case {cid} is not approved yet: the awarding request "
-                                        "needs the fund's award"):
+    with pytest.raises(FormError, match=f"case {cid}: the hit's day is not counted and posted "
+                                        "yet"):
         lf.awarding_request(days, cid, **KW)
     bc.void(days, cid, "fouled deck found at the sort", SUP, clock=clock)
     with pytest.raises(FormError, match=f"case {cid} is voided \\(fouled deck found at the "
                                         "sort\\)"):
         lf.awarding_request(days, cid, **KW)
+
+
+def test_awarding_request_filed_before_approval_has_the_figures_the_approval_writes(
+        days: Engine) -> None:
+    """TGD-1500 is due within 24 hours of the hit, before the approval: made from the claim
+    decided on the fund as posted for the hit, it states exactly the award the approval then
+    writes in the fund."""
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = bc.open_case(days, "bbj", claim_entry(), HIT, SUP, clock=clock)
+    bf.post_day(days, "bbj", DAY2, by="cage", at=local(2026, 12, 2, 6))
+    for state in ("verified", "request_filed"):
+        bc.advance(days, cid, state, SUP, deck_sorted=True, cctv_reviewed=True, clock=clock)
+    before = lf.awarding_request(days, cid, **KW)
+    assert before.reference == f"case {cid} (before approval)"
+    assert any("Prepared before approval" in n for n in before.notes)
+    bc.advance(days, cid, "approved", SUP, clock=clock)
+    after = lf.awarding_request(days, cid, **KW)
+    assert after.reference == f"case {cid} / award 1"
+    figures = ("main_cents", "reserve_cents", "payout_fraction", "award_cents", "sharers",
+               "main_after_cents", "reserve_after_cents", "jackpot_rake_cents", "hit_at")
+    assert [getattr(before, f) for f in figures] == [getattr(after, f) for f in figures]
+    assert before.award_cents > 0 and len(before.sharers) == 6
 
 
 def test_awarding_request_refuses_a_sharer_without_a_name(days: Engine) -> None:

@@ -485,7 +485,8 @@ class BbjCessation(Base):
 
 class BbjEntry(Base):
     """Append-only: one movement of a fund's main and/or reserve, in centavos.  ``kind``: seed,
-    collection, award, reserve_move, cessation_merge, seed_return, transfer_out, transfer_in.
+    collection, award, reserve_move, cessation_merge, seed_return, transfer_out, transfer_in,
+    award_void.
     ``effective_at``: from when it counts for a hit (core.bbj_fund.amount_for_hit)."""
 
     __tablename__ = "bbj_entries"
