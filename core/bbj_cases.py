@@ -117,10 +117,17 @@ class ClaimEntry:
     id_checked: frozenset[int] = frozenset()
     taxpayers: Mapping[int, str] = field(default_factory=dict)
     voids: tuple[str, ...] = ()
+    small_blind_cents: int | None = None  # for TGD-1500; None: not recorded
 
     def __post_init__(self) -> None:
         if not isinstance(self.table, str) or not self.table.strip():
             raise BbjCaseError("table: must not be empty")
+        sb = self.small_blind_cents
+        if sb is not None and (isinstance(sb, bool) or not isinstance(sb, int) or sb <= 0
+                               or sb > self.big_blind_cents):
+            shown = format_cents(sb) if isinstance(sb, int) else repr(sb)
+            raise BbjCaseError(f"small blind {shown}: must be more than 0.00 and at most the "
+                               "big blind")
         for seat in (*self.names, *self.id_checked):
             if seat not in self.dealt_in:
                 raise BbjCaseError(f"seat {seat}: a name or ID check for a seat not dealt in")
@@ -149,6 +156,8 @@ class ClaimEntry:
             "table_jackpot_rake_cap": json_cents(self.table_jackpot_rake_cap_cents),
             "room_max_jackpot_rake": json_cents(self.room_max_jackpot_rake_cents),
             "main_jackpot": json_cents(main_cents), "reserve_jackpot": json_cents(reserve_cents),
+            **({"small_blind": json_cents(self.small_blind_cents)}
+               if self.small_blind_cents is not None else {}),
         }
 
 
@@ -165,7 +174,8 @@ def entry_from_json(data: Mapping[str, Any]) -> ClaimEntry:
         names={int(k): v for k, v in data["names"].items()},
         id_checked=frozenset(data["id_checked"]),
         taxpayers={int(k): v for k, v in data["taxpayers"].items()},
-        voids=tuple(data["voids"]))
+        voids=tuple(data["voids"]),
+        small_blind_cents=parse_cents(data["small_blind"]) if "small_blind" in data else None)
 
 
 def decide_entry(engine: Engine, fund_id: str, entry: ClaimEntry, hit_at: datetime,

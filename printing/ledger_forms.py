@@ -264,7 +264,7 @@ def awarding_request(engine: Engine, case_id: int, *, casino: str, operator: str
         rake = _hand_rake(case_id, entry)
         return AwardingRequest(
             casino=casino, operator=operator, hit_at=_local(award.hit_at, tz),
-            table=award.table_name, small_blind_cents=bb // 2, big_blind_cents=bb,
+            table=award.table_name, small_blind_cents=_small_blind(entry), big_blind_cents=bb,
             pot_cents=entry.pot_cents, jackpot_rake_cents=rake,
             main_cents=award.main_before_cents, reserve_cents=award.reserve_before_cents,
             payout_fraction=Fraction(award.fraction_num, award.fraction_den),
@@ -273,7 +273,19 @@ def awarding_request(engine: Engine, case_id: int, *, casino: str, operator: str
             losing_seat=seats["losing"], losing_hole=l_hole, losing_hand=l_hand,
             sharers=tuple(sharers), main_after_cents=award.main_after_cents,
             reserve_after_cents=award.reserve_after_cents,
-            reference=_reference(case_id, award.id), notes=(SMALL_BLIND_NOTE, *ceased))
+            reference=_reference(case_id, award.id), notes=(*_blind_note(entry), *ceased))
+
+
+def _small_blind(entry: ClaimEntry) -> int:
+    """The small blind entered with the claim; half the big blind (rounded down) for a claim
+    entered without it (then the form says so: :func:`_blind_note`)."""
+    if entry.small_blind_cents is not None:
+        return entry.small_blind_cents
+    return entry.big_blind_cents // 2
+
+
+def _blind_note(entry: ClaimEntry) -> tuple[str, ...]:
+    return () if entry.small_blind_cents is not None else (SMALL_BLIND_NOTE,)
 
 
 def _hand_rake(case_id: int, entry: ClaimEntry) -> int:
@@ -311,10 +323,10 @@ def _request_before_approval(s: Session, case: BbjCase, *, casino: str, operator
                         "as when the case was opened")
     req = forms.awarding_request(decision, claim, entry.names, casino=casino, operator=operator,
                            table=case.table_name, hit_at=_local(case.hit_at, tz),
-                           small_blind_cents=entry.big_blind_cents // 2,
+                           small_blind_cents=_small_blind(entry),
                            jackpot_rake_cents=_hand_rake(case.id, entry))
     return replace(req, reference=f"case {case.id} (before approval)", notes=(
-        SMALL_BLIND_NOTE,
+        *_blind_note(entry),
         "Prepared before approval on the fund as posted for the hit; the award is written in "
         "the fund when the request is approved, with these figures."))
 

@@ -22,6 +22,7 @@ The ledger (casino time zone Asia/Manila, UTC+8):
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from zoneinfo import ZoneInfo
@@ -327,6 +328,20 @@ def test_awarding_request_jackpot_rake_is_capped_at_the_claims_table_cap(engine:
     # 10% of 2,500.00 = 250.00, capped at the table's 50.00; the table wins 50% of main 705.60
     assert (req.jackpot_rake_cents, req.small_blind_cents) == (5_000, 5_000)
     assert (req.payout_fraction, req.award_cents) == (0.5, 35_280)
+
+
+def test_awarding_request_takes_the_small_blind_entered_with_the_claim(days: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = bc.open_case(days, "bbj", replace(claim_entry(), small_blind_cents=1_500), HIT, SUP,
+                       clock=clock)
+    assert bc.get_case(days, cid).claim["small_blind"] == "15.00"
+    bf.post_day(days, "bbj", DAY2, by="cage", at=local(2026, 12, 2, 6))
+    req = lf.awarding_request(days, cid, **KW)
+    assert (req.small_blind_cents, req.big_blind_cents) == (1_500, 2_000)
+    assert not any("half the big blind" in n for n in req.notes)
+    with pytest.raises(bc.BbjCaseError, match="small blind 25.00: must be more than 0.00 and "
+                                              "at most the big blind"):
+        replace(claim_entry(), small_blind_cents=2_500)
 
 
 def test_awarding_request_refusals(days: Engine) -> None:
