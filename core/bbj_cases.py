@@ -48,17 +48,19 @@ from sqlalchemy.orm import Session
 
 from core.auth import AuthError, authorize, log_swipe
 from core.bbj_fund import (
+    BbjFundError,
     FundSettings,
     Posting,
     amount_for_hit,
     amount_for_hit_in,
+    open_fund,
     post_day_in,
     record_award_in,
     record_count_in,
     record_tournament_fee_in,
     void_award_in,
 )
-from core.ledger.models import BbjAward, BbjAwardShare, BbjCase, BbjCaseEvent, BbjFund, Employee
+from core.ledger.models import BbjAward, BbjAwardShare, BbjCase, BbjCaseEvent, Employee
 from core.money import format_cents, json_cents, parse_cents
 from core.rules.bbj import BbjSettings, Claim, Decision, ShownHand, decide
 from core.rules.bbj_command import decision_json
@@ -397,8 +399,10 @@ def open_case(engine: Engine, fund_id: str, entry: ClaimEntry, hit_at: datetime,
     stored = entry.to_json(claim.main_jackpot_cents, claim.reserve_jackpot_cents)
 
     def write(s: Session, emp: Employee) -> int:
-        if s.get(BbjFund, fund_id) is None:
-            raise BbjCaseError(f"fund {fund_id!r} does not exist")
+        try:
+            open_fund(s, fund_id)  # locked; a ceased fund takes no new claim
+        except BbjFundError as exc:
+            raise BbjCaseError(str(exc)) from None
         row = BbjCase(fund_id=fund_id, table_name=entry.table.strip(),
                       hit_at=hit_at.astimezone(UTC), claim=stored,
                       decision=decision_json(decision), qualifies=decision.qualifies,

@@ -188,6 +188,12 @@ def _fund(s: Session, fund_id: str, *, open_: bool = True) -> BbjFund:
     return fund
 
 
+def open_fund(s: Session, fund_id: str) -> BbjFund:
+    """The fund row locked for the caller's transaction; BbjFundError for an unknown fund or
+    one that has ceased (TGD-1540: it takes nothing more)."""
+    return _fund(s, fund_id)
+
+
 def _sums(s: Session, fund_id: str, at: datetime | None = None) -> Funds:
     q = select(func.coalesce(func.sum(BbjEntry.main_delta_cents), 0),
                func.coalesce(func.sum(BbjEntry.reserve_delta_cents), 0)) \

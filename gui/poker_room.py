@@ -1,12 +1,15 @@
 """The "Poker room" tab (docs/operator.md "Poker room"; rules docs/bbj.md, RULES.md section 6):
 the Bad Beat Jackpot fund's main and reserve in large figures (refreshed at most every
-FUND_REFRESH_MS), claim entry (table, blinds, pot, seats dealt in with names, ID checked and
-taxpayer class, the board and the two showdown hands on one card picker) with the decision and
-every failed rule in words, the case list (state, next deadline, overdue in red) with the
-buttons that move a case on or void it, and the daily drop-box count (per table: box, opened /
-closed, dealer, chip pieces per denomination; "Record count", then "Post the day" showing the
-distribution), each after a supervisor's swipe (``window.authorize``).  Core:
-core/bbj_cases.py (which calls core/bbj_fund.py in the swipe's transaction)."""
+FUND_REFRESH_MS; a ceased fund says so), claim entry (table, blinds, pot, seats dealt in with
+names, ID checked, taxpayer class and whether the seat showed its cards; the board and the hole
+cards of every seat that showed on one card picker, in seat order) with the decision and every
+failed rule in words, and beside it three pages: the cases (state, next deadline skipping the
+floor file's public holidays, overdue in red, the buttons that move a case on or void it; an
+approval may cease the fund, TGD-1540), the daily count (per table: the jackpot drop box with
+its chip pieces and the house rake box; "Record count", then "Post the day" showing the
+distribution; a tournament's fees), each after a supervisor's swipe (``window.authorize``), and
+the regulator's forms (gui/forms_panel.py).  Core: core/bbj_cases.py (which calls
+core/bbj_fund.py in the swipe's transaction)."""
 
 from __future__ import annotations
 
@@ -15,9 +18,10 @@ from datetime import UTC, date, datetime
 from typing import Any, cast
 from zoneinfo import ZoneInfo
 
-from PySide6.QtCore import QDate, QDateTime, Qt, QTimer
+from PySide6.QtCore import QDate, QDateTime, Qt, QTime, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QDateEdit,
@@ -26,14 +30,17 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QScrollArea,
     QSpinBox,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -42,21 +49,30 @@ from sqlalchemy.orm import Session
 
 from core import bbj_cases as bc
 from core import bbj_fund as bf
-from core.ledger.models import BbjFund
+from core.ledger.models import BbjCessation, BbjFund
 from core.money import format_cents, parse_cents
 from core.rules.bbj import TAXPAYER_CLASSES, ShownHand
 from core.rules.bbj_command import fraction_text
 from gui import theme
-from gui.cards import CardPicker
+from gui.cards import CardPicker, SlotGroup
+from gui.forms_panel import FormsPanel, FundInfo
 
 log = logging.getLogger("podium.gui.poker_room")
 
 FUND_REFRESH_MS = 5000
 SEATS = 10
+BOARD = "Board"
+# seats table columns
+COL_DEALT, COL_SHOWED, COL_NAME, COL_ID, COL_TAX = range(5)
 NEXT_TEXT = {"verified": "Verify (deck sorted, CCTV reviewed)",
              "request_filed": "Awarding request filed (TGD-1500)",
              "attachments_filed": "Attachments filed", "approved": "Approval received",
              "share_paid": "Pay share", "acknowledged": "Acknowledgment received"}
+
+
+def _qdatetime(local: datetime) -> QDateTime:
+    """A naive casino-local time for a date-time field (to the minute)."""
+    return QDateTime(QDate(local.year, local.month, local.day), QTime(local.hour, local.minute))
 
 
 class PokerRoomScreen(QWidget):
@@ -66,39 +82,47 @@ class PokerRoomScreen(QWidget):
         self.window_ = window
         self.tz = ZoneInfo(console.config.casino.timezone)
         self.decision: Any = None
+        self.last_slip: bytes | None = None  # the share slip last sent to the printer
         self.cases: list[bc.CaseView] = []
+        self.funds: list[FundInfo] = []
+        # the confirmation before an irreversible step (a test replaces it: no modal dialog)
+        self.ask = self._ask
         outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
 
         head = QHBoxLayout()
         head.addWidget(QLabel("Fund:"))
         self.fund_box = QComboBox()
-        self.fund_box.currentIndexChanged.connect(self.refresh_funds)
+        self.fund_box.setMinimumContentsLength(18)
+        self.fund_box.currentIndexChanged.connect(self._fund_changed)
         head.addWidget(self.fund_box)
         self.main_label = QLabel("MAIN —")
         self.reserve_label = QLabel("RESERVE —")
         for lbl in (self.main_label, self.reserve_label):
-            lbl.setStyleSheet(f"color: {theme.ACCENT}; font-size: 30pt; font-weight: bold;")
-            head.addSpacing(24)
+            lbl.setStyleSheet(f"color: {theme.ACCENT}; font-size: 26pt; font-weight: bold;")
+            head.addSpacing(20)
             head.addWidget(lbl)
+        head.addSpacing(20)
+        self.ceased_label = QLabel("")
+        self.ceased_label.setStyleSheet(f"color: {theme.ALERT}; font-size: 16pt; "
+                                        "font-weight: bold;")
+        head.addWidget(self.ceased_label)
         head.addStretch(1)
         outer.addLayout(head)
 
         split = QSplitter()
-        claim_scroll = QScrollArea()
-        claim_scroll.setWidgetResizable(True)
-        claim_scroll.setWidget(self._claim_panel())
-        split.addWidget(claim_scroll)
-        right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self._case_panel())
-        count_scroll = QScrollArea()
-        count_scroll.setWidgetResizable(True)
-        count_scroll.setWidget(self._count_panel())
-        right.addWidget(count_scroll)
-        right.setStretchFactor(0, 3)
-        right.setStretchFactor(1, 2)
-        split.addWidget(right)
+        self.claim_scroll = self._scrolled(self._claim_panel())
+        split.addWidget(self.claim_scroll)
+        self.pages = QTabWidget()
+        self.pages.setObjectName("pokerPages")
+        self.pages.addTab(self._case_panel(), "Cases")
+        self.pages.addTab(self._scrolled(self._count_panel()), "Daily count")
+        self.forms = FormsPanel(console, self.tz)
+        self.pages.addTab(self._scrolled(self.forms), "Forms")
+        split.addWidget(self.pages)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        split.setSizes([720, 600])  # the picker needs ~660 px; the pages take the rest
         outer.addWidget(split, 1)
 
         self._timer = QTimer(self)
@@ -106,6 +130,23 @@ class PokerRoomScreen(QWidget):
         self._timer.start(FUND_REFRESH_MS)
         self.load_funds()
         self.refresh_cases()
+
+    @staticmethod
+    def _scrolled(w: QWidget) -> QScrollArea:
+        area = QScrollArea()
+        area.setWidgetResizable(True)
+        area.setWidget(w)
+        return area
+
+    def _holidays(self) -> tuple[date, ...]:
+        """The floor file's public holidays (not business days, RULES.md 6 deadlines)."""
+        return tuple(self.console.config.casino.public_holidays)
+
+    def _ask(self, title: str, text: str) -> bool:
+        answer = QMessageBox.question(
+            self, title, text, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
 
     # --- claim entry -------------------------------------------------------------------------
 
@@ -117,12 +158,14 @@ class PokerRoomScreen(QWidget):
         self.table_edit.setPlaceholderText("e.g. P1")
         self.big_blind = QLineEdit("100.00")
         self.pot = QLineEdit()
+        self.pot.setPlaceholderText("0.00")
         self.cap = QLineEdit("100.00")
         self.room_max = QLineEdit("100.00")
         now = datetime.now(self.tz).replace(tzinfo=None, second=0, microsecond=0)
-        self.hit_time = QDateTimeEdit(QDateTime(now))  # casino local time
+        self.hit_time = QDateTimeEdit(_qdatetime(now))  # casino local time
         self.hit_time.setDisplayFormat("yyyy-MM-dd HH:mm")
         row1 = QHBoxLayout()
+        w: QWidget
         for label, w in (("Table", self.table_edit), ("Big blind", self.big_blind),
                          ("Pot", self.pot)):
             row1.addWidget(QLabel(label))
@@ -136,42 +179,50 @@ class PokerRoomScreen(QWidget):
         form.addRow(row2)
         lay.addLayout(form)
 
-        self.seats = QTableWidget(SEATS, 4)
-        self.seats.setHorizontalHeaderLabels(["Dealt in", "Name", "ID checked", "Taxpayer"])
+        self.seats = QTableWidget(SEATS, 5)
+        self.seats.setHorizontalHeaderLabels(["Dealt in", "Showed", "Name", "ID checked",
+                                              "Taxpayer"])
         self.seats.setVerticalHeaderLabels([f"Seat {i}" for i in range(1, SEATS + 1)])
+        showed_head = self.seats.horizontalHeaderItem(COL_SHOWED)
+        if showed_head is not None:
+            showed_head.setToolTip("The seat showed its hole cards at the showdown: enter "
+                                   "them on the card picker")
         self.dealt: list[QCheckBox] = []
+        self.showed: list[QCheckBox] = []
         self.ids: list[QCheckBox] = []
         self.taxpayer: list[QComboBox] = []
         for r in range(SEATS):
-            d, i, t = QCheckBox(), QCheckBox(), QComboBox()
+            d, sh, i, t = QCheckBox(), QCheckBox(), QCheckBox(), QComboBox()
             t.addItems(TAXPAYER_CLASSES)
-            self.seats.setCellWidget(r, 0, d)
-            self.seats.setItem(r, 1, QTableWidgetItem(""))
-            self.seats.setCellWidget(r, 2, i)
-            self.seats.setCellWidget(r, 3, t)
+            sh.toggled.connect(self._showdown_changed)
+            self.seats.setCellWidget(r, COL_DEALT, d)
+            self.seats.setCellWidget(r, COL_SHOWED, sh)
+            self.seats.setItem(r, COL_NAME, QTableWidgetItem(""))
+            self.seats.setCellWidget(r, COL_ID, i)
+            self.seats.setCellWidget(r, COL_TAX, t)
             self.dealt.append(d)
+            self.showed.append(sh)
             self.ids.append(i)
             self.taxpayer.append(t)
-        self.seats.setColumnWidth(1, 200)
-        self.seats.setColumnWidth(2, 130)  # "ID checked" in full
-        self.seats.setColumnWidth(3, 130)
-        self.seats.setMinimumHeight(200)
+        head = self.seats.horizontalHeader()
+        for col, width in ((COL_DEALT, 88), (COL_SHOWED, 88), (COL_ID, 112), (COL_TAX, 116)):
+            head.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed)
+            self.seats.setColumnWidth(col, width)  # each header in full
+        head.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Stretch)
+        self.seats.verticalHeader().setDefaultSectionSize(32)
+        self.seats.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        # every seat at once: no scroll bar inside the (already scrolling) claim panel
+        self.seats.setFixedHeight(self.seats.horizontalHeader().sizeHint().height()
+                                  + SEATS * 32 + 4)
         lay.addWidget(self.seats)
 
-        hands = QHBoxLayout()
-        hands.addWidget(QLabel("Cards: board (5), then the hole cards of seat"))
-        self.seat_a = QSpinBox()
-        self.seat_b = QSpinBox()
-        for sp in (self.seat_a, self.seat_b):
-            sp.setRange(1, SEATS)
-        hands.addWidget(self.seat_a)
-        hands.addWidget(QLabel("(2), then of seat"))
-        hands.addWidget(self.seat_b)
-        hands.addWidget(QLabel("(2)"))
-        hands.addStretch(1)
-        lay.addLayout(hands)
-        self.picker = CardPicker(9)
+        self.showdown_hint = QLabel("")
+        self.showdown_hint.setWordWrap(True)
+        lay.addWidget(self.showdown_hint)
+        self.picker = CardPicker(5, joker=False, slot_size=(50, 46), slot_font_pt=16)
+        self.picker.entry.setPlaceholderText("e.g. Ah Ad Tc 7s 7c  As Td  7h 7d  (Enter)")
         lay.addWidget(self.picker)
+        self._showdown_changed()
 
         buttons = QHBoxLayout()
         self.decide_btn = QPushButton("Decide")
@@ -185,27 +236,60 @@ class PokerRoomScreen(QWidget):
         lay.addLayout(buttons)
         self.result = QLabel("")
         self.result.setWordWrap(True)
-        self.result.setMinimumHeight(170)
+        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result.setMinimumHeight(120)
+        self.result.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         lay.addWidget(self.result)
         return box
 
+    def showing_seats(self) -> list[int]:
+        """The seats ticked "Showed", in seat order."""
+        return [r + 1 for r in range(SEATS) if self.showed[r].isChecked()]
+
+    def _showdown_changed(self) -> None:
+        """A seat's "Showed" changed: the picker takes the board, then 2 cards per seat that
+        showed, in seat order (each seat's cards already entered stay with it)."""
+        showing = self.showing_seats()
+        groups = [SlotGroup(BOARD, 5)] + [SlotGroup(f"Seat {n}", 2) for n in showing]
+        self.picker.set_groups(groups, slots_per_row=11)
+        n = 5 + 2 * len(showing)
+        if showing:
+            seats = ", ".join(map(str, showing))
+            text = (f"Cards ({n}): the 5 board cards, then the 2 hole cards of each seat that "
+                    f"showed, in seat order: seat{'s' if len(showing) > 1 else ''} {seats}.")
+        else:
+            text = ("Cards: the 5 board cards; tick \"Showed\" for every seat that showed its "
+                    "hole cards (at least the two highest hands).")
+        self.showdown_hint.setText(text)
+
     def _entry(self) -> bc.ClaimEntry:
         """The claim as entered (ValueError naming the field)."""
-        cards = self.picker.cards()
-        if len(cards) != 9:
-            raise bc.BbjCaseError(f"cards: pick the 5 board cards and both hands' 2 hole cards "
-                                  f"(9 cards; {len(cards)} picked)")
+        showing = self.showing_seats()
+        not_dealt = [n for n in showing if not self.dealt[n - 1].isChecked()]
+        if not_dealt:
+            seats = ", ".join(map(str, not_dealt))
+            if len(not_dealt) == 1:
+                raise bc.BbjCaseError(f"seat {seats}: showed its cards but is not dealt in "
+                                      "(tick its \"Dealt in\", or untick \"Showed\")")
+            raise bc.BbjCaseError(f"seats {seats}: showed their cards but are not dealt in "
+                                  "(tick their \"Dealt in\", or untick \"Showed\")")
+        groups = self.picker.groups()
+        missing = [f"{cap} {sum(c is not None for c in cards)} of {len(cards)}"
+                   for cap, cards in groups if None in cards]
+        if missing:
+            raise bc.BbjCaseError("cards: pick the 5 board cards and the 2 hole cards of each "
+                                  f"seat that showed (picked: {', '.join(missing)})")
+        hands = {cap: [c for c in cards if c is not None] for cap, cards in groups}
+        showdown = tuple(ShownHand(n, (hands[f"Seat {n}"][0], hands[f"Seat {n}"][1]))
+                         for n in showing)
         dealt = tuple(r + 1 for r in range(SEATS) if self.dealt[r].isChecked())
-        names = {r + 1: (self.seats.item(r, 1).text().strip())
-                 for r in range(SEATS) if self.dealt[r].isChecked()
-                 and self.seats.item(r, 1).text().strip()}
+        names = {r + 1: self.seat_name(r + 1) for r in range(SEATS)
+                 if self.dealt[r].isChecked() and self.seat_name(r + 1)}
         return bc.ClaimEntry(
             table=self.table_edit.text(),
             big_blind_cents=parse_cents(self.big_blind.text(), "big blind"),
             pot_cents=parse_cents(self.pot.text(), "pot"), dealt_in=dealt,
-            board=tuple(cards[:5]),
-            showdown=(ShownHand(self.seat_a.value(), (cards[5], cards[6])),
-                      ShownHand(self.seat_b.value(), (cards[7], cards[8]))),
+            board=tuple(hands[BOARD]), showdown=showdown,
             table_jackpot_rake_cap_cents=parse_cents(self.cap.text(), "table jackpot rake cap"),
             room_max_jackpot_rake_cents=parse_cents(self.room_max.text(), "room maximum"),
             names=names,
@@ -214,13 +298,21 @@ class PokerRoomScreen(QWidget):
             taxpayers={r + 1: self.taxpayer[r].currentText() for r in range(SEATS)
                        if self.dealt[r].isChecked()})
 
+    def seat_name(self, seat: int) -> str:
+        item = self.seats.item(seat - 1, COL_NAME)
+        return item.text().strip() if item is not None else ""
+
     def _hit_at(self) -> datetime:
-        local = self.hit_time.dateTime().toPython()
-        return local.replace(tzinfo=self.tz).astimezone(UTC)
+        return self._local(self.hit_time)
+
+    def _show_result(self, text: str, color: str) -> None:
+        self.result.setText(text)
+        self.result.setStyleSheet(f"color: {color}; font-weight: bold;")
+        # on a small screen the result is below the fold: bring it into view
+        QTimer.singleShot(0, lambda: self.claim_scroll.ensureWidgetVisible(self.result, 0, 0))
 
     def _error(self, text: str) -> None:
-        self.result.setText(text)
-        self.result.setStyleSheet(f"color: {theme.ALERT}; font-weight: bold;")
+        self._show_result(text, theme.ALERT)
 
     def decide(self) -> bool:
         """Decide the entered claim on the selected fund and show every rule's result."""
@@ -249,14 +341,18 @@ class PokerRoomScreen(QWidget):
                              f"net {format_cents(s.net_cents)}{idc}")
             lines.append(f"After the hit: main {format_cents(d.main_after_cents)}, reserve "
                          f"{format_cents(d.reserve_after_cents)}")
-            self.result.setStyleSheet(f"color: {theme.OK}; font-weight: bold;")
+            color = theme.OK
         else:
             lines = ["DOES NOT QUALIFY:"] + [f"  {t}" for t in bc.reasons_text(d)]
-            self.result.setStyleSheet(f"color: {theme.WARN}; font-weight: bold;")
-        self.result.setText("\n".join(lines))
+            color = theme.WARN
+        self._show_result("\n".join(lines), color)
         return True
 
     def open_case(self) -> None:
+        refusal = self._ceased_refusal("no new case can be opened on it")
+        if refusal:
+            self._error(refusal)
+            return
         if not self.decide():
             return
         fund = self.fund_box.currentData()
@@ -277,44 +373,75 @@ class PokerRoomScreen(QWidget):
     # --- cases -------------------------------------------------------------------------------
 
     def _case_panel(self) -> QWidget:
-        box = QGroupBox("Cases")
+        box = QWidget()
         lay = QVBoxLayout(box)
         self.case_table = QTableWidget(0, 5)
         self.case_table.setHorizontalHeaderLabels(["#", "Table", "Hit", "State",
                                                    "Next deadline"])
         self.case_table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.case_table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
         self.case_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.case_table.verticalHeader().setVisible(False)
+        head = self.case_table.horizontalHeader()
+        for col in range(5):
+            head.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        head.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)  # the state wraps
         self.case_table.itemSelectionChanged.connect(self._selected_changed)
+        self.case_table.setMinimumHeight(120)
         lay.addWidget(self.case_table, 1)
         self.case_info = QLabel("")
         self.case_info.setWordWrap(True)
-        self.case_info.setMinimumHeight(90)
-        lay.addWidget(self.case_info)
+        self.case_info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.case_info.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        info_scroll = self._scrolled(self.case_info)
+        info_scroll.setMinimumHeight(90)
+        lay.addWidget(info_scroll, 1)
         grid = QGridLayout()
         self.next_box = QComboBox()
+        self.next_box.currentIndexChanged.connect(self._next_changed)
         grid.addWidget(QLabel("Next step"), 0, 0)
         grid.addWidget(self.next_box, 0, 1)
         self.share_seat = QComboBox()
-        grid.addWidget(QLabel("Share of seat"), 1, 0)
+        self.share_label = QLabel("Share of seat")
+        grid.addWidget(self.share_label, 1, 0)
         grid.addWidget(self.share_seat, 1, 1)
         self.deck_sorted = QCheckBox("Deck sorted")
         self.cctv = QCheckBox("CCTV reviewed")
         grid.addWidget(self.deck_sorted, 2, 0)
         grid.addWidget(self.cctv, 2, 1)
+        self.cease_box = QCheckBox("The jackpot ceases with this hit\n"
+                                   "(TGD-1540: reserve added to the amount won)")
+        self.cease_box.setToolTip("The fund's reserve is added to the main amount won and the "
+                                  "fund takes nothing more afterwards. It can not be undone.")
+        grid.addWidget(self.cease_box, 3, 0, 1, 2)
         self.step_btn = QPushButton("Record step (supervisor swipe)…")
+        self.step_btn.setObjectName("primary")
         self.step_btn.clicked.connect(self.record_step)
-        grid.addWidget(self.step_btn, 3, 0, 1, 2)
+        grid.addWidget(self.step_btn, 4, 0, 1, 2)
         self.void_reason = QLineEdit()
         self.void_reason.setPlaceholderText("reason for the void")
-        grid.addWidget(self.void_reason, 4, 0)
+        grid.addWidget(self.void_reason, 5, 0)
         self.void_btn = QPushButton("Void (supervisor swipe)…")
+        self.void_btn.setObjectName("danger")
         self.void_btn.clicked.connect(self.void_case)
-        grid.addWidget(self.void_btn, 4, 1)
+        grid.addWidget(self.void_btn, 5, 1)
+        self.reprint_seat = QComboBox()
+        self.reprint_seat.setToolTip("A paid share's slip, printed again with REPRINT on it")
+        grid.addWidget(self.reprint_seat, 6, 0)
+        self.reprint_btn = QPushButton("Reprint share slip")
+        self.reprint_btn.clicked.connect(self.reprint_slip)
+        grid.addWidget(self.reprint_btn, 6, 1)
+        grid.setColumnStretch(0, 1)
+        grid.setColumnStretch(1, 1)
         lay.addLayout(grid)
         self.case_msg = QLabel("")
         self.case_msg.setWordWrap(True)
         lay.addWidget(self.case_msg)
+        self._next_changed()
         return box
+
+    def _deadline_text(self, d: bc.Deadline) -> str:
+        return f"{d.what} by {d.due.astimezone(self.tz):%a %d %b %H:%M}"
 
     def refresh_cases(self) -> None:
         try:
@@ -322,11 +449,15 @@ class PokerRoomScreen(QWidget):
         except Exception:  # the ledger is away: keep the last list
             log.warning("could not read the Bad Beat Jackpot cases", exc_info=True)
             return
+        selected = self.selected_case()
+        keep = selected.case_id if selected else None
         now = datetime.now(UTC)
+        holidays = self._holidays()
+        self.case_table.blockSignals(True)
         self.case_table.setRowCount(len(self.cases))
         for r, c in enumerate(self.cases):
-            nd = bc.next_deadline(c, self.tz)
-            due = (f"{nd.what} by {nd.due.astimezone(self.tz):%d %b %H:%M}" if nd else "—")
+            nd = bc.next_deadline(c, self.tz, holidays)
+            due = self._deadline_text(nd) if nd else "—"
             cells = [str(c.case_id), c.table, f"{c.hit_at.astimezone(self.tz):%d %b %H:%M}",
                      bc.STATE_TEXT[c.state] + ("" if c.qualifies else " (does not qualify)"),
                      due]
@@ -337,7 +468,12 @@ class PokerRoomScreen(QWidget):
                     item.setForeground(QColor(theme.ALERT))
                     item.setToolTip("OVERDUE")
                 self.case_table.setItem(r, col, item)
-        self.case_table.resizeColumnsToContents()
+        self.case_table.resizeRowsToContents()
+        self.case_table.clearSelection()
+        for r, c in enumerate(self.cases):
+            if c.case_id == keep:
+                self.case_table.selectRow(r)
+        self.case_table.blockSignals(False)
         self._selected_changed()
 
     def selected_case(self) -> bc.CaseView | None:
@@ -348,11 +484,19 @@ class PokerRoomScreen(QWidget):
 
     def _selected_changed(self) -> None:
         c = self.selected_case()
+        self.forms.set_cases(self.cases, c.case_id if c else None)
         self.next_box.clear()
         self.share_seat.clear()
+        self.reprint_seat.clear()
+        self.cease_box.setChecked(False)
         if c is None:
             self.case_info.setText("Select a case.")
+            self._show_reprint(False)
             return
+        for seat in c.paid_seats:
+            name = c.claim["names"].get(str(seat), "")
+            self.reprint_seat.addItem(f"seat {seat} {name}".strip(), seat)
+        self._show_reprint(bool(c.paid_seats))
         for st in c.next_states():
             if st != "voided":
                 self.next_box.addItem(NEXT_TEXT[st], st)
@@ -362,7 +506,21 @@ class PokerRoomScreen(QWidget):
         hist = "; ".join(f"{bc.STATE_TEXT[e.state]}{f' seat {e.seat}' if e.seat else ''} by "
                          f"{e.employee_number} {e.at.astimezone(self.tz):%d %b %H:%M}"
                          f"{f' ({e.detail})' if e.detail else ''}" for e in c.events)
-        self.case_info.setText(f"Case #{c.case_id}: {hist}")
+        dls = "; ".join(self._deadline_text(d) + (" (met)" if d.met_at else "")
+                        for d in bc.deadlines(c, self.tz, self._holidays()))
+        self.case_info.setText(f"Case #{c.case_id}: {hist}"
+                               + (f"\nDeadlines: {dls}" if dls else ""))
+
+    def _next_changed(self) -> None:
+        """Show only what the chosen next step needs."""
+        state = self.next_box.currentData()
+        self.deck_sorted.setVisible(state == "verified")
+        self.cctv.setVisible(state == "verified")
+        self.share_label.setVisible(state == "share_paid")
+        self.share_seat.setVisible(state == "share_paid")
+        self.cease_box.setVisible(state == "approved")
+        if state != "approved":
+            self.cease_box.setChecked(False)
 
     def _swiped_step(self, c: bc.CaseView, state: str, what: str, **kw: Any) -> None:
         done: list[bc.CaseView] = []
@@ -373,45 +531,98 @@ class PokerRoomScreen(QWidget):
             return view
 
         if self.window_.authorize(bc.ROLE, what, "bbj_case", do) and done:
-            self.case_msg.setText(f"Case #{c.case_id}: {bc.STATE_TEXT[done[0].state]}.")
+            ceased = " The fund has ceased (TGD-1540)." if kw.get("cease") else ""
+            printed = ""
+            if state == "share_paid":
+                printed = " " + self.print_share_slip(c.case_id, int(kw["seat"]))
+            self.case_msg.setText(f"Case #{c.case_id}: {bc.STATE_TEXT[done[0].state]}."
+                                  f"{ceased}{printed}")
             self.case_msg.setStyleSheet(f"color: {theme.OK};")
+            if state in ("approved", "voided"):  # the award left (or came back to) the fund
+                self.load_funds()
             self.refresh_cases()
+
+    def _show_reprint(self, on: bool) -> None:
+        self.reprint_seat.setVisible(on)
+        self.reprint_btn.setVisible(on)
+
+    def print_share_slip(self, case_id: int, seat: int, *, reprint: bool = False) -> str:
+        """Send a paid share's slip to the receipt printer (the console's printer thread says
+        whether it printed); the message for the tab."""
+        from printing.bbj_slip import render_share_slip, share_slip
+        from printing.slip import SlipError
+
+        casino = self.console.config.casino
+        try:
+            data = render_share_slip(share_slip(self.console.engine, case_id, seat,
+                                                casino=casino.name, timezone=casino.timezone,
+                                                reprint=reprint))
+        except SlipError as exc:
+            return f"The share slip can not be printed: {exc}"
+        what = f"{'Reprint of the share' if reprint else 'Share'} slip case #{case_id} seat {seat}"
+        self.console.print_bytes(data, f"bbj-{case_id}-{seat}", what)
+        self.last_slip = data
+        return f"{what} sent to the printer."
+
+    def reprint_slip(self) -> None:
+        c = self.selected_case()
+        seat = self.reprint_seat.currentData()
+        if c is None or seat is None:
+            self._case_message("Select a case with a paid share.")
+            return
+        self.case_msg.setText(self.print_share_slip(c.case_id, int(seat), reprint=True))
+        self.case_msg.setStyleSheet(f"color: {theme.OK};")
+
+    def _case_message(self, text: str) -> None:
+        self.case_msg.setText(text)
+        self.case_msg.setStyleSheet(f"color: {theme.ALERT};")
 
     def record_step(self) -> None:
         c = self.selected_case()
         state = self.next_box.currentData()
         if c is None or state is None:
-            self.case_msg.setText("Select a case with a next step.")
+            self._case_message("Select a case with a next step.")
             return
         kw: dict[str, Any] = {}
+        what = f"Case #{c.case_id}: {NEXT_TEXT[state]}."
         if state == "verified":
             kw = {"deck_sorted": self.deck_sorted.isChecked(),
                   "cctv_reviewed": self.cctv.isChecked()}
             if not all(kw.values()):
-                self.case_msg.setText("Verify only once the deck is sorted and the CCTV "
-                                      "reviewed: tick both.")
-                self.case_msg.setStyleSheet(f"color: {theme.ALERT};")
+                self._case_message("Verify only once the deck is sorted and the CCTV "
+                                   "reviewed: tick both.")
                 return
         if state == "share_paid":
             kw = {"seat": self.share_seat.currentData()}
-        seat_text = " " + self.share_seat.currentText() if state == "share_paid" else ""
-        self._swiped_step(c, state, f"Case #{c.case_id}: {NEXT_TEXT[state]}{seat_text}.", **kw)
+            what = f"Case #{c.case_id}: {NEXT_TEXT[state]} {self.share_seat.currentText()}."
+        if state == "approved" and self.cease_box.isChecked():
+            name = self._fund_name(c.fund_id)
+            if not self.ask("Cease the jackpot?",
+                            f"Approve case #{c.case_id} and CEASE the jackpot fund {name} "
+                            "with this hit (TGD-1540)?\n\nThe reserve is added to the main "
+                            "amount won, and nothing more can be recorded on the fund: no "
+                            "count, no posting, no new case.\n\nThis can not be undone."):
+                self._case_message("Not approved: the cessation was not confirmed.")
+                return
+            kw = {"cease": True}
+            what = (f"Case #{c.case_id}: {NEXT_TEXT[state]}, and the jackpot fund {name} "
+                    "CEASES with this hit (TGD-1540; can not be undone).")
+        self._swiped_step(c, state, what, **kw)
 
     def void_case(self) -> None:
         c = self.selected_case()
         reason = self.void_reason.text().strip()
         if c is None or not reason:
-            self.case_msg.setText("Select a case and type the reason for the void.")
-            self.case_msg.setStyleSheet(f"color: {theme.ALERT};")
+            self._case_message("Select a case and type the reason for the void.")
             return
         self._swiped_step(c, "voided", f"VOID case #{c.case_id}: {reason}", detail=reason)
 
-    # --- daily drop-box count ---------------------------------------------------------------
+    # --- daily count: drop boxes and tournament fees ----------------------------------------
 
     def _count_panel(self) -> QWidget:
-        box = QGroupBox("Daily drop-box count")
-        lay = QVBoxLayout(box)
-        grid = QGridLayout()
+        page = QWidget()
+        lay = QVBoxLayout(page)
+        grid = QFormLayout()
         now = datetime.now(self.tz).replace(tzinfo=None, second=0, microsecond=0)
         self.count_date = QDateEdit(QDate(now.year, now.month, now.day))  # business date
         self.count_date.setDisplayFormat("yyyy-MM-dd")
@@ -421,36 +632,46 @@ class PokerRoomScreen(QWidget):
         self.count_box = QLineEdit()
         self.count_box.setPlaceholderText("e.g. J-1")
         self.count_dealer = QLineEdit()
-        self.count_opened = QDateTimeEdit(QDateTime(now.replace(hour=10, minute=0)))
-        self.count_closed = QDateTimeEdit(QDateTime(now))
+        self.count_opened = QDateTimeEdit(_qdatetime(now.replace(hour=10, minute=0)))
+        self.count_closed = QDateTimeEdit(_qdatetime(now))
         for edit in (self.count_opened, self.count_closed):
             edit.setDisplayFormat("yyyy-MM-dd HH:mm")  # casino local time
+        self.count_rake_box = QLineEdit()
+        self.count_rake_box.setPlaceholderText("e.g. R-1")
+        self.count_rake = QLineEdit()
+        self.count_rake.setPlaceholderText("0.00")
         cells: tuple[tuple[str, QWidget], ...] = (
             ("Date", self.count_date), ("Table", self.count_table),
-            ("Drop box", self.count_box), ("Dealer", self.count_dealer),
-            ("Opened", self.count_opened), ("Closed", self.count_closed))
-        for i, (label, w) in enumerate(cells):
-            grid.addWidget(QLabel(label), i // 2, (i % 2) * 2)
-            grid.addWidget(w, i // 2, (i % 2) * 2 + 1)
+            ("Opened", self.count_opened), ("Closed", self.count_closed),
+            ("Dealer", self.count_dealer), ("JP drop box", self.count_box),
+            ("Rake box", self.count_rake_box), ("House rake", self.count_rake))
+        for label, w in cells:
+            grid.addRow(label, w)
         lay.addLayout(grid)
-        chips = QHBoxLayout()
-        chips.addWidget(QLabel("Pieces:"))
+        lay.addWidget(QLabel("Jackpot chips: pieces of each denomination"))
+        chips = QGridLayout()
         self.pieces: dict[int, QSpinBox] = {}
-        for denom in bf.FundSettings().denominations:
+        for i, denom in enumerate(bf.FundSettings().denominations):
             sp = QSpinBox()
             sp.setRange(0, 1_000_000)
             sp.valueChanged.connect(self._count_total_changed)
-            chips.addWidget(QLabel(f"{denom}"))
-            chips.addWidget(sp)
+            head = QLabel(f"{denom} ×")
+            head.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            chips.addWidget(head, i // 3, (i % 3) * 2)
+            chips.addWidget(sp, i // 3, (i % 3) * 2 + 1)
+            chips.setColumnStretch((i % 3) * 2 + 1, 1)
             self.pieces[denom] = sp
-        chips.addStretch(1)
         lay.addLayout(chips)
         self.count_total = QLabel("Box total 0.00")
+        self.count_total.setStyleSheet(f"color: {theme.ACCENT}; font-weight: bold;")
         lay.addWidget(self.count_total)
         buttons = QHBoxLayout()
-        self.record_count_btn = QPushButton("Record count (supervisor swipe)…")
+        self.record_count_btn = QPushButton("Record count (swipe)…")
+        self.record_count_btn.setToolTip("Record this table's drop boxes: a supervisor's swipe")
         self.record_count_btn.clicked.connect(self.record_count)
-        self.post_day_btn = QPushButton("Post the day (supervisor swipe)…")
+        self.post_day_btn = QPushButton("Post the day (swipe)…")
+        self.post_day_btn.setToolTip("Post the day's jackpot rake to the fund: a supervisor's "
+                                     "swipe")
         self.post_day_btn.clicked.connect(self.post_day)
         buttons.addWidget(self.record_count_btn)
         buttons.addWidget(self.post_day_btn)
@@ -460,8 +681,31 @@ class PokerRoomScreen(QWidget):
         self.count_msg.setWordWrap(True)
         self.count_msg.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay.addWidget(self.count_msg)
+
+        fee_box = QGroupBox("Tournament fee (the date above)")
+        fee = QGridLayout(fee_box)
+        self.fee_tournament = QLineEdit()
+        self.fee_tournament.setPlaceholderText("e.g. Friday Deepstack")
+        self.fee_amount = QLineEdit()
+        self.fee_amount.setPlaceholderText("0.00 (negative: a correction)")
+        self.fee_reason = QLineEdit()
+        self.fee_reason.setPlaceholderText("reason, for a negative correction")
+        fee.addWidget(QLabel("Tournament"), 0, 0)
+        fee.addWidget(self.fee_tournament, 0, 1)
+        fee.addWidget(QLabel("Fee"), 1, 0)
+        fee.addWidget(self.fee_amount, 1, 1)
+        fee.addWidget(QLabel("Reason"), 2, 0)
+        fee.addWidget(self.fee_reason, 2, 1)
+        self.fee_btn = QPushButton("Record fee (swipe)…")
+        self.fee_btn.setToolTip("Record the tournament's fees for the day: a supervisor's swipe")
+        self.fee_btn.clicked.connect(self.record_fee)
+        fee.addWidget(self.fee_btn, 3, 0, 1, 2, Qt.AlignmentFlag.AlignLeft)
+        self.fee_msg = QLabel("")
+        self.fee_msg.setWordWrap(True)
+        fee.addWidget(self.fee_msg, 4, 0, 1, 2)
+        lay.addWidget(fee_box)
         lay.addStretch(1)
-        return box
+        return page
 
     def _count_total_changed(self) -> None:
         total = sum(d * sp.value() for d, sp in self.pieces.items()) * 100
@@ -471,6 +715,10 @@ class PokerRoomScreen(QWidget):
         self.count_msg.setText(text)
         self.count_msg.setStyleSheet(f"color: {theme.OK if ok else theme.ALERT};")
 
+    def _fee_message(self, text: str, ok: bool) -> None:
+        self.fee_msg.setText(text)
+        self.fee_msg.setStyleSheet(f"color: {theme.OK if ok else theme.ALERT};")
+
     def _local(self, edit: QDateTimeEdit) -> datetime:
         local = cast(datetime, edit.dateTime().toPython())
         return local.replace(tzinfo=self.tz).astimezone(UTC)
@@ -479,15 +727,25 @@ class PokerRoomScreen(QWidget):
         return cast(date, self.count_date.date().toPython())
 
     def record_count(self) -> None:
-        """Record one table's drop box after a supervisor's swipe (refusals show in the
+        """Record one table's drop boxes after a supervisor's swipe (refusals show in the
         prompt)."""
         fund = self.fund_box.currentData()
         if fund is None:
             self._count_message("No Bad Beat Jackpot fund: create one first (docs/bbj.md).",
                                 False)
             return
+        refusal = self._ceased_refusal("nothing more can be counted on it")
+        if refusal:
+            self._count_message(refusal, False)
+            return
         day, table = self._business_date(), self.count_table.text().strip()
         box = self.count_box.text().strip()
+        rake_box = self.count_rake_box.text().strip()
+        try:
+            rake = parse_cents(self.count_rake.text().strip() or "0", "house rake")
+        except ValueError as exc:
+            self._count_message(str(exc), False)
+            return
         pieces = {d: sp.value() for d, sp in self.pieces.items()}
         opened, closed = self._local(self.count_opened), self._local(self.count_closed)
         dealer = self.count_dealer.text()
@@ -496,18 +754,23 @@ class PokerRoomScreen(QWidget):
         def do(swipe: str) -> int:
             cid = bc.record_count(self.console.engine, fund, swipe, business_date=day,
                                   table=table, drop_box=box, opened_at=opened,
-                                  closed_at=closed, dealer=dealer, pieces=pieces)
+                                  closed_at=closed, dealer=dealer, pieces=pieces,
+                                  rake_box=rake_box, rake_cents=rake)
             done.append(cid)
             return cid
 
+        house = f"; house rake {format_cents(rake)} (box {rake_box or '?'})" if rake else ""
         what = (f"Record the jackpot drop box {box or '?'} of table {table or '?'} for {day}: "
-                f"{self.count_total.text().lower()}.")
+                f"{self.count_total.text().lower()}{house}.")
         if self.window_.authorize(bc.ROLE, what, "bbj_count", do) and done:
+            house = f", house rake {format_cents(rake)} in box {rake_box}" if rake else ""
             self._count_message(f"{day}: table {table} drop box {box} counted "
-                                f"({self.count_total.text().lower()}).", True)
+                                f"({self.count_total.text().lower()}{house}).", True)
             for sp in self.pieces.values():
                 sp.setValue(0)
             self.count_box.clear()
+            self.count_rake_box.clear()
+            self.count_rake.clear()
 
     def post_day(self) -> None:
         """Post the day's counts after a supervisor's swipe and show the distribution."""
@@ -515,6 +778,10 @@ class PokerRoomScreen(QWidget):
         if fund is None:
             self._count_message("No Bad Beat Jackpot fund: create one first (docs/bbj.md).",
                                 False)
+            return
+        refusal = self._ceased_refusal("nothing more can be posted on it")
+        if refusal:
+            self._count_message(refusal, False)
             return
         day = self._business_date()
         done: list[bf.Posting] = []
@@ -538,19 +805,88 @@ class PokerRoomScreen(QWidget):
                 f"{format_cents(p.previous.reserve_cents)}).", True)
             self.refresh_funds()
 
+    def record_fee(self) -> None:
+        """Record a poker tournament's fees for the count's date after a supervisor's swipe
+        (a negative fee is a correction and needs its reason; refusals show in the prompt)."""
+        day = self._business_date()
+        name = self.fee_tournament.text().strip()
+        reason = self.fee_reason.text().strip()
+        try:
+            fee = parse_cents(self.fee_amount.text().strip(), "tournament fee",
+                              allow_negative=True)
+        except ValueError as exc:
+            self._fee_message(str(exc), False)
+            return
+        done: list[int] = []
+
+        def do(swipe: str) -> int:
+            rid = bc.record_tournament_fee(self.console.engine, swipe, business_date=day,
+                                           tournament=name, fee_cents=fee, reason=reason)
+            done.append(rid)
+            return rid
+
+        kind = "correction of the fees" if fee < 0 else "fees"
+        why = f" ({reason})" if reason else ""
+        what = (f"Record the {kind} of tournament {name or '?'} for {day}: "
+                f"{format_cents(fee)}{why}.")
+        if self.window_.authorize(bc.ROLE, what, "bbj_count", do) and done:
+            self._fee_message(f"{day}: tournament {name} {kind} {format_cents(fee)} "
+                              "recorded.", True)
+            for edit in (self.fee_tournament, self.fee_amount, self.fee_reason):
+                edit.clear()
+
     # --- funds -------------------------------------------------------------------------------
 
+    def _ceased_elsewhere(self, fund_id: str) -> bool:
+        try:
+            with Session(self.console.engine) as s:
+                return s.execute(select(BbjCessation.id).where(
+                    BbjCessation.fund_id == fund_id)).first() is not None
+        except Exception:  # the ledger is away: the figures below say so in the log
+            return False
+
+    def _fund_name(self, fund_id: str) -> str:
+        return next((f.name for f in self.funds if f.fund_id == fund_id), fund_id)
+
+    def _ceased_refusal(self, what: str) -> str:
+        """The message for a step on the chosen fund once it has ceased ("" while open)."""
+        fund = self.fund_box.currentData()
+        info = next((f for f in self.funds if f.fund_id == fund), None)
+        if info is None or not info.ceased:
+            return ""
+        return f"Fund {info.name} has ceased (TGD-1540): {what}."
+
     def load_funds(self) -> None:
-        with Session(self.console.engine) as s:
-            rows = s.execute(select(BbjFund).order_by(BbjFund.id)).scalars().all()
-            funds = [(f.id, f.name) for f in rows]
+        """(Re-)read the funds and which have ceased; the chosen fund stays chosen."""
+        try:
+            with Session(self.console.engine) as s:
+                rows = s.execute(select(BbjFund).order_by(BbjFund.id)).scalars().all()
+                ceased = set(s.execute(select(BbjCessation.fund_id)).scalars().all())
+                self.funds = [FundInfo(f.id, f.name, f.id in ceased) for f in rows]
+        except Exception:  # the ledger is away: keep the last list
+            log.warning("could not read the Bad Beat Jackpot funds", exc_info=True)
+            return
+        keep = self.fund_box.currentData()
+        self.fund_box.blockSignals(True)
         self.fund_box.clear()
-        for fid, name in funds:
-            self.fund_box.addItem(name, fid)
+        for f in self.funds:
+            self.fund_box.addItem(f.label, f.fund_id)
+        i = self.fund_box.findData(keep)
+        self.fund_box.setCurrentIndex(max(i, 0) if self.funds else -1)
+        self.fund_box.blockSignals(False)
+        self._fund_changed()
+
+    def _fund_changed(self) -> None:
+        self.forms.set_funds(self.funds, self.fund_box.currentData())
         self.refresh_funds()
 
     def refresh_funds(self) -> None:
         fund = self.fund_box.currentData()
+        info = next((f for f in self.funds if f.fund_id == fund), None)
+        if info is not None and not info.ceased and self._ceased_elsewhere(info.fund_id):
+            self.load_funds()  # another console ceased it: say so, refuse its steps
+            return
+        self.ceased_label.setText("CEASED (TGD-1540)" if info and info.ceased else "")
         if fund is None:
             self.main_label.setText("MAIN —")
             self.reserve_label.setText("RESERVE —")

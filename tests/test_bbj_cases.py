@@ -419,6 +419,8 @@ def test_an_approval_can_cease_the_fund_adding_the_reserve_to_the_amount_won(
                         drop_box="J-1", opened_at=datetime(2026, 12, 2, 10, tzinfo=UTC),
                         closed_at=datetime(2026, 12, 2, 22, tzinfo=UTC), dealer="D",
                         pieces={100: 1}, clock=clock)
+    with pytest.raises(bc.BbjCaseError, match="has ceased"):
+        bc.open_case(room, "bbj", entry(), HIT + timedelta(hours=1), SUP, clock=clock)
 
 
 def test_the_count_keeps_the_tables_house_rake_box(room: Engine) -> None:

@@ -176,6 +176,9 @@ def test_keyboard_only_pay_enter_opens_ctrl_enter_pays_swipe_authorizes(qtbot, c
         dlg = QApplication.activeModalWidget()
         assert isinstance(dlg, VerifyDialog)
         steps.append("dialog")
+        # a shortcut fires only in the active window: wait until the dialog is it (the
+        # window manager may take a moment on a busy machine; without this the test can hang)
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is dlg)
         QTimer.singleShot(100, in_prompt)
         qtbot.keyClick(dlg, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
 

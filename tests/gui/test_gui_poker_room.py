@@ -1,37 +1,53 @@
-"""The Poker room tab (gui/poker_room.py): a qualifying claim entered by hand and on the card
-picker shows the decision and every share; a claim that fails shows its reasons in words;
-opening a case after a supervisor's swipe lists it with its state and next deadline.  SQLite
-(core/bbj_cases.py is tested on both databases).  The swipe prompt is replaced by a direct
-call with a supervisor's card (tests/gui/test_gui_swipe.py covers the prompt).
+"""The Poker room tab (gui/poker_room.py, gui/forms_panel.py): a qualifying claim entered by
+hand and on the card picker shows the decision and every share; a claim that fails shows its
+reasons in words; a showdown of three hands is decided on the two highest; a seat that showed
+must be dealt in; opening a case after a supervisor's swipe lists it with its state and next
+deadline (public holidays skipped); an approval may cease the fund; the daily count keeps the
+house rake; a tournament's fee is recorded; the forms page writes a daily report PDF or shows
+why it can not.  SQLite (core/bbj_cases.py and printing/ledger_forms.py are tested on both
+databases).  The swipe prompt is replaced by a direct call with a supervisor's card that, like
+the prompt, keeps a refusal's message (tests/gui/test_gui_swipe.py covers the prompt).
 
-The screenshot goes to docs/screenshots/poker-room.png (or $PODIUM_SCREENSHOT_DIR)."""
+Screenshots go to /tmp/poker-shots/ (or $PODIUM_SCREENSHOT_DIR: make screenshots writes
+docs/screenshots/poker-room.png)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from dataclasses import replace
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtCore import QDate, QDateTime, QEvent, Qt, QTime
+from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
 from PySide6.QtWidgets import QApplication, QTabWidget
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
+import core.bbj_cases as bc
 import core.bbj_fund as bf
 from core.demo import swipe_of
 from core.ledger.db import make_engine, upgrade
-from core.ledger.models import Employee
+from core.ledger.models import (
+    BbjAward,
+    BbjCessation,
+    BbjDropCount,
+    Employee,
+    PokerTournamentFee,
+)
+from core.rules.bbj import ShownHand
+from core.rules.cards import parse_cards
 from gui.main_window import MainWindow
-from gui.poker_room import PokerRoomScreen
+from gui.poker_room import COL_NAME, PokerRoomScreen
 from gui.swipe import SwipeCatcher
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness
 
-SHOTS = Path(os.environ.get("PODIUM_SCREENSHOT_DIR") or
-             Path(__file__).resolve().parents[2] / "docs" / "screenshots")
+SHOTS = Path(os.environ.get("PODIUM_SCREENSHOT_DIR") or "/tmp/poker-shots")
+SUPERVISOR = swipe_of("1001")  # Dana Reyes
 
 
 @pytest.fixture
@@ -53,7 +69,6 @@ def room_tab(qtbot, qapp, sqlite_engine: Engine):  # type: ignore[no-untyped-def
         with Session(sqlite_engine) as s:
             assert s.scalar(select(Employee).where(Employee.number == "1001")) is not None
         window = MainWindow(floor.console, catcher)
-        window.resize(1700, 1000)
         window.show()
         screen = window.findChild(PokerRoomScreen)
         assert screen is not None
@@ -62,6 +77,12 @@ def room_tab(qtbot, qapp, sqlite_engine: Engine):  # type: ignore[no-untyped-def
         for i in range(tabs.count()):
             if tabs.tabText(i) == "Poker room":
                 tabs.setCurrentIndex(i)
+        # the smallest screen the console is used on (once the tab has hidden the meters)
+        def fits() -> bool:
+            window.resize(1366, 768)
+            return window.width() == 1366 and window.height() == 768
+
+        qtbot.waitUntil(fits)
         yield window, screen
         window.close()
     window.deleteLater()
@@ -69,20 +90,63 @@ def room_tab(qtbot, qapp, sqlite_engine: Engine):  # type: ignore[no-untyped-def
     qapp.removeEventFilter(catcher)
 
 
-def _enter(qtbot: Any, screen: PokerRoomScreen, *, seats: int = 6, pot: str = "2500.00") -> None:
+class Swiper:
+    """Stands in for ``window.authorize``: runs the action with a supervisor's card; a refusal
+    (a ValueError) is kept, as the swipe prompt shows it, and nothing is authorized."""
+
+    def __init__(self) -> None:
+        self.prompts: list[str] = []
+        self.refusals: list[str] = []
+
+    def __call__(self, role: str, what: str, kind: str, action: Any) -> bool:
+        self.prompts.append(what)
+        try:
+            return action(SUPERVISOR) is not None
+        except ValueError as exc:
+            self.refusals.append(str(exc))
+            return False
+
+
+@pytest.fixture
+def swiper(room_tab) -> Swiper:  # type: ignore[no-untyped-def]
+    window, _screen = room_tab
+    sw = Swiper()
+    window.authorize = sw
+    return sw
+
+
+def _enter(qtbot: Any, screen: PokerRoomScreen, *, seats: int = 6, pot: str = "2500.00",
+           showed: tuple[int, ...] = (1, 4),
+           cards: str = "Ah Ad Tc 7s 7c As Td 7h 7d") -> None:
     qtbot.keyClicks(screen.table_edit, "P1")
     screen.pot.setText(pot)
     for r in range(seats):
         screen.dealt[r].setChecked(True)
         screen.ids[r].setChecked(True)
-        screen.seats.item(r, 1).setText(f"Player {r + 1}")
+        name = screen.seats.item(r, COL_NAME)
+        assert name is not None
+        name.setText(f"Player {r + 1}")
+    for seat in showed:
+        screen.showed[seat - 1].setChecked(True)
     screen.taxpayer[1].setCurrentText("nranetb")
     screen.hit_time.setDateTime(screen.hit_time.dateTime().addSecs(-600))
-    screen.seat_a.setValue(1)
-    screen.seat_b.setValue(4)
-    # board, then seat 1 (Aces full of Tens), then seat 4 (four sevens)
-    qtbot.keyClicks(screen.picker.entry, "Ah Ad Tc 7s 7c As Td 7h 7d")
+    # board, then seat 1 (Aces full of Tens), then seat 4 (four sevens) [, then seat 6]
+    qtbot.keyClicks(screen.picker.entry, cards)
     qtbot.keyClick(screen.picker.entry, Qt.Key.Key_Return)
+
+
+def _local(day: date, hh: int, mm: int = 0) -> QDateTime:
+    return QDateTime(QDate(day.year, day.month, day.day), QTime(hh, mm))
+
+
+def _count_and_post(engine: Engine, day: date, tz: Any) -> None:
+    """Yesterday's table P1 counted 10:00-23:00 (1,440.00 of jackpot chips) and posted."""
+    opened = datetime.combine(day, time(10), tz)
+    bc.record_count(engine, "bbj", SUPERVISOR, business_date=day, table="P1", drop_box="J-1",
+                    opened_at=opened, closed_at=opened + timedelta(hours=13), dealer="D. Cruz",
+                    pieces={500: 2, 100: 3, 50: 1, 25: 2, 10: 4}, rake_box="R-1",
+                    rake_cents=786_450)
+    bc.post_day(engine, "bbj", day, SUPERVISOR)
 
 
 def test_a_qualifying_claim_shows_the_decision_and_opens_a_case(qtbot, room_tab) -> None:  # type: ignore[no-untyped-def]
@@ -150,3 +214,359 @@ def test_the_daily_count_is_recorded_and_the_posted_day_shows_the_updated_main( 
         "Updated main 50,705.60 (was 50,000.00), reserve 302.40 (was 0.00)."]
     assert screen.main_label.text() == "MAIN 50,705.60"
     assert bf.funds(screen.console.engine, "bbj") == bf.Funds(5_070_560, 30_240)
+
+
+def _page(screen: PokerRoomScreen, name: str) -> None:
+    for i in range(screen.pages.count()):
+        if screen.pages.tabText(i) == name:
+            screen.pages.setCurrentIndex(i)
+            return
+    raise AssertionError(f"no page {name!r}")
+
+
+THREE_HANDS = "Ah Ad Tc 7s 7c  As Td  7h 7d  Th 9h"  # board; seat 1 AAATT; seat 4 7777; seat 6
+
+
+def test_three_hands_at_showdown_the_two_highest_are_considered(  # type: ignore[no-untyped-def]
+        qtbot, room_tab, swiper) -> None:
+    window, screen = room_tab
+    _enter(qtbot, screen, showed=(1, 4, 6), cards="Ah Ad Tc 7s 7c")
+    # the picker asks for each showing seat's cards in seat order
+    assert screen.picker.count() == 11
+    assert screen.picker.prompt.text() == "Next: Seat 1, card 1 of 2"
+    assert "seats 1, 4, 6" in screen.showdown_hint.text()
+    qtbot.keyClicks(screen.picker.entry, THREE_HANDS)
+    qtbot.keyClick(screen.picker.entry, Qt.Key.Key_Return)
+    assert screen.picker.prompt.text() == "All 11 cards picked (Board, Seat 1, Seat 4, Seat 6)."
+    qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    text = screen.result.text()
+    # seat 6's two pair is the lowest: seat 4 wins, seat 1 is the bad beat, seat 6 shares the
+    # table part (50,000.00 x 40% / 4 seats = 5,000.00 each)
+    assert text.startswith("QUALIFIES: seat 4 (FOUR_OF_A_KIND) beat seat 1 (FULL_HOUSE)")
+    assert "seat 6 Player 6 (table, citizen): gross 5,000.00, tax 0.00, net 5,000.00" in text
+    assert "seat 1 Player 1 (losing, citizen): gross 20,000.00" in text
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    qtbot.wait(50)  # let the scroll areas lay out again
+    window.grab().save(str(SHOTS / "poker-room-1366x768-three-hands.png"))
+    _page(screen, "Forms")
+    qtbot.wait(50)
+    window.grab().save(str(SHOTS / "poker-room-1366x768-forms.png"))
+    _page(screen, "Cases")
+
+    qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    assert "Case #1 opened." in screen.result.text()
+    case = bc.get_case(screen.console.engine, 1)
+    assert [h["seat"] for h in case.claim["showdown"]] == [1, 4, 6]
+    assert case.claim["showdown"][2]["hole"] == ["Th", "9h"]
+    assert (case.decision["winning_seat"], case.decision["losing_seat"]) == (4, 1)
+
+    # without seat 1 the two highest are seats 4 and 6: two pair is no bad beat.  The cards
+    # of seats 4 and 6 stay with them on the picker.
+    screen.showed[0].setChecked(False)
+    assert [(cap, " ".join(str(c) for c in cards if c)) for cap, cards in
+            screen.picker.groups()] == [("Board", "Ah Ad Tc 7s 7c"), ("Seat 4", "7h 7d"),
+                                        ("Seat 6", "Th 9h")]
+    qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    assert screen.result.text().splitlines() == [
+        "DOES NOT QUALIFY:",
+        "  LOSING_HAND_TOO_LOW: the losing hand is below Aces full of Tens"]
+
+
+def test_a_seat_that_showed_but_is_not_dealt_in_is_refused(  # type: ignore[no-untyped-def]
+        qtbot, room_tab, swiper) -> None:
+    _window, screen = room_tab
+    _enter(qtbot, screen, showed=(1, 4, 8), cards=THREE_HANDS)
+    qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    assert screen.result.text() == ('seat 8: showed its cards but is not dealt in (tick its '
+                                    '"Dealt in", or untick "Showed")')
+    assert swiper.prompts == []  # no swipe asked, no case
+    assert screen.case_table.rowCount() == 0
+    # once dealt in, the same claim decides (seat 8 takes part in the table share)
+    screen.dealt[7].setChecked(True)
+    qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    assert screen.result.text().startswith("QUALIFIES: seat 4 (FOUR_OF_A_KIND) beat seat 1")
+    assert "seat 8  (table, citizen): gross 4,000.00" in screen.result.text()
+
+
+def test_an_incomplete_showdown_names_the_seat_whose_cards_are_missing(  # type: ignore[no-untyped-def]
+        qtbot, room_tab) -> None:
+    _window, screen = room_tab
+    _enter(qtbot, screen, showed=(1, 4), cards="Ah Ad Tc 7s 7c As Td 7h")
+    assert screen.picker.prompt.text() == "Next: Seat 4, card 2 of 2"
+    qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    assert screen.result.text() == ("cards: pick the 5 board cards and the 2 hole cards of "
+                                    "each seat that showed (picked: Seat 4 1 of 2)")
+
+
+def test_an_approval_that_ceases_the_fund(  # type: ignore[no-untyped-def]
+        qtbot, room_tab, swiper, tmp_path: Path) -> None:
+    window, screen = room_tab
+    engine = screen.console.engine
+    yesterday = datetime.now(screen.tz).date() - timedelta(days=1)
+    _count_and_post(engine, yesterday, screen.tz)  # main 50,705.60, reserve 302.40
+    screen.refresh_funds()
+    _enter(qtbot, screen)
+    screen.hit_time.setDateTime(_local(yesterday, 20))
+    qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    assert "Case #1 opened." in screen.result.text()
+    screen.case_table.selectRow(0)
+    assert not screen.cease_box.isVisible()  # only offered with the approval
+    bc.advance(engine, 1, "verified", SUPERVISOR, deck_sorted=True, cctv_reviewed=True)
+    bc.advance(engine, 1, "request_filed", SUPERVISOR)
+    screen.refresh_cases()
+    assert screen.next_box.currentData() == "approved"
+    assert screen.cease_box.isVisible() and not screen.cease_box.isChecked()
+    screen.cease_box.setChecked(True)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    qtbot.wait(50)
+    window.grab().save(str(SHOTS / "poker-room-1366x768-cease.png"))
+
+    asked: list[str] = []
+
+    def answer_no(title: str, text: str) -> bool:
+        asked.append(text)
+        return False
+
+    screen.ask = answer_no
+    n = len(swiper.prompts)
+    qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    assert "This can not be undone." in asked[0]
+    assert screen.case_msg.text() == "Not approved: the cessation was not confirmed."
+    assert len(swiper.prompts) == n and bc.get_case(engine, 1).state == "request_filed"
+
+    screen.ask = lambda title, text: True
+    qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    assert "CEASES with this hit" in swiper.prompts[-1]
+    assert screen.case_msg.text() == "Case #1: approved. The fund has ceased (TGD-1540)."
+    with Session(engine) as s:
+        c = s.execute(select(BbjCessation)).scalar_one()
+        award = s.execute(select(BbjAward)).scalar_one()
+    # the reserve joins main: 50,705.60 + 302.40 = 51,008.00, all of it won (fraction 1)
+    assert (c.fund_id, c.kind, c.award_id) == ("bbj", "after_hit", award.id)
+    assert (award.main_before_cents, award.award_cents, award.ceases_fund) == \
+        (5_100_800, 5_100_800, True)
+    assert screen.fund_box.currentText() == "Poker room BBJ (ceased)"
+    assert screen.ceased_label.text() == "CEASED (TGD-1540)"
+    assert (screen.main_label.text(), screen.reserve_label.text()) == ("MAIN 0.00",
+                                                                       "RESERVE 0.00")
+
+    # nothing more on a ceased fund: a clear message, no swipe asked
+    n = len(swiper.prompts)
+    _page(screen, "Daily count")
+    qtbot.mouseClick(screen.record_count_btn, Qt.MouseButton.LeftButton)
+    assert screen.count_msg.text() == ("Fund Poker room BBJ has ceased (TGD-1540): nothing "
+                                       "more can be counted on it.")
+    qtbot.mouseClick(screen.post_day_btn, Qt.MouseButton.LeftButton)
+    assert screen.count_msg.text() == ("Fund Poker room BBJ has ceased (TGD-1540): nothing "
+                                       "more can be posted on it.")
+    qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    assert screen.result.text() == ("Fund Poker room BBJ has ceased (TGD-1540): no new case "
+                                    "can be opened on it.")
+    assert len(swiper.prompts) == n
+    # the forms page: TGD-1500 of the selected case, TGD-1540 of the ceased fund (no
+    # destination asked)
+    forms = screen.forms
+    _page(screen, "Forms")
+    forms.kind_box.setCurrentIndex(forms.kind_box.findData("award"))
+    assert forms.case_box.currentData() == 1
+    award_pdf = forms.save_pdf(tmp_path / "award.pdf")
+    assert award_pdf is not None and award_pdf.read_bytes().startswith(b"%PDF")
+    assert forms.msg.text().startswith("TGD-1500 awarding request case 1: saved to")
+    forms.kind_box.setCurrentIndex(forms.kind_box.findData("cessation"))
+    assert forms.cess_fund.text() == "Poker room BBJ (ceased)"
+    assert not forms.to_fund.isEnabled()
+    ceased_pdf = forms.save_pdf(tmp_path / "cessation.pdf")
+    assert ceased_pdf is not None and ceased_pdf.read_bytes().startswith(b"%PDF")
+    assert forms.msg.text().startswith("TGD-1540 transfer/cessation - fund bbj: saved to")
+
+
+def test_the_count_keeps_the_house_rake_and_its_box(  # type: ignore[no-untyped-def]
+        qtbot, room_tab, swiper) -> None:
+    window, screen = room_tab
+    _page(screen, "Daily count")
+    day = QDate(2026, 12, 1)
+    screen.count_date.setDate(day)
+    screen.count_opened.setDateTime(QDateTime(day, QTime(10, 0)))
+    screen.count_closed.setDateTime(QDateTime(day, QTime(22, 0)))
+    qtbot.keyClicks(screen.count_table, "P1")
+    qtbot.keyClicks(screen.count_box, "J-1")
+    qtbot.keyClicks(screen.count_dealer, "D. Cruz")
+    screen.pieces[500].setValue(3)
+    qtbot.keyClicks(screen.count_rake, "7864.50")
+    # a house rake needs its rake box: the core refuses in the swipe prompt, nothing stored
+    qtbot.mouseClick(screen.record_count_btn, Qt.MouseButton.LeftButton)
+    assert swiper.refusals == ["table P1: a house rake needs its rake drop box number"]
+    qtbot.keyClicks(screen.count_rake_box, "R-1")
+    qtbot.mouseClick(screen.record_count_btn, Qt.MouseButton.LeftButton)
+    assert screen.count_msg.text() == ("2026-12-01: table P1 drop box J-1 counted (box total "
+                                       "1,500.00, house rake 7,864.50 in box R-1).")
+    with Session(screen.console.engine) as s:
+        row = s.execute(select(BbjDropCount)).scalar_one()
+    assert (row.total_cents, row.rake_box, row.rake_cents) == (150_000, "R-1", 786_450)
+    assert row.recorded_by == "1001 Dana Reyes"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    qtbot.wait(50)
+    window.grab().save(str(SHOTS / "poker-room-1366x768-count.png"))
+    # a malformed house rake is named before any swipe
+    n = len(swiper.prompts)
+    qtbot.keyClicks(screen.count_box, "J-2")
+    qtbot.keyClicks(screen.count_rake, "12.345")
+    qtbot.mouseClick(screen.record_count_btn, Qt.MouseButton.LeftButton)
+    assert screen.count_msg.text() == "house rake: '12.345' has more than two decimals"
+    assert len(swiper.prompts) == n
+
+
+def test_a_tournament_fee_and_its_correction_are_recorded(  # type: ignore[no-untyped-def]
+        qtbot, room_tab, swiper) -> None:
+    _window, screen = room_tab
+    _page(screen, "Daily count")
+    screen.count_date.setDate(QDate(2026, 12, 1))
+    qtbot.keyClicks(screen.fee_tournament, "Friday Deepstack")
+    qtbot.keyClicks(screen.fee_amount, "12500.00")
+    qtbot.mouseClick(screen.fee_btn, Qt.MouseButton.LeftButton)
+    assert screen.fee_msg.text() == ("2026-12-01: tournament Friday Deepstack fees 12,500.00 "
+                                     "recorded.")
+    # a correction needs its reason
+    qtbot.keyClicks(screen.fee_tournament, "Friday Deepstack")
+    qtbot.keyClicks(screen.fee_amount, "-500.00")
+    qtbot.mouseClick(screen.fee_btn, Qt.MouseButton.LeftButton)
+    assert swiper.refusals == ["tournament Friday Deepstack: a correction (negative fee) needs "
+                               "its reason"]
+    qtbot.keyClicks(screen.fee_reason, "two entries refunded")
+    qtbot.mouseClick(screen.fee_btn, Qt.MouseButton.LeftButton)
+    assert "correction of the fees -500.00 recorded" in screen.fee_msg.text()
+    with Session(screen.console.engine) as s:
+        rows = s.execute(select(PokerTournamentFee).order_by(PokerTournamentFee.id)) \
+            .scalars().all()
+    assert [(r.business_date, r.tournament, r.fee_cents, r.reason, r.recorded_by)
+            for r in rows] == [
+        (date(2026, 12, 1), "Friday Deepstack", 1_250_000, "", "1001 Dana Reyes"),
+        (date(2026, 12, 1), "Friday Deepstack", -50_000, "two entries refunded",
+         "1001 Dana Reyes")]
+
+
+def test_deadlines_skip_the_floor_files_public_holidays(room_tab) -> None:  # type: ignore[no-untyped-def]
+    _window, screen = room_tab
+    engine, tz = screen.console.engine, screen.tz
+    hit = datetime(2026, 12, 6, 20, 0, tzinfo=tz)  # a Sunday
+    c = {t: parse_cards([t], 1)[0] for t in ("Ah", "Ad", "Tc", "7s", "7c", "As", "Td", "7h",
+                                             "7d")}
+    entry = bc.ClaimEntry(
+        table="P1", big_blind_cents=10_000, pot_cents=250_000, dealt_in=(1, 2, 3, 4, 5, 6),
+        board=(c["Ah"], c["Ad"], c["Tc"], c["7s"], c["7c"]),
+        showdown=(ShownHand(1, (c["As"], c["Td"])), ShownHand(4, (c["7h"], c["7d"]))),
+        table_jackpot_rake_cap_cents=10_000, room_max_jackpot_rake_cents=10_000)
+
+    def at(t: datetime) -> Any:
+        return lambda: t
+
+    cid = bc.open_case(engine, "bbj", entry, hit, SUPERVISOR, clock=at(hit + timedelta(hours=1)))
+    bc.advance(engine, cid, "verified", SUPERVISOR, deck_sorted=True, cctv_reviewed=True,
+               clock=at(hit + timedelta(hours=2)))
+    filed = datetime(2026, 12, 7, 10, 0, tzinfo=tz)  # Monday, the day before the holiday
+    bc.advance(engine, cid, "request_filed", SUPERVISOR, clock=at(filed))
+    bc.advance(engine, cid, "attachments_filed", SUPERVISOR, clock=at(filed))
+    casino = screen.console.config.casino
+    # 3 business days from Monday 10:00: Tue, Wed, Thu; with Tuesday a holiday: Wed, Thu, Fri
+    for holidays, due in (((), "approval by Thu 10 Dec 10:00"),
+                          ((date(2026, 12, 8),), "approval by Fri 11 Dec 10:00")):
+        screen.console.config = replace(screen.console.config,
+                                        casino=replace(casino, public_holidays=holidays))
+        screen.refresh_cases()
+        assert screen.case_table.item(0, 4).text() == due
+        screen.case_table.selectRow(0)
+        assert f"; {due};" not in screen.case_info.text()  # the next one, not met yet
+        assert due in screen.case_info.text()
+
+
+def test_the_forms_page_writes_a_daily_report_pdf_or_says_why_not(  # type: ignore[no-untyped-def]
+        qtbot, room_tab, tmp_path: Path) -> None:
+    window, screen = room_tab
+    engine = screen.console.engine
+    yesterday = datetime.now(screen.tz).date() - timedelta(days=1)
+    _count_and_post(engine, yesterday, screen.tz)
+    forms = screen.forms
+    _page(screen, "Forms")
+    forms.kind_box.setCurrentIndex(forms.kind_box.findData("daily"))
+    forms.daily_date.setDate(QDate(yesterday.year, yesterday.month, yesterday.day))
+    out = forms.save_pdf(tmp_path / "daily.pdf")
+    assert out == tmp_path / "daily.pdf"
+    assert out.read_bytes().startswith(b"%PDF")
+    assert forms.msg.text() == (f"TGD-1623 daily report {yesterday} - fund bbj: saved to "
+                                f"{out}.")
+    # the print preview: built, not shown; what it prints is the same form
+    dlg = forms.preview_dialog()
+    assert isinstance(dlg, QPrintPreviewDialog)
+    assert dlg.windowTitle() == f"Print — TGD-1623 daily report {yesterday} - fund bbj"
+    printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+    printer.setOutputFormat(QPrinter.OutputFormat.PdfFormat)
+    printer.setOutputFileName(str(tmp_path / "preview.pdf"))
+    dlg.paintRequested.emit(printer)
+    del printer
+    assert (tmp_path / "preview.pdf").read_bytes().startswith(b"%PDF")
+    dlg.deleteLater()
+    # offsite: TGD-1494
+    forms.onsite_box.setCurrentIndex(1)
+    assert forms.save_pdf(tmp_path / "offsite.pdf") is not None
+    assert forms.msg.text().startswith(f"TGD-1494 daily report {yesterday}")
+
+    # a day not posted: the form's refusal in red, no file
+    before = yesterday - timedelta(days=1)
+    forms.daily_date.setDate(QDate(before.year, before.month, before.day))
+    assert forms.save_pdf(tmp_path / "unposted.pdf") is None
+    assert forms.msg.text().startswith(f"{before}: fund 'bbj' has no posting for the day")
+    assert "#ff4d4f" in forms.msg.styleSheet()
+    assert not (tmp_path / "unposted.pdf").exists()
+    assert forms.preview_dialog() is None
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    qtbot.wait(50)
+    window.grab().save(str(SHOTS / "poker-room-1366x768-forms-refused.png"))
+
+    # TGD-1540 part 1 of a fund still open needs a destination fund
+    forms.kind_box.setCurrentIndex(forms.kind_box.findData("cessation"))
+    assert forms.save_pdf(tmp_path / "transfer.pdf") is None
+    assert forms.msg.text() == "transfer: no other fund to transfer to; create it first"
+    bf.create_fund(engine, "bbj2", "High stakes BBJ")
+    screen.load_funds()
+    assert forms.to_fund.currentData() == "bbj2" and forms.to_fund.isEnabled()
+    transfer = forms.save_pdf(tmp_path / "transfer.pdf")
+    assert transfer is not None and transfer.read_bytes().startswith(b"%PDF")
+    assert forms.msg.text().startswith("TGD-1540 transfer/cessation part 1 - fund bbj: saved")
+
+
+def test_each_share_paid_prints_its_slip_and_a_paid_share_can_be_reprinted(  # type: ignore[no-untyped-def]
+        qtbot, room_tab, swiper) -> None:
+    from printing.preview import recovered_text
+
+    _window, screen = room_tab
+    engine = screen.console.engine
+    heard: list[str] = []
+    screen.console.add_message_listener(heard.append)
+    yesterday = datetime.now(screen.tz).date() - timedelta(days=1)
+    _count_and_post(engine, yesterday, screen.tz)  # main 50,705.60, reserve 302.40
+    _enter(qtbot, screen)
+    screen.hit_time.setDateTime(_local(yesterday, 20))
+    qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    for state in ("verified", "request_filed", "approved"):
+        bc.advance(engine, 1, state, SUPERVISOR, deck_sorted=True, cctv_reviewed=True)
+    screen.refresh_cases()
+    screen.case_table.selectRow(0)
+    assert screen.next_box.currentData() == "share_paid"
+    assert not screen.reprint_btn.isVisible()  # nothing paid yet
+    screen.share_seat.setCurrentIndex(screen.share_seat.findData(4))
+    qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    assert screen.case_msg.text() == ("Case #1: paying shares. Share slip case #1 seat 4 sent "
+                                      "to the printer.")
+    qtbot.waitUntil(lambda: any("Share slip case #1 seat 4 printed on" in m for m in heard))
+    # seat 4 won 20% of 50,705.60 = 10,141.12, tax 20% (above 10,000.00) 2,028.22
+    text = " ".join(recovered_text(screen.last_slip or b"").split())
+    assert "Player 4" in text and "NET AMOUNT PAID" in text and "PHP 8,112.90" in text
+    assert "REPRINT" not in text
+    assert screen.reprint_btn.isVisible() and screen.reprint_seat.currentData() == 4
+    qtbot.mouseClick(screen.reprint_btn, Qt.MouseButton.LeftButton)
+    assert screen.case_msg.text() == ("Reprint of the share slip case #1 seat 4 sent to the "
+                                      "printer.")
+    assert "REPRINT - COPY" in recovered_text(screen.last_slip or b"")
+    qtbot.waitUntil(lambda: any("Reprint of the share slip case #1 seat 4 printed on" in m
+                                for m in heard))

@@ -1,0 +1,346 @@
+"""The Poker room tab's "Forms" page (docs/operator.md "Poker room"): the regulator's forms of
+RULES.md section 6 filled from the ledger by ``printing.ledger_forms.render`` (docs/forms.md),
+previewed and printed through Qt's print preview, or saved as PDF.
+
+The accountant picks the form and its period: the daily report (a business date, onsite
+TGD-1623 or offsite TGD-1494), the awarding request TGD-1500 (a case), the quarterly tax
+compliance TGD-108 (year and quarter) or the transfer / cessation TGD-1540 (the fund chosen at
+the top of the tab; for a fund not ceased, the destination fund and the effective date).  A
+refusal (``printing.forms.FormError``, a ValueError) is shown in red in the panel.
+
+For tests nothing here opens a modal dialog by itself: :meth:`FormsPanel.preview_dialog`
+builds the print preview without showing it, :meth:`FormsPanel.save_pdf` takes the path the
+"Save PDF…" button asks for."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any, cast
+from zoneinfo import ZoneInfo
+
+from PySide6.QtCore import QDate, Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDateEdit,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QSpinBox,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui import theme
+
+log = logging.getLogger("podium.gui.forms")
+
+KINDS: tuple[tuple[str, str], ...] = (
+    ("daily", "Daily report (TGD-1623 onsite / TGD-1494 offsite)"),
+    ("award", "Awarding request (TGD-1500)"),
+    ("quarterly", "Quarterly tax compliance (TGD-108)"),
+    ("cessation", "Transfer / cessation (TGD-1540)"),
+)
+
+
+@dataclass(frozen=True)
+class FundInfo:
+    """A Bad Beat Jackpot fund as the tab lists it."""
+
+    fund_id: str
+    name: str
+    ceased: bool
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} (ceased)" if self.ceased else self.name
+
+
+def forms_folder() -> Path:
+    """``<user data folder>/forms``: where "Save PDF…" proposes to save."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("podium")) / "forms"
+
+
+def _qdate(d: date) -> QDate:
+    return QDate(d.year, d.month, d.day)
+
+
+class FormsPanel(QWidget):
+    def __init__(self, console: Any, tz: ZoneInfo, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.console = console
+        self.tz = tz
+        self.fund: FundInfo | None = None
+        self.funds: list[FundInfo] = []
+        today = datetime.now(tz).date()
+        lay = QVBoxLayout(self)
+
+        pick = QFormLayout()
+        self.kind_box = QComboBox()
+        for kind, text in KINDS:
+            self.kind_box.addItem(text, kind)
+        pick.addRow("Form", self.kind_box)
+        lay.addLayout(pick)
+
+        self.pages = QStackedWidget()
+        # daily report
+        daily = QWidget()
+        f = QFormLayout(daily)
+        f.setContentsMargins(0, 0, 0, 0)
+        self.daily_date = QDateEdit(_qdate(today))
+        self.daily_date.setDisplayFormat("yyyy-MM-dd")
+        self.daily_date.setCalendarPopup(True)
+        f.addRow("Business date", self.daily_date)
+        self.onsite_box = QComboBox()
+        self.onsite_box.addItem("Onsite (TGD-1623, with the remittance)", True)
+        self.onsite_box.addItem("Offsite (TGD-1494)", False)
+        f.addRow("Poker room", self.onsite_box)
+        self.pages.addWidget(daily)
+        # awarding request
+        award = QWidget()
+        f = QFormLayout(award)
+        f.setContentsMargins(0, 0, 0, 0)
+        self.case_box = QComboBox()
+        f.addRow("Case", self.case_box)
+        hint = QLabel("The case selected on the Cases page is chosen here.")
+        hint.setObjectName("muted")
+        hint.setWordWrap(True)
+        f.addRow(hint)
+        self.pages.addWidget(award)
+        # quarterly tax
+        quarterly = QWidget()
+        f = QFormLayout(quarterly)
+        f.setContentsMargins(0, 0, 0, 0)
+        self.year = QSpinBox()
+        self.year.setRange(2000, 2100)
+        self.year.setValue(today.year)
+        f.addRow("Year", self.year)
+        self.quarter = QComboBox()
+        for q, months in enumerate(("Jan–Mar", "Apr–Jun", "Jul–Sep", "Oct–Dec"), 1):
+            self.quarter.addItem(f"Q{q} ({months})", q)
+        self.quarter.setCurrentIndex((today.month - 1) // 3)
+        f.addRow("Quarter", self.quarter)
+        self.pages.addWidget(quarterly)
+        # transfer / cessation
+        cess = QWidget()
+        f = QFormLayout(cess)
+        f.setContentsMargins(0, 0, 0, 0)
+        self.cess_fund = QLabel("—")
+        f.addRow("Fund", self.cess_fund)
+        self.to_fund = QComboBox()
+        f.addRow("Transfer to", self.to_fund)
+        self.effective = QDateEdit(_qdate(today))
+        self.effective.setDisplayFormat("yyyy-MM-dd")
+        self.effective.setCalendarPopup(True)
+        f.addRow("Effective on", self.effective)
+        self.cess_note = QLabel("")
+        self.cess_note.setObjectName("muted")
+        self.cess_note.setWordWrap(True)
+        f.addRow(self.cess_note)
+        self.pages.addWidget(cess)
+        lay.addWidget(self.pages)
+        self.kind_box.currentIndexChanged.connect(self._kind_changed)
+        for changed in (self.daily_date.dateChanged, self.onsite_box.currentIndexChanged,
+                        self.case_box.currentIndexChanged, self.year.valueChanged,
+                        self.quarter.currentIndexChanged, self.to_fund.currentIndexChanged,
+                        self.effective.dateChanged):
+            changed.connect(self._clear_message)  # a message is about the choice made
+
+        buttons = QHBoxLayout()
+        self.preview_btn = QPushButton("Preview / print…")
+        self.preview_btn.setObjectName("primary")
+        self.preview_btn.clicked.connect(self.preview)
+        self.pdf_btn = QPushButton("Save PDF…")
+        self.pdf_btn.clicked.connect(self.save_pdf_clicked)
+        buttons.addWidget(self.preview_btn)
+        buttons.addWidget(self.pdf_btn)
+        buttons.addStretch(1)
+        lay.addLayout(buttons)
+        self.msg = QLabel("")
+        self.msg.setWordWrap(True)
+        self.msg.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        lay.addWidget(self.msg)
+        lay.addStretch(1)
+        self._kind_changed(0)
+
+    def _kind_changed(self, index: int) -> None:
+        """Show the chosen form's fields; the panel takes only their height (the buttons
+        follow them)."""
+        self.pages.setCurrentIndex(index)
+        for i in range(self.pages.count()):
+            page = self.pages.widget(i)
+            policy = QSizePolicy.Policy.Preferred if i == index else QSizePolicy.Policy.Ignored
+            if page is not None:
+                page.setSizePolicy(QSizePolicy.Policy.Preferred, policy)
+        self.pages.adjustSize()
+        self.msg.setText("")
+
+    def _clear_message(self) -> None:
+        self.msg.setText("")
+
+    # --- what the tab tells the panel -------------------------------------------------------
+
+    def set_funds(self, funds: Sequence[FundInfo], current: str | None) -> None:
+        """The funds (for the transfer destination) and the fund chosen at the top."""
+        self.funds = list(funds)
+        self.fund = next((f for f in self.funds if f.fund_id == current), None)
+        self.cess_fund.setText(self.fund.label if self.fund else "— (no fund)")
+        keep = self.to_fund.currentData()
+        self.to_fund.clear()
+        for f in self.funds:
+            if self.fund is None or f.fund_id != self.fund.fund_id:
+                self.to_fund.addItem(f.label, f.fund_id)
+        i = self.to_fund.findData(keep)
+        if i >= 0:
+            self.to_fund.setCurrentIndex(i)
+        ceased = self.fund is not None and self.fund.ceased
+        self.to_fund.setEnabled(not ceased)
+        self.effective.setEnabled(not ceased)
+        self.cess_note.setText(
+            "The fund has ceased: the form shows the cessation as recorded." if ceased else
+            "Not ceased yet: the notice (part 1) of a transfer of the increment and the "
+            "reserve to the fund above, from the effective date.")
+
+    def set_cases(self, cases: Sequence[Any], selected: int | None) -> None:
+        """The cases for TGD-1500 (``core.bbj_cases.CaseView``), the selected one chosen."""
+        self.case_box.clear()
+        for c in cases:
+            verdict = "" if c.qualifies else ", does not qualify"
+            self.case_box.addItem(f"#{c.case_id} table {c.table}, hit "
+                                  f"{c.hit_at.astimezone(self.tz):%d %b %Y %H:%M}{verdict}",
+                                  c.case_id)
+        i = self.case_box.findData(selected)
+        if i >= 0:
+            self.case_box.setCurrentIndex(i)
+
+    # --- the form ---------------------------------------------------------------------------
+
+    def _message(self, text: str, ok: bool) -> None:
+        self.msg.setText(text)
+        self.msg.setStyleSheet(f"color: {theme.OK if ok else theme.ALERT}; font-weight: bold;")
+
+    def request(self) -> Any:
+        """The ``printing.ledger_forms.FormRequest`` of what is chosen (ValueError naming what
+        is missing; ImportError while the forms module is not there)."""
+        from printing.ledger_forms import FormRequest
+
+        kind = self.kind_box.currentData()
+        fund = self.fund.fund_id if self.fund else None
+        if kind == "award":
+            case_id = self.case_box.currentData()
+            if case_id is None:
+                raise ValueError("awarding request: no case; open one or select it first")
+            return FormRequest(kind="award", case_id=case_id)
+        if fund is None:
+            raise ValueError("no Bad Beat Jackpot fund: create one first (docs/bbj.md)")
+        if kind == "daily":
+            return FormRequest(kind="daily", fund_id=fund,
+                               business_date=cast(date, self.daily_date.date().toPython()),
+                               onsite=bool(self.onsite_box.currentData()))
+        if kind == "quarterly":
+            return FormRequest(kind="quarterly", fund_id=fund, year=self.year.value(),
+                               quarter=self.quarter.currentData())
+        if self.fund is not None and self.fund.ceased:
+            return FormRequest(kind="cessation", fund_id=fund)
+        to_fund = self.to_fund.currentData()
+        if to_fund is None:
+            raise ValueError("transfer: no other fund to transfer to; create it first")
+        return FormRequest(kind="cessation", fund_id=fund, to_fund_id=to_fund,
+                           effective_on=cast(date, self.effective.date().toPython()))
+
+    def rendered(self) -> Any:
+        """The chosen form rendered from the ledger (``RenderedForm``), or None with the
+        reason shown in red."""
+        casino = self.console.config.casino
+        try:
+            from printing.ledger_forms import render
+
+            form = render(self.console.engine, self.request(), casino=casino.name,
+                          operator=casino.operator_name, tz=self.tz,
+                          holidays=tuple(casino.public_holidays))
+        except ImportError:
+            log.warning("printing.ledger_forms is not available", exc_info=True)
+            self._message("The forms are not available in this build "
+                          "(printing.ledger_forms is missing).", False)
+            return None
+        except ValueError as exc:  # FormError and a missing choice: for the user
+            self._message(str(exc), False)
+            return None
+        except Exception as exc:  # the ledger is away
+            log.warning("could not fill the form from the ledger", exc_info=True)
+            reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+            self._message(f"The ledger could not be read ({reason}).", False)
+            return None
+        self._message(f"{form.title}: ready.", True)
+        return form
+
+    def preview_dialog(self) -> Any:
+        """Qt's print preview of the chosen form, built but not shown (None: refused, the
+        reason shown).  Printing from it goes through the platform's print dialog."""
+        from PySide6.QtGui import QPageSize
+        from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
+
+        from gui.winpage_dialog import print_html
+
+        form = self.rendered()
+        if form is None:
+            return None
+        printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        printer.setDocName(form.title)
+        printer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
+        dlg = QPrintPreviewDialog(printer, self)
+        dlg.setWindowTitle(f"Print — {form.title}")
+        dlg.resize(1100, 700)
+        html = form.html
+        dlg.paintRequested.connect(lambda p: print_html(html, p))
+        dlg.setProperty("formTitle", form.title)
+        return dlg
+
+    def preview(self) -> None:
+        dlg = self.preview_dialog()
+        if dlg is not None:
+            dlg.exec()
+            dlg.deleteLater()
+
+    def save_pdf(self, path: str | Path) -> Path | None:
+        """Write the chosen form to ``path`` as PDF (A4); the path, or None with the reason
+        shown."""
+        from printing.winpage import write_pdf
+
+        form = self.rendered()
+        if form is None:
+            return None
+        try:
+            out = write_pdf(form.html, path, page_size="A4", title=form.title)
+        except ValueError as exc:  # a folder that does not exist
+            self._message(str(exc), False)
+            return None
+        except OSError as exc:
+            self._message(f"{path}: could not be written ({exc.strerror or exc}).", False)
+            return None
+        self._message(f"{form.title}: saved to {out}.", True)
+        return out
+
+    def save_pdf_clicked(self) -> None:
+        form = self.rendered()  # refuse before asking for a file name
+        if form is None:
+            return
+        folder = forms_folder()
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            folder = Path.home()
+        name, _filter = QFileDialog.getSaveFileName(self, f"Save {form.title} as PDF",
+                                                    str(folder / f"{form.filename}.pdf"),
+                                                    "PDF files (*.pdf)")
+        if name:
+            self.save_pdf(name if name.lower().endswith(".pdf") else name + ".pdf")
