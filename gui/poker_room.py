@@ -156,6 +156,7 @@ class PokerRoomScreen(QWidget):
         form = QFormLayout()
         self.table_edit = QLineEdit()
         self.table_edit.setPlaceholderText("e.g. P1")
+        self.small_blind = QLineEdit("50.00")  # for TGD-1500
         self.big_blind = QLineEdit("100.00")
         self.pot = QLineEdit()
         self.pot.setPlaceholderText("0.00")
@@ -166,8 +167,8 @@ class PokerRoomScreen(QWidget):
         self.hit_time.setDisplayFormat("yyyy-MM-dd HH:mm")
         row1 = QHBoxLayout()
         w: QWidget
-        for label, w in (("Table", self.table_edit), ("Big blind", self.big_blind),
-                         ("Pot", self.pot)):
+        for label, w in (("Table", self.table_edit), ("Blinds", self.small_blind),
+                         ("/", self.big_blind), ("Pot", self.pot)):
             row1.addWidget(QLabel(label))
             row1.addWidget(w)
         form.addRow(row1)
@@ -288,6 +289,8 @@ class PokerRoomScreen(QWidget):
         return bc.ClaimEntry(
             table=self.table_edit.text(),
             big_blind_cents=parse_cents(self.big_blind.text(), "big blind"),
+            small_blind_cents=(parse_cents(self.small_blind.text(), "small blind")
+                               if self.small_blind.text().strip() else None),
             pot_cents=parse_cents(self.pot.text(), "pot"), dealt_in=dealt,
             board=tuple(hands[BOARD]), showdown=showdown,
             table_jackpot_rake_cap_cents=parse_cents(self.cap.text(), "table jackpot rake cap"),

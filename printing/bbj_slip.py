@@ -184,4 +184,18 @@ def render_share_slip(slip: ShareSlip, *, profile: str = DEFAULT_PROFILE) -> byt
     return out
 
 
-__all__ = ["ShareSlip", "render_share_slip", "share_slip"]
+def demo_share_slip(*, reprint: bool = False) -> ShareSlip:
+    """A realistic share slip for previews and documentation."""
+    from datetime import UTC
+
+    return ShareSlip(
+        casino="Podium Demo Casino", fund="Poker room Bad Beat Jackpot", case_id=3, award_id=2,
+        table="P1", hit_at=datetime(2026, 12, 1, 14, 0, tzinfo=UTC), seat=1,
+        name="Juan Dela Cruz", role="losing", taxpayer="citizen", hole=("As", "Td"),
+        gross_cents=1_014_112, tax_cents=202_822,
+        paid_by=Signer("Maria Santos", "1001", "Supervisor"),
+        paid_at=datetime(2026, 12, 2, 14, 15, tzinfo=UTC), timezone="Asia/Manila",
+        reprint=reprint)
+
+
+__all__ = ["ShareSlip", "demo_share_slip", "render_share_slip", "share_slip"]

@@ -100,3 +100,14 @@ def test_the_console_prints_a_share_slip_on_the_receipt_printer(
                  what="the failure message")
     finally:
         h.stop()
+
+
+def test_the_demo_share_slip_renders_with_its_net_and_no_name_is_refused() -> None:
+    from dataclasses import replace
+
+    from printing.bbj_slip import demo_share_slip
+
+    text = " ".join(recovered_text(render_share_slip(demo_share_slip())).split())
+    assert "Juan Dela Cruz" in text and "PHP 8,112.90" in text  # 10,141.12 - 2,028.22
+    with pytest.raises(SlipError, match="seat 1: no name"):
+        render_share_slip(replace(demo_share_slip(), name=""))

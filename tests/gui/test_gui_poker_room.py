@@ -165,6 +165,7 @@ def test_a_qualifying_claim_shows_the_decision_and_opens_a_case(qtbot, room_tab)
     window.authorize = lambda role, what, kind, action: action(swipe_of("1001")) is not None
     qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
     assert "Case #1 opened." in screen.result.text()
+    assert bc.get_case(screen.console.engine, 1).claim["small_blind"] == "50.00"  # for TGD-1500
     assert screen.case_table.rowCount() == 1
     assert screen.case_table.item(0, 3).text() == "claimed"
     assert screen.case_table.item(0, 4).text().startswith("request by")
@@ -177,6 +178,15 @@ def test_a_qualifying_claim_shows_the_decision_and_opens_a_case(qtbot, room_tab)
     SHOTS.mkdir(parents=True, exist_ok=True)
     screen.case_table.selectRow(0)
     window.grab().save(str(SHOTS / "poker-room.png"))
+
+
+def test_a_small_blind_above_the_big_blind_is_refused_by_name(qtbot, room_tab) -> None:  # type: ignore[no-untyped-def]
+    _window, screen = room_tab
+    _enter(qtbot, screen)
+    screen.small_blind.setText("150.00")
+    qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    assert screen.result.text() == ("small blind 150.00: must be more than 0.00 and at most "
+                                    "the big blind")
 
 
 def test_a_claim_that_fails_shows_every_reason_in_words(qtbot, room_tab) -> None:  # type: ignore[no-untyped-def]
