@@ -188,6 +188,26 @@ def decide_entry(engine: Engine, fund_id: str, entry: ClaimEntry, hit_at: dateti
     return claim, decide(claim, settings)
 
 
+RULE_PASSED_TEXT: dict[str, str] = {
+    "NOT_ENOUGH_PLAYERS": "at least 5 players dealt in",
+    "POT_TOO_SMALL": "the pot is at least 20 big blinds",
+    "NO_SHOWDOWN": "two hands went to showdown",
+    "WINNING_HAND_TOO_LOW": "the winning hand is four of a kind or better",
+    "LOSING_HAND_TOO_LOW": "the losing hand is Aces full of Tens or better",
+    "WINNING_HOLE_CARDS_DO_NOT_PLAY": "both winning hole cards play",
+    "LOSING_HOLE_CARDS_DO_NOT_PLAY": "both losing hole cards play",
+    "NO_ACE_IN_HOLE": "an Ace in the hole where Aces full needs one",
+    "VOIDED": "no void observed",
+}
+
+
+def rule_results(decision: Decision) -> list[tuple[str, bool, str]]:
+    """Every qualification rule of RULES.md 6 in CLI.md order: (code, passed, words)."""
+    return [(code, code not in decision.reasons,
+             REASON_TEXT[code] if code in decision.reasons else RULE_PASSED_TEXT[code])
+            for code in RULE_PASSED_TEXT]
+
+
 def reasons_text(decision: Decision) -> list[str]:
     """Every failed rule in words (``CODE: words``); empty when the claim qualifies."""
     return [f"{r}: {REASON_TEXT.get(r, r)}" for r in decision.reasons]
@@ -589,4 +609,5 @@ def record_tournament_fee(engine: Engine, swipe: str, *, business_date: date, to
 __all__ = ["BbjCaseError", "CaseView", "ClaimEntry", "Deadline", "Event", "add_business_days",
            "advance", "deadlines", "decide_entry", "entry_from_json", "get_case", "list_cases",
            "next_deadline", "open_case", "overdue", "post_day", "reasons_text", "record_count",
+           "rule_results",
            "record_tournament_fee", "void"]

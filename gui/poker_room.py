@@ -348,6 +348,8 @@ class PokerRoomScreen(QWidget):
         else:
             lines = ["DOES NOT QUALIFY:"] + [f"  {t}" for t in bc.reasons_text(d)]
             color = theme.WARN
+        lines.append("Every rule (RULES.md 6):")
+        lines += [f"  {'✓' if ok else '✗'} {words}" for _code, ok, words in bc.rule_results(d)]
         self._show_result("\n".join(lines), color)
         return True
 

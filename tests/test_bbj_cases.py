@@ -524,3 +524,16 @@ def test_a_case_that_ceased_the_fund_can_not_be_voided(room: Engine) -> None:
     with pytest.raises(bf.BbjFundError, match="ceased"):
         bc.void(room, cid, "late review", SUP, clock=clock)
     assert bc.get_case(room, cid).state == "approved"
+
+
+def test_every_rule_is_reported_passed_or_failed_in_cli_md_order() -> None:
+    from core.rules.bbj import REASONS
+
+    good = decide(entry().claim(5_000_000, 0))
+    assert [(c, ok) for c, ok, _w in bc.rule_results(good)] == [(c, True) for c in REASONS]
+    four = decide(entry(seats=4, pot_cents=10_000).claim(5_000_000, 0))
+    results = {c: (ok, words) for c, ok, words in bc.rule_results(four)}
+    assert results["NOT_ENOUGH_PLAYERS"] == (False, "fewer than 5 players dealt in")
+    assert results["POT_TOO_SMALL"] == (False, "the pot is under 20 big blinds")
+    assert results["WINNING_HAND_TOO_LOW"] == (True, "the winning hand is four of a kind or "
+                                                     "better")

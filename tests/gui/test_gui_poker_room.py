@@ -196,7 +196,17 @@ def test_a_claim_that_fails_shows_every_reason_in_words(qtbot, room_tab) -> None
     assert screen.result.text().splitlines() == [
         "DOES NOT QUALIFY:",
         "  NOT_ENOUGH_PLAYERS: fewer than 5 players dealt in",
-        "  POT_TOO_SMALL: the pot is under 20 big blinds"]
+        "  POT_TOO_SMALL: the pot is under 20 big blinds",
+        "Every rule (RULES.md 6):",
+        "  ✗ fewer than 5 players dealt in",
+        "  ✗ the pot is under 20 big blinds",
+        "  ✓ two hands went to showdown",
+        "  ✓ the winning hand is four of a kind or better",
+        "  ✓ the losing hand is Aces full of Tens or better",
+        "  ✓ both winning hole cards play",
+        "  ✓ both losing hole cards play",
+        "  ✓ an Ace in the hole where Aces full needs one",
+        "  ✓ no void observed"]
 
 
 def test_the_daily_count_is_recorded_and_the_posted_day_shows_the_updated_main(  # type: ignore[no-untyped-def]
@@ -278,9 +288,10 @@ def test_three_hands_at_showdown_the_two_highest_are_considered(  # type: ignore
             screen.picker.groups()] == [("Board", "Ah Ad Tc 7s 7c"), ("Seat 4", "7h 7d"),
                                         ("Seat 6", "Th 9h")]
     qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
-    assert screen.result.text().splitlines() == [
+    assert screen.result.text().splitlines()[:2] == [
         "DOES NOT QUALIFY:",
         "  LOSING_HAND_TOO_LOW: the losing hand is below Aces full of Tens"]
+    assert "  ✗ the losing hand is below Aces full of Tens" in screen.result.text().splitlines()
 
 
 def test_a_seat_that_showed_but_is_not_dealt_in_is_refused(  # type: ignore[no-untyped-def]
