@@ -155,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
 
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QTabWidget
 
     from gui import theme
     from gui.main_window import MainWindow
@@ -185,6 +185,13 @@ def run(args: argparse.Namespace) -> int:
         def shoot() -> None:
             window.refresh()
             window.grab().save(str(out / "main-window.png"))
+            tabs = window.findChild(QTabWidget)
+            for i in range(tabs.count() if tabs is not None else 0):
+                assert tabs is not None
+                tabs.setCurrentIndex(i)
+                app.processEvents()
+                name = tabs.tabText(i).lower().replace(" ", "-").replace("&", "")
+                window.grab().save(str(out / f"tab-{name}.png"))
             app.quit()
 
         QTimer.singleShot(8000, shoot)
