@@ -49,15 +49,17 @@ from __future__ import annotations
 import tomllib
 import zoneinfo
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from core.bbj_fund import FundSettings
 from core.meters import PAY_ORDERS, LevelSettings, PayOrder
 from core.money import cents_to_units, json_cents, parse_cents, parse_rate
+from core.rules.bbj import BbjSettings, Split
 from core.rules.paytables import Paytable
 
 ALL_PAYS_MIN_CONTRIBUTION = Decimal("0.70")
@@ -161,6 +163,16 @@ class TableConfig:
 
 
 @dataclass(frozen=True)
+class PokerRoomConfig:
+    """The Bad Beat Jackpot rules RULES.md section 6 leaves to the operator (``[poker_room]``;
+    every key optional, with the RULES.md defaults): ``rules`` for deciding a claim and its
+    shares, ``fund`` for the jackpot rake, its caps and the daily distribution."""
+
+    rules: BbjSettings = field(default_factory=BbjSettings)
+    fund: FundSettings = field(default_factory=FundSettings)
+
+
+@dataclass(frozen=True)
 class FloorConfig:
     casino: Casino
     authorization: Authorization
@@ -168,6 +180,7 @@ class FloorConfig:
     groups: tuple[GroupConfig, ...]
     tables: tuple[TableConfig, ...]
     source: str = "<floor>"  # the file it came from, for messages
+    poker_room: PokerRoomConfig = field(default_factory=PokerRoomConfig)
 
     def group(self, group_id: str) -> GroupConfig:
         for g in self.groups:
@@ -324,6 +337,50 @@ def _holidays(value: Any, what: str) -> tuple[date, ...]:
     return tuple(sorted(out))
 
 
+def _poker_room(sec: _Section) -> PokerRoomConfig:
+    split_sec = sec.sub("split", {})
+    default_split = Split()
+    split = {name: split_sec.convert(name, _rate, str(getattr(default_split, name)))
+             for name in ("winning", "losing", "table")}
+    split_sec.done()
+    rules_default, fund_default = BbjSettings(), FundSettings()
+    min_players = sec.integer("min_players", 2, MAX_SEATS, rules_default.min_players)
+    min_pot = sec.integer("min_pot_big_blinds", 0, 1000, rules_default.min_pot_big_blinds)
+    threshold = sec.convert("tax_threshold", _cents,
+                            json_cents(rules_default.tax_threshold_cents))
+    resident = sec.convert("resident_tax_rate", _rate, str(rules_default.resident_tax_rate))
+    nranetb = sec.convert("nranetb_tax_rate", _rate, str(rules_default.nranetb_tax_rate))
+    rake_rate = sec.convert("jackpot_rake_rate", _rate, str(fund_default.rake_rate))
+    room_max = sec.convert("room_max_jackpot_rake", _cents,
+                           json_cents(fund_default.room_max_rake_cents))
+    caps = []
+    for cap_sec in sec.array("caps_by_big_blind"):
+        caps.append((cap_sec.convert("big_blind", _cents), cap_sec.convert("cap", _cents)))
+        cap_sec.done()
+    admin = sec.convert("admin_fee_rate", _rate, str(fund_default.admin_fee_rate))
+    main = sec.convert("main_rate", _rate, str(fund_default.main_rate))
+    denoms = sec.convert("denominations", _denominations, list(fund_default.denominations))
+    sec.done()
+    try:
+        rules = BbjSettings(split=Split(**split), min_players=min_players,
+                            min_pot_big_blinds=min_pot, tax_threshold_cents=threshold,
+                            resident_tax_rate=resident, nranetb_tax_rate=nranetb)
+        fund = FundSettings(rake_rate=rake_rate, room_max_rake_cents=room_max,
+                            caps_by_big_blind=tuple(caps), admin_fee_rate=admin, main_rate=main,
+                            denominations=denoms)
+    except ValueError as exc:
+        raise sec.error("", str(exc)) from None
+    return PokerRoomConfig(rules, fund)
+
+
+def _denominations(value: Any, what: str) -> tuple[int, ...]:
+    if not isinstance(value, list) or not value or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value):
+        raise ValueError(f"{what}: must be a list of chip values in whole pesos, e.g. "
+                         "[500, 100, 50, 25, 10]")
+    return tuple(value)
+
+
 def _authorization(sec: _Section) -> Authorization:
     threshold = sec.convert("executive_threshold", _cents)
     if threshold <= 0:
@@ -458,9 +515,10 @@ def parse_floor(data: Mapping[str, object], source: str = "<floor>") -> FloorCon
     printer = _printer(top.sub("printer", {}))
     groups = tuple(_group(s) for s in top.array("groups"))
     tables = tuple(_table(s) for s in top.array("tables"))
+    poker_room = _poker_room(top.sub("poker_room", {}))
     top.done()
     _check_links(source, groups, tables)
-    return FloorConfig(casino, authorization, printer, groups, tables, source)
+    return FloorConfig(casino, authorization, printer, groups, tables, source, poker_room)
 
 
 def loads_floor(text: str, source: str = "<floor>") -> FloorConfig:

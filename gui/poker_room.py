@@ -82,6 +82,8 @@ class PokerRoomScreen(QWidget):
         self.window_ = window
         self.tz = ZoneInfo(console.config.casino.timezone)
         self.decision: Any = None
+        self.rules = console.config.poker_room.rules  # the floor file's [poker_room]
+        self.fund_settings = console.config.poker_room.fund
         self.last_slip: bytes | None = None  # the share slip last sent to the printer
         self.cases: list[bc.CaseView] = []
         self.funds: list[FundInfo] = []
@@ -160,8 +162,10 @@ class PokerRoomScreen(QWidget):
         self.big_blind = QLineEdit("100.00")
         self.pot = QLineEdit()
         self.pot.setPlaceholderText("0.00")
-        self.cap = QLineEdit("100.00")
-        self.room_max = QLineEdit("100.00")
+        # the room's maximum and the table's cap at its blind level from the floor file
+        self.cap = QLineEdit(format_cents(self.fund_settings.room_max_rake_cents).replace(",", ""))
+        self.room_max = QLineEdit(self.cap.text())
+        self.big_blind.editingFinished.connect(self._blind_changed)
         now = datetime.now(self.tz).replace(tzinfo=None, second=0, microsecond=0)
         self.hit_time = QDateTimeEdit(_qdatetime(now))  # casino local time
         self.hit_time.setDisplayFormat("yyyy-MM-dd HH:mm")
@@ -305,6 +309,16 @@ class PokerRoomScreen(QWidget):
         item = self.seats.item(seat - 1, COL_NAME)
         return item.text().strip() if item is not None else ""
 
+    def _blind_changed(self) -> None:
+        """The table's jackpot rake cap follows the big blind (the floor file's caps by blind
+        level; the room maximum for an unlisted blind)."""
+        try:
+            bb = parse_cents(self.big_blind.text(), "big blind")
+        except ValueError:
+            return  # said when the claim is decided
+        cap = self.fund_settings.rake_cap_cents(bb)
+        self.cap.setText(format_cents(cap).replace(",", ""))
+
     def _hit_at(self) -> datetime:
         return self._local(self.hit_time)
 
@@ -325,7 +339,8 @@ class PokerRoomScreen(QWidget):
             return False
         try:
             entry = self._entry()
-            _claim, d = bc.decide_entry(self.console.engine, fund, entry, self._hit_at())
+            _claim, d = bc.decide_entry(self.console.engine, fund, entry, self._hit_at(),
+                                        self.rules)
         except ValueError as exc:
             self._error(str(exc))
             return False
@@ -367,7 +382,8 @@ class PokerRoomScreen(QWidget):
         done: list[int] = []
 
         def do(swipe: str) -> int:
-            cid = bc.open_case(self.console.engine, fund, entry, hit_at, swipe)
+            cid = bc.open_case(self.console.engine, fund, entry, hit_at, swipe,
+                               settings=self.rules)
             done.append(cid)
             return cid
 
@@ -531,7 +547,8 @@ class PokerRoomScreen(QWidget):
         done: list[bc.CaseView] = []
 
         def do(swipe: str) -> bc.CaseView:
-            view = bc.advance(self.console.engine, c.case_id, state, swipe, **kw)
+            view = bc.advance(self.console.engine, c.case_id, state, swipe,
+                              settings=self.rules, **kw)
             done.append(view)
             return view
 
@@ -656,7 +673,7 @@ class PokerRoomScreen(QWidget):
         lay.addWidget(QLabel("Jackpot chips: pieces of each denomination"))
         chips = QGridLayout()
         self.pieces: dict[int, QSpinBox] = {}
-        for i, denom in enumerate(bf.FundSettings().denominations):
+        for i, denom in enumerate(self.fund_settings.denominations):
             sp = QSpinBox()
             sp.setRange(0, 1_000_000)
             sp.valueChanged.connect(self._count_total_changed)
@@ -760,7 +777,8 @@ class PokerRoomScreen(QWidget):
             cid = bc.record_count(self.console.engine, fund, swipe, business_date=day,
                                   table=table, drop_box=box, opened_at=opened,
                                   closed_at=closed, dealer=dealer, pieces=pieces,
-                                  rake_box=rake_box, rake_cents=rake)
+                                  rake_box=rake_box, rake_cents=rake,
+                                  settings=self.fund_settings)
             done.append(cid)
             return cid
 
@@ -792,7 +810,8 @@ class PokerRoomScreen(QWidget):
         done: list[bf.Posting] = []
 
         def do(swipe: str) -> bf.Posting:
-            p = bc.post_day(self.console.engine, fund, day, swipe)
+            p = bc.post_day(self.console.engine, fund, day, swipe,
+                            settings=self.fund_settings)
             done.append(p)
             return p
 

@@ -348,3 +348,47 @@ def test_public_holidays_and_the_operator_named_on_the_forms() -> None:
     assert cfg.casino.operator_name == "Test Gaming Corp."
     assert cfg.casino.public_holidays == (date(2026, 12, 25), date(2026, 12, 30))
     assert date(2026, 12, 25) in load_demo_floor().casino.public_holidays
+
+
+def test_the_poker_room_rules_come_from_the_floor_file_with_rules_md_defaults() -> None:
+    from core.bbj_fund import FundSettings
+    from core.rules.bbj import BbjSettings, Split
+
+    assert loads_floor(BASE).poker_room.rules == BbjSettings()
+    assert loads_floor(BASE).poker_room.fund == FundSettings()
+    cfg = loads_floor(BASE + '''
+[poker_room]
+split = { winning = "0.30", losing = "0.30", table = "0.40" }
+min_players = 6
+min_pot_big_blinds = 25
+tax_threshold = "20000.00"
+room_max_jackpot_rake = "100.00"
+caps_by_big_blind = [ { big_blind = "20.00", cap = "50.00" },
+                      { big_blind = "50.00", cap = "75.00" } ]
+admin_fee_rate = "0.25"
+denominations = [1000, 500, 100, 50, 25, 10]
+''')
+    rules, fund = cfg.poker_room.rules, cfg.poker_room.fund
+    assert rules.split == Split(Decimal("0.30"), Decimal("0.30"), Decimal("0.40"))
+    assert (rules.min_players, rules.min_pot_big_blinds, rules.tax_threshold_cents) == (
+        6, 25, 2_000_000)
+    assert rules.nranetb_tax_rate == Decimal("0.25")  # not given: RULES.md default
+    assert fund.caps_by_big_blind == ((2_000, 5_000), (5_000, 7_500))
+    assert (fund.rake_cap_cents(2_000), fund.rake_cap_cents(10_000)) == (5_000, 10_000)
+    assert (fund.admin_fee_rate, fund.main_rate) == (Decimal("0.25"), Decimal("0.70"))
+    assert fund.denominations == (1000, 500, 100, 50, 25, 10)
+
+
+@pytest.mark.parametrize(("section", "fragments"), [
+    ('split = { winning = "0.30", losing = "0.40", table = "0.40" }',
+     ("poker_room", "must add up to 1")),
+    ('caps_by_big_blind = [ { big_blind = "20.00", cap = "150.00" } ]',
+     ("poker_room", "at most the room maximum")),
+    ("min_players = 1", ("poker_room.min_players",)),
+    ('admin_fee_rate = 0.3', ("poker_room.admin_fee_rate", "TOML float")),
+    ("denominations = [500, 0]", ("poker_room.denominations", "whole pesos")),
+    ('splits = { winning = "0.20" }', ("poker_room.splits", "unknown key")),
+])
+def test_a_malformed_poker_room_section_is_refused_by_key(
+        section: str, fragments: tuple[str, ...]) -> None:
+    refused(BASE + "\n[poker_room]\n" + section + "\n", *fragments)

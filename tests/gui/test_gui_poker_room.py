@@ -591,3 +591,25 @@ def test_each_share_paid_prints_its_slip_and_a_paid_share_can_be_reprinted(  # t
     assert "REPRINT - COPY" in recovered_text(screen.last_slip or b"")
     qtbot.waitUntil(lambda: any("Reprint of the share slip case #1 seat 4 printed on" in m
                                 for m in heard))
+
+
+def test_the_floor_files_poker_room_rules_decide_the_claim(qtbot, room_tab) -> None:  # type: ignore[no-untyped-def]
+    """[poker_room] of the floor file: the table's cap follows the big blind (caps by blind
+    level) and the split decides the shares."""
+    from decimal import Decimal
+
+    from core.rules.bbj import BbjSettings, Split
+
+    _window, screen = room_tab
+    screen.fund_settings = bf.FundSettings(caps_by_big_blind=((5_000, 5_000),))
+    screen.rules = BbjSettings(split=Split(Decimal("0.30"), Decimal("0.30"), Decimal("0.40")))
+    screen.big_blind.setText("50.00")
+    screen.big_blind.editingFinished.emit()
+    assert screen.cap.text() == "50.00"  # half the room's 100.00: the table wins 50% of main
+    _enter(qtbot, screen, pot="1000.00")
+    qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    text = screen.result.text()
+    # award 50% of 50,000.00 = 25,000.00: winning 30% 7,500.00, losing 30% 7,500.00
+    assert "Award 25,000.00 (0.50 of main)" in text
+    assert "seat 4 Player 4 (winning, citizen): gross 7,500.00" in text
+    assert "seat 1 Player 1 (losing, citizen): gross 7,500.00" in text
