@@ -243,6 +243,6 @@ def render_png(html: str, path: str | Path, *, page_size: str = "A4", dpi: int =
                 painter.drawLine(0, page * height, width, page * height)
     finally:
         painter.end()
-    if not image.save(str(out), "PNG"):
+    if not image.save(str(out), b"PNG"):
         raise WinPageError(f"win page image {out}: could not be written")
     return out
