@@ -261,17 +261,13 @@ class FormsPanel(QWidget):
         """The chosen form rendered from the ledger (``RenderedForm``), or None with the
         reason shown in red."""
         casino = self.console.config.casino
-        try:
-            from printing.ledger_forms import render
+        from printing.ledger_forms import render
 
+        try:
             form = render(self.console.engine, self.request(), casino=casino.name,
                           operator=casino.operator_name, tz=self.tz,
-                          holidays=tuple(casino.public_holidays))
-        except ImportError:
-            log.warning("printing.ledger_forms is not available", exc_info=True)
-            self._message("The forms are not available in this build "
-                          "(printing.ledger_forms is missing).", False)
-            return None
+                          holidays=tuple(casino.public_holidays),
+                          fund_settings=self.console.config.poker_room.fund)
         except ValueError as exc:  # FormError and a missing choice: for the user
             self._message(str(exc), False)
             return None

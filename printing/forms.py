@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from decimal import Decimal
 from fractions import Fraction
 from html import escape
 
@@ -36,8 +37,6 @@ from core.rules.bbj import Claim, Decision, Share
 
 _FUND = FundSettings()  # the rates every form prints (RULES.md 6 "Funding")
 DENOMINATIONS: tuple[int, ...] = _FUND.denominations  # pesos: the chips of a jackpot drop box
-ADMIN_FEE_PERCENT = int(_FUND.admin_fee_rate * 100)  # of the jackpot rake: the admin fee
-MAIN_PERCENT = int(_FUND.main_rate * 100)  # of the fund's share: main (the rest is the reserve)
 FRANCHISE_TAX_PERCENT = 5
 PAGCOR_PERCENT = 25
 _RULE = "border-color:#444444; border-style:solid; border-collapse:collapse;"
@@ -52,6 +51,12 @@ class FormError(ValueError):
 
 # --------------------------------------------------------------------------------------
 # Arithmetic
+
+
+def rate_text(rate: Decimal) -> str:
+    """A rate as a percentage for a label: 0.30 -> "30%", 0.325 -> "32.5%"."""
+    pct = (rate * 100).normalize()
+    return f"{pct:f}%"
 
 
 def percent_of(cents: int, percent: int | Fraction) -> int:
@@ -92,12 +97,13 @@ class Remittance:
         return self.pagcor_of_f + self.pagcor_of_e
 
 
-def remittance(rake_cents: int, jackpot_rake_cents: int, tournament_fee_cents: int) -> Remittance:
+def remittance(rake_cents: int, jackpot_rake_cents: int, tournament_fee_cents: int,
+               settings: FundSettings = _FUND) -> Remittance:
     """A cash game rake; B = jackpot rake x 30% = the fund's admin fee (the ledger's
     :func:`core.bbj_fund.distribute`, rounded down); C tournament fee; D = A + B + C;
     E = 5% of D; F = D - E; PAGCOR share = 25% of F + 25% of E (each rounded half up)."""
     a = _check_cents(rake_cents, "cash game rake")
-    b = fund_split(_check_cents(jackpot_rake_cents, "jackpot rake")).admin_fee
+    b = fund_split(_check_cents(jackpot_rake_cents, "jackpot rake"), settings).admin_fee
     c = _check_cents(tournament_fee_cents, "tournament fee")
     d = a + b + c
     e = percent_of(d, FRANCHISE_TAX_PERCENT)
@@ -117,10 +123,11 @@ class FundSplit:
     to_reserve: int
 
 
-def fund_split(jackpot_rake_cents: int) -> FundSplit:
+def fund_split(jackpot_rake_cents: int, settings: FundSettings = _FUND) -> FundSplit:
     """The ledger's split of a day's jackpot rake (:func:`core.bbj_fund.distribute` at the
-    default rates: admin fee and main rounded DOWN, the reserve takes the rest)."""
-    d = distribute(_check_cents(jackpot_rake_cents, "jackpot rake"), _FUND)
+    ``settings`` rates, the floor file's ``[poker_room]``; RULES.md's by default: admin fee and
+    main rounded DOWN, the reserve takes the rest)."""
+    d = distribute(_check_cents(jackpot_rake_cents, "jackpot rake"), settings)
     return FundSplit(d.collection_cents, d.admin_fee_cents,
                      d.collection_cents - d.admin_fee_cents, d.to_main_cents, d.to_reserve_cents)
 
@@ -250,6 +257,7 @@ class TableDay:
     rake_cents: int
     jackpot_rake_cents: int
     chips: Mapping[int, int]  # jackpot drop box: denomination in pesos -> number of chips
+    denominations: tuple[int, ...] = DENOMINATIONS  # the room's chips ([poker_room])
 
     def __post_init__(self) -> None:
         where = f"table {self.table}"
@@ -257,9 +265,9 @@ class TableDay:
         _check_cents(self.jackpot_rake_cents, f"{where}: jackpot rake")
         counted = 0
         for denom, count in self.chips.items():
-            if denom not in DENOMINATIONS:
+            if denom not in self.denominations:
                 raise FormError(f"{where}: chip denomination {denom!r} is not one of "
-                                f"{', '.join(str(d) for d in DENOMINATIONS)}")
+                                f"{', '.join(str(d) for d in self.denominations)}")
             if isinstance(count, bool) or not isinstance(count, int) or count < 0:
                 raise FormError(f"{where}: {denom}-peso chips: {count!r} is not a count")
             counted += denom * count * 100
@@ -283,6 +291,7 @@ class DailyReport:
     tournament_fee_cents: int = 0  # TGD-1623 only (C)
     notes: tuple[str, ...] = ()  # printed under the fund distribution
     jackpot: str = ""  # the fund's name (a room with several funds files one report each)
+    settings: FundSettings = _FUND  # the distribution rates and chips ([poker_room])
 
     def __post_init__(self) -> None:
         if self.form not in ("TGD-1494", "TGD-1623"):
@@ -304,7 +313,7 @@ class DailyReport:
 
     @property
     def fund(self) -> FundSplit:
-        return fund_split(self.jackpot_rake_cents)
+        return fund_split(self.jackpot_rake_cents, self.settings)
 
     @property
     def updated_main_cents(self) -> int:
@@ -318,11 +327,16 @@ class DailyReport:
     def remittance(self) -> Remittance | None:
         if self.form != "TGD-1623":
             return None
-        return remittance(self.rake_cents, self.jackpot_rake_cents, self.tournament_fee_cents)
+        return remittance(self.rake_cents, self.jackpot_rake_cents, self.tournament_fee_cents,
+                          self.settings)
 
 
 def daily_report_html(report: DailyReport) -> str:
     onsite = report.form == "TGD-1623"
+    st = report.settings
+    denoms = st.denominations
+    fee_pct, fund_pct = rate_text(st.admin_fee_rate), rate_text(1 - st.admin_fee_rate)
+    main_pct, reserve_pct = rate_text(st.main_rate), rate_text(1 - st.main_rate)
     title = ("Poker daily active table, rake and jackpot rake collection report ("
              + ("onsite" if onsite else "offsite") + ")")
     tables = _grid(
@@ -335,21 +349,21 @@ def daily_report_html(report: DailyReport) -> str:
         total=("Total", "", "", _count(len(report.tables), "table"), "", "",
                peso(report.rake_cents), peso(report.jackpot_rake_cents)))
     chips = _grid(
-        ("Table", *(f"PHP {d} x" for d in DENOMINATIONS), "Jackpot rake"),
-        [(t.table, *(str(t.chips.get(d, 0)) for d in DENOMINATIONS), peso(t.jackpot_rake_cents))
+        ("Table", *(f"PHP {d} x" for d in denoms), "Jackpot rake"),
+        [(t.table, *(str(t.chips.get(d, 0)) for d in denoms), peso(t.jackpot_rake_cents))
          for t in report.tables],
-        right=tuple(range(1, len(DENOMINATIONS) + 2)),
+        right=tuple(range(1, len(denoms) + 2)),
         total=("Total", *(str(sum(t.chips.get(d, 0) for t in report.tables))
-                          for d in DENOMINATIONS), peso(report.jackpot_rake_cents)))
+                          for d in denoms), peso(report.jackpot_rake_cents)))
     f = report.fund
     fund = _grid(
-        ("", "Main jackpot (70%)", "Reserve (30%)", "Total"),
+        ("", f"Main jackpot ({main_pct})", f"Reserve ({reserve_pct})", "Total"),
         [("Previous amount", peso(report.previous_main_cents),
           peso(report.previous_reserve_cents),
           peso(report.previous_main_cents + report.previous_reserve_cents)),
          ("Seed money added by the operator", peso(report.seed_cents), peso(0),
           peso(report.seed_cents)),
-         ("Day's collection to the fund (70% of the jackpot rake)", peso(f.to_main),
+         (f"Day's collection to the fund ({fund_pct} of the jackpot rake)", peso(f.to_main),
           peso(f.to_reserve), peso(f.to_fund))],
         right=(1, 2, 3), widths=(40, 20, 20, 20),
         total=("Updated amount (to be posted)", peso(report.updated_main_cents),
@@ -357,9 +371,9 @@ def daily_report_html(report: DailyReport) -> str:
                peso(report.updated_main_cents + report.updated_reserve_cents)))
     collection = _pairs([
         ("Day's jackpot rake collection (all tables)", peso(f.collection)),
-        (f"Operator's administrative fee ({ADMIN_FEE_PERCENT}%)", peso(f.admin_fee)),
-        (f"To the jackpot fund ({100 - ADMIN_FEE_PERCENT}%)", peso(f.to_fund)),
-    ], strong=(f"To the jackpot fund ({100 - ADMIN_FEE_PERCENT}%)",))
+        (f"Operator's administrative fee ({fee_pct})", peso(f.admin_fee)),
+        (f"To the jackpot fund ({fund_pct})", peso(f.to_fund)),
+    ], strong=(f"To the jackpot fund ({fund_pct})",))
     body = (_section("Active tables, rake and jackpot rake") + tables
             + _section("Jackpot drop box count by denomination (number of chips)") + chips
             + _section("Jackpot fund distribution") + collection + "<br>" + fund
@@ -369,7 +383,7 @@ def daily_report_html(report: DailyReport) -> str:
         body += _section("Remittance computation") + _pairs([
             ("A. Cash game rake", peso(r.a_cash_game_rake)),
             (f"B. Jackpot administrative fee (jackpot rake {peso(f.collection)} x "
-             f"{ADMIN_FEE_PERCENT}%)", peso(r.b_jackpot_admin_fee)),
+             f"{fee_pct})", peso(r.b_jackpot_admin_fee)),
             ("C. Tournament fee", peso(r.c_tournament_fee)),
             ("D. Total (A + B + C)", peso(r.d_gross)),
             (f"E. Franchise tax ({FRANCHISE_TAX_PERCENT}% of D)", peso(r.e_franchise_tax)),

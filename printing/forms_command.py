@@ -180,7 +180,8 @@ def _write(args: argparse.Namespace) -> Path:
     engine = _open(url)
     try:
         form = render(engine, request, casino=casino.name, operator=casino.operator_name,
-                      tz=ZoneInfo(casino.timezone), holidays=casino.public_holidays)
+                      tz=ZoneInfo(casino.timezone), holidays=casino.public_holidays,
+                      fund_settings=config.poker_room.fund)
     except SQLAlchemyError as exc:
         raise FormError(_ledger_problem(url, exc)) from None
     finally:

@@ -69,6 +69,7 @@ from printing.forms import (
     fund_split,
     peso,
     quarterly_tax_html,
+    rate_text,
     transfer_cessation_html,
 )
 
@@ -142,10 +143,13 @@ def _reference(case_id: int | None, award_id: int) -> str:
 
 
 def daily_report(engine: Engine, fund_id: str, business_date: date, *, onsite: bool,
-                 casino: str, operator: str, tz: ZoneInfo) -> DailyReport:
+                 casino: str, operator: str, tz: ZoneInfo,
+                 settings: FundSettings | None = None) -> DailyReport:
     """The day's report of one fund: its counts (times in ``tz``), its posting's previous,
     distribution and updated amounts, the seed infused on that (casino-local) date, and onsite
-    the day's tournament fees (TGD-1623 C)."""
+    the day's tournament fees (TGD-1623 C).  ``settings``: the floor file's ``[poker_room]``
+    rates and chips (RULES.md's by default); the posting must have been made at them."""
+    st = settings or FundSettings()
     with _reading(engine) as s:
         fund = _fund(s, fund_id)
         posting = s.execute(select(BbjPosting).where(
@@ -163,15 +167,16 @@ def daily_report(engine: Engine, fund_id: str, business_date: date, *, onsite: b
             raise FormError(f"{business_date}: fund {fund_id!r}: the counts add up to "
                             f"{peso(counted)}, not the posted collection "
                             f"{peso(posting.collection_cents)}")
-        split = fund_split(posting.collection_cents)
+        split = fund_split(posting.collection_cents, st)
         if (split.admin_fee, split.to_main, split.to_reserve) != (
                 posting.admin_fee_cents, posting.to_main_cents, posting.to_reserve_cents):
             raise FormError(
                 f"{business_date}: fund {fund_id!r} was posted with admin fee "
                 f"{peso(posting.admin_fee_cents)}, main {peso(posting.to_main_cents)}, reserve "
-                f"{peso(posting.to_reserve_cents)}: not the forms' 30% / 70% of "
-                f"{peso(posting.collection_cents)}; the form can not show other figures than "
-                "the ledger")
+                f"{peso(posting.to_reserve_cents)}: not the floor file's admin fee "
+                f"{rate_text(st.admin_fee_rate)} / main {rate_text(st.main_rate)} of "
+                f"{peso(posting.collection_cents)} ([poker_room]); the form can not show "
+                "other figures than the ledger")
         seeds = [e for e in s.execute(select(BbjEntry).where(
             BbjEntry.fund_id == fund_id, BbjEntry.kind == "seed").order_by(BbjEntry.id))
             .scalars() if _local(e.effective_at, tz).date() == business_date]
@@ -193,13 +198,14 @@ def daily_report(engine: Engine, fund_id: str, business_date: date, *, onsite: b
             TableDay(c.table_name, _local(c.opened_at, tz).time(),
                      _local(c.closed_at, tz).time(), c.dealer, c.rake_box, c.drop_box,
                      c.rake_cents, c.total_cents,
-                     {int(k): int(v) for k, v in c.pieces.items()})
+                     {int(k): int(v) for k, v in c.pieces.items()}, st.denominations)
             for c in counts)
         report = DailyReport(
             "TGD-1623" if onsite else "TGD-1494", casino, operator, business_date, tables,
             previous_main_cents=posting.previous_main_cents - in_posting,
             previous_reserve_cents=posting.previous_reserve_cents, seed_cents=in_posting,
-            tournament_fee_cents=fee, notes=notes, jackpot=f"{fund.name} ({fund.id})")
+            tournament_fee_cents=fee, notes=notes, jackpot=f"{fund.name} ({fund.id})",
+            settings=st)
         if (report.updated_main_cents, report.updated_reserve_cents) != (
                 posting.main_cents, posting.reserve_cents):  # pragma: no cover - a ledger bug
             raise FormError(f"{business_date}: fund {fund_id!r}: the form's updated amounts "
@@ -496,7 +502,8 @@ def safe_stem(text: str) -> str:
 
 
 def render(engine: Engine, request: FormRequest, *, casino: str, operator: str, tz: ZoneInfo,
-           holidays: Iterable[date] = ()) -> RenderedForm:
+           holidays: Iterable[date] = (), fund_settings: FundSettings | None = None) \
+        -> RenderedForm:
     """The form ``request`` asks for, filled from the ledger, as HTML with its title and a
     safe file stem.  A missing field of the request is a FormError naming it."""
     kind = request.kind
@@ -515,6 +522,7 @@ def render(engine: Engine, request: FormRequest, *, casino: str, operator: str, 
         fund_id, day = str(need("fund_id", str)), need("business_date", date)
         assert isinstance(day, date)
         report = daily_report(engine, fund_id, day, onsite=request.onsite, casino=casino,
+                              settings=fund_settings,
                               operator=operator, tz=tz)
         return RenderedForm(f"{report.form} daily report {day} - fund {fund_id}",
                             safe_stem(f"{report.form}_{fund_id}_{day}"),

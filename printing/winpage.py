@@ -243,6 +243,7 @@ def render_png(html: str, path: str | Path, *, page_size: str = "A4", dpi: int =
                 painter.drawLine(0, page * height, width, page * height)
     finally:
         painter.end()
-    if not image.save(str(out), b"PNG"):
+    # PySide6's stub says the format is bytes, but PySide6 6.x accepts only str here
+    if not image.save(str(out), "PNG"):  # type: ignore[call-overload]
         raise WinPageError(f"win page image {out}: could not be written")
     return out

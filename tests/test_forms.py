@@ -16,7 +16,6 @@ from core.bbj_fund import distribute
 from core.rules.bbj import Claim, ShownHand, decide
 from core.rules.cards import parse_cards
 from printing.forms import (
-    ADMIN_FEE_PERCENT,
     DailyReport,
     FormError,
     JackpotPayment,
@@ -99,7 +98,7 @@ def test_fund_split_is_the_ledgers_distribution_rounded_down(cents: int) -> None
     assert f.to_fund == f.to_main + f.to_reserve
     if cents == 5:
         assert (f.admin_fee, f.to_main, f.to_reserve) == (1, 2, 2)
-        assert percent_of(5, ADMIN_FEE_PERCENT) == 2  # what half up gave before
+        assert percent_of(5, 30) == 2  # what half up gave before
 
 
 def test_daily_report_updated_amounts_use_the_ledgers_split() -> None:
@@ -312,3 +311,31 @@ def test_every_form_prints_to_a_pdf(tmp_path: Path) -> None:
         assert stem.split("-")[1] in html  # the form number
         out = write_pdf(html, tmp_path / f"{stem}.pdf")
         assert out.read_bytes().startswith(b"%PDF")
+
+
+def test_the_daily_report_prints_the_floor_files_rates_and_chips() -> None:
+    """[poker_room] admin_fee_rate 0.25, main_rate 0.60 and a 1,000-peso chip: the form splits
+    and labels with them (the ledger's distribute at those rates)."""
+    from decimal import Decimal
+
+    from core.bbj_fund import FundSettings
+    from printing.forms import rate_text
+
+    st = FundSettings(admin_fee_rate=Decimal("0.25"), main_rate=Decimal("0.60"),
+                      denominations=(1000, 500, 100))
+    table = TableDay("PK-01", time(10), time(22), "D", "R-1", "J-1", 100_000, 160_000,
+                     {1000: 1, 500: 1, 100: 1}, denominations=st.denominations)
+    report = DailyReport("TGD-1623", "C", "O", date(2026, 11, 30), (table,), 0, 0,
+                         settings=st)
+    # 1,600.00: fee 25% 400.00, fund 1,200.00: main 60% 720.00, reserve 480.00
+    f = report.fund
+    assert (f.admin_fee, f.to_fund, f.to_main, f.to_reserve) == (40_000, 120_000, 72_000, 48_000)
+    assert report.remittance is not None and report.remittance.b_jackpot_admin_fee == 40_000
+    page = text(daily_report_html(report))
+    for label in ("administrative fee (25%)", "To the jackpot fund (75%)", "Main jackpot (60%)",
+                  "Reserve (40%)", "PHP 1000 x", "x 25%"):
+        assert label in page, label
+    assert (rate_text(Decimal("0.30")), rate_text(Decimal("0.325"))) == ("30%", "32.5%")
+    with pytest.raises(FormError, match="chip denomination 25 is not one of 1000, 500, 100"):
+        TableDay("PK-01", time(10), time(22), "D", "R-1", "J-1", 0, 2_500, {25: 1},
+                 denominations=st.denominations)

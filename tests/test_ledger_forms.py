@@ -266,8 +266,16 @@ def test_a_posting_at_other_rates_than_the_forms_is_refused(days: Engine) -> Non
     bf.post_day(days, "bbj", DAY2, by="cage", at=local(2026, 12, 2, 6),
                 settings=bf.FundSettings(admin_fee_rate=Decimal("0.25")))
     with pytest.raises(FormError, match="2026-12-01: fund 'bbj' was posted with admin fee "
-                                        "PHP.360.00.*not the forms' 30% / 70%"):
+                                        "PHP.360.00.*not the floor file's admin fee 30% / "
+                                        "main 70%"):
         lf.daily_report(days, "bbj", DAY2, onsite=True, **KW)
+    # with the floor file's [poker_room] admin_fee_rate 0.25 the same posting is the form's:
+    # 1,440.00 -> fee 360.00, fund 1,080.00: main 756.00, reserve 324.00
+    st = bf.FundSettings(admin_fee_rate=Decimal("0.25"))
+    report = lf.daily_report(days, "bbj", DAY2, onsite=True, settings=st, **KW)
+    f = report.fund
+    assert (f.admin_fee, f.to_main, f.to_reserve) == (36_000, 75_600, 32_400)
+    assert "administrative fee (25%)" in text(daily_report_html(report))
 
 
 # --- TGD-1500 ------------------------------------------------------------------------------
