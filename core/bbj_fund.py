@@ -26,7 +26,7 @@ one transaction holding the fund row (``SELECT ... FOR UPDATE`` on PostgreSQL; S
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from fractions import Fraction
@@ -253,6 +253,14 @@ def amount_for_hit_in(s: Session, fund_id: str, at: datetime, *,
     return Funds(f.total_cents, 0) if ceasing else f
 
 
+def posting_settings(posting: BbjPosting, base: FundSettings | None = None) -> FundSettings:
+    """The rates a posting was made at (``base`` with them; a posting from before ledger
+    revision 0008 has none recorded: it was made at the RULES.md defaults)."""
+    st = base or FundSettings()
+    return replace(st, admin_fee_rate=Decimal(posting.admin_fee_rate or "0.30"),
+                   main_rate=Decimal(posting.main_rate or "0.70"))
+
+
 def hit_funds_read(s: Session, fund_id: str, at: datetime) -> tuple[Funds, bool]:
     """Read only (no lock, for reports): the main and reserve a hit at ``at`` is paid on (as
     :func:`amount_for_hit`) and whether the hit's day is posted (the condition of
@@ -397,6 +405,7 @@ def post_day_in(s: Session, fund_id: str, business_date: date, *, by: str, now: 
                    main_cents=updated.main_cents, reserve_cents=updated.reserve_cents,
                    effective_at=effective,
                    last_closed_at=max(c.closed_at for c in counts),
+                   admin_fee_rate=str(st.admin_fee_rate), main_rate=str(st.main_rate),
                    recorded_by=who, created_at=now)
     s.add(p)
     s.flush()

@@ -37,6 +37,7 @@ from core.bbj_fund import (
     funds,
     hit_funds_read,
     jackpot_rake_cents,
+    posting_settings,
     seed_outstanding_cents,
 )
 from core.ledger.models import (
@@ -146,10 +147,9 @@ def daily_report(engine: Engine, fund_id: str, business_date: date, *, onsite: b
                  casino: str, operator: str, tz: ZoneInfo,
                  settings: FundSettings | None = None) -> DailyReport:
     """The day's report of one fund: its counts (times in ``tz``), its posting's previous,
-    distribution and updated amounts, the seed infused on that (casino-local) date, and onsite
-    the day's tournament fees (TGD-1623 C).  ``settings``: the floor file's ``[poker_room]``
-    rates and chips (RULES.md's by default); the posting must have been made at them."""
-    st = settings or FundSettings()
+    distribution and updated amounts at the rates it was posted at, the seed infused on that
+    (casino-local) date, and onsite the day's tournament fees (TGD-1623 C).  ``settings``: the
+    floor file's ``[poker_room]`` (its chips; RULES.md's by default)."""
     with _reading(engine) as s:
         fund = _fund(s, fund_id)
         posting = s.execute(select(BbjPosting).where(
@@ -158,6 +158,7 @@ def daily_report(engine: Engine, fund_id: str, business_date: date, *, onsite: b
         if posting is None:
             raise FormError(f"{business_date}: fund {fund_id!r} has no posting for the day; "
                             "count and post it first")
+        st = posting_settings(posting, settings)  # the rates the day was posted at
         counts = list(s.execute(select(BbjDropCount).where(
             BbjDropCount.fund_id == fund_id, BbjDropCount.business_date == business_date)
             .order_by(BbjDropCount.opened_at, BbjDropCount.table_name, BbjDropCount.id))
@@ -173,10 +174,10 @@ def daily_report(engine: Engine, fund_id: str, business_date: date, *, onsite: b
             raise FormError(
                 f"{business_date}: fund {fund_id!r} was posted with admin fee "
                 f"{peso(posting.admin_fee_cents)}, main {peso(posting.to_main_cents)}, reserve "
-                f"{peso(posting.to_reserve_cents)}: not the floor file's admin fee "
+                f"{peso(posting.to_reserve_cents)}: not its admin fee "
                 f"{rate_text(st.admin_fee_rate)} / main {rate_text(st.main_rate)} of "
-                f"{peso(posting.collection_cents)} ([poker_room]); the form can not show "
-                "other figures than the ledger")
+                f"{peso(posting.collection_cents)}; the form can not show other figures than "
+                "the ledger")
         seeds = [e for e in s.execute(select(BbjEntry).where(
             BbjEntry.fund_id == fund_id, BbjEntry.kind == "seed").order_by(BbjEntry.id))
             .scalars() if _local(e.effective_at, tz).date() == business_date]

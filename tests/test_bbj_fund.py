@@ -281,3 +281,15 @@ def test_demo_opens_its_bad_beat_fund_once_with_the_opening_seed(engine: Engine)
     assert open_demo_bbj_fund(engine) is False  # a second start changes nothing
     assert bf.funds(engine, fid).main_cents == seed_cents
     assert len(bf.seed_infusions(engine, fid)) == 1
+
+
+def test_a_posting_keeps_the_rates_it_was_made_at(engine: Engine) -> None:
+    from core.ledger.models import BbjPosting
+
+    # a posting from before ledger revision 0008 has no rates: the RULES.md defaults
+    assert bf.posting_settings(BbjPosting(admin_fee_rate=None, main_rate=None)) == \
+        bf.FundSettings()
+    kept = bf.posting_settings(BbjPosting(admin_fee_rate="0.25", main_rate="0.65"),
+                               bf.FundSettings(denominations=(1000, 100)))
+    assert (kept.admin_fee_rate, kept.main_rate, kept.denominations) == (
+        Decimal("0.25"), Decimal("0.65"), (1000, 100))

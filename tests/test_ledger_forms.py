@@ -28,12 +28,13 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 import core.bbj_fund as bf
 from core import bbj_cases as bc
 from core.demo import enroll_demo_employees, swipe_of
+from core.ledger.models import BbjPosting
 from core.rules.bbj import ShownHand
 from core.rules.cards import Card, parse_cards
 from printing import ledger_forms as lf
@@ -262,20 +263,22 @@ def test_daily_report_refusals(days: Engine) -> None:
         lf.daily_report(days, "nope", DAY1, onsite=True, **KW)
 
 
-def test_a_posting_at_other_rates_than_the_forms_is_refused(days: Engine) -> None:
+def test_a_day_posted_at_other_rates_is_printed_at_the_rates_it_was_posted_at(
+        days: Engine) -> None:
+    # [poker_room] admin_fee_rate 0.25 when the day was posted: 1,440.00 -> fee 360.00,
+    # fund 1,080.00: main 756.00, reserve 324.00 (the posting keeps the rates it used)
     bf.post_day(days, "bbj", DAY2, by="cage", at=local(2026, 12, 2, 6),
                 settings=bf.FundSettings(admin_fee_rate=Decimal("0.25")))
-    with pytest.raises(FormError, match="2026-12-01: fund 'bbj' was posted with admin fee "
-                                        "PHP.360.00.*not the floor file's admin fee 30% / "
-                                        "main 70%"):
-        lf.daily_report(days, "bbj", DAY2, onsite=True, **KW)
-    # with the floor file's [poker_room] admin_fee_rate 0.25 the same posting is the form's:
-    # 1,440.00 -> fee 360.00, fund 1,080.00: main 756.00, reserve 324.00
-    st = bf.FundSettings(admin_fee_rate=Decimal("0.25"))
-    report = lf.daily_report(days, "bbj", DAY2, onsite=True, settings=st, **KW)
+    report = lf.daily_report(days, "bbj", DAY2, onsite=True, **KW)
     f = report.fund
     assert (f.admin_fee, f.to_main, f.to_reserve) == (36_000, 75_600, 32_400)
-    assert "administrative fee (25%)" in text(daily_report_html(report))
+    assert report.remittance is not None and report.remittance.b_jackpot_admin_fee == 36_000
+    page = text(daily_report_html(report))
+    assert "administrative fee (25%)" in page and "To the jackpot fund (75%)" in page
+    with Session(days) as s:
+        posting = s.execute(select(BbjPosting).where(BbjPosting.business_date == DAY2)) \
+            .scalar_one()
+    assert (posting.admin_fee_rate, posting.main_rate) == ("0.25", "0.70")
 
 
 # --- TGD-1500 ------------------------------------------------------------------------------

@@ -418,6 +418,10 @@ class BbjPosting(Base):
     reserve_cents: Mapped[int] = mapped_column(BigInteger)
     effective_at: Mapped[datetime] = mapped_column(UTCDateTime)
     last_closed_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # the rates it was posted at ([poker_room]; decimal text); NULL before revision 0008: the
+    # RULES.md defaults 0.30 / 0.70
+    admin_fee_rate: Mapped[str | None] = mapped_column(String(16))
+    main_rate: Mapped[str | None] = mapped_column(String(16))
     recorded_by: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
