@@ -60,7 +60,14 @@ from core.bbj_fund import (
     record_tournament_fee_in,
     void_award_in,
 )
-from core.ledger.models import BbjAward, BbjAwardShare, BbjCase, BbjCaseEvent, Employee
+from core.ledger.models import (
+    BbjAward,
+    BbjAwardShare,
+    BbjCase,
+    BbjCaseEvent,
+    BbjSlipPrint,
+    Employee,
+)
 from core.money import format_cents, json_cents, parse_cents
 from core.rules.bbj import BbjSettings, Claim, Decision, ShownHand, decide
 from core.rules.bbj_command import decision_json
@@ -588,6 +595,33 @@ def post_day(engine: Engine, fund_id: str, business_date: date, swipe: str, *,
     return posting
 
 
+@dataclass(frozen=True)
+class SlipPrint:
+    seat: int
+    reprint: bool
+    printer: str
+    ok: bool
+    error: str
+    at: datetime
+
+
+def record_slip_print(engine: Engine, case_id: int, seat: int, *, reprint: bool, printer: str,
+                      ok: bool, error: str = "", now: datetime | None = None) -> None:
+    """Keep one attempt to print a share slip (the printer thread reports it)."""
+    with Session(engine) as s, s.begin():
+        s.add(BbjSlipPrint(case_id=case_id, seat=seat, reprint=reprint, printer=printer[:200],
+                           ok=ok, error=error, created_at=(now or _utcnow()).astimezone(UTC)))
+
+
+def slip_prints(engine: Engine, case_id: int) -> list[SlipPrint]:
+    """Every share slip print attempt of the case, oldest first."""
+    with Session(engine) as s:
+        rows = s.execute(select(BbjSlipPrint).where(BbjSlipPrint.case_id == case_id)
+                         .order_by(BbjSlipPrint.id)).scalars().all()
+        return [SlipPrint(r.seat, r.reprint, r.printer, r.ok, r.error, r.created_at)
+                for r in rows]
+
+
 def record_tournament_fee(engine: Engine, swipe: str, *, business_date: date, tournament: str,
                           fee_cents: int, reason: str = "",
                           clock: Callable[[], datetime] = _utcnow) -> int:
@@ -610,4 +644,4 @@ __all__ = ["BbjCaseError", "CaseView", "ClaimEntry", "Deadline", "Event", "add_b
            "advance", "deadlines", "decide_entry", "entry_from_json", "get_case", "list_cases",
            "next_deadline", "open_case", "overdue", "post_day", "reasons_text", "record_count",
            "rule_results",
-           "record_tournament_fee", "void"]
+           "record_slip_print", "record_tournament_fee", "slip_prints", "void"]

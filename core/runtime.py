@@ -75,8 +75,7 @@ class ConsoleCore:
         self._links: LinkManager | None = None
         self._ready = threading.Event()
         self._stopped = False
-        self._print_queue: queue.Queue[tuple[int, bool] | tuple[bytes, str, str] | None] = \
-            queue.Queue()
+        self._print_queue: queue.Queue[tuple[Any, ...] | None] = queue.Queue()
         self._print_thread: threading.Thread | None = None
         self.floor.add_listener(self._on_change)
 
@@ -264,10 +263,13 @@ class ConsoleCore:
         """Queue a slip for the printer thread (never blocks the caller)."""
         self._print_queue.put((slip_no, reprint))
 
-    def print_bytes(self, data: bytes, name: str, what: str) -> None:
+    def print_bytes(self, data: bytes, name: str, what: str,
+                    on_result: Callable[[bool, str, str], None] | None = None) -> None:
         """Queue other ready paper (a Bad Beat Jackpot share slip) for the printer thread;
-        ``what`` names it in the message that says whether it printed."""
-        self._print_queue.put((data, name, what))
+        ``what`` names it in the message that says whether it printed; ``on_result(ok,
+        printer, problem)`` is called on the printer thread after the attempt (to keep it in
+        the ledger)."""
+        self._print_queue.put((data, name, what, on_result))
 
     def print_queued(self) -> int:
         pending = self.floor.pending_slips()
@@ -284,17 +286,20 @@ class ConsoleCore:
                 return
             try:
                 if isinstance(item[0], bytes):
-                    data, name, what = item
-                    self._print_bytes(data, name, what)
+                    data, name, what, on_result = item
+                    self._print_bytes(data, name, what, on_result)
                 else:
                     slip_no, reprint = item
                     self._print_one(slip_no, reprint)
             except Exception:
                 log.exception("printing %s", item[1] if isinstance(item[0], bytes) else item[0])
 
-    def _print_bytes(self, data: bytes, name: str, what: str) -> None:
+    def _print_bytes(self, data: bytes, name: str, what: str,
+                     on_result: Callable[[bool, str, str], None] | None) -> None:
         if self.printer is None:
             self._say(f"{what}: no printer is configured")
+            if on_result is not None:
+                on_result(False, "", "no printer is configured")
             return
         from printing.printers import PrinterError
 
@@ -302,9 +307,13 @@ class ConsoleCore:
             self.printer.send(data, name)
         except PrinterError as exc:
             log.warning("%s did not print on %s: %s", what, self.printer, exc)
+            if on_result is not None:
+                on_result(False, str(self.printer), str(exc))
             self._say(f"{what} did not print: {exc}. Print it again from the case.")
             return
         log.info("%s printed on %s", what, self.printer)
+        if on_result is not None:
+            on_result(True, str(self.printer), "")
         self._say(f"{what} printed on {self.printer}")
 
     def _print_one(self, slip_no: int, reprint: bool) -> None:

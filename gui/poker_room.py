@@ -529,8 +529,17 @@ class PokerRoomScreen(QWidget):
                          f"{f' ({e.detail})' if e.detail else ''}" for e in c.events)
         dls = "; ".join(self._deadline_text(d) + (" (met)" if d.met_at else "")
                         for d in bc.deadlines(c, self.tz, self._holidays()))
+        try:
+            prints = bc.slip_prints(self.console.engine, c.case_id)
+        except Exception:  # the ledger is away: the rest is shown
+            log.warning("could not read the share slip prints", exc_info=True)
+            prints = []
+        slips = "; ".join(f"seat {p.seat} {'reprint ' if p.reprint else ''}"
+                          f"{p.at.astimezone(self.tz):%d %b %H:%M} "
+                          f"{'printed' if p.ok else 'NOT PRINTED: ' + p.error}" for p in prints)
         self.case_info.setText(f"Case #{c.case_id}: {hist}"
-                               + (f"\nDeadlines: {dls}" if dls else ""))
+                               + (f"\nDeadlines: {dls}" if dls else "")
+                               + (f"\nShare slips: {slips}" if slips else ""))
 
     def _next_changed(self) -> None:
         """Show only what the chosen next step needs."""
@@ -582,7 +591,13 @@ class PokerRoomScreen(QWidget):
         except SlipError as exc:
             return f"The share slip can not be printed: {exc}"
         what = f"{'Reprint of the share' if reprint else 'Share'} slip case #{case_id} seat {seat}"
-        self.console.print_bytes(data, f"bbj-{case_id}-{seat}", what)
+        engine = self.console.engine
+
+        def keep(ok: bool, printer: str, problem: str) -> None:  # on the printer thread
+            bc.record_slip_print(engine, case_id, seat, reprint=reprint, printer=printer, ok=ok,
+                                 error=problem)
+
+        self.console.print_bytes(data, f"bbj-{case_id}-{seat}", what, keep)
         self.last_slip = data
         return f"{what} sent to the printer."
 

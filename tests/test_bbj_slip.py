@@ -86,7 +86,10 @@ def test_the_console_prints_a_share_slip_on_the_receipt_printer(
     with FakePrinter() as printer:
         h = FloorHarness(engine, printer.port, tables=("PG-1",)).start()
         try:
-            h.console.print_bytes(data, f"bbj-{cid}-1", f"Share slip case {cid} seat 1")
+            h.console.print_bytes(data, f"bbj-{cid}-1", f"Share slip case {cid} seat 1",
+                                  lambda ok, p, err: bc.record_slip_print(
+                                      engine, cid, 1, reprint=False, printer=p, ok=ok,
+                                      error=err))
             assert printer.wait_for_job() == data
             wait_for(lambda: any("seat 1 printed on" in m for m in h.messages),
                      what="the printed message")
@@ -95,11 +98,17 @@ def test_the_console_prints_a_share_slip_on_the_receipt_printer(
     # a printer that is off: the supervisor is told, nothing raises
     h = FloorHarness(engine, 1, tables=("PG-1",)).start()
     try:
-        h.console.print_bytes(data, f"bbj-{cid}-1", f"Share slip case {cid} seat 1")
+        h.console.print_bytes(data, f"bbj-{cid}-1", f"Share slip case {cid} seat 1",
+                              lambda ok, p, err: bc.record_slip_print(
+                                  engine, cid, 1, reprint=True, printer=p, ok=ok, error=err))
         wait_for(lambda: any("seat 1 did not print" in m for m in h.messages),
                  what="the failure message")
     finally:
         h.stop()
+    # both attempts are in the ledger, the failed one with the printer's problem
+    prints = bc.slip_prints(engine, cid)
+    assert [(p.seat, p.reprint, p.ok) for p in prints] == [(1, False, True), (1, True, False)]
+    assert "does not answer" in prints[1].error and prints[1].printer == "127.0.0.1:1"
 
 
 def test_the_demo_share_slip_renders_with_its_net_and_no_name_is_refused() -> None:

@@ -539,3 +539,19 @@ class BbjCaseEvent(Base):
     detail: Mapped[str] = mapped_column(Text)
     employee_id: Mapped[int] = mapped_column(ForeignKey("employees.id"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class BbjSlipPrint(Base):
+    """Append-only: one attempt to print a Bad Beat Jackpot share slip (printing/bbj_slip.py):
+    the case and seat, whether it was a reprint, the printer, and whether it printed (with the
+    printer's problem when it did not)."""
+
+    __tablename__ = "bbj_slip_prints"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    case_id: Mapped[int] = mapped_column(ForeignKey("bbj_cases.id"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    reprint: Mapped[bool] = mapped_column(Boolean)
+    printer: Mapped[str] = mapped_column(String(200))
+    ok: Mapped[bool] = mapped_column(Boolean)
+    error: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)

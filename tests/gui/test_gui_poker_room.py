@@ -591,6 +591,14 @@ def test_each_share_paid_prints_its_slip_and_a_paid_share_can_be_reprinted(  # t
     assert "REPRINT - COPY" in recovered_text(screen.last_slip or b"")
     qtbot.waitUntil(lambda: any("Reprint of the share slip case #1 seat 4 printed on" in m
                                 for m in heard))
+    # both attempts are kept in the ledger and shown with the case
+    qtbot.waitUntil(lambda: len(bc.slip_prints(engine, 1)) == 2)
+    assert [(p.seat, p.reprint, p.ok) for p in bc.slip_prints(engine, 1)] == [
+        (4, False, True), (4, True, True)]
+    screen.refresh_cases()
+    screen.case_table.selectRow(0)
+    assert "Share slips: seat 4 " in screen.case_info.text()
+    assert "seat 4 reprint " in screen.case_info.text()
 
 
 def test_the_floor_files_poker_room_rules_decide_the_claim(qtbot, room_tab) -> None:  # type: ignore[no-untyped-def]
