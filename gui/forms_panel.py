@@ -294,6 +294,9 @@ class FormsPanel(QWidget):
         printer.setDocName(form.title)
         printer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
         dlg = QPrintPreviewDialog(printer, self)
+        # the dialog keeps only a C++ pointer to the printer: without this reference Python
+        # deletes the QPrinter when this method returns and showing the dialog crashes
+        dlg.printer_ref = printer  # type: ignore[attr-defined]
         dlg.setWindowTitle(f"Print — {form.title}")
         dlg.resize(1100, 700)
         html = form.html

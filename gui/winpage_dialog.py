@@ -93,15 +93,13 @@ def print_html(html: str, printer: Any) -> None:
     """Lay ``html`` out on ``printer``'s page (15 mm margins) and print it; what the print
     preview's paintRequested calls."""
     from PySide6.QtCore import QMarginsF, QSizeF
-    from PySide6.QtGui import QFont, QPageLayout, QTextDocument
+    from PySide6.QtGui import QPageLayout
+
+    from printing.winpage import document
 
     printer.setPageMargins(QMarginsF(MARGIN_MM, MARGIN_MM, MARGIN_MM, MARGIN_MM),
                            QPageLayout.Unit.Millimeter)
-    doc = QTextDocument()
-    font = QFont("DejaVu Sans")
-    font.setPointSizeF(9)
-    doc.setDefaultFont(font)
-    doc.setHtml(html)
+    doc = document(html)  # black text whatever the console's theme
     doc.documentLayout().setPaintDevice(printer)
     rect = printer.pageLayout().paintRectPixels(printer.resolution())
     doc.setPageSize(QSizeF(rect.width(), rect.height()))

@@ -151,15 +151,22 @@ def _qt_app() -> Any:
     return app
 
 
-def _document(html: str) -> Any:
+def document(html: str) -> Any:
+    """The ``QTextDocument`` of a printed page.  Text without a colour of its own is BLACK: a
+    document takes its default text colour from the application's palette, and the console's
+    dark theme would otherwise print it in light grey on white paper."""
     from PySide6.QtGui import QFont, QTextDocument
 
     doc = QTextDocument()
     font = QFont("DejaVu Sans")
     font.setPointSizeF(9)
     doc.setDefaultFont(font)
+    doc.setDefaultStyleSheet("html, body { color: #000000; }")
     doc.setHtml(html)
     return doc
+
+
+_document = document
 
 
 def _page_size(page_size: str) -> Any:

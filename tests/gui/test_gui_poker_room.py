@@ -621,3 +621,28 @@ def test_the_floor_files_poker_room_rules_decide_the_claim(qtbot, room_tab) -> N
     assert "Award 25,000.00 (0.50 of main)" in text
     assert "seat 4 Player 4 (winning, citizen): gross 7,500.00" in text
     assert "seat 1 Player 1 (losing, citizen): gross 7,500.00" in text
+
+
+def test_the_print_preview_of_a_form_opens_and_shows_its_pages(  # type: ignore[no-untyped-def]
+        qtbot, room_tab) -> None:
+    """The preview dialog holds its printer (a dialog whose QPrinter Python had deleted crashed
+    the console when shown)."""
+    _window, screen = room_tab
+    engine = screen.console.engine
+    yesterday = datetime.now(screen.tz).date() - timedelta(days=1)
+    _count_and_post(engine, yesterday, screen.tz)
+    _page(screen, "Forms")
+    forms = screen.forms
+    forms.kind_box.setCurrentIndex(forms.kind_box.findData("daily"))
+    forms.daily_date.setDate(QDate(yesterday.year, yesterday.month, yesterday.day))
+    dlg = forms.preview_dialog()
+    assert dlg is not None, forms.msg.text()
+    import gc
+
+    gc.collect()
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    qtbot.wait(200)
+    assert not dlg.grab().isNull()
+    dlg.close()
+    dlg.deleteLater()

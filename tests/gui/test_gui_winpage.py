@@ -119,3 +119,19 @@ def test_print_win_page_lays_the_page_out_on_the_printer(console_window, tmp_pat
     data = (tmp_path / "printed.pdf").read_bytes()
     assert data.startswith(b"%PDF")
     assert b"/Type /Page" in data
+
+
+def test_printed_text_is_black_under_the_consoles_dark_theme(qapp, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The console's dark theme gives the application a light text colour; a printed page
+    (PDF, PNG, print preview) must not take it: text without a colour of its own is black."""
+    from PySide6.QtGui import QImage
+
+    from printing.winpage import render_png
+
+    assert qapp.palette().text().color().lightness() > 150  # the theme is on
+    out = render_png('<html><body><p style="font-size:20pt"><b>BLACK</b></p></body></html>',
+                     tmp_path / "t.png")
+    img = QImage(str(out))
+    darkest = min(img.pixelColor(x, y).lightness()
+                  for y in range(0, img.height() // 4) for x in range(0, img.width() // 2, 2))
+    assert darkest < 40
