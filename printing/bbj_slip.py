@@ -22,16 +22,14 @@ from core.ledger.models import BbjAward, BbjAwardShare, BbjFund
 from core.money import format_cents
 from printing.slip import (
     DEFAULT_PROFILE,
-    LABEL_WIDTH,
-    QR_MODULE_DOTS,
     Signer,
     SlipError,
     _suit_symbols_printable,
-    _Writer,
     amount_in_words,
     cards_text,
-    escpos_dummy,
-    profile_columns,
+    finish_receipt,
+    paid_time_text,
+    start_receipt,
 )
 
 CURRENCY = "PHP"
@@ -113,18 +111,7 @@ def render_share_slip(slip: ShareSlip, *, profile: str = DEFAULT_PROFILE) -> byt
         raise SlipError(f"share slip seat {slip.seat}: no name (the name on the player's "
                         "government ID, RULES.md 6 point 10)")
     zone = ZoneInfo(slip.timezone)
-    p = escpos_dummy(profile)
-    w = _Writer(p, profile_columns(p))
-    p.hw("INIT")
-    p.magic.force_encoding("CP437")
-    p.charcode("AUTO")
-    p.line_spacing()
-
-    if slip.reprint:
-        w.style(align="center", bold=True, invert=True)
-        w.line(" REPRINT - COPY - NOT AN ORIGINAL ")
-        w.style()
-        p.text("\n")
+    p, w = start_receipt(profile, reprint=slip.reprint)
     w.big(slip.casino.upper())
     w.style(align="center", bold=True, size="2h")
     w.line("BAD BEAT JACKPOT SHARE")
@@ -153,35 +140,17 @@ def render_share_slip(slip: ShareSlip, *, profile: str = DEFAULT_PROFILE) -> byt
     w.line(amount_in_words(slip.net_cents) + " PESOS")
     w.rule()
 
-    local = slip.paid_at.astimezone(zone)
+    local, utc = paid_time_text(slip.paid_at, zone)
     w.field("Paid by", slip.paid_by.name)
     w.field("", f"No. {slip.paid_by.employee_no}, {slip.paid_by.role}")
-    w.field("Paid at", f"{local:%Y-%m-%d %H:%M:%S} {local.tzname() or ''}".strip())
-    w.field("", f"{slip.paid_at.astimezone(ZoneInfo('UTC')):%Y-%m-%d %H:%M:%S} UTC")
+    w.field("Paid at", local)
+    w.field("", utc)
     w.field("Award", f"No. {slip.award_id} (TGD-1500, case {slip.case_id})")
     w.rule()
-
-    w.style(align="center")
-    p.qr(slip.reference, size=QR_MODULE_DOTS, native=True)
-    p.text("\n")
-    w.style(align="center", bold=True)
-    w.line(slip.reference)
-    w.style()
-    p.text("\n")
-    w.line("Received the net amount above; government ID shown.")
-    for who in ("Player", "Supervisor", "Cashier"):
-        p.text("\n\n")
-        w.field(who, "_" * (w.cols - LABEL_WIDTH))
-    p.text("\n")
-    w.style(align="center")
-    w.line(f"{slip.casino} - {slip.reference}")
-    if slip.reprint:
-        w.style(align="center", bold=True, invert=True)
-        w.line(" REPRINT - COPY ")
-        w.style()
-    p.cut()
-    out: bytes = bytes(p.output)
-    return out
+    return finish_receipt(p, w, reference=slip.reference,
+                          signers=("Player", "Supervisor", "Cashier"),
+                          footer=f"{slip.casino} - {slip.reference}", reprint=slip.reprint,
+                          acknowledgment="Received the net amount above; government ID shown.")
 
 
 def demo_share_slip(*, reprint: bool = False) -> ShareSlip:

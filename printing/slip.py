@@ -221,12 +221,17 @@ def _utc_offset(dt: datetime) -> str:
     return f"UTC{sign}{minutes // 60:02d}:{minutes % 60:02d}"
 
 
-def local_time_text(slip: WinSlip) -> tuple[str, str]:
-    """(local time with the zone's abbreviation, the same instant in UTC)."""
-    local = slip.local_paid_at
-    utc = slip.paid_at.astimezone(ZoneInfo("UTC"))
+def paid_time_text(paid_at: datetime, zone: ZoneInfo) -> tuple[str, str]:
+    """(local time in ``zone`` with the zone's abbreviation, the same instant in UTC)."""
+    local = paid_at.astimezone(zone)
+    utc = paid_at.astimezone(ZoneInfo("UTC"))
     name = local.tzname() or _utc_offset(local)
     return f"{local:%Y-%m-%d %H:%M:%S} {name}", f"{utc:%Y-%m-%d %H:%M:%S} UTC"
+
+
+def local_time_text(slip: WinSlip) -> tuple[str, str]:
+    """(local time with the zone's abbreviation, the same instant in UTC)."""
+    return paid_time_text(slip.paid_at, slip.zone)
 
 
 _ONES = ("ZERO", "ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX", "SEVEN", "EIGHT", "NINE", "TEN",
@@ -338,22 +343,57 @@ class _Writer:
         self.style()
 
 
-def render_slip(slip: WinSlip, *, profile: str = DEFAULT_PROFILE) -> bytes:
-    """The ESC/POS bytes of ``slip`` for a printer of ``profile`` (pure: same slip, same bytes)."""
+def start_receipt(profile: str, *, reprint: bool) -> tuple[Any, _Writer]:
+    """A receipt's printer (a python-escpos Dummy) and writer, initialized; a reprint starts
+    with its banner.  Every receipt Podium prints begins here and ends in
+    :func:`finish_receipt`."""
     p = escpos_dummy(profile)
     w = _Writer(p, profile_columns(p))
-    symbols = _suit_symbols_printable(p)
-
     p.hw("INIT")
     p.magic.force_encoding("CP437")  # a known starting code page: ESC t 0
     p.charcode("AUTO")  # then switch only where a character needs it
     p.line_spacing()  # default line spacing
-
-    if slip.reprint:
+    if reprint:
         w.style(align="center", bold=True, invert=True)
         w.line(" REPRINT - COPY - NOT AN ORIGINAL ")
         w.style()
         p.text("\n")
+    return p, w
+
+
+def finish_receipt(p: Any, w: _Writer, *, reference: str, signers: Sequence[str], footer: str,
+                   reprint: bool, acknowledgment: str = "") -> bytes:
+    """The end of a receipt: the reference as a QR code and in bold, an optional
+    acknowledgment line, signature lines, the footer (and the reprint mark), the cut; the
+    bytes."""
+    w.style(align="center")
+    p.qr(reference, size=QR_MODULE_DOTS, native=True)
+    p.text("\n")
+    w.style(align="center", bold=True)
+    w.line(reference)
+    w.style()
+    p.text("\n")
+    if acknowledgment:
+        w.line(acknowledgment)
+    for who in signers:
+        p.text("\n\n")
+        w.field(who, "_" * (w.cols - LABEL_WIDTH))
+    p.text("\n")
+    w.style(align="center")
+    w.line(footer)
+    if reprint:
+        w.style(align="center", bold=True, invert=True)
+        w.line(" REPRINT - COPY ")
+        w.style()
+    p.cut()
+    out: bytes = bytes(p.output)
+    return out
+
+
+def render_slip(slip: WinSlip, *, profile: str = DEFAULT_PROFILE) -> bytes:
+    """The ESC/POS bytes of ``slip`` for a printer of ``profile`` (pure: same slip, same bytes)."""
+    p, w = start_receipt(profile, reprint=slip.reprint)
+    symbols = _suit_symbols_printable(p)
     w.big(slip.casino.upper())
     w.style(align="center", bold=True, size="2h")
     w.line(f"WIN SLIP No. {slip.slip_no:06d}")
@@ -400,28 +440,9 @@ def render_slip(slip: WinSlip, *, profile: str = DEFAULT_PROFILE) -> bytes:
     for note in slip.notes:
         w.field("Note", note)
     w.rule()
-
-    w.style(align="center")
-    p.qr(slip.hit_ref, size=QR_MODULE_DOTS, native=True)
-    p.text("\n")
-    w.style(align="center", bold=True)
-    w.line(slip.hit_ref)
-    w.style()
-    p.text("\n")
-
-    for who in ("Supervisor", "Cashier", "Player"):
-        p.text("\n\n")
-        w.field(who, "_" * (w.cols - LABEL_WIDTH))
-    p.text("\n")
-    w.style(align="center")
-    w.line(f"{slip.casino} - win slip {slip.slip_no:06d}")
-    if slip.reprint:
-        w.style(align="center", bold=True, invert=True)
-        w.line(" REPRINT - COPY ")
-        w.style()
-    p.cut()
-    out: bytes = bytes(p.output)
-    return out
+    return finish_receipt(p, w, reference=slip.hit_ref, signers=("Supervisor", "Cashier", "Player"),
+                          footer=f"{slip.casino} - win slip {slip.slip_no:06d}",
+                          reprint=slip.reprint)
 
 
 def demo_slip(*, reprint: bool = False) -> WinSlip:
