@@ -282,25 +282,14 @@ class FormsPanel(QWidget):
     def preview_dialog(self) -> Any:
         """Qt's print preview of the chosen form, built but not shown (None: refused, the
         reason shown).  Printing from it goes through the platform's print dialog."""
-        from PySide6.QtGui import QPageSize
-        from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
-
-        from gui.winpage_dialog import print_html
+        from gui.winpage_dialog import preview_dialog
 
         form = self.rendered()
         if form is None:
             return None
-        printer = QPrinter(QPrinter.PrinterMode.HighResolution)
-        printer.setDocName(form.title)
-        printer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
-        dlg = QPrintPreviewDialog(printer, self)
-        # the dialog keeps only a C++ pointer to the printer: without this reference Python
-        # deletes the QPrinter when this method returns and showing the dialog crashes
-        dlg.printer_ref = printer  # type: ignore[attr-defined]
-        dlg.setWindowTitle(f"Print — {form.title}")
+        dlg = preview_dialog(form.html, doc_name=form.title, title=f"Print — {form.title}",
+                             parent=self)
         dlg.resize(1100, 700)
-        html = form.html
-        dlg.paintRequested.connect(lambda p: print_html(html, p))
         dlg.setProperty("formTitle", form.title)
         return dlg
 

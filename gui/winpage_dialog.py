@@ -15,7 +15,7 @@ from core.floor import HitRecord
 from core.money import format_cents
 from gui.cards import hand_label, with_hand_names
 from printing.slip import WinSlip, cards_text
-from printing.winpage import MARGIN_MM, winpage_html, write_pdf
+from printing.winpage import winpage_html, write_pdf
 
 PAGE_SIZE = "A4"
 
@@ -92,32 +92,33 @@ def save_winpage_pdf(floor: Any, slip_no: int, folder: Path | None = None) -> Pa
 def print_html(html: str, printer: Any) -> None:
     """Lay ``html`` out on ``printer``'s page (15 mm margins) and print it; what the print
     preview's paintRequested calls."""
-    from PySide6.QtCore import QMarginsF, QSizeF
-    from PySide6.QtGui import QPageLayout
+    from printing.winpage import print_on
 
-    from printing.winpage import document
+    print_on(html, printer)
 
-    printer.setPageMargins(QMarginsF(MARGIN_MM, MARGIN_MM, MARGIN_MM, MARGIN_MM),
-                           QPageLayout.Unit.Millimeter)
-    doc = document(html)  # black text whatever the console's theme
-    doc.documentLayout().setPaintDevice(printer)
-    rect = printer.pageLayout().paintRectPixels(printer.resolution())
-    doc.setPageSize(QSizeF(rect.width(), rect.height()))
-    doc.setDocumentMargin(0)
-    doc.print_(printer)
+
+def preview_dialog(html: str, *, doc_name: str, title: str, parent: Any = None) -> Any:
+    """Qt's print preview of ``html`` on A4 (not shown); printing from it goes through the
+    platform's print dialog.  The dialog holds its QPrinter: it keeps only a C++ pointer to it,
+    and a printer Python had deleted crashed the console when the dialog was shown."""
+    from PySide6.QtGui import QPageSize
+    from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
+
+    printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+    printer.setDocName(doc_name)
+    printer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
+    dlg = QPrintPreviewDialog(printer, parent)
+    dlg.printer_ref = printer  # type: ignore[attr-defined]
+    dlg.setWindowTitle(title)
+    dlg.paintRequested.connect(lambda p: print_html(html, p))
+    return dlg
 
 
 def print_winpage(floor: Any, slip_no: int, parent: Any = None) -> bool:
     """Open Qt's print preview for the win page of ``slip_no``; True if it was printed."""
-    from PySide6.QtGui import QPageSize
-    from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
     from PySide6.QtWidgets import QDialog
 
     slip, html = winpage_for(floor, slip_no)
-    printer = QPrinter(QPrinter.PrinterMode.HighResolution)
-    printer.setDocName(f"Win page {slip_no:06d} {slip.hit_ref}")
-    printer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
-    dlg = QPrintPreviewDialog(printer, parent)
-    dlg.setWindowTitle(f"Print win page — win slip {slip_no:06d}")
-    dlg.paintRequested.connect(lambda p: print_html(html, p))
+    dlg = preview_dialog(html, doc_name=f"Win page {slip_no:06d} {slip.hit_ref}",
+                         title=f"Print win page — win slip {slip_no:06d}", parent=parent)
     return bool(dlg.exec() == QDialog.DialogCode.Accepted)

@@ -166,7 +166,21 @@ def document(html: str) -> Any:
     return doc
 
 
-_document = document
+def print_on(html: str, device: Any) -> None:
+    """Print ``html`` on a paged device (a ``QPdfWriter`` or a ``QPrinter``) with 15 mm margins,
+    laid out on its printable area: a paginated document prints as laid out (an unpaginated one
+    would get Qt's own 2 cm margins and page numbers).  The one way Podium prints a page."""
+    from PySide6.QtCore import QMarginsF, QSizeF
+    from PySide6.QtGui import QPageLayout
+
+    device.setPageMargins(QMarginsF(MARGIN_MM, MARGIN_MM, MARGIN_MM, MARGIN_MM),
+                          QPageLayout.Unit.Millimeter)
+    doc = document(html)
+    doc.documentLayout().setPaintDevice(device)
+    rect = device.pageLayout().paintRectPixels(device.resolution())
+    doc.setPageSize(QSizeF(rect.width(), rect.height()))
+    doc.setDocumentMargin(0)
+    doc.print_(device)
 
 
 def _page_size(page_size: str) -> Any:
@@ -182,8 +196,7 @@ def _page_size(page_size: str) -> Any:
 def write_pdf(html: str, path: str | Path, *, page_size: str = "A4",
               title: str = "Podium win page") -> Path:
     """Print ``html`` to a PDF file at ``path`` (A4 or Letter, 15 mm margins)."""
-    from PySide6.QtCore import QMarginsF, QSizeF
-    from PySide6.QtGui import QPageLayout, QPdfWriter
+    from PySide6.QtGui import QPdfWriter
 
     out = Path(path)
     size = _page_size(page_size)
@@ -195,16 +208,7 @@ def write_pdf(html: str, path: str | Path, *, page_size: str = "A4",
     writer.setCreator("Podium")
     writer.setResolution(300)
     writer.setPageSize(size)
-    writer.setPageMargins(QMarginsF(MARGIN_MM, MARGIN_MM, MARGIN_MM, MARGIN_MM),
-                          QPageLayout.Unit.Millimeter)
-    doc = _document(html)
-    # A paginated document prints as laid out (an unpaginated one would get Qt's own
-    # 2 cm margins and page numbers): lay it out on the writer's printable area.
-    doc.documentLayout().setPaintDevice(writer)
-    rect = writer.pageLayout().paintRectPixels(writer.resolution())
-    doc.setPageSize(QSizeF(rect.width(), rect.height()))
-    doc.setDocumentMargin(0)
-    doc.print_(writer)
+    print_on(html, writer)
     del writer  # flushes and closes the file
     if not out.is_file() or out.stat().st_size == 0:
         raise WinPageError(f"win page file {out}: could not be written")
@@ -227,7 +231,7 @@ def render_png(html: str, path: str | Path, *, page_size: str = "A4", dpi: int =
     probe = QImage(1, 1, QImage.Format.Format_RGB32)
     probe.setDotsPerMeterX(dpm)
     probe.setDotsPerMeterY(dpm)
-    doc = _document(html)
+    doc = document(html)
     doc.documentLayout().setPaintDevice(probe)
     doc.setPageSize(QSizeF(width - 2 * margin, height - 2 * margin))
     doc.setDocumentMargin(0)
