@@ -266,10 +266,15 @@ def hit_funds_read(s: Session, fund_id: str, at: datetime) -> tuple[Funds, bool]
     :func:`amount_for_hit`) and whether the hit's day is posted (the condition of
     :func:`record_award`)."""
     when = _aware(at, "hit time")
-    posted = s.execute(select(BbjPosting.id).where(
+    return _sums(s, fund_id, when), _hit_day_posted(s, fund_id, when)
+
+
+def _hit_day_posted(s: Session, fund_id: str, when: datetime) -> bool:
+    """Whether a posting covers the hit time (its first table opening .. last closing): the
+    hit's day is counted and posted, so the prize includes the day's collections."""
+    return s.execute(select(BbjPosting.id).where(
         BbjPosting.fund_id == fund_id, BbjPosting.effective_at <= when,
         BbjPosting.last_closed_at >= when)).first() is not None
-    return _sums(s, fund_id, when), posted
 
 
 def seed(engine: Engine, fund_id: str, amount_cents: int, *, by: str, reason: str,
@@ -445,10 +450,7 @@ def record_award_in(s: Session, fund_id: str, decision: Decision, *, hit_at: dat
     who = _text(by, "recorded by")
     tbl = _text(table, "table")
     _fund(s, fund_id)
-    covering = s.execute(select(BbjPosting.id).where(
-        BbjPosting.fund_id == fund_id, BbjPosting.effective_at <= when,
-        BbjPosting.last_closed_at >= when)).first()
-    if covering is None:
+    if not _hit_day_posted(s, fund_id, when):
         raise BbjFundError(f"hit at {when:%Y-%m-%d %H:%M} UTC: the day of the hit is not "
                            "posted; count and post it first (the prize includes the day's "
                            "collections)")
