@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from sqlalchemy import Engine
+
+from core.ledger.db import make_engine, upgrade
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -38,3 +43,12 @@ def themed(qapp):  # type: ignore[no-untyped-def]
 
     theme.apply(qapp)
     return qapp
+
+
+@pytest.fixture
+def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
+    """A fresh SQLite ledger file for a console under test."""
+    eng = make_engine(f"sqlite:///{tmp_path / 'ledger.sqlite3'}")
+    upgrade(eng)
+    yield eng
+    eng.dispose()

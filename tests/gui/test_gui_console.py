@@ -7,16 +7,13 @@ Screenshots of each screen go to $PODIUM_SCREENSHOT_DIR when it is set."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
-from sqlalchemy import Engine
 
 from core.demo import swipe_of
-from core.ledger.db import make_engine, upgrade
 from gui.authorize import SwipePrompt
 from gui.main_window import MainWindow
 from gui.swipe import SwipeCatcher
@@ -32,14 +29,6 @@ def shot(widget: QWidget, name: str) -> None:
     if SHOTS:
         Path(SHOTS).mkdir(parents=True, exist_ok=True)
         widget.grab().save(str(Path(SHOTS) / f"{name}.png"))
-
-
-@pytest.fixture
-def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
-    eng = make_engine(f"sqlite:///{tmp_path / 'ledger.sqlite3'}")
-    upgrade(eng)
-    yield eng
-    eng.dispose()
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ The screenshot goes to $PODIUM_SCREENSHOT_DIR when it is set (make screenshots).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,6 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from core.demo import swipe_of
-from core.ledger.db import make_engine, upgrade
 from core.ledger.models import Employee, MachineCheck, SwipeLog
 from gui.authorize import SwipePrompt
 from gui.machine_check import MachineCheckScreen
@@ -34,14 +33,6 @@ SHOTS = os.environ.get("PODIUM_SCREENSHOT_DIR")
 SCREEN = "R X R N E / G Y X B N / F F E F N"  # docs/slots.md: 90 + 40 + 15 = 145 credits
 SURVEILLANCE = "3001"
 UNKNOWN_CARD = ";6011000990139999=2812101?"
-
-
-@pytest.fixture
-def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
-    eng = make_engine(f"sqlite:///{tmp_path / 'ledger.sqlite3'}")
-    upgrade(eng)
-    yield eng
-    eng.dispose()
 
 
 @pytest.fixture

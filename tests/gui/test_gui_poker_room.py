@@ -14,7 +14,6 @@ docs/screenshots/poker-room.png)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
@@ -30,7 +29,6 @@ from sqlalchemy.orm import Session
 import core.bbj_cases as bc
 import core.bbj_fund as bf
 from core.demo import swipe_of
-from core.ledger.db import make_engine, upgrade
 from core.ledger.models import (
     BbjAward,
     BbjCessation,
@@ -48,14 +46,6 @@ from tests.harness import FloorHarness
 
 SHOTS = Path(os.environ.get("PODIUM_SCREENSHOT_DIR") or "/tmp/poker-shots")
 SUPERVISOR = swipe_of("1001")  # Dana Reyes
-
-
-@pytest.fixture
-def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
-    eng = make_engine(f"sqlite:///{tmp_path / 'ledger.sqlite3'}")
-    upgrade(eng)
-    yield eng
-    eng.dispose()
 
 
 @pytest.fixture
