@@ -70,6 +70,12 @@ NEXT_TEXT = {"verified": "Verify (deck sorted, CCTV reviewed)",
              "share_paid": "Pay share", "acknowledged": "Acknowledgment received"}
 
 
+def _show(label: QLabel, text: str, ok: bool) -> None:
+    """A step's outcome under it: green when done, red when refused."""
+    label.setText(text)
+    label.setStyleSheet(f"color: {theme.OK if ok else theme.ALERT};")
+
+
 def _qdatetime(local: datetime) -> QDateTime:
     """A naive casino-local time for a date-time field (to the minute)."""
     return QDateTime(QDate(local.year, local.month, local.day), QTime(local.hour, local.minute))
@@ -566,9 +572,8 @@ class PokerRoomScreen(QWidget):
             printed = ""
             if state == "share_paid":
                 printed = " " + self.print_share_slip(c.case_id, int(kw["seat"]))
-            self.case_msg.setText(f"Case #{c.case_id}: {bc.STATE_TEXT[done[0].state]}."
-                                  f"{ceased}{printed}")
-            self.case_msg.setStyleSheet(f"color: {theme.OK};")
+            self._case_message(f"Case #{c.case_id}: {bc.STATE_TEXT[done[0].state]}."
+                               f"{ceased}{printed}", True)
             if state in ("approved", "voided"):  # the award left (or came back to) the fund
                 self.load_funds()
             self.refresh_cases()
@@ -607,12 +612,10 @@ class PokerRoomScreen(QWidget):
         if c is None or seat is None:
             self._case_message("Select a case with a paid share.")
             return
-        self.case_msg.setText(self.print_share_slip(c.case_id, int(seat), reprint=True))
-        self.case_msg.setStyleSheet(f"color: {theme.OK};")
+        self._case_message(self.print_share_slip(c.case_id, int(seat), reprint=True), True)
 
-    def _case_message(self, text: str) -> None:
-        self.case_msg.setText(text)
-        self.case_msg.setStyleSheet(f"color: {theme.ALERT};")
+    def _case_message(self, text: str, ok: bool = False) -> None:
+        _show(self.case_msg, text, ok)
 
     def record_step(self) -> None:
         c = self.selected_case()
@@ -749,12 +752,10 @@ class PokerRoomScreen(QWidget):
         self.count_total.setText(f"Box total {format_cents(total)}")
 
     def _count_message(self, text: str, ok: bool) -> None:
-        self.count_msg.setText(text)
-        self.count_msg.setStyleSheet(f"color: {theme.OK if ok else theme.ALERT};")
+        _show(self.count_msg, text, ok)
 
     def _fee_message(self, text: str, ok: bool) -> None:
-        self.fee_msg.setText(text)
-        self.fee_msg.setStyleSheet(f"color: {theme.OK if ok else theme.ALERT};")
+        _show(self.fee_msg, text, ok)
 
     def _local(self, edit: QDateTimeEdit) -> datetime:
         local = cast(datetime, edit.dateTime().toPython())
