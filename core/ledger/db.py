@@ -6,11 +6,18 @@ transaction handling is switched off (``isolation_level=None``) and every SQLAlc
 starts with ``BEGIN IMMEDIATE``, so a writer takes the database lock up front and two consoles
 (threads) never interleave a read-then-write.
 
+Reads never take the write lock: :func:`reader` gives an engine for read-only work (on SQLite a
+sibling engine whose transactions are plain deferred ``BEGIN`` on ``query_only`` connections, so
+they read a WAL snapshot while a writer commits; on PostgreSQL the same engine, whose plain reads
+take no lock).
+
 PostgreSQL: ``postgresql+psycopg://`` (psycopg 3); the floor locks rows with SELECT ... FOR UPDATE.
 """
 
 from __future__ import annotations
 
+import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +59,7 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     raise ValueError(f"ledger url: unsupported database {backend!r} (use sqlite or postgresql)")
 
 
-def _sqlite_recipe(engine: Engine) -> None:
+def _sqlite_recipe(engine: Engine, *, read_only: bool = False) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, connection_record: Any) -> None:
         # Stop pysqlite from emitting its own BEGIN (and COMMIT before DDL).
@@ -62,12 +69,41 @@ def _sqlite_recipe(engine: Engine) -> None:
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA synchronous=FULL")
             cur.execute("PRAGMA foreign_keys=ON")
+            if read_only:
+                cur.execute("PRAGMA query_only=ON")
         finally:
             cur.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        # a reader's deferred BEGIN reads one WAL snapshot and never waits for a writer
+        conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+
+
+_readers: weakref.WeakKeyDictionary[Engine, Engine] = weakref.WeakKeyDictionary()
+_readers_lock = threading.Lock()
+
+
+def reader(engine: Engine) -> Engine:
+    """The engine for read-only work on ``engine``'s ledger (one per engine, made on first use).
+
+    SQLite: a sibling engine on the same file whose transactions start with a deferred ``BEGIN``
+    on ``PRAGMA query_only`` connections: a reader sees the last committed state (WAL snapshot),
+    never takes the write lock and can not write by mistake.  PostgreSQL: ``engine`` itself
+    (plain reads take no row locks)."""
+    if engine.dialect.name != "sqlite":
+        return engine
+    with _readers_lock:
+        found = _readers.get(engine)
+        if found is not None:
+            return found
+        url = engine.url.render_as_string(hide_password=False)
+        if url in ("sqlite://", "sqlite:///:memory:"):
+            return engine  # a private in-memory database has no second connection to read
+        eng = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        _sqlite_recipe(eng, read_only=True)
+        _readers[engine] = eng
+        return eng
 
 
 def alembic_config() -> Config:

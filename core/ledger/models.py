@@ -6,7 +6,9 @@ Append-only tables (never UPDATEd or DELETEd by Podium): level_settings, meter_e
 controller_events, refused_events, hit_decisions, awards, swipe_log, slips, slip_print_attempts,
 employee_events, machine_checks, bbj_drop_counts, bbj_postings, bbj_entries, bbj_awards,
 bbj_award_shares, bbj_cessations, bbj_cases, bbj_case_events.
-A meter's value is always the SUM of its meter_entries; nothing caches it.
+A meter's value is the SUM of its meter_entries; ``level_balances`` keeps that sum (updated in the
+same transaction as every entry, revision 0010) so a read costs the same at any ledger age, and the
+invariant check compares the two.
 
 Money: ``*_cents`` columns are cents; ``*_delta`` / ``*_units`` columns are exact units
 (1/1,000,000 cent, core.money).  Rates are stored as integer millionths (``*_ppm``) so they
@@ -25,6 +27,7 @@ from sqlalchemy import (
     Date,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     String,
@@ -192,10 +195,41 @@ class RefusedEvent(Base):
     received_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+class LevelBalance(Base):
+    """A level's meter and reserve (exact units) as the sum of its meter_entries, kept in the same
+    transaction as every entry (``entries`` folded in, the latest ``last_entry_id``).  The
+    entries are the truth; ``core.tablegames.balances.check_balances`` compares the two."""
+
+    __tablename__ = "level_balances"
+    level_id: Mapped[int] = mapped_column(ForeignKey("levels.id"), primary_key=True,
+                                          autoincrement=False)
+    meter_units: Mapped[int] = mapped_column(BigInteger)
+    reserve_units: Mapped[int] = mapped_column(BigInteger)
+    entries: Mapped[int] = mapped_column(BigInteger)
+    last_entry_id: Mapped[int | None] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class LevelHourTotal(Base):
+    """Per level, UTC hour and entry kind: how many meter_entries and their meter and reserve
+    sums, kept in the same transaction as every entry (a day's report adds up <= 24 rows a
+    kind; the entries stay the truth and the invariant check compares the two)."""
+
+    __tablename__ = "level_hour_totals"
+    level_id: Mapped[int] = mapped_column(ForeignKey("levels.id"), primary_key=True,
+                                          autoincrement=False)
+    hour: Mapped[datetime] = mapped_column(UTCDateTime, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(24), primary_key=True)
+    entries: Mapped[int] = mapped_column(BigInteger)
+    meter_units: Mapped[int] = mapped_column(BigInteger)
+    reserve_units: Mapped[int] = mapped_column(BigInteger)
+
+
 class Round(Base):
     """A game round; ``state``: locked, ended, misdealt, undone."""
 
     __tablename__ = "rounds"
+    __table_args__ = (Index("ix_rounds_table_round", "table_id", "round_no"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), index=True)
     round_no: Mapped[int] = mapped_column(BigInteger)
@@ -220,18 +254,23 @@ class Wager(Base):
 class Hit(Base):
     """A HIT JACKPOT claim.  ``status`` (pending, paid, auto_paid, rejected, cancelled) mirrors the
     latest hit_decision; the decisions are the audit record.  ``flags``: problems found at claim
-    time ("no wager on seat 3"), newline separated.  ``locked_*``: lock-at-hit amount."""
+    time as codes (``flag_codes``, JSON text, core/tablegames/flags.py); ``flags`` holds the
+    sentences of hits recorded before revision 0010 (new hits leave it empty).
+    ``verified_cards``: the seven cards the supervisor verified for the pay.  ``locked_*``:
+    lock-at-hit amount."""
 
     __tablename__ = "hits"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), index=True)
-    round_id: Mapped[int | None] = mapped_column(ForeignKey("rounds.id"))
+    round_id: Mapped[int | None] = mapped_column(ForeignKey("rounds.id"), index=True)
     round_no: Mapped[int] = mapped_column(BigInteger)
     seat: Mapped[int] = mapped_column(Integer)
     wager_id: Mapped[int | None] = mapped_column(ForeignKey("wagers.id"))
     claimed_hand: Mapped[str] = mapped_column(String(32))
     cards: Mapped[str] = mapped_column(String(64))
     flags: Mapped[str] = mapped_column(Text)
+    flag_codes: Mapped[str] = mapped_column(Text, server_default="[]")
+    verified_cards: Mapped[str] = mapped_column(String(64), server_default="")
     status: Mapped[str] = mapped_column(String(16), index=True)
     event_id: Mapped[int] = mapped_column(ForeignKey("controller_events.id"))
     locked_level_id: Mapped[int | None] = mapped_column(ForeignKey("levels.id"))
@@ -257,6 +296,7 @@ class Award(Base):
     """Append-only: what was paid for a hit (one award per hit)."""
 
     __tablename__ = "awards"
+    __table_args__ = (Index("ix_awards_level_id", "level_id", "id"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     hit_id: Mapped[int] = mapped_column(ForeignKey("hits.id"), unique=True)
     hand: Mapped[str] = mapped_column(String(32))
@@ -274,13 +314,14 @@ class MeterEntry(Base):
     """Append-only: one movement of a meter and/or its reserve (exact units)."""
 
     __tablename__ = "meter_entries"
+    __table_args__ = (Index("ix_meter_entries_level_time", "level_id", "created_at"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     level_id: Mapped[int] = mapped_column(ForeignKey("levels.id"), index=True)
     kind: Mapped[str] = mapped_column(String(24))
     meter_delta: Mapped[int] = mapped_column(BigInteger)
     reserve_delta: Mapped[int] = mapped_column(BigInteger)
-    round_id: Mapped[int | None] = mapped_column(ForeignKey("rounds.id"))
-    hit_id: Mapped[int | None] = mapped_column(ForeignKey("hits.id"))
+    round_id: Mapped[int | None] = mapped_column(ForeignKey("rounds.id"), index=True)
+    hit_id: Mapped[int | None] = mapped_column(ForeignKey("hits.id"), index=True)
     award_id: Mapped[int | None] = mapped_column(ForeignKey("awards.id"))
     reverses_id: Mapped[int | None] = mapped_column(ForeignKey("meter_entries.id"))
     employee_id: Mapped[int | None] = mapped_column(ForeignKey("employees.id"))
@@ -296,7 +337,7 @@ class SwipeLog(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     outcome: Mapped[str] = mapped_column(String(24))
     employee_id: Mapped[int | None] = mapped_column(ForeignKey("employees.id"))
-    hit_id: Mapped[int | None] = mapped_column(ForeignKey("hits.id"))
+    hit_id: Mapped[int | None] = mapped_column(ForeignKey("hits.id"), index=True)
     action: Mapped[str] = mapped_column(String(32))
     role_required: Mapped[str | None] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
@@ -308,7 +349,7 @@ class Slip(Base):
     __tablename__ = "slips"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     slip_no: Mapped[int] = mapped_column(Integer, unique=True)
-    hit_id: Mapped[int] = mapped_column(ForeignKey("hits.id"))
+    hit_id: Mapped[int] = mapped_column(ForeignKey("hits.id"), index=True)
     award_id: Mapped[int] = mapped_column(ForeignKey("awards.id"))
     escpos: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)

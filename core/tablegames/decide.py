@@ -1,0 +1,191 @@
+"""Decisions on a hit: pay (cards verified, the swipe's authority, the award, its meter entries
+and the slip in ONE transaction) and reject.  A refusal changes nothing; a refused swipe is
+written only to the swipe log, in a transaction of its own."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from core import meters
+from core.auth import AuthError, authorize, log_swipe
+from core.ledger.models import Award, Employee, Hit, HitDecision, Level, MeterEntry
+from core.money import json_cents, units_floor_cents
+from core.rules.cards import Card
+from core.tablegames import balances, slips
+from core.tablegames.assess import Assessment, assess, load_hit, parse
+from core.tablegames.ingest import cancel_hit
+from core.tablegames.setup import levels, settings
+from core.tablegames.unit import FloorContext, Unit
+from core.tablegames.views import AmountChanged, FloorError, HitOutcome, PaidHit
+
+log = logging.getLogger("podium.floor")
+
+
+def log_refusal(ctx: FloorContext, exc: AuthError, hit_id: int | None, action: str,
+                role: str | None) -> None:
+    with ctx.session() as s, s.begin():
+        log_swipe(s, exc.outcome, employee_id=exc.employee_id, hit_id=hit_id, action=action,
+                  role_required=role, now=ctx.now())
+    log.info("swipe refused (%s) for %s on hit %s", exc.outcome, action, hit_id)
+
+
+def pay(ctx: FloorContext, hit_id: int, cards: Sequence[str] | Sequence[Card], swipe: str,
+        correct_claim: bool = False, expected_cents: int | None = None) -> PaidHit:
+    """Verify the 7 cards, check the swipe's authority, and pay in ONE transaction.
+
+    ``expected_cents``: the amount the supervisor saw and authorized; if the hit now pays
+    another amount (a linked table moved the meter), nothing is paid and
+    :class:`AmountChanged` names the new amount to confirm."""
+    parsed = parse(cards)
+    refusal: AuthError | None = None
+    with ctx.unit("pay") as u:
+        hit = load_hit(u, hit_id, lock=True)
+        where = f"hit #{hit.id} (table {hit.table_id} seat {hit.seat})"
+        if hit.status != "pending":
+            raise FloorError(f"{where}: already {hit.status.replace('_', '-')}")
+        a = assess(ctx, u, hit, parsed, lock=True)
+        if a.blocking:
+            extra = "; it can only be rejected" if hit.wager_id is None else ""
+            raise FloorError(f"{where}: {'; '.join(a.blocking)}{extra}")
+        if a.mismatch and not correct_claim:
+            raise FloorError(f"{where}: {a.problems[0]}; correct the claim to pay "
+                             f"{a.pay.hand}, or reject the hit")
+        if expected_cents is not None and a.amount is not None and a.amount != expected_cents:
+            raise AmountChanged(
+                f"{where}: the meter moved; it now pays {json_cents(a.amount)}, not the "
+                f"{json_cents(expected_cents)} authorized. Confirm the new amount and swipe "
+                "again.", a.amount)
+        try:
+            emp = authorize(u.s, swipe, a.role)
+        except AuthError as exc:
+            refusal = exc
+        paid = None if refusal is not None else _do_pay(ctx, u, hit, a, parsed, emp)
+    if refusal is not None:
+        log_refusal(ctx, refusal, hit_id, "pay", a.role)
+        raise refusal
+    assert paid is not None
+    return paid
+
+
+def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Card, ...],
+            emp: Employee) -> PaidHit:
+    s, now = u.s, u.now
+    g, pt, pay = a.group, a.paytable, a.pay
+    wager = a.wager
+    assert wager is not None
+    log_swipe(s, "accepted", employee_id=emp.id, hit_id=hit.id, action="pay",
+              role_required=a.role, now=now)
+    corrected = bool(a.mismatch)
+    if corrected:
+        s.add(HitDecision(hit_id=hit.id, decision="claim_corrected", employee_id=emp.id,
+                          reason=f"claimed {hit.claimed_hand}, cards make {pay.hand}",
+                          created_at=now))
+    s.add(HitDecision(hit_id=hit.id, decision="verified", employee_id=emp.id,
+                      reason=f"cards {slips.card_text(cards)} make {pay.hand}", created_at=now))
+    hit.verified_cards = slips.card_text(cards)
+    lvls = levels(u, g.id, lock=True)
+    if hit.locked_amount_cents is not None and not a.locked_same:
+        # The locked amount was for another hand: give it back, pay the corrected hand now.
+        _cancel_locked(u, hit, lvls)
+    award = Award(hit_id=hit.id, hand=pay.hand, source="tray", level_id=None,
+                  amount_cents=0, authorized_by=emp.id, verified_by=emp.id, created_at=now)
+    s.add(award)
+    s.flush()
+    before = after = None
+    level_name = a.level
+    if pay.source == "meter":
+        lv = lvls[level_name or pt.levels[0]]
+        award.source, award.level_id = "meter", lv.id
+        if a.locked_same:
+            amount = int(hit.locked_amount_cents or 0)
+            before, after = hit.locked_meter_before_cents, hit.locked_meter_after_cents
+        else:
+            state = balances.state(s, lv.id, lock=True)
+            amount, moves = meters.award(state, settings(u, lv.id), pay.fraction)
+            before = units_floor_cents(state.meter_units)
+            balances.write(u, lv, moves, reason=f"award hit #{hit.id}", hit_id=hit.id,
+                           award_id=award.id, employee_id=emp.id)
+            after = balances.meter_cents(s, lv.id)
+    else:
+        amount = pt.fixed_cents(pay, wager.amount_cents)
+        if g.all_pays_from_meter:
+            lv = lvls[pt.levels[0]]
+            state = balances.state(s, lv.id, lock=True)
+            taken, moves = meters.award_fixed(state, amount)
+            award.level_id = lv.id
+            before = units_floor_cents(state.meter_units)
+            balances.write(u, lv, moves, reason=f"fixed award hit #{hit.id} "
+                           f"({json_cents(taken)} of {json_cents(amount)} from the meter)",
+                           hit_id=hit.id, award_id=award.id, employee_id=emp.id)
+            after = balances.meter_cents(s, lv.id)
+            level_name = lv.name
+    award.amount_cents = amount
+    award.meter_before_cents, award.meter_after_cents = before, after
+    s.add(HitDecision(hit_id=hit.id, decision="paid", employee_id=emp.id,
+                      reason=f"{json_cents(amount)} from the {award.source}", created_at=now))
+    hit.status = "paid"
+    s.flush()
+    slip_no = slips.make_slip(ctx, u, hit, award)
+    u.hits.add(hit.id)
+    u.tables.add(hit.table_id)
+    u.outcomes.append(HitOutcome(hit.id, hit.table_id, hit.round_no, hit.seat, "paid", amount))
+    meter = award.source == "meter"
+    return PaidHit(hit.id, hit.table_id, hit.round_no, hit.seat, pay.hand, amount,
+                   award.source, level_name if meter else None, before if meter else None,
+                   after if meter else None, emp.number, slip_no, corrected)
+
+
+def _cancel_locked(u: Unit, hit: Hit, lvls: dict[str, Level]) -> None:
+    from sqlalchemy import select
+
+    locked = list(u.s.scalars(select(MeterEntry).where(
+        MeterEntry.hit_id == hit.id, MeterEntry.kind != "reversal",
+        MeterEntry.award_id.is_(None)).order_by(MeterEntry.id)))
+    balances.reverse(u, {lv.id: lv for lv in lvls.values()}, locked,
+                     f"hit #{hit.id} claim corrected", hit_id=hit.id)
+    hit.locked_amount_cents = None
+
+
+def reject(ctx: FloorContext, hit_id: int, reason: str, swipe: str) -> None:
+    """Reject a pending hit (a supervisor's card); a lock-at-hit amount goes back to the
+    meter by reversal entries."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise FloorError(f"hit #{hit_id}: give a reason to reject it")
+    refusal: AuthError | None = None
+    with ctx.unit("reject") as u:
+        hit = load_hit(u, hit_id, lock=True)
+        if hit.status != "pending":
+            raise FloorError(f"hit #{hit.id} (table {hit.table_id} seat {hit.seat}): "
+                             f"already {hit.status.replace('_', '-')}")
+        try:
+            emp = authorize(u.s, swipe, "supervisor")
+        except AuthError as exc:
+            refusal = exc
+        if refusal is None:
+            log_swipe(u.s, "accepted", employee_id=emp.id, hit_id=hit.id, action="reject",
+                      role_required="supervisor", now=u.now)
+            cancel_hit(u, hit, "rejected", reason, employee_id=emp.id)
+    if refusal is not None:
+        log_refusal(ctx, refusal, hit_id, "reject", "supervisor")
+        raise refusal
+
+
+def check_swipe(ctx: FloorContext, swipe: str, needed: str,
+                action: str) -> tuple[str, str, str]:
+    """Check one card for ``needed`` authority before an action that takes several swipes
+    (the first card of a manual adjustment): (number, name, role) if it may; a refusal is
+    logged in swipe_log and raised as AuthError.  An accepted check writes nothing."""
+    refusal: AuthError | None = None
+    with ctx.session() as s, s.begin():  # a first swipe on a new ledger writes its salt
+        try:
+            emp = authorize(s, swipe, needed)
+        except AuthError as exc:
+            refusal = exc
+        else:
+            return emp.number, emp.name, emp.role
+    with ctx.session() as s, s.begin():
+        log_swipe(s, refusal.outcome, employee_id=refusal.employee_id, hit_id=None,
+                  action=action, role_required=needed, now=ctx.now())
+    raise refusal

@@ -1,0 +1,143 @@
+"""The floor: the facade every caller uses (the console, the controllers' link, the tests).
+
+Each method is one workflow of its own module over one unit of work (``core.tablegames.unit``);
+writes run in ONE transaction (SQLite: ``BEGIN IMMEDIATE``; PostgreSQL: the hit and level rows
+locked ``FOR UPDATE``), reads never take the write lock.  After each commit, listeners get a
+:class:`~core.tablegames.views.FloorChange` with the new state of what changed.  Controller
+events normally reach the ledger through :attr:`Floor.writer` (group commit,
+``core.tablegames.writer``); :meth:`Floor.handle` records one event in a transaction of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Engine
+
+from core import meters
+from core.events import ControllerEvent, Origin
+from core.floorconfig import FloorConfig
+from core.rules.cards import Card
+from core.tablegames import adjust as adjusting
+from core.tablegames import assess, decide, ingest, queries, replies, setup, slips
+from core.tablegames.unit import FloorContext, utcnow
+from core.tablegames.views import (
+    ControllerDecision,
+    FloorChange,
+    FloorSnapshot,
+    HitMarker,
+    HitRecord,
+    PaidHit,
+    PendingSlip,
+    Verification,
+)
+from core.tablegames.writer import LedgerWriter
+
+if TYPE_CHECKING:
+    from printing.slip import WinSlip
+
+
+class Floor:
+    """The floor: decides and records.  Thread-safe."""
+
+    def __init__(self, engine: Engine, config: FloorConfig, paytables: dict[str, Any],
+                 clock: Callable[[], datetime] = utcnow,
+                 render_slip: Callable[[Any], bytes] | None = None) -> None:
+        self.ctx = FloorContext(engine, config, paytables, clock, render_slip)
+        self.engine = engine
+        self.config = config
+        self.paytables = paytables
+        self.writer = LedgerWriter(self.ctx)
+
+    # -- listeners ------------------------------------------------------------------------------
+    def add_listener(self, fn: Callable[[FloorChange], None]) -> Callable[[], None]:
+        """``fn(change)`` after every commit; returns a function that removes it again."""
+        return self.ctx.add_listener(fn)
+
+    # -- set-up and links -------------------------------------------------------------------------
+    def start(self) -> list[str]:
+        with self.ctx.unit("start") as u:
+            return setup.start(self.ctx, u)
+
+    def set_link(self, table: str, online: bool) -> None:
+        with self.ctx.unit("link") as u:
+            setup.set_link(u, table, online)
+
+    # -- controller events ----------------------------------------------------------------------
+    def handle(self, origin: Origin, event: ControllerEvent) -> bool:
+        """Record one controller event in a transaction of its own.  False for a replay;
+        FloorError for a refused event, which is kept in ``refused_events``."""
+        try:
+            with self.ctx.unit("event") as u:
+                return ingest.record(self.ctx, u, origin, event)
+        except ValueError as exc:
+            with self.ctx.unit("refused") as u:
+                ingest.record_refusal(u, origin, event, str(exc) or type(exc).__name__)
+            raise
+
+    # -- verification and decisions ---------------------------------------------------------------
+    def evaluate(self, hit_id: int, cards: Sequence[str] | Sequence[Card]) -> Verification:
+        return assess.evaluate(self.ctx, hit_id, cards)
+
+    def pay(self, hit_id: int, cards: Sequence[str] | Sequence[Card], swipe: str,
+            correct_claim: bool = False, expected_cents: int | None = None) -> PaidHit:
+        return decide.pay(self.ctx, hit_id, cards, swipe, correct_claim, expected_cents)
+
+    def reject(self, hit_id: int, reason: str, swipe: str) -> None:
+        decide.reject(self.ctx, hit_id, reason, swipe)
+
+    def check_swipe(self, swipe: str, needed: str, action: str) -> tuple[str, str, str]:
+        return decide.check_swipe(self.ctx, swipe, needed, action)
+
+    def adjust(self, group: str, level: str, meter_delta_cents: int, reason: str, swipe: str,
+               second_swipe: str) -> None:
+        adjusting.adjust(self.ctx, group, level, meter_delta_cents, reason, swipe,
+                         second_swipe)
+
+    # -- reading ----------------------------------------------------------------------------------
+    def meter(self, group: str, level: str) -> meters.LevelState:
+        return queries.meter(self.ctx, group, level)
+
+    def snapshot(self) -> FloorSnapshot:
+        return queries.snapshot(self.ctx)
+
+    def meter_history(self, group: str, level: str, since: datetime | None = None,
+                      limit: int | None = None) -> list[tuple[datetime, int]]:
+        return queries.meter_history(self.ctx, group, level, since, limit)
+
+    def hit_markers(self, group: str, level: str, since: datetime | None = None,
+                    limit: int | None = None) -> list[HitMarker]:
+        return queries.hit_markers(self.ctx, group, level, since, limit)
+
+    def recent_hits(self, group: str, level: str, limit: int = 25) -> list[HitMarker]:
+        return queries.recent_hits(self.ctx, group, level, limit)
+
+    def meter_report(self, group: str, level: str, start: datetime,
+                     end: datetime) -> queries.MeterReport:
+        return queries.meter_report(self.ctx, group, level, start, end)
+
+    def hit_record(self, hit_id: int) -> HitRecord:
+        return queries.hit_record(self.ctx, hit_id)
+
+    # -- controllers' answers ---------------------------------------------------------------------
+    def controller_decision(self, hit_id: int) -> ControllerDecision | None:
+        return replies.controller_decision(self.ctx, hit_id)
+
+    def awaited_decisions(self, table: str) -> list[ControllerDecision]:
+        return replies.awaited_decisions(self.ctx, table)
+
+    # -- slips ------------------------------------------------------------------------------------
+    def pending_slips(self) -> list[PendingSlip]:
+        return slips.pending_slips(self.ctx)
+
+    def slip_bytes(self, slip_no: int) -> bytes:
+        return slips.slip_bytes(self.ctx, slip_no)
+
+    def win_slip(self, slip_no: int) -> WinSlip:
+        return slips.win_slip(self.ctx, slip_no)
+
+    def record_print(self, slip_no: int, printer: str, ok: bool, error: str = "") -> None:
+        with self.ctx.unit("print") as u:
+            slips.record_print(u, slip_no, printer, ok, error)

@@ -1,0 +1,354 @@
+"""Controller events into the ledger: START GAME locks wagers and contributes to every level,
+HIT JACKPOT opens a pending hit (flagged, locked at hit, or auto-paid), END GAME closes the
+round, UNDO and MISDEAL reverse what the round or the hit put in (RULES.md sections 4-5).
+
+:func:`record` handles one event inside a unit of work; it is idempotent on (table, boot, seq):
+a replay changes nothing.  A refused event (a ``ValueError``) leaves no trace but its
+``refused_events`` row (:func:`record_refusal`), which the caller writes after rolling the
+event's own changes back.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from sqlalchemy import func, select
+
+from core import meters
+from core.events import (
+    ControllerEvent,
+    GameEnded,
+    GameStarted,
+    HitClaimed,
+    Misdealt,
+    Origin,
+    Undone,
+)
+from core.ledger.models import (
+    Award,
+    GameTable,
+    Hit,
+    HitDecision,
+    Level,
+    MeterEntry,
+    RefusedEvent,
+    Round,
+    Wager,
+)
+from core.ledger.models import ControllerEvent as EventRow
+from core.money import json_cents, units_floor_cents
+from core.rules import fortune
+from core.rules.cards import CardError, format_cards, parse_cards
+from core.rules.claims import ClaimError, pay_for_claim
+from core.tablegames import balances, flags, slips
+from core.tablegames.flags import FlagCode, HitFlag
+from core.tablegames.setup import levels, settings
+from core.tablegames.unit import FloorContext, Unit
+from core.tablegames.views import FloorError, HitOutcome
+
+log = logging.getLogger("podium.floor")
+
+AUTO_PAID_REASON = "auto-paid (no secondary verification)"
+CONTRIBUTION_KINDS = ("contribution", "reserve_contribution")
+
+
+def claimed_pay(pt: Any, hand: str) -> Any:
+    """The pay of a claimed hand button (a hand the table does not list pays as the best
+    listed hand it always makes, RULES.md 3); None when it pays nothing or needs the cards."""
+    if hand not in fortune.HAND_IDS:
+        return None
+    try:
+        return pay_for_claim(pt, hand)
+    except ClaimError:
+        return None
+
+
+def _claim_problem(pt: Any, hand: str) -> str:
+    try:
+        pay_for_claim(pt, hand)
+    except ClaimError as exc:
+        return str(exc)
+    return ""
+
+
+def payload(event: ControllerEvent) -> dict[str, Any]:
+    """The event as JSON (cards as text, seat keys as strings)."""
+    out: dict[str, Any] = {}
+    for name in event.__dataclass_fields__:
+        value = getattr(event, name)
+        if name == "wagers":
+            value = {str(k): int(v) for k, v in value.items()}
+        elif name == "cards":
+            value = format_cards(value)
+        out[name] = value
+    return out
+
+
+def seen(u: Unit, origin: Origin) -> bool:
+    return u.s.scalar(select(EventRow.id).where(
+        EventRow.table_id == origin.table, EventRow.boot == origin.boot,
+        EventRow.seq == origin.seq)) is not None
+
+
+def record(ctx: FloorContext, u: Unit, origin: Origin, event: ControllerEvent) -> bool:
+    """Record ``event`` and act on it.  False for a replay (nothing changes); FloorError (a
+    ValueError) for an unconfigured table or a refused event."""
+    try:
+        ctx.config.table(origin.table)
+    except KeyError:
+        raise FloorError(f"table {origin.table}: not configured on this floor; its "
+                         "controller is refused") from None
+    s = u.s
+    trow = s.get(GameTable, origin.table)
+    if trow is None:
+        raise FloorError(f"table {origin.table}: not in the ledger; start the floor")
+    if seen(u, origin):
+        return False
+    ev = EventRow(table_id=origin.table, boot=origin.boot, seq=origin.seq,
+                  type=type(event).__name__, payload=payload(event),
+                  controller_time=origin.controller_time, received_at=u.now)
+    s.add(ev)
+    s.flush()
+    u.tables.add(origin.table)
+    u.events += 1
+    if isinstance(event, GameStarted):
+        _game_started(ctx, u, trow, ev, event)
+    elif isinstance(event, HitClaimed):
+        _hit_claimed(ctx, u, trow, ev, event)
+    elif isinstance(event, GameEnded):
+        rnd = find_round(u, trow.id, event.round_no)
+        if rnd is not None and rnd.state == "locked":
+            rnd.state = "ended"
+    elif isinstance(event, Undone):
+        _undone(ctx, u, trow, event)
+    elif isinstance(event, Misdealt):
+        rnd = find_round(u, trow.id, event.round_no)
+        if rnd is None:
+            log.warning("table %s: misdeal of unknown round %s", trow.id, event.round_no)
+        else:
+            void_round(ctx, u, trow, rnd, "misdealt", f"misdeal round {event.round_no}")
+    else:  # pragma: no cover - the union is closed
+        raise FloorError(f"table {trow.id}: unknown event {type(event).__name__}")
+    return True
+
+
+def record_refusal(u: Unit, origin: Origin, event: ControllerEvent, reason: str) -> bool:
+    """Keep a refused event (its only trace once the controller drops it), once per (table,
+    boot, seq).  True if a row was added."""
+    s = u.s
+    if s.scalar(select(RefusedEvent.id).where(
+            RefusedEvent.table_id == origin.table, RefusedEvent.boot == origin.boot,
+            RefusedEvent.seq == origin.seq)) is not None:
+        return False
+    s.add(RefusedEvent(table_id=origin.table, boot=origin.boot, seq=origin.seq,
+                       type=type(event).__name__, payload=payload(event),
+                       controller_time=origin.controller_time, reason=reason,
+                       received_at=u.now))
+    s.flush()
+    log.info("table %s: event %s:%d (%s) refused and kept: %s", origin.table, origin.boot,
+             origin.seq, type(event).__name__, reason)
+    return True
+
+
+def find_round(u: Unit, table_id: str, round_no: int) -> Round | None:
+    return u.s.scalars(select(Round).where(Round.table_id == table_id,
+                                           Round.round_no == round_no)
+                       .order_by(Round.id.desc()).limit(1)).first()
+
+
+def _game_started(ctx: FloorContext, u: Unit, t: GameTable, ev: EventRow,
+                  e: GameStarted) -> None:
+    if not t.online:
+        raise FloorError(f"table {t.id} is OFFLINE: its progressive is locked until the "
+                         "link is back")
+    s = u.s
+    pt = ctx.paytable(t.group_id)
+    rnd = Round(table_id=t.id, round_no=e.round_no, state="locked", event_id=ev.id,
+                started_at=u.now)
+    s.add(rnd)
+    s.flush()
+    lvls = levels(u, t.group_id, lock=True)
+    conf = {name: settings(u, lv.id) for name, lv in lvls.items()}
+    moves: dict[str, list[MeterEntry]] = {name: [] for name in lvls}
+    for seat, cents in sorted(e.wagers.items()):
+        problem = None
+        if not 1 <= seat <= t.seats:
+            problem = f"seat {seat}: table {t.id} has seats 1 to {t.seats}"
+        elif pt.wager_cents is not None and cents != pt.wager_cents:
+            problem = (f"seat {seat}: wager {json_cents(cents)} is not the {pt.id} wager "
+                       f"{json_cents(pt.wager_cents)}")
+        elif cents <= 0:
+            problem = f"seat {seat}: wager {json_cents(cents)} is not positive"
+        s.add(Wager(round_id=rnd.id, seat=seat, amount_cents=cents,
+                    status="refused" if problem else "locked", problem=problem))
+        if problem:
+            log.warning("table %s round %s: %s", t.id, e.round_no, problem)
+            continue
+        for name in lvls:
+            moves[name] += [
+                MeterEntry(kind=mv.kind, meter_delta=mv.meter_delta,
+                           reserve_delta=mv.reserve_delta,
+                           reason=f"table {t.id} round {e.round_no} seat {seat}",
+                           created_at=u.now, round_id=rnd.id)
+                for mv in meters.contribute(conf[name], cents)]
+    s.flush()
+    for name, lv in lvls.items():
+        balances.add_entries(u, lv, moves[name])
+
+
+def _hit_claimed(ctx: FloorContext, u: Unit, t: GameTable, ev: EventRow,
+                 e: HitClaimed) -> None:
+    s = u.s
+    g = ctx.group_cfg(t.group_id)
+    pt = ctx.paytables[g.paytable]
+    found: list[HitFlag] = []
+    rnd = find_round(u, t.id, e.round_no)
+    wager: Wager | None = None
+    void = rnd is not None and rnd.state in ("misdealt", "undone")
+    if rnd is None:
+        found.append(HitFlag(FlagCode.ROUND_NOT_STARTED, round=e.round_no))
+    elif void:
+        found.append(HitFlag(FlagCode.ROUND_VOID, round=e.round_no, state=rnd.state))
+    if rnd is not None:
+        wager = s.scalars(select(Wager).where(Wager.round_id == rnd.id, Wager.seat == e.seat,
+                                              Wager.status == "locked")).first()
+    if wager is None:
+        found.append(HitFlag(FlagCode.NO_WAGER, seat=e.seat))
+    if rnd is not None:
+        dup = s.scalar(select(Hit.id).where(Hit.round_id == rnd.id, Hit.seat == e.seat,
+                                            Hit.status.in_(("pending", "paid", "auto_paid"))))
+        if dup is not None:
+            found.append(HitFlag(FlagCode.DUPLICATE_HIT, seat=e.seat, round=e.round_no))
+    pay = claimed_pay(pt, e.hand)
+    if e.hand not in fortune.HAND_IDS:
+        found.append(HitFlag(FlagCode.NOT_A_HAND, hand=e.hand))
+    elif pay is None:
+        found.append(HitFlag(FlagCode.CLAIM_NOT_PAYABLE, hand=e.hand,
+                             detail=_claim_problem(pt, e.hand)))
+    cards_ok = False
+    mismatch: HitFlag | None = None
+    if e.cards:
+        try:
+            parse_cards([str(c) for c in e.cards], count=7)
+            cards_ok = True
+        except CardError as exc:
+            found.append(HitFlag(FlagCode.BAD_TABLE_CARDS, detail=str(exc)))
+    if cards_ok:
+        got = pt.paying(e.cards)
+        if got is None or got.hand != e.hand:
+            made = got.hand if got is not None else fortune.classify(e.cards, pt.joker)
+            mismatch = HitFlag(FlagCode.CLAIM_MISMATCH, claimed=e.hand, made=made)
+            found.append(mismatch)
+    hit = Hit(table_id=t.id, round_id=rnd.id if rnd else None, round_no=e.round_no,
+              seat=e.seat, wager_id=wager.id if wager else None, claimed_hand=e.hand,
+              cards=slips.card_text(e.cards) if cards_ok else "", flags="",
+              flag_codes=flags.dumps(found), verified_cards="", status="pending",
+              event_id=ev.id, created_at=u.now)
+    s.add(hit)
+    s.flush()
+    u.hits.add(hit.id)
+    if mismatch is not None:
+        s.add(HitDecision(hit_id=hit.id, decision="mismatch_flagged", employee_id=None,
+                          reason=mismatch.words(), created_at=u.now))
+    if any(f.blocking for f in found) or rnd is None or pay is None:
+        return
+    assert wager is not None
+    if g.lock_at_hit and pay.source == "meter":
+        lvls = levels(u, g.id, lock=True)
+        lv = lvls[pay.level or pt.levels[0]]
+        before = balances.state(s, lv.id, lock=True)
+        cents, moves = meters.award(before, settings(u, lv.id), pay.fraction)
+        balances.write(u, lv, moves, reason=f"locked at hit #{hit.id}", hit_id=hit.id,
+                       round_id=rnd.id)
+        hit.locked_level_id = lv.id
+        hit.locked_amount_cents = cents
+        hit.locked_meter_before_cents = units_floor_cents(before.meter_units)
+        hit.locked_meter_after_cents = balances.meter_cents(s, lv.id)
+        return
+    if (not pay.secondary_verification and pay.source == "tray" and not found
+            and not g.all_pays_from_meter):
+        amount = pt.fixed_cents(pay, wager.amount_cents)
+        award = Award(hit_id=hit.id, hand=pay.hand, source="tray", level_id=None,
+                      amount_cents=amount, meter_before_cents=None, meter_after_cents=None,
+                      authorized_by=None, verified_by=None, created_at=u.now)
+        s.add(award)
+        s.flush()
+        s.add(HitDecision(hit_id=hit.id, decision="auto_paid", employee_id=None,
+                          reason=AUTO_PAID_REASON, created_at=u.now))
+        hit.status = "auto_paid"
+        slips.make_slip(ctx, u, hit, award)
+        u.outcomes.append(HitOutcome(hit.id, t.id, hit.round_no, hit.seat, "auto_paid",
+                                     amount))
+
+
+def _undone(ctx: FloorContext, u: Unit, t: GameTable, e: Undone) -> None:
+    rnd = find_round(u, t.id, e.round_no)
+    if rnd is None:
+        log.warning("table %s: undo %s of unknown round %s", t.id, e.what, e.round_no)
+        return
+    if e.what == "START_GAME":
+        void_round(ctx, u, t, rnd, "undone", f"undo START GAME round {e.round_no}")
+        return
+    if e.what != "HIT":
+        log.warning("table %s: undo of %r ignored", t.id, e.what)
+        return
+    q = select(Hit).where(Hit.round_id == rnd.id).order_by(Hit.id.desc())
+    if e.seat is not None:
+        q = q.where(Hit.seat == e.seat)
+    hit = u.s.scalars(q.limit(1).with_for_update()).first()
+    if hit is None:
+        log.warning("table %s round %s: undo HIT with no hit", t.id, e.round_no)
+        return
+    if hit.status != "pending":
+        log.warning("table %s round %s seat %s: undo HIT ignored, the hit is %s (only a "
+                    "manual adjustment backs out a pay)", t.id, e.round_no, hit.seat,
+                    hit.status)
+        return
+    cancel_hit(u, hit, "undone", "undo HIT at the table")
+
+
+def cancel_hit(u: Unit, hit: Hit, decision: str, reason: str,
+               employee_id: int | None = None) -> None:
+    """A pending hit rejected or cancelled; a lock-at-hit amount goes back by reversals."""
+    s = u.s
+    locked = list(s.scalars(select(MeterEntry).where(
+        MeterEntry.hit_id == hit.id, MeterEntry.kind != "reversal",
+        MeterEntry.award_id.is_(None)).order_by(MeterEntry.id)))
+    if locked:
+        lv_ids = {e.level_id for e in locked}
+        level_by_id = {lv.id: lv for lv in s.scalars(select(Level).where(
+            Level.id.in_(lv_ids)).with_for_update())}
+        balances.reverse(u, level_by_id, locked, f"hit #{hit.id} {decision}", hit_id=hit.id)
+    s.add(HitDecision(hit_id=hit.id, decision=decision, employee_id=employee_id,
+                      reason=reason, created_at=u.now))
+    hit.status = "rejected" if decision == "rejected" else "cancelled"
+    u.hits.add(hit.id)
+    u.tables.add(hit.table_id)
+    u.outcomes.append(HitOutcome(hit.id, hit.table_id, hit.round_no, hit.seat, hit.status))
+
+
+def void_round(ctx: FloorContext, u: Unit, t: GameTable, rnd: Round, state: str,
+               reason: str) -> None:
+    if rnd.state in ("misdealt", "undone"):
+        return
+    s = u.s
+    lvls = levels(u, t.group_id, lock=True)
+    level_by_id = {lv.id: lv for lv in lvls.values()}
+    entries = list(s.scalars(select(MeterEntry).where(
+        MeterEntry.round_id == rnd.id, MeterEntry.kind.in_(CONTRIBUTION_KINDS))
+        .order_by(MeterEntry.id)))
+    if entries:
+        balances.reverse(u, level_by_id, entries, reason, round_id=rnd.id)
+    for hit in s.scalars(select(Hit).where(Hit.round_id == rnd.id,
+                                           Hit.status == "pending").order_by(Hit.id)):
+        cancel_hit(u, hit, "cancelled", reason)
+    paid = s.scalar(select(func.count()).select_from(Hit).where(
+        Hit.round_id == rnd.id, Hit.status.in_(("paid", "auto_paid"))))
+    if paid:
+        log.warning("table %s round %s: %s with %s paid hit(s); a paid hit is backed out "
+                    "only by a manual adjustment", t.id, rnd.round_no, state, paid)
+    for w in s.scalars(select(Wager).where(Wager.round_id == rnd.id,
+                                           Wager.status == "locked")):
+        w.status = "returned"
+    rnd.state = state

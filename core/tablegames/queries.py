@@ -1,0 +1,352 @@
+"""Read-only views of the floor: none takes the write lock (``FloorContext.read``), and none
+sums a meter's history (balances and hourly totals are kept beside the entries).
+
+- :func:`snapshot`: every table, level and pending hit in three statements;
+- :func:`touched_views`: the new state of what one unit of work touched (for its FloorChange);
+- :func:`meter_history`, :func:`hit_markers`: a level's trend and its pays (windowed);
+- :func:`recent_hits`: the latest hits paid from a level (NY 5320.8 style "last 25");
+- :func:`meter_report`: a level's movements over a period (a day, a shift);
+- :func:`hit_record`: everything the ledger holds about one hit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from core import meters
+from core.ledger.models import (
+    Award,
+    Employee,
+    GameTable,
+    Group,
+    Hit,
+    HitDecision,
+    Level,
+    LevelBalance,
+    LevelHourTotal,
+    MeterEntry,
+    Round,
+    Slip,
+    SwipeLog,
+    Wager,
+)
+from core.ledger.models import ControllerEvent as EventRow
+from core.rules import fortune
+from core.rules.cards import CardError, format_cards
+from core.tablegames import balances, flags
+from core.tablegames.slips import cards_of
+from core.tablegames.unit import FloorContext, Unit
+from core.tablegames.views import (
+    DecisionRecord,
+    FloorError,
+    FloorSnapshot,
+    HitMarker,
+    HitRecord,
+    LevelView,
+    PendingHitView,
+    TableView,
+)
+
+
+def _latest_round(table_id: Any) -> Any:
+    return (select(Round.id).where(Round.table_id == table_id).order_by(Round.id.desc())
+            .limit(1).correlate(GameTable).scalar_subquery())
+
+
+def _tables(s: Session, where: Any = None) -> list[tuple[Any, ...]]:
+    latest = _latest_round(GameTable.id)
+    q = (select(GameTable.id, GameTable.name, GameTable.group_id, Group.paytable_id,
+                GameTable.online, Round.round_no, Round.state)
+         .join(Group, Group.id == GameTable.group_id)
+         .outerjoin(Round, Round.id == latest).order_by(GameTable.id))
+    if where is not None:
+        q = q.where(where)
+    return list(s.execute(q).all())
+
+
+def _pending(s: Session, now: datetime, where: Any = None) -> list[PendingHitView]:
+    q = (select(Hit, Wager.amount_cents).outerjoin(Wager, Wager.id == Hit.wager_id)
+         .where(Hit.status == "pending").order_by(Hit.id))
+    if where is not None:
+        q = q.where(where)
+    out = []
+    for h, wager in s.execute(q).all():
+        fl = flags.loads(h.flag_codes)
+        words = flags.words(fl) or tuple(f for f in (h.flags or "").split("\n") if f)
+        out.append(PendingHitView(
+            h.id, h.table_id, h.seat, h.round_no, wager, h.claimed_hand,
+            tuple(h.cards.split()) if h.cards else (), words, h.created_at,
+            (now - h.created_at).total_seconds(), h.locked_amount_cents,
+            h.wager_id is None or any(f.blocking for f in fl)))
+    return out
+
+
+def _levels(s: Session, where: Any = None) -> list[LevelView]:
+    q = (select(Level.group_id, Level.name, LevelBalance.meter_units,
+                LevelBalance.reserve_units, LevelBalance.last_entry_id)
+         .join(LevelBalance, LevelBalance.level_id == Level.id)
+         .order_by(Level.group_id, Level.id))
+    if where is not None:
+        q = q.where(where)
+    return [LevelView(g, n, int(m), int(r), int(v or 0)) for g, n, m, r, v in s.execute(q)]
+
+
+def _table_views(rows: list[tuple[Any, ...]], pending: list[PendingHitView]) -> list[TableView]:
+    count: dict[str, int] = {}
+    for p in pending:
+        count[p.table] = count.get(p.table, 0) + 1
+    return [TableView(tid, name, group, paytable, bool(online), rno, state, count.get(tid, 0))
+            for tid, name, group, paytable, online, rno, state in rows]
+
+
+def snapshot(ctx: FloorContext) -> FloorSnapshot:
+    now = ctx.now()
+    with ctx.read() as s:
+        rows = _tables(s)
+        pending = _pending(s, now)
+        levels = _levels(s)
+    return FloorSnapshot(now, tuple(_table_views(rows, pending)), tuple(levels), tuple(pending))
+
+
+def touched_views(ctx: FloorContext, u: Unit) -> tuple[tuple[TableView, ...],
+                                                        tuple[LevelView, ...],
+                                                        tuple[PendingHitView, ...],
+                                                        frozenset[int]]:
+    """The state, inside ``u``'s transaction, of every table, level and hit it touched."""
+    s = u.s
+    s.flush()
+    tables: list[TableView] = []
+    if u.tables:
+        rows = _tables(s, GameTable.id.in_(sorted(u.tables)))
+        pend = _pending(s, u.now, Hit.table_id.in_(sorted(u.tables)))
+        tables = _table_views(rows, pend)
+    levels: list[LevelView] = []
+    if u.levels:
+        groups = sorted({g for g, _ in u.levels})
+        levels = [lv for lv in _levels(s, Level.group_id.in_(groups))
+                  if (lv.group, lv.level) in u.levels]
+    pending: list[PendingHitView] = []
+    closed: set[int] = set()
+    if u.hits:
+        pending = _pending(s, u.now, Hit.id.in_(sorted(u.hits)))
+        closed = set(u.hits) - {p.hit_id for p in pending}
+    return tuple(tables), tuple(levels), tuple(pending), frozenset(closed)
+
+
+def level_id(s: Session, group: str, level: str) -> int:
+    found = s.scalar(select(Level.id).where(Level.group_id == group, Level.name == level))
+    if found is None:
+        raise FloorError(f"group {group}: no level {level}")
+    return int(found)
+
+
+def meter(ctx: FloorContext, group: str, level: str) -> meters.LevelState:
+    """A level's meter and reserve (the sum of its entries, as kept beside them)."""
+    with ctx.read() as s:
+        return balances.state(s, level_id(s, group, level))
+
+
+def _window(what: str, since: datetime | None, limit: int | None) -> None:
+    if since is not None and since.tzinfo is None:
+        raise FloorError(f"{what}: 'since' must be a UTC-aware time, not a naive one")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                              or limit < 1):
+        raise FloorError(f"{what}: limit {limit!r} must be a whole number of at least 1")
+
+
+def meter_history(ctx: FloorContext, group: str, level: str, since: datetime | None = None,
+                  limit: int | None = None) -> list[tuple[datetime, int]]:
+    """The meter after each entry, oldest first: (time, exact units).
+
+    ``since``: only entries made at or after that time; ``limit``: only the most recent
+    ``limit`` of them.  Each value is still the true meter after that entry: counted back
+    from the kept balance (the balance minus every later entry of the window)."""
+    _window(f"meter history of {group}/{level}", since, limit)
+    with ctx.read() as s:
+        lid = level_id(s, group, level)
+        bal = s.get(LevelBalance, lid)
+        q = (select(MeterEntry.id, MeterEntry.created_at, MeterEntry.meter_delta)
+             .where(MeterEntry.level_id == lid).order_by(MeterEntry.id.desc()))
+        if since is not None:
+            q = q.where(MeterEntry.created_at >= since)
+        if limit is not None:
+            q = q.limit(limit)
+        rows = s.execute(q).all()
+        last = int(bal.last_entry_id or 0) if bal is not None else 0
+        total = int(bal.meter_units) if bal is not None else 0
+        if rows and last > rows[0][0]:
+            # entries after the window (none when the window is the newest): take them back
+            total -= int(s.scalar(select(func.coalesce(func.sum(MeterEntry.meter_delta), 0))
+                                  .where(MeterEntry.level_id == lid,
+                                         MeterEntry.id > rows[0][0])) or 0)
+    out: list[tuple[datetime, int]] = []
+    for _id, at, delta in rows:
+        out.append((at, total))
+        total -= int(delta)
+    out.reverse()
+    return out
+
+
+def hit_markers(ctx: FloorContext, group: str, level: str, since: datetime | None = None,
+                limit: int | None = None) -> list[HitMarker]:
+    """Meter pays of a level (for markers on the meter history), oldest first."""
+    _window(f"hit markers of {group}/{level}", since, limit)
+    with ctx.read() as s:
+        lid = level_id(s, group, level)
+        q = (select(Award, Hit).join(Hit, Award.hit_id == Hit.id)
+             .where(Award.level_id == lid))
+        if since is not None:
+            q = q.where(Award.created_at >= since)
+        rows = s.execute(q.order_by(Award.id.desc()).limit(limit)).all()
+        return [HitMarker(a.created_at, h.id, h.table_id, h.seat, a.hand, a.amount_cents)
+                for a, h in reversed(rows)]
+
+
+def recent_hits(ctx: FloorContext, group: str, level: str, limit: int = 25) -> list[HitMarker]:
+    """The latest ``limit`` hits paid from a level, newest first."""
+    return list(reversed(hit_markers(ctx, group, level, limit=limit)))
+
+
+@dataclass(frozen=True)
+class MeterReport:
+    """A level's movements over [start, end): per entry kind, how many and the meter and
+    reserve sums (exact units); opening and closing balances; whether it adds up."""
+
+    group: str
+    level: str
+    start: datetime
+    end: datetime
+    opening_meter_units: int
+    opening_reserve_units: int
+    by_kind: dict[str, tuple[int, int, int]]  # kind -> (entries, meter units, reserve units)
+    closing_meter_units: int
+    closing_reserve_units: int
+
+    @property
+    def adds_up(self) -> bool:
+        m = self.opening_meter_units + sum(v[1] for v in self.by_kind.values())
+        r = self.opening_reserve_units + sum(v[2] for v in self.by_kind.values())
+        return (m, r) == (self.closing_meter_units, self.closing_reserve_units)
+
+
+def _sum_entries(s: Session, lid: int, start: datetime, end: datetime,
+                 into: dict[str, list[int]]) -> None:
+    if start >= end:
+        return
+    for kind, n, m, r in s.execute(
+            select(MeterEntry.kind, func.count(), func.coalesce(func.sum(MeterEntry.meter_delta),
+                                                                0),
+                   func.coalesce(func.sum(MeterEntry.reserve_delta), 0))
+            .where(MeterEntry.level_id == lid, MeterEntry.created_at >= start,
+                   MeterEntry.created_at < end).group_by(MeterEntry.kind)):
+        acc = into.setdefault(kind, [0, 0, 0])
+        acc[0] += int(n)
+        acc[1] += int(m)
+        acc[2] += int(r)
+
+
+def _ceil_hour(t: datetime) -> datetime:
+    from datetime import timedelta
+
+    floor = t.replace(minute=0, second=0, microsecond=0)
+    return floor if floor == t else floor + timedelta(hours=1)
+
+
+def meter_report(ctx: FloorContext, group: str, level: str, start: datetime,
+                 end: datetime) -> MeterReport:
+    """A level's movements over [start, end) (UTC-aware): whole hours from the kept hourly
+    totals, the partial hours at either edge from the entries."""
+    if start.tzinfo is None or end.tzinfo is None or end <= start:
+        raise FloorError(f"meter report of {group}/{level}: give UTC-aware start < end")
+    with ctx.read() as s:
+        lid = level_id(s, group, level)
+        first_hour = _ceil_hour(start)
+        last_hour = end.replace(minute=0, second=0, microsecond=0)
+
+        def totals(lo: datetime | None, hi: datetime) -> dict[str, list[int]]:
+            out: dict[str, list[int]] = {}
+            q = (select(LevelHourTotal.kind, func.sum(LevelHourTotal.entries),
+                        func.sum(LevelHourTotal.meter_units),
+                        func.sum(LevelHourTotal.reserve_units))
+                 .where(LevelHourTotal.level_id == lid, LevelHourTotal.hour < hi)
+                 .group_by(LevelHourTotal.kind))
+            if lo is not None:
+                q = q.where(LevelHourTotal.hour >= lo)
+            for kind, n, m, r in s.execute(q):
+                out[kind] = [int(n), int(m), int(r)]
+            return out
+
+        by_kind: dict[str, list[int]] = {}
+        if first_hour < last_hour:
+            by_kind = totals(first_hour, last_hour)
+            _sum_entries(s, lid, start, first_hour, by_kind)
+            _sum_entries(s, lid, last_hour, end, by_kind)
+        else:
+            _sum_entries(s, lid, start, end, by_kind)
+        # opening: every whole hour before start's hour, and that hour's entries before start
+        start_hour = start.replace(minute=0, second=0, microsecond=0)
+        before = totals(None, start_hour)
+        _sum_entries(s, lid, start_hour, start, before)
+        om = sum(v[1] for v in before.values())
+        orr = sum(v[2] for v in before.values())
+    cm = om + sum(v[1] for v in by_kind.values())
+    cr = orr + sum(v[2] for v in by_kind.values())
+    return MeterReport(group, level, start, end, om, orr,
+                       {k: (v[0], v[1], v[2]) for k, v in sorted(by_kind.items())}, cm, cr)
+
+
+def hit_record(ctx: FloorContext, hit_id: int) -> HitRecord:
+    """A hit's claim, cards, evaluation, award, decisions and swipes (who, when, why)."""
+    with ctx.read() as s:
+        hit = s.get(Hit, hit_id)
+        if hit is None:
+            raise FloorError(f"hit #{hit_id}: no such hit")
+        award = s.scalars(select(Award).where(Award.hit_id == hit.id)).first()
+        ev = s.get(EventRow, hit.event_id)
+        wager = s.get(Wager, hit.wager_id) if hit.wager_id is not None else None
+        verified = cards_of(hit.verified_cards)
+        paid_on = verified or cards_of(hit.cards)
+        evaluated: str | None = None
+        t = s.get(GameTable, hit.table_id)
+        if paid_on and t is not None:
+            try:
+                evaluated = fortune.classify(paid_on, ctx.paytable(t.group_id).joker)
+            except (CardError, FloorError):
+                evaluated = None
+        ids = {d.employee_id for d in s.scalars(
+            select(HitDecision).where(HitDecision.hit_id == hit.id))}
+        ids |= {w.employee_id for w in s.scalars(select(SwipeLog).where(
+            SwipeLog.hit_id == hit.id))}
+        people = {e.id: e for e in s.scalars(select(Employee).where(
+            Employee.id.in_([i for i in ids if i is not None])))}
+
+        def row(at: datetime, what: str, employee_id: int | None, why: str) -> DecisionRecord:
+            e = people.get(employee_id) if employee_id is not None else None
+            if e is None:
+                return DecisionRecord(at, what, None, "", "", why)
+            return DecisionRecord(at, what, e.number, e.name, e.role, why)
+
+        trail = [(d.created_at, 0, d.id, row(d.created_at, d.decision, d.employee_id, d.reason))
+                 for d in s.scalars(select(HitDecision).where(HitDecision.hit_id == hit.id))]
+        trail += [(w.created_at, 1, w.id,
+                   row(w.created_at, f"swipe {w.outcome.replace('_', ' ')}", w.employee_id,
+                       f"{w.action}, needs {w.role_required or 'any role'}"))
+                  for w in s.scalars(select(SwipeLog).where(SwipeLog.hit_id == hit.id))]
+        # a swipe comes before the decisions it made (same transaction, same time)
+        trail.sort(key=lambda r: (r[0], -r[1], r[2]))
+        slip_nos = tuple(s.scalars(select(Slip.slip_no).where(Slip.hit_id == hit.id)
+                                   .order_by(Slip.slip_no)))
+        fl = flags.loads(hit.flag_codes)
+        words = flags.words(fl) or tuple(f for f in (hit.flags or "").split("\n") if f)
+        return HitRecord(
+            hit.id, hit.table_id, hit.seat, hit.round_no, hit.status, hit.claimed_hand,
+            tuple(format_cards(cards_of(hit.cards))), tuple(format_cards(verified)),
+            evaluated, award.hand if award else None,
+            award.amount_cents if award else None, wager.amount_cents if wager else None,
+            words, f"{ev.boot}:{ev.seq}" if ev else "", hit.created_at,
+            tuple(r[3] for r in trail), slip_nos)

@@ -1,0 +1,108 @@
+"""The floor file into the ledger: groups, levels (seeded once), their settings history and the
+tables; and the link state of each table (a table starts OFFLINE until its link is up)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from sqlalchemy import select
+
+from core import meters
+from core.ledger.models import (
+    GameTable,
+    Group,
+    Level,
+    LevelBalance,
+    LevelSetting,
+    MeterEntry,
+    Setting,
+)
+from core.money import cents_to_units, json_cents
+from core.tablegames import balances
+from core.tablegames.unit import FloorContext, Unit
+from core.tablegames.views import FloorError
+
+PPM = 1_000_000
+SLIP_SEQUENCE_KEY = "slip_sequence"
+
+
+def levels(u: Unit, group_id: str, *, lock: bool) -> dict[str, Level]:
+    q = select(Level).where(Level.group_id == group_id).order_by(Level.id)
+    if lock:
+        q = q.with_for_update()
+    return {lv.name: lv for lv in u.s.scalars(q)}
+
+
+def settings(u: Unit, level_id: int) -> meters.LevelSettings:
+    row = u.s.scalars(select(LevelSetting).where(LevelSetting.level_id == level_id)
+                      .order_by(LevelSetting.id.desc()).limit(1)).first()
+    if row is None:
+        raise FloorError(f"level #{level_id}: has no settings; start the floor first")
+    return meters.LevelSettings(row.seed_units, Decimal(row.contribution_rate_ppm) / PPM,
+                                Decimal(row.reserve_rate_ppm) / PPM)
+
+
+def start(ctx: FloorContext, u: Unit) -> list[str]:
+    """Sync the floor configuration into the ledger; returns what it did (for the log).
+
+    New levels are seeded (a ``seed`` entry); a changed seed or rate appends a
+    ``level_settings`` row (history is never updated).  Every table starts OFFLINE until
+    its link reports it online."""
+    notes: list[str] = []
+    s, now = u.s, u.now
+    if s.get(Setting, SLIP_SEQUENCE_KEY) is None:
+        s.add(Setting(key=SLIP_SEQUENCE_KEY, value="slip numbers: max(slips.slip_no)+1"))
+    for g in ctx.config.groups:
+        row = s.get(Group, g.id)
+        if row is None:
+            row = Group(id=g.id, created_at=now)
+            s.add(row)
+            notes.append(f"group {g.id}: created")
+        row.name, row.paytable_id = g.name, g.paytable
+        row.lock_at_hit, row.payment_order = g.lock_at_hit, g.pay_order
+        s.flush()
+        have = levels(u, g.id, lock=True)
+        for lc in g.levels:
+            lv = have.get(lc.name)
+            if lv is None:
+                lv = Level(group_id=g.id, name=lc.name, created_at=now)
+                s.add(lv)
+                s.flush()
+            balances.open_balance(s, lv.id, now)
+            want = (cents_to_units(lc.seed_cents), int(lc.contribution_rate * PPM),
+                    int(lc.reserve_rate * PPM))
+            cur = s.scalars(select(LevelSetting).where(LevelSetting.level_id == lv.id)
+                            .order_by(LevelSetting.id.desc()).limit(1)).first()
+            if cur is None or (cur.seed_units, cur.contribution_rate_ppm,
+                               cur.reserve_rate_ppm) != want:
+                s.add(LevelSetting(level_id=lv.id, seed_units=want[0],
+                                   contribution_rate_ppm=want[1], reserve_rate_ppm=want[2],
+                                   effective_at=now))
+                notes.append(f"level {g.id}/{lc.name}: settings recorded")
+            bal = s.get(LevelBalance, lv.id)
+            if bal is not None and not bal.entries:
+                balances.add_entries(u, lv, [MeterEntry(
+                    kind="seed", meter_delta=want[0], reserve_delta=0,
+                    reason="first-time seeding", created_at=now)])
+                notes.append(f"level {g.id}/{lc.name}: seeded at {json_cents(lc.seed_cents)}")
+            u.levels.add((g.id, lc.name))
+    for t in ctx.config.tables:
+        trow = s.get(GameTable, t.id)
+        if trow is None:
+            trow = GameTable(id=t.id, created_at=now)
+            s.add(trow)
+            notes.append(f"table {t.id}: created")
+        trow.name, trow.group_id, trow.seats, trow.online = t.name, t.group, t.seats, False
+        u.tables.add(t.id)
+    s.flush()
+    return notes
+
+
+def set_link(u: Unit, table: str, online: bool) -> None:
+    """The controller link of ``table`` came up (online) or dropped (OFFLINE)."""
+    row = u.s.get(GameTable, table)
+    if row is None:
+        raise FloorError(f"table {table}: not configured on this floor")
+    if row.online != online:
+        row.online = online
+    u.tables.add(table)

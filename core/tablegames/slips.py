@@ -1,0 +1,152 @@
+"""Win slips: the next slip number, the slip's record (one builder for the paper printed at pay
+time and for :func:`win_slip` later), its ESC/POS bytes kept in the ledger, print attempts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from core.ledger.models import (
+    Award,
+    Employee,
+    GameTable,
+    Group,
+    Hit,
+    Level,
+    Setting,
+    Slip,
+    SlipPrintAttempt,
+)
+from core.rules import fortune
+from core.rules.cards import Card, format_cards, parse_card
+from core.tablegames.setup import SLIP_SEQUENCE_KEY
+from core.tablegames.unit import FloorContext, Unit
+from core.tablegames.views import FloorError, PendingSlip
+
+if TYPE_CHECKING:
+    from printing.slip import WinSlip
+
+AUTO_SIGNER_NAME = "Auto-paid (no secondary verification)"
+
+
+def table_label(name: str, table_id: str) -> str:
+    """"Pai Gow 1 (PG-1)" on slips: the name people use and the id the ledger uses."""
+    return f"{name} ({table_id})" if name and name != table_id else table_id
+
+
+def hand_name(hand_id: str) -> str:
+    """The hand as people read it on a slip: "Royal flush plus royal match"."""
+    name = fortune.HAND_NAMES.get(hand_id, hand_id.replace("_", " ").lower())
+    return name[:1].upper() + name[1:]
+
+
+def card_text(cards: Sequence[Card]) -> str:
+    return " ".join(format_cards(cards))
+
+
+def cards_of(text: str) -> tuple[Card, ...]:
+    return tuple(parse_card(t) for t in text.split()) if text else ()
+
+
+def shown_cards(hit: Hit) -> tuple[Card, ...]:
+    """The cards a pay was made on: those the supervisor verified, else the table's."""
+    return cards_of(hit.verified_cards or hit.cards)
+
+
+def make_slip(ctx: FloorContext, u: Unit, hit: Hit, award: Award) -> int:
+    s = u.s
+    if ctx.pg:
+        s.scalars(select(Setting).where(Setting.key == SLIP_SEQUENCE_KEY)
+                  .with_for_update()).first()
+    slip_no = int(s.scalar(select(func.coalesce(func.max(Slip.slip_no), 0))) or 0) + 1
+    from printing.slip import render_slip
+
+    render = ctx.render or render_slip
+    data = bytes(render(slip_record(ctx, s, slip_no, hit, award, u.now)))
+    s.add(Slip(slip_no=slip_no, hit_id=hit.id, award_id=award.id, escpos=data,
+               created_at=u.now))
+    s.flush()
+    u.slips.append(slip_no)
+    return slip_no
+
+
+def slip_record(ctx: FloorContext, s: Session, slip_no: int, hit: Hit, award: Award,
+                paid_at: datetime) -> WinSlip:
+    """The win slip of a paid hit, from its ledger rows only (the award, its level, the
+    employees on it, the verified cards or else the table's)."""
+    from printing.slip import Signer, WinSlip
+
+    def signer(employee_id: int | None) -> Signer | None:
+        emp = s.get(Employee, employee_id) if employee_id is not None else None
+        return Signer(emp.name, emp.number, emp.role) if emp is not None else None
+
+    authorized = signer(award.authorized_by)
+    level = None
+    if award.source == "meter" and award.level_id is not None:
+        lv = s.get(Level, award.level_id)
+        level = lv.name if lv is not None else None
+    table = s.get(GameTable, hit.table_id)
+    group = s.get(Group, table.group_id) if table is not None else None
+    casino = ctx.config.casino
+    return WinSlip(
+        casino=casino.name, slip_no=slip_no, hit_ref=f"H{hit.id}",
+        table=table_label(table.name if table is not None else "", hit.table_id),
+        seat=hit.seat, round_no=hit.round_no,
+        paytable=group.paytable_id if group is not None else "",
+        hand=hand_name(award.hand), hand_id=award.hand,
+        cards=tuple(format_cards(shown_cards(hit))),
+        amount_cents=award.amount_cents,
+        source="meter" if award.source == "meter" else "tray",
+        level=level, meter_before_cents=award.meter_before_cents if level else None,
+        meter_after_cents=award.meter_after_cents if level else None,
+        authorized_by=authorized or Signer(AUTO_SIGNER_NAME, "AUTO", "system"),
+        verified_by=signer(award.verified_by),
+        paid_at=paid_at, timezone=casino.timezone, currency=casino.currency_symbol,
+    )
+
+
+def win_slip(ctx: FloorContext, slip_no: int) -> WinSlip:
+    with ctx.read() as s:
+        slip = s.scalars(select(Slip).where(Slip.slip_no == slip_no)).first()
+        if slip is None:
+            raise FloorError(f"slip {slip_no}: no such slip")
+        hit = s.get(Hit, slip.hit_id)
+        award = s.get(Award, slip.award_id)
+        if hit is None or award is None:
+            raise FloorError(f"slip {slip_no}: its hit or award is missing from the ledger")
+        return slip_record(ctx, s, slip.slip_no, hit, award, slip.created_at)
+
+
+def slip_bytes(ctx: FloorContext, slip_no: int) -> bytes:
+    with ctx.read() as s:
+        data = s.scalar(select(Slip.escpos).where(Slip.slip_no == slip_no))
+    if data is None:
+        raise FloorError(f"slip {slip_no}: no such slip")
+    return bytes(data)
+
+
+def pending_slips(ctx: FloorContext) -> list[PendingSlip]:
+    """Slips not yet printed successfully, oldest first."""
+    with ctx.read() as s:
+        ok_ids = select(SlipPrintAttempt.slip_id).where(SlipPrintAttempt.ok.is_(True))
+        out: list[PendingSlip] = []
+        for slip in s.scalars(select(Slip).where(Slip.id.not_in(ok_ids))
+                              .order_by(Slip.slip_no)):
+            failed = s.scalar(select(func.count()).select_from(SlipPrintAttempt)
+                              .where(SlipPrintAttempt.slip_id == slip.id)) or 0
+            out.append(PendingSlip(slip.slip_no, slip.hit_id, bytes(slip.escpos),
+                                   slip.created_at, int(failed)))
+    return out
+
+
+def record_print(u: Unit, slip_no: int, printer: str, ok: bool, error: str = "") -> None:
+    slip = u.s.scalars(select(Slip).where(Slip.slip_no == slip_no)).first()
+    if slip is None:
+        raise FloorError(f"slip {slip_no}: no such slip")
+    u.s.add(SlipPrintAttempt(slip_id=slip.id, printer=printer, ok=ok,
+                             error="" if ok else (error or "failed"), created_at=u.now))
+    u.slips.append(slip_no)

@@ -1,0 +1,150 @@
+"""One unit of work: a database transaction that accumulates what it changed and, after the
+commit, announces it once (a :class:`~core.tablegames.views.FloorChange` carrying the new state of
+every table, level and hit it touched).
+
+Every workflow module takes a :class:`Unit` (``u.s`` is its session, ``u.now`` its time) and
+marks what it touches (``u.tables``, ``u.levels``, ``u.hits``, ``u.outcomes``, ``u.slips``).
+:class:`FloorContext` holds what every workflow needs (engines, configuration, paytables, clock)
+and the listeners, and opens units (writes) and read sessions (never the write lock).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
+
+from core.floorconfig import FloorConfig, GroupConfig
+from core.ledger.db import reader
+from core.tablegames.views import FloorChange, FloorError, HitOutcome
+
+log = logging.getLogger("podium.floor")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class Unit:
+    """What one transaction touched (becomes its FloorChange)."""
+
+    s: Session
+    now: datetime
+    tables: set[str] = field(default_factory=set)
+    levels: set[tuple[str, str]] = field(default_factory=set)
+    hits: set[int] = field(default_factory=set)
+    outcomes: list[HitOutcome] = field(default_factory=list)
+    slips: list[int] = field(default_factory=list)
+    events: int = 0
+
+    def child(self) -> Unit:
+        """A unit for one step inside this transaction (a savepoint): merged on success."""
+        return Unit(self.s, self.now)
+
+    def merge(self, other: Unit) -> None:
+        self.tables |= other.tables
+        self.levels |= other.levels
+        self.hits |= other.hits
+        self.outcomes += other.outcomes
+        self.slips += other.slips
+        self.events += other.events
+
+
+class FloorContext:
+    """Engines, configuration, paytables, clock, slip renderer and listeners of one floor."""
+
+    def __init__(self, engine: Engine, config: FloorConfig, paytables: dict[str, Any],
+                 clock: Callable[[], datetime] = utcnow,
+                 render_slip: Callable[[Any], bytes] | None = None) -> None:
+        self.engine = engine
+        self.read_engine = reader(engine)
+        self.config = config
+        self.paytables = paytables
+        self.clock = clock
+        self.render = render_slip
+        self.pg = engine.dialect.name == "postgresql"
+        self._listeners: list[Callable[[FloorChange], None]] = []
+        self._lock = threading.Lock()
+        self._seq = 0
+        for g in config.groups:
+            if g.paytable not in paytables:
+                raise FloorError(f"group {g.id}: paytable {g.paytable} is not installed")
+
+    # -- time, configuration ------------------------------------------------------------------
+    def now(self) -> datetime:
+        now = self.clock()
+        if now.tzinfo is None:
+            raise FloorError("clock: the floor clock must give UTC-aware times")
+        return now.astimezone(UTC)
+
+    def group_cfg(self, group_id: str) -> GroupConfig:
+        try:
+            return self.config.group(group_id)
+        except KeyError:
+            raise FloorError(f"group {group_id}: not configured on this floor") from None
+
+    def paytable(self, group_id: str) -> Any:
+        return self.paytables[self.group_cfg(group_id).paytable]
+
+    # -- sessions -------------------------------------------------------------------------------
+    def session(self) -> Session:
+        return Session(self.engine, expire_on_commit=False)
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[Session]:
+        """A read-only transaction that never takes the write lock (core.ledger.db.reader)."""
+        with Session(self.read_engine, expire_on_commit=False) as s, s.begin():
+            yield s
+
+    @contextlib.contextmanager
+    def unit(self, action: str) -> Iterator[Unit]:
+        """A write transaction; its change is announced after the commit (not on rollback)."""
+        with self.session() as s:
+            with s.begin():
+                u = Unit(s, self.now())
+                yield u
+                change = self.change_of(u, action)
+        if u.tables or u.levels or u.hits or u.outcomes or u.slips or u.events:
+            self.announce(change)
+
+    def change_of(self, u: Unit, action: str) -> FloorChange:
+        """The change ``u`` made, with the new state of what it touched (read inside the
+        transaction, before the commit)."""
+        from core.tablegames.queries import touched_views
+
+        tables, levels, pending, closed = touched_views(self, u)
+        return FloorChange(action, frozenset(u.tables), frozenset(u.levels), frozenset(u.hits),
+                           tuple(u.outcomes), tuple(u.slips), 0, tables, levels, pending,
+                           closed, u.events)
+
+    # -- listeners ------------------------------------------------------------------------------
+    def add_listener(self, fn: Callable[[FloorChange], None]) -> Callable[[], None]:
+        """``fn(change)`` after every commit (on the committing thread).  Returns a function
+        that removes the listener again."""
+        with self._lock:
+            self._listeners.append(fn)
+
+        def remove() -> None:
+            with self._lock, contextlib.suppress(ValueError):
+                self._listeners.remove(fn)
+
+        return remove
+
+    def announce(self, change: FloorChange) -> None:
+        with self._lock:
+            self._seq += 1
+            change = replace(change, seq=self._seq)
+            listeners = list(self._listeners)
+        for fn in listeners:
+            try:
+                fn(change)
+            except Exception:  # a broken listener must not undo a committed pay
+                log.exception("floor listener %r failed", fn)

@@ -1,0 +1,223 @@
+"""The records the floor hands out (frozen dataclasses): to the console, the controllers' link,
+the printer and the tests.  Nothing here touches the database."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from core.money import units_floor_cents
+from core.rules.cards import Card
+
+
+class FloorError(ValueError):
+    """A floor action refused; the message is what a supervisor reads (table, seat, card)."""
+
+
+class AmountChanged(FloorError):
+    """The amount a supervisor authorized is no longer what the hit pays (a linked table moved
+    the meter): nothing was paid; ``amount_cents`` is the amount it pays now."""
+
+    def __init__(self, message: str, amount_cents: int) -> None:
+        super().__init__(message)
+        self.amount_cents = amount_cents
+
+
+@dataclass(frozen=True)
+class HitOutcome:
+    """A decided hit, for the link (PAY / REJECT back to the controller) and the GUI."""
+
+    hit_id: int
+    table: str
+    round_no: int
+    seat: int
+    outcome: str  # paid | auto_paid | rejected | cancelled
+    amount_cents: int = 0
+
+
+@dataclass(frozen=True)
+class ControllerDecision:
+    """A decided hit as its controller must hear it: PAY (``paid`` / ``auto_paid``, with the
+    amount) or REJECT (with the recorded reason) for the HIT event ``hit_ref``."""
+
+    hit_id: int
+    table: str
+    round_no: int
+    seat: int
+    outcome: str  # paid | auto_paid | rejected
+    amount_cents: int
+    hit_ref: str  # "<boot>:<seq>" of the HIT event
+    reason: str
+
+
+@dataclass(frozen=True)
+class FloorChange:
+    """What one committed transaction (or one batch of controller events) changed, with the new
+    state of everything it touched, so a screen can repaint without reading the ledger.
+
+    ``seq`` numbers the announcements of one :class:`~core.tablegames.floor.Floor` (1, 2, ...).
+    ``table_views`` / ``level_views``: the touched tables and levels as they are now;
+    ``pending``: touched hits still waiting; ``closed``: touched hits no longer waiting."""
+
+    action: str
+    tables: frozenset[str] = frozenset()
+    levels: frozenset[tuple[str, str]] = frozenset()  # (group, level)
+    hits: frozenset[int] = frozenset()
+    outcomes: tuple[HitOutcome, ...] = ()
+    slips: tuple[int, ...] = ()
+    seq: int = 0
+    table_views: tuple[TableView, ...] = ()
+    level_views: tuple[LevelView, ...] = ()
+    pending: tuple[PendingHitView, ...] = ()
+    closed: frozenset[int] = frozenset()
+    events: int = 0  # controller events recorded (a batch counts each)
+
+
+@dataclass(frozen=True)
+class Verification:
+    """A preview of a hit's pay for the cards the supervisor entered (changes nothing)."""
+
+    hit_id: int
+    table: str
+    round_no: int
+    seat: int
+    cards: tuple[Card, ...]
+    best_hand: str  # fortune.classify of the cards
+    claimed_hand: str
+    pay_hand: str | None  # the paytable pay these cards earn (None: nothing)
+    source: str | None  # meter | tray
+    level: str | None
+    amount_cents: int | None
+    mismatch: bool
+    problems: tuple[str, ...]
+    required_role: str | None
+    payable: bool  # no blocking problem (a mismatch is payable with correct_claim)
+    fraction: Decimal | None = None  # a meter pay's share (1 = 100%)
+    meter_cents: int | None = None  # the meter the share is taken from (after earlier seats)
+
+
+@dataclass(frozen=True)
+class PaidHit:
+    hit_id: int
+    table: str
+    round_no: int
+    seat: int
+    hand: str
+    amount_cents: int
+    source: str
+    level: str | None
+    meter_before_cents: int | None
+    meter_after_cents: int | None
+    authorized_by: str  # employee number
+    slip_no: int
+    claim_corrected: bool
+
+
+@dataclass(frozen=True)
+class TableView:
+    id: str
+    name: str
+    group: str
+    paytable: str
+    online: bool
+    round_no: int | None
+    round_state: str | None
+    pending_hits: int
+
+
+@dataclass(frozen=True)
+class LevelView:
+    group: str
+    level: str
+    meter_units: int
+    reserve_units: int
+    version: int = 0  # the id of the latest entry folded in (a newer view has a larger one)
+
+    @property
+    def meter_cents(self) -> int:
+        return units_floor_cents(self.meter_units)
+
+
+@dataclass(frozen=True)
+class PendingHitView:
+    hit_id: int
+    table: str
+    seat: int
+    round_no: int
+    wager_cents: int | None
+    claimed_hand: str
+    cards: tuple[str, ...]
+    flags: tuple[str, ...]
+    created_at: datetime
+    age_seconds: float
+    locked_amount_cents: int | None
+    blocking: bool = False  # a flag that means it can only be rejected
+
+
+@dataclass(frozen=True)
+class FloorSnapshot:
+    taken_at: datetime
+    tables: tuple[TableView, ...]
+    levels: tuple[LevelView, ...]
+    pending: tuple[PendingHitView, ...]
+
+
+@dataclass(frozen=True)
+class PendingSlip:
+    slip_no: int
+    hit_id: int
+    escpos: bytes
+    created_at: datetime
+    failed_attempts: int
+
+
+@dataclass(frozen=True)
+class HitMarker:
+    at: datetime
+    hit_id: int
+    table: str
+    seat: int
+    hand: str
+    amount_cents: int
+
+
+@dataclass(frozen=True)
+class DecisionRecord:
+    """One row of a hit's audit trail: a decision, or a card swipe made for the hit."""
+
+    at: datetime
+    what: str  # a hit_decisions decision (verified, paid, ...) or "swipe <outcome>"
+    employee_no: str | None  # None: the controller or the system
+    employee_name: str
+    employee_role: str
+    reason: str
+
+    @property
+    def who(self) -> str:
+        if self.employee_no is None:
+            return "system"
+        return f"{self.employee_name} #{self.employee_no} ({self.employee_role})"
+
+
+@dataclass(frozen=True)
+class HitRecord:
+    """What the ledger holds about one hit, for the accounting win page and audits."""
+
+    hit_id: int
+    table: str
+    seat: int
+    round_no: int
+    status: str
+    claimed_hand: str  # the hand button the dealer pressed (a hand id)
+    table_cards: tuple[str, ...]  # the cards the table sent (may be empty)
+    verified_cards: tuple[str, ...]  # the cards the supervisor confirmed (may be empty)
+    evaluated_hand: str | None  # what the paid-on cards make (a hand id; None: no cards)
+    paid_hand: str | None  # the hand the award pays
+    amount_cents: int | None
+    wager_cents: int | None
+    flags: tuple[str, ...]
+    controller_ref: str  # "<boot>:<seq>" of the HIT JACKPOT event
+    claimed_at: datetime
+    decisions: tuple[DecisionRecord, ...]  # decisions and swipes, oldest first
+    slip_nos: tuple[int, ...]

@@ -1,0 +1,169 @@
+"""The ledger writer: controller events committed in batches (group commit).
+
+The controllers' links never touch the database: each event is handed to the one writer thread
+(:meth:`LedgerWriter.submit_event`), which takes every event waiting, records them in ONE
+transaction (one fsync) with a savepoint each, commits, and only then resolves each event's future
+(the link ACKs it then).  Each event stays idempotent on (table, boot, seq) and is refused on its
+own: a refused event's savepoint is rolled back and its ``refused_events`` row written in the same
+batch; the others commit.  If the batch itself fails (the database is gone), every event of it
+fails and its link reconnects, so its controller resends it.  Link state changes (ONLINE /
+OFFLINE) go through the same writer.  After each commit one FloorChange announces the batch.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+
+from core.events import ControllerEvent, Origin
+from core.tablegames import ingest, setup
+from core.tablegames.unit import FloorContext, Unit
+
+log = logging.getLogger("podium.writer")
+
+MAX_BATCH = 1000
+
+
+@dataclass
+class _Job:
+    run: Callable[[Unit], Any]
+    future: Future[Any]
+    refuse: Callable[[Unit, str], None] | None = None  # keeps a refusal (events only)
+
+
+@dataclass
+class WriterStats:
+    batches: int = 0
+    jobs: int = 0
+    largest: int = 0
+    busy_s: float = 0.0
+
+
+class LedgerWriter:
+    """One thread that commits queued floor jobs in batches."""
+
+    def __init__(self, ctx: FloorContext, *, max_batch: int = MAX_BATCH) -> None:
+        self.ctx = ctx
+        self.max_batch = max_batch
+        self.stats = WriterStats()
+        self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="podium-ledger-writer",
+                                            daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Commit what is queued, then stop (a second call does nothing)."""
+        if self._thread is None or self._stopping:
+            return
+        self._stopping = True
+        self._queue.put(None)
+        self._thread.join(timeout)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive() and not self._stopping
+
+    # -- jobs ---------------------------------------------------------------------------------
+    def submit_event(self, origin: Origin, event: ControllerEvent) -> Future[bool]:
+        """Record a controller event; the future gives False for a replay, or raises the
+        ValueError that refused it (kept in ``refused_events``)."""
+        def refuse(u: Unit, reason: str) -> None:
+            ingest.record_refusal(u, origin, event, reason)
+
+        return self._submit(lambda u: ingest.record(self.ctx, u, origin, event), refuse)
+
+    def submit_link(self, table: str, online: bool) -> Future[None]:
+        return self._submit(lambda u: setup.set_link(u, table, online))
+
+    def _submit(self, run: Callable[[Unit], Any],
+                refuse: Callable[[Unit, str], None] | None = None) -> Future[Any]:
+        fut: Future[Any] = Future()
+        if self._thread is None or self._stopping:
+            fut.set_exception(RuntimeError("the ledger writer is not running"))
+            return fut
+        self._queue.put(_Job(run, fut, refuse))
+        return fut
+
+    # -- the thread -----------------------------------------------------------------------------
+    def _run(self) -> None:
+        while True:
+            first = self._queue.get()
+            batch: list[_Job] = []
+            stop = first is None
+            if first is not None:
+                batch.append(first)
+            while len(batch) < self.max_batch:
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    stop = True
+                    continue
+                batch.append(nxt)
+            if batch:
+                self._commit(batch)
+            if stop:
+                return
+
+    def _commit(self, batch: list[_Job]) -> None:
+        started = time.perf_counter()
+        ctx = self.ctx
+        results: list[tuple[bool, Any]] = []
+        try:
+            with ctx.session() as s:
+                with s.begin():
+                    u = Unit(s, ctx.now())
+                    for job in batch:
+                        results.append(self._one(u, job))
+                    change = ctx.change_of(u, "event")
+        except Exception as exc:  # the batch did not commit: nothing of it is recorded
+            log.exception("ledger writer: a batch of %d job(s) could not be committed",
+                          len(batch))
+            for job in batch:
+                if not job.future.done():
+                    job.future.set_exception(exc)
+            return
+        self.stats.batches += 1
+        self.stats.jobs += len(batch)
+        self.stats.largest = max(self.stats.largest, len(batch))
+        self.stats.busy_s += time.perf_counter() - started
+        for job, (ok, value) in zip(batch, results, strict=True):
+            if ok:
+                job.future.set_result(value)
+            else:
+                job.future.set_exception(value)
+        if u.tables or u.levels or u.hits or u.outcomes or u.slips or u.events:
+            ctx.announce(change)
+
+    @staticmethod
+    def _one(u: Unit, job: _Job) -> tuple[bool, Any]:
+        child = u.child()
+        s = u.s
+        try:
+            with s.begin_nested():
+                value = job.run(child)
+        except ValueError as exc:
+            reason = str(exc) or type(exc).__name__
+            if job.refuse is not None:
+                with s.begin_nested():
+                    job.refuse(u, reason)
+            return False, exc
+        except IntegrityError as exc:
+            # another writer (a second podium) stored the same (table, boot, seq) first
+            return False, exc
+        u.merge(child)
+        return True, value
