@@ -2,8 +2,10 @@
 :class:`ControllerLink` per configured table, run together by :class:`LinkManager`.
 
 A link connects to its controller, checks the HELLO against the floor configuration,
-passes each event to ``on_event(origin, event)`` (the floor records it in one
-transaction) and acknowledges it only after that call returned.  It reconnects with
+passes each event to ``on_event(origin, event)`` (the console hands it to the ledger
+writer and returns an awaitable that completes when its batch committed) and acknowledges it
+only after that.  The link's loop never waits on the database: while one table's event waits
+for its commit, every other link reads, answers and sends heartbeats.  It reconnects with
 backoff after a drop, declares the table offline when the controller falls silent for
 three heartbeats, and keeps the console's commands (PAY, REJECT) queued until the
 controller acknowledges them.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 import secrets
 from collections.abc import Callable, Iterable
@@ -357,7 +360,11 @@ class ControllerLink:
         problem = self._content_problem(frame, hello)
         if not problem:
             try:
-                self.on_event(o, frame.event)
+                result = self.on_event(o, frame.event)
+                if inspect.isawaitable(result):
+                    # the ledger writer commits it with others (group commit); this link
+                    # waits for its own event only, every other table reads on
+                    await result
             except ValueError as exc:
                 problem = str(exc) or type(exc).__name__
             except Exception as exc:

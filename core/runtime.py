@@ -1,9 +1,12 @@
 """The console core: the floor, one controller link per configured table, and the slip printer,
 wired together and running without any GUI.
 
-``ConsoleCore`` owns one background thread running an asyncio loop for the controller links.
-Controller events are recorded by the floor on that thread (one transaction each) before the link
-acknowledges them.  When the floor decides a hit (paid, auto-paid, rejected), the core sends PAY
+``ConsoleCore`` owns one background thread running an asyncio loop for the controller links, the
+floor's ledger writer thread (controller events committed in batches, ``core.tablegames.writer``)
+and a small pool for the reads the links need (the decisions to send again).  The link loop never
+waits on the database: a link hands its event to the writer and ACKs it when its batch committed.
+
+When the floor decides a hit (paid, auto-paid, rejected), the core sends PAY
 or REJECT back to the table's controller.  The ledger, not the link's memory, is the source of
 truth for those answers: whenever a table's link comes up, the core sends PAY / REJECT again for
 every decided hit of a round the controller has not closed (``Floor.awaited_decisions``), so a
@@ -16,11 +19,12 @@ console, the tests and the benchmarks all drive this same object.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -77,6 +81,8 @@ class ConsoleCore:
         self._stopped = False
         self._print_queue: queue.Queue[tuple[Any, ...] | None] = queue.Queue()
         self._print_thread: threading.Thread | None = None
+        # reads for the links (decisions to send again), off the link loop and the writer
+        self._io = ThreadPoolExecutor(2, thread_name_prefix="podium-io")
         self.floor.add_listener(self._on_change)
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -84,6 +90,7 @@ class ConsoleCore:
         """Sync the configuration into the ledger, then start the links and the printer
         thread.  Returns configuration warnings (also sent to the message listeners)."""
         warnings = self.floor.start()
+        self.floor.writer.start()
         for note in warnings:
             self._say(f"Ledger set-up: {note}")
         self._print_thread = threading.Thread(target=self._print_worker, name="podium-printer",
@@ -114,6 +121,8 @@ class ConsoleCore:
             self._loop.call_soon_threadsafe(self._loop.stop)
         if self._thread is not None:
             self._thread.join(10)
+        self.floor.writer.stop()
+        self._io.shutdown(wait=True, cancel_futures=True)
         self._print_queue.put(None)
         if self._print_thread is not None:
             self._print_thread.join(10)
@@ -122,10 +131,9 @@ class ConsoleCore:
         loop = asyncio.new_event_loop()
         self._loop = loop
         asyncio.set_event_loop(loop)
+        # every table is OFFLINE in the ledger since Floor.start(), until its link is up
         self._links = LinkManager.from_floor(self.config, self._on_event, self._on_status,
                                              **self._link_options)
-        for table_id in self._links.links:
-            self.floor.set_link(table_id, False)
         loop.create_task(self._links.run())
         self._ready.set()
         try:
@@ -134,17 +142,25 @@ class ConsoleCore:
             loop.close()
 
     # -- listeners --------------------------------------------------------------------------
-    def add_listener(self, fn: Callable[[FloorChange], None]) -> None:
-        self.floor.add_listener(fn)
+    def add_listener(self, fn: Callable[[FloorChange], None]) -> Callable[[], None]:
+        """``fn(change)`` after every commit; returns a function that removes it."""
+        return self.floor.add_listener(fn)
 
     def link_status(self) -> dict[str, tuple[bool, str]]:
         """Per table: (online, what the link last said), e.g. why a controller was refused."""
         links = self._links
         return links.status() if links is not None else {}
 
-    def add_message_listener(self, fn: Callable[[str], None]) -> None:
-        """``fn(text)``: plain-language messages for the supervisor (links, refusals, printer)."""
+    def add_message_listener(self, fn: Callable[[str], None]) -> Callable[[], None]:
+        """``fn(text)``: plain-language messages for the supervisor (links, refusals, printer).
+        Returns a function that removes the listener."""
         self._messages.append(fn)
+
+        def remove() -> None:
+            if fn in self._messages:
+                self._messages.remove(fn)
+
+        return remove
 
     def _say(self, text: str) -> None:
         log.info("%s", text)
@@ -156,18 +172,33 @@ class ConsoleCore:
 
     # -- controller side (runs on the link thread) -------------------------------------------
     def _on_event(self, origin: Origin, event: ControllerEvent) -> object:
-        try:
-            return self.floor.handle(origin, event)
-        except ValueError as exc:
-            self._say(f"Table {origin.table}: refused {type(event).__name__}: {exc}")
-            raise
+        """Hand the event to the ledger writer; the link awaits the result (ACK after the
+        commit of its batch; a ValueError is a refusal, kept in refused_events)."""
+        fut = self.floor.writer.submit_event(origin, event)
+
+        def refused(f: Future[bool]) -> None:
+            exc = None if f.cancelled() else f.exception()
+            if isinstance(exc, ValueError):
+                self._say(f"Table {origin.table}: refused {type(event).__name__}: {exc}")
+
+        fut.add_done_callback(refused)
+        return asyncio.wrap_future(fut)
 
     def _on_status(self, table: str, online: bool, detail: str) -> None:
-        self.floor.set_link(table, online)
         state = "ONLINE" if online else "OFFLINE"
         self._say(f"Table {table} {state}{': ' + detail if detail else ''}")
-        if online and not self._stopped:
-            self._resend_decisions(table)
+        fut = self.floor.writer.submit_link(table, online)
+        if online:
+            def resend(f: Future[None]) -> None:
+                if not f.cancelled() and f.exception() is None and not self._stopped:
+                    self._submit_io(self._resend_decisions, table)
+
+            fut.add_done_callback(resend)
+
+    def _submit_io(self, fn: Callable[..., object], *args: Any) -> None:
+        # RuntimeError: the console is stopping; the next start sends it again
+        with contextlib.suppress(RuntimeError):
+            self._io.submit(fn, *args)
 
     def _resend_decisions(self, table: str) -> None:
         """PAY / REJECT again for every decided hit of ``table`` the controller may still wait
@@ -186,7 +217,8 @@ class ConsoleCore:
 
     def _on_change(self, change: FloorChange) -> None:
         for outcome in change.outcomes:
-            self._answer_controller(outcome)
+            if outcome.outcome != "cancelled":
+                self._submit_io(self._answer_controller, outcome)
         if change.action != "print":  # a new slip (a pay); not the record of a print attempt
             for slip_no in change.slips:
                 self.print_slip(slip_no)

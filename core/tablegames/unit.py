@@ -107,11 +107,10 @@ class FloorContext:
     @contextlib.contextmanager
     def unit(self, action: str) -> Iterator[Unit]:
         """A write transaction; its change is announced after the commit (not on rollback)."""
-        with self.session() as s:
-            with s.begin():
-                u = Unit(s, self.now())
-                yield u
-                change = self.change_of(u, action)
+        with self.session() as s, s.begin():
+            u = Unit(s, self.now())
+            yield u
+            change = self.change_of(u, action)
         if u.tables or u.levels or u.hits or u.outcomes or u.slips or u.events:
             self.announce(change)
 
@@ -123,7 +122,7 @@ class FloorContext:
         tables, levels, pending, closed = touched_views(self, u)
         return FloorChange(action, frozenset(u.tables), frozenset(u.levels), frozenset(u.hits),
                            tuple(u.outcomes), tuple(u.slips), 0, tables, levels, pending,
-                           closed, u.events)
+                           closed, u.events, u.now)
 
     # -- listeners ------------------------------------------------------------------------------
     def add_listener(self, fn: Callable[[FloorChange], None]) -> Callable[[], None]:

@@ -72,6 +72,7 @@ class FloorChange:
     pending: tuple[PendingHitView, ...] = ()
     closed: frozenset[int] = frozenset()
     events: int = 0  # controller events recorded (a batch counts each)
+    at: datetime | None = None  # when the transaction was made (its entries' time)
 
 
 @dataclass(frozen=True)

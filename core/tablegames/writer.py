@@ -124,12 +124,11 @@ class LedgerWriter:
         ctx = self.ctx
         results: list[tuple[bool, Any]] = []
         try:
-            with ctx.session() as s:
-                with s.begin():
-                    u = Unit(s, ctx.now())
-                    for job in batch:
-                        results.append(self._one(u, job))
-                    change = ctx.change_of(u, "event")
+            with ctx.session() as s, s.begin():
+                u = Unit(s, ctx.now())
+                for job in batch:
+                    results.append(self._one(u, job))
+                change = ctx.change_of(u, "event")
         except Exception as exc:  # the batch did not commit: nothing of it is recorded
             log.exception("ledger writer: a batch of %d job(s) could not be committed",
                           len(batch))
