@@ -32,6 +32,7 @@ from core.floor import FloorError
 from core.money import cents_to_units, format_cents, parse_cents, units_floor_cents
 from gui import theme
 from gui.authorize import SwipePrompt
+from gui.bridge import default_bridge
 from gui.swipe import SwipeCatcher
 
 log = logging.getLogger("podium.gui.adjust")
@@ -99,6 +100,7 @@ class AdjustDialog(QDialog):
         self.symbol: str = config.casino.currency_symbol
         self.outcome = ""
         self._meter_units: int | None = None
+        self._shown_key: Any = None
         self.setWindowTitle("Adjust meter — manual adjustment")
         self.setMinimumWidth(760)
         lay = QVBoxLayout(self)
@@ -212,17 +214,38 @@ class AdjustDialog(QDialog):
         self.refresh()
 
     def refresh(self) -> None:
-        """Read the chosen meter again (the ledger sum) and redo the preview."""
+        """Read the chosen meter again (off the GUI thread) and redo the preview."""
         g, level = self._group(), self.level_box.currentData()
-        self._meter_units = None
-        if g is not None and level:
-            try:
-                self._meter_units = self.floor.meter(g.id, level).meter_units
-            except ValueError as exc:
-                self.problem.setText(str(exc))
-            except Exception as exc:  # the ledger may be briefly unreachable
-                log.warning("could not read the meter %s/%s: %s", g.id, level, exc)
-                self.problem.setText(f"Could not read the meter: {exc}")
+        if g is None or not level:
+            self._show_meter((None, None, None))
+            return
+        key = (g.id, level)
+        floor = self.floor
+        default_bridge().query(lambda: (key, floor.meter(*key).meter_units, None),
+                               self._show_meter,
+                               lambda exc: self._show_meter((key, None, exc)),
+                               key="adjust-meter")
+
+    def meter_shown(self) -> bool:
+        """The chosen meter has been read and is shown (it is read off the GUI thread)."""
+        return self._meter_units is not None and self._shown_key == self._chosen_key()
+
+    def _chosen_key(self) -> tuple[str | None, Any]:
+        g = self._group()
+        return (g.id if g is not None else None), self.level_box.currentData()
+
+    def _show_meter(self, result: tuple[Any, int | None, BaseException | None]) -> None:
+        key, units, exc = result
+        if key is not None and key != self._chosen_key():
+            self.refresh()  # another meter was chosen meanwhile
+            return
+        self._shown_key = key
+        self._meter_units = units
+        if isinstance(exc, ValueError):
+            self.problem.setText(str(exc))
+        elif exc is not None:  # the ledger may be briefly unreachable
+            log.warning("could not read the meter %s: %s", key, exc)
+            self.problem.setText(f"Could not read the meter: {exc}")
         self.current.setText("—" if self._meter_units is None
                              else format_cents(units_floor_cents(self._meter_units), self.symbol))
         self._update_preview()
@@ -328,9 +351,10 @@ class AdjustDialog(QDialog):
             self.problem.setText("Adjustment not made: the second person's card was not "
                                  "swiped. Nothing was recorded.")
             return
-        now = units_floor_cents(self.floor.meter(p.group, p.level).meter_units)
+        now = (self._meter_units or 0) + cents_to_units(p.delta_cents)
         self.outcome = (f"Meter {p.group_name} {p.level} adjusted by {self._signed(p.delta_cents)}"
-                        f", now {format_cents(now, self.symbol)} — {p.reason}")
+                        f", now about {format_cents(units_floor_cents(now), self.symbol)} — "
+                        f"{p.reason}")
         self.accept()
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt API)

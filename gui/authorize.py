@@ -1,8 +1,10 @@
 """The swipe prompt: "Swipe a SUPERVISOR card to pay $1,234.00".
 
 It waits for the application-wide :class:`gui.swipe.SwipeCatcher` to report a swipe, hands the
-raw data to the core action (which checks the card and its authority, and records the swipe),
-and shows a refusal in red while staying open for another swipe."""
+raw data to the core action (which checks the card and its authority, and records the swipe) on
+the bridge's ops thread (the GUI never waits on the ledger), and shows a refusal in red while
+staying open for another swipe.  While an action runs the prompt can not be cancelled: a pay in
+progress finishes and is reported."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import ClassVar
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
+from gui.bridge import default_bridge
 from gui.swipe import SwipeCatcher
 
 log = logging.getLogger("podium.gui.authorize")
@@ -71,10 +74,14 @@ class SwipePrompt(QDialog):
         cancel.setAutoDefault(False)
         cancel.clicked.connect(self.reject)
         lay.addWidget(cancel)
+        self.cancel_btn = cancel
+        self.busy = False
         catcher.swiped.connect(self._on_swipe)
         self._catcher = catcher
 
     def done(self, r: int) -> None:  # noqa: D401 (Qt API)
+        if self.busy and r != QDialog.DialogCode.Accepted:
+            return  # an action is being recorded: wait for its outcome
         with contextlib.suppress(RuntimeError, TypeError):
             self._catcher.swiped.disconnect(self._on_swipe)
         super().done(r)
@@ -86,20 +93,32 @@ class SwipePrompt(QDialog):
             self._on_swipe(raw)
 
     def _on_swipe(self, raw: str) -> None:
+        if self.busy:
+            return  # one card at a time: the first swipe's action is being recorded
+        self.busy = True
+        self.cancel_btn.setEnabled(False)
         self.message.setText("Checking card…")
-        try:
-            self.result_value = self._action(raw)
-        except ValueError as exc:  # AuthError, FloorError, CardError: the message is for the user
+        self.message.setStyleSheet("font-size: 14pt;")
+        default_bridge().op(lambda: self._action(raw), self._succeeded, self._failed)
+
+    def _succeeded(self, value: object) -> None:
+        self.busy = False
+        self.cancel_btn.setEnabled(True)
+        self.result_value = value
+        self.accept()
+
+    def _failed(self, exc: BaseException) -> None:
+        self.busy = False
+        self.cancel_btn.setEnabled(True)
+        if isinstance(exc, ValueError):  # AuthError, FloorError, CardError: for the user
             log.warning("swipe refused: %s", exc)
             self._refused(str(exc))
             return
-        except Exception as exc:  # the ledger failed (e.g. the database went away): rolled back
-            log.exception("recording the swiped action failed")
-            reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
-            self._refused(f"The ledger could not record this ({reason}). Nothing was changed; "
-                          "swipe again when the ledger is back.")
-            return
-        self.accept()
+        # the ledger failed (e.g. the database went away): rolled back
+        log.error("recording the swiped action failed: %s", exc, exc_info=exc)
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        self._refused(f"The ledger could not record this ({reason}). Nothing was changed; "
+                      "swipe again when the ledger is back.")
 
     def _refused(self, text: str) -> None:
         self.message.setText(text)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -29,9 +28,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.money import UNITS_PER_MAJOR
 from gui import model
 from gui.adjust import AdjustDialog, AdjustSwipePrompt
 from gui.authorize import SwipePrompt
+from gui.bridge import default_bridge
 from gui.swipe import SwipeCatcher
 from gui.verify import VerifyDialog
 from gui.widgets import HitQueue, MeterTile, TableGrid
@@ -41,12 +42,10 @@ log = logging.getLogger("podium.gui")
 REFRESH_MS = 100  # repaint at most ~10 times a second, however fast the meters move
 HISTORY_S = 0.5  # meter trends
 URGENT_MS = 20  # a hit arriving or decided is shown at once (hits are rare; meters are not)
+RESYNC_MS = 60_000  # the whole floor read again (off the GUI thread) as a check
 
 
 class MainWindow(QMainWindow):
-    floorChanged = Signal(bool)  # noqa: N815  from any thread, queued to the GUI thread;
-    # True when a hit arrived or was decided: shown at once unless the last repaint was
-    # less than URGENT_MS ago (then on the next tick)
 
     def __init__(self, console: Any, catcher: SwipeCatcher) -> None:
         super().__init__()
@@ -54,8 +53,6 @@ class MainWindow(QMainWindow):
         self.catcher = catcher
         self.setWindowTitle(f"Podium — {console.config.casino.name}")
         self.resize(1600, 980)
-        self._dirty = threading.Event()
-        self._dirty.set()
         self._prompt_open = False
         self._history_stale = True
         self._last_history = 0.0
@@ -133,20 +130,42 @@ class MainWindow(QMainWindow):
 
         QShortcut(QKeySequence(Qt.Key.Key_F2), self, activated=self.open_selected_hit)
         self.catcher.swiped.connect(self._stray_swipe)
-        self.floorChanged.connect(self._on_floor_changed)
-        console.add_listener(lambda change: self.floorChanged.emit(bool(change.hits)))
-        console.add_message_listener(lambda text: self._messages.append(text))
+        # Everything the floor screen shows comes from the core's announcements (FloorState);
+        # the ledger is read off the GUI thread (the bridge) once at start, for the slips and
+        # trends, and every RESYNC_MS as a check.
+        self.bridge = default_bridge()
+        self.state = model.FloorState()
+        self._dirty_tables: set[str] = set()
+        self._dirty_levels: set[tuple[str, str]] = set()
+        self._dirty_hits = False
+        self._slips_stale = True
+        self._trends_stale: set[tuple[str, str]] = set()
         self._messages: list[str] = []
+        self._removers = [
+            self.bridge.listen(console.add_listener, self._on_change),
+            console.add_message_listener(self._messages.append),
+        ]
 
         self._timer = QTimer(self)
         self._timer.timeout.connect(self._tick)
         self._timer.start(REFRESH_MS)
+        self._resync = QTimer(self)
+        self._resync.timeout.connect(self.reload)
+        self._resync.start(RESYNC_MS)
         self._clock_timer = QTimer(self)
         self._clock_timer.timeout.connect(self._update_clock)
         self._clock_timer.start(1000)
         self._update_clock()
-        self.refresh()
+        self.reload()
         self.queue.setFocus()  # arrows pick a hit, Enter opens it
+
+    def closeEvent(self, event):  # type: ignore[no-untyped-def]  # noqa: N802
+        for remove in self._removers:
+            remove()
+        self._removers = []
+        self._timer.stop()
+        self._resync.stop()
+        super().closeEvent(event)
 
     # -- layout pieces ----------------------------------------------------------------------
     def _header(self) -> QHBoxLayout:
@@ -200,60 +219,132 @@ class MainWindow(QMainWindow):
         return w
 
     # -- refresh ----------------------------------------------------------------------------
-    def _on_floor_changed(self, urgent: bool) -> None:
-        self._dirty.set()
+    def reload(self) -> None:
+        """Read the whole floor again (off the GUI thread) and repaint from it."""
+        self.bridge.query(self.console.floor.snapshot, self._on_snapshot, self._read_failed,
+                          key="snapshot")
+        self._slips_stale = True
+
+    def refresh(self) -> None:
+        """Repaint what is stale now, and read the floor again (tests and tools)."""
+        self._paint()
+        self.reload()
+
+    def _read_failed(self, exc: BaseException) -> None:
+        # the ledger may be briefly unreachable (PostgreSQL restart)
+        log.warning("could not read the floor: %s", exc)
+        self.statusBar().showMessage(f"Could not read the ledger: {exc}")
+
+    def _on_snapshot(self, snap: Any) -> None:
+        first = not self.state.loaded
+        self._mark(self.state.load(snap))
+        if first:
+            self._trends_stale |= set(self.state.levels)
+        self._paint()
+
+    def _mark(self, dirty: model.Dirty) -> None:
+        self._dirty_tables |= dirty.tables
+        self._dirty_levels |= dirty.levels
+        self._dirty_hits = self._dirty_hits or dirty.hits
+
+    def _on_change(self, change: Any) -> None:
+        """A committed change (on the GUI thread, from the bridge): fold it into the state."""
+        dirty = self.state.apply(change)
+        self._mark(dirty)
+        if change.slips:  # a new slip, or a print attempt of one
+            self._slips_stale = True
+        if change.at is not None:
+            x = change.at.timestamp()
+            for lv in change.level_views:
+                tile = self._meter_tiles.get((lv.group, lv.level))
+                if tile is not None:
+                    tile.add_point(x, lv.meter_units / UNITS_PER_MAJOR,
+                                   window_s=model.TREND_WINDOW.total_seconds(),
+                                   max_points=model.TREND_POINTS)
+                    self._history_stale = True
+        if any(o.outcome in ("paid", "auto_paid") for o in change.outcomes):
+            self._trends_stale |= set(change.levels)  # hit markers
+        urgent = dirty.hits or any(
+            not t.online for t in change.table_views)
         if urgent and time.monotonic() - self._last_refresh >= URGENT_MS / 1000:
-            self._tick()
+            self._paint()
 
     def _tick(self) -> None:
         while self._messages:
             self._log(self._messages.pop(0))
-        if self._dirty.is_set():
-            self._dirty.clear()
-            self.refresh()
-        else:
-            self._update_history()
-
-    def refresh(self) -> None:
-        self._last_refresh = time.monotonic()
-        try:
-            snap = model.snapshot(self.console)
-        except Exception as exc:  # the ledger may be briefly unreachable (PostgreSQL restart)
-            log.warning("could not read the floor: %s", exc)
-            self.statusBar().showMessage(f"Could not read the ledger: {exc}")
-            return
-        self.grid.show_tables(snap.tables)
-        online = sum(1 for t in snap.tables if t.online)
-        total = len(snap.tables)
-        color = "#3ecf8e" if online == total else "#ff4d4f"
-        self.links.setText(f'<span style="color:{color}">● {online}/{total} tables online</span>')
-        self.queue.show_hits(snap.hits, datetime.now(UTC))
-        n = len(snap.hits)
-        self.pending_label.setText(
-            f'<span style="color:#ff4d4f">▲ {n} HIT{"S" if n != 1 else ""} WAITING</span>' if n
-            else '<span style="color:#3ecf8e">No hits waiting</span>')
-        self.verify_btn.setEnabled(bool(n))
-        for lv in snap.levels:
-            key = (lv.group, lv.level)
-            tile = self._meter_tiles.get(key)
-            if tile is None:
-                tile = MeterTile(key, tz=ZoneInfo(self.console.config.casino.timezone))
-                self._meter_tiles[key] = tile
-                self._meter_layout.insertWidget(self._meter_layout.count() - 1, tile)
-            tile.show_level(lv)
-        self._history_stale = True
+        if self._dirty_tables or self._dirty_levels or self._dirty_hits:
+            self._paint()
+        if self._slips_stale:
+            self._slips_stale = False
+            self.bridge.query(self.console.recent_slips, self._on_slips, self._read_failed,
+                              key="slips")
         self._update_history()
-        self._show_slips(snap.slips)
+
+    def _paint(self) -> None:
+        self._last_refresh = time.monotonic()
+        state = self.state
+        if not state.loaded:
+            return
+        links = self.console.link_status() if self._dirty_tables else {}
+        if self._dirty_tables:
+            ids = sorted(self._dirty_tables)
+            self._dirty_tables = set()
+            self.grid.show_tables([model.table_view(self.console, state.tables[i], links)
+                                   for i in ids if i in state.tables])
+            online = sum(1 for t in state.tables.values() if t.online)
+            total = len(state.tables)
+            color = "#3ecf8e" if online == total else "#ff4d4f"
+            self.links.setText(
+                f'<span style="color:{color}">● {online}/{total} tables online</span>')
+        if self._dirty_hits:
+            self._dirty_hits = False
+            hits = [model.hit_view(self.console, h)
+                    for _, h in sorted(state.pending.items())]
+            self.queue.show_hits(hits, datetime.now(UTC))
+            n = len(hits)
+            self.pending_label.setText(
+                f'<span style="color:#ff4d4f">▲ {n} HIT{"S" if n != 1 else ""} WAITING</span>'
+                if n else '<span style="color:#3ecf8e">No hits waiting</span>')
+            self.verify_btn.setEnabled(bool(n))
+        if self._dirty_levels:
+            keys = sorted(self._dirty_levels)
+            self._dirty_levels = set()
+            for key in keys:
+                lv = state.levels.get(key)
+                if lv is None:
+                    continue
+                tile = self._meter_tiles.get(key)
+                if tile is None:
+                    tile = MeterTile(key, tz=ZoneInfo(self.console.config.casino.timezone))
+                    self._meter_tiles[key] = tile
+                    self._meter_layout.insertWidget(self._meter_layout.count() - 1, tile)
+                    self._trends_stale.add(key)
+                tile.show_level(model.level_view(self.console, lv))
+
+    def _on_slips(self, records: list[Any]) -> None:
+        self._show_slips(model.slip_views(self.console, records))
 
     def _update_history(self) -> None:
-        """Trends: redrawn at most twice a second, and soon after the last change."""
+        """Trends: new points are drawn at most twice a second; a level's whole window is
+        read again (off the GUI thread) at start and after a pay (its hit markers)."""
+        for key in sorted(self._trends_stale):
+            if key not in self._meter_tiles:
+                continue
+            self._trends_stale.discard(key)
+
+            def show(result: Any, key: tuple[str, str] = key) -> None:
+                tile = self._meter_tiles.get(key)
+                if tile is not None:
+                    tile.show_history(*result)
+
+            self.bridge.query(lambda key=key: model.history(self.console, *key), show,
+                              self._read_failed, key=f"history:{key[0]}/{key[1]}")
         if not self._history_stale or time.monotonic() - self._last_history < HISTORY_S:
             return
         self._history_stale = False
         self._last_history = time.monotonic()
-        for key, tile in self._meter_tiles.items():
-            xs, ys, hx, hy = model.history(self.console, *key)
-            tile.show_history(xs, ys, hx, hy)
+        for tile in self._meter_tiles.values():
+            tile.redraw()
 
     def _show_slips(self, slips: list[model.SlipView]) -> None:
         self.slips.setRowCount(len(slips))
@@ -284,7 +375,7 @@ class MainWindow(QMainWindow):
         self.open_hit(ids[row] if 0 <= row < len(ids) else ids[0])
 
     def open_hit(self, hit_id: int) -> None:
-        hit, cards = model.hit(self.console, hit_id)
+        hit, cards = model.hit(self.state, self.console, hit_id)
         if hit is None:
             self.statusBar().showMessage("That hit is no longer waiting (already decided)")
             return
@@ -294,7 +385,6 @@ class MainWindow(QMainWindow):
         self._verify_dialog = None
         if dlg.outcome:
             self._log(f"Hit {hit.ref} {dlg.outcome}")
-        self._dirty.set()
 
     def authorize(self, role: str, what: str, kind: str, action: Any) -> bool:
         prompt = SwipePrompt(self.catcher, role, what, action, self)
@@ -328,7 +418,6 @@ class MainWindow(QMainWindow):
         self._adjust_dialog = None
         if dlg.outcome:
             self._log(dlg.outcome)
-        self._dirty.set()
 
     def _after_pay(self, paid: Any) -> None:
         slip_no = getattr(paid, "slip_no", None)

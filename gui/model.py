@@ -1,4 +1,5 @@
-"""Turn the floor's snapshots into what the widgets show (read-only; no rule lives here)."""
+"""What the floor screen shows: the floor's state kept from the core's announcements, and its
+rows turned into widget views (read-only; no rule lives here)."""
 
 from __future__ import annotations
 
@@ -42,51 +43,126 @@ def _local(console: Any, at: datetime) -> str:
     return at.astimezone(ZoneInfo(console.config.casino.timezone)).strftime("%d %b %H:%M:%S")
 
 
-def snapshot(console: Any) -> Snapshot:
-    config = console.config
-    snap = console.floor.snapshot()
-    names = {t.id: t.name for t in config.tables}
-    groups = {g.id: g for g in config.groups}
-    links = console.link_status()
-    tables = [
-        TableView(t.id, t.name, groups[t.group].name if t.group in groups else t.group,
-                  t.paytable, t.online, t.round_no, t.round_state or "idle", t.pending_hits,
-                  "" if t.online else links.get(t.id, (False, ""))[1])
-        for t in snap.tables
-    ]
-    levels = []
-    for lv in snap.levels:
-        g = groups.get(lv.group)
-        seed = g.level(lv.level).seed_cents if g is not None else 0
-        levels.append(LevelView(lv.group, g.name if g else lv.group, lv.level, lv.meter_cents,
-                                lv.reserve_units // 1_000_000, seed))
-    hits = [
-        HitView(h.hit_id, f"H{h.hit_id}", names.get(h.table, h.table), h.seat, h.round_no,
-                h.claimed_hand, h.wager_cents, tuple(h.flags), h.created_at)
-        for h in snap.pending
-    ]
-    slips = [
-        SlipView(s.slip_no, s.hit_ref, s.where,
-                 format_cents(s.amount_cents, config.casino.currency_symbol),
-                 _local(console, s.paid_at), s.printed, s.printed_ok)
-        for s in console.recent_slips()
-    ]
-    return Snapshot(tables, levels, hits, slips)
+@dataclass
+class Dirty:
+    """What a change or a snapshot made stale on screen."""
+
+    tables: set[str]
+    levels: set[tuple[str, str]]
+    hits: bool
+    everything: bool = False
 
 
-def hit(console: Any, hit_id: int) -> tuple[HitView | None, list[Card]]:
-    snap = console.floor.snapshot()
+class FloorState:
+    """The console's picture of the floor, kept from the core's announcements (no database).
+
+    Loaded once from a snapshot (read off the GUI thread), then each :class:`FloorChange`
+    brings the new state of what it touched.  A level's view carries the id of its latest entry,
+    so an older view never replaces a newer one; a hit once closed never comes back to the
+    queue.  Changes that arrive while the snapshot is loading are applied after it."""
+
+    CLOSED_MEMORY = 20_000
+
+    def __init__(self) -> None:
+        self.loaded = False
+        self.tables: dict[str, Any] = {}
+        self.levels: dict[tuple[str, str], Any] = {}
+        self.pending: dict[int, Any] = {}
+        self._closed: dict[int, None] = {}
+        self._early: list[Any] = []
+
+    def load(self, snap: Any) -> Dirty:
+        self.tables = {t.id: t for t in snap.tables}
+        levels = {(lv.group, lv.level): lv for lv in snap.levels}
+        for key, lv in self.levels.items():  # a newer view already shown stays
+            if key in levels and lv.version > levels[key].version:
+                levels[key] = lv
+        self.levels = levels
+        self.pending = {h.hit_id: h for h in snap.pending if h.hit_id not in self._closed}
+        self.loaded = True
+        early, self._early = self._early, []
+        for change in early:
+            self.apply(change)
+        return Dirty(set(self.tables), set(self.levels), True, everything=True)
+
+    def apply(self, change: Any) -> Dirty:
+        if not self.loaded:
+            self._early.append(change)
+            return Dirty(set(), set(), False)
+        dirty = Dirty(set(), set(), False)
+        for t in change.table_views:
+            self.tables[t.id] = t
+            dirty.tables.add(t.id)
+        for lv in change.level_views:
+            key = (lv.group, lv.level)
+            cur = self.levels.get(key)
+            if cur is None or lv.version >= cur.version:
+                self.levels[key] = lv
+                dirty.levels.add(key)
+        for hit_id in change.closed:
+            self._closed[hit_id] = None
+            if self.pending.pop(hit_id, None) is not None:
+                dirty.hits = True
+        while len(self._closed) > self.CLOSED_MEMORY:
+            self._closed.pop(next(iter(self._closed)))
+        for h in change.pending:
+            if h.hit_id not in self._closed:
+                self.pending[h.hit_id] = h
+                dirty.hits = True
+        return dirty
+
+
+def table_view(console: Any, t: Any, links: dict[str, tuple[bool, str]]) -> TableView:
+    """``links``: ``console.link_status()`` (why an OFFLINE table's link is down)."""
+    groups = {g.id: g for g in console.config.groups}
+    detail = ""
+    if not t.online:
+        detail = links.get(t.id, (False, ""))[1]
+    return TableView(t.id, t.name, groups[t.group].name if t.group in groups else t.group,
+                     t.paytable, t.online, t.round_no, t.round_state or "idle", t.pending_hits,
+                     detail)
+
+
+def level_view(console: Any, lv: Any) -> LevelView:
+    g = next((g for g in console.config.groups if g.id == lv.group), None)
+    seed = g.level(lv.level).seed_cents if g is not None else 0
+    return LevelView(lv.group, g.name if g else lv.group, lv.level, lv.meter_cents,
+                     lv.reserve_units // 1_000_000, seed)
+
+
+def hit_view(console: Any, h: Any) -> HitView:
     names = {t.id: t.name for t in console.config.tables}
-    for h in snap.pending:
-        if h.hit_id == hit_id:
-            view = HitView(h.hit_id, f"H{h.hit_id}", names.get(h.table, h.table), h.seat,
-                           h.round_no, h.claimed_hand, h.wager_cents, tuple(h.flags), h.created_at)
-            return view, [parse_card(c) for c in h.cards]
-    return None, []
+    return HitView(h.hit_id, f"H{h.hit_id}", names.get(h.table, h.table), h.seat, h.round_no,
+                   h.claimed_hand, h.wager_cents, tuple(h.flags), h.created_at)
 
 
-def history(console: Any, group: str, level: str) -> tuple[list[float], list[float], list[float],
-                                                           list[float]]:
+def slip_views(console: Any, records: list[Any]) -> list[SlipView]:
+    symbol = console.config.casino.currency_symbol
+    return [SlipView(s.slip_no, s.hit_ref, s.where, format_cents(s.amount_cents, symbol),
+                     _local(console, s.paid_at), s.printed, s.printed_ok) for s in records]
+
+
+def snapshot(console: Any) -> Snapshot:
+    """Everything on the floor screen read at once (tests and tools; the console itself
+    keeps a :class:`FloorState` from the core's announcements)."""
+    snap = console.floor.snapshot()
+    links = console.link_status()
+    return Snapshot([table_view(console, t, links) for t in snap.tables],
+                    [level_view(console, lv) for lv in snap.levels],
+                    [hit_view(console, h) for h in snap.pending],
+                    slip_views(console, console.recent_slips()))
+
+
+def hit(state: FloorState, console: Any, hit_id: int) -> tuple[HitView | None, list[Card]]:
+    """A waiting hit as the queue shows it, and the table's cards (from the state)."""
+    h = state.pending.get(hit_id)
+    if h is None:
+        return None, []
+    return hit_view(console, h), [parse_card(c) for c in h.cards]
+
+
+def history(console: Any, group: str, level: str) -> tuple[list[float], list[float],
+                                                           list[float], list[float]]:
     """Plot coordinates of a meter's trend and its hits (x: epoch seconds, y: major units).
     Floats are for drawing only; every amount shown as text comes from exact cents."""
     since = datetime.now(UTC) - TREND_WINDOW

@@ -25,7 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from core.money import format_cents
+from core.tablegames.views import AmountChanged
 from core.rules.cards import Card
+from gui.bridge import default_bridge
 from gui.cards import CardPicker, card_html, hand_label, with_hand_names
 from gui.widgets import HitView
 
@@ -113,12 +115,15 @@ class VerifyDialog(QDialog):
             QShortcut(QKeySequence(keys), self, activated=self._pay_if_ready)
 
         self._verification: Any = None
+        self.evaluating = False
         self.picker.cardsChanged.connect(lambda _c: self._evaluate())
         self.picker.set_cards(cards)
         self._evaluate()
 
     # -- evaluation ---------------------------------------------------------------------------
     def _evaluate(self) -> None:
+        """Ask the rules core (off the GUI thread) what the entered cards make and pay now;
+        PAY stays disabled until the answer for exactly these cards is shown."""
         cards = self.picker.cards()
         self._verification = None
         if len(cards) != 7:
@@ -129,12 +134,31 @@ class VerifyDialog(QDialog):
             self.correct.setVisible(False)
             self._update_buttons()
             return
-        try:
-            v = self.service.evaluate(self.hit.id, cards)
-        except ValueError as exc:
+        self._update_buttons()
+        self.evaluating = True
+        hit_id = self.hit.id
+        default_bridge().query(lambda: (cards, self.service.evaluate(hit_id, cards)),
+                               self._evaluated, self._evaluation_failed,
+                               key=f"evaluate:{hit_id}")
+
+    def _evaluation_failed(self, exc: BaseException) -> None:
+        self.evaluating = False
+        if isinstance(exc, ValueError):
             self.problems.setText(str(exc))
-            self._update_buttons()
+        else:
+            log.warning("evaluating hit %s: %s", self.hit.id, exc)
+            self.problems.setText(f"The ledger could not be read ({exc}); try again.")
+        self._update_buttons()
+
+    def _evaluated(self, result: tuple[list[Card], Any]) -> None:
+        self.evaluating = False
+        cards, v = result
+        if list(cards) != list(self.picker.cards()):
+            self._evaluate()  # the cards changed meanwhile: ask again for the ones shown
             return
+        self._show(cards, v)
+
+    def _show(self, cards: list[Card], v: Any) -> None:
         self._verification = v
         hand_html = " ".join(card_html(c) for c in cards)
         self.evaluated.setText(f"{hand_label(v.best_hand)}   {hand_html}")
@@ -179,13 +203,23 @@ class VerifyDialog(QDialog):
         correct = self.correct.isChecked()
         text = (f"Pay {format_cents(v.amount_cents or 0, '$')} — {hand_label(v.pay_hand)}, "
                 f"{self.hit.table} seat {self.hit.seat}")
+        # The amount authorized is the amount paid: if a linked table moved the meter since,
+        # the pay is refused naming the new amount, and the next swipe confirms that one.
+        expected = [v.amount_cents]
 
         def do(swipe: str) -> object:
-            return self.service.pay(self.hit.id, cards, swipe, correct_claim=correct)
+            try:
+                return self.service.pay(self.hit.id, cards, swipe, correct_claim=correct,
+                                        expected_cents=expected[0])
+            except AmountChanged as exc:
+                expected[0] = exc.amount_cents
+                raise
 
         if self.authorize(v.required_role or "supervisor", text, "pay", do):
             self.outcome = "paid"
             self.accept()
+        else:
+            self._evaluate()  # show what it pays now
 
     def _reject(self) -> None:
         reason, ok = QInputDialog.getText(self, "Reject hit", "Reason for rejecting this hit:")

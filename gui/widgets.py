@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QScrollArea,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -99,8 +100,13 @@ class TableTile(QFrame):
         self.pending = _label("")
         self.pending.setWordWrap(True)
         lay.addWidget(self.pending)
+        self._shown: TableView | None = None
+        self._border = ""
 
     def show_table(self, t: TableView) -> None:
+        if t == self._shown:
+            return  # nothing changed: no relayout, no restyle
+        self._shown = t
         self.name.setText(t.name)
         self.game.setText(f"{t.paytable} · {t.group}")
         if t.online:
@@ -124,10 +130,12 @@ class TableTile(QFrame):
             self.pending.setObjectName("muted" if t.online else "alert")
             border = theme.ALERT if not t.online else "#2f3640"
         self.pending.setStyle(self.pending.style())
-        self.setStyleSheet(
-            f"QFrame#panel {{ border: 2px solid {border}; border-radius: 8px; "
-            f"background: {theme.PANEL}; }}"
-        )
+        if border != self._border:  # a style sheet is re-parsed: only when the colour changes
+            self._border = border
+            self.setStyleSheet(
+                f"QFrame#panel {{ border: 2px solid {border}; border-radius: 8px; "
+                f"background: {theme.PANEL}; }}"
+            )
 
 
 class MeterTile(QFrame):
@@ -168,8 +176,14 @@ class MeterTile(QFrame):
         self.hits = pg.ScatterPlotItem(size=11, brush=pg.mkBrush(theme.ALERT), pen=None, symbol="t")
         self.plot.addItem(self.hits)
         lay.addWidget(self.plot, 1)
+        self._xs: list[float] = []
+        self._ys: list[float] = []
+        self._shown_level: LevelView | None = None
 
     def show_level(self, lv: LevelView) -> None:
+        if lv == self._shown_level:
+            return
+        self._shown_level = lv
         self.title.setText(f"{lv.group_name} · {lv.level}")
         self.amount.setText(format_cents(lv.meter_cents, "$"))
         self.sub.setText(f"reserve {format_cents(lv.reserve_cents, '$')} · seed "
@@ -178,8 +192,27 @@ class MeterTile(QFrame):
     def show_history(self, xs: list[float], ys: list[float], hit_xs: list[float],
                      hit_ys: list[float]) -> None:
         # Plot coordinates only: the amounts shown as text come from exact cents above.
-        self.curve.setData(xs, ys)
+        self._xs, self._ys = list(xs), list(ys)
+        self.curve.setData(self._xs, self._ys)
         self.hits.setData(hit_xs, hit_ys)
+
+    def add_point(self, x: float, y: float, *, window_s: float, max_points: int) -> None:
+        """A new meter value at time ``x`` (one point per transaction; drawn by
+        :meth:`redraw`); points older than ``window_s`` before it are dropped."""
+        if self._xs and self._xs[-1] >= x:
+            self._ys[-1] = y
+        else:
+            self._xs.append(x)
+            self._ys.append(y)
+        cut = 0
+        while cut < len(self._xs) and (self._xs[cut] < x - window_s
+                                       or len(self._xs) - cut > max_points):
+            cut += 1
+        if cut:
+            del self._xs[:cut], self._ys[:cut]
+
+    def redraw(self) -> None:
+        self.curve.setData(self._xs, self._ys)
 
 
 HIT_COLUMNS = ("Hit", "Table", "Seat", "Round", "Claimed hand", "Wager", "Waiting", "Flags")
@@ -243,21 +276,49 @@ class HitQueue(QTableWidget):
             self.selectRow(0)
 
 
-class TableGrid(QWidget):
+class TableGrid(QScrollArea):
+    """Every table as a tile, in as many columns as fit; scrolls for a large pit (only what is
+    visible is painted, and a tile whose table did not change is not touched)."""
+
+    TILE_WIDTH = 240
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._grid = QGridLayout(self)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        inner = QWidget()
+        self._grid = QGridLayout(inner)
         self._grid.setSpacing(10)
+        self._grid.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.setWidget(inner)
         self._tiles: dict[str, TableTile] = {}
+        self._order: list[str] = []
+        self._columns = 3
 
-    def show_tables(self, tables: list[TableView], columns: int = 3) -> None:
-        for i, t in enumerate(tables):
+    def _fit_columns(self) -> int:
+        width = self.viewport().width() if self.isVisible() else 3 * (self.TILE_WIDTH + 10)
+        return max(1, width // (self.TILE_WIDTH + 10))
+
+    def show_tables(self, tables: list[TableView]) -> None:
+        for t in tables:
             tile = self._tiles.get(t.id)
             if tile is None:
                 tile = TableTile(t.id)
                 self._tiles[t.id] = tile
-                self._grid.addWidget(tile, i // columns, i % columns)
+                self._order.append(t.id)
+                i = len(self._order) - 1
+                self._grid.addWidget(tile, i // self._columns, i % self._columns)
             tile.show_table(t)
+
+    def resizeEvent(self, event):  # type: ignore[no-untyped-def]  # noqa: N802
+        super().resizeEvent(event)
+        columns = self._fit_columns()
+        if columns != self._columns and self._order:
+            self._columns = columns
+            for i, tid in enumerate(self._order):
+                self._grid.addWidget(self._tiles[tid], i // columns, i % columns)
+        else:
+            self._columns = columns
 
     def tile(self, table_id: str) -> TableTile:
         return self._tiles[table_id]

@@ -100,6 +100,7 @@ def test_adjustment_needs_an_executive_then_another_person_and_records_who_and_w
         dlg = QApplication.activeModalWidget()
         assert isinstance(dlg, AdjustDialog)
         dlg.select("WA01", "MAIN")
+        qtbot.waitUntil(dlg.meter_shown, timeout=3000)  # read off the GUI thread
         seen["current"] = dlg.current.text()
         qtbot.keyClicks(dlg.amount, "-250.00")
         seen["enabled_without_reason"] = dlg.confirm_btn.isEnabled()
@@ -188,6 +189,7 @@ def test_adjustment_amount_must_be_a_signed_amount_in_cents_and_keep_the_meter_a
     dlg = AdjustDialog(floor.console.floor, floor.console.config, window.swipe_prompt, window)
     qtbot.addWidget(dlg)
     dlg.select("ML2", "MINOR")
+    qtbot.waitUntil(dlg.meter_shown, timeout=3000)
     dlg.reason.setText("meter test")
     cases = {
         "12.345": "more than two decimals",
@@ -219,6 +221,7 @@ def test_cancelled_second_swipe_records_nothing(qtbot, console_window) -> None: 
         dlg = QApplication.activeModalWidget()
         assert isinstance(dlg, AdjustDialog)
         dlg.select("ML2", "MAJOR")
+        qtbot.waitUntil(dlg.meter_shown, timeout=3000)
         dlg.amount.setText("500")
         dlg.reason.setText("seed top-up")
         QTimer.singleShot(100, step(first_card, errors))

@@ -1,0 +1,451 @@
+"""Floor scale: hundreds of simulated tables at 10x speed against a real console, offscreen.
+
+For each table count (default 50, 100, 200, 500) this
+
+1. writes a floor of that many tables (``floor_sim.write_floor``: links of 10 tables, WA01 and
+   ML2 alternating) and starts the simulated controllers in a process of their own
+   (``benchmarks/floor_sim.py``: real TCP, every frame recorded with its wall time);
+2. runs the console in this process as ``podium console`` does (``ConsoleCore``: one link per
+   table, the ledger writer, the printer thread to a folder) with the main window shown offscreen
+   (``QT_QPA_PLATFORM=offscreen``), on a fresh SQLite ledger (WAL, ``synchronous=FULL``) or a
+   fresh schema of a PostgreSQL database (``--db``);
+3. decides every hit as it comes, from a thread of its own standing in for the supervisors at
+   the pit's podiums: a flagged hit is rejected, a payable one is paid with an Executive swipe at
+   the amount shown (a claim corrected when the cards say so), a hit that pays nothing rejected;
+4. after ``--seconds`` of play and ``--drain`` seconds for the last rounds, compares the
+   simulator's record with the ledger and prints one block of figures per run:
+
+   - events/s (recorded by the ledger), batches (group commits) and their mean size;
+   - p50/p95/p99 of controller event -> ledger (the event's batch committed), -> ACK (the
+     controller has its acknowledgement) and -> screen (the console's widgets were given the
+     event's effect: a table tile showing the round's new state, a hit row in the queue);
+   - console CPU per thread (seconds and % of wall time), the GUI thread's share in particular;
+   - reconnects, events lost (never acknowledged), events duplicated (ledger rows for the same
+     table, boot and seq: the unique constraint says 0; and events acknowledged ok that the
+     ledger does not hold) and meter drift: per level, the ledger's contributions (net of
+     reversals) against the simulator's own record of the wagers the console accepted, and the
+     PAY amounts the tables applied against the ledger's awards.
+
+Tables start their first round at a random point of one round (``--stagger``, on by default:
+real tables do not deal in lockstep); ``--no-stagger`` deals every table at the same instant.
+
+    .venv/bin/python benchmarks/floor_scale.py [--tables 50 100 200 500] [--seconds 60]
+        [--drain 15] [--db postgresql+psycopg://postgres@127.0.0.1:5432/test]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import floor_sim  # noqa: E402
+from sqlalchemy import Engine, create_engine, func, select, text  # noqa: E402
+from sqlalchemy.orm import Session, aliased  # noqa: E402
+
+from core import floorconfig  # noqa: E402
+from core.demo import enroll_demo_employees, swipe_of  # noqa: E402
+from core.ledger.db import make_engine, upgrade  # noqa: E402
+from core.ledger.models import Award, MeterEntry, RefusedEvent  # noqa: E402
+from core.ledger.models import ControllerEvent as EventRow  # noqa: E402
+from core.rules.paytables import load_paytables  # noqa: E402
+from core.runtime import ConsoleCore  # noqa: E402
+from core.tablegames.views import AmountChanged  # noqa: E402
+from printing.printers import printer_from_config  # noqa: E402
+
+EXECUTIVE = swipe_of("2001")
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, round(q * len(s)) - 1))]
+
+
+def fmt_ms(values: list[float]) -> str:
+    if not values:
+        return "n/a"
+    ms = [v * 1000 for v in values]
+    return (f"p50 {pct(ms, 0.50):.0f} ms, p95 {pct(ms, 0.95):.0f} ms, p99 {pct(ms, 0.99):.0f} "
+            f"ms, max {max(ms):.0f} ms ({len(ms)} events)")
+
+
+# ------------------------------------------------------------------------------ the console side
+
+class Supervisors(threading.Thread):
+    """Pays or rejects every pending hit, like the supervisors of the pit (another thread, its
+    own reads and writes: the console's GUI thread does none of this)."""
+
+    def __init__(self, console: ConsoleCore) -> None:
+        super().__init__(name="bench-supervisors", daemon=True)
+        self.console = console
+        self.stop_flag = threading.Event()
+        self.paid = 0
+        self.rejected = 0
+        self.changed_amounts = 0
+        self.errors: list[str] = []
+
+    def run(self) -> None:
+        floor = self.console.floor
+        while not self.stop_flag.wait(0.5):
+            try:
+                pending = floor.snapshot().pending
+            except Exception as exc:  # noqa: BLE001 - keep deciding
+                self.errors.append(f"snapshot: {exc}")
+                continue
+            for h in pending:
+                try:
+                    self.decide(h)
+                except ValueError as exc:
+                    if "first" not in str(exc) and "already" not in str(exc):
+                        self.errors.append(f"hit {h.hit_id}: {exc}")
+
+    def decide(self, h: Any) -> None:
+        floor = self.console.floor
+        if h.blocking or len(h.cards) != 7:
+            floor.reject(h.hit_id, "benchmark: flagged or no cards", EXECUTIVE)
+            self.rejected += 1
+            return
+        v = floor.evaluate(h.hit_id, list(h.cards))
+        if v.pay_hand is None or not v.payable:
+            if any("first" in p for p in v.problems):
+                return  # another seat of the round is paid first
+            floor.reject(h.hit_id, "benchmark: pays nothing", EXECUTIVE)
+            self.rejected += 1
+            return
+        try:
+            floor.pay(h.hit_id, list(h.cards), EXECUTIVE, correct_claim=v.mismatch,
+                      expected_cents=v.amount_cents)
+        except AmountChanged:
+            self.changed_amounts += 1
+            return  # seen again at the next look, at the new amount
+        self.paid += 1
+
+
+class ThreadCpu:
+    """CPU seconds per thread of this process from /proc (Linux)."""
+
+    def __init__(self) -> None:
+        self.tick = os.sysconf("SC_CLK_TCK")
+        self.start = self.read()
+
+    def read(self) -> dict[int, float]:
+        out: dict[int, float] = {}
+        for tid in os.listdir("/proc/self/task"):
+            try:
+                fields = Path(f"/proc/self/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            out[int(tid)] = (int(fields[11]) + int(fields[12])) / self.tick
+        return out
+
+    def since_start(self) -> dict[int, float]:
+        now = self.read()
+        return {tid: now[tid] - self.start.get(tid, 0.0) for tid in now}
+
+
+def thread_names() -> dict[int, str]:
+    names = {t.native_id: t.name for t in threading.enumerate() if t.native_id is not None}
+    names[threading.main_thread().native_id or 0] = "GUI (Qt main)"
+    return names
+
+
+# ------------------------------------------------------------------------------ one run
+
+def fresh_engine(db: str | None, tmp: Path) -> tuple[Engine, str | None]:
+    if db is None:
+        return make_engine(f"sqlite:///{tmp / 'ledger.sqlite3'}"), None
+    schema = f"bench_{secrets.token_hex(4)}"
+    admin = create_engine(db)
+    with admin.begin() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    admin.dispose()
+    return make_engine(db, connect_args={"options": f"-csearch_path={schema}"},
+                       pool_size=10), schema
+
+
+def drop_schema(db: str, schema: str) -> None:
+    admin = create_engine(db)
+    with admin.begin() as conn:
+        conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+    admin.dispose()
+
+
+def ledger_contributions(engine: Engine) -> dict[tuple[str, str], tuple[int, int]]:
+    """Per level: contributions net of their reversals (exact units)."""
+    from core.ledger.models import Level
+
+    rev = aliased(MeterEntry)
+    out: dict[tuple[str, str], tuple[int, int]] = {}
+    with Session(engine) as s:
+        levels = {lv.id: (lv.group_id, lv.name) for lv in s.scalars(select(Level))}
+        kinds = ("contribution", "reserve_contribution")
+        for lid, m, r in s.execute(select(MeterEntry.level_id, func.sum(MeterEntry.meter_delta),
+                                          func.sum(MeterEntry.reserve_delta))
+                                   .where(MeterEntry.kind.in_(kinds))
+                                   .group_by(MeterEntry.level_id)):
+            out[levels[lid]] = (int(m), int(r))
+        for lid, m, r in s.execute(select(MeterEntry.level_id, func.sum(MeterEntry.meter_delta),
+                                          func.sum(MeterEntry.reserve_delta))
+                                   .join(rev, rev.id == MeterEntry.reverses_id)
+                                   .where(MeterEntry.kind == "reversal", rev.kind.in_(kinds))
+                                   .group_by(MeterEntry.level_id)):
+            m0, r0 = out.get(levels[lid], (0, 0))
+            out[levels[lid]] = (m0 + int(m), r0 + int(r))
+    return out
+
+
+def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
+    from gui.main_window import MainWindow
+    from gui.swipe import SwipeCatcher
+
+    tmp = Path(tempfile.mkdtemp(prefix=f"floor{tables}-"))
+    floor_file = tmp / "floor.toml"
+    floor_sim.write_floor(floor_file, tables, args.base_port)
+    config = floorconfig.load_floor(floor_file)
+    paytables = load_paytables()
+    record_file = tmp / "record.json"
+    sim_cmd = [sys.executable, str(ROOT / "benchmarks" / "floor_sim.py"), "--floor",
+               str(floor_file), "--speed", str(args.speed), "--seconds", str(args.seconds),
+               "--drain", str(args.drain), "--seed", str(args.seed), "--record",
+               str(record_file)] + (["--stagger"] if args.stagger else [])
+    sim_log = open(tmp / "sim.log", "w")  # noqa: SIM115 - closed below
+    sim = subprocess.Popen(sim_cmd, stdout=subprocess.PIPE, stderr=sim_log, text=True)
+    assert sim.stdout is not None
+    line = sim.stdout.readline()
+    if not line.startswith("SIM READY"):
+        raise SystemExit(f"the simulator did not start: {line!r} (see {tmp / 'sim.log'})")
+
+    engine, schema = fresh_engine(args.db, tmp)
+    upgrade(engine)
+    enroll_demo_employees(engine)
+    printer = printer_from_config("file", directory=str(tmp / "slips"))
+    console = ConsoleCore(engine, config, paytables, printer=printer)
+
+    resolved: dict[tuple[str, str, int], float] = {}
+    submit = console.floor.writer.submit_event
+
+    def timed_submit(origin: Any, event: Any) -> Any:
+        fut = submit(origin, event)
+        key = (origin.table, origin.boot, origin.seq)
+        fut.add_done_callback(lambda _f: resolved.setdefault(key, time.time()))
+        return fut
+
+    console.floor.writer.submit_event = timed_submit  # type: ignore[method-assign]
+
+    catcher = SwipeCatcher()
+    catcher.install(app)
+    cpu = ThreadCpu()
+    wall0 = time.time()
+    console.start()
+    window = MainWindow(console, catcher)
+    window.resize(1600, 980)
+    window.show()
+
+    names = {t.name: t.id for t in config.tables}
+    shown_tables: dict[tuple[str, int | None, str], float] = {}
+    shown_hits: dict[tuple[str, int, int], float] = {}
+    grid_show, queue_show = window.grid.show_tables, window.queue.show_hits
+
+    def spy_tables(views: list[Any]) -> None:
+        grid_show(views)
+        now = time.time()
+        for t in views:
+            shown_tables.setdefault((t.id, t.round_no, t.round_state), now)
+
+    def spy_hits(hits: list[Any], at: Any) -> None:
+        queue_show(hits, at)
+        now = time.time()
+        for h in hits:
+            shown_hits.setdefault((names.get(h.table, h.table), h.round_no, h.seat), now)
+
+    window.grid.show_tables = spy_tables  # type: ignore[method-assign]
+    window.queue.show_hits = spy_hits  # type: ignore[method-assign]
+
+    supervisors = Supervisors(console)
+    supervisors.start()
+    from PySide6.QtCore import QTimer
+
+    deadline = args.seconds + args.drain + 2
+    QTimer.singleShot(int(deadline * 1000), app.quit)
+    app.exec()
+    wall = time.time() - wall0
+    per_thread = cpu.since_start()
+    tnames = thread_names()
+    supervisors.stop_flag.set()
+    supervisors.join(5)
+    writer_stats = console.floor.writer.stats
+    window.close()
+    console.stop()
+    app.removeEventFilter(catcher)
+    try:
+        sim.wait(30)
+    except subprocess.TimeoutExpired:
+        sim.send_signal(signal.SIGTERM)
+        sim.wait(10)
+    sim_log.close()
+    record = json.loads(record_file.read_text())
+
+    # -- figures --------------------------------------------------------------------------------
+    to_ledger: list[float] = []
+    to_ack = floor_sim.ack_latencies(record)
+    to_screen: list[float] = []
+    screened = screenable = 0
+    acked_ok: set[tuple[str, str, int]] = set()
+    for tid, tab in record["tables"].items():
+        boot = tab["boot"]
+        for e in tab["events"]:
+            key = (tid, boot, e["seq"])
+            if e["ack_result"] == "ok":
+                acked_ok.add(key)
+            if key in resolved:
+                to_ledger.append(resolved[key] - e["sent_at"])
+            p = e["payload"]
+            target: float | None = None
+            if e["ack_result"] != "ok":
+                continue
+            if e["type"] == "GameStarted":
+                screenable += 1
+                target = shown_tables.get((tid, p["round_no"], "locked"))
+            elif e["type"] == "GameEnded":
+                screenable += 1
+                target = shown_tables.get((tid, p["round_no"], "ended"))
+            elif e["type"] == "Misdealt":
+                screenable += 1
+                target = shown_tables.get((tid, p["round_no"], "misdealt"))
+            elif e["type"] == "HitClaimed":
+                target = shown_hits.get((tid, p["round_no"], p["seat"]))
+                if target is not None:
+                    screenable += 1
+            if target is not None:
+                screened += 1
+                to_screen.append(max(0.0, target - e["sent_at"]))
+    with Session(engine) as s:
+        recorded = s.scalar(select(func.count()).select_from(EventRow)) or 0
+        refused = s.scalar(select(func.count()).select_from(RefusedEvent)) or 0
+        dup = s.execute(select(EventRow.table_id, EventRow.boot, EventRow.seq)
+                        .group_by(EventRow.table_id, EventRow.boot, EventRow.seq)
+                        .having(func.count() > 1)).all()
+        in_ledger = {(t, b, q) for t, b, q in s.execute(
+            select(EventRow.table_id, EventRow.boot, EventRow.seq))}
+        awards = int(s.scalar(select(func.coalesce(func.sum(Award.amount_cents), 0))) or 0)
+        first = s.scalar(select(func.min(EventRow.received_at)))
+        last = s.scalar(select(func.max(EventRow.received_at)))
+    missing = len(acked_ok - in_ledger)
+    expected = floor_sim.expected_contributions(record, config, paytables)
+    got = ledger_contributions(engine)
+    drift = {k: (got.get(k, (0, 0))[0] - v[0], got.get(k, (0, 0))[1] - v[1])
+             for k, v in expected.items() if got.get(k, (0, 0)) != v}
+    applied = floor_sim.paid_cents(record)
+    from core.floor import check_meter_invariant
+
+    invariant = check_meter_invariant(engine)
+    span = (last - first).total_seconds() if first and last and last > first else wall
+    threads: dict[str, float] = defaultdict(float)
+    for tid, secs in per_thread.items():
+        name = tnames.get(tid, "other (Qt/pool)")
+        for prefix in ("podium-gui-read", "podium-io", "podium-gui-op", "bench-"):
+            if name.startswith(prefix):
+                name = prefix.rstrip("-_") + "*"
+        threads[name] += secs
+    engine.dispose()
+    if schema is not None and args.db:
+        drop_schema(args.db, schema)
+    return {
+        "tables": tables, "db": engine.dialect.name, "wall": wall,
+        "events": recorded, "refused": refused, "events_per_s": recorded / span,
+        "batches": writer_stats.batches, "jobs": writer_stats.jobs,
+        "largest_batch": writer_stats.largest, "writer_busy_s": writer_stats.busy_s,
+        "to_ledger": to_ledger, "to_ack": to_ack, "to_screen": to_screen,
+        "screened": screened, "screenable": screenable,
+        "threads": dict(threads), "reconnects": floor_sim.reconnects(record),
+        "lost": floor_sim.lost(record), "retransmitted": floor_sim.retransmitted(record),
+        "duplicated": len(dup), "acked_not_in_ledger": missing, "drift": drift,
+        "levels": len(expected), "paid_applied_cents": applied, "awards_cents": awards,
+        "paid": supervisors.paid, "rejected": supervisors.rejected,
+        "amount_changed": supervisors.changed_amounts, "errors": supervisors.errors[:5],
+        "invariant": invariant, "sim_cpu": record["process"],
+    }
+
+
+def report(r: dict[str, Any]) -> None:
+    wall = r["wall"]
+    print(f"\n== {r['tables']} tables, {r['db']}, {wall:.0f} s ==")
+    print(f"events recorded {r['events']} ({r['events_per_s']:.1f}/s), refused {r['refused']};"
+          f" {r['batches']} group commits, mean {r['jobs'] / max(1, r['batches']):.1f} jobs, "
+          f"largest {r['largest_batch']}, writer busy {r['writer_busy_s']:.1f} s")
+    print(f"event -> ledger: {fmt_ms(r['to_ledger'])}")
+    print(f"event -> ACK:    {fmt_ms(r['to_ack'])}")
+    print(f"event -> screen: {fmt_ms(r['to_screen'])} "
+          f"[{r['screened']} of {r['screenable']} shown]")
+    busy = ", ".join(f"{name} {secs:.1f} s ({100 * secs / wall:.0f}%)"
+                     for name, secs in sorted(r["threads"].items(), key=lambda kv: -kv[1])
+                     if secs >= 0.05)
+    print(f"console CPU by thread: {busy}")
+    print(f"reconnects {r['reconnects']}, events lost {r['lost']}, retransmitted "
+          f"{r['retransmitted']}, duplicated {r['duplicated']}, acked ok but not in the "
+          f"ledger {r['acked_not_in_ledger']}")
+    drift = ("0 on every level" if not r["drift"] else
+             "; ".join(f"{g}/{lv}: meter {m:+d} reserve {rr:+d} units"
+                       for (g, lv), (m, rr) in r["drift"].items()))
+    print(f"meter drift ({r['levels']} levels): {drift}")
+    print(f"hits paid {r['paid']}, rejected {r['rejected']}, amount moved before the pay "
+          f"{r['amount_changed']}; PAY applied by tables {r['paid_applied_cents'] / 100:,.2f}"
+          f" vs ledger awards {r['awards_cents'] / 100:,.2f}")
+    print(f"invariant: {'ok' if not r['invariant'] else r['invariant']}; simulator CPU "
+          f"{r['sim_cpu']['cpu_user_s'] + r['sim_cpu']['cpu_system_s']:.1f} s")
+    if r["errors"]:
+        print(f"supervisor errors (first {len(r['errors'])}): {r['errors']}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tables", type=int, nargs="+", default=[50, 100, 200, 500])
+    ap.add_argument("--seconds", type=float, default=60.0)
+    ap.add_argument("--drain", type=float, default=15.0)
+    ap.add_argument("--speed", type=float, default=10.0)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--base-port", type=int, default=21000)
+    ap.add_argument("--db", default=None, help="PostgreSQL URL (default: SQLite in a temp dir)")
+    ap.add_argument("--no-stagger", dest="stagger", action="store_false")
+    ap.add_argument("--json", default=None, help="also write the figures to this file")
+    args = ap.parse_args()
+    import logging
+
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s: %(message)s")
+    from PySide6.QtWidgets import QApplication
+
+    from gui import theme
+
+    app = QApplication.instance() or QApplication([])
+    theme.apply(app)
+    results = []
+    for n in args.tables:
+        r = run_once(n, args, app)
+        report(r)
+        results.append(r)
+    if args.json:
+        Path(args.json).write_text(json.dumps(
+            [{k: (v if not isinstance(v, list) or k == "errors" else
+                  {"p50": pct(v, .5), "p95": pct(v, .95), "p99": pct(v, .99), "n": len(v)})
+              for k, v in r.items() if k != "drift"} for r in results], indent=1, default=str))
+
+
+if __name__ == "__main__":
+    main()
