@@ -248,6 +248,21 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
         return fut
 
     console.floor.writer.submit_event = timed_submit  # type: ignore[method-assign]
+    profile = None
+    if args.profile_writer:
+        import cProfile
+
+        profile = cProfile.Profile()
+        commit = console.floor.writer._commit
+
+        def profiled(batch: Any) -> None:
+            profile.enable()
+            try:
+                commit(batch)
+            finally:
+                profile.disable()
+
+        console.floor.writer._commit = profiled  # type: ignore[method-assign]
 
     catcher = SwipeCatcher()
     catcher.install(app)
@@ -277,6 +292,19 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
 
     window.grid.show_tables = spy_tables  # type: ignore[method-assign]
     window.queue.show_hits = spy_hits  # type: ignore[method-assign]
+    gui_time: dict[str, list[float]] = defaultdict(list)
+
+    def timed(name: str, fn: Any) -> Any:
+        def run(*a: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return fn(*a)
+            finally:
+                gui_time[name].append(time.perf_counter() - t0)
+        return run
+
+    for name in ("_paint", "_on_change", "_on_snapshot", "_on_slips", "_tick"):
+        setattr(window, name, timed(name, getattr(window, name)))
 
     supervisors = Supervisors(console)
     supervisors.start()
@@ -301,6 +329,10 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
         sim.wait(10)
     sim_log.close()
     record = json.loads(record_file.read_text())
+    if profile is not None:
+        import pstats
+
+        pstats.Stats(profile, stream=sys.stderr).sort_stats("tottime").print_stats(40)
 
     # -- figures --------------------------------------------------------------------------------
     to_ledger: list[float] = []
@@ -381,6 +413,7 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
         "paid": supervisors.paid, "rejected": supervisors.rejected,
         "amount_changed": supervisors.changed_amounts, "errors": supervisors.errors[:5],
         "invariant": invariant, "sim_cpu": record["process"],
+        "gui": {k: (len(v), sum(v), max(v)) for k, v in gui_time.items()},
     }
 
 
@@ -410,6 +443,8 @@ def report(r: dict[str, Any]) -> None:
           f" vs ledger awards {r['awards_cents'] / 100:,.2f}")
     print(f"invariant: {'ok' if not r['invariant'] else r['invariant']}; simulator CPU "
           f"{r['sim_cpu']['cpu_user_s'] + r['sim_cpu']['cpu_system_s']:.1f} s")
+    print("GUI handlers: " + ", ".join(f"{k} {n}x {tot:.2f} s (max {mx * 1000:.0f} ms)"
+                                       for k, (n, tot, mx) in sorted(r["gui"].items())))
     if r["errors"]:
         print(f"supervisor errors (first {len(r['errors'])}): {r['errors']}")
 
@@ -425,6 +460,8 @@ def main() -> None:
     ap.add_argument("--db", default=None, help="PostgreSQL URL (default: SQLite in a temp dir)")
     ap.add_argument("--no-stagger", dest="stagger", action="store_false")
     ap.add_argument("--json", default=None, help="also write the figures to this file")
+    ap.add_argument("--profile-writer", action="store_true",
+                    help="profile the ledger writer thread (cProfile, to stderr)")
     args = ap.parse_args()
     import logging
 

@@ -70,7 +70,7 @@ class MainWindow(QMainWindow):
         floor = QWidget()
         fl = QVBoxLayout(floor)
         self.grid = TableGrid()
-        fl.addWidget(self.grid)
+        fl.addWidget(self.grid, 3)
         qhead = QHBoxLayout()
         qt = QLabel("HIT QUEUE")
         qt.setObjectName("muted")
@@ -83,7 +83,7 @@ class MainWindow(QMainWindow):
         fl.addLayout(qhead)
         self.queue = HitQueue()
         self.queue.openHit.connect(self.open_hit)
-        fl.addWidget(self.queue, 1)
+        fl.addWidget(self.queue, 2)
         left.addTab(floor, "Floor")
         left.addTab(self._slips_tab(), "Win slips")
         self.log_list = QListWidget()
@@ -287,7 +287,7 @@ class MainWindow(QMainWindow):
             return
         links = self.console.link_status() if self._dirty_tables else {}
         if self._dirty_tables:
-            ids = sorted(self._dirty_tables)
+            ids = [tid for tid in state.tables if tid in self._dirty_tables]
             self._dirty_tables = set()
             self.grid.show_tables([model.table_view(self.console, state.tables[i], links)
                                    for i in ids if i in state.tables])
@@ -307,7 +307,8 @@ class MainWindow(QMainWindow):
                 if n else '<span style="color:#3ecf8e">No hits waiting</span>')
             self.verify_btn.setEnabled(bool(n))
         if self._dirty_levels:
-            keys = sorted(self._dirty_levels)
+            # in the floor's order (group, then level as configured), not alphabetical
+            keys = [key for key in state.levels if key in self._dirty_levels]
             self._dirty_levels = set()
             for key in keys:
                 lv = state.levels.get(key)

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.money import format_cents
-from core.tablegames.views import AmountChanged
 from core.rules.cards import Card
+from core.tablegames.views import AmountChanged
 from gui.bridge import default_bridge
 from gui.cards import CardPicker, card_html, hand_label, with_hand_names
 from gui.widgets import HitView

@@ -8,19 +8,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QRect,
+    QSize,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
-    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QScrollArea,
+    QListView,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -78,64 +88,144 @@ def _label(text: str = "", name: str = "", align: Qt.AlignmentFlag | None = None
     return lab
 
 
-class TableTile(QFrame):
-    def __init__(self, table_id: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.table_id = table_id
-        self.setObjectName("panel")
-        self.setMinimumSize(230, 128)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(12, 8, 12, 8)
-        top = QHBoxLayout()
-        self.name = _label("", "title")
-        self.link = _label("", "ok", Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        top.addWidget(self.name)
-        top.addStretch(1)
-        top.addWidget(self.link)
-        lay.addLayout(top)
-        self.game = _label("", "muted")
-        lay.addWidget(self.game)
-        self.round = _label("")
-        lay.addWidget(self.round)
-        self.pending = _label("")
-        self.pending.setWordWrap(True)
-        lay.addWidget(self.pending)
-        self._shown: TableView | None = None
-        self._border = ""
+@dataclass(frozen=True)
+class TileText:
+    """What a table's tile says, line by line (painted by :class:`TileDelegate`)."""
 
-    def show_table(self, t: TableView) -> None:
-        if t == self._shown:
-            return  # nothing changed: no relayout, no restyle
-        self._shown = t
-        self.name.setText(t.name)
-        self.game.setText(f"{t.paytable} · {t.group}")
-        if t.online:
-            self.link.setText("● ONLINE")
-            self.link.setObjectName("ok")
-        else:
-            self.link.setText("● OFFLINE")
-            self.link.setObjectName("alert")
-        self.link.setStyle(self.link.style())
-        rnd = f"Round {t.round_no}" if t.round_no else "No round yet"
-        state = t.round_state.replace("_", " ").lower()
-        self.round.setText(f"{rnd} · {state}" if t.online else "Progressive LOCKED (link down)")
-        if t.pending_hits:
-            plural = "S" if t.pending_hits > 1 else ""
-            self.pending.setText(f"▲ {t.pending_hits} HIT{plural} WAITING")
-            self.pending.setObjectName("alert")
-            border = theme.ALERT
-        else:
-            self.pending.setText(t.detail)
-            self.pending.setToolTip(t.detail)
-            self.pending.setObjectName("muted" if t.online else "alert")
-            border = theme.ALERT if not t.online else "#2f3640"
-        self.pending.setStyle(self.pending.style())
-        if border != self._border:  # a style sheet is re-parsed: only when the colour changes
-            self._border = border
-            self.setStyleSheet(
-                f"QFrame#panel {{ border: 2px solid {border}; border-radius: 8px; "
-                f"background: {theme.PANEL}; }}"
-            )
+    name: str
+    link: str
+    link_alert: bool
+    game: str
+    round: str
+    note: str
+    note_alert: bool
+    border_alert: bool
+
+
+def tile_text(t: TableView) -> TileText:
+    rnd = f"Round {t.round_no}" if t.round_no else "No round yet"
+    state = t.round_state.replace("_", " ").lower()
+    if t.pending_hits:
+        plural = "S" if t.pending_hits > 1 else ""
+        note, note_alert = f"▲ {t.pending_hits} HIT{plural} WAITING", True
+    else:
+        note, note_alert = t.detail, not t.online
+    return TileText(
+        name=t.name, link="● ONLINE" if t.online else "● OFFLINE", link_alert=not t.online,
+        game=f"{t.paytable} · {t.group}",
+        round=f"{rnd} · {state}" if t.online else "Progressive LOCKED (link down)",
+        note=note, note_alert=note_alert, border_alert=bool(t.pending_hits) or not t.online)
+
+
+class TableListModel(QAbstractListModel):
+    """The floor's tables, one row each, in floor order; a row changes only when its table's
+    view does (so a floor of hundreds repaints a handful of tiles per change)."""
+
+    ViewRole = Qt.ItemDataRole.UserRole + 1
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._ids: list[str] = []
+        self._rows: dict[str, int] = {}
+        self._views: dict[str, TableView] = {}
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self._ids)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex,
+             role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._ids):
+            return None
+        view = self._views[self._ids[index.row()]]
+        if role == self.ViewRole:
+            return view
+        if role == Qt.ItemDataRole.DisplayRole:
+            return view.name
+        if role == Qt.ItemDataRole.ToolTipRole:
+            text = tile_text(view)
+            return "\n".join(x for x in (text.name, text.link, text.game, text.round, text.note)
+                             if x)
+        return None
+
+    def update(self, views: list[TableView]) -> None:
+        new = [v for v in views if v.id not in self._rows]
+        if new:
+            first = len(self._ids)
+            self.beginInsertRows(QModelIndex(), first, first + len(new) - 1)
+            for v in new:
+                self._rows[v.id] = len(self._ids)
+                self._ids.append(v.id)
+                self._views[v.id] = v
+            self.endInsertRows()
+        for v in views:
+            if self._views.get(v.id) != v:
+                self._views[v.id] = v
+                idx = self.index(self._rows[v.id])
+                self.dataChanged.emit(idx, idx)
+
+    def view(self, table_id: str) -> TableView:
+        return self._views[table_id]
+
+
+class TileDelegate(QStyledItemDelegate):
+    """Paints a table's tile: name and link state, paytable and link group, round, a hit
+    waiting or why the link is down; a red border when the table needs the supervisor."""
+
+    SIZE = QSize(240, 128)
+
+    def sizeHint(self, option: QStyleOptionViewItem,  # noqa: N802
+                 index: QModelIndex | QPersistentModelIndex) -> QSize:
+        return self.SIZE
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
+              index: QModelIndex | QPersistentModelIndex) -> None:
+        view = index.data(TableListModel.ViewRole)
+        if view is None:
+            return
+        t = tile_text(view)
+        painter.save()
+        r = option.rect.adjusted(2, 2, -2, -2)  # type: ignore[attr-defined]
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QPen(QColor(theme.ALERT if t.border_alert else "#2f3640"), 2))
+        painter.setBrush(QColor(theme.PANEL))
+        painter.drawRoundedRect(r, 8, 8)
+        inner = r.adjusted(12, 8, -12, -8)
+        base = QFont(option.font)  # type: ignore[attr-defined]
+        big = QFont(base)
+        big.setPointSizeF(base.pointSizeF() * 1.35)
+        big.setBold(True)
+        bold = QFont(base)
+        bold.setBold(True)
+        line = QFontMetrics(base).height() + 2
+        top = inner.top()
+        painter.setFont(big)
+        painter.setPen(QColor(theme.TEXT))
+        head = QFontMetrics(big).height()
+        painter.drawText(QRect(inner.left(), top, inner.width(), head),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, t.name)
+        painter.setFont(bold)
+        painter.setPen(QColor(theme.ALERT if t.link_alert else theme.OK))
+        painter.drawText(QRect(inner.left(), top, inner.width(), head),
+                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, t.link)
+        y = top + head + 2
+        painter.setFont(base)
+        painter.setPen(QColor(theme.MUTED))
+        painter.drawText(QRect(inner.left(), y, inner.width(), line),
+                         Qt.AlignmentFlag.AlignLeft, t.game)
+        y += line
+        painter.setPen(QColor(theme.TEXT))
+        painter.drawText(QRect(inner.left(), y, inner.width(), line),
+                         Qt.AlignmentFlag.AlignLeft, t.round)
+        y += line
+        if t.note:
+            painter.setFont(bold if t.note_alert else base)
+            painter.setPen(QColor(theme.ALERT if t.note_alert else theme.MUTED))
+            metrics = QFontMetrics(painter.font())
+            painter.drawText(QRect(inner.left(), y, inner.width(), inner.bottom() - y),
+                             Qt.AlignmentFlag.AlignLeft,
+                             metrics.elidedText(t.note, Qt.TextElideMode.ElideRight,
+                                                inner.width()))
+        painter.restore()
 
 
 class MeterTile(QFrame):
@@ -157,25 +247,21 @@ class MeterTile(QFrame):
         lay.addLayout(head)
         self.amount = _label("", "money")
         lay.addWidget(self.amount)
-        # the time axis in the casino's local time (pyqtgraph's offset: seconds WEST of UTC)
-        offset = (tz or ZoneInfo("UTC")).utcoffset(datetime.now()) or timedelta(0)
-        self.time_axis = pg.DateAxisItem(orientation="bottom",
-                                         utcOffset=-int(offset.total_seconds()))
-        self.plot = pg.PlotWidget(background=theme.PANEL, axisItems={"bottom": self.time_axis})
-        self.plot.setMinimumHeight(90)
-        self.plot.setMenuEnabled(False)
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.hideButtons()
-        self.plot.getPlotItem().setDownsampling(auto=True, mode="peak")
-        self.plot.getPlotItem().setClipToView(True)
-        axis_pen = pg.mkPen(theme.MUTED)
-        for ax in ("left", "bottom"):
-            self.plot.getAxis(ax).setPen(axis_pen)
-            self.plot.getAxis(ax).setTextPen(axis_pen)
-        self.curve = self.plot.plot([], [], pen=pg.mkPen(theme.ACCENT, width=2))
-        self.hits = pg.ScatterPlotItem(size=11, brush=pg.mkBrush(theme.ALERT), pen=None, symbol="t")
-        self.plot.addItem(self.hits)
-        lay.addWidget(self.plot, 1)
+        self._tz = tz or ZoneInfo("UTC")
+        # The trend plot is made when the tile is first painted: a floor of a hundred meters
+        # scrolls, and a plot nobody has seen costs nothing.
+        self.plot: Any = None
+        self.curve: Any = None
+        self.hits: Any = None
+        self._time_axis: Any = None
+        self._plot_slot = QWidget()
+        self._plot_slot.setMinimumHeight(90)
+        self._plot_lay = QVBoxLayout(self._plot_slot)
+        self._plot_lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self._plot_slot, 1)
+        self._hit_xs: list[float] = []
+        self._hit_ys: list[float] = []
+        self._drawn = True
         self._xs: list[float] = []
         self._ys: list[float] = []
         self._shown_level: LevelView | None = None
@@ -189,12 +275,50 @@ class MeterTile(QFrame):
         self.sub.setText(f"reserve {format_cents(lv.reserve_cents, '$')} · seed "
                          f"{format_cents(lv.seed_cents, '$')}")
 
+    @property
+    def time_axis(self) -> Any:
+        self._make_plot()
+        return self._time_axis
+
+    def _make_plot(self) -> None:
+        if self.plot is not None:
+            return
+        # the time axis in the casino's local time (pyqtgraph's offset: seconds WEST of UTC)
+        offset = self._tz.utcoffset(datetime.now()) or timedelta(0)
+        self._time_axis = pg.DateAxisItem(orientation="bottom",
+                                          utcOffset=-int(offset.total_seconds()))
+        self.plot = pg.PlotWidget(background=theme.PANEL,
+                                  axisItems={"bottom": self._time_axis})
+        self.plot.setMinimumHeight(90)
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.plot.getPlotItem().setDownsampling(auto=True, mode="peak")
+        self.plot.getPlotItem().setClipToView(True)
+        axis_pen = pg.mkPen(theme.MUTED)
+        for ax in ("left", "bottom"):
+            self.plot.getAxis(ax).setPen(axis_pen)
+            self.plot.getAxis(ax).setTextPen(axis_pen)
+        self.curve = self.plot.plot([], [], pen=pg.mkPen(theme.ACCENT, width=2))
+        self.hits = pg.ScatterPlotItem(size=11, brush=pg.mkBrush(theme.ALERT), pen=None,
+                                       symbol="t")
+        self.plot.addItem(self.hits)
+        self._plot_lay.addWidget(self.plot)
+        self._drawn = False
+        self.redraw()
+
+    def paintEvent(self, event: Any) -> None:  # noqa: N802 (Qt API)
+        if self.plot is None:
+            self._make_plot()
+        super().paintEvent(event)
+
     def show_history(self, xs: list[float], ys: list[float], hit_xs: list[float],
                      hit_ys: list[float]) -> None:
         # Plot coordinates only: the amounts shown as text come from exact cents above.
         self._xs, self._ys = list(xs), list(ys)
-        self.curve.setData(self._xs, self._ys)
-        self.hits.setData(hit_xs, hit_ys)
+        self._hit_xs, self._hit_ys = list(hit_xs), list(hit_ys)
+        self._drawn = False
+        self.redraw()
 
     def add_point(self, x: float, y: float, *, window_s: float, max_points: int) -> None:
         """A new meter value at time ``x`` (one point per transaction; drawn by
@@ -204,6 +328,7 @@ class MeterTile(QFrame):
         else:
             self._xs.append(x)
             self._ys.append(y)
+        self._drawn = False
         cut = 0
         while cut < len(self._xs) and (self._xs[cut] < x - window_s
                                        or len(self._xs) - cut > max_points):
@@ -212,7 +337,12 @@ class MeterTile(QFrame):
             del self._xs[:cut], self._ys[:cut]
 
     def redraw(self) -> None:
+        """Draw what changed, if the plot exists and can be seen."""
+        if self._drawn or self.plot is None or self.visibleRegion().isEmpty():
+            return
+        self._drawn = True
         self.curve.setData(self._xs, self._ys)
+        self.hits.setData(self._hit_xs, self._hit_ys)
 
 
 HIT_COLUMNS = ("Hit", "Table", "Seat", "Round", "Claimed hand", "Wager", "Waiting", "Flags")
@@ -276,49 +406,29 @@ class HitQueue(QTableWidget):
             self.selectRow(0)
 
 
-class TableGrid(QScrollArea):
-    """Every table as a tile, in as many columns as fit; scrolls for a large pit (only what is
-    visible is painted, and a tile whose table did not change is not touched)."""
-
-    TILE_WIDTH = 240
+class TableGrid(QListView):
+    """Every table as a tile, as many to a row as fit, scrolling for a large pit.  A model and a
+    delegate (not a widget per table): only visible tiles are painted, and only tables whose view
+    changed are repainted."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWidgetResizable(True)
+        self.model_ = TableListModel(self)
+        self.setModel(self.model_)
+        self.setItemDelegate(TileDelegate(self))
+        self.setViewMode(QListView.ViewMode.IconMode)
+        self.setResizeMode(QListView.ResizeMode.Adjust)
+        self.setMovement(QListView.Movement.Static)
+        self.setUniformItemSizes(True)
+        self.setSpacing(5)
+        self.setWrapping(True)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setFrameShape(QFrame.Shape.NoFrame)
-        inner = QWidget()
-        self._grid = QGridLayout(inner)
-        self._grid.setSpacing(10)
-        self._grid.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.setWidget(inner)
-        self._tiles: dict[str, TableTile] = {}
-        self._order: list[str] = []
-        self._columns = 3
-
-    def _fit_columns(self) -> int:
-        width = self.viewport().width() if self.isVisible() else 3 * (self.TILE_WIDTH + 10)
-        return max(1, width // (self.TILE_WIDTH + 10))
 
     def show_tables(self, tables: list[TableView]) -> None:
-        for t in tables:
-            tile = self._tiles.get(t.id)
-            if tile is None:
-                tile = TableTile(t.id)
-                self._tiles[t.id] = tile
-                self._order.append(t.id)
-                i = len(self._order) - 1
-                self._grid.addWidget(tile, i // self._columns, i % self._columns)
-            tile.show_table(t)
+        self.model_.update(tables)
 
-    def resizeEvent(self, event):  # type: ignore[no-untyped-def]  # noqa: N802
-        super().resizeEvent(event)
-        columns = self._fit_columns()
-        if columns != self._columns and self._order:
-            self._columns = columns
-            for i, tid in enumerate(self._order):
-                self._grid.addWidget(self._tiles[tid], i // columns, i % columns)
-        else:
-            self._columns = columns
-
-    def tile(self, table_id: str) -> TableTile:
-        return self._tiles[table_id]
+    def tile(self, table_id: str) -> TileText:
+        """What the table's tile says now."""
+        return tile_text(self.model_.view(table_id))

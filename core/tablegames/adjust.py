@@ -25,7 +25,7 @@ def adjust(ctx: FloorContext, group: str, level: str, meter_delta_cents: int, re
     refusal: AuthError | None = None
     first_ok: int | None = None
     with ctx.unit("adjust") as u:
-        lv = levels(u, group, lock=True).get(level)
+        lv = levels(u, group).get(level)
         if lv is None:
             raise FloorError(f"group {group}: no level {level}")
         try:
@@ -39,7 +39,7 @@ def adjust(ctx: FloorContext, group: str, level: str, meter_delta_cents: int, re
                                 f"another person (both swipes are employee {emp.number})",
                                 "same_person", emp.id)
         if refusal is None:
-            state = balances.state(u.s, lv.id, lock=True)
+            state = balances.current(u, lv.id)
             delta = cents_to_units(meter_delta_cents)
             if state.meter_units + delta < 0:
                 raise FloorError(f"adjustment of {group}/{level}: the meter holds "

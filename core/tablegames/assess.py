@@ -126,14 +126,14 @@ def assess(ctx: FloorContext, u: Unit, hit: Hit, cards: tuple[Card, ...], *,
                    and cp is not None and pay == cp)
     if pay is not None and wager is not None:
         source = pay.source
-        lvls = levels(u, g.id, lock=lock)
+        lvls = levels(u, g.id)
         if pay.source == "meter":
             level_name = pay.level or pt.levels[0]
             if locked_same:
                 amount = hit.locked_amount_cents
             else:
                 lv = lvls[level_name]
-                state = balances.state(s, lv.id, lock=lock)
+                state = balances.current(u, lv.id, lock=lock)
                 conf = settings(u, lv.id)
                 for h in before:  # earlier pays of this round take their share first
                     hp = claimed_pay(pt, h.claimed_hand)
@@ -160,7 +160,7 @@ def evaluate(ctx: FloorContext, hit_id: int,
     """Preview: what these cards make, what they pay now, and every problem (no change)."""
     parsed = parse(cards)
     with ctx.read() as s:
-        u = Unit(s, ctx.now())
+        u = Unit(s, ctx.now(), ctx.cache)
         hit = load_hit(u, hit_id, lock=False)
         a = assess(ctx, u, hit, parsed, lock=False)
     pay = a.pay

@@ -1,10 +1,16 @@
 """Meter entries and what is kept beside them.
 
 Every movement of a meter is a ``meter_entries`` row (the truth, append-only).  In the same
-transaction the level's ``level_balances`` row (meter, reserve, entries folded in) and its
-``level_hour_totals`` row for the entry's hour and kind are brought up to date, so reading a meter
-or a day's totals never sums the whole history.  :func:`check_balances` compares the kept rows
-with the entries (the invariant check).
+transaction the level's ``level_balances`` row (meter, reserve, entries folded in, the latest
+entry) and its ``level_hour_totals`` rows (per UTC hour and kind) are brought up to date, so
+reading a meter or a day's totals never sums the history.
+
+A unit of work collects its movements (:func:`add_entries`) and folds them into the kept rows
+once, when it ends (:func:`flush`: one relative ``UPDATE`` per level, one upsert per hour and
+kind), so a batch of hundreds of controller events writes each level's balance once.  A step
+that reads a meter (an award, a reversal) sees the kept balance plus every movement of the unit
+so far (:func:`current`); on PostgreSQL that read locks the balance row (``FOR UPDATE``) until
+the commit.  :func:`check_balances` compares the kept rows with the entries.
 """
 
 from __future__ import annotations
@@ -13,31 +19,55 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, func, select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Engine, bindparam, func, insert, select, text, update
 from sqlalchemy.orm import Session
 
 from core import meters
-from core.ledger.models import Level, LevelBalance, LevelHourTotal, MeterEntry
+from core.ledger.models import Level, LevelBalance, LevelHourTotal, MeterEntry, UTCDateTime
 from core.money import units_floor_cents
-from core.tablegames.unit import Unit
+from core.tablegames.unit import LevelRef, Unit
 from core.tablegames.views import FloorError
 
+_UPSERT_HOUR = text(
+    "INSERT INTO level_hour_totals (level_id, hour, kind, entries, meter_units, reserve_units) "
+    "VALUES (:level_id, :hour, :kind, :entries, :meter_units, :reserve_units) "
+    "ON CONFLICT (level_id, hour, kind) DO UPDATE SET "
+    "entries = level_hour_totals.entries + excluded.entries, "
+    "meter_units = level_hour_totals.meter_units + excluded.meter_units, "
+    "reserve_units = level_hour_totals.reserve_units + excluded.reserve_units"
+).bindparams(bindparam("hour", type_=UTCDateTime()))
 
-def _balance(s: Session, level_id: int, *, lock: bool) -> LevelBalance:
-    q = select(LevelBalance).where(LevelBalance.level_id == level_id)
-    if lock:
-        q = q.with_for_update()
-    row = s.scalars(q).first()
+
+def state(s: Session, level_id: int) -> meters.LevelState:
+    """A level's meter and reserve (exact units) as kept (a read; no unit of work)."""
+    row = s.get(LevelBalance, level_id)
     if row is None:
         raise FloorError(f"level #{level_id}: has no balance; start the floor first")
-    return row
-
-
-def state(s: Session, level_id: int, *, lock: bool = False) -> meters.LevelState:
-    """A level's meter and reserve (exact units), as kept with its entries."""
-    row = _balance(s, level_id, lock=lock)
     return meters.LevelState(int(row.meter_units), int(row.reserve_units))
+
+
+def current(u: Unit, level_id: int, *, lock: bool = True) -> meters.LevelState:
+    """A level's meter and reserve now, inside ``u``: the kept balance (locked on PostgreSQL
+    when ``lock``) plus every movement the transaction made so far."""
+    root = u.root
+    if level_id not in root.read_balances:
+        q = select(LevelBalance.meter_units, LevelBalance.reserve_units).where(
+            LevelBalance.level_id == level_id)
+        if lock:
+            q = q.with_for_update()
+        row = u.s.execute(q).first()
+        if row is None:
+            raise FloorError(f"level #{level_id}: has no balance; start the floor first")
+        root.read_balances[level_id] = (int(row[0]), int(row[1]))
+    meter, reserve = root.read_balances[level_id]
+    node: Unit | None = u
+    while node is not None:
+        d = node.deltas.get(level_id)
+        if d is not None:
+            meter += d[0]
+            reserve += d[1]
+        node = node.parent
+    return meters.LevelState(meter, reserve)
 
 
 def open_balance(s: Session, level_id: int, now: datetime) -> None:
@@ -48,58 +78,81 @@ def open_balance(s: Session, level_id: int, now: datetime) -> None:
         s.flush()
 
 
-def add_entries(u: Unit, level: Level, entries: Sequence[MeterEntry]) -> None:
-    """Record ``entries`` of ``level`` and bring its balance and hourly totals up to date.
-    Refuses (FloorError, nothing written) an entry that would take the meter or the reserve
-    below zero."""
-    entries = [e for e in entries if e.meter_delta != 0 or e.reserve_delta != 0]
-    if not entries:
+_ENTRY_COLUMNS = ("kind", "meter_delta", "reserve_delta", "round_id", "hit_id", "award_id",
+                  "reverses_id", "employee_id", "second_employee_id", "reason", "created_at")
+_INSERT_ENTRY = insert(MeterEntry.__table__)
+
+
+def entry(kind: str, meter_delta: int, reserve_delta: int, reason: str, created_at: datetime,
+          **refs: Any) -> dict[str, Any]:
+    """One meter entry as a row (``refs``: round_id, hit_id, award_id, reverses_id,
+    employee_id, second_employee_id)."""
+    row = dict.fromkeys(_ENTRY_COLUMNS)
+    row.update(kind=kind, meter_delta=meter_delta, reserve_delta=reserve_delta, reason=reason,
+               created_at=created_at, **refs)
+    return row
+
+
+def add_entries(u: Unit, level: LevelRef | Level,
+                entries: Sequence[MeterEntry | dict[str, Any]]) -> None:
+    """Record ``entries`` of ``level`` (rows made by :func:`entry`, or MeterEntry objects; one
+    INSERT for all of them); the kept balance follows when the unit ends.  Refuses (FloorError,
+    nothing written) movements that would take the meter or the reserve below zero."""
+    rows = [e if isinstance(e, dict) else {c: getattr(e, c) for c in _ENTRY_COLUMNS}
+            for e in entries]
+    rows = [r for r in rows if r["meter_delta"] != 0 or r["reserve_delta"] != 0]
+    if not rows:
         return
-    s = u.s
-    bal = _balance(s, level.id, lock=True)
-    meter = int(bal.meter_units) + sum(int(e.meter_delta) for e in entries)
-    reserve = int(bal.reserve_units) + sum(int(e.reserve_delta) for e in entries)
-    if meter < 0 or reserve < 0:
-        raise FloorError(f"level {level.group_id}/{level.name}: this would take the "
-                         f"{'meter' if meter < 0 else 'reserve'} below zero")
-    for e in entries:
-        e.level_id = level.id
-        s.add(e)
-    s.flush()
-    bal.meter_units, bal.reserve_units = meter, reserve
-    bal.entries = int(bal.entries) + len(entries)
-    bal.last_entry_id = max(int(e.id) for e in entries)
-    bal.updated_at = u.now
-    totals: dict[tuple[datetime, str], list[int]] = {}
-    for e in entries:
-        hour = e.created_at.replace(minute=0, second=0, microsecond=0)
-        acc = totals.setdefault((hour, e.kind), [0, 0, 0])
-        acc[0] += 1
-        acc[1] += int(e.meter_delta)
-        acc[2] += int(e.reserve_delta)
-    for (hour, kind), (n, m, r) in totals.items():
-        _add_hour(s, level.id, hour, kind, n, m, r)
-    s.flush()
+    dm = sum(int(r["meter_delta"]) for r in rows)
+    dr = sum(int(r["reserve_delta"]) for r in rows)
+    if any(r["meter_delta"] < 0 or r["reserve_delta"] < 0 for r in rows):
+        now = current(u, level.id)
+        if now.meter_units + dm < 0 or now.reserve_units + dr < 0:
+            raise FloorError(f"level {level.group_id}/{level.name}: this would take the "
+                             f"{'meter' if now.meter_units + dm < 0 else 'reserve'} below zero")
+    for r in rows:
+        r["level_id"] = level.id
+        key = (level.id, r["created_at"].replace(minute=0, second=0, microsecond=0), r["kind"])
+        h = u.hours.get(key)
+        if h is None:
+            h = u.hours[key] = [0, 0, 0]
+        h[0] += 1
+        h[1] += int(r["meter_delta"])
+        h[2] += int(r["reserve_delta"])
+    u.s.connection().execute(_INSERT_ENTRY, rows)
+    acc = u.deltas.setdefault(level.id, [0, 0, 0])
+    acc[0] += dm
+    acc[1] += dr
+    acc[2] += len(rows)
     u.levels.add((level.group_id, level.name))
 
 
-def _add_hour(s: Session, level_id: int, hour: datetime, kind: str, n: int, m: int,
-              r: int) -> None:
-    dialect = s.get_bind().dialect.name
-    values: dict[str, Any] = {"level_id": level_id, "hour": hour, "kind": kind, "entries": n,
-                              "meter_units": m, "reserve_units": r}
-    ins: Any = (postgresql.insert(LevelHourTotal) if dialect == "postgresql"
-                else sqlite.insert(LevelHourTotal))
-    ins = ins.values(**values)
-    stmt = ins.on_conflict_do_update(
-        index_elements=["level_id", "hour", "kind"],
-        set_={"entries": LevelHourTotal.entries + ins.excluded.entries,
-              "meter_units": LevelHourTotal.meter_units + ins.excluded.meter_units,
-              "reserve_units": LevelHourTotal.reserve_units + ins.excluded.reserve_units})
-    s.execute(stmt)
+def flush(u: Unit) -> None:
+    """Fold the unit's movements into the kept balances and hourly totals (once, at its end)."""
+    if u.parent is not None:
+        raise RuntimeError("balances.flush: only the root unit of a transaction is flushed")
+    if not u.deltas:
+        return
+    s = u.s
+    conn = s.connection()
+    for lid, (dm, dr, n) in sorted(u.deltas.items()):
+        last = (select(func.max(MeterEntry.id)).where(MeterEntry.level_id == lid)
+                .scalar_subquery())
+        conn.execute(update(LevelBalance).where(LevelBalance.level_id == lid).values(
+            meter_units=LevelBalance.meter_units + dm,
+            reserve_units=LevelBalance.reserve_units + dr,
+            entries=LevelBalance.entries + n, last_entry_id=last, updated_at=u.now))
+        if lid in u.read_balances:
+            m, r = u.read_balances[lid]
+            u.read_balances[lid] = (m + dm, r + dr)
+    conn.execute(_UPSERT_HOUR, [
+        {"level_id": lid, "hour": hour, "kind": kind, "entries": n, "meter_units": m,
+         "reserve_units": r} for (lid, hour, kind), (n, m, r) in sorted(u.hours.items())])
+    u.deltas.clear()
+    u.hours.clear()
 
 
-def write(u: Unit, level: Level, moves: Iterable[meters.Movement], reason: str = "",
+def write(u: Unit, level: LevelRef | Level, moves: Iterable[meters.Movement], reason: str = "",
           **refs: Any) -> None:
     """The movements of ``meters`` (contribute, award ...) as entries of ``level``."""
     add_entries(u, level, [
@@ -108,8 +161,8 @@ def write(u: Unit, level: Level, moves: Iterable[meters.Movement], reason: str =
         for mv in moves])
 
 
-def reverse(u: Unit, level_by_id: dict[int, Level], entries: Sequence[MeterEntry], reason: str,
-            **refs: Any) -> None:
+def reverse(u: Unit, level_by_id: dict[int, LevelRef], entries: Sequence[MeterEntry],
+            reason: str, **refs: Any) -> None:
     """``reversal`` entries for ``entries`` (each points at what it reverses)."""
     by_level: dict[int, list[MeterEntry]] = {}
     for e in entries:
@@ -127,8 +180,8 @@ def reverse(u: Unit, level_by_id: dict[int, Level], entries: Sequence[MeterEntry
                              "below zero; back it out by a manual adjustment") from None
 
 
-def meter_cents(s: Session, level_id: int) -> int:
-    return units_floor_cents(state(s, level_id).meter_units)
+def meter_cents(u: Unit, level_id: int) -> int:
+    return units_floor_cents(current(u, level_id).meter_units)
 
 
 def check_balances(engine: Engine) -> list[str]:
@@ -137,10 +190,10 @@ def check_balances(engine: Engine) -> list[str]:
     problems: list[str] = []
     with Session(engine) as s, s.begin():
         for lv in s.scalars(select(Level).order_by(Level.id)):
-            n, m, r = s.execute(select(func.count(MeterEntry.id),
-                                       func.coalesce(func.sum(MeterEntry.meter_delta), 0),
-                                       func.coalesce(func.sum(MeterEntry.reserve_delta), 0))
-                                .where(MeterEntry.level_id == lv.id)).one()
+            n, m, r, last = s.execute(select(
+                func.count(MeterEntry.id), func.coalesce(func.sum(MeterEntry.meter_delta), 0),
+                func.coalesce(func.sum(MeterEntry.reserve_delta), 0), func.max(MeterEntry.id))
+                .where(MeterEntry.level_id == lv.id)).one()
             bal = s.get(LevelBalance, lv.id)
             where = f"level {lv.group_id}/{lv.name}"
             if bal is None:
@@ -148,10 +201,11 @@ def check_balances(engine: Engine) -> list[str]:
                     problems.append(f"{where}: {n} entries but no kept balance")
                 continue
             if (int(bal.meter_units), int(bal.reserve_units), int(bal.entries)) != \
-                    (int(m), int(r), int(n)):
+                    (int(m), int(r), int(n)) or (bal.last_entry_id or None) != last:
                 problems.append(f"{where}: kept balance meter {bal.meter_units} reserve "
-                                f"{bal.reserve_units} ({bal.entries} entries) differs from its "
-                                f"entries: meter {m} reserve {r} ({n} entries)")
+                                f"{bal.reserve_units} ({bal.entries} entries, last "
+                                f"{bal.last_entry_id}) differs from its entries: meter {m} "
+                                f"reserve {r} ({n} entries, last {last})")
             if m < 0 or r < 0:
                 problems.append(f"{where}: meter {m} reserve {r}")
             hn, hm, hr = s.execute(select(func.coalesce(func.sum(LevelHourTotal.entries), 0),

@@ -9,14 +9,14 @@ from collections.abc import Sequence
 
 from core import meters
 from core.auth import AuthError, authorize, log_swipe
-from core.ledger.models import Award, Employee, Hit, HitDecision, Level, MeterEntry
+from core.ledger.models import Award, Employee, Hit, HitDecision, MeterEntry
 from core.money import json_cents, units_floor_cents
 from core.rules.cards import Card
 from core.tablegames import balances, slips
 from core.tablegames.assess import Assessment, assess, load_hit, parse
 from core.tablegames.ingest import cancel_hit
 from core.tablegames.setup import levels, settings
-from core.tablegames.unit import FloorContext, Unit
+from core.tablegames.unit import FloorContext, LevelRef, Unit
 from core.tablegames.views import AmountChanged, FloorError, HitOutcome, PaidHit
 
 log = logging.getLogger("podium.floor")
@@ -84,7 +84,7 @@ def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Ca
     s.add(HitDecision(hit_id=hit.id, decision="verified", employee_id=emp.id,
                       reason=f"cards {slips.card_text(cards)} make {pay.hand}", created_at=now))
     hit.verified_cards = slips.card_text(cards)
-    lvls = levels(u, g.id, lock=True)
+    lvls = levels(u, g.id)
     if hit.locked_amount_cents is not None and not a.locked_same:
         # The locked amount was for another hand: give it back, pay the corrected hand now.
         _cancel_locked(u, hit, lvls)
@@ -101,24 +101,24 @@ def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Ca
             amount = int(hit.locked_amount_cents or 0)
             before, after = hit.locked_meter_before_cents, hit.locked_meter_after_cents
         else:
-            state = balances.state(s, lv.id, lock=True)
+            state = balances.current(u, lv.id)
             amount, moves = meters.award(state, settings(u, lv.id), pay.fraction)
             before = units_floor_cents(state.meter_units)
             balances.write(u, lv, moves, reason=f"award hit #{hit.id}", hit_id=hit.id,
                            award_id=award.id, employee_id=emp.id)
-            after = balances.meter_cents(s, lv.id)
+            after = balances.meter_cents(u, lv.id)
     else:
         amount = pt.fixed_cents(pay, wager.amount_cents)
         if g.all_pays_from_meter:
             lv = lvls[pt.levels[0]]
-            state = balances.state(s, lv.id, lock=True)
+            state = balances.current(u, lv.id)
             taken, moves = meters.award_fixed(state, amount)
             award.level_id = lv.id
             before = units_floor_cents(state.meter_units)
             balances.write(u, lv, moves, reason=f"fixed award hit #{hit.id} "
                            f"({json_cents(taken)} of {json_cents(amount)} from the meter)",
                            hit_id=hit.id, award_id=award.id, employee_id=emp.id)
-            after = balances.meter_cents(s, lv.id)
+            after = balances.meter_cents(u, lv.id)
             level_name = lv.name
     award.amount_cents = amount
     award.meter_before_cents, award.meter_after_cents = before, after
@@ -136,7 +136,7 @@ def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Ca
                    after if meter else None, emp.number, slip_no, corrected)
 
 
-def _cancel_locked(u: Unit, hit: Hit, lvls: dict[str, Level]) -> None:
+def _cancel_locked(u: Unit, hit: Hit, lvls: dict[str, LevelRef]) -> None:
     from sqlalchemy import select
 
     locked = list(u.s.scalars(select(MeterEntry).where(

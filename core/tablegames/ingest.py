@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, insert, select, update
 
 from core import meters
 from core.events import (
@@ -44,7 +44,7 @@ from core.rules.claims import ClaimError, pay_for_claim
 from core.tablegames import balances, flags, slips
 from core.tablegames.flags import FlagCode, HitFlag
 from core.tablegames.setup import levels, settings
-from core.tablegames.unit import FloorContext, Unit
+from core.tablegames.unit import FloorContext, LevelRef, Unit
 from core.tablegames.views import FloorError, HitOutcome
 
 log = logging.getLogger("podium.floor")
@@ -85,10 +85,25 @@ def payload(event: ControllerEvent) -> dict[str, Any]:
     return out
 
 
+# The hot path's statements, built once (START GAME and END GAME are most of a floor's traffic).
+_EVENTS = EventRow.__table__
+_ROUNDS = Round.__table__
+_SEEN = select(_EVENTS.c.id).where(_EVENTS.c.table_id == bindparam("t"),
+                                   _EVENTS.c.boot == bindparam("b"),
+                                   _EVENTS.c.seq == bindparam("q"))
+_INSERT_EVENT = insert(_EVENTS).returning(_EVENTS.c.id)
+_INSERT_ROUND = insert(_ROUNDS).returning(_ROUNDS.c.id)
+_INSERT_WAGER = insert(Wager.__table__)
+_END_ROUND = (update(_ROUNDS).where(
+    _ROUNDS.c.id == select(_ROUNDS.c.id).where(_ROUNDS.c.table_id == bindparam("t"),
+                                               _ROUNDS.c.round_no == bindparam("r"))
+    .order_by(_ROUNDS.c.id.desc()).limit(1).scalar_subquery(),
+    _ROUNDS.c.state == "locked").values(state="ended"))
+
+
 def seen(u: Unit, origin: Origin) -> bool:
-    return u.s.scalar(select(EventRow.id).where(
-        EventRow.table_id == origin.table, EventRow.boot == origin.boot,
-        EventRow.seq == origin.seq)) is not None
+    return u.s.connection().execute(_SEEN, {"t": origin.table, "b": origin.boot,
+                                            "q": origin.seq}).first() is not None
 
 
 def record(ctx: FloorContext, u: Unit, origin: Origin, event: ControllerEvent) -> bool:
@@ -105,11 +120,16 @@ def record(ctx: FloorContext, u: Unit, origin: Origin, event: ControllerEvent) -
         raise FloorError(f"table {origin.table}: not in the ledger; start the floor")
     if seen(u, origin):
         return False
-    ev = EventRow(table_id=origin.table, boot=origin.boot, seq=origin.seq,
-                  type=type(event).__name__, payload=payload(event),
-                  controller_time=origin.controller_time, received_at=u.now)
-    s.add(ev)
-    s.flush()
+    if isinstance(event, GameStarted) and not trow.online:
+        raise FloorError(f"table {trow.id} is OFFLINE: its progressive is locked until the "
+                         "link is back")
+    # the hot path (START GAME, END GAME: most of a floor's traffic) writes with plain
+    # statements, one per table touched, not through the ORM's unit of work
+    conn = s.connection()
+    ev = conn.execute(_INSERT_EVENT, {
+        "table_id": origin.table, "boot": origin.boot, "seq": origin.seq,
+        "type": type(event).__name__, "payload": payload(event),
+        "controller_time": origin.controller_time, "received_at": u.now}).scalar_one()
     u.tables.add(origin.table)
     u.events += 1
     if isinstance(event, GameStarted):
@@ -117,9 +137,7 @@ def record(ctx: FloorContext, u: Unit, origin: Origin, event: ControllerEvent) -
     elif isinstance(event, HitClaimed):
         _hit_claimed(ctx, u, trow, ev, event)
     elif isinstance(event, GameEnded):
-        rnd = find_round(u, trow.id, event.round_no)
-        if rnd is not None and rnd.state == "locked":
-            rnd.state = "ended"
+        conn.execute(_END_ROUND, {"t": trow.id, "r": event.round_no})
     elif isinstance(event, Undone):
         _undone(ctx, u, trow, event)
     elif isinstance(event, Misdealt):
@@ -152,25 +170,23 @@ def record_refusal(u: Unit, origin: Origin, event: ControllerEvent, reason: str)
 
 
 def find_round(u: Unit, table_id: str, round_no: int) -> Round | None:
+    # populate_existing: END GAME updates rounds with a plain statement (ingest.record)
     return u.s.scalars(select(Round).where(Round.table_id == table_id,
                                            Round.round_no == round_no)
-                       .order_by(Round.id.desc()).limit(1)).first()
+                       .order_by(Round.id.desc()).limit(1)
+                       .execution_options(populate_existing=True)).first()
 
 
-def _game_started(ctx: FloorContext, u: Unit, t: GameTable, ev: EventRow,
-                  e: GameStarted) -> None:
-    if not t.online:
-        raise FloorError(f"table {t.id} is OFFLINE: its progressive is locked until the "
-                         "link is back")
-    s = u.s
+def _game_started(ctx: FloorContext, u: Unit, t: GameTable, ev: int, e: GameStarted) -> None:
+    conn = u.s.connection()
     pt = ctx.paytable(t.group_id)
-    rnd = Round(table_id=t.id, round_no=e.round_no, state="locked", event_id=ev.id,
-                started_at=u.now)
-    s.add(rnd)
-    s.flush()
-    lvls = levels(u, t.group_id, lock=True)
+    rnd = conn.execute(_INSERT_ROUND, {"table_id": t.id, "round_no": e.round_no,
+                                       "state": "locked", "event_id": ev,
+                                       "started_at": u.now}).scalar_one()
+    lvls = levels(u, t.group_id)
     conf = {name: settings(u, lv.id) for name, lv in lvls.items()}
-    moves: dict[str, list[MeterEntry]] = {name: [] for name in lvls}
+    moves: dict[str, list[dict[str, Any]]] = {name: [] for name in lvls}
+    wagers: list[dict[str, Any]] = []
     for seat, cents in sorted(e.wagers.items()):
         problem = None
         if not 1 <= seat <= t.seats:
@@ -180,25 +196,23 @@ def _game_started(ctx: FloorContext, u: Unit, t: GameTable, ev: EventRow,
                        f"{json_cents(pt.wager_cents)}")
         elif cents <= 0:
             problem = f"seat {seat}: wager {json_cents(cents)} is not positive"
-        s.add(Wager(round_id=rnd.id, seat=seat, amount_cents=cents,
-                    status="refused" if problem else "locked", problem=problem))
+        wagers.append({"round_id": rnd, "seat": seat, "amount_cents": cents,
+                       "status": "refused" if problem else "locked", "problem": problem})
         if problem:
             log.warning("table %s round %s: %s", t.id, e.round_no, problem)
             continue
+        reason = f"table {t.id} round {e.round_no} seat {seat}"
         for name in lvls:
-            moves[name] += [
-                MeterEntry(kind=mv.kind, meter_delta=mv.meter_delta,
-                           reserve_delta=mv.reserve_delta,
-                           reason=f"table {t.id} round {e.round_no} seat {seat}",
-                           created_at=u.now, round_id=rnd.id)
-                for mv in meters.contribute(conf[name], cents)]
-    s.flush()
+            moves[name] += [balances.entry(mv.kind, mv.meter_delta, mv.reserve_delta, reason,
+                                           u.now, round_id=rnd)
+                            for mv in meters.contribute(conf[name], cents)]
+    if wagers:
+        conn.execute(_INSERT_WAGER, wagers)
     for name, lv in lvls.items():
         balances.add_entries(u, lv, moves[name])
 
 
-def _hit_claimed(ctx: FloorContext, u: Unit, t: GameTable, ev: EventRow,
-                 e: HitClaimed) -> None:
+def _hit_claimed(ctx: FloorContext, u: Unit, t: GameTable, ev: int, e: HitClaimed) -> None:
     s = u.s
     g = ctx.group_cfg(t.group_id)
     pt = ctx.paytables[g.paytable]
@@ -244,7 +258,7 @@ def _hit_claimed(ctx: FloorContext, u: Unit, t: GameTable, ev: EventRow,
               seat=e.seat, wager_id=wager.id if wager else None, claimed_hand=e.hand,
               cards=slips.card_text(e.cards) if cards_ok else "", flags="",
               flag_codes=flags.dumps(found), verified_cards="", status="pending",
-              event_id=ev.id, created_at=u.now)
+              event_id=ev, created_at=u.now)
     s.add(hit)
     s.flush()
     u.hits.add(hit.id)
@@ -255,16 +269,15 @@ def _hit_claimed(ctx: FloorContext, u: Unit, t: GameTable, ev: EventRow,
         return
     assert wager is not None
     if g.lock_at_hit and pay.source == "meter":
-        lvls = levels(u, g.id, lock=True)
-        lv = lvls[pay.level or pt.levels[0]]
-        before = balances.state(s, lv.id, lock=True)
+        lv = levels(u, g.id)[pay.level or pt.levels[0]]
+        before = balances.current(u, lv.id)
         cents, moves = meters.award(before, settings(u, lv.id), pay.fraction)
         balances.write(u, lv, moves, reason=f"locked at hit #{hit.id}", hit_id=hit.id,
                        round_id=rnd.id)
         hit.locked_level_id = lv.id
         hit.locked_amount_cents = cents
         hit.locked_meter_before_cents = units_floor_cents(before.meter_units)
-        hit.locked_meter_after_cents = balances.meter_cents(s, lv.id)
+        hit.locked_meter_after_cents = balances.meter_cents(u, lv.id)
         return
     if (not pay.secondary_verification and pay.source == "tray" and not found
             and not g.all_pays_from_meter):
@@ -317,8 +330,8 @@ def cancel_hit(u: Unit, hit: Hit, decision: str, reason: str,
         MeterEntry.award_id.is_(None)).order_by(MeterEntry.id)))
     if locked:
         lv_ids = {e.level_id for e in locked}
-        level_by_id = {lv.id: lv for lv in s.scalars(select(Level).where(
-            Level.id.in_(lv_ids)).with_for_update())}
+        level_by_id = {lv.id: LevelRef(lv.id, lv.group_id, lv.name) for lv in s.scalars(
+            select(Level).where(Level.id.in_(lv_ids)))}
         balances.reverse(u, level_by_id, locked, f"hit #{hit.id} {decision}", hit_id=hit.id)
     s.add(HitDecision(hit_id=hit.id, decision=decision, employee_id=employee_id,
                       reason=reason, created_at=u.now))
@@ -333,8 +346,7 @@ def void_round(ctx: FloorContext, u: Unit, t: GameTable, rnd: Round, state: str,
     if rnd.state in ("misdealt", "undone"):
         return
     s = u.s
-    lvls = levels(u, t.group_id, lock=True)
-    level_by_id = {lv.id: lv for lv in lvls.values()}
+    level_by_id = {lv.id: lv for lv in levels(u, t.group_id).values()}
     entries = list(s.scalars(select(MeterEntry).where(
         MeterEntry.round_id == rnd.id, MeterEntry.kind.in_(CONTRIBUTION_KINDS))
         .order_by(MeterEntry.id)))

@@ -19,27 +19,36 @@ from core.ledger.models import (
 )
 from core.money import cents_to_units, json_cents
 from core.tablegames import balances
-from core.tablegames.unit import FloorContext, Unit
+from core.tablegames.unit import FloorContext, LevelRef, Unit
 from core.tablegames.views import FloorError
 
 PPM = 1_000_000
 SLIP_SEQUENCE_KEY = "slip_sequence"
 
 
-def levels(u: Unit, group_id: str, *, lock: bool) -> dict[str, Level]:
-    q = select(Level).where(Level.group_id == group_id).order_by(Level.id)
-    if lock:
-        q = q.with_for_update()
-    return {lv.name: lv for lv in u.s.scalars(q)}
+def levels(u: Unit, group_id: str) -> dict[str, LevelRef]:
+    """The group's levels by name (configuration: read once, kept in the unit's cache).  The
+    meter itself is read with :func:`core.tablegames.balances.current`, which locks it."""
+    found = u.cache.levels.get(group_id)
+    if found is None:
+        found = {lv.name: LevelRef(lv.id, lv.group_id, lv.name) for lv in u.s.scalars(
+            select(Level).where(Level.group_id == group_id).order_by(Level.id))}
+        u.cache.levels[group_id] = found
+    return found
 
 
 def settings(u: Unit, level_id: int) -> meters.LevelSettings:
-    row = u.s.scalars(select(LevelSetting).where(LevelSetting.level_id == level_id)
-                      .order_by(LevelSetting.id.desc()).limit(1)).first()
-    if row is None:
-        raise FloorError(f"level #{level_id}: has no settings; start the floor first")
-    return meters.LevelSettings(row.seed_units, Decimal(row.contribution_rate_ppm) / PPM,
-                                Decimal(row.reserve_rate_ppm) / PPM)
+    """The level's seed and rates in force (read once; ``start`` records changes)."""
+    found = u.cache.settings.get(level_id)
+    if found is None:
+        row = u.s.scalars(select(LevelSetting).where(LevelSetting.level_id == level_id)
+                          .order_by(LevelSetting.id.desc()).limit(1)).first()
+        if row is None:
+            raise FloorError(f"level #{level_id}: has no settings; start the floor first")
+        found = meters.LevelSettings(row.seed_units, Decimal(row.contribution_rate_ppm) / PPM,
+                                     Decimal(row.reserve_rate_ppm) / PPM)
+        u.cache.settings[level_id] = found
+    return found
 
 
 def start(ctx: FloorContext, u: Unit) -> list[str]:
@@ -50,6 +59,7 @@ def start(ctx: FloorContext, u: Unit) -> list[str]:
     its link reports it online."""
     notes: list[str] = []
     s, now = u.s, u.now
+    u.cache.clear()
     if s.get(Setting, SLIP_SEQUENCE_KEY) is None:
         s.add(Setting(key=SLIP_SEQUENCE_KEY, value="slip numbers: max(slips.slip_no)+1"))
     for g in ctx.config.groups:
@@ -61,7 +71,8 @@ def start(ctx: FloorContext, u: Unit) -> list[str]:
         row.name, row.paytable_id = g.name, g.paytable
         row.lock_at_hit, row.payment_order = g.lock_at_hit, g.pay_order
         s.flush()
-        have = levels(u, g.id, lock=True)
+        have = {lv.name: lv for lv in s.scalars(
+            select(Level).where(Level.group_id == g.id).order_by(Level.id).with_for_update())}
         for lc in g.levels:
             lv = have.get(lc.name)
             if lv is None:
@@ -95,6 +106,7 @@ def start(ctx: FloorContext, u: Unit) -> list[str]:
         trow.name, trow.group_id, trow.seats, trow.online = t.name, t.group, t.seats, False
         u.tables.add(t.id)
     s.flush()
+    u.cache.clear()
     return notes
 
 

@@ -32,22 +32,56 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+@dataclass(frozen=True)
+class LevelRef:
+    """A level as the workflows need it (cached: levels are configuration)."""
+
+    id: int
+    group_id: str
+    name: str
+
+
+@dataclass
+class LevelCache:
+    """Levels per group and their settings in force, read once (``setup.start`` clears it)."""
+
+    levels: dict[str, dict[str, LevelRef]] = field(default_factory=dict)
+    settings: dict[int, Any] = field(default_factory=dict)
+
+    def clear(self) -> None:
+        self.levels.clear()
+        self.settings.clear()
+
+
 @dataclass
 class Unit:
-    """What one transaction touched (becomes its FloorChange)."""
+    """What one transaction touched (becomes its FloorChange), and the meter movements it made
+    that are not yet folded into the kept balances (``core.tablegames.balances``)."""
 
     s: Session
     now: datetime
+    cache: LevelCache = field(default_factory=LevelCache)
+    parent: Unit | None = None
     tables: set[str] = field(default_factory=set)
     levels: set[tuple[str, str]] = field(default_factory=set)
     hits: set[int] = field(default_factory=set)
     outcomes: list[HitOutcome] = field(default_factory=list)
     slips: list[int] = field(default_factory=list)
     events: int = 0
+    # level id -> [meter units, reserve units, entries]
+    deltas: dict[int, list[int]] = field(default_factory=dict)
+    # (level id, UTC hour, kind) -> [entries, meter units, reserve units]
+    hours: dict[tuple[int, datetime, str], list[int]] = field(default_factory=dict)
+    # level id -> (meter units, reserve units) as read from level_balances (root unit only)
+    read_balances: dict[int, tuple[int, int]] = field(default_factory=dict)
+
+    @property
+    def root(self) -> Unit:
+        return self if self.parent is None else self.parent.root
 
     def child(self) -> Unit:
         """A unit for one step inside this transaction (a savepoint): merged on success."""
-        return Unit(self.s, self.now)
+        return Unit(self.s, self.now, self.cache, self)
 
     def merge(self, other: Unit) -> None:
         self.tables |= other.tables
@@ -56,6 +90,16 @@ class Unit:
         self.outcomes += other.outcomes
         self.slips += other.slips
         self.events += other.events
+        for lid, (m, r, n) in other.deltas.items():
+            acc = self.deltas.setdefault(lid, [0, 0, 0])
+            acc[0] += m
+            acc[1] += r
+            acc[2] += n
+        for key, (n, m, r) in other.hours.items():
+            acc = self.hours.setdefault(key, [0, 0, 0])
+            acc[0] += n
+            acc[1] += m
+            acc[2] += r
 
 
 class FloorContext:
@@ -71,6 +115,7 @@ class FloorContext:
         self.clock = clock
         self.render = render_slip
         self.pg = engine.dialect.name == "postgresql"
+        self.cache = LevelCache()
         self._listeners: list[Callable[[FloorChange], None]] = []
         self._lock = threading.Lock()
         self._seq = 0
@@ -117,8 +162,10 @@ class FloorContext:
     def change_of(self, u: Unit, action: str) -> FloorChange:
         """The change ``u`` made, with the new state of what it touched (read inside the
         transaction, before the commit)."""
+        from core.tablegames.balances import flush
         from core.tablegames.queries import touched_views
 
+        flush(u)
         tables, levels, pending, closed = touched_views(self, u)
         return FloorChange(action, frozenset(u.tables), frozenset(u.levels), frozenset(u.hits),
                            tuple(u.outcomes), tuple(u.slips), 0, tables, levels, pending,

@@ -125,7 +125,7 @@ class LedgerWriter:
         results: list[tuple[bool, Any]] = []
         try:
             with ctx.session() as s, s.begin():
-                u = Unit(s, ctx.now())
+                u = Unit(s, ctx.now(), ctx.cache)
                 for job in batch:
                     results.append(self._one(u, job))
                 change = ctx.change_of(u, "event")

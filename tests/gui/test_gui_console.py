@@ -148,8 +148,8 @@ def test_stray_swipe_is_ignored_and_never_typed_into_a_field(qtbot, console_wind
 def test_offline_table_shows_offline_and_locked(qtbot, console_window):  # type: ignore[no-untyped-def]
     window, floor, _printer = console_window
     floor.sim_thread.stop()  # the controllers go away
-    qtbot.waitUntil(lambda: "OFFLINE" in window.grid.tile("PG-1").link.text(), timeout=10000)
-    assert "LOCKED" in window.grid.tile("PG-1").round.text()
+    qtbot.waitUntil(lambda: "OFFLINE" in window.grid.tile("PG-1").link, timeout=10000)
+    assert "LOCKED" in window.grid.tile("PG-1").round
     wait_for(lambda: not floor.console.floor.snapshot().tables[0].online)
     shot(window, "main-window-offline")
 
