@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import logging
 import queue
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -39,6 +40,8 @@ from core.link import LinkManager
 from core.protocol import HitRejected, PayConfirmed
 
 log = logging.getLogger("podium.runtime")
+
+SWITCH_INTERVAL_S = 0.0005
 
 @dataclass(frozen=True)
 class SlipRecord:
@@ -90,6 +93,11 @@ class ConsoleCore:
         """Sync the configuration into the ledger, then start the links and the printer
         thread.  Returns configuration warnings (also sent to the message listeners)."""
         warnings = self.floor.start()
+        # The ledger writer, the links and the GUI share one interpreter lock; every database
+        # call gives it up and must win it back.  At the default 5 ms switch interval a busy
+        # GUI or link thread can hold the writer up 5 ms per statement; 0.5 ms keeps the
+        # writer's turn short (docs/architecture.md, "Threads").
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
         self.floor.writer.start()
         for note in warnings:
             self._say(f"Ledger set-up: {note}")

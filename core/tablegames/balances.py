@@ -38,6 +38,16 @@ _UPSERT_HOUR = text(
 ).bindparams(bindparam("hour", type_=UTCDateTime()))
 
 
+_BAL = LevelBalance.__table__
+_FOLD = (update(_BAL).where(_BAL.c.level_id == bindparam("lid")).values(
+    meter_units=_BAL.c.meter_units + bindparam("dm"),
+    reserve_units=_BAL.c.reserve_units + bindparam("dr"),
+    entries=_BAL.c.entries + bindparam("n"),
+    last_entry_id=select(func.max(MeterEntry.__table__.c.id))
+    .where(MeterEntry.__table__.c.level_id == bindparam("lid")).scalar_subquery(),
+    updated_at=bindparam("now", type_=UTCDateTime())))
+
+
 def state(s: Session, level_id: int) -> meters.LevelState:
     """A level's meter and reserve (exact units) as kept (a read; no unit of work)."""
     row = s.get(LevelBalance, level_id)
@@ -98,33 +108,51 @@ def add_entries(u: Unit, level: LevelRef | Level,
     """Record ``entries`` of ``level`` (rows made by :func:`entry`, or MeterEntry objects; one
     INSERT for all of them); the kept balance follows when the unit ends.  Refuses (FloorError,
     nothing written) movements that would take the meter or the reserve below zero."""
-    rows = [e if isinstance(e, dict) else {c: getattr(e, c) for c in _ENTRY_COLUMNS}
-            for e in entries]
-    rows = [r for r in rows if r["meter_delta"] != 0 or r["reserve_delta"] != 0]
-    if not rows:
+    add_to_levels(u, [(level, entries)])
+
+
+def add_to_levels(u: Unit, items: Sequence[tuple[LevelRef | Level,
+                                                  Sequence[MeterEntry | dict[str, Any]]]],
+                  ) -> None:
+    """:func:`add_entries` for several levels at once (one INSERT for all their entries);
+    every level is checked before anything is written."""
+    planned: list[tuple[LevelRef | Level, list[dict[str, Any]], int, int]] = []
+    for level, entries in items:
+        rows = [e if isinstance(e, dict) else {c: getattr(e, c) for c in _ENTRY_COLUMNS}
+                for e in entries]
+        rows = [r for r in rows if r["meter_delta"] != 0 or r["reserve_delta"] != 0]
+        if not rows:
+            continue
+        dm = sum(int(r["meter_delta"]) for r in rows)
+        dr = sum(int(r["reserve_delta"]) for r in rows)
+        if any(r["meter_delta"] < 0 or r["reserve_delta"] < 0 for r in rows):
+            now = current(u, level.id)
+            if now.meter_units + dm < 0 or now.reserve_units + dr < 0:
+                below = "meter" if now.meter_units + dm < 0 else "reserve"
+                raise FloorError(f"level {level.group_id}/{level.name}: this would take the "
+                                 f"{below} below zero")
+        planned.append((level, rows, dm, dr))
+    if not planned:
         return
-    dm = sum(int(r["meter_delta"]) for r in rows)
-    dr = sum(int(r["reserve_delta"]) for r in rows)
-    if any(r["meter_delta"] < 0 or r["reserve_delta"] < 0 for r in rows):
-        now = current(u, level.id)
-        if now.meter_units + dm < 0 or now.reserve_units + dr < 0:
-            raise FloorError(f"level {level.group_id}/{level.name}: this would take the "
-                             f"{'meter' if now.meter_units + dm < 0 else 'reserve'} below zero")
-    for r in rows:
-        r["level_id"] = level.id
-        key = (level.id, r["created_at"].replace(minute=0, second=0, microsecond=0), r["kind"])
-        h = u.hours.get(key)
-        if h is None:
-            h = u.hours[key] = [0, 0, 0]
-        h[0] += 1
-        h[1] += int(r["meter_delta"])
-        h[2] += int(r["reserve_delta"])
-    u.s.connection().execute(_INSERT_ENTRY, rows)
-    acc = u.deltas.setdefault(level.id, [0, 0, 0])
-    acc[0] += dm
-    acc[1] += dr
-    acc[2] += len(rows)
-    u.levels.add((level.group_id, level.name))
+    every: list[dict[str, Any]] = []
+    for level, rows, dm, dr in planned:
+        for r in rows:
+            r["level_id"] = level.id
+            key = (level.id, r["created_at"].replace(minute=0, second=0, microsecond=0),
+                   r["kind"])
+            h = u.hours.get(key)
+            if h is None:
+                h = u.hours[key] = [0, 0, 0]
+            h[0] += 1
+            h[1] += int(r["meter_delta"])
+            h[2] += int(r["reserve_delta"])
+        every += rows
+        acc = u.deltas.setdefault(level.id, [0, 0, 0])
+        acc[0] += dm
+        acc[1] += dr
+        acc[2] += len(rows)
+        u.levels.add((level.group_id, level.name))
+    u.s.connection().execute(_INSERT_ENTRY, every)
 
 
 def flush(u: Unit) -> None:
@@ -133,15 +161,10 @@ def flush(u: Unit) -> None:
         raise RuntimeError("balances.flush: only the root unit of a transaction is flushed")
     if not u.deltas:
         return
-    s = u.s
-    conn = s.connection()
-    for lid, (dm, dr, n) in sorted(u.deltas.items()):
-        last = (select(func.max(MeterEntry.id)).where(MeterEntry.level_id == lid)
-                .scalar_subquery())
-        conn.execute(update(LevelBalance).where(LevelBalance.level_id == lid).values(
-            meter_units=LevelBalance.meter_units + dm,
-            reserve_units=LevelBalance.reserve_units + dr,
-            entries=LevelBalance.entries + n, last_entry_id=last, updated_at=u.now))
+    conn = u.s.connection()
+    conn.execute(_FOLD, [{"lid": lid, "dm": dm, "dr": dr, "n": n, "now": u.now}
+                         for lid, (dm, dr, n) in sorted(u.deltas.items())])
+    for lid, (dm, dr, _n) in u.deltas.items():
         if lid in u.read_balances:
             m, r = u.read_balances[lid]
             u.read_balances[lid] = (m + dm, r + dr)

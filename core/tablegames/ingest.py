@@ -50,6 +50,8 @@ from core.tablegames.views import FloorError, HitOutcome
 log = logging.getLogger("podium.floor")
 
 AUTO_PAID_REASON = "auto-paid (no secondary verification)"
+# events whose refusals are all decided before anything is written (ledger writer: no savepoint)
+LIGHT_EVENTS = (GameStarted, GameEnded)
 CONTRIBUTION_KINDS = ("contribution", "reserve_contribution")
 
 
@@ -91,6 +93,9 @@ _ROUNDS = Round.__table__
 _SEEN = select(_EVENTS.c.id).where(_EVENTS.c.table_id == bindparam("t"),
                                    _EVENTS.c.boot == bindparam("b"),
                                    _EVENTS.c.seq == bindparam("q"))
+_TABLES = GameTable.__table__
+_TABLE = select(_TABLES.c.id, _TABLES.c.group_id, _TABLES.c.seats, _TABLES.c.online).where(
+    _TABLES.c.id == bindparam("t"))
 _INSERT_EVENT = insert(_EVENTS).returning(_EVENTS.c.id)
 _INSERT_ROUND = insert(_ROUNDS).returning(_ROUNDS.c.id)
 _INSERT_WAGER = insert(Wager.__table__)
@@ -115,14 +120,16 @@ def record(ctx: FloorContext, u: Unit, origin: Origin, event: ControllerEvent) -
         raise FloorError(f"table {origin.table}: not configured on this floor; its "
                          "controller is refused") from None
     s = u.s
-    trow = s.get(GameTable, origin.table)
+    trow = s.connection().execute(_TABLE, {"t": origin.table}).first()
     if trow is None:
         raise FloorError(f"table {origin.table}: not in the ledger; start the floor")
     if seen(u, origin):
         return False
-    if isinstance(event, GameStarted) and not trow.online:
-        raise FloorError(f"table {trow.id} is OFFLINE: its progressive is locked until the "
-                         "link is back")
+    if isinstance(event, GameStarted):
+        if not trow.online:
+            raise FloorError(f"table {trow.id} is OFFLINE: its progressive is locked until "
+                             "the link is back")
+        ctx.paytable(trow.group_id)  # a group not configured is refused before any write
     # the hot path (START GAME, END GAME: most of a floor's traffic) writes with plain
     # statements, one per table touched, not through the ORM's unit of work
     conn = s.connection()
@@ -177,7 +184,7 @@ def find_round(u: Unit, table_id: str, round_no: int) -> Round | None:
                        .execution_options(populate_existing=True)).first()
 
 
-def _game_started(ctx: FloorContext, u: Unit, t: GameTable, ev: int, e: GameStarted) -> None:
+def _game_started(ctx: FloorContext, u: Unit, t: Any, ev: int, e: GameStarted) -> None:
     conn = u.s.connection()
     pt = ctx.paytable(t.group_id)
     rnd = conn.execute(_INSERT_ROUND, {"table_id": t.id, "round_no": e.round_no,
@@ -208,11 +215,10 @@ def _game_started(ctx: FloorContext, u: Unit, t: GameTable, ev: int, e: GameStar
                             for mv in meters.contribute(conf[name], cents)]
     if wagers:
         conn.execute(_INSERT_WAGER, wagers)
-    for name, lv in lvls.items():
-        balances.add_entries(u, lv, moves[name])
+    balances.add_to_levels(u, [(lv, moves[name]) for name, lv in lvls.items()])
 
 
-def _hit_claimed(ctx: FloorContext, u: Unit, t: GameTable, ev: int, e: HitClaimed) -> None:
+def _hit_claimed(ctx: FloorContext, u: Unit, t: Any, ev: int, e: HitClaimed) -> None:
     s = u.s
     g = ctx.group_cfg(t.group_id)
     pt = ctx.paytables[g.paytable]
@@ -295,7 +301,7 @@ def _hit_claimed(ctx: FloorContext, u: Unit, t: GameTable, ev: int, e: HitClaime
                                      amount))
 
 
-def _undone(ctx: FloorContext, u: Unit, t: GameTable, e: Undone) -> None:
+def _undone(ctx: FloorContext, u: Unit, t: Any, e: Undone) -> None:
     rnd = find_round(u, t.id, e.round_no)
     if rnd is None:
         log.warning("table %s: undo %s of unknown round %s", t.id, e.what, e.round_no)
@@ -341,7 +347,7 @@ def cancel_hit(u: Unit, hit: Hit, decision: str, reason: str,
     u.outcomes.append(HitOutcome(hit.id, hit.table_id, hit.round_no, hit.seat, hit.status))
 
 
-def void_round(ctx: FloorContext, u: Unit, t: GameTable, rnd: Round, state: str,
+def void_round(ctx: FloorContext, u: Unit, t: Any, rnd: Round, state: str,
                reason: str) -> None:
     if rnd.state in ("misdealt", "undone"):
         return

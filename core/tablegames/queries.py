@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from core import meters
@@ -52,48 +52,53 @@ from core.tablegames.views import (
     TableView,
 )
 
+_LATEST_ROUND = (select(Round.id).where(Round.table_id == GameTable.id)
+                 .order_by(Round.id.desc()).limit(1).correlate(GameTable).scalar_subquery())
+_TABLES = (select(GameTable.id, GameTable.name, GameTable.group_id, Group.paytable_id,
+                  GameTable.online, Round.round_no, Round.state)
+           .join(Group, Group.id == GameTable.group_id)
+           .outerjoin(Round, Round.id == _LATEST_ROUND).order_by(GameTable.id))
+_TABLES_IN = _TABLES.where(GameTable.id.in_(bindparam("ids", expanding=True)))
+_PENDING = (select(Hit.id, Hit.table_id, Hit.seat, Hit.round_no, Wager.amount_cents,
+                   Hit.claimed_hand, Hit.cards, Hit.flag_codes, Hit.flags, Hit.created_at,
+                   Hit.locked_amount_cents, Hit.wager_id)
+            .outerjoin(Wager, Wager.id == Hit.wager_id)
+            .where(Hit.status == "pending").order_by(Hit.id))
+_PENDING_OF_TABLES = _PENDING.where(Hit.table_id.in_(bindparam("ids", expanding=True)))
+_PENDING_IN = _PENDING.where(Hit.id.in_(bindparam("ids", expanding=True)))
+_LEVELS = (select(Level.group_id, Level.name, LevelBalance.meter_units,
+                  LevelBalance.reserve_units, LevelBalance.last_entry_id)
+           .join(LevelBalance, LevelBalance.level_id == Level.id)
+           .order_by(Level.group_id, Level.id))
+_LEVELS_IN = _LEVELS.where(Level.group_id.in_(bindparam("ids", expanding=True)))
 
-def _latest_round(table_id: Any) -> Any:
-    return (select(Round.id).where(Round.table_id == table_id).order_by(Round.id.desc())
-            .limit(1).correlate(GameTable).scalar_subquery())
+
+def _tables(s: Session, ids: list[str] | None = None) -> list[tuple[Any, ...]]:
+    conn = s.connection()
+    if ids is None:
+        return list(conn.execute(_TABLES).all())
+    return list(conn.execute(_TABLES_IN, {"ids": ids}).all())
 
 
-def _tables(s: Session, where: Any = None) -> list[tuple[Any, ...]]:
-    latest = _latest_round(GameTable.id)
-    q = (select(GameTable.id, GameTable.name, GameTable.group_id, Group.paytable_id,
-                GameTable.online, Round.round_no, Round.state)
-         .join(Group, Group.id == GameTable.group_id)
-         .outerjoin(Round, Round.id == latest).order_by(GameTable.id))
-    if where is not None:
-        q = q.where(where)
-    return list(s.execute(q).all())
-
-
-def _pending(s: Session, now: datetime, where: Any = None) -> list[PendingHitView]:
-    q = (select(Hit, Wager.amount_cents).outerjoin(Wager, Wager.id == Hit.wager_id)
-         .where(Hit.status == "pending").order_by(Hit.id))
-    if where is not None:
-        q = q.where(where)
+def _pending(s: Session, now: datetime, stmt: Any = _PENDING,
+             params: dict[str, Any] | None = None) -> list[PendingHitView]:
     out = []
-    for h, wager in s.execute(q).all():
-        fl = flags.loads(h.flag_codes)
-        words = flags.words(fl) or tuple(f for f in (h.flags or "").split("\n") if f)
+    for (hid, table, seat, round_no, wager, claimed, cards, codes, legacy, created, locked,
+         wager_id) in s.connection().execute(stmt, params or {}).all():
+        fl = flags.loads(codes)
+        words = flags.words(fl) or tuple(f for f in (legacy or "").split("\n") if f)
         out.append(PendingHitView(
-            h.id, h.table_id, h.seat, h.round_no, wager, h.claimed_hand,
-            tuple(h.cards.split()) if h.cards else (), words, h.created_at,
-            (now - h.created_at).total_seconds(), h.locked_amount_cents,
-            h.wager_id is None or any(f.blocking for f in fl)))
+            hid, table, seat, round_no, wager, claimed, tuple(cards.split()) if cards else (),
+            words, created, (now - created).total_seconds(), locked,
+            wager_id is None or any(f.blocking for f in fl)))
     return out
 
 
-def _levels(s: Session, where: Any = None) -> list[LevelView]:
-    q = (select(Level.group_id, Level.name, LevelBalance.meter_units,
-                LevelBalance.reserve_units, LevelBalance.last_entry_id)
-         .join(LevelBalance, LevelBalance.level_id == Level.id)
-         .order_by(Level.group_id, Level.id))
-    if where is not None:
-        q = q.where(where)
-    return [LevelView(g, n, int(m), int(r), int(v or 0)) for g, n, m, r, v in s.execute(q)]
+def _levels(s: Session, groups: list[str] | None = None) -> list[LevelView]:
+    conn = s.connection()
+    rows = (conn.execute(_LEVELS) if groups is None
+            else conn.execute(_LEVELS_IN, {"ids": groups}))
+    return [LevelView(g, n, int(m), int(r), int(v or 0)) for g, n, m, r, v in rows]
 
 
 def _table_views(rows: list[tuple[Any, ...]], pending: list[PendingHitView]) -> list[TableView]:
@@ -122,18 +127,18 @@ def touched_views(ctx: FloorContext, u: Unit) -> tuple[tuple[TableView, ...],
     s.flush()
     tables: list[TableView] = []
     if u.tables:
-        rows = _tables(s, GameTable.id.in_(sorted(u.tables)))
-        pend = _pending(s, u.now, Hit.table_id.in_(sorted(u.tables)))
+        ids = sorted(u.tables)
+        rows = _tables(s, ids)
+        pend = _pending(s, u.now, _PENDING_OF_TABLES, {"ids": ids})
         tables = _table_views(rows, pend)
     levels: list[LevelView] = []
     if u.levels:
         groups = sorted({g for g, _ in u.levels})
-        levels = [lv for lv in _levels(s, Level.group_id.in_(groups))
-                  if (lv.group, lv.level) in u.levels]
+        levels = [lv for lv in _levels(s, groups) if (lv.group, lv.level) in u.levels]
     pending: list[PendingHitView] = []
     closed: set[int] = set()
     if u.hits:
-        pending = _pending(s, u.now, Hit.id.in_(sorted(u.hits)))
+        pending = _pending(s, u.now, _PENDING_IN, {"ids": sorted(u.hits)})
         closed = set(u.hits) - {p.hit_id for p in pending}
     return tuple(tables), tuple(levels), tuple(pending), frozenset(closed)
 

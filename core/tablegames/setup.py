@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from core import meters
 from core.ledger.models import (
@@ -112,9 +112,8 @@ def start(ctx: FloorContext, u: Unit) -> list[str]:
 
 def set_link(u: Unit, table: str, online: bool) -> None:
     """The controller link of ``table`` came up (online) or dropped (OFFLINE)."""
-    row = u.s.get(GameTable, table)
-    if row is None:
+    t = GameTable.__table__
+    done = u.s.connection().execute(update(t).where(t.c.id == table).values(online=online))
+    if done.rowcount == 0:
         raise FloorError(f"table {table}: not configured on this floor")
-    if row.online != online:
-        row.online = online
     u.tables.add(table)

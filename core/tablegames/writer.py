@@ -26,6 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from core.events import ControllerEvent, Origin
 from core.tablegames import ingest, setup
 from core.tablegames.unit import FloorContext, Unit
+from core.tablegames.views import FloorChange
 
 log = logging.getLogger("podium.writer")
 
@@ -37,6 +38,13 @@ class _Job:
     run: Callable[[Unit], Any]
     future: Future[Any]
     refuse: Callable[[Unit, str], None] | None = None  # keeps a refusal (events only)
+    # a light job refuses (if at all) before it writes anything, so it needs no savepoint of
+    # its own; should one fail anyway, the batch is done again with a savepoint for each job
+    light: bool = False
+
+
+class _Retry(Exception):
+    """A light job failed: do the batch again with a savepoint for every job."""
 
 
 @dataclass
@@ -45,6 +53,7 @@ class WriterStats:
     jobs: int = 0
     largest: int = 0
     busy_s: float = 0.0
+    retried: int = 0  # batches done again with a savepoint for every job
 
 
 class LedgerWriter:
@@ -83,18 +92,20 @@ class LedgerWriter:
         def refuse(u: Unit, reason: str) -> None:
             ingest.record_refusal(u, origin, event, reason)
 
-        return self._submit(lambda u: ingest.record(self.ctx, u, origin, event), refuse)
+        return self._submit(lambda u: ingest.record(self.ctx, u, origin, event), refuse,
+                            light=isinstance(event, ingest.LIGHT_EVENTS))
 
     def submit_link(self, table: str, online: bool) -> Future[None]:
-        return self._submit(lambda u: setup.set_link(u, table, online))
+        return self._submit(lambda u: setup.set_link(u, table, online), light=True)
 
     def _submit(self, run: Callable[[Unit], Any],
-                refuse: Callable[[Unit, str], None] | None = None) -> Future[Any]:
+                refuse: Callable[[Unit, str], None] | None = None, *,
+                light: bool = False) -> Future[Any]:
         fut: Future[Any] = Future()
         if self._thread is None or self._stopping:
             fut.set_exception(RuntimeError("the ledger writer is not running"))
             return fut
-        self._queue.put(_Job(run, fut, refuse))
+        self._queue.put(_Job(run, fut, refuse, light))
         return fut
 
     # -- the thread -----------------------------------------------------------------------------
@@ -124,11 +135,12 @@ class LedgerWriter:
         ctx = self.ctx
         results: list[tuple[bool, Any]] = []
         try:
-            with ctx.session() as s, s.begin():
-                u = Unit(s, ctx.now(), ctx.cache)
-                for job in batch:
-                    results.append(self._one(u, job))
-                change = ctx.change_of(u, "event")
+            try:
+                u, change = self._transaction(batch, results, savepoints=False)
+            except _Retry:
+                results.clear()
+                self.stats.retried += 1
+                u, change = self._transaction(batch, results, savepoints=True)
         except Exception as exc:  # the batch did not commit: nothing of it is recorded
             log.exception("ledger writer: a batch of %d job(s) could not be committed",
                           len(batch))
@@ -148,10 +160,26 @@ class LedgerWriter:
         if u.tables or u.levels or u.hits or u.outcomes or u.slips or u.events:
             ctx.announce(change)
 
+    def _transaction(self, batch: list[_Job], results: list[tuple[bool, Any]], *,
+                     savepoints: bool) -> tuple[Unit, FloorChange]:
+        ctx = self.ctx
+        with ctx.session() as s, s.begin():
+            u = Unit(s, ctx.now(), ctx.cache)
+            for job in batch:
+                results.append(self._one(u, job, savepoint=savepoints or not job.light))
+            return u, ctx.change_of(u, "event")
+
     @staticmethod
-    def _one(u: Unit, job: _Job) -> tuple[bool, Any]:
+    def _one(u: Unit, job: _Job, *, savepoint: bool) -> tuple[bool, Any]:
         child = u.child()
         s = u.s
+        if not savepoint:
+            try:
+                value = job.run(child)
+            except Exception as exc:
+                raise _Retry from exc
+            u.merge(child)
+            return True, value
         try:
             with s.begin_nested():
                 value = job.run(child)
