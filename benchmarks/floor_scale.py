@@ -69,6 +69,7 @@ from core.tablegames.views import AmountChanged  # noqa: E402
 from printing.printers import printer_from_config  # noqa: E402
 
 EXECUTIVE = swipe_of("2001")
+WARMUP_S = 10.0
 
 
 def pct(values: list[float], q: float) -> float:
@@ -338,6 +339,10 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
     to_ledger: list[float] = []
     to_ack = floor_sim.ack_latencies(record)
     to_screen: list[float] = []
+    # the same after the first WARMUP_S seconds of play (the console's start: every link
+    # connecting, the first read of the floor and of every trend)
+    warm_from = record["ready_at"] + WARMUP_S
+    steady: dict[str, list[float]] = {"ledger": [], "ack": [], "screen": []}
     screened = screenable = 0
     acked_ok: set[tuple[str, str, int]] = set()
     for tid, tab in record["tables"].items():
@@ -346,8 +351,13 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
             key = (tid, boot, e["seq"])
             if e["ack_result"] == "ok":
                 acked_ok.add(key)
+            warm = e["sent_at"] >= warm_from
             if key in resolved:
                 to_ledger.append(resolved[key] - e["sent_at"])
+                if warm:
+                    steady["ledger"].append(resolved[key] - e["sent_at"])
+            if warm and e["acked_at"] is not None:
+                steady["ack"].append(e["acked_at"] - e["sent_at"])
             p = e["payload"]
             target: float | None = None
             if e["ack_result"] != "ok":
@@ -368,6 +378,8 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
             if target is not None:
                 screened += 1
                 to_screen.append(max(0.0, target - e["sent_at"]))
+                if warm:
+                    steady["screen"].append(max(0.0, target - e["sent_at"]))
     with Session(engine) as s:
         recorded = s.scalar(select(func.count()).select_from(EventRow)) or 0
         refused = s.scalar(select(func.count()).select_from(RefusedEvent)) or 0
@@ -404,7 +416,7 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
         "events": recorded, "refused": refused, "events_per_s": recorded / span,
         "batches": writer_stats.batches, "jobs": writer_stats.jobs,
         "largest_batch": writer_stats.largest, "writer_busy_s": writer_stats.busy_s,
-        "to_ledger": to_ledger, "to_ack": to_ack, "to_screen": to_screen,
+        "to_ledger": to_ledger, "to_ack": to_ack, "to_screen": to_screen, "steady": steady,
         "screened": screened, "screenable": screenable,
         "threads": dict(threads), "reconnects": floor_sim.reconnects(record),
         "lost": floor_sim.lost(record), "retransmitted": floor_sim.retransmitted(record),
@@ -427,6 +439,10 @@ def report(r: dict[str, Any]) -> None:
     print(f"event -> ACK:    {fmt_ms(r['to_ack'])}")
     print(f"event -> screen: {fmt_ms(r['to_screen'])} "
           f"[{r['screened']} of {r['screenable']} shown]")
+    st = r["steady"]
+    print(f"after the first {WARMUP_S:.0f} s: ledger {fmt_ms(st['ledger'])}")
+    print(f"{'':>20}ACK {fmt_ms(st['ack'])}")
+    print(f"{'':>17}screen {fmt_ms(st['screen'])}")
     busy = ", ".join(f"{name} {secs:.1f} s ({100 * secs / wall:.0f}%)"
                      for name, secs in sorted(r["threads"].items(), key=lambda kv: -kv[1])
                      if secs >= 0.05)

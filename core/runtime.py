@@ -86,6 +86,8 @@ class ConsoleCore:
         self._print_thread: threading.Thread | None = None
         # reads for the links (decisions to send again), off the link loop and the writer
         self._io = ThreadPoolExecutor(2, thread_name_prefix="podium-io")
+        self._resend_tables: set[str] = set()
+        self._resend_lock = threading.Lock()
         self.floor.add_listener(self._on_change)
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -199,7 +201,11 @@ class ConsoleCore:
         if online:
             def resend(f: Future[None]) -> None:
                 if not f.cancelled() and f.exception() is None and not self._stopped:
-                    self._submit_io(self._resend_decisions, table)
+                    with self._resend_lock:
+                        first = not self._resend_tables
+                        self._resend_tables.add(table)
+                    if first:  # one read for every table that came up meanwhile
+                        self._submit_io(self._resend_decisions)
 
             fut.add_done_callback(resend)
 
@@ -208,18 +214,23 @@ class ConsoleCore:
         with contextlib.suppress(RuntimeError):
             self._io.submit(fn, *args)
 
-    def _resend_decisions(self, table: str) -> None:
-        """PAY / REJECT again for every decided hit of ``table`` the controller may still wait
-        for (the ledger is the truth; a repeat is harmless: the controller applies a decision
-        once per hit and answers a repeat "ok")."""
+    def _resend_decisions(self) -> None:
+        """PAY / REJECT again for every decided hit the controllers whose links came up may
+        still wait for (the ledger is the truth; a repeat is harmless: the controller applies
+        a decision once per hit and answers a repeat "ok")."""
+        with self._resend_lock:
+            tables, self._resend_tables = sorted(self._resend_tables), set()
+        if not tables:
+            return
         try:
-            decisions = self.floor.awaited_decisions(table)
+            decisions = self.floor.awaited_decisions(tables)
         except Exception:  # the ledger is unreachable: the next ONLINE tries again
-            log.exception("table %s: could not read the decisions to send again", table)
+            log.exception("tables %s: could not read the decisions to send again",
+                          ", ".join(tables))
             return
         for d in decisions:
             log.info("table %s: sending %s of hit #%d (%s, round %d seat %d) again: the round is "
-                     "still open", table, "PAY" if d.outcome != "rejected" else "REJECT",
+                     "still open", d.table, "PAY" if d.outcome != "rejected" else "REJECT",
                      d.hit_id, d.hit_ref, d.round_no, d.seat)
             self._send_decision(d, resend=True)
 
@@ -227,9 +238,8 @@ class ConsoleCore:
         for outcome in change.outcomes:
             if outcome.outcome != "cancelled":
                 self._submit_io(self._answer_controller, outcome)
-        if change.action != "print":  # a new slip (a pay); not the record of a print attempt
-            for slip_no in change.slips:
-                self.print_slip(slip_no)
+        for slip_no in change.slips:  # a new slip (a pay); print attempts are change.prints
+            self.print_slip(slip_no)
 
     def _answer_controller(self, outcome: HitOutcome) -> None:
         if outcome.outcome == "cancelled":

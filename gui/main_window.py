@@ -85,7 +85,8 @@ class MainWindow(QMainWindow):
         self.queue.openHit.connect(self.open_hit)
         fl.addWidget(self.queue, 2)
         left.addTab(floor, "Floor")
-        left.addTab(self._slips_tab(), "Win slips")
+        self.slips_tab = self._slips_tab()
+        left.addTab(self.slips_tab, "Win slips")
         self.log_list = QListWidget()
         left.addTab(self.log_list, "Activity")
         from gui.paytable_screen import PaytableScreen
@@ -236,10 +237,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Could not read the ledger: {exc}")
 
     def _on_snapshot(self, snap: Any) -> None:
-        first = not self.state.loaded
         self._mark(self.state.load(snap))
-        if first:
-            self._trends_stale |= set(self.state.levels)
         self._paint()
 
     def _mark(self, dirty: model.Dirty) -> None:
@@ -251,7 +249,7 @@ class MainWindow(QMainWindow):
         """A committed change (on the GUI thread, from the bridge): fold it into the state."""
         dirty = self.state.apply(change)
         self._mark(dirty)
-        if change.slips:  # a new slip, or a print attempt of one
+        if change.slips or change.prints:  # a new slip, or a print attempt of one
             self._slips_stale = True
         if change.at is not None:
             x = change.at.timestamp()
@@ -263,7 +261,10 @@ class MainWindow(QMainWindow):
                                    max_points=model.TREND_POINTS)
                     self._history_stale = True
         if any(o.outcome in ("paid", "auto_paid") for o in change.outcomes):
-            self._trends_stale |= set(change.levels)  # hit markers
+            # hit markers: read again for the trends that are drawn
+            self._trends_stale |= {key for key in change.levels
+                                   if key in self._meter_tiles
+                                   and self._meter_tiles[key].plot is not None}
         urgent = dirty.hits or any(
             not t.online for t in change.table_views)
         if urgent and time.monotonic() - self._last_refresh >= URGENT_MS / 1000:
@@ -274,7 +275,7 @@ class MainWindow(QMainWindow):
             self._log(self._messages.pop(0))
         if self._dirty_tables or self._dirty_levels or self._dirty_hits:
             self._paint()
-        if self._slips_stale:
+        if self._slips_stale and self.tabs.currentWidget() is self.slips_tab:
             self._slips_stale = False
             self.bridge.query(self.console.recent_slips, self._on_slips, self._read_failed,
                               key="slips")
@@ -319,7 +320,7 @@ class MainWindow(QMainWindow):
                     tile = MeterTile(key, tz=ZoneInfo(self.console.config.casino.timezone))
                     self._meter_tiles[key] = tile
                     self._meter_layout.insertWidget(self._meter_layout.count() - 1, tile)
-                    self._trends_stale.add(key)
+                    tile.plotMade.connect(self._trends_stale.add)
                 tile.show_level(model.level_view(self.console, lv))
 
     def _on_slips(self, records: list[Any]) -> None:

@@ -229,7 +229,11 @@ class TileDelegate(QStyledItemDelegate):
 
 
 class MeterTile(QFrame):
-    """One meter: the amount large, the reserve and seed small, and its trend with hits marked."""
+    """One meter: the amount large, the reserve and seed small, and its trend with hits marked.
+    ``plotMade(key)`` says the trend plot was made (the tile was first seen): time to read
+    its history."""
+
+    plotMade = Signal(object)  # noqa: N815
 
     def __init__(self, key: tuple[str, str], parent: QWidget | None = None,
                  tz: ZoneInfo | None = None) -> None:
@@ -306,6 +310,7 @@ class MeterTile(QFrame):
         self._plot_lay.addWidget(self.plot)
         self._drawn = False
         self.redraw()
+        self.plotMade.emit(self.key)
 
     def paintEvent(self, event: Any) -> None:  # noqa: N802 (Qt API)
         if self.plot is None:

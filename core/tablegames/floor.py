@@ -125,7 +125,7 @@ class Floor:
     def controller_decision(self, hit_id: int) -> ControllerDecision | None:
         return replies.controller_decision(self.ctx, hit_id)
 
-    def awaited_decisions(self, table: str) -> list[ControllerDecision]:
+    def awaited_decisions(self, table: str | list[str]) -> list[ControllerDecision]:
         return replies.awaited_decisions(self.ctx, table)
 
     # -- slips ------------------------------------------------------------------------------------
@@ -139,5 +139,11 @@ class Floor:
         return slips.win_slip(self.ctx, slip_no)
 
     def record_print(self, slip_no: int, printer: str, ok: bool, error: str = "") -> None:
+        """Keep a print attempt (through the ledger writer when it runs: it is committed
+        with the next batch of controller events instead of taking the lock on its own)."""
+        if self.writer.running:
+            self.writer.submit(lambda u: slips.record_print(u, slip_no, printer, ok,
+                                                            error)).result()
+            return
         with self.ctx.unit("print") as u:
             slips.record_print(u, slip_no, printer, ok, error)

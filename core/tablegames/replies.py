@@ -25,12 +25,13 @@ def controller_decision(ctx: FloorContext, hit_id: int) -> ControllerDecision | 
     return found[0] if found else None
 
 
-def awaited_decisions(ctx: FloorContext, table: str) -> list[ControllerDecision]:
+def awaited_decisions(ctx: FloorContext, table: str | list[str]) -> list[ControllerDecision]:
     """Decided hits (paid, auto-paid, rejected) of ``table`` whose round the controller has
     not closed: no END GAME, misdeal or undo recorded for the round, and no later START
     GAME at the table (the controller waits for every hit's PAY / REJECT before END GAME,
     so a later round means it moved on).  A hit on a round that never started counts
-    until the table records a later START GAME, END GAME or misdeal."""
+    until the table records a later START GAME, END GAME or misdeal.  ``table``: one table id
+    or several (one query for all the tables whose links came up together)."""
     later = aliased(EventRow)
 
     def after_hit(*types: str) -> Any:
@@ -40,8 +41,9 @@ def awaited_decisions(ctx: FloorContext, table: str) -> list[ControllerDecision]
     still_open = or_(
         and_(Round.state == "locked", ~after_hit("GameStarted")),
         and_(Hit.round_id.is_(None), ~after_hit("GameStarted", "GameEnded", "Misdealt")))
+    tables = [table] if isinstance(table, str) else sorted(table)
     with ctx.read() as s:
-        return _decisions(s, Hit.table_id == table, still_open)
+        return _decisions(s, Hit.table_id.in_(tables), still_open)
 
 
 def _decisions(s: Session, *where: Any) -> list[ControllerDecision]:

@@ -149,4 +149,4 @@ def record_print(u: Unit, slip_no: int, printer: str, ok: bool, error: str = "")
         raise FloorError(f"slip {slip_no}: no such slip")
     u.s.add(SlipPrintAttempt(slip_id=slip.id, printer=printer, ok=ok,
                              error="" if ok else (error or "failed"), created_at=u.now))
-    u.slips.append(slip_no)
+    u.prints.append(slip_no)

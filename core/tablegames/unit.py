@@ -66,7 +66,8 @@ class Unit:
     levels: set[tuple[str, str]] = field(default_factory=set)
     hits: set[int] = field(default_factory=set)
     outcomes: list[HitOutcome] = field(default_factory=list)
-    slips: list[int] = field(default_factory=list)
+    slips: list[int] = field(default_factory=list)  # new slips (to print)
+    prints: list[int] = field(default_factory=list)  # slips whose print attempt was recorded
     events: int = 0
     # level id -> [meter units, reserve units, entries]
     deltas: dict[int, list[int]] = field(default_factory=dict)
@@ -89,6 +90,7 @@ class Unit:
         self.hits |= other.hits
         self.outcomes += other.outcomes
         self.slips += other.slips
+        self.prints += other.prints
         self.events += other.events
         for lid, (m, r, n) in other.deltas.items():
             acc = self.deltas.setdefault(lid, [0, 0, 0])
@@ -156,7 +158,7 @@ class FloorContext:
             u = Unit(s, self.now())
             yield u
             change = self.change_of(u, action)
-        if u.tables or u.levels or u.hits or u.outcomes or u.slips or u.events:
+        if change.touched:
             self.announce(change)
 
     def change_of(self, u: Unit, action: str) -> FloorChange:
@@ -169,7 +171,7 @@ class FloorContext:
         tables, levels, pending, closed = touched_views(self, u)
         return FloorChange(action, frozenset(u.tables), frozenset(u.levels), frozenset(u.hits),
                            tuple(u.outcomes), tuple(u.slips), 0, tables, levels, pending,
-                           closed, u.events, u.now)
+                           closed, u.events, u.now, tuple(u.prints))
 
     # -- listeners ------------------------------------------------------------------------------
     def add_listener(self, fn: Callable[[FloorChange], None]) -> Callable[[], None]:

@@ -65,7 +65,7 @@ class FloorChange:
     levels: frozenset[tuple[str, str]] = frozenset()  # (group, level)
     hits: frozenset[int] = frozenset()
     outcomes: tuple[HitOutcome, ...] = ()
-    slips: tuple[int, ...] = ()
+    slips: tuple[int, ...] = ()  # new win slips (each is printed)
     seq: int = 0
     table_views: tuple[TableView, ...] = ()
     level_views: tuple[LevelView, ...] = ()
@@ -73,6 +73,12 @@ class FloorChange:
     closed: frozenset[int] = frozenset()
     events: int = 0  # controller events recorded (a batch counts each)
     at: datetime | None = None  # when the transaction was made (its entries' time)
+    prints: tuple[int, ...] = ()  # slips whose print attempt was recorded
+
+    @property
+    def touched(self) -> bool:
+        return bool(self.tables or self.levels or self.hits or self.outcomes or self.slips
+                    or self.prints or self.events)
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,7 @@ class LedgerWriter:
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._stopping = False
+        self._lock = threading.Lock()  # a job is queued before the stop mark, or refused
 
     def start(self) -> None:
         if self._thread is None:
@@ -75,10 +76,11 @@ class LedgerWriter:
 
     def stop(self, timeout: float = 10.0) -> None:
         """Commit what is queued, then stop (a second call does nothing)."""
-        if self._thread is None or self._stopping:
-            return
-        self._stopping = True
-        self._queue.put(None)
+        with self._lock:
+            if self._thread is None or self._stopping:
+                return
+            self._stopping = True
+            self._queue.put(None)
         self._thread.join(timeout)
 
     @property
@@ -98,14 +100,19 @@ class LedgerWriter:
     def submit_link(self, table: str, online: bool) -> Future[None]:
         return self._submit(lambda u: setup.set_link(u, table, online), light=True)
 
+    def submit(self, run: Callable[[Unit], Any]) -> Future[Any]:
+        """Any floor write, committed with the next batch (its own savepoint)."""
+        return self._submit(run)
+
     def _submit(self, run: Callable[[Unit], Any],
                 refuse: Callable[[Unit, str], None] | None = None, *,
                 light: bool = False) -> Future[Any]:
         fut: Future[Any] = Future()
-        if self._thread is None or self._stopping:
-            fut.set_exception(RuntimeError("the ledger writer is not running"))
-            return fut
-        self._queue.put(_Job(run, fut, refuse, light))
+        with self._lock:
+            if self._thread is None or self._stopping:
+                fut.set_exception(RuntimeError("the ledger writer is not running"))
+                return fut
+            self._queue.put(_Job(run, fut, refuse, light))
         return fut
 
     # -- the thread -----------------------------------------------------------------------------
@@ -157,7 +164,7 @@ class LedgerWriter:
                 job.future.set_result(value)
             else:
                 job.future.set_exception(value)
-        if u.tables or u.levels or u.hits or u.outcomes or u.slips or u.events:
+        if change.touched:
             ctx.announce(change)
 
     def _transaction(self, batch: list[_Job], results: list[tuple[bool, Any]], *,

@@ -22,6 +22,7 @@ def test_the_trend_time_axis_shows_casino_local_time(qtbot) -> None:  # type: ig
         qtbot.waitExposed(tile)
         tile.grab()  # the first paint makes the plot (a tile never seen has none)
         assert tile.plot is not None
-        tile.grab()  # paints the axis, which picks its zoom level
+        qtbot.waitUntil(tile.plot.isVisible)
+        tile.plot.grab()  # paints the axis, which picks its zoom level
     assert manila.time_axis.tickStrings([at, at + 3600], 1, 3600) == ["12:00", "13:00"]
     assert vegas.time_axis.tickStrings([at, at + 3600], 1, 3600) == ["20:00", "21:00"]
