@@ -343,6 +343,7 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
     # connecting, the first read of the floor and of every trend)
     warm_from = record["ready_at"] + WARMUP_S
     steady: dict[str, list[float]] = {"ledger": [], "ack": [], "screen": []}
+    by_window: dict[int, list[float]] = defaultdict(list)
     screened = screenable = 0
     acked_ok: set[tuple[str, str, int]] = set()
     for tid, tab in record["tables"].items():
@@ -378,6 +379,8 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
             if target is not None:
                 screened += 1
                 to_screen.append(max(0.0, target - e["sent_at"]))
+                window_no = int((e["sent_at"] - record["ready_at"]) // 5)
+                by_window[window_no].append(max(0.0, target - e["sent_at"]))
                 if warm:
                     steady["screen"].append(max(0.0, target - e["sent_at"]))
     with Session(engine) as s:
@@ -417,6 +420,7 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
         "batches": writer_stats.batches, "jobs": writer_stats.jobs,
         "largest_batch": writer_stats.largest, "writer_busy_s": writer_stats.busy_s,
         "to_ledger": to_ledger, "to_ack": to_ack, "to_screen": to_screen, "steady": steady,
+        "screen_by_5s": {k * 5: pct(v, 0.99) for k, v in sorted(by_window.items())},
         "screened": screened, "screenable": screenable,
         "threads": dict(threads), "reconnects": floor_sim.reconnects(record),
         "lost": floor_sim.lost(record), "retransmitted": floor_sim.retransmitted(record),
@@ -443,6 +447,8 @@ def report(r: dict[str, Any]) -> None:
     print(f"after the first {WARMUP_S:.0f} s: ledger {fmt_ms(st['ledger'])}")
     print(f"{'':>20}ACK {fmt_ms(st['ack'])}")
     print(f"{'':>17}screen {fmt_ms(st['screen'])}")
+    print("event -> screen p99 by 5 s of play: " + ", ".join(
+        f"{t}s {v * 1000:.0f}" for t, v in r["screen_by_5s"].items()))
     busy = ", ".join(f"{name} {secs:.1f} s ({100 * secs / wall:.0f}%)"
                      for name, secs in sorted(r["threads"].items(), key=lambda kv: -kv[1])
                      if secs >= 0.05)

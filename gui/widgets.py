@@ -19,6 +19,7 @@ from PySide6.QtCore import (
     QRect,
     QSize,
     Qt,
+    QTimer,
     Signal,
 )
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
@@ -228,6 +229,9 @@ class TileDelegate(QStyledItemDelegate):
         painter.restore()
 
 
+PLOT_DELAY_MS = 50
+
+
 class MeterTile(QFrame):
     """One meter: the amount large, the reserve and seed small, and its trend with hits marked.
     ``plotMade(key)`` says the trend plot was made (the tile was first seen): time to read
@@ -266,6 +270,7 @@ class MeterTile(QFrame):
         self._hit_xs: list[float] = []
         self._hit_ys: list[float] = []
         self._drawn = True
+        self._plot_pending = False
         self._xs: list[float] = []
         self._ys: list[float] = []
         self._shown_level: LevelView | None = None
@@ -313,9 +318,17 @@ class MeterTile(QFrame):
         self.plotMade.emit(self.key)
 
     def paintEvent(self, event: Any) -> None:  # noqa: N802 (Qt API)
-        if self.plot is None:
-            self._make_plot()
+        if self.plot is None and not self._plot_pending:
+            # once laid out and still in sight (a first layout paints tiles that then
+            # scroll out of view)
+            self._plot_pending = True
+            QTimer.singleShot(PLOT_DELAY_MS, self._plot_if_seen)
         super().paintEvent(event)
+
+    def _plot_if_seen(self) -> None:
+        self._plot_pending = False
+        if self.plot is None and self.isVisible() and not self.visibleRegion().isEmpty():
+            self._make_plot()
 
     def show_history(self, xs: list[float], ys: list[float], hit_xs: list[float],
                      hit_ys: list[float]) -> None:

@@ -20,9 +20,9 @@ def test_the_trend_time_axis_shows_casino_local_time(qtbot) -> None:  # type: ig
         tile.show_history([at, at + 3600, at + 7200], [1000.0, 1500.0, 2000.0], [at + 3600],
                           [1500.0])
         qtbot.waitExposed(tile)
-        tile.grab()  # the first paint makes the plot (a tile never seen has none)
-        assert tile.plot is not None
-        qtbot.waitUntil(tile.plot.isVisible)
+        # the plot is made once the tile has been painted and is in sight (a meter never
+        # seen has none)
+        qtbot.waitUntil(lambda tile=tile: tile.plot is not None and tile.plot.isVisible())
         tile.plot.grab()  # paints the axis, which picks its zoom level
     assert manila.time_axis.tickStrings([at, at + 3600], 1, 3600) == ["12:00", "13:00"]
     assert vegas.time_axis.tickStrings([at, at + 3600], 1, 3600) == ["20:00", "21:00"]
