@@ -142,7 +142,7 @@ _default: Bridge | None = None
 def default_bridge() -> Bridge:
     """The application's bridge (made on first use, parented to the QApplication)."""
     global _default
-    if _default is None:
+    if _default is None or _default._closed:  # (a new one after the application quit)
         app = QCoreApplication.instance()
         _default = Bridge(app)
         if app is not None:
