@@ -184,7 +184,7 @@ def test_kept_balances_and_hourly_totals_follow_every_workflow(floor: Floor,
     floor.handle(Origin("T2", "b", 2), Misdealt(1))  # reversals
     floor.handle(Origin("T1", "b", 2), HitClaimed(1, 2, "STRAIGHT_FLUSH"))
     (hit,) = [h.hit_id for h in floor.snapshot().pending]
-    floor.pay(hit, "5h 6h 7h 8h 9h Kc 2d".split(), swipe(EXE))  # a fixed pay from the tray
+    floor.pay(hit, ["5h", "6h", "7h", "8h", "9h", "Kc", "2d"], swipe(EXE))  # a fixed pay from the tray
     assert check_balances(engine) == []
     m, r = entries_meter(engine)
     assert floor.meter("LINK", "MAIN").meter_units == m
@@ -244,7 +244,7 @@ def test_a_pay_refuses_an_amount_other_than_the_one_authorized(floor: Floor,
     floor.handle(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
     floor.handle(Origin("T1", "b", 2), HitClaimed(1, 1, "RF_ROYAL_MATCH"))
     (hit,) = [h.hit_id for h in floor.snapshot().pending]
-    cards = "As Ks Qs Js Ts Kd Qd".split()
+    cards = ["As", "Ks", "Qs", "Js", "Ts", "Kd", "Qd"]
     seen = floor.evaluate(hit, cards).amount_cents
     assert seen is not None
     floor.handle(Origin("T2", "b", 1), GameStarted(1, {1: 100, 2: 100}))  # the link plays on
@@ -270,7 +270,7 @@ def test_hit_flags_are_codes_in_the_ledger_and_words_on_screen(floor: Floor,
         assert row is not None and row.flags == ""
         assert flags.loads(row.flag_codes) == (flags.HitFlag(flags.FlagCode.NO_WAGER, seat=4),)
     with pytest.raises(FloorError, match="no wager on seat 4; it can only be rejected"):
-        floor.pay(pending.hit_id, "As Ad Ac Ah 2c 3h 5d".split(), swipe(EXE))
+        floor.pay(pending.hit_id, ["As", "Ad", "Ac", "Ah", "2c", "3h", "5d"], swipe(EXE))
 
 
 @pytest.mark.parametrize("sentence, code", [
