@@ -6,8 +6,8 @@ Run as a subprocess by the benchmark::
         --seed N --record OUT.json [--mistake-rate 0.02] [--jackpot-rate 0.0] [--stagger]
 
 It loads the floor (:func:`write_floor` makes one), builds its tables with
-``core.simulator.build_simulator`` and serves them all on one asyncio loop (uvloop if it is
-installed).  Once every table listens it prints ``SIM READY <n> tables`` (flushed).  For
+``core.controllers.simulator.build_simulator`` and serves them all on one asyncio loop (uvloop
+if it is installed).  Once every table listens it prints ``SIM READY <n> tables`` (flushed).  For
 ``--seconds`` the tables play; then no table starts a new round, but a table finishes the
 round it is in (it still takes PAY/REJECT and sends END GAME), and all keep serving for
 ``--drain`` more seconds so that outstanding events can be acknowledged.  Then the record is
@@ -87,8 +87,8 @@ from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core import floorconfig, meters  # noqa: E402
-from core.events import (  # noqa: E402
+from core import floorconfig
+from core.controllers.events import (  # noqa: E402
     ControllerEvent,
     GameEnded,
     GameStarted,
@@ -96,9 +96,7 @@ from core.events import (  # noqa: E402
     Misdealt,
     Undone,
 )
-from core.floorconfig import FloorConfig  # noqa: E402
-from core.money import cents_to_units  # noqa: E402
-from core.protocol import (  # noqa: E402
+from core.controllers.protocol import (  # noqa: E402
     Ack,
     Command,
     EventFrame,
@@ -106,7 +104,10 @@ from core.protocol import (  # noqa: E402
     PayConfirmed,
     ProtocolError,
 )
-from core.simulator import PHASE_SECONDS, SimulatedTable, build_simulator  # noqa: E402
+from core.controllers.simulator import PHASE_SECONDS, SimulatedTable, build_simulator  # noqa: E402
+from core.floorconfig import FloorConfig  # noqa: E402
+from core.money import cents_to_units  # noqa: E402
+from core.tablegames import meters  # noqa: E402
 
 RECORD_VERSION = 1
 WA01 = "FPGPP-WA01"
@@ -545,7 +546,8 @@ def paid_cents(record: Mapping[str, Any]) -> int:
 
 
 def _level_settings(level: floorconfig.LevelConfig) -> meters.LevelSettings:
-    # core/floor.py keeps rates as ppm and builds Decimal(ppm) / 1_000_000: the same value.
+    # core/tablegames/setup.py keeps rates as ppm and builds Decimal(ppm) / 1_000_000: the
+    # same value.
     return meters.LevelSettings(cents_to_units(level.seed_cents), level.contribution_rate,
                                 level.reserve_rate)
 
@@ -560,7 +562,7 @@ def expected_contributions(record: Mapping[str, Any], config: FloorConfig,
     order the console recorded them): a GameStarted opens its round with its acceptable
     wagers (a seat of the table, the paytable's wager); a MISDEAL or UNDO START_GAME of a
     round open at that point voids it.  Every wager of a round left open contributes to each
-    level of its group exactly as ``core.meters.contribute`` computes.  ``paytables``
+    level of its group exactly as ``core.tablegames.meters.contribute`` computes.  ``paytables``
     defaults to ``core.rules.paytables.load_paytables()``.
     """
     if paytables is None:

@@ -1,4 +1,5 @@
-"""Progressive meter risk simulator (core/meter_risk.py): how long 10 million rounds take.
+"""Progressive meter risk simulator (core/tablegames/meter_risk.py): how long 10 million
+rounds take.
 
 Each case is ``paths x rounds`` = 10,000,000 rounds (one wager a round unless said), timed
 in this process after a warm-up (imports done, hand counts cached), median of ``--runs``;
@@ -21,9 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.meter_risk import level_plans, simulate  # noqa: E402
 from core.rules.enumerate import count_hands  # noqa: E402
 from core.rules.paytables import load_paytables  # noqa: E402
+from core.tablegames.meter_risk import level_plans, simulate  # noqa: E402
 
 TABLES = load_paytables()
 ML2_SEEDS = {"MEGA": 25_000_00, "MAJOR": 2_500_00, "MINOR": 500_00}

@@ -58,8 +58,8 @@ DEMO_BBJ_FUND = ("bbj", "Poker room BBJ", 5_000_000)  # id, name, opening seed i
 
 def open_demo_bbj_fund(engine: Engine) -> bool:
     """The demo's Bad Beat Jackpot fund with its opening seed, if the ledger has none yet."""
-    from core import bbj_fund
     from core.ledger.models import BbjFund
+    from core.pokerroom import fund as bbj_fund
 
     fid, name, seed_cents = DEMO_BBJ_FUND
     with Session(engine) as s:
@@ -71,7 +71,8 @@ def open_demo_bbj_fund(engine: Engine) -> bool:
 
 
 class SimulatorThread:
-    """Runs a :class:`core.simulator.Simulator` on an asyncio loop in a daemon thread."""
+    """Runs a :class:`core.controllers.simulator.Simulator` on an asyncio loop in a daemon
+    thread."""
 
     def __init__(self, simulator: Any) -> None:
         self.simulator = simulator

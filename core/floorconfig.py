@@ -56,11 +56,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from core.bbj_fund import FundSettings
-from core.meters import PAY_ORDERS, LevelSettings, PayOrder
 from core.money import cents_to_units, json_cents, parse_cents, parse_rate
+from core.pokerroom.fund import FundSettings
 from core.rules.bbj import BbjSettings, Split
 from core.rules.paytables import Paytable
+from core.tablegames.meters import PAY_ORDERS, LevelSettings, PayOrder
 
 ALL_PAYS_MIN_CONTRIBUTION = Decimal("0.70")
 MAX_SEATS = 10

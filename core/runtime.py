@@ -32,12 +32,13 @@ from typing import Any
 
 from sqlalchemy import Engine, func, select
 
-from core.events import ControllerEvent, Origin
-from core.floor import ControllerDecision, Floor, FloorChange, HitOutcome
+from core.controllers.events import ControllerEvent, Origin
+from core.controllers.link import LinkManager
+from core.controllers.protocol import HitRejected, PayConfirmed
 from core.floorconfig import FloorConfig
 from core.ledger.models import Award, Hit, Slip, SlipPrintAttempt
-from core.link import LinkManager
-from core.protocol import HitRejected, PayConfirmed
+from core.tablegames.floor import Floor
+from core.tablegames.views import ControllerDecision, FloorChange, HitOutcome
 
 log = logging.getLogger("podium.runtime")
 

@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.floor import FloorError
 from core.money import cents_to_units, format_cents, parse_cents, units_floor_cents
+from core.tablegames.views import FloorError
 from gui import theme
 from gui.authorize import SwipePrompt
 from gui.bridge import default_bridge

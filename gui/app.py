@@ -141,8 +141,8 @@ def run(args: argparse.Namespace) -> int:
 
     sim = None
     if demo and not opts.no_simulator:
+        from core.controllers.simulator import build_simulator
         from core.demo import SimulatorThread
-        from core.simulator import build_simulator
 
         sim = SimulatorThread(build_simulator(floor=console.config, seed=opts.seed,
                                               speed=opts.speed, jackpot_rate=opts.jackpot_rate,

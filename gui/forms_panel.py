@@ -211,7 +211,7 @@ class FormsPanel(QWidget):
             "reserve to the fund above, from the effective date.")
 
     def set_cases(self, cases: Sequence[Any], selected: int | None) -> None:
-        """The cases for TGD-1500 (``core.bbj_cases.CaseView``), the selected one chosen."""
+        """The cases for TGD-1500 (``core.pokerroom.cases.CaseView``), the selected one chosen."""
         self.case_box.clear()
         for c in cases:
             verdict = "" if c.qualifies else ", does not qualify"

@@ -5,7 +5,7 @@ cell on the grid: click, arrows and symbol keys), the options and the amount the
 the screen explains every win (its payline drawn on the grid, the paying cells, substitutes and
 scatters in their own colours, the multiplier and the arithmetic in words) and gives a MATCH or
 MISMATCH verdict.  "Record check" asks for a card (any employee: surveillance included, a check
-pays nothing) and ``core.machine_checks.record_check`` records it in the ledger.
+pays nothing) and ``core.machines.checks.record_check`` records it in the ledger.
 
 Every rule is in ``core.rules.slots``; this screen only shows what the evaluator returns.
 """
@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.machine_checks import RecordedCheck, check, parse_claim, record_check, screen_text
+from core.machines.checks import RecordedCheck, check, parse_claim, record_check, screen_text
 from core.rules.slot_games import Game, GameError, find_game, shipped_games
 from core.rules.slots import Outcome, Screen, Spin, Win, parse_pattern, parse_screen
 from gui import theme

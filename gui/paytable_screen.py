@@ -13,9 +13,9 @@ is still running after ``BUSY_AFTER_MS``.  The floor listener (any thread) only 
 a one-second timer re-reads the meters when the flag is set, so the live return follows the
 meters at most once a second however fast they move.
 
-Meter risk: the panel at the bottom runs ``core.meter_risk`` (a Monte Carlo of the meters) on
-a worker thread when asked, and plots the distribution of each meter and the chance of running
-dry; without that module it says that it is not available.
+Meter risk: the panel at the bottom runs ``core.tablegames.meter_risk`` (a Monte Carlo of the
+meters) on a worker thread when asked, and plots the distribution of each meter and the chance
+of running dry; without that module it says that it is not available.
 """
 
 from __future__ import annotations
@@ -260,7 +260,7 @@ class LivePanel(QGroupBox):
 
 
 # ------------------------------------------------------------------------------------------
-# Meter risk (core.meter_risk): a Monte Carlo of the meters, run on a worker thread
+# Meter risk (core.tablegames.meter_risk): a Monte Carlo of the meters, run on a worker thread
 
 RISK_ROUNDS = 50_000  # rounds per path (one wager per round)
 RISK_PATHS = 100  # independent meters
@@ -786,9 +786,9 @@ class PaytableScreen(QWidget):
         self._risk_running = False
         if self._risk is None:
             self.risk_status.setText(
-                "PLACEHOLDER: the meter risk simulator (core/meter_risk.py) is not installed "
-                "in this build, so the distribution of the meter and the chance of running "
-                "dry can not be shown yet.")
+                "PLACEHOLDER: the meter risk simulator (core/tablegames/meter_risk.py) is not "
+                "installed in this build, so the distribution of the meter and the chance of "
+                "running dry can not be shown yet.")
             self.risk_status.setObjectName("warn")
             return
         self.risk_box.setTitle("")
@@ -894,9 +894,9 @@ def _money(value: Fraction) -> str:
 
 
 def _find_meter_risk() -> Any:
-    """``core.meter_risk`` when it is installed, else None (the panel says so)."""
+    """``core.tablegames.meter_risk`` when it is installed, else None (the panel says so)."""
     try:
-        return importlib.import_module("core.meter_risk")
+        return importlib.import_module("core.tablegames.meter_risk")
     except ImportError:
         return None
 

@@ -8,8 +8,8 @@ floor file's public holidays, overdue in red, the buttons that move a case on or
 approval may cease the fund, TGD-1540), the daily count (per table: the jackpot drop box with
 its chip pieces and the house rake box; "Record count", then "Post the day" showing the
 distribution; a tournament's fees), each after a supervisor's swipe (``window.authorize``), and
-the regulator's forms (gui/forms_panel.py).  Core: core/bbj_cases.py (which calls
-core/bbj_fund.py in the swipe's transaction)."""
+the regulator's forms (gui/forms_panel.py).  Core: core/pokerroom/cases.py (which calls
+core/pokerroom/fund.py in the swipe's transaction)."""
 
 from __future__ import annotations
 
@@ -47,10 +47,10 @@ from PySide6.QtWidgets import (
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from core import bbj_cases as bc
-from core import bbj_fund as bf
 from core.ledger.models import BbjCessation, BbjFund
 from core.money import format_cents, parse_cents
+from core.pokerroom import cases as bc
+from core.pokerroom import fund as bf
 from core.rules.bbj import TAXPAYER_CLASSES, ShownHand
 from core.rules.bbj_command import fraction_text
 from gui import theme

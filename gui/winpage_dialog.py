@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from core.floor import HitRecord
 from core.money import format_cents
+from core.tablegames.views import HitRecord
 from gui.cards import hand_label, with_hand_names
 from printing.slip import WinSlip, cards_text
 from printing.winpage import winpage_html, write_pdf

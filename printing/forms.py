@@ -13,7 +13,7 @@ print that HTML to PDF / PNG (Qt is imported only there).
 
 Money is ``int`` centavos, shown as ``PHP 1,234.56``.  The jackpot rake's split (the 30%
 admin fee, which is also TGD-1623's B, and the fund's 70% main / 30% reserve) is the ledger's
-own :func:`core.bbj_fund.distribute` (rounded DOWN, the rest to the reserve), so a form never
+own :func:`core.pokerroom.fund.distribute` (rounded DOWN, the rest to the reserve), so a form never
 shows other figures than the fund's posting.  The other percentages (franchise tax, PAGCOR's
 share, TGD-108) are exact integer arithmetic rounded HALF UP to the centavo
 (:func:`percent_of`).  An amount that is the rest of another (the reserve, F = D - E) is a
@@ -31,8 +31,8 @@ from decimal import Decimal
 from fractions import Fraction
 from html import escape
 
-from core.bbj_fund import FundSettings, distribute
 from core.money import format_cents
+from core.pokerroom.fund import FundSettings, distribute
 from core.rules.bbj import Claim, Decision, Share
 
 _FUND = FundSettings()  # the rates every form prints (RULES.md 6 "Funding")
@@ -100,7 +100,7 @@ class Remittance:
 def remittance(rake_cents: int, jackpot_rake_cents: int, tournament_fee_cents: int,
                settings: FundSettings = _FUND) -> Remittance:
     """A cash game rake; B = jackpot rake x 30% = the fund's admin fee (the ledger's
-    :func:`core.bbj_fund.distribute`, rounded down); C tournament fee; D = A + B + C;
+    :func:`core.pokerroom.fund.distribute`, rounded down); C tournament fee; D = A + B + C;
     E = 5% of D; F = D - E; PAGCOR share = 25% of F + 25% of E (each rounded half up)."""
     a = _check_cents(rake_cents, "cash game rake")
     b = fund_split(_check_cents(jackpot_rake_cents, "jackpot rake"), settings).admin_fee
@@ -124,7 +124,7 @@ class FundSplit:
 
 
 def fund_split(jackpot_rake_cents: int, settings: FundSettings = _FUND) -> FundSplit:
-    """The ledger's split of a day's jackpot rake (:func:`core.bbj_fund.distribute` at the
+    """The ledger's split of a day's jackpot rake (:func:`core.pokerroom.fund.distribute` at the
     ``settings`` rates, the floor file's ``[poker_room]``; RULES.md's by default: admin fee and
     main rounded DOWN, the reserve takes the rest)."""
     d = distribute(_check_cents(jackpot_rake_cents, "jackpot rake"), settings)

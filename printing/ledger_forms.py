@@ -31,15 +31,6 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
-from core.bbj_cases import ClaimEntry, entry_from_json
-from core.bbj_fund import (
-    FundSettings,
-    funds,
-    hit_funds_read,
-    jackpot_rake_cents,
-    posting_settings,
-    seed_outstanding_cents,
-)
 from core.ledger.models import (
     BbjAward,
     BbjAwardShare,
@@ -51,6 +42,15 @@ from core.ledger.models import (
     BbjFund,
     BbjPosting,
     PokerTournamentFee,
+)
+from core.pokerroom.cases import ClaimEntry, entry_from_json
+from core.pokerroom.fund import (
+    FundSettings,
+    funds,
+    hit_funds_read,
+    jackpot_rake_cents,
+    posting_settings,
+    seed_outstanding_cents,
 )
 from core.rules.bbj import decide
 from core.rules.holdem import evaluate

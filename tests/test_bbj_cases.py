@@ -1,4 +1,4 @@
-"""Bad Beat Jackpot cases (core/bbj_cases.py, RULES.md 6 "Deadlines and reports"): the state
+"""Bad Beat Jackpot cases (core/pokerroom/cases.py, RULES.md 6 "Deadlines and reports"): the state
 machine (no state skipped, every step with who and when), the deadlines (business days skip
 weekends) and overdue detection, a voided case kept with its reason.  SQLite and PostgreSQL."""
 
@@ -12,8 +12,7 @@ import pytest
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
-import core.bbj_fund as bf
-from core import bbj_cases as bc
+import core.pokerroom.fund as bf
 from core.auth import AuthError
 from core.demo import enroll_demo_employees, swipe_of
 from core.ledger.models import (
@@ -27,6 +26,7 @@ from core.ledger.models import (
     PokerTournamentFee,
     SwipeLog,
 )
+from core.pokerroom import cases as bc
 from core.rules.bbj import ShownHand, decide
 from core.rules.cards import Card, parse_cards
 

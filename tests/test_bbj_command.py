@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-import core.cli
+import core.cli.main as cli_main
 from core.cli import main
 from core.rules.bbj_command import fraction_text
 
@@ -18,13 +18,13 @@ from core.rules.bbj_command import fraction_text
 def only_bbj_command(monkeypatch: pytest.MonkeyPatch) -> None:
     """Build the parser with this command only, so a subcommand another module owns
     (imported eagerly by core.cli) can not break these tests."""
-    monkeypatch.setattr(core.cli, "COMMANDS_RULES",
-                        {k: v for k, v in core.cli.COMMANDS_RULES.items() if k == "bbj"})
-    monkeypatch.setattr(core.cli, "COMMANDS_TOP", {})
+    monkeypatch.setattr(cli_main, "COMMANDS_RULES",
+                        {k: v for k, v in cli_main.COMMANDS_RULES.items() if k == "bbj"})
+    monkeypatch.setattr(cli_main, "COMMANDS_TOP", {})
 
 
 def test_bbj_is_a_rules_command() -> None:
-    assert core.cli.COMMANDS_RULES["bbj"][0] == "core.rules.bbj_command"
+    assert cli_main.COMMANDS_RULES["bbj"][0] == "core.rules.bbj_command"
 
 # The input of CLI.md "podium rules bbj", as printed there.
 CLI_EXAMPLE: dict[str, Any] = {

@@ -1,4 +1,4 @@
-"""The Bad Beat Jackpot fund in the ledger (core/bbj_fund.py; RULES.md section 6 "Funding",
+"""The Bad Beat Jackpot fund in the ledger (core/pokerroom/fund.py; RULES.md section 6 "Funding",
 "Payout", TGD-1540).  Figures are worked out by hand in the comments; ledger tests run on SQLite
 and PostgreSQL (the ``engine`` fixture)."""
 
@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from core import bbj_fund as bf
 from core.ledger.models import BbjAward, BbjAwardShare, BbjEntry, BbjPosting
+from core.pokerroom import fund as bf
 from core.rules.bbj import Claim, Decision, ShownHand, decide
 from core.rules.cards import Card, parse_cards
 

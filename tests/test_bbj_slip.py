@@ -11,8 +11,8 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import Engine
 
-import core.bbj_fund as bf
-from core import bbj_cases as bc
+import core.pokerroom.fund as bf
+from core.pokerroom import cases as bc
 from printing.bbj_slip import render_share_slip, share_slip
 from printing.preview import recovered_text
 from printing.slip import SlipError

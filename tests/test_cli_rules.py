@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-import core.cli
+import core.cli.main as cli_main
 from core.cli import main
 
 MINE = ("classify", "paytables")
@@ -18,9 +18,9 @@ MINE = ("classify", "paytables")
 def only_rules_commands(monkeypatch: pytest.MonkeyPatch) -> None:
     """Build the parser with this module's commands only, so a subcommand another module
     owns (imported eagerly by core.cli) can not break these tests."""
-    monkeypatch.setattr(core.cli, "COMMANDS_RULES",
-                        {k: v for k, v in core.cli.COMMANDS_RULES.items() if k in MINE})
-    monkeypatch.setattr(core.cli, "COMMANDS_TOP", {})
+    monkeypatch.setattr(cli_main, "COMMANDS_RULES",
+                        {k: v for k, v in cli_main.COMMANDS_RULES.items() if k in MINE})
+    monkeypatch.setattr(cli_main, "COMMANDS_TOP", {})
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -161,7 +161,7 @@ def test_paytables_table_output(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_paytables_broken_resource_exits_2(capsys: pytest.CaptureFixture[str],
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    import core.rules.commands as commands
+    import core.cli.rules_commands as commands
     from core.rules.paytables import PaytableError
 
     def broken() -> None:

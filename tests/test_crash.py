@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, func, select
 
+from core.controllers.simulator import SimulatedTable, Simulator
 from core.demo import SimulatorThread
 from core.ledger.models import Award, Hit, Slip
 from core.ledger.models import ControllerEvent as EventRow
 from core.rules.paytables import load_paytables
-from core.simulator import SimulatedTable, Simulator
 from core.tablegames.balances import check_balances
 from tests.harness import wait_for
 
@@ -83,6 +83,7 @@ def test_kill_9_at_any_moment_loses_no_acknowledged_event_and_pays_nothing_twice
     floor = tmp_path / "floor.toml"
     _floor(floor, {tid: sim.port for tid, sim in sims.items()})
     slips = tmp_path / "slips"
+    proc: subprocess.Popen[str] | None = None
     try:
         for _ in range(KILLS):
             proc = _start(floor, engine, slips)
@@ -98,6 +99,9 @@ def test_kill_9_at_any_moment_loses_no_acknowledged_event_and_pays_nothing_twice
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
     finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
         thread.stop()
     with engine.connect() as c:
         recorded = {(t, b, q) for t, b, q in c.execute(

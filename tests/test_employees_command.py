@@ -1,4 +1,4 @@
-"""``podium employees ...`` (core/employees_command.py), through ``core.cli.main``.
+"""``podium employees ...`` (core/cli/employees_command.py), through ``core.cli.main``.
 
 Every ledger test runs on SQLite and PostgreSQL: the command gets the ``engine`` fixture's
 database as ``--db`` (on PostgreSQL with the test schema in the URL's ``options``), and the
@@ -16,9 +16,8 @@ import pytest
 from sqlalchemy import Engine, func, select, text
 from sqlalchemy.orm import Session
 
-from core import employees_command
 from core.auth import AuthError, authorize
-from core.cli import main
+from core.cli import employees_command, main
 from core.ledger.models import Employee, EmployeeEvent, SwipeLog
 
 CARD_A = "6011000990147001"

@@ -1,7 +1,8 @@
-"""The floor workflows (core/floor.py) on SQLite and PostgreSQL.
+"""The floor workflows (core/tablegames/, through its Floor facade) on SQLite and PostgreSQL.
 
 Expected amounts are computed independently here with Decimal from RULES.md sections 3-4
-(not with core.meters), or taken from the worked example of CLI.md (`podium rules meter`).
+(not with core.tablegames.meters), or taken from the worked example of CLI.md
+(`podium rules meter`).
 """
 
 from __future__ import annotations
@@ -17,8 +18,7 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from core.auth import AuthError, add_employee
-from core.events import GameEnded, GameStarted, HitClaimed, Misdealt, Origin, Undone
-from core.floor import AUTO_PAID_REASON, Floor, FloorChange, FloorError
+from core.controllers.events import GameEnded, GameStarted, HitClaimed, Misdealt, Origin, Undone
 from core.floorconfig import loads_floor
 from core.ledger.models import (
     Award,
@@ -34,6 +34,9 @@ from core.ledger.models import (
 )
 from core.rules import fortune
 from core.rules.cards import CardError, parse_cards
+from core.tablegames.floor import Floor
+from core.tablegames.ingest import AUTO_PAID_REASON
+from core.tablegames.views import FloorChange, FloorError
 
 UNITS = 1_000_000  # exact units per cent (core.money)
 

@@ -10,7 +10,7 @@
 - hit flags are codes in the ledger (words only for screens and paper).
 
 Expected amounts are computed here from the wagers and the floor file's rates with Decimal
-(RULES.md 4), not with core.meters.
+(RULES.md 4), not with core.tablegames.meters.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from sqlalchemy import Engine, func, select, text
 from sqlalchemy.orm import Session
 
 from core.auth import add_employee
-from core.events import GameEnded, GameStarted, HitClaimed, Misdealt, Origin
+from core.controllers.events import GameEnded, GameStarted, HitClaimed, Misdealt, Origin
 from core.floorconfig import loads_floor
 from core.ledger.db import make_engine, upgrade
 from core.ledger.models import (
@@ -184,7 +184,7 @@ def test_kept_balances_and_hourly_totals_follow_every_workflow(floor: Floor,
     floor.handle(Origin("T2", "b", 2), Misdealt(1))  # reversals
     floor.handle(Origin("T1", "b", 2), HitClaimed(1, 2, "STRAIGHT_FLUSH"))
     (hit,) = [h.hit_id for h in floor.snapshot().pending]
-    floor.pay(hit, ["5h", "6h", "7h", "8h", "9h", "Kc", "2d"], swipe(EXE))  # a fixed pay from the tray
+    floor.pay(hit, ["5h", "6h", "7h", "8h", "9h", "Kc", "2d"], swipe(EXE))  # from the tray
     assert check_balances(engine) == []
     m, r = entries_meter(engine)
     assert floor.meter("LINK", "MAIN").meter_units == m

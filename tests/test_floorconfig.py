@@ -17,9 +17,9 @@ from core.floorconfig import (
     loads_floor,
     validate,
 )
-from core.meters import LevelSettings
 from core.money import cents_to_units
 from core.rules.paytables import load_paytables
+from core.tablegames.meters import LevelSettings
 
 BASE = """
 [casino]
@@ -351,7 +351,7 @@ def test_public_holidays_and_the_operator_named_on_the_forms() -> None:
 
 
 def test_the_poker_room_rules_come_from_the_floor_file_with_rules_md_defaults() -> None:
-    from core.bbj_fund import FundSettings
+    from core.pokerroom.fund import FundSettings
     from core.rules.bbj import BbjSettings, Split
 
     assert loads_floor(BASE).poker_room.rules == BbjSettings()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from core.bbj_fund import distribute
+from core.pokerroom.fund import distribute
 from core.rules.bbj import Claim, ShownHand, decide
 from core.rules.cards import parse_cards
 from printing.forms import (
@@ -88,7 +88,7 @@ def test_fund_split_admin_fee_30_then_main_70_reserve_30_adds_up() -> None:
 
 @pytest.mark.parametrize("cents", [1, 2, 5, 7, 15, 333, 1_001, 12_345, 999_999, 3_550_000])
 def test_fund_split_is_the_ledgers_distribution_rounded_down(cents: int) -> None:
-    # One rule for the forms and the fund's posting (core.bbj_fund.distribute).  With chips of
+    # One rule for the forms and the fund's posting (core.pokerroom.fund.distribute).  With chips of
     # 10 pesos or more the default rates are exact; on odd centavos half up would differ:
     # 0.05 -> fee 0.015 (half up 0.02, down 0.01), fund 0.04 -> main 0.028 (0.03 / 0.02).
     f, d = fund_split(cents), distribute(cents)
@@ -318,7 +318,7 @@ def test_the_daily_report_prints_the_floor_files_rates_and_chips() -> None:
     and labels with them (the ledger's distribute at those rates)."""
     from decimal import Decimal
 
-    from core.bbj_fund import FundSettings
+    from core.pokerroom.fund import FundSettings
     from printing.forms import rate_text
 
     st = FundSettings(admin_fee_rate=Decimal("0.25"), main_rate=Decimal("0.60"),

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-import core.bbj_fund as bf
+import core.pokerroom.fund as bf
 from core.ledger.db import make_engine, upgrade
 from printing import forms_command, ledger_forms
 from tests.test_ledger_forms import DAY1, count_day1, count_day2, local

@@ -1,6 +1,6 @@
 """The regulator's forms filled from the ledger (printing/ledger_forms.py, docs/forms.md "From the
 ledger"): every figure is checked against a hand computation of the ledger built here through
-core/bbj_fund.py and core/bbj_cases.py, and every refusal.  SQLite and PostgreSQL.
+core/pokerroom/fund.py and core/pokerroom/cases.py, and every refusal.  SQLite and PostgreSQL.
 
 The ledger (casino time zone Asia/Manila, UTC+8):
 
@@ -31,10 +31,10 @@ import pytest
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-import core.bbj_fund as bf
-from core import bbj_cases as bc
+import core.pokerroom.fund as bf
 from core.demo import enroll_demo_employees, swipe_of
 from core.ledger.models import BbjPosting
+from core.pokerroom import cases as bc
 from core.rules.bbj import ShownHand
 from core.rules.cards import Card, parse_cards
 from printing import ledger_forms as lf

@@ -1,6 +1,6 @@
 """The console's controller link over real loopback TCP (docs/protocol.md, delivery guarantees).
 
-The "floor" here is a recording callback that, like core.floor, records an event once per
+The "floor" here is a recording callback that, like core.tablegames, records an event once per
 (table, boot, seq) and ignores a replay; separately the raw calls show whether the link
 itself passed an already acknowledged event again.
 """
@@ -15,9 +15,15 @@ from typing import Any
 
 import pytest
 
-from core.events import ControllerEvent, GameEnded, HitClaimed, Origin
-from core.link import AckedSeqs, ControllerLink, LinkManager, TableEndpoint, endpoints_from_floor
-from core.protocol import (
+from core.controllers.events import ControllerEvent, GameEnded, HitClaimed, Origin
+from core.controllers.link import (
+    AckedSeqs,
+    ControllerLink,
+    LinkManager,
+    TableEndpoint,
+    endpoints_from_floor,
+)
+from core.controllers.protocol import (
     Ack,
     CommandAck,
     CommandFrame,
@@ -31,9 +37,9 @@ from core.protocol import (
     Welcome,
     encode_frame,
 )
+from core.controllers.simulator import SimulatedTable
 from core.rules.cards import Card
 from core.rules.fortune import HAND_IDS, hands_made
-from core.simulator import SimulatedTable
 
 GUARD = 30.0  # seconds before a wait gives up (a hang guard, not a timing requirement)
 
@@ -58,7 +64,7 @@ class FakePaytable:
 
 @dataclass
 class Floor:
-    """Records each (table, boot, seq) once, like core.floor; keeps every raw call too."""
+    """Records each (table, boot, seq) once, like core.tablegames; keeps every raw call too."""
 
     recorded: dict[tuple[str, str, int], ControllerEvent] = field(default_factory=dict)
     calls: list[tuple[str, str, int]] = field(default_factory=list)

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from core.auth import AuthError
 from core.demo import enroll_demo_employees, swipe_of
 from core.ledger.models import Employee, MachineCheck, SwipeLog
-from core.machine_checks import MachineCheckError, check, parse_claim, record_check
+from core.machines.checks import MachineCheckError, check, parse_claim, record_check
 from core.rules.slot_games import find_game
 from core.rules.slots import SpinError, spin_from_text
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.cli import main
-from core.meter_command import parse_scenario, replay
+from core.cli.meter_command import parse_scenario, replay
 from core.money import UNITS_PER_CENT
 from core.rules.paytables import load_paytables
 

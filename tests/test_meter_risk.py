@@ -1,6 +1,6 @@
-"""The progressive meter risk simulator (core/meter_risk.py, docs/edge.md "Meter risk") and
-``podium rules meter-risk``.  Statistical checks use a fixed RNG seed (they can not flake)
-AND a 6-sigma bound against the exact probabilities of ``progressive_edge`` (they would
+"""The progressive meter risk simulator (core/tablegames/meter_risk.py, docs/edge.md "Meter
+risk") and ``podium rules meter-risk``.  Statistical checks use a fixed RNG seed (they can not
+flake) AND a 6-sigma bound against the exact probabilities of ``progressive_edge`` (they would
 hold for almost every seed)."""
 
 from __future__ import annotations
@@ -16,10 +16,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-import core.cli
-from core import meters
+import core.cli.main as cli_main
 from core.cli import main
-from core.meter_risk import (
+from core.money import cents_to_units
+from core.rules.edge_command import progressive_edge
+from core.rules.enumerate import count_hands
+from core.rules.paytables import Paytable, load_paytables, parse_paytable
+from core.tablegames import meters
+from core.tablegames.meter_risk import (
     UPC,
     LevelPlan,
     MeterRisk,
@@ -29,10 +33,6 @@ from core.meter_risk import (
     replay,
     simulate,
 )
-from core.money import cents_to_units
-from core.rules.edge_command import progressive_edge
-from core.rules.enumerate import count_hands
-from core.rules.paytables import Paytable, load_paytables, parse_paytable
 
 TABLES = load_paytables()
 WA01 = TABLES["FPGPP-WA01"]
@@ -42,10 +42,10 @@ ML2 = TABLES["FPGPP-ML2"]
 @pytest.fixture(autouse=True)
 def only_this_command(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
                       ) -> None:
-    monkeypatch.setattr(core.cli, "COMMANDS_RULES", {k: v for k, v in
-                                                     core.cli.COMMANDS_RULES.items()
+    monkeypatch.setattr(cli_main, "COMMANDS_RULES", {k: v for k, v in
+                                                     cli_main.COMMANDS_RULES.items()
                                                      if k == "meter-risk"})
-    monkeypatch.setattr(core.cli, "COMMANDS_TOP", {})
+    monkeypatch.setattr(cli_main, "COMMANDS_TOP", {})
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache"))
 
 
@@ -74,7 +74,7 @@ def within_6_sigma(hits: int, p: Fraction, n: int) -> bool:
 
 
 def test_same_rng_seed_repeats_exactly() -> None:
-    from core.meter_risk_command import risk_json
+    from core.cli.meter_risk_command import risk_json
     kw: dict[str, Any] = {"rounds": 3000, "paths": 40, "seats": 3, "all_pays_from_meter": True}
     a = simulate(WA01, counts(WA01), plans(WA01, "500.00"), rng_seed=11, **kw)
     b = simulate(WA01, counts(WA01), plans(WA01, "500.00"), rng_seed=11, **kw)
@@ -204,13 +204,13 @@ def test_high_seed_never_runs_dry_over_a_short_horizon() -> None:
 
 
 # ------------------------------------------------------------------------------------------
-# The arithmetic of hand-made paths against core/meters.py
+# The arithmetic of hand-made paths against core/tablegames/meters.py
 
 
 def reference(table: Paytable, plan_list: tuple[LevelPlan, ...],
               events: list[tuple[int, int, str]], rounds: int, seats: int, all_pays: bool,
               on_dry: str) -> dict[str, Any]:
-    """Round by round with core.meters: every wager contributes, then the hits in payment
+    """Round by round with core.tablegames.meters: every wager contributes, then the hits in payment
     order; returns meters, reserves, pays and each pay's (round, before, after)."""
     settings = {p.name: p.settings for p in plan_list}
     state = {p.name: meters.LevelState(p.start_units, 0) for p in plan_list}
@@ -312,7 +312,7 @@ def test_hand_made_ml2_path_agrees_with_core_meters_on_every_level() -> None:
 
 def test_drawn_events_fall_in_their_round_in_pay_order() -> None:
     """Wager k of a block is in round first + (k-1) // seats; each wager at most one event."""
-    from core.meter_risk import _draw
+    from core.tablegames.meter_risk import _draw
     rng = np.random.default_rng(0)
     ev_round, cat, n = _draw(rng, 2, 12, 1.0, np.array([0.5, 1.0]), 3, 5)
     assert n.tolist() == [12, 12]
@@ -327,7 +327,7 @@ def test_drawn_events_fall_in_their_round_in_pay_order() -> None:
 def test_distribution_samples_follow_the_path_across_blocks(monkeypatch: pytest.MonkeyPatch
                                                            ) -> None:
     """Small blocks (many of them): the sampled round ends are the path's own values."""
-    import core.meter_risk as mr
+    import core.tablegames.meter_risk as mr
     monkeypatch.setattr(mr, "BLOCK_EVENTS", 7)
     monkeypatch.setattr(mr, "SAMPLE_BUDGET", 1000)
     risk = simulate(WA01, counts(WA01), plans(WA01, "50.00", "0.30", "0.01"), rounds=3000,
@@ -394,7 +394,7 @@ def test_plot_data_for_the_gui() -> None:
 
 
 def test_core_meter_risk_imports_no_qt() -> None:
-    code = ("import sys, core.meter_risk, core.meter_risk_command; "
+    code = ("import sys, core.tablegames.meter_risk, core.cli.meter_risk_command; "
             "sys.exit(any(m.startswith(('PySide6', 'pyqtgraph')) for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 

@@ -1,4 +1,4 @@
-"""RULES.md section 4: progressive meter arithmetic (core/meters.py)."""
+"""RULES.md section 4: progressive meter arithmetic (core/tablegames/meters.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.meters import (
+from core.money import UNITS_PER_CENT, cents_to_units
+from core.tablegames.meters import (
     LevelSettings,
     LevelState,
     MeterError,
@@ -22,7 +23,6 @@ from core.meters import (
     payment_order,
     reverse,
 )
-from core.money import UNITS_PER_CENT, cents_to_units
 
 # Rates as the rules allow them: 0..1 with at most six decimals.
 rates = st.integers(min_value=0, max_value=1_000_000).map(lambda n: Decimal(n).scaleb(-6))

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.events import GameEnded, GameStarted, HitClaimed, Misdealt, Origin, Undone
-from core.protocol import (
+from core.controllers.events import GameEnded, GameStarted, HitClaimed, Misdealt, Origin, Undone
+from core.controllers.protocol import (
     HAND_IDS,
     MAX_FRAME_BYTES,
     Ack,

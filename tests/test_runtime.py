@@ -1,8 +1,8 @@
 """The console core (core/runtime.py) over real loopback TCP: the ledger, not the link's memory,
 is the source of truth for the PAY / REJECT a controller waits for.
 
-Simulated controllers (core/simulator.py, stepped by the test), the console core, a ledger
-(SQLite and PostgreSQL) and a fake ESC/POS printer; nothing mocked in between."""
+Simulated controllers (core/controllers/simulator.py, stepped by the test), the console core,
+a ledger (SQLite and PostgreSQL) and a fake ESC/POS printer; nothing mocked in between."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, select
 
+from core.controllers.events import GameStarted, HitClaimed, Origin
+from core.controllers.protocol import Command, HitRejected, PayConfirmed
+from core.controllers.simulator import SimulatedTable
 from core.demo import swipe_of
-from core.events import GameStarted, HitClaimed, Origin
 from core.ledger.models import Round
-from core.protocol import Command, HitRejected, PayConfirmed
 from core.rules.cards import parse_cards
 from core.runtime import ConsoleCore
-from core.simulator import SimulatedTable
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for
 

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core import cli
-from core.events import (
+from core.controllers.events import (
     ControllerEvent,
     GameEnded,
     GameStarted,
@@ -21,8 +21,8 @@ from core.events import (
     Origin,
     Undone,
 )
-from core.link import ControllerLink
-from core.protocol import (
+from core.controllers.link import ControllerLink
+from core.controllers.protocol import (
     CommandFrame,
     FrameBuffer,
     HitRejected,
@@ -31,15 +31,15 @@ from core.protocol import (
     encode_frame,
     hit_ref,
 )
-from core.rules.cards import JOKER, full_deck
-from core.rules.fortune import hands_made
-from core.rules.paytables import load_paytables
-from core.simulator import (
+from core.controllers.simulator import (
     SimulatedTable,
     SimulatorError,
     build_simulator,
     stacked_cards,
 )
+from core.rules.cards import JOKER, full_deck
+from core.rules.fortune import hands_made
+from core.rules.paytables import load_paytables
 
 PAYTABLES = load_paytables()
 WA01 = PAYTABLES["FPGPP-WA01"]

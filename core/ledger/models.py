@@ -229,7 +229,8 @@ class Round(Base):
     """A game round; ``state``: locked, ended, misdealt, undone."""
 
     __tablename__ = "rounds"
-    __table_args__ = (Index("ix_rounds_table_round", "table_id", "round_no"),)
+    __table_args__ = (Index("ix_rounds_table_round", "table_id", "round_no"),
+                      Index("ix_rounds_table_latest", "table_id", "id"))
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), index=True)
     round_no: Mapped[int] = mapped_column(BigInteger)
@@ -388,8 +389,8 @@ class MachineCheck(Base):
 
 
 class BbjFund(Base):
-    """A poker room's Bad Beat Jackpot fund (core/bbj_fund.py, docs/bbj.md "The fund").  Holds no
-    amount: its main and reserve are the sums of its bbj_entries."""
+    """A poker room's Bad Beat Jackpot fund (core/pokerroom/fund.py, docs/bbj.md "The fund").
+    Holds no amount: its main and reserve are the sums of its bbj_entries."""
 
     __tablename__ = "bbj_funds"
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -476,7 +477,8 @@ class BbjAward(Base):
     __table_args__ = (UniqueConstraint("case_id", name="uq_bbj_awards_case"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     fund_id: Mapped[str] = mapped_column(ForeignKey("bbj_funds.id"), index=True)
-    # the tracked case this award was approved in (core/bbj_cases.py); None: recorded directly
+    # the tracked case this award was approved in (core/pokerroom/cases.py); None: recorded
+    # directly
     case_id: Mapped[int | None] = mapped_column(
         ForeignKey("bbj_cases.id", name="fk_bbj_awards_case"))
     hit_at: Mapped[datetime] = mapped_column(UTCDateTime)
@@ -532,7 +534,7 @@ class BbjEntry(Base):
     """Append-only: one movement of a fund's main and/or reserve, in centavos.  ``kind``: seed,
     collection, award, reserve_move, cessation_merge, seed_return, transfer_out, transfer_in,
     award_void.
-    ``effective_at``: from when it counts for a hit (core.bbj_fund.amount_for_hit)."""
+    ``effective_at``: from when it counts for a hit (core.pokerroom.fund.amount_for_hit)."""
 
     __tablename__ = "bbj_entries"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -550,7 +552,7 @@ class BbjEntry(Base):
 
 
 class BbjCase(Base):
-    """Append-only: a Bad Beat Jackpot claim opened as a tracked case (core/bbj_cases.py): the
+    """Append-only: a Bad Beat Jackpot claim opened as a tracked case (core/pokerroom/cases.py): the
     fund, the table, when the hand was hit, the claim as entered (JSON: blinds, pot, seats dealt
     in, board, showdown hole cards, names, ID checked per seat, taxpayer classes, voids, the
     jackpot rake caps, main/reserve for the hit) and the decision made on it (JSON, the CLI.md

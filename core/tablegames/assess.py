@@ -11,14 +11,13 @@ from typing import Any
 
 from sqlalchemy import select
 
-from core import meters
 from core.auth import required_role
 from core.floorconfig import GroupConfig
 from core.ledger.models import GameTable, Hit, Wager
 from core.money import units_floor_cents
 from core.rules import fortune
 from core.rules.cards import Card, parse_cards
-from core.tablegames import balances, flags
+from core.tablegames import balances, flags, meters
 from core.tablegames.ingest import claimed_pay
 from core.tablegames.setup import levels, settings
 from core.tablegames.slips import cards_of

@@ -22,9 +22,16 @@ from typing import Any
 from sqlalchemy import Engine, bindparam, func, insert, select, text, update
 from sqlalchemy.orm import Session
 
-from core import meters
-from core.ledger.models import Level, LevelBalance, LevelHourTotal, MeterEntry, UTCDateTime
+from core.ledger.models import (
+    Base,
+    Level,
+    LevelBalance,
+    LevelHourTotal,
+    MeterEntry,
+    UTCDateTime,
+)
 from core.money import units_floor_cents
+from core.tablegames import meters
 from core.tablegames.unit import LevelRef, Unit
 from core.tablegames.views import FloorError
 
@@ -38,13 +45,13 @@ _UPSERT_HOUR = text(
 ).bindparams(bindparam("hour", type_=UTCDateTime()))
 
 
-_BAL = LevelBalance.__table__
+_BAL = Base.metadata.tables["level_balances"]
 _FOLD = (update(_BAL).where(_BAL.c.level_id == bindparam("lid")).values(
     meter_units=_BAL.c.meter_units + bindparam("dm"),
     reserve_units=_BAL.c.reserve_units + bindparam("dr"),
     entries=_BAL.c.entries + bindparam("n"),
-    last_entry_id=select(func.max(MeterEntry.__table__.c.id))
-    .where(MeterEntry.__table__.c.level_id == bindparam("lid")).scalar_subquery(),
+    last_entry_id=select(func.max(MeterEntry.id))
+    .where(MeterEntry.level_id == bindparam("lid")).scalar_subquery(),
     updated_at=bindparam("now", type_=UTCDateTime())))
 
 
@@ -90,7 +97,7 @@ def open_balance(s: Session, level_id: int, now: datetime) -> None:
 
 _ENTRY_COLUMNS = ("kind", "meter_delta", "reserve_delta", "round_id", "hit_id", "award_id",
                   "reverses_id", "employee_id", "second_employee_id", "reason", "created_at")
-_INSERT_ENTRY = insert(MeterEntry.__table__)
+_INSERT_ENTRY = insert(Base.metadata.tables["meter_entries"])
 
 
 def entry(kind: str, meter_delta: int, reserve_delta: int, reason: str, created_at: datetime,

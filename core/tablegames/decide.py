@@ -7,12 +7,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from core import meters
 from core.auth import AuthError, authorize, log_swipe
 from core.ledger.models import Award, Employee, Hit, HitDecision, MeterEntry
 from core.money import json_cents, units_floor_cents
 from core.rules.cards import Card
-from core.tablegames import balances, slips
+from core.tablegames import balances, meters, slips
 from core.tablegames.assess import Assessment, assess, load_hit, parse
 from core.tablegames.ingest import cancel_hit
 from core.tablegames.setup import levels, settings

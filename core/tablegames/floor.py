@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine
 
-from core import meters
-from core.events import ControllerEvent, Origin
+from core.controllers.events import ControllerEvent, Origin
 from core.floorconfig import FloorConfig
 from core.rules.cards import Card
 from core.tablegames import adjust as adjusting
-from core.tablegames import assess, decide, ingest, queries, replies, setup, slips
+from core.tablegames import assess, decide, ingest, meters, queries, replies, setup, slips
 from core.tablegames.unit import FloorContext, utcnow
 from core.tablegames.views import (
     ControllerDecision,

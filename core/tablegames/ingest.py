@@ -15,8 +15,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, func, insert, select, update
 
-from core import meters
-from core.events import (
+from core.controllers.events import (
     ControllerEvent,
     GameEnded,
     GameStarted,
@@ -27,7 +26,7 @@ from core.events import (
 )
 from core.ledger.models import (
     Award,
-    GameTable,
+    Base,
     Hit,
     HitDecision,
     Level,
@@ -36,12 +35,11 @@ from core.ledger.models import (
     Round,
     Wager,
 )
-from core.ledger.models import ControllerEvent as EventRow
 from core.money import json_cents, units_floor_cents
 from core.rules import fortune
 from core.rules.cards import CardError, format_cards, parse_cards
 from core.rules.claims import ClaimError, pay_for_claim
-from core.tablegames import balances, flags, slips
+from core.tablegames import balances, flags, meters, slips
 from core.tablegames.flags import FlagCode, HitFlag
 from core.tablegames.setup import levels, settings
 from core.tablegames.unit import FloorContext, LevelRef, Unit
@@ -88,17 +86,17 @@ def payload(event: ControllerEvent) -> dict[str, Any]:
 
 
 # The hot path's statements, built once (START GAME and END GAME are most of a floor's traffic).
-_EVENTS = EventRow.__table__
-_ROUNDS = Round.__table__
+_EVENTS = Base.metadata.tables["controller_events"]
+_ROUNDS = Base.metadata.tables["rounds"]
 _SEEN = select(_EVENTS.c.id).where(_EVENTS.c.table_id == bindparam("t"),
                                    _EVENTS.c.boot == bindparam("b"),
                                    _EVENTS.c.seq == bindparam("q"))
-_TABLES = GameTable.__table__
+_TABLES = Base.metadata.tables["tables"]
 _TABLE = select(_TABLES.c.id, _TABLES.c.group_id, _TABLES.c.seats, _TABLES.c.online).where(
     _TABLES.c.id == bindparam("t"))
 _INSERT_EVENT = insert(_EVENTS).returning(_EVENTS.c.id)
 _INSERT_ROUND = insert(_ROUNDS).returning(_ROUNDS.c.id)
-_INSERT_WAGER = insert(Wager.__table__)
+_INSERT_WAGER = insert(Base.metadata.tables["wagers"])
 _END_ROUND = (update(_ROUNDS).where(
     _ROUNDS.c.id == select(_ROUNDS.c.id).where(_ROUNDS.c.table_id == bindparam("t"),
                                                _ROUNDS.c.round_no == bindparam("r"))

@@ -18,7 +18,6 @@ from typing import Any
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
-from core import meters
 from core.ledger.models import (
     Award,
     Employee,
@@ -38,7 +37,7 @@ from core.ledger.models import (
 from core.ledger.models import ControllerEvent as EventRow
 from core.rules import fortune
 from core.rules.cards import CardError, format_cards
-from core.tablegames import balances, flags
+from core.tablegames import balances, flags, meters
 from core.tablegames.slips import cards_of
 from core.tablegames.unit import FloorContext, Unit
 from core.tablegames.views import (
@@ -273,15 +272,15 @@ def meter_report(ctx: FloorContext, group: str, level: str, start: datetime,
         first_hour = _ceil_hour(start)
         last_hour = end.replace(minute=0, second=0, microsecond=0)
 
-        def totals(lo: datetime | None, hi: datetime) -> dict[str, list[int]]:
+        def totals(lo: datetime, hi: datetime | None) -> dict[str, list[int]]:
             out: dict[str, list[int]] = {}
             q = (select(LevelHourTotal.kind, func.sum(LevelHourTotal.entries),
                         func.sum(LevelHourTotal.meter_units),
                         func.sum(LevelHourTotal.reserve_units))
-                 .where(LevelHourTotal.level_id == lid, LevelHourTotal.hour < hi)
+                 .where(LevelHourTotal.level_id == lid, LevelHourTotal.hour >= lo)
                  .group_by(LevelHourTotal.kind))
-            if lo is not None:
-                q = q.where(LevelHourTotal.hour >= lo)
+            if hi is not None:
+                q = q.where(LevelHourTotal.hour < hi)
             for kind, n, m, r in s.execute(q):
                 out[kind] = [int(n), int(m), int(r)]
             return out
@@ -293,12 +292,15 @@ def meter_report(ctx: FloorContext, group: str, level: str, start: datetime,
             _sum_entries(s, lid, last_hour, end, by_kind)
         else:
             _sum_entries(s, lid, start, end, by_kind)
-        # opening: every whole hour before start's hour, and that hour's entries before start
-        start_hour = start.replace(minute=0, second=0, microsecond=0)
-        before = totals(None, start_hour)
-        _sum_entries(s, lid, start_hour, start, before)
-        om = sum(v[1] for v in before.values())
-        orr = sum(v[2] for v in before.values())
+        # opening: the kept balance less every movement from start until now, read in the
+        # same snapshot (a recent day's report reads a few hours of totals, whatever the
+        # ledger's age)
+        bal = s.get(LevelBalance, lid)
+        since = totals(first_hour, None)
+        _sum_entries(s, lid, start, first_hour, since)
+        om = (int(bal.meter_units) if bal is not None else 0) - sum(v[1] for v in since.values())
+        orr = (int(bal.reserve_units) if bal is not None else 0) - sum(v[2]
+                                                                        for v in since.values())
     cm = om + sum(v[1] for v in by_kind.values())
     cr = orr + sum(v[2] for v in by_kind.values())
     return MeterReport(group, level, start, end, om, orr,

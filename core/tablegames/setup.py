@@ -7,8 +7,8 @@ from decimal import Decimal
 
 from sqlalchemy import select, update
 
-from core import meters
 from core.ledger.models import (
+    Base,
     GameTable,
     Group,
     Level,
@@ -18,7 +18,7 @@ from core.ledger.models import (
     Setting,
 )
 from core.money import cents_to_units, json_cents
-from core.tablegames import balances
+from core.tablegames import balances, meters
 from core.tablegames.unit import FloorContext, LevelRef, Unit
 from core.tablegames.views import FloorError
 
@@ -112,7 +112,7 @@ def start(ctx: FloorContext, u: Unit) -> list[str]:
 
 def set_link(u: Unit, table: str, online: bool) -> None:
     """The controller link of ``table`` came up (online) or dropped (OFFLINE)."""
-    t = GameTable.__table__
+    t = Base.metadata.tables["tables"]
     done = u.s.connection().execute(update(t).where(t.c.id == table).values(online=online))
     if done.rowcount == 0:
         raise FloorError(f"table {table}: not configured on this floor")

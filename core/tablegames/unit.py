@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session
 
 from core.floorconfig import FloorConfig, GroupConfig
@@ -147,8 +147,12 @@ class FloorContext:
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Session]:
-        """A read-only transaction that never takes the write lock (core.ledger.db.reader)."""
+        """A read-only transaction that never takes the write lock (core.ledger.db.reader) and
+        sees one snapshot of the ledger throughout (SQLite: WAL; PostgreSQL: REPEATABLE READ,
+        READ ONLY), so a report's figures all come from the same moment."""
         with Session(self.read_engine, expire_on_commit=False) as s, s.begin():
+            if self.pg:
+                s.execute(text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY"))
             yield s
 
     @contextlib.contextmanager

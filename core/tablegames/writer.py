@@ -23,7 +23,7 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
-from core.events import ControllerEvent, Origin
+from core.controllers.events import ControllerEvent, Origin
 from core.tablegames import ingest, setup
 from core.tablegames.unit import FloorContext, Unit
 from core.tablegames.views import FloorChange

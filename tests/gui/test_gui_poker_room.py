@@ -4,7 +4,7 @@ reasons in words; a showdown of three hands is decided on the two highest; a sea
 must be dealt in; opening a case after a supervisor's swipe lists it with its state and next
 deadline (public holidays skipped); an approval may cease the fund; the daily count keeps the
 house rake; a tournament's fee is recorded; the forms page writes a daily report PDF or shows
-why it can not.  SQLite (core/bbj_cases.py and printing/ledger_forms.py are tested on both
+why it can not.  SQLite (core/pokerroom/cases.py and printing/ledger_forms.py are tested on both
 databases).  The swipe prompt is replaced by a direct call with a supervisor's card that, like
 the prompt, keeps a refusal's message (tests/gui/test_gui_swipe.py covers the prompt).
 
@@ -26,8 +26,8 @@ from PySide6.QtWidgets import QApplication, QTabWidget
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-import core.bbj_cases as bc
-import core.bbj_fund as bf
+import core.pokerroom.cases as bc
+import core.pokerroom.fund as bf
 from core.demo import swipe_of
 from core.ledger.models import (
     BbjAward,

@@ -141,6 +141,8 @@ def upgrade() -> None:
 
     # Lookups that scanned a table's whole history.
     op.create_index("ix_rounds_table_round", "rounds", ["table_id", "round_no"])
+    # a table's latest round (PostgreSQL walks it backwards; SQLite's table_id index has rowid)
+    op.create_index("ix_rounds_table_latest", "rounds", ["table_id", "id"])
     op.create_index("ix_meter_entries_level_time", "meter_entries", ["level_id", "created_at"])
     op.create_index("ix_meter_entries_round_id", "meter_entries", ["round_id"])
     op.create_index("ix_meter_entries_hit_id", "meter_entries", ["hit_id"])
@@ -156,7 +158,8 @@ def downgrade() -> None:
                         ("ix_meter_entries_hit_id", "meter_entries"),
                         ("ix_meter_entries_round_id", "meter_entries"),
                         ("ix_meter_entries_level_time", "meter_entries"),
-                        ("ix_rounds_table_round", "rounds")):
+                        ("ix_rounds_table_round", "rounds"),
+                        ("ix_rounds_table_latest", "rounds")):
         op.drop_index(name, table_name=table)
     with op.batch_alter_table("hits") as batch:
         batch.drop_column("verified_cards")

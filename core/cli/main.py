@@ -22,21 +22,21 @@ class UsageError(Exception):
 # Each subcommand lives in the module that owns its rules; cli.py only dispatches.
 # name -> (module, help); the module provides add_arguments(parser) and run(args) -> int.
 COMMANDS_RULES: dict[str, tuple[str, str]] = {
-    "classify": ("core.rules.commands", "best Fortune hand of 7 cards"),
-    "paytables": ("core.rules.commands", "list every paytable the installation knows"),
-    "meter": ("core.meter_command", "replay rounds through the progressive meter arithmetic"),
+    "classify": ("core.cli.rules_commands", "best Fortune hand of 7 cards"),
+    "paytables": ("core.cli.rules_commands", "list every paytable the installation knows"),
+    "meter": ("core.cli.meter_command", "replay rounds through the progressive meter arithmetic"),
     "edge": ("core.rules.edge_command", "exact return and house edge of a paytable"),
-    "meter-risk": ("core.meter_risk_command", "simulate a progressive's meters over many "
+    "meter-risk": ("core.cli.meter_risk_command", "simulate a progressive's meters over many "
                    "rounds: distribution, hits, running dry"),
     "slot": ("core.rules.slot_command", "what one gaming-machine screen pays (line, "
              "scatter, free games, held reels)"),
     "bbj": ("core.rules.bbj_command", "decide a poker Bad Beat Jackpot claim and its shares"),
 }
 COMMANDS_TOP: dict[str, tuple[str, str]] = {
-    "simulate": ("core.simulator", "run simulated table controllers"),
+    "simulate": ("core.controllers.simulator", "run simulated table controllers"),
     "console": ("gui.app", "start the supervisor console"),
     "demo": ("gui.app", "start the console on the embedded demo floor"),
-    "employees": ("core.employees_command", "enroll employees and their cards, list, "
+    "employees": ("core.cli.employees_command", "enroll employees and their cards, list, "
                   "deactivate, check or replace a card"),
     "forms": ("printing.forms_command", "the regulator's poker-room forms (TGD-1494/1623, "
               "1500, 108, 1540) from the ledger as PDF or PNG"),

@@ -1,12 +1,12 @@
 """Progressive meter risk: a Monte Carlo of the meters over many rounds (docs/edge.md,
-"Meter risk").  No I/O, no Qt; ``core/meter_risk_command.py`` is the command line.
+"Meter risk").  No I/O, no Qt; ``core/cli/meter_risk_command.py`` is the command line.
 
 Model.  Each round has ``seats`` progressive wagers (the table's wager, RULES.md 3); each
 wager's best LISTED hand is drawn i.i.d. from the exact probabilities of
 :func:`core.rules.edge_command.progressive_edge` (``pay_counts`` over all C(53,7) hands).
 Every wager of a round contributes to every level at that level's rates before any pay of
 the round (RULES.md 4); the pays of a round are paid highest seat first, each on what the
-previous pay left.  The meter arithmetic is that of :mod:`core.meters`, in exact units:
+previous pay left.  The meter arithmetic is that of :mod:`core.tablegames.meters`, in exact units:
 
 * a percentage pay takes ``meter x fraction`` rounded down to the cent; a 100% pay reseeds
   at seed + reserve (the fraction of a cent stays) and empties the reserve;
@@ -43,10 +43,10 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import numpy.typing as npt
 
-from core.meters import LevelSettings, MeterError
 from core.money import UNITS_PER_CENT, cents_to_units, json_cents
 from core.rules.edge_command import LevelGrowth, progressive_edge
 from core.rules.paytables import Paytable
+from core.tablegames.meters import LevelSettings, MeterError
 
 if TYPE_CHECKING:
     from core.rules.enumerate import HandCounts
@@ -75,7 +75,7 @@ class MeterRiskError(ValueError):
 
 @dataclass(frozen=True)
 class LevelPlan:
-    """One level: its settings (seed and rates, checked by ``core.meters``) and the meter
+    """One level: its settings (seed and rates, checked by ``core.tablegames.meters``) and the meter
     it starts at (a freshly seeded meter: the seed).  The reserve starts empty."""
 
     name: str

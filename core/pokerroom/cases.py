@@ -3,7 +3,8 @@ console's Poker room tab, docs/operator.md "Poker room"; docs/bbj.md "Cases").
 
 A case is opened from a claim as the floor entered it (:class:`ClaimEntry`: table, blinds, pot,
 seats dealt in, board, showdown hole cards, names, ID checked per seat, taxpayer classes); the
-decision is ``core.rules.bbj.decide`` on the fund's :func:`core.bbj_fund.amount_for_hit` for the
+decision is ``core.rules.bbj.decide`` on the fund's
+:func:`core.pokerroom.fund.amount_for_hit` for the
 hit time.  The claim and the decision are stored with the case (``bbj_cases``); its history is
 append-only state rows (``bbj_case_events``), each with who (a supervisor's swipe) and when,
 written in ONE transaction with its ``swipe_log`` row.  A refused card writes only its swipe-log
@@ -17,7 +18,7 @@ States, in order (none can be skipped)::
 ``attachments_filed`` (IDs, bank statement, CCTV) is recorded once, any time after the request
 is filed.  ``voided`` (with the reason and who decided) ends a case from any state before the
 first share is paid; voiding an approved case gives the award back to the fund in the same
-transaction (``core.bbj_fund.void_award_in``).  A claim that does not qualify can only be
+transaction (``core.pokerroom.fund.void_award_in``).  A claim that does not qualify can only be
 voided.
 
 Deadlines (:func:`deadlines`), from the hit time: TGD-1500 within 24 hours of the hit;
@@ -29,7 +30,7 @@ not met.
 
 Approval pays the fund: the ``approved`` step re-decides the stored claim on the fund as it
 stands for the hit now (the hit's day must be posted, so the day's collections count) and writes
-the award (``core.bbj_fund.record_award_in``: the award, its shares, the ``award`` and
+the award (``core.pokerroom.fund.record_award_in``: the award, its shares, the ``award`` and
 ``reserve_move`` entries) in the SAME transaction as the state row and its swipe.  Each later
 ``share_paid`` row names that award's share (gross, tax, net).  docs/bbj.md "Cases".
 """
@@ -47,7 +48,16 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from core.auth import AuthError, authorize, log_swipe
-from core.bbj_fund import (
+from core.ledger.models import (
+    BbjAward,
+    BbjAwardShare,
+    BbjCase,
+    BbjCaseEvent,
+    BbjSlipPrint,
+    Employee,
+)
+from core.money import format_cents, json_cents, parse_cents
+from core.pokerroom.fund import (
     BbjFundError,
     FundSettings,
     Posting,
@@ -60,15 +70,6 @@ from core.bbj_fund import (
     record_tournament_fee_in,
     void_award_in,
 )
-from core.ledger.models import (
-    BbjAward,
-    BbjAwardShare,
-    BbjCase,
-    BbjCaseEvent,
-    BbjSlipPrint,
-    Employee,
-)
-from core.money import format_cents, json_cents, parse_cents
 from core.rules.bbj import BbjSettings, Claim, Decision, ShownHand, decide
 from core.rules.bbj_command import decision_json
 from core.rules.cards import Card, format_cards, parse_cards
@@ -456,7 +457,8 @@ def advance(engine: Engine, case_id: int, state: str, swipe: str, *, seat: int |
     swipe; the case afterwards.  ``verified`` needs ``deck_sorted`` and ``cctv_reviewed``;
     ``share_paid`` a ``seat`` with a share, not yet paid, whose ID was checked (RULES.md 6.10);
     ``voided`` a reason in ``detail``.  ``approved`` writes the fund's award in the same
-    transaction: the claim decided again on :func:`core.bbj_fund.amount_for_hit_in` for the hit
+    transaction: the claim decided again on :func:`core.pokerroom.fund.amount_for_hit_in` for the
+    hit
     (``settings`` as when the case was opened), refused (nothing written) while the hit's day
     is not posted.  ``cease`` (``approved`` only): the fund ceases with this hit (TGD-1540,
     RULES.md 6): the reserve is added to the main amount won and the fund takes nothing
@@ -561,7 +563,7 @@ def record_count(engine: Engine, fund_id: str, swipe: str, *, business_date: dat
                  pieces: Mapping[int, int], settings: FundSettings | None = None,
                  rake_box: str = "", rake_cents: int = 0,
                  clock: Callable[[], datetime] = _utcnow) -> int:
-    """The console's daily drop-box count: ``core.bbj_fund.record_count_in`` with a
+    """The console's daily drop-box count: ``core.pokerroom.fund.record_count_in`` with a
     supervisor's swipe, written in one transaction with its swipe-log row (action
     ``bbj_count``; ``recorded_by`` = the employee's number and name); the count's id."""
     now = clock().astimezone(UTC)
@@ -582,7 +584,7 @@ def record_count(engine: Engine, fund_id: str, swipe: str, *, business_date: dat
 def post_day(engine: Engine, fund_id: str, business_date: date, swipe: str, *,
              settings: FundSettings | None = None,
              clock: Callable[[], datetime] = _utcnow) -> Posting:
-    """Post the day (``core.bbj_fund.post_day_in``) with a supervisor's swipe, in one
+    """Post the day (``core.pokerroom.fund.post_day_in``) with a supervisor's swipe, in one
     transaction with its swipe-log row; the posting (distribution and updated amounts)."""
     now = clock().astimezone(UTC)
 
@@ -623,9 +625,11 @@ def slip_prints(engine: Engine, case_id: int) -> list[SlipPrint]:
 
 
 def record_tournament_fee(engine: Engine, swipe: str, *, business_date: date, tournament: str,
-                          fee_cents: int, reason: str = "",
+                          fee_cents: int, reason: str =
+                          "",
                           clock: Callable[[], datetime] = _utcnow) -> int:
-    """A poker tournament's fees for the day (``core.bbj_fund.record_tournament_fee_in``) with a
+    """A poker tournament's fees for the day
+    (``core.pokerroom.fund.record_tournament_fee_in``) with a
     supervisor's swipe, in one transaction with its swipe-log row (action ``bbj_count``)."""
     now = clock().astimezone(UTC)
 

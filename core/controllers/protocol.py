@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from core.events import (
+from core.controllers.events import (
     ControllerEvent,
     GameEnded,
     GameStarted,

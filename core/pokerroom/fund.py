@@ -15,7 +15,7 @@
 * :func:`record_award`: a qualifying ``core.rules.bbj.Decision`` paid: award, every share, the
   ``award`` and ``reserve_move`` entries, in one transaction.  :func:`record_award_in` and
   :func:`amount_for_hit_in` do the same inside the caller's open Session (a case's approval,
-  core/bbj_cases.py, writes the award in its own transaction).
+  core/pokerroom/cases.py, writes the award in its own transaction).
 * :func:`cease_by_transfer` and ``record_award(..., cease=True)``: TGD-1540.
 
 A fund's main and reserve are ALWAYS the sums of its ``bbj_entries`` (centavos); every write is
@@ -322,7 +322,7 @@ def record_count_in(s: Session, fund_id: str, *, business_date: date, table: str
                     settings: FundSettings | None = None, rake_box: str = "",
                     rake_cents: int = 0) -> int:
     """:func:`record_count` inside the caller's open transaction (with a supervisor's swipe:
-    ``core.bbj_cases.record_count``)."""
+    ``core.pokerroom.cases.record_count``)."""
     st = settings or FundSettings()
     if not isinstance(business_date, date) or isinstance(business_date, datetime):
         raise BbjFundError(f"business date: {business_date!r} must be a date")
@@ -382,7 +382,7 @@ def post_day(engine: Engine, fund_id: str, business_date: date, *, by: str,
 def post_day_in(s: Session, fund_id: str, business_date: date, *, by: str, now: datetime,
                 settings: FundSettings | None = None) -> Posting:
     """:func:`post_day` inside the caller's open transaction (with a supervisor's swipe:
-    ``core.bbj_cases.post_day``)."""
+    ``core.pokerroom.cases.post_day``)."""
     st = settings or FundSettings()
     now = _aware(now, "time")
     who = _text(by, "recorded by")
@@ -440,7 +440,7 @@ def record_award_in(s: Session, fund_id: str, decision: Decision, *, hit_at: dat
                     case_id: int | None = None) -> int:
     """:func:`record_award` inside the caller's open transaction (the caller commits, or rolls
     back everything on a refusal): a case's approval and its award are one transaction
-    (core/bbj_cases.py, which gives its ``case_id``).  The one implementation of the award;
+    (core/pokerroom/cases.py, which gives its ``case_id``).  The one implementation of the award;
     the award id."""
     if not decision.qualifies:
         raise BbjFundError("award: the claim does not qualify (" +

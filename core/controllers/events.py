@@ -1,9 +1,9 @@
 """What a table controller reports, as the core sees it after decoding a frame.
 
-The controller link (``core.link``) decodes protocol frames into these events and
-hands each, with its :class:`Origin`, to the floor (``core.floor``), which records it
+The controller link (``core.controllers.link``) decodes protocol frames into these events and
+hands each, with its :class:`Origin`, to the floor (``core.tablegames``), which records it
 in the ledger in one transaction and only then lets the link acknowledge it.  The
-simulator (``core.simulator``) produces the same events on its side of the wire.
+simulator (``core.controllers.simulator``) produces the same events on its side of the wire.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 No database: the scenario gives the paytable, each level's settings and starting values, and
 rounds of locked wagers and hits; the output is what every hit pays and what the meters read
-after each round.  The arithmetic is ``core.meters``; this module only reads the scenario,
-orders the hits and prints.
+after each round.  The arithmetic is ``core.tablegames.meters``; this module only reads the
+scenario, orders the hits and prints.
 
 Per round: every locked wager contributes to every level at that level's rates (before any
 hit of the round is paid); then the hits are paid in payment order (highest seat first): a
@@ -23,15 +23,6 @@ from decimal import Decimal
 from typing import Any
 
 from core.jsondoc import JsonDocError, check_keys, json_object, json_type, load_json_file
-from core.meters import (
-    LevelSettings,
-    LevelState,
-    MeterError,
-    apply,
-    award,
-    contribute,
-    payment_order,
-)
 from core.money import (
     cents_to_units,
     format_cents,
@@ -43,6 +34,15 @@ from core.money import (
 )
 from core.rules.claims import ClaimError, pay_for_claim
 from core.rules.paytables import Pay, Paytable, load_paytables
+from core.tablegames.meters import (
+    LevelSettings,
+    LevelState,
+    MeterError,
+    apply,
+    award,
+    contribute,
+    payment_order,
+)
 
 
 class ScenarioError(ValueError):

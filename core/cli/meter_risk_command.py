@@ -1,5 +1,5 @@
 """``podium rules meter-risk PAYTABLE``: simulate a progressive's meters over many rounds
-(``core.meter_risk``; docs/edge.md, "Meter risk").
+(``core.tablegames.meter_risk``; docs/edge.md, "Meter risk").
 
 Level values use the syntax of ``podium rules edge``: one amount for a single-level
 table, ``MEGA=25000,MAJOR=2500,MINOR=500`` (or ``25000,2500,500`` in the table's level
@@ -15,16 +15,6 @@ import sys
 from fractions import Fraction
 from typing import Any
 
-from core.meter_risk import (
-    ON_DRY,
-    UPC,
-    LevelRisk,
-    MeterRisk,
-    MeterRiskError,
-    histogram,
-    level_plans,
-    simulate,
-)
 from core.money import json_cents, json_units_floor
 from core.rules.edge_command import (
     decimal_text,
@@ -34,6 +24,16 @@ from core.rules.edge_command import (
     parse_rates,
 )
 from core.rules.paytables import load_paytables
+from core.tablegames.meter_risk import (
+    ON_DRY,
+    UPC,
+    LevelRisk,
+    MeterRisk,
+    MeterRiskError,
+    histogram,
+    level_plans,
+    simulate,
+)
 
 DEFAULT_ROUNDS = 100_000
 DEFAULT_PATHS = 100

@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     elif name == "paytables":
         pass
     else:
-        raise ValueError(f"core.rules.commands: no subcommand {name!r}")
+        raise ValueError(f"core.cli.rules_commands: no subcommand {name!r}")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
 
 

@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from core.events import ControllerEvent, GameStarted, HitClaimed, Origin, Undone
-from core.protocol import (
+from core.controllers.events import ControllerEvent, GameStarted, HitClaimed, Origin, Undone
+from core.controllers.protocol import (
     DEFAULT_HEARTBEAT_MS,
     TIMEOUT_HEARTBEATS,
     Ack,

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from core.events import (
+from core.controllers.events import (
     ControllerEvent,
     GameEnded,
     GameStarted,
@@ -35,7 +35,7 @@ from core.events import (
     Origin,
     Undone,
 )
-from core.protocol import (
+from core.controllers.protocol import (
     DEFAULT_HEARTBEAT_MS,
     TIMEOUT_HEARTBEATS,
     Ack,
