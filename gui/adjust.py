@@ -343,17 +343,21 @@ class AdjustDialog(QDialog):
             self.problem.setText("Adjustment not made: the executive card was not swiped.")
             return
 
+        after: list[int] = []
+
         def record(raw: str) -> object:
-            return self.floor.adjust(p.group, p.level, p.delta_cents, p.reason, first[-1], raw)
+            after.append(self.floor.adjust(p.group, p.level, p.delta_cents, p.reason,
+                                           first[-1], raw))
+            return after[-1]
 
         if not self.swipe(SECOND_CARD, f"{what}\nThe executive's card is read; now a second, "
                           "different person.", record):
             self.problem.setText("Adjustment not made: the second person's card was not "
                                  "swiped. Nothing was recorded.")
             return
-        now = (self._meter_units or 0) + cents_to_units(p.delta_cents)
+        now = after[-1] if after else (self._meter_units or 0) + cents_to_units(p.delta_cents)
         self.outcome = (f"Meter {p.group_name} {p.level} adjusted by {self._signed(p.delta_cents)}"
-                        f", now about {format_cents(units_floor_cents(now), self.symbol)} — "
+                        f", now {format_cents(units_floor_cents(now), self.symbol)} — "
                         f"{p.reason}")
         self.accept()
 

@@ -14,7 +14,7 @@ the time zone and the public holidays (default: the embedded demo floor).  On su
 written path is printed; a refusal is one line ``podium forms: <message>`` on stderr and exit
 status 2.
 
-core/cli/main.py dispatches here (``add_arguments(parser, name)`` / ``run(args)``);
+core/cli/dispatch.py dispatches here (``add_arguments(parser, name)`` / ``run(args)``);
 :func:`main` runs the command on its own (tests, ``python -m printing.forms_command``).
 """
 
@@ -64,7 +64,7 @@ def _whole(value: str, what: str) -> int:
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str = "forms") -> None:
-    """The ``forms`` subcommands (core/cli/main.py calls it with the ``forms`` parser)."""
+    """The ``forms`` subcommands (core/cli/dispatch.py calls it with the ``forms`` parser)."""
     sub = parser.add_subparsers(dest="form_kind", required=True, parser_class=type(parser),
                                 metavar="KIND")
     for kind, helptext in KINDS.items():

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-import core.cli.main as cli_main
+import core.cli.dispatch as cli_main
 from core.cli import main
 from core.rules.bbj_command import fraction_text
 

@@ -1,5 +1,5 @@
 """``podium rules classify`` and ``podium rules paytables`` (CLI.md), run through
-``core.cli.main`` as a user would."""
+``core.cli.dispatch`` as a user would."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-import core.cli.main as cli_main
+import core.cli.dispatch as cli_main
 from core.cli import main
 
 MINE = ("classify", "paytables")

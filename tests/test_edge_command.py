@@ -1,5 +1,5 @@
 """``podium rules edge`` (CLI.md; RULES.md sections 2 and 3; docs/edge.md), run through
-``core.cli.main`` as a user would, and its arithmetic checked against brute force over a
+``core.cli.dispatch`` as a user would, and its arithmetic checked against brute force over a
 reduced deck (every hand dealt and paid by ``classify`` / ``Paytable.paying``)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``podium employees ...`` (core/cli/employees_command.py), through ``core.cli.main``.
+"""``podium employees ...`` (core/cli/employees_command.py), through ``core.cli.dispatch``.
 
 Every ledger test runs on SQLite and PostgreSQL: the command gets the ``engine`` fixture's
 database as ``--db`` (on PostgreSQL with the test schema in the URL's ``options``), and the

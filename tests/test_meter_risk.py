@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-import core.cli.main as cli_main
+import core.cli.dispatch as cli_main
 from core.cli import main
 from core.money import cents_to_units
 from core.rules.edge_command import progressive_edge

@@ -2,6 +2,6 @@
 ``run``); the rules' JSON commands of CLI.md live next to their rules (``core.rules.*_command``),
 the others here."""
 
-from core.cli.main import main
+from core.cli.dispatch import main
 
 __all__ = ["main"]

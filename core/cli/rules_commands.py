@@ -2,7 +2,7 @@
 
 ``core.cli`` calls :func:`add_arguments` with the subcommand name while building the
 parser and :func:`run` with the parsed arguments; bad input raises a ``ValueError``
-subclass (``CardError``, ``PaytableError``, ...) that ``core.cli.main`` turns into one line
+subclass (``CardError``, ``PaytableError``, ...) that ``core.cli.dispatch`` turns into one line
 on stderr and exit status 2.  (Not ``core.cli.UsageError``: under ``python -m core.cli``
 that module is ``__main__`` and a second copy's class would not be caught.)
 """

@@ -13,7 +13,8 @@ from core.tablegames.views import FloorError
 
 
 def adjust(ctx: FloorContext, group: str, level: str, meter_delta_cents: int, reason: str,
-           swipe: str, second_swipe: str) -> None:
+           swipe: str, second_swipe: str) -> int:
+    """Returns the meter after the adjustment (exact units)."""
     reason = (reason or "").strip()
     if not reason:
         raise FloorError(f"adjustment of {group}/{level}: give a reason")
@@ -51,6 +52,7 @@ def adjust(ctx: FloorContext, group: str, level: str, meter_delta_cents: int, re
             balances.add_entries(u, lv, [MeterEntry(
                 kind="adjustment", meter_delta=delta, reserve_delta=0, employee_id=emp.id,
                 second_employee_id=second.id, reason=reason, created_at=u.now)])
+            after = balances.current(u, lv.id).meter_units
     if refusal is not None:
         with ctx.session() as s, s.begin():
             now = ctx.now()
@@ -61,3 +63,4 @@ def adjust(ctx: FloorContext, group: str, level: str, meter_delta_cents: int, re
                       action="adjust",
                       role_required="executive" if first_ok is None else "supervisor", now=now)
         raise refusal
+    return after

@@ -91,9 +91,10 @@ class Floor:
         return decide.check_swipe(self.ctx, swipe, needed, action)
 
     def adjust(self, group: str, level: str, meter_delta_cents: int, reason: str, swipe: str,
-               second_swipe: str) -> None:
-        adjusting.adjust(self.ctx, group, level, meter_delta_cents, reason, swipe,
-                         second_swipe)
+               second_swipe: str) -> int:
+        """A manual adjustment by two people; returns the meter after it (exact units)."""
+        return adjusting.adjust(self.ctx, group, level, meter_delta_cents, reason, swipe,
+                                second_swipe)
 
     # -- reading ----------------------------------------------------------------------------------
     def meter(self, group: str, level: str) -> meters.LevelState:
