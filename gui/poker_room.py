@@ -54,6 +54,7 @@ from core.pokerroom import fund as bf
 from core.rules.bbj import TAXPAYER_CLASSES, ShownHand
 from core.rules.bbj_command import fraction_text
 from gui import theme
+from gui.bridge import default_bridge
 from gui.cards import CardPicker, SlotGroup
 from gui.forms_panel import FormsPanel, FundInfo
 
@@ -133,8 +134,10 @@ class PokerRoomScreen(QWidget):
         split.setSizes([720, 600])  # the picker needs ~660 px; the pages take the rest
         outer.addWidget(split, 1)
 
+        # Another podium's postings and awards move the fund: read it again now and then, off
+        # the GUI thread (the bridge); this tab's own steps read it at once.
         self._timer = QTimer(self)
-        self._timer.timeout.connect(self.refresh_funds)
+        self._timer.timeout.connect(self._poll_fund)
         self._timer.start(FUND_REFRESH_MS)
         self.load_funds()
         self.refresh_cases()
@@ -919,6 +922,32 @@ class PokerRoomScreen(QWidget):
     def _fund_changed(self) -> None:
         self.forms.set_funds(self.funds, self.fund_box.currentData())
         self.refresh_funds()
+
+    def _poll_fund(self) -> None:
+        fund = self.fund_box.currentData()
+        if fund is None or not self.isVisible():
+            return
+        engine = self.console.engine
+
+        def read() -> tuple[str, bool, Any]:
+            with Session(engine) as s:
+                ceased = s.execute(select(BbjCessation.id).where(
+                    BbjCessation.fund_id == fund)).first() is not None
+            return fund, ceased, bf.funds(engine, fund)
+
+        default_bridge().query(read, self._show_polled, lambda exc: log.warning(
+            "could not read fund %s: %s", fund, exc), key="poker-room-fund")
+
+    def _show_polled(self, result: tuple[str, bool, Any]) -> None:
+        fund, ceased, f = result
+        if fund != self.fund_box.currentData():
+            return
+        info = next((x for x in self.funds if x.fund_id == fund), None)
+        if info is not None and ceased and not info.ceased:
+            self.load_funds()  # another console ceased it: say so, refuse its steps
+            return
+        self.main_label.setText(f"MAIN {format_cents(f.main_cents)}")
+        self.reserve_label.setText(f"RESERVE {format_cents(f.reserve_cents)}")
 
     def refresh_funds(self) -> None:
         fund = self.fund_box.currentData()

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-import core.cli
+import core.cli.dispatch as cli_main
 from core.cli import main
 from core.rules.cards import JOKER, SUITS, Card
 from core.rules.edge_command import bonus_edge, progressive_edge
@@ -31,9 +31,9 @@ def only_edge_command(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.
                       ) -> None:
     """Only this command in the parser (another module's can not break these tests), and
     a private result cache shared by the tests of this file."""
-    monkeypatch.setattr(core.cli, "COMMANDS_RULES",
-                        {k: v for k, v in core.cli.COMMANDS_RULES.items() if k == "edge"})
-    monkeypatch.setattr(core.cli, "COMMANDS_TOP", {})
+    monkeypatch.setattr(cli_main, "COMMANDS_RULES",
+                        {k: v for k, v in cli_main.COMMANDS_RULES.items() if k == "edge"})
+    monkeypatch.setattr(cli_main, "COMMANDS_TOP", {})
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache"))
 
 

@@ -1,0 +1,137 @@
+"""The console's picture of the floor (gui/model.py FloorState) kept from the core's
+announcements, and the bridge that runs ledger work off the GUI thread (gui/bridge.py)."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime
+
+from PySide6.QtCore import QCoreApplication, QThread
+
+from core.tablegames.views import (
+    FloorChange,
+    FloorSnapshot,
+    LevelView,
+    PendingHitView,
+    TableView,
+)
+from gui.bridge import Bridge
+from gui.model import FloorState
+
+NOW = datetime(2026, 12, 3, 4, 0, tzinfo=UTC)
+
+
+def table(tid: str, round_no: int, state: str, online: bool = True) -> TableView:
+    return TableView(tid, tid, "LINK", "FPGPP-WA01", online, round_no, state, 0)
+
+
+def level(meter: int, version: int) -> LevelView:
+    return LevelView("LINK", "MAIN", meter, 0, version)
+
+
+def hit(hit_id: int) -> PendingHitView:
+    return PendingHitView(hit_id, "T1", 3, 1, 100, "STRAIGHT_FLUSH", (), (), NOW, 0.0, None)
+
+
+def snapshot(*, tables: tuple[TableView, ...] = (), levels: tuple[LevelView, ...] = (),
+             pending: tuple[PendingHitView, ...] = ()) -> FloorSnapshot:
+    return FloorSnapshot(NOW, tables, levels, pending)
+
+
+def test_changes_before_the_first_read_are_kept_and_applied_after_it() -> None:
+    state = FloorState()
+    early = FloorChange("event", table_views=(table("T1", 2, "locked"),),
+                        level_views=(level(1_500, 9),), pending=(hit(7),))
+    assert state.apply(early).tables == set()  # not loaded yet: kept for later
+    dirty = state.load(snapshot(tables=(table("T1", 1, "ended"),), levels=(level(1_000, 5),)))
+    assert dirty.everything
+    assert state.tables["T1"].round_no == 2  # the change came after what the read saw
+    assert state.levels[("LINK", "MAIN")].meter_units == 1_500
+    assert set(state.pending) == {7}
+
+
+def test_an_older_level_view_never_replaces_a_newer_one() -> None:
+    state = FloorState()
+    state.load(snapshot(levels=(level(1_000, 5),)))
+    assert state.apply(FloorChange("event", level_views=(level(2_000, 8),))).levels
+    stale = state.apply(FloorChange("event", level_views=(level(1_200, 6),)))
+    assert stale.levels == set() and state.levels[("LINK", "MAIN")].meter_units == 2_000
+    # a full read taken before the newer change does not undo it either
+    state.load(snapshot(levels=(level(1_000, 5),)))
+    assert state.levels[("LINK", "MAIN")].meter_units == 2_000
+
+
+def test_a_decided_hit_never_comes_back_to_the_queue() -> None:
+    state = FloorState()
+    state.load(snapshot())
+    state.apply(FloorChange("event", pending=(hit(4),)))
+    assert set(state.pending) == {4}
+    assert state.apply(FloorChange("pay", closed=frozenset({4}))).hits
+    assert state.pending == {}
+    state.apply(FloorChange("event", pending=(hit(4),)))  # a late, older announcement
+    state.load(snapshot(pending=(hit(4),)))  # a read taken before the pay
+    assert state.pending == {}
+
+
+def test_a_query_runs_off_the_gui_thread_and_answers_on_it(qtbot) -> None:  # type: ignore[no-untyped-def]
+    bridge = Bridge()
+    seen: dict[str, object] = {}
+
+    def work() -> int:
+        seen["worker"] = QThread.currentThread() is QCoreApplication.instance().thread()
+        return 42
+
+    def done(value: int) -> None:
+        seen["value"] = value
+        seen["gui"] = QThread.currentThread() is QCoreApplication.instance().thread()
+
+    bridge.query(work, done)
+    qtbot.waitUntil(lambda: "value" in seen, timeout=2000)
+    assert seen == {"worker": False, "value": 42, "gui": True}
+    bridge.shutdown()
+
+
+def test_queries_with_one_key_coalesce_to_one_more_run(qtbot) -> None:  # type: ignore[no-untyped-def]
+    bridge = Bridge()
+    gate = threading.Event()
+    runs: list[int] = []
+    answers: list[int] = []
+
+    def work() -> int:
+        gate.wait(2)
+        runs.append(1)
+        return len(runs)
+
+    for _ in range(5):  # one runs, the other four ask for one more run
+        bridge.query(work, answers.append, key="snapshot")
+    gate.set()
+    qtbot.waitUntil(lambda: bridge.busy == 0 and len(answers) == 2, timeout=3000)
+    assert len(runs) == 2 and answers == [1, 2]
+    bridge.shutdown()
+
+
+def test_a_failed_op_reaches_its_error_handler_and_a_removed_listener_hears_nothing(
+        qtbot) -> None:  # type: ignore[no-untyped-def]
+    bridge = Bridge()
+    errors: list[BaseException] = []
+
+    def fails() -> None:
+        raise ValueError("hit #3: already paid")
+
+    bridge.op(fails, lambda _v: None, errors.append)
+    qtbot.waitUntil(lambda: bool(errors), timeout=2000)
+    assert str(errors[0]) == "hit #3: already paid"
+
+    listeners: list[object] = []
+
+    def subscribe(fn):  # type: ignore[no-untyped-def]
+        listeners.append(fn)
+        return lambda: listeners.remove(fn)
+
+    heard: list[object] = []
+    remove = bridge.listen(subscribe, heard.append)
+    threading.Thread(target=lambda: listeners[0]("change 1")).start()
+    qtbot.waitUntil(lambda: heard == ["change 1"], timeout=2000)
+    remove()
+    assert listeners == []
+    bridge.shutdown()
