@@ -312,6 +312,11 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
     from PySide6.QtCore import QTimer
 
     deadline = args.seconds + args.drain + 2
+    if args.screenshot:
+        def shoot() -> None:
+            window.grab().save(str(Path(args.screenshot).with_suffix(f".{tables}.png")))
+
+        QTimer.singleShot(int(args.seconds * 1000), shoot)
     QTimer.singleShot(int(deadline * 1000), app.quit)
     app.exec()
     wall = time.time() - wall0
@@ -414,6 +419,9 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
     engine.dispose()
     if schema is not None and args.db:
         drop_schema(args.db, schema)
+    import shutil
+
+    shutil.rmtree(tmp, ignore_errors=True)  # the ledger, the record, the slips
     return {
         "tables": tables, "db": engine.dialect.name, "wall": wall,
         "events": recorded, "refused": refused, "events_per_s": recorded / span,
@@ -482,6 +490,8 @@ def main() -> None:
     ap.add_argument("--db", default=None, help="PostgreSQL URL (default: SQLite in a temp dir)")
     ap.add_argument("--no-stagger", dest="stagger", action="store_false")
     ap.add_argument("--json", default=None, help="also write the figures to this file")
+    ap.add_argument("--screenshot", default=None, metavar="PATH",
+                    help="save the console window at the end of play (PATH.<tables>.png)")
     ap.add_argument("--profile-writer", action="store_true",
                     help="profile the ledger writer thread (cProfile, to stderr)")
     args = ap.parse_args()

@@ -189,6 +189,9 @@ def run(args: argparse.Namespace) -> int:
             for i in range(tabs.count() if tabs is not None else 0):
                 assert tabs is not None
                 tabs.setCurrentIndex(i)
+                from gui.bridge import default_bridge
+
+                default_bridge().wait_idle(3000)  # what the tab reads off the GUI thread
                 app.processEvents()
                 name = tabs.tabText(i).lower().replace(" ", "-").replace("&", "")
                 window.grab().save(str(out / f"tab-{name}.png"))

@@ -120,6 +120,7 @@ class MainWindow(QMainWindow):
         wide = {self.paytables, left.widget(left.count() - 2), left.widget(left.count() - 1)}
         left.currentChanged.connect(
             lambda i: meters.setVisible(left.widget(i) not in wide))
+        left.currentChanged.connect(lambda _i: self._load_slips_if_shown())
         self.setCentralWidget(central)
         self.statusBar().showMessage("Ready")
         self.winpage_dir: Path | None = None  # None: <user data folder>/winpages
@@ -275,11 +276,16 @@ class MainWindow(QMainWindow):
             self._log(self._messages.pop(0))
         if self._dirty_tables or self._dirty_levels or self._dirty_hits:
             self._paint()
+        self._load_slips_if_shown()
+        self._update_history()
+
+    def _load_slips_if_shown(self) -> None:
+        """The Win slips tab reads the ledger only while it is shown (and at once when it is
+        chosen)."""
         if self._slips_stale and self.tabs.currentWidget() is self.slips_tab:
             self._slips_stale = False
             self.bridge.query(self.console.recent_slips, self._on_slips, self._read_failed,
                               key="slips")
-        self._update_history()
 
     def _paint(self) -> None:
         self._last_refresh = time.monotonic()
