@@ -474,11 +474,15 @@ class PokerRoomScreen(QWidget):
         return f"{d.what} by {d.due.astimezone(self.tz):%a %d %b %H:%M}"
 
     def refresh_cases(self) -> None:
-        try:
-            self.cases = bc.list_cases(self.console.engine)
-        except Exception:  # the ledger is away: keep the last list
-            log.warning("could not read the Bad Beat Jackpot cases", exc_info=True)
-            return
+        """Read the cases again, off the GUI thread (the bridge), and show them."""
+        engine = self.console.engine
+        default_bridge().query(lambda: bc.list_cases(engine), self._show_cases,
+                               lambda exc: log.warning(  # the ledger is away: keep the list
+                                   "could not read the Bad Beat Jackpot cases: %s", exc),
+                               key="poker-room-cases")
+
+    def _show_cases(self, cases: list[bc.CaseView]) -> None:
+        self.cases = cases
         selected = self.selected_case()
         keep = selected.case_id if selected else None
         now = datetime.now(UTC)
@@ -900,15 +904,21 @@ class PokerRoomScreen(QWidget):
         return f"Fund {info.name} has ceased (TGD-1540): {what}."
 
     def load_funds(self) -> None:
-        """(Re-)read the funds and which have ceased; the chosen fund stays chosen."""
-        try:
-            with Session(self.console.engine) as s:
+        """(Re-)read the funds and which have ceased, off the GUI thread (the bridge); the
+        chosen fund stays chosen."""
+        engine = self.console.engine
+
+        def read() -> list[FundInfo]:
+            with Session(engine) as s:
                 rows = s.execute(select(BbjFund).order_by(BbjFund.id)).scalars().all()
                 ceased = set(s.execute(select(BbjCessation.fund_id)).scalars().all())
-                self.funds = [FundInfo(f.id, f.name, f.id in ceased) for f in rows]
-        except Exception:  # the ledger is away: keep the last list
-            log.warning("could not read the Bad Beat Jackpot funds", exc_info=True)
-            return
+                return [FundInfo(f.id, f.name, f.id in ceased) for f in rows]
+
+        default_bridge().query(read, self._show_funds, lambda exc: log.warning(
+            "could not read the Bad Beat Jackpot funds: %s", exc), key="poker-room-funds")
+
+    def _show_funds(self, funds: list[FundInfo]) -> None:
+        self.funds = funds
         keep = self.fund_box.currentData()
         self.fund_box.blockSignals(True)
         self.fund_box.clear()

@@ -38,6 +38,7 @@ from core.ledger.models import (
 )
 from core.rules.bbj import ShownHand
 from core.rules.cards import parse_cards
+from gui.bridge import default_bridge
 from gui.main_window import MainWindow
 from gui.poker_room import COL_NAME, PokerRoomScreen
 from gui.swipe import SwipeCatcher
@@ -46,6 +47,11 @@ from tests.harness import FloorHarness
 
 SHOTS = Path(os.environ.get("PODIUM_SCREENSHOT_DIR") or "/tmp/poker-shots")
 SUPERVISOR = swipe_of("1001")  # Dana Reyes
+
+
+def settle() -> None:
+    """Wait for what the tab reads off the GUI thread (the bridge) to be shown."""
+    assert default_bridge().wait_idle(5000)
 
 
 @pytest.fixture
@@ -73,6 +79,7 @@ def room_tab(qtbot, qapp, sqlite_engine: Engine):  # type: ignore[no-untyped-def
             return window.width() == 1366 and window.height() == 768
 
         qtbot.waitUntil(fits)
+        settle()  # the tab reads its funds and cases off the GUI thread
         yield window, screen
         window.close()
     window.deleteLater()
@@ -123,6 +130,7 @@ def _enter(qtbot: Any, screen: PokerRoomScreen, *, seats: int = 6, pot: str = "2
     # board, then seat 1 (Aces full of Tens), then seat 4 (four sevens) [, then seat 6]
     qtbot.keyClicks(screen.picker.entry, cards)
     qtbot.keyClick(screen.picker.entry, Qt.Key.Key_Return)
+    settle()
 
 
 def _local(day: date, hh: int, mm: int = 0) -> QDateTime:
@@ -145,6 +153,7 @@ def test_a_qualifying_claim_shows_the_decision_and_opens_a_case(qtbot, room_tab)
     _enter(qtbot, screen)
     assert len(screen.picker.cards()) == 9
     qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    settle()
     text = screen.result.text()
     assert text.startswith("QUALIFIES: seat 4 (FOUR_OF_A_KIND) beat seat 1 (FULL_HOUSE)")
     assert "Award 50,000.00" in text
@@ -154,6 +163,7 @@ def test_a_qualifying_claim_shows_the_decision_and_opens_a_case(qtbot, room_tab)
 
     window.authorize = lambda role, what, kind, action: action(swipe_of("1001")) is not None
     qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert "Case #1 opened." in screen.result.text()
     assert bc.get_case(screen.console.engine, 1).claim["small_blind"] == "50.00"  # for TGD-1500
     assert screen.case_table.rowCount() == 1
@@ -164,6 +174,7 @@ def test_a_qualifying_claim_shows_the_decision_and_opens_a_case(qtbot, room_tab)
     screen.deck_sorted.setChecked(True)
     screen.cctv.setChecked(True)
     qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert screen.case_table.item(0, 3).text() == "verified (deck sorted, CCTV reviewed)"
     SHOTS.mkdir(parents=True, exist_ok=True)
     screen.case_table.selectRow(0)
@@ -175,6 +186,7 @@ def test_a_small_blind_above_the_big_blind_is_refused_by_name(qtbot, room_tab) -
     _enter(qtbot, screen)
     screen.small_blind.setText("150.00")
     qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert screen.result.text() == ("small blind 150.00: must be more than 0.00 and at most "
                                     "the big blind")
 
@@ -183,6 +195,7 @@ def test_a_claim_that_fails_shows_every_reason_in_words(qtbot, room_tab) -> None
     _window, screen = room_tab
     _enter(qtbot, screen, seats=4, pot="1000.00")
     qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert screen.result.text().splitlines() == [
         "DOES NOT QUALIFY:",
         "  NOT_ENOUGH_PLAYERS: fewer than 5 players dealt in",
@@ -214,10 +227,12 @@ def test_the_daily_count_is_recorded_and_the_posted_day_shows_the_updated_main( 
         screen.pieces[denom].setValue(n)
     assert screen.count_total.text() == "Box total 1,440.00"
     qtbot.mouseClick(screen.record_count_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert screen.count_msg.text() == ("2026-12-01: table P1 drop box J-1 counted "
                                        "(box total 1,440.00).")
     # 1,440.00: admin fee 30% 432.00; the fund 1,008.00: main 70% 705.60, reserve 302.40
     qtbot.mouseClick(screen.post_day_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert screen.count_msg.text().splitlines() == [
         "2026-12-01 posted: jackpot rake 1,440.00; admin fee 432.00, to main 705.60, "
         "to reserve 302.40.",
@@ -247,8 +262,10 @@ def test_three_hands_at_showdown_the_two_highest_are_considered(  # type: ignore
     assert "seats 1, 4, 6" in screen.showdown_hint.text()
     qtbot.keyClicks(screen.picker.entry, THREE_HANDS)
     qtbot.keyClick(screen.picker.entry, Qt.Key.Key_Return)
+    settle()
     assert screen.picker.prompt.text() == "All 11 cards picked (Board, Seat 1, Seat 4, Seat 6)."
     qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    settle()
     text = screen.result.text()
     # seat 6's two pair is the lowest: seat 4 wins, seat 1 is the bad beat, seat 6 shares the
     # table part (50,000.00 x 40% / 4 seats = 5,000.00 each)
@@ -265,6 +282,7 @@ def test_three_hands_at_showdown_the_two_highest_are_considered(  # type: ignore
     _page(screen, "Cases")
 
     qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert "Case #1 opened." in screen.result.text()
     case = bc.get_case(screen.console.engine, 1)
     assert [h["seat"] for h in case.claim["showdown"]] == [1, 4, 6]
@@ -278,6 +296,7 @@ def test_three_hands_at_showdown_the_two_highest_are_considered(  # type: ignore
             screen.picker.groups()] == [("Board", "Ah Ad Tc 7s 7c"), ("Seat 4", "7h 7d"),
                                         ("Seat 6", "Th 9h")]
     qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert screen.result.text().splitlines()[:2] == [
         "DOES NOT QUALIFY:",
         "  LOSING_HAND_TOO_LOW: the losing hand is below Aces full of Tens"]
@@ -289,6 +308,7 @@ def test_a_seat_that_showed_but_is_not_dealt_in_is_refused(  # type: ignore[no-u
     _window, screen = room_tab
     _enter(qtbot, screen, showed=(1, 4, 8), cards=THREE_HANDS)
     qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert screen.result.text() == ('seat 8: showed its cards but is not dealt in (tick its '
                                     '"Dealt in", or untick "Showed")')
     assert swiper.prompts == []  # no swipe asked, no case
@@ -296,6 +316,7 @@ def test_a_seat_that_showed_but_is_not_dealt_in_is_refused(  # type: ignore[no-u
     # once dealt in, the same claim decides (seat 8 takes part in the table share)
     screen.dealt[7].setChecked(True)
     qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert screen.result.text().startswith("QUALIFIES: seat 4 (FOUR_OF_A_KIND) beat seat 1")
     assert "seat 8  (table, citizen): gross 4,000.00" in screen.result.text()
 
@@ -306,6 +327,7 @@ def test_an_incomplete_showdown_names_the_seat_whose_cards_are_missing(  # type:
     _enter(qtbot, screen, showed=(1, 4), cards="Ah Ad Tc 7s 7c As Td 7h")
     assert screen.picker.prompt.text() == "Next: Seat 4, card 2 of 2"
     qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert screen.result.text() == ("cards: pick the 5 board cards and the 2 hole cards of "
                                     "each seat that showed (picked: Seat 4 1 of 2)")
 
@@ -317,15 +339,18 @@ def test_an_approval_that_ceases_the_fund(  # type: ignore[no-untyped-def]
     yesterday = datetime.now(screen.tz).date() - timedelta(days=1)
     _count_and_post(engine, yesterday, screen.tz)  # main 50,705.60, reserve 302.40
     screen.refresh_funds()
+    settle()
     _enter(qtbot, screen)
     screen.hit_time.setDateTime(_local(yesterday, 20))
     qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert "Case #1 opened." in screen.result.text()
     screen.case_table.selectRow(0)
     assert not screen.cease_box.isVisible()  # only offered with the approval
     bc.advance(engine, 1, "verified", SUPERVISOR, deck_sorted=True, cctv_reviewed=True)
     bc.advance(engine, 1, "request_filed", SUPERVISOR)
     screen.refresh_cases()
+    settle()
     assert screen.next_box.currentData() == "approved"
     assert screen.cease_box.isVisible() and not screen.cease_box.isChecked()
     screen.cease_box.setChecked(True)
@@ -342,12 +367,14 @@ def test_an_approval_that_ceases_the_fund(  # type: ignore[no-untyped-def]
     screen.ask = answer_no
     n = len(swiper.prompts)
     qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert "This can not be undone." in asked[0]
     assert screen.case_msg.text() == "Not approved: the cessation was not confirmed."
     assert len(swiper.prompts) == n and bc.get_case(engine, 1).state == "request_filed"
 
     screen.ask = lambda title, text: True
     qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert "CEASES with this hit" in swiper.prompts[-1]
     assert screen.case_msg.text() == "Case #1: approved. The fund has ceased (TGD-1540)."
     with Session(engine) as s:
@@ -366,12 +393,15 @@ def test_an_approval_that_ceases_the_fund(  # type: ignore[no-untyped-def]
     n = len(swiper.prompts)
     _page(screen, "Daily count")
     qtbot.mouseClick(screen.record_count_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert screen.count_msg.text() == ("Fund Poker room BBJ has ceased (TGD-1540): nothing "
                                        "more can be counted on it.")
     qtbot.mouseClick(screen.post_day_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert screen.count_msg.text() == ("Fund Poker room BBJ has ceased (TGD-1540): nothing "
                                        "more can be posted on it.")
     qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert screen.result.text() == ("Fund Poker room BBJ has ceased (TGD-1540): no new case "
                                     "can be opened on it.")
     assert len(swiper.prompts) == n
@@ -407,9 +437,11 @@ def test_the_count_keeps_the_house_rake_and_its_box(  # type: ignore[no-untyped-
     qtbot.keyClicks(screen.count_rake, "7864.50")
     # a house rake needs its rake box: the core refuses in the swipe prompt, nothing stored
     qtbot.mouseClick(screen.record_count_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert swiper.refusals == ["table P1: a house rake needs its rake drop box number"]
     qtbot.keyClicks(screen.count_rake_box, "R-1")
     qtbot.mouseClick(screen.record_count_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert screen.count_msg.text() == ("2026-12-01: table P1 drop box J-1 counted (box total "
                                        "1,500.00, house rake 7,864.50 in box R-1).")
     with Session(screen.console.engine) as s:
@@ -424,6 +456,7 @@ def test_the_count_keeps_the_house_rake_and_its_box(  # type: ignore[no-untyped-
     qtbot.keyClicks(screen.count_box, "J-2")
     qtbot.keyClicks(screen.count_rake, "12.345")
     qtbot.mouseClick(screen.record_count_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert screen.count_msg.text() == "house rake: '12.345' has more than two decimals"
     assert len(swiper.prompts) == n
 
@@ -436,16 +469,19 @@ def test_a_tournament_fee_and_its_correction_are_recorded(  # type: ignore[no-un
     qtbot.keyClicks(screen.fee_tournament, "Friday Deepstack")
     qtbot.keyClicks(screen.fee_amount, "12500.00")
     qtbot.mouseClick(screen.fee_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert screen.fee_msg.text() == ("2026-12-01: tournament Friday Deepstack fees 12,500.00 "
                                      "recorded.")
     # a correction needs its reason
     qtbot.keyClicks(screen.fee_tournament, "Friday Deepstack")
     qtbot.keyClicks(screen.fee_amount, "-500.00")
     qtbot.mouseClick(screen.fee_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert swiper.refusals == ["tournament Friday Deepstack: a correction (negative fee) needs "
                                "its reason"]
     qtbot.keyClicks(screen.fee_reason, "two entries refunded")
     qtbot.mouseClick(screen.fee_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert "correction of the fees -500.00 recorded" in screen.fee_msg.text()
     with Session(screen.console.engine) as s:
         rows = s.execute(select(PokerTournamentFee).order_by(PokerTournamentFee.id)) \
@@ -485,6 +521,7 @@ def test_deadlines_skip_the_floor_files_public_holidays(room_tab) -> None:  # ty
         screen.console.config = replace(screen.console.config,
                                         casino=replace(casino, public_holidays=holidays))
         screen.refresh_cases()
+        settle()
         assert screen.case_table.item(0, 4).text() == due
         screen.case_table.selectRow(0)
         assert f"; {due};" not in screen.case_info.text()  # the next one, not met yet
@@ -540,6 +577,7 @@ def test_the_forms_page_writes_a_daily_report_pdf_or_says_why_not(  # type: igno
     assert forms.msg.text() == "transfer: no other fund to transfer to; create it first"
     bf.create_fund(engine, "bbj2", "High stakes BBJ")
     screen.load_funds()
+    settle()
     assert forms.to_fund.currentData() == "bbj2" and forms.to_fund.isEnabled()
     transfer = forms.save_pdf(tmp_path / "transfer.pdf")
     assert transfer is not None and transfer.read_bytes().startswith(b"%PDF")
@@ -559,14 +597,17 @@ def test_each_share_paid_prints_its_slip_and_a_paid_share_can_be_reprinted(  # t
     _enter(qtbot, screen)
     screen.hit_time.setDateTime(_local(yesterday, 20))
     qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    settle()
     for state in ("verified", "request_filed", "approved"):
         bc.advance(engine, 1, state, SUPERVISOR, deck_sorted=True, cctv_reviewed=True)
     screen.refresh_cases()
+    settle()
     screen.case_table.selectRow(0)
     assert screen.next_box.currentData() == "share_paid"
     assert not screen.reprint_btn.isVisible()  # nothing paid yet
     screen.share_seat.setCurrentIndex(screen.share_seat.findData(4))
     qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert screen.case_msg.text() == ("Case #1: paying shares. Share slip case #1 seat 4 sent "
                                       "to the printer.")
     qtbot.waitUntil(lambda: any("Share slip case #1 seat 4 printed on" in m for m in heard))
@@ -576,6 +617,7 @@ def test_each_share_paid_prints_its_slip_and_a_paid_share_can_be_reprinted(  # t
     assert "REPRINT" not in text
     assert screen.reprint_btn.isVisible() and screen.reprint_seat.currentData() == 4
     qtbot.mouseClick(screen.reprint_btn, Qt.MouseButton.LeftButton)
+    settle()
     assert screen.case_msg.text() == ("Reprint of the share slip case #1 seat 4 sent to the "
                                       "printer.")
     assert "REPRINT - COPY" in recovered_text(screen.last_slip or b"")
@@ -586,6 +628,7 @@ def test_each_share_paid_prints_its_slip_and_a_paid_share_can_be_reprinted(  # t
     assert [(p.seat, p.reprint, p.ok) for p in bc.slip_prints(engine, 1)] == [
         (4, False, True), (4, True, True)]
     screen.refresh_cases()
+    settle()
     screen.case_table.selectRow(0)
     assert "Share slips: seat 4 " in screen.case_info.text()
     assert "seat 4 reprint " in screen.case_info.text()
@@ -606,6 +649,7 @@ def test_the_floor_files_poker_room_rules_decide_the_claim(qtbot, room_tab) -> N
     assert screen.cap.text() == "50.00"  # half the room's 100.00: the table wins 50% of main
     _enter(qtbot, screen, pot="1000.00")
     qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    settle()
     text = screen.result.text()
     # award 50% of 50,000.00 = 25,000.00: winning 30% 7,500.00, losing 30% 7,500.00
     assert "Award 25,000.00 (0.50 of main)" in text
