@@ -95,7 +95,7 @@ def test_kill_9_at_any_moment_loses_no_acknowledged_event_and_pays_nothing_twice
         for sim in sims.values():  # stop dealing; let the last rounds be decided and acked
             thread.call(setattr, sim, "speed", 0)
         wait_for(lambda: all(not s.outbox and not s.open_hits for s in sims.values()),
-                 timeout=30, what="every event acknowledged and every hit decided")
+                 timeout=120, what="every event acknowledged and every hit decided")
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
     finally:
