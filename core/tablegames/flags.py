@@ -76,3 +76,9 @@ def loads(text: str) -> tuple[HitFlag, ...]:
 
 def words(flags: tuple[HitFlag, ...]) -> tuple[str, ...]:
     return tuple(f.words() for f in flags)
+
+
+def shown(codes: str, legacy: str = "") -> tuple[str, ...]:
+    """The words of a hit's flags: its codes, or for a hit recorded before codes existed
+    (revision 0010) the sentences it kept."""
+    return words(loads(codes)) or tuple(f for f in (legacy or "").split("\n") if f)

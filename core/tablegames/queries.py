@@ -85,10 +85,9 @@ def _pending(s: Session, now: datetime, stmt: Any = _PENDING,
     for (hid, table, seat, round_no, wager, claimed, cards, codes, legacy, created, locked,
          wager_id) in s.connection().execute(stmt, params or {}).all():
         fl = flags.loads(codes)
-        words = flags.words(fl) or tuple(f for f in (legacy or "").split("\n") if f)
         out.append(PendingHitView(
             hid, table, seat, round_no, wager, claimed, tuple(cards.split()) if cards else (),
-            words, created, (now - created).total_seconds(), locked,
+            flags.shown(codes, legacy), created, (now - created).total_seconds(), locked,
             wager_id is None or any(f.blocking for f in fl)))
     return out
 
@@ -348,12 +347,11 @@ def hit_record(ctx: FloorContext, hit_id: int) -> HitRecord:
         trail.sort(key=lambda r: (r[0], -r[1], r[2]))
         slip_nos = tuple(s.scalars(select(Slip.slip_no).where(Slip.hit_id == hit.id)
                                    .order_by(Slip.slip_no)))
-        fl = flags.loads(hit.flag_codes)
-        words = flags.words(fl) or tuple(f for f in (hit.flags or "").split("\n") if f)
         return HitRecord(
             hit.id, hit.table_id, hit.seat, hit.round_no, hit.status, hit.claimed_hand,
             tuple(format_cards(cards_of(hit.cards))), tuple(format_cards(verified)),
             evaluated, award.hand if award else None,
             award.amount_cents if award else None, wager.amount_cents if wager else None,
-            words, f"{ev.boot}:{ev.seq}" if ev else "", hit.created_at,
+            flags.shown(hit.flag_codes, hit.flags), f"{ev.boot}:{ev.seq}" if ev else "",
+            hit.created_at,
             tuple(r[3] for r in trail), slip_nos)
