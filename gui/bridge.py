@@ -10,13 +10,20 @@ In the spirit of Anki's ``QueryOp`` / ``CollectionOp`` and Electrum's ``qt_event
 - :meth:`Bridge.listen` turns the floor's announcements (made on the committing thread) into
   calls on the GUI thread; it returns a function that removes the listener.
 
+Whatever may hold a Qt object (the callables, the handlers) stays in the bridge on the GUI thread
+and is let go of there: PySide deletes a widget from the thread that drops its last reference,
+and a widget deleted from a worker thread deadlocks Qt (seen: a closed window's bound method
+released by a worker after its answer was delivered).
+
 The GUI thread never waits on the database: widgets paint from what these deliver.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
+import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -30,34 +37,55 @@ Failed = Callable[[BaseException], None]
 
 
 class Bridge(QObject):
-    _deliver = Signal(object)  # a zero-argument callable to run on the GUI thread
+    # (kind, token, payload) to the GUI thread: ("done", query/op token, (result, error, trace))
+    # or ("change", listener token, the change)
+    _deliver = Signal(object)
 
     def __init__(self, parent: QObject | None = None, *, readers: int = 2) -> None:
         super().__init__(parent)
         self._reads = ThreadPoolExecutor(readers, thread_name_prefix="podium-gui-read")
         self._ops = ThreadPoolExecutor(1, thread_name_prefix="podium-gui-op")
-        self._deliver.connect(self._run_here)
+        self._deliver.connect(self._on_deliver)
+        # Everything that may hold a Qt object (the work's callable, the handlers) is kept
+        # HERE, on the GUI thread, and let go of here: a worker thread never holds the last
+        # reference to a widget (PySide would then delete it from that thread).
+        self._pending: dict[int, tuple[Callable[[], Any], Done, Failed | None, str | None]] = {}
+        self._handlers: dict[int, Callable[[Any], None]] = {}
+        self._tokens = itertools.count(1)
         self._keys: dict[str, bool] = {}  # key -> rerun wanted (present: running)
         self._lock = threading.Lock()
         self._closed = False
-        self._busy = 0
-
-    # -- GUI-thread side ------------------------------------------------------------------------
-    def _run_here(self, fn: Callable[[], None]) -> None:
-        try:
-            fn()
-        except Exception:
-            log.exception("a result handler failed on the GUI thread")
-
-    def call_soon(self, fn: Callable[[], None]) -> None:
-        """Run ``fn`` on the GUI thread (from any thread)."""
-        if not self._closed:
-            self._deliver.emit(fn)
 
     @property
     def busy(self) -> int:
         """Queries and ops submitted and not yet delivered."""
-        return self._busy
+        return len(self._pending)
+
+    # -- GUI-thread side ------------------------------------------------------------------------
+    def _on_deliver(self, message: tuple[str, int, Any]) -> None:
+        kind, token, payload = message
+        try:
+            if kind == "change":
+                handler = self._handlers.get(token)
+                if handler is not None:
+                    handler(payload)
+                return
+            fn, on_done, on_error, key = self._pending.pop(token)
+            result, error, trace = payload
+            rerun = False
+            if key is not None:
+                with self._lock:
+                    rerun = self._keys.pop(key, False)
+            if error is None:
+                on_done(result)
+            elif on_error is not None:
+                on_error(error)
+            else:
+                log.error("background work failed: %s\n%s", error, trace)
+            if rerun:
+                self.query(fn, on_done, on_error, key=key)
+        except Exception:
+            log.exception("a result handler failed on the GUI thread")
 
     # -- work -------------------------------------------------------------------------------------
     def query(self, fn: Callable[[], Any], on_done: Done, on_error: Failed | None = None, *,
@@ -79,45 +107,48 @@ class Bridge(QObject):
                 on_error: Failed | None, key: str | None) -> None:
         if self._closed:
             return
-        self._busy += 1
-
-        def work() -> None:
-            try:
-                result = fn()
-            except BaseException as exc:  # delivered to on_error on the GUI thread
-                error: BaseException | None = exc
-                result = None
-            else:
-                error = None
-
-            def back() -> None:
-                self._busy -= 1
-                rerun = False
-                if key is not None:
-                    with self._lock:
-                        rerun = self._keys.pop(key, False)
-                if error is None:
-                    on_done(result)
-                elif on_error is not None:
-                    on_error(error)
-                else:
-                    log.error("background work failed: %s", error, exc_info=error)
-                if rerun:
-                    self.query(fn, on_done, on_error, key=key)
-
-            self.call_soon(back)
-
+        token = next(self._tokens)
+        self._pending[token] = (fn, on_done, on_error, key)
         try:
-            pool.submit(work)
+            pool.submit(self._work, token, [fn])
         except RuntimeError:  # shut down
-            self._busy -= 1
+            del self._pending[token]
+
+    def _work(self, token: int, box: list[Callable[[], Any]]) -> None:
+        """On a worker thread: run the callable and let go of it BEFORE answering."""
+        f = box.pop()
+        trace = ""
+        try:
+            result, error = f(), None
+        except BaseException as exc:  # delivered to on_error on the GUI thread
+            result, error = None, exc
+            trace = "".join(traceback.format_exception(exc))
+            exc.__traceback__ = None  # its frames may hold widgets
+        del f
+        if not self._closed:
+            self._deliver.emit(("done", token, (result, error, trace)))
 
     # -- listening --------------------------------------------------------------------------------
     def listen(self, subscribe: Callable[[Callable[[Any], None]], Callable[[], None]],
                handler: Callable[[Any], None]) -> Callable[[], None]:
         """``subscribe(fn)`` registers ``fn`` with a core announcer (``Floor.add_listener``)
-        and returns its remover; ``handler(change)`` then runs on the GUI thread."""
-        return subscribe(lambda change: self.call_soon(lambda: handler(change)))
+        and returns its remover; ``handler(change)`` then runs on the GUI thread.  The returned
+        function removes both."""
+        token = next(self._tokens)
+        self._handlers[token] = handler
+        deliver = self._deliver
+
+        def announce(change: Any) -> None:  # on the committing thread: holds no widget
+            if not self._closed:
+                deliver.emit(("change", token, change))
+
+        remove_core = subscribe(announce)
+
+        def remove() -> None:
+            remove_core()
+            self._handlers.pop(token, None)
+
+        return remove
 
     def shutdown(self) -> None:
         """Stop taking work; wait for what runs (a pay in progress finishes)."""
@@ -130,10 +161,10 @@ class Bridge(QObject):
         import time
 
         deadline = time.monotonic() + timeout_ms / 1000
-        while self._busy and time.monotonic() < deadline:
+        while self._pending and time.monotonic() < deadline:
             QCoreApplication.processEvents()
             time.sleep(0.001)
-        return self._busy == 0
+        return not self._pending
 
 
 _default: Bridge | None = None
