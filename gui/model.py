@@ -27,14 +27,6 @@ class SlipView:
     printed_ok: bool
 
 
-@dataclass(frozen=True)
-class Snapshot:
-    tables: list[TableView]
-    levels: list[LevelView]
-    hits: list[HitView]
-    slips: list[SlipView]
-
-
 def local_now(console: Any) -> datetime:
     return datetime.now(ZoneInfo(console.config.casino.timezone))
 
@@ -112,45 +104,41 @@ class FloorState:
         return dirty
 
 
+def _group(console: Any, group_id: str) -> Any:
+    try:
+        return console.config.group(group_id)
+    except KeyError:  # in the ledger, no longer in the floor file
+        return None
+
+
 def table_view(console: Any, t: Any, links: dict[str, tuple[bool, str]]) -> TableView:
     """``links``: ``console.link_status()`` (why an OFFLINE table's link is down)."""
-    groups = {g.id: g for g in console.config.groups}
-    detail = ""
-    if not t.online:
-        detail = links.get(t.id, (False, ""))[1]
-    return TableView(t.id, t.name, groups[t.group].name if t.group in groups else t.group,
-                     t.paytable, t.online, t.round_no, t.round_state or "idle", t.pending_hits,
-                     detail)
+    g = _group(console, t.group)
+    detail = "" if t.online else links.get(t.id, (False, ""))[1]
+    return TableView(t.id, t.name, g.name if g is not None else t.group, t.paytable, t.online,
+                     t.round_no, t.round_state or "idle", t.pending_hits, detail)
 
 
 def level_view(console: Any, lv: Any) -> LevelView:
-    g = next((g for g in console.config.groups if g.id == lv.group), None)
+    g = _group(console, lv.group)
     seed = g.level(lv.level).seed_cents if g is not None else 0
-    return LevelView(lv.group, g.name if g else lv.group, lv.level, lv.meter_cents,
-                     lv.reserve_units // 1_000_000, seed)
+    return LevelView(lv.group, g.name if g is not None else lv.group, lv.level,
+                     lv.meter_cents, lv.reserve_units // 1_000_000, seed)
 
 
 def hit_view(console: Any, h: Any) -> HitView:
-    names = {t.id: t.name for t in console.config.tables}
-    return HitView(h.hit_id, f"H{h.hit_id}", names.get(h.table, h.table), h.seat, h.round_no,
-                   h.claimed_hand, h.wager_cents, tuple(h.flags), h.created_at)
+    try:
+        name = console.config.table(h.table).name
+    except KeyError:
+        name = h.table
+    return HitView(h.hit_id, f"H{h.hit_id}", name, h.seat, h.round_no, h.claimed_hand,
+                   h.wager_cents, tuple(h.flags), h.created_at)
 
 
 def slip_views(console: Any, records: list[Any]) -> list[SlipView]:
     symbol = console.config.casino.currency_symbol
     return [SlipView(s.slip_no, s.hit_ref, s.where, format_cents(s.amount_cents, symbol),
                      _local(console, s.paid_at), s.printed, s.printed_ok) for s in records]
-
-
-def snapshot(console: Any) -> Snapshot:
-    """Everything on the floor screen read at once (tests and tools; the console itself
-    keeps a :class:`FloorState` from the core's announcements)."""
-    snap = console.floor.snapshot()
-    links = console.link_status()
-    return Snapshot([table_view(console, t, links) for t in snap.tables],
-                    [level_view(console, lv) for lv in snap.levels],
-                    [hit_view(console, h) for h in snap.pending],
-                    slip_views(console, console.recent_slips()))
 
 
 def hit(state: FloorState, console: Any, hit_id: int) -> tuple[HitView | None, list[Card]]:
