@@ -4,7 +4,8 @@ In the spirit of Anki's ``QueryOp`` / ``CollectionOp`` and Electrum's ``qt_event
 
 - :meth:`Bridge.query` runs a read on a worker thread and hands the result (or the error) to a
   callback on the GUI thread.  With a ``key``, queries coalesce: while one with that key runs, a
-  new request only marks it to run once more when it finishes (the latest state wins).
+  new request only replaces the one to run when it finishes (the latest request wins; those in
+  between are dropped).
 - :meth:`Bridge.op` runs a write (pay, reject, adjust, a swipe's action) on the single ops
   thread, so decisions never interleave, and reports back on the GUI thread.
 - :meth:`Bridge.listen` turns the floor's announcements (made on the committing thread) into
@@ -52,7 +53,8 @@ class Bridge(QObject):
         self._pending: dict[int, tuple[Callable[[], Any], Done, Failed | None, str | None]] = {}
         self._handlers: dict[int, Callable[[Any], None]] = {}
         self._tokens = itertools.count(1)
-        self._keys: dict[str, bool] = {}  # key -> rerun wanted (present: running)
+        # key -> the latest request made while one with that key runs (present: running)
+        self._keys: dict[str, tuple[Callable[[], Any], Done, Failed | None] | None] = {}
         self._lock = threading.Lock()
         self._closed = False
 
@@ -72,18 +74,18 @@ class Bridge(QObject):
                 return
             fn, on_done, on_error, key = self._pending.pop(token)
             result, error, trace = payload
-            rerun = False
+            rerun = None
             if key is not None:
                 with self._lock:
-                    rerun = self._keys.pop(key, False)
+                    rerun = self._keys.pop(key, None)
             if error is None:
                 on_done(result)
             elif on_error is not None:
                 on_error(error)
             else:
                 log.error("background work failed: %s\n%s", error, trace)
-            if rerun:
-                self.query(fn, on_done, on_error, key=key)
+            if rerun is not None:
+                self.query(*rerun, key=key)
         except Exception:
             log.exception("a result handler failed on the GUI thread")
 
@@ -94,9 +96,9 @@ class Bridge(QObject):
         if key is not None:
             with self._lock:
                 if key in self._keys:
-                    self._keys[key] = True  # run once more when the running one finishes
+                    self._keys[key] = (fn, on_done, on_error)  # run when the running one ends
                     return
-                self._keys[key] = False
+                self._keys[key] = None
         self._submit(self._reads, fn, on_done, on_error, key)
 
     def op(self, fn: Callable[[], Any], on_done: Done, on_error: Failed | None = None) -> None:
@@ -171,11 +173,15 @@ _default: Bridge | None = None
 
 
 def default_bridge() -> Bridge:
-    """The application's bridge (made on first use, parented to the QApplication)."""
+    """The application's bridge (made on first use, parented to the QApplication, whose
+    garbage is then collected on the GUI thread only: gui/collector.py)."""
     global _default
     if _default is None or _default._closed:  # (a new one after the application quit)
         app = QCoreApplication.instance()
         _default = Bridge(app)
         if app is not None:
+            from gui import collector
+
+            collector.install(app)
             app.aboutToQuit.connect(_default.shutdown)
     return _default

@@ -8,14 +8,15 @@ compliance TGD-108 (year and quarter) or the transfer / cessation TGD-1540 (the 
 the top of the tab; for a fund not ceased, the destination fund and the effective date).  A
 refusal (``printing.forms.FormError``, a ValueError) is shown in red in the panel.
 
-For tests nothing here opens a modal dialog by itself: :meth:`FormsPanel.preview_dialog`
-builds the print preview without showing it, :meth:`FormsPanel.save_pdf` takes the path the
-"Save PDF…" button asks for."""
+The form is filled from the ledger off the GUI thread (the bridge, :meth:`FormsPanel.with_form`);
+the dialogs open when it is ready.  For tests nothing here opens a modal dialog by itself:
+``show_dialog`` (the print preview's ``exec``) can be replaced, :meth:`FormsPanel.save_pdf`
+takes the path the "Save PDF…" button asks for and leaves what it wrote in ``saved``."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -39,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui import theme
+from gui.bridge import default_bridge
 
 log = logging.getLogger("podium.gui.forms")
 
@@ -81,6 +83,10 @@ class FormsPanel(QWidget):
         self.tz = tz
         self.fund: FundInfo | None = None
         self.funds: list[FundInfo] = []
+        self.saved: Path | None = None  # the PDF last written
+        self._asked = 0  # forms asked for: only the latest one's answer is used
+        # shows a built print preview (modal); a test replaces it
+        self.show_dialog: Callable[[Any], None] = self._exec
         today = datetime.now(tz).date()
         lay = QVBoxLayout(self)
 
@@ -158,9 +164,9 @@ class FormsPanel(QWidget):
         buttons = QHBoxLayout()
         self.preview_btn = QPushButton("Preview / print…")
         self.preview_btn.setObjectName("primary")
-        self.preview_btn.clicked.connect(self.preview)
+        self.preview_btn.clicked.connect(lambda: self.preview())
         self.pdf_btn = QPushButton("Save PDF…")
-        self.pdf_btn.clicked.connect(self.save_pdf_clicked)
+        self.pdf_btn.clicked.connect(lambda: self.save_pdf_clicked())
         buttons.addWidget(self.preview_btn)
         buttons.addWidget(self.pdf_btn)
         buttons.addStretch(1)
@@ -257,36 +263,52 @@ class FormsPanel(QWidget):
         return FormRequest(kind="cessation", fund_id=fund, to_fund_id=to_fund,
                            effective_on=cast(date, self.effective.date().toPython()))
 
-    def rendered(self) -> Any:
-        """The chosen form rendered from the ledger (``RenderedForm``), or None with the
-        reason shown in red."""
-        casino = self.console.config.casino
+    def with_form(self, then: Callable[[Any], None]) -> None:
+        """Fill the chosen form from the ledger off the GUI thread (the bridge), then
+        ``then(form)`` (a ``RenderedForm``) on the GUI thread; a refusal is shown in red and
+        ``then`` is not called."""
         from printing.ledger_forms import render
 
+        casino = self.console.config.casino
         try:
-            form = render(self.console.engine, self.request(), casino=casino.name,
-                          operator=casino.operator_name, tz=self.tz,
-                          holidays=tuple(casino.public_holidays),
-                          fund_settings=self.console.config.poker_room.fund)
-        except ValueError as exc:  # FormError and a missing choice: for the user
+            request = self.request()
+        except ValueError as exc:  # a missing choice: for the user
             self._message(str(exc), False)
-            return None
-        except Exception as exc:  # the ledger is away
-            log.warning("could not fill the form from the ledger", exc_info=True)
+            return
+        engine, tz = self.console.engine, self.tz
+        fund_settings = self.console.config.poker_room.fund
+        self._asked += 1
+        asked = self._asked
+
+        def fill() -> Any:
+            return render(engine, request, casino=casino.name, operator=casino.operator_name,
+                          tz=tz, holidays=tuple(casino.public_holidays),
+                          fund_settings=fund_settings)
+
+        def filled(form: Any) -> None:
+            if asked != self._asked:  # asked again since: that answer counts
+                return
+            self._message(f"{form.title}: ready.", True)
+            then(form)
+
+        def refused(exc: BaseException) -> None:
+            if asked != self._asked:
+                return
+            if isinstance(exc, ValueError):  # FormError: for the user
+                self._message(str(exc), False)
+                return
+            log.warning("could not fill the form from the ledger: %s", exc)
             reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
             self._message(f"The ledger could not be read ({reason}).", False)
-            return None
-        self._message(f"{form.title}: ready.", True)
-        return form
 
-    def preview_dialog(self) -> Any:
-        """Qt's print preview of the chosen form, built but not shown (None: refused, the
-        reason shown).  Printing from it goes through the platform's print dialog."""
+        self._message("Filling the form from the ledger…", True)
+        default_bridge().query(fill, filled, refused)
+
+    def preview_dialog(self, form: Any) -> Any:
+        """Qt's print preview of a filled form, built but not shown.  Printing from it goes
+        through the platform's print dialog."""
         from gui.winpage_dialog import preview_dialog
 
-        form = self.rendered()
-        if form is None:
-            return None
         dlg = preview_dialog(form.html, doc_name=form.title, title=f"Print — {form.title}",
                              parent=self)
         dlg.resize(1100, 700)
@@ -294,34 +316,40 @@ class FormsPanel(QWidget):
         return dlg
 
     def preview(self) -> None:
-        dlg = self.preview_dialog()
-        if dlg is not None:
-            dlg.exec()
-            dlg.deleteLater()
+        """Fill the chosen form, then show its print preview (``self.show_dialog``)."""
+        self.with_form(lambda form: self.show_dialog(self.preview_dialog(form)))
 
-    def save_pdf(self, path: str | Path) -> Path | None:
-        """Write the chosen form to ``path`` as PDF (A4); the path, or None with the reason
-        shown."""
+    @staticmethod
+    def _exec(dlg: Any) -> None:
+        dlg.exec()
+        dlg.deleteLater()
+
+    def save_pdf(self, path: str | Path) -> None:
+        """Fill the chosen form and write it to ``path`` as PDF (A4); ``self.saved`` is the
+        path written, or None with the reason shown."""
+        self.saved = None
+        self.with_form(lambda form: self._write_pdf(form, Path(path)))
+
+    def _write_pdf(self, form: Any, path: Path) -> None:
         from printing.winpage import write_pdf
 
-        form = self.rendered()
-        if form is None:
-            return None
         try:
             out = write_pdf(form.html, path, page_size="A4", title=form.title)
         except ValueError as exc:  # a folder that does not exist
             self._message(str(exc), False)
-            return None
+            return
         except OSError as exc:
             self._message(f"{path}: could not be written ({exc.strerror or exc}).", False)
-            return None
+            return
+        self.saved = out
         self._message(f"{form.title}: saved to {out}.", True)
-        return out
 
     def save_pdf_clicked(self) -> None:
-        form = self.rendered()  # refuse before asking for a file name
-        if form is None:
-            return
+        """Fill the chosen form (refused before a file name is asked for), then ask where."""
+        self.saved = None
+        self.with_form(self._ask_where)
+
+    def _ask_where(self, form: Any) -> None:
         folder = forms_folder()
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -331,4 +359,4 @@ class FormsPanel(QWidget):
                                                     str(folder / f"{form.filename}.pdf"),
                                                     "PDF files (*.pdf)")
         if name:
-            self.save_pdf(name if name.lower().endswith(".pdf") else name + ".pdf")
+            self._write_pdf(form, Path(name if name.lower().endswith(".pdf") else name + ".pdf"))

@@ -124,6 +124,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.statusBar().showMessage("Ready")
         self.winpage_dir: Path | None = None  # None: <user data folder>/winpages
+        self.last_winpage: Path | None = None  # the win page PDF last written
         meters_menu = self.menuBar().addMenu("&Meters")
         self.adjust_action = QAction("&Adjust meter…", self)
         self.adjust_action.setShortcut(QKeySequence("Ctrl+J"))
@@ -214,7 +215,9 @@ class MainWindow(QMainWindow):
         self.print_winpage_btn.clicked.connect(self._print_selected_winpage)
         row.addWidget(self.print_winpage_btn)
         self.retry_btn = QPushButton("Print all queued slips")
-        self.retry_btn.clicked.connect(lambda: self.console.print_queued())
+        self.retry_btn.clicked.connect(lambda: self.bridge.query(
+            self.console.print_queued, lambda _n: None,
+            lambda exc: self._log(f"The queued slips could not be read: {exc}")))
         row.addWidget(self.retry_btn)
         row.addStretch(1)
         lay.addLayout(row)
@@ -448,40 +451,53 @@ class MainWindow(QMainWindow):
 
     def _preview_selected(self) -> None:
         n = self._selected_slip()
-        if n is not None:
-            from gui.slip_preview import SlipPreview
+        if n is None:
+            return
+        from gui.slip_preview import SlipPreview
 
-            SlipPreview(self.console.slip_bytes(n), f"Win slip {n}", self).exec()
+        def show(data: bytes) -> None:
+            SlipPreview(data, f"Win slip {n}", self).exec()
 
-    def save_selected_winpage(self) -> Path | None:
-        """Win slips > Win page (PDF)…: the selected slip's accounting win page as a PDF in
-        the user data folder's ``winpages``; the path goes to the status bar and Activity."""
-        from gui.winpage_dialog import save_winpage_pdf
+        self.bridge.query(lambda: self.console.slip_bytes(n), show,
+                          lambda exc: self._log(f"Win slip {n} can not be shown: {exc}"))
+
+    def save_selected_winpage(self) -> None:
+        """Win slips > Win page (PDF)…: the selected slip's accounting win page (read off the
+        GUI thread) as a PDF in the user data folder's ``winpages``; the path goes to the
+        status bar and Activity, and to ``last_winpage``."""
+        from gui.winpage_dialog import winpage_for, write_winpage_pdf
 
         n = self._selected_slip()
         if n is None:
             self.statusBar().showMessage("Select a win slip first")
-            return None
-        try:
-            path = save_winpage_pdf(self.console.floor, n, self.winpage_dir)
-        except Exception as exc:  # a full disk, a folder not writable: say so, keep going
-            log.warning("win page of slip %s: %s", n, exc)
-            self._log(f"Win page of slip {n} not written: {exc}")
-            return None
-        self._log(f"Win page of slip {n} written to {path}")
-        return path
+            return
+        floor, folder = self.console.floor, self.winpage_dir
+
+        def write(page: tuple[Any, str]) -> None:
+            try:
+                path = write_winpage_pdf(n, *page, folder)
+            except Exception as exc:  # a full disk, a folder not writable: say so, keep going
+                log.warning("win page of slip %s: %s", n, exc)
+                self._log(f"Win page of slip {n} not written: {exc}")
+                return
+            self.last_winpage = path
+            self._log(f"Win page of slip {n} written to {path}")
+
+        self.bridge.query(lambda: winpage_for(floor, n), write,
+                          lambda exc: self._log(f"Win page of slip {n} not written: {exc}"))
 
     def _print_selected_winpage(self) -> None:
-        from gui.winpage_dialog import print_winpage
+        from gui.winpage_dialog import print_winpage, winpage_for
 
         n = self._selected_slip()
         if n is None:
             self.statusBar().showMessage("Select a win slip first")
             return
-        try:
-            printed = print_winpage(self.console.floor, n, self)
-        except ValueError as exc:
-            self._log(f"Win page of slip {n} not printed: {exc}")
-            return
-        if printed:
-            self._log(f"Win page of slip {n} sent to the printer")
+        floor = self.console.floor
+
+        def show(page: tuple[Any, str]) -> None:
+            if print_winpage(n, *page, self):
+                self._log(f"Win page of slip {n} sent to the printer")
+
+        self.bridge.query(lambda: winpage_for(floor, n), show,
+                          lambda exc: self._log(f"Win page of slip {n} not printed: {exc}"))

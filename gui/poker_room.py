@@ -94,6 +94,7 @@ class PokerRoomScreen(QWidget):
         self.last_slip: bytes | None = None  # the share slip last sent to the printer
         self.cases: list[bc.CaseView] = []
         self.funds: list[FundInfo] = []
+        self._asked = 0  # decisions asked for: only the latest one's answer is shown
         # the confirmation before an irreversible step (a test replaces it: no modal dialog)
         self.ask = self._ask
         outer = QVBoxLayout(self)
@@ -240,7 +241,7 @@ class PokerRoomScreen(QWidget):
 
         buttons = QHBoxLayout()
         self.decide_btn = QPushButton("Decide")
-        self.decide_btn.clicked.connect(self.decide)
+        self.decide_btn.clicked.connect(lambda: self.decide())
         self.open_btn = QPushButton("Open case (supervisor swipe)…")
         self.open_btn.setObjectName("primary")
         self.open_btn.clicked.connect(self.open_case)
@@ -340,19 +341,46 @@ class PokerRoomScreen(QWidget):
     def _error(self, text: str) -> None:
         self._show_result(text, theme.ALERT)
 
-    def decide(self) -> bool:
-        """Decide the entered claim on the selected fund and show every rule's result."""
+    def decide(self, then: Any = None) -> bool:
+        """Decide the entered claim on the selected fund, off the GUI thread (the bridge), and
+        show every rule's result; ``then()`` runs once it is shown.  False (the reason shown)
+        when the entry is refused before anything is read."""
         fund = self.fund_box.currentData()
         if fund is None:
             self._error("No Bad Beat Jackpot fund: create one first (docs/bbj.md).")
             return False
         try:
             entry = self._entry()
-            _claim, d = bc.decide_entry(self.console.engine, fund, entry, self._hit_at(),
-                                        self.rules)
         except ValueError as exc:
             self._error(str(exc))
             return False
+        engine, hit_at, rules = self.console.engine, self._hit_at(), self.rules
+        self._asked += 1
+        asked = self._asked
+        self.decision = None
+
+        def shown(d: Any) -> None:
+            if asked != self._asked:  # the claim was decided again since: that one shows
+                return
+            self._show_decision(entry, d)
+            if then is not None:
+                then()
+
+        def failed(exc: BaseException) -> None:
+            if asked != self._asked:
+                return
+            if isinstance(exc, ValueError):
+                self._error(str(exc))
+                return
+            log.warning("could not decide the claim: %s", exc)
+            reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+            self._error(f"The ledger could not be read ({reason}): nothing was decided.")
+
+        default_bridge().query(
+            lambda: bc.decide_entry(engine, fund, entry, hit_at, rules)[1], shown, failed)
+        return True
+
+    def _show_decision(self, entry: bc.ClaimEntry, d: Any) -> None:
         self.decision = d
         if d.qualifies:
             lines = [f"QUALIFIES: seat {d.winning_seat} "
@@ -375,17 +403,23 @@ class PokerRoomScreen(QWidget):
         lines.append("Every rule (RULES.md 6):")
         lines += [f"  {'✓' if ok else '✗'} {words}" for _code, ok, words in bc.rule_results(d)]
         self._show_result("\n".join(lines), color)
-        return True
 
     def open_case(self) -> None:
+        """Decide the claim (shown), then ask for the swipe that opens its case."""
         refusal = self._ceased_refusal("no new case can be opened on it")
         if refusal:
             self._error(refusal)
             return
-        if not self.decide():
-            return
         fund = self.fund_box.currentData()
-        entry, hit_at = self._entry(), self._hit_at()
+        try:
+            entry = self._entry()
+        except ValueError as exc:
+            self._error(str(exc))
+            return
+        hit_at = self._hit_at()
+        self.decide(then=lambda: self._open_decided(fund, entry, hit_at))
+
+    def _open_decided(self, fund: str, entry: bc.ClaimEntry, hit_at: datetime) -> None:
         verdict = "qualifies" if self.decision.qualifies else "does not qualify"
         what = f"Open a Bad Beat Jackpot case for table {entry.table} ({verdict})."
         done: list[int] = []
@@ -542,17 +576,24 @@ class PokerRoomScreen(QWidget):
                          f"{f' ({e.detail})' if e.detail else ''}" for e in c.events)
         dls = "; ".join(self._deadline_text(d) + (" (met)" if d.met_at else "")
                         for d in bc.deadlines(c, self.tz, self._holidays()))
-        try:
-            prints = bc.slip_prints(self.console.engine, c.case_id)
-        except Exception:  # the ledger is away: the rest is shown
-            log.warning("could not read the share slip prints", exc_info=True)
-            prints = []
-        slips = "; ".join(f"seat {p.seat} {'reprint ' if p.reprint else ''}"
-                          f"{p.at.astimezone(self.tz):%d %b %H:%M} "
-                          f"{'printed' if p.ok else 'NOT PRINTED: ' + p.error}" for p in prints)
-        self.case_info.setText(f"Case #{c.case_id}: {hist}"
-                               + (f"\nDeadlines: {dls}" if dls else "")
-                               + (f"\nShare slips: {slips}" if slips else ""))
+        text = (f"Case #{c.case_id}: {hist}" + (f"\nDeadlines: {dls}" if dls else ""))
+        self.case_info.setText(text)
+        engine, case_id = self.console.engine, c.case_id
+
+        def show_prints(prints: list[Any]) -> None:
+            now = self.selected_case()
+            if now is None or now.case_id != case_id or not prints:
+                return
+            slips = "; ".join(f"seat {p.seat} {'reprint ' if p.reprint else ''}"
+                              f"{p.at.astimezone(self.tz):%d %b %H:%M} "
+                              f"{'printed' if p.ok else 'NOT PRINTED: ' + p.error}"
+                              for p in prints)
+            self.case_info.setText(f"{text}\nShare slips: {slips}")
+
+        default_bridge().query(lambda: bc.slip_prints(engine, case_id), show_prints,
+                               lambda exc: log.warning(  # the ledger is away: the rest shows
+                                   "could not read the share slip prints: %s", exc),
+                               key="poker-room-slip-prints")
 
     def _next_changed(self) -> None:
         """Show only what the chosen next step needs."""
@@ -576,11 +617,10 @@ class PokerRoomScreen(QWidget):
 
         if self.window_.authorize(bc.ROLE, what, "bbj_case", do) and done:
             ceased = " The fund has ceased (TGD-1540)." if kw.get("cease") else ""
-            printed = ""
+            message = f"Case #{c.case_id}: {bc.STATE_TEXT[done[0].state]}.{ceased}"
+            self._case_message(message, True)
             if state == "share_paid":
-                printed = " " + self.print_share_slip(c.case_id, int(kw["seat"]))
-            self._case_message(f"Case #{c.case_id}: {bc.STATE_TEXT[done[0].state]}."
-                               f"{ceased}{printed}", True)
+                self.print_share_slip(c.case_id, int(kw["seat"]), said=message + " ")
             if state in ("approved", "voided"):  # the award left (or came back to) the fund
                 self.load_funds()
             self.refresh_cases()
@@ -589,29 +629,40 @@ class PokerRoomScreen(QWidget):
         self.reprint_seat.setVisible(on)
         self.reprint_btn.setVisible(on)
 
-    def print_share_slip(self, case_id: int, seat: int, *, reprint: bool = False) -> str:
-        """Send a paid share's slip to the receipt printer (the console's printer thread says
-        whether it printed); the message for the tab."""
+    def print_share_slip(self, case_id: int, seat: int, *, reprint: bool = False,
+                         said: str = "") -> None:
+        """Read a paid share's slip off the GUI thread (the bridge) and send it to the receipt
+        printer (the console's printer thread records whether it printed); the case message
+        says so after ``said``."""
         from printing.bbj_slip import render_share_slip, share_slip
         from printing.slip import SlipError
 
         casino = self.console.config.casino
-        try:
-            data = render_share_slip(share_slip(self.console.engine, case_id, seat,
-                                                casino=casino.name, timezone=casino.timezone,
-                                                reprint=reprint))
-        except SlipError as exc:
-            return f"The share slip can not be printed: {exc}"
-        what = f"{'Reprint of the share' if reprint else 'Share'} slip case #{case_id} seat {seat}"
         engine = self.console.engine
+        what = f"{'Reprint of the share' if reprint else 'Share'} slip case #{case_id} seat {seat}"
+
+        def read() -> bytes:
+            return render_share_slip(share_slip(engine, case_id, seat, casino=casino.name,
+                                                timezone=casino.timezone, reprint=reprint))
 
         def keep(ok: bool, printer: str, problem: str) -> None:  # on the printer thread
             bc.record_slip_print(engine, case_id, seat, reprint=reprint, printer=printer, ok=ok,
                                  error=problem)
 
-        self.console.print_bytes(data, f"bbj-{case_id}-{seat}", what, keep)
-        self.last_slip = data
-        return f"{what} sent to the printer."
+        def send(data: bytes) -> None:
+            self.console.print_bytes(data, f"bbj-{case_id}-{seat}", what, keep)
+            self.last_slip = data
+            self._case_message(f"{said}{what} sent to the printer.", True)
+
+        def refused(exc: BaseException) -> None:
+            if isinstance(exc, SlipError):
+                self._case_message(f"{said}The share slip can not be printed: {exc}")
+                return
+            log.warning("could not read the share slip: %s", exc)
+            self._case_message(f"{said}The share slip can not be printed: the ledger could "
+                               "not be read; reprint it from the case.")
+
+        default_bridge().query(read, send, refused)
 
     def reprint_slip(self) -> None:
         c = self.selected_case()
@@ -619,7 +670,7 @@ class PokerRoomScreen(QWidget):
         if c is None or seat is None:
             self._case_message("Select a case with a paid share.")
             return
-        self._case_message(self.print_share_slip(c.case_id, int(seat), reprint=True), True)
+        self.print_share_slip(c.case_id, int(seat), reprint=True)
 
     def _case_message(self, text: str, ok: bool = False) -> None:
         _show(self.case_msg, text, ok)
@@ -884,14 +935,6 @@ class PokerRoomScreen(QWidget):
 
     # --- funds -------------------------------------------------------------------------------
 
-    def _ceased_elsewhere(self, fund_id: str) -> bool:
-        try:
-            with Session(self.console.engine) as s:
-                return s.execute(select(BbjCessation.id).where(
-                    BbjCessation.fund_id == fund_id)).first() is not None
-        except Exception:  # the ledger is away: the figures below say so in the log
-            return False
-
     def _fund_name(self, fund_id: str) -> str:
         return next((f.name for f in self.funds if f.fund_id == fund_id), fund_id)
 
@@ -934,8 +977,18 @@ class PokerRoomScreen(QWidget):
         self.refresh_funds()
 
     def _poll_fund(self) -> None:
+        if self.isVisible():
+            self.refresh_funds()
+
+    def refresh_funds(self) -> None:
+        """Read the chosen fund's main and reserve (and whether another console ceased it) off
+        the GUI thread (the bridge) and show them."""
         fund = self.fund_box.currentData()
-        if fund is None or not self.isVisible():
+        info = next((f for f in self.funds if f.fund_id == fund), None)
+        self.ceased_label.setText("CEASED (TGD-1540)" if info and info.ceased else "")
+        if fund is None:
+            self.main_label.setText("MAIN —")
+            self.reserve_label.setText("RESERVE —")
             return
         engine = self.console.engine
 
@@ -945,35 +998,16 @@ class PokerRoomScreen(QWidget):
                     BbjCessation.fund_id == fund)).first() is not None
             return fund, ceased, bf.funds(engine, fund)
 
-        default_bridge().query(read, self._show_polled, lambda exc: log.warning(
+        default_bridge().query(read, self._show_fund, lambda exc: log.warning(
             "could not read fund %s: %s", fund, exc), key="poker-room-fund")
 
-    def _show_polled(self, result: tuple[str, bool, Any]) -> None:
+    def _show_fund(self, result: tuple[str, bool, Any]) -> None:
         fund, ceased, f = result
         if fund != self.fund_box.currentData():
             return
         info = next((x for x in self.funds if x.fund_id == fund), None)
         if info is not None and ceased and not info.ceased:
             self.load_funds()  # another console ceased it: say so, refuse its steps
-            return
-        self.main_label.setText(f"MAIN {format_cents(f.main_cents)}")
-        self.reserve_label.setText(f"RESERVE {format_cents(f.reserve_cents)}")
-
-    def refresh_funds(self) -> None:
-        fund = self.fund_box.currentData()
-        info = next((f for f in self.funds if f.fund_id == fund), None)
-        if info is not None and not info.ceased and self._ceased_elsewhere(info.fund_id):
-            self.load_funds()  # another console ceased it: say so, refuse its steps
-            return
-        self.ceased_label.setText("CEASED (TGD-1540)" if info and info.ceased else "")
-        if fund is None:
-            self.main_label.setText("MAIN —")
-            self.reserve_label.setText("RESERVE —")
-            return
-        try:
-            f = bf.funds(self.console.engine, fund)
-        except Exception:  # the ledger is away: keep the last figures
-            log.warning("could not read fund %s", fund, exc_info=True)
             return
         self.main_label.setText(f"MAIN {format_cents(f.main_cents)}")
         self.reserve_label.setText(f"RESERVE {format_cents(f.reserve_cents)}")

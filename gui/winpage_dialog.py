@@ -82,9 +82,13 @@ def winpage_for(floor: Any, slip_no: int) -> tuple[WinSlip, str]:
 def save_winpage_pdf(floor: Any, slip_no: int, folder: Path | None = None) -> Path:
     """Write ``win-page-<slip>.pdf`` into ``folder`` (default: the user data folder's
     ``winpages``), creating the folder; returns the file's path."""
+    return write_winpage_pdf(slip_no, *winpage_for(floor, slip_no), folder)
+
+
+def write_winpage_pdf(slip_no: int, slip: WinSlip, html: str, folder: Path | None = None) -> Path:
+    """Write a win page already read (``winpage_for``) as ``win-page-<slip>.pdf``."""
     folder = folder if folder is not None else default_folder()
     folder.mkdir(parents=True, exist_ok=True)
-    slip, html = winpage_for(floor, slip_no)
     return write_pdf(html, folder / f"win-page-{slip_no:06d}.pdf", page_size=PAGE_SIZE,
                      title=f"Win page {slip_no:06d} {slip.hit_ref}")
 
@@ -114,11 +118,11 @@ def preview_dialog(html: str, *, doc_name: str, title: str, parent: Any = None) 
     return dlg
 
 
-def print_winpage(floor: Any, slip_no: int, parent: Any = None) -> bool:
-    """Open Qt's print preview for the win page of ``slip_no``; True if it was printed."""
+def print_winpage(slip_no: int, slip: WinSlip, html: str, parent: Any = None) -> bool:
+    """Open Qt's print preview for a win page already read (``winpage_for``); True if it was
+    printed."""
     from PySide6.QtWidgets import QDialog
 
-    slip, html = winpage_for(floor, slip_no)
     dlg = preview_dialog(html, doc_name=f"Win page {slip_no:06d} {slip.hit_ref}",
                          title=f"Print win page — win slip {slip_no:06d}", parent=parent)
     return bool(dlg.exec() == QDialog.DialogCode.Accepted)

@@ -96,3 +96,17 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
 @pytest.fixture
 def backend(engine: Engine) -> str:
     return engine.dialect.name
+
+
+@pytest.fixture(autouse=True)
+def _collect_on_the_main_thread() -> Iterator[None]:
+    """Once a GUI test has installed gui/collector.py (automatic collection off, so no Qt
+    object is collected on a worker thread), collect here too, on the main thread, between
+    tests that run no Qt event loop."""
+    yield
+    import gc
+
+    if not gc.isenabled():
+        from gui.collector import GuiThreadCollector
+
+        GuiThreadCollector.check()

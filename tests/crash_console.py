@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 import time
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from core import floorconfig
 from core.demo import enroll_demo_employees, swipe_of
 from core.ledger.db import make_engine, upgrade
@@ -49,6 +51,8 @@ def main() -> None:
                           expected_cents=v.amount_cents)
             except ValueError:
                 continue  # decided meanwhile, or the amount moved: seen again next time
+            except SQLAlchemyError as exc:  # the ledger said no this time: as a supervisor
+                print(f"decision failed, tried again: {exc}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

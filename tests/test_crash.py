@@ -50,7 +50,7 @@ def _start(floor: Path, engine: Engine, slips: Path) -> subprocess.Popen[str]:
             schema = str(c.exec_driver_sql("SELECT current_schema()").scalar())
     proc = subprocess.Popen([sys.executable, "-m", "tests.crash_console", str(floor), url,
                              schema, str(slips)], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True,
+                            stderr=(slips.parent / "console.log").open("a"), text=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "CONSOLE UP"
@@ -94,8 +94,13 @@ def test_kill_9_at_any_moment_loses_no_acknowledged_event_and_pays_nothing_twice
         time.sleep(1.0)
         for sim in sims.values():  # stop dealing; let the last rounds be decided and acked
             thread.call(setattr, sim, "speed", 0)
-        wait_for(lambda: all(not s.outbox and not s.open_hits for s in sims.values()),
-                 timeout=120, what="every event acknowledged and every hit decided")
+        try:
+            wait_for(lambda: all(not s.outbox and not s.open_hits for s in sims.values()),
+                     timeout=120, what="every event acknowledged and every hit decided")
+        except AssertionError:
+            log = (tmp_path / "console.log").read_text(errors="replace")
+            raise AssertionError(f"console alive: {proc.poll() is None}; its stderr ends:\n"
+                                 f"{log[-3000:]}") from None
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
     finally:

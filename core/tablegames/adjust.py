@@ -8,13 +8,19 @@ from core.ledger.models import MeterEntry
 from core.money import cents_to_units, json_cents, units_floor_cents
 from core.tablegames import balances
 from core.tablegames.setup import levels
-from core.tablegames.unit import FloorContext
+from core.tablegames.unit import FloorContext, retrying
 from core.tablegames.views import FloorError
 
 
 def adjust(ctx: FloorContext, group: str, level: str, meter_delta_cents: int, reason: str,
            swipe: str, second_swipe: str) -> int:
     """Returns the meter after the adjustment (exact units)."""
+    return retrying(lambda: _adjust(ctx, group, level, meter_delta_cents, reason, swipe,
+                                    second_swipe))
+
+
+def _adjust(ctx: FloorContext, group: str, level: str, meter_delta_cents: int, reason: str,
+            swipe: str, second_swipe: str) -> int:
     reason = (reason or "").strip()
     if not reason:
         raise FloorError(f"adjustment of {group}/{level}: give a reason")

@@ -15,7 +15,7 @@ from core.tablegames import balances, meters, slips
 from core.tablegames.assess import Assessment, assess, load_hit, parse
 from core.tablegames.ingest import cancel_hit
 from core.tablegames.setup import levels, settings
-from core.tablegames.unit import FloorContext, LevelRef, Unit
+from core.tablegames.unit import FloorContext, LevelRef, Unit, retrying
 from core.tablegames.views import AmountChanged, FloorError, HitOutcome, PaidHit
 
 log = logging.getLogger("podium.floor")
@@ -37,8 +37,14 @@ def pay(ctx: FloorContext, hit_id: int, cards: Sequence[str] | Sequence[Card], s
     another amount (a linked table moved the meter), nothing is paid and
     :class:`AmountChanged` names the new amount to confirm."""
     parsed = parse(cards)
+    return retrying(lambda: _pay(ctx, hit_id, parsed, swipe, correct_claim, expected_cents))
+
+
+def _pay(ctx: FloorContext, hit_id: int, parsed: tuple[Card, ...], swipe: str,
+         correct_claim: bool, expected_cents: int | None) -> PaidHit:
     refusal: AuthError | None = None
     with ctx.unit("pay") as u:
+        slips.lock_sequence(ctx, u)  # before the hit and the meter (a fixed order of locks)
         hit = load_hit(u, hit_id, lock=True)
         where = f"hit #{hit.id} (table {hit.table_id} seat {hit.seat})"
         if hit.status != "pending":
@@ -152,6 +158,10 @@ def reject(ctx: FloorContext, hit_id: int, reason: str, swipe: str) -> None:
     reason = (reason or "").strip()
     if not reason:
         raise FloorError(f"hit #{hit_id}: give a reason to reject it")
+    retrying(lambda: _reject(ctx, hit_id, reason, swipe))
+
+
+def _reject(ctx: FloorContext, hit_id: int, reason: str, swipe: str) -> None:
     refusal: AuthError | None = None
     with ctx.unit("reject") as u:
         hit = load_hit(u, hit_id, lock=True)

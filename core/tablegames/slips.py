@@ -57,11 +57,20 @@ def shown_cards(hit: Hit) -> tuple[Card, ...]:
     return cards_of(hit.verified_cards or hit.cards)
 
 
+def lock_sequence(ctx: FloorContext, u: Unit) -> None:
+    """Lock the slip sequence (PostgreSQL; SQLite has one writer) for the rest of ``u``'s
+    transaction.  A transaction that may make a slip takes this lock BEFORE any meter balance
+    or hit row, so a pay and the ledger writer never wait for each other in a circle."""
+    root = u.root
+    if ctx.pg and not root.slips_locked:
+        u.s.scalars(select(Setting).where(Setting.key == SLIP_SEQUENCE_KEY)
+                    .with_for_update()).first()
+        root.slips_locked = True
+
+
 def make_slip(ctx: FloorContext, u: Unit, hit: Hit, award: Award) -> int:
     s = u.s
-    if ctx.pg:
-        s.scalars(select(Setting).where(Setting.key == SLIP_SEQUENCE_KEY)
-                  .with_for_update()).first()
+    lock_sequence(ctx, u)
     slip_no = int(s.scalar(select(func.coalesce(func.max(Slip.slip_no), 0))) or 0) + 1
     from printing.slip import render_slip
 

@@ -16,9 +16,10 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from core.floorconfig import FloorConfig, GroupConfig
@@ -26,6 +27,7 @@ from core.ledger.db import reader
 from core.tablegames.views import FloorChange, FloorError, HitOutcome
 
 log = logging.getLogger("podium.floor")
+T = TypeVar("T")
 
 
 def utcnow() -> datetime:
@@ -53,6 +55,29 @@ class LevelCache:
         self.settings.clear()
 
 
+TRANSIENT_SQLSTATES = frozenset({"40P01", "40001"})  # deadlock detected, serialization failure
+
+
+def transient(exc: BaseException) -> bool:
+    """A PostgreSQL deadlock or serialization failure: the transaction was rolled back and may
+    simply be run again."""
+    orig = getattr(exc, "orig", None)
+    return getattr(orig, "sqlstate", None) in TRANSIENT_SQLSTATES
+
+
+def retrying(fn: Callable[[], T], attempts: int = 3) -> T:
+    """Run the whole transaction ``fn`` again after a transient failure (at most ``attempts``
+    times in all); anything else, and the last failure, goes to the caller."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return fn()
+        except DBAPIError as exc:
+            if attempt == attempts or not transient(exc):
+                raise
+            log.warning("transaction rolled back (%s); running it again", exc.orig)
+    raise AssertionError("unreachable")
+
+
 @dataclass
 class Unit:
     """What one transaction touched (becomes its FloorChange), and the meter movements it made
@@ -75,6 +100,7 @@ class Unit:
     hours: dict[tuple[int, datetime, str], list[int]] = field(default_factory=dict)
     # level id -> (meter units, reserve units) as read from level_balances (root unit only)
     read_balances: dict[int, tuple[int, int]] = field(default_factory=dict)
+    slips_locked: bool = False  # the slip sequence is locked (root unit only; PostgreSQL)
 
     @property
     def root(self) -> Unit:

@@ -24,8 +24,8 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 
 from core.controllers.events import ControllerEvent, Origin
-from core.tablegames import ingest, setup
-from core.tablegames.unit import FloorContext, Unit
+from core.tablegames import ingest, setup, slips
+from core.tablegames.unit import FloorContext, Unit, retrying
 from core.tablegames.views import FloorChange
 
 log = logging.getLogger("podium.writer")
@@ -141,13 +141,18 @@ class LedgerWriter:
         started = time.perf_counter()
         ctx = self.ctx
         results: list[tuple[bool, Any]] = []
-        try:
+        def attempt() -> tuple[Unit, FloorChange]:
+            results.clear()
             try:
-                u, change = self._transaction(batch, results, savepoints=False)
+                return self._transaction(batch, results, savepoints=False)
             except _Retry:
                 results.clear()
                 self.stats.retried += 1
-                u, change = self._transaction(batch, results, savepoints=True)
+                return self._transaction(batch, results, savepoints=True)
+
+        try:
+            # a deadlock or serialization failure (PostgreSQL) rolled the batch back: again
+            u, change = retrying(attempt)
         except Exception as exc:  # the batch did not commit: nothing of it is recorded
             log.exception("ledger writer: a batch of %d job(s) could not be committed",
                           len(batch))
@@ -172,6 +177,8 @@ class LedgerWriter:
         ctx = self.ctx
         with ctx.session() as s, s.begin():
             u = Unit(s, ctx.now(), ctx.cache)
+            if any(not job.light for job in batch):  # a hit may make a slip: its lock first
+                slips.lock_sequence(ctx, u)
             for job in batch:
                 results.append(self._one(u, job, savepoint=savepoints or not job.light))
             return u, ctx.change_of(u, "event")

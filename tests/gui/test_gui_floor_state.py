@@ -110,6 +110,25 @@ def test_queries_with_one_key_coalesce_to_one_more_run(qtbot) -> None:  # type: 
     bridge.shutdown()
 
 
+def test_of_coalesced_queries_the_latest_request_is_the_one_run_next(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A selection changed three times while a read runs: the read run next is the third
+    one's (the case now selected), not the first one's again."""
+    bridge = Bridge()
+    gate = threading.Event()
+    shown: list[str] = []
+
+    def read(case: str) -> str:
+        gate.wait(2)
+        return case
+
+    for case in ("case 1", "case 2", "case 3"):
+        bridge.query(lambda case=case: read(case), shown.append, key="slip-prints")
+    gate.set()
+    qtbot.waitUntil(lambda: bridge.busy == 0 and len(shown) == 2, timeout=3000)
+    assert shown == ["case 1", "case 3"]
+    bridge.shutdown()
+
+
 def test_a_failed_op_reaches_its_error_handler_and_a_removed_listener_hears_nothing(
         qtbot) -> None:  # type: ignore[no-untyped-def]
     bridge = Bridge()

@@ -17,7 +17,7 @@ import os
 from dataclasses import replace
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from PySide6.QtCore import QDate, QDateTime, QEvent, Qt, QTime
@@ -131,6 +131,24 @@ def _enter(qtbot: Any, screen: PokerRoomScreen, *, seats: int = 6, pot: str = "2
     qtbot.keyClicks(screen.picker.entry, cards)
     qtbot.keyClick(screen.picker.entry, Qt.Key.Key_Return)
     settle()
+
+
+def _save_pdf(forms: Any, path: Path) -> Path | None:
+    """The Forms page's "Save PDF" with the path given: the form is filled off the GUI thread
+    and written when it arrives; the path written, or None (refused)."""
+    forms.save_pdf(path)
+    settle()
+    return cast(Path | None, forms.saved)
+
+
+def _preview(forms: Any) -> Any:
+    """The Forms page's print preview, built once the form is filled, not shown (None:
+    refused)."""
+    built: list[Any] = []
+    forms.show_dialog = built.append
+    forms.preview()
+    settle()
+    return built[0] if built else None
 
 
 def _local(day: date, hh: int, mm: int = 0) -> QDateTime:
@@ -411,13 +429,13 @@ def test_an_approval_that_ceases_the_fund(  # type: ignore[no-untyped-def]
     _page(screen, "Forms")
     forms.kind_box.setCurrentIndex(forms.kind_box.findData("award"))
     assert forms.case_box.currentData() == 1
-    award_pdf = forms.save_pdf(tmp_path / "award.pdf")
+    award_pdf = _save_pdf(forms, tmp_path / "award.pdf")
     assert award_pdf is not None and award_pdf.read_bytes().startswith(b"%PDF")
     assert forms.msg.text().startswith("TGD-1500 awarding request case 1: saved to")
     forms.kind_box.setCurrentIndex(forms.kind_box.findData("cessation"))
     assert forms.cess_fund.text() == "Poker room BBJ (ceased)"
     assert not forms.to_fund.isEnabled()
-    ceased_pdf = forms.save_pdf(tmp_path / "cessation.pdf")
+    ceased_pdf = _save_pdf(forms, tmp_path / "cessation.pdf")
     assert ceased_pdf is not None and ceased_pdf.read_bytes().startswith(b"%PDF")
     assert forms.msg.text().startswith("TGD-1540 transfer/cessation - fund bbj: saved to")
 
@@ -538,13 +556,13 @@ def test_the_forms_page_writes_a_daily_report_pdf_or_says_why_not(  # type: igno
     _page(screen, "Forms")
     forms.kind_box.setCurrentIndex(forms.kind_box.findData("daily"))
     forms.daily_date.setDate(QDate(yesterday.year, yesterday.month, yesterday.day))
-    out = forms.save_pdf(tmp_path / "daily.pdf")
+    out = _save_pdf(forms, tmp_path / "daily.pdf")
     assert out == tmp_path / "daily.pdf"
     assert out.read_bytes().startswith(b"%PDF")
     assert forms.msg.text() == (f"TGD-1623 daily report {yesterday} - fund bbj: saved to "
                                 f"{out}.")
     # the print preview: built, not shown; what it prints is the same form
-    dlg = forms.preview_dialog()
+    dlg = _preview(forms)
     assert isinstance(dlg, QPrintPreviewDialog)
     assert dlg.windowTitle() == f"Print — TGD-1623 daily report {yesterday} - fund bbj"
     printer = QPrinter(QPrinter.PrinterMode.HighResolution)
@@ -556,30 +574,30 @@ def test_the_forms_page_writes_a_daily_report_pdf_or_says_why_not(  # type: igno
     dlg.deleteLater()
     # offsite: TGD-1494
     forms.onsite_box.setCurrentIndex(1)
-    assert forms.save_pdf(tmp_path / "offsite.pdf") is not None
+    assert _save_pdf(forms, tmp_path / "offsite.pdf") is not None
     assert forms.msg.text().startswith(f"TGD-1494 daily report {yesterday}")
 
     # a day not posted: the form's refusal in red, no file
     before = yesterday - timedelta(days=1)
     forms.daily_date.setDate(QDate(before.year, before.month, before.day))
-    assert forms.save_pdf(tmp_path / "unposted.pdf") is None
+    assert _save_pdf(forms, tmp_path / "unposted.pdf") is None
     assert forms.msg.text().startswith(f"{before}: fund 'bbj' has no posting for the day")
     assert "#ff4d4f" in forms.msg.styleSheet()
     assert not (tmp_path / "unposted.pdf").exists()
-    assert forms.preview_dialog() is None
+    assert _preview(forms) is None
     SHOTS.mkdir(parents=True, exist_ok=True)
     qtbot.wait(50)
     window.grab().save(str(SHOTS / "poker-room-1366x768-forms-refused.png"))
 
     # TGD-1540 part 1 of a fund still open needs a destination fund
     forms.kind_box.setCurrentIndex(forms.kind_box.findData("cessation"))
-    assert forms.save_pdf(tmp_path / "transfer.pdf") is None
+    assert _save_pdf(forms, tmp_path / "transfer.pdf") is None
     assert forms.msg.text() == "transfer: no other fund to transfer to; create it first"
     bf.create_fund(engine, "bbj2", "High stakes BBJ")
     screen.load_funds()
     settle()
     assert forms.to_fund.currentData() == "bbj2" and forms.to_fund.isEnabled()
-    transfer = forms.save_pdf(tmp_path / "transfer.pdf")
+    transfer = _save_pdf(forms, tmp_path / "transfer.pdf")
     assert transfer is not None and transfer.read_bytes().startswith(b"%PDF")
     assert forms.msg.text().startswith("TGD-1540 transfer/cessation part 1 - fund bbj: saved")
 
@@ -630,6 +648,7 @@ def test_each_share_paid_prints_its_slip_and_a_paid_share_can_be_reprinted(  # t
     screen.refresh_cases()
     settle()
     screen.case_table.selectRow(0)
+    settle()  # the prints are read off the GUI thread
     assert "Share slips: seat 4 " in screen.case_info.text()
     assert "seat 4 reprint " in screen.case_info.text()
 
@@ -669,7 +688,7 @@ def test_the_print_preview_of_a_form_opens_and_shows_its_pages(  # type: ignore[
     forms = screen.forms
     forms.kind_box.setCurrentIndex(forms.kind_box.findData("daily"))
     forms.daily_date.setDate(QDate(yesterday.year, yesterday.month, yesterday.day))
-    dlg = forms.preview_dialog()
+    dlg = _preview(forms)
     assert dlg is not None, forms.msg.text()
     import gc
 

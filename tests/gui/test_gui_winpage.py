@@ -64,8 +64,10 @@ def test_win_page_pdf_of_the_selected_slip_is_written_to_the_data_folder(  # typ
     window.slips.selectRow(0)
     window.winpage_dir = tmp_path / "winpages"  # not the real user data folder
 
-    path = window.save_selected_winpage()
+    window.save_selected_winpage()  # read off the GUI thread, written when it arrives
+    qtbot.waitUntil(lambda: window.last_winpage is not None, timeout=5000)
 
+    path = window.last_winpage
     assert path == tmp_path / "winpages" / f"win-page-{slip_no:06d}.pdf"
     assert path.read_bytes().startswith(b"%PDF")
     assert str(path) in window.log_list.item(0).text()
