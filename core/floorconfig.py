@@ -138,6 +138,17 @@ class GroupConfig:
     # RULES.md 4: who (an executive's employee number) approved a contribution rate above the
     # paytable's preconfigured rate; "" = nobody, and such a rate is refused
     contribution_override: str = ""
+    # the hands paid at once without a floor supervisor's verification (fixed pays only);
+    # None: the paytable's (only its lowest fixed pay, the full house, by default)
+    auto_pay_hands: tuple[str, ...] | None = None
+
+    def auto_paid(self, pay: Any) -> bool:
+        """Whether a claimed pay is paid at HIT JACKPOT, with no secondary verification."""
+        if pay.source != "tray":
+            return False
+        if self.auto_pay_hands is not None:
+            return bool(pay.hand in self.auto_pay_hands)
+        return not pay.secondary_verification
 
     def level(self, name: str) -> LevelConfig:
         for lv in self.levels:
@@ -427,6 +438,13 @@ def _group(sec: _Section) -> GroupConfig:
     order = sec.choice("pay_order", PAY_ORDERS, "right_first")
     all_pays = sec.typed("all_pays_from_meter", bool, False)
     override = sec.text("contribution_override", "", empty_ok=True)
+    auto: tuple[str, ...] | None = None
+    if "auto_pay_hands" in sec.data:
+        raw = sec.typed("auto_pay_hands", list)
+        if not all(isinstance(h, str) and h.strip() for h in raw):
+            raise sec.error("auto_pay_hands", f"{raw!r} must be a list of hand ids, e.g. "
+                                              "[\"FULL_HOUSE\"]")
+        auto = tuple(h.strip() for h in raw)
     lv_sec = sec.sub("levels")
     levels = tuple(_level(lv_sec.sub(lv_name), lv_name) for lv_name in list(lv_sec.data))
     lv_sec.done()
@@ -439,7 +457,7 @@ def _group(sec: _Section) -> GroupConfig:
                                   "whole wager")
     pay_order: PayOrder = "left_first" if order == "left_first" else "right_first"
     return GroupConfig(gid, name, paytable, levels, decks, lock, pay_order, all_pays,
-                       override.strip())
+                       override.strip(), auto)
 
 
 def _table(sec: _Section) -> TableConfig:
@@ -599,6 +617,13 @@ def validate(config: FloorConfig, paytables: Mapping[str, Paytable]) -> list[str
                                            "(contribution_override = \"<employee no.>\")")
                 warnings.append(f"{above}; approved by executive "
                                 f"{g.contribution_override} (contribution_override)")
+        for hand in g.auto_pay_hands or ():
+            pay = next((p for p in pt.pays if p.hand == hand), None)
+            if pay is None or pay.source != "tray":
+                raise FloorConfigError(
+                    f"{where}: auto_pay_hands: {hand} is not a fixed pay of {pt.id} (fixed "
+                    f"pays: {', '.join(p.hand for p in pt.pays if p.source == 'tray')}); a "
+                    "meter pay always waits for a floor supervisor")
         largest = _largest_fixed_cents(pt)
         for lv in g.levels:
             if lv.seed_cents == 0:

@@ -106,9 +106,11 @@ def _validate(s: WinSlip) -> None:
         v = getattr(s, name)
         if not _is_int(v) or v < (1 if name != "round_no" else 0):
             raise SlipError(f"win slip {name}: must be a positive whole number, got {v!r}")
-    if not _is_int(s.amount_cents) or s.amount_cents <= 0:
-        raise SlipError(f"win slip amount_cents: must be a positive number of cents, "
-                        f"got {s.amount_cents!r}")
+    # 0.00 only for a meter share that rounds down to nothing (RULES.md 3-4), said in a note
+    if not _is_int(s.amount_cents) or s.amount_cents < 0 or \
+            (s.amount_cents == 0 and (s.source != "meter" or not s.notes)):
+        raise SlipError(f"win slip amount_cents: must be a positive number of cents (0 only "
+                        f"for a meter share, with a note), got {s.amount_cents!r}")
     for i, c in enumerate(s.cards):
         if not isinstance(c, str):
             raise SlipError(f"win slip cards[{i}]: {c!r} is not a card")

@@ -231,3 +231,28 @@ def test_four_of_a_kind_waits_for_a_supervisor_and_the_full_house_is_auto_paid(
     assert "Verified Sue Visor" in verified and "No. S1, supervisor" in verified
     auto = " ".join(recovered_text(slips[hit_ids(engine)[1]].escpos).split())
     assert "NO SECONDARY VERIFICATION" in auto.upper()
+
+
+def test_the_floor_file_may_auto_pay_other_fixed_pays_but_never_a_meter_pay(
+        engine: Engine) -> None:
+    from core.floorconfig import FloorConfigError, loads_floor, validate
+    from tests.test_floor import FLOOR_TOML, PAYTABLES, Clock
+
+    text = FLOOR_TOML.format(rate="0.20").replace(
+        'id = "LINK"\npaytable = "FPGPP-WA01"\n',
+        'id = "LINK"\npaytable = "FPGPP-WA01"\n'
+        'auto_pay_hands = ["FULL_HOUSE", "FOUR_OF_A_KIND"]\n')
+    config = loads_floor(text, "test.toml")
+    validate(config, PAYTABLES)
+    f = Floor(engine, config, PAYTABLES, clock=Clock())
+    f.start()
+    f.set_link("T1", True)
+    t1 = Table(f, "T1")
+    t1.send(GameStarted(1, {1: 100}))
+    t1.send(HitClaimed(1, 1, "FOUR_OF_A_KIND", cards("FOUR_OF_A_KIND")))
+    with Session(engine) as s:
+        assert s.scalars(select(Hit)).one().status == "auto_paid"
+    bad = loads_floor(text.replace('"FOUR_OF_A_KIND"]', '"RF_ROYAL_MATCH"]'), "test.toml")
+    with pytest.raises(FloorConfigError, match="RF_ROYAL_MATCH is not a fixed pay of "
+                       "FPGPP-WA01.*a meter pay always waits"):
+        validate(bad, PAYTABLES)

@@ -129,17 +129,34 @@ def test_progressive_paytable_pays_for_1(tables: dict[str, Paytable], pid: str) 
 @pytest.mark.parametrize("pid", sorted(RULES_PROGRESSIVE))
 def test_progressive_verification_and_authorization_defaults(
         tables: dict[str, Paytable], pid: str) -> None:
-    # Secondary verification for every meter pay and fixed pays of $100 or more, never the
-    # full house; an executive swipe for a 100% meter pay, a supervisor otherwise.
+    # The seed: a progressive winner waits for a floor supervisor's verification, but for the
+    # lowest fixed pay (the full house); an executive swipe for a 100% meter pay, a supervisor
+    # otherwise.
     t = tables[pid]
     for p in t.pays:
         if p.source == "meter":
             assert p.secondary_verification
             assert p.authorization == ("executive" if p.fraction == 1 else "supervisor")
         else:
-            big = t.fixed_cents(p) >= 100_00
-            assert p.secondary_verification == (big and p.hand != "FULL_HOUSE")
+            assert p.secondary_verification == (p.hand != "FULL_HOUSE")
             assert p.authorization == "supervisor"
+
+
+def test_a_pay_that_does_not_say_waits_for_verification_but_the_lowest_fixed_one() -> None:
+    from core.rules.paytables import parse_paytable
+
+    t = parse_paytable({
+        "id": "X", "kind": "progressive", "name": "x", "joker": "semi", "wager": "1.00",
+        "levels": ["MAIN"],
+        "pays": [{"hand": "SF7_NATURAL", "level": "MAIN", "fraction": "1.00",
+                  "authorization": "executive"},
+                 {"hand": "FOUR_OF_A_KIND", "amount": "75.00", "authorization": "supervisor"},
+                 {"hand": "FULL_HOUSE", "amount": "6.00", "authorization": "supervisor"},
+                 {"hand": "STRAIGHT_FLUSH", "amount": "100.00", "authorization": "supervisor",
+                  "secondary_verification": False}]}, "x.toml")
+    verify = {p.hand: p.secondary_verification for p in t.pays}
+    assert verify == {"SF7_NATURAL": True, "STRAIGHT_FLUSH": False, "FOUR_OF_A_KIND": True,
+                      "FULL_HOUSE": False}
 
 
 def test_face_up_equivalents_load_as_the_same_table(tables: dict[str, Paytable]) -> None:
@@ -283,7 +300,7 @@ BAD = [
     ("P", 'amount = "5.00",', 'amount = "5.00", seat = 3,', "seat", "unknown key"),
     ("P", 'name = "test progressive"\n', "", "name", "missing key"),
     ("P", 'wager = "1.00"\n', "", "wager", "missing key"),
-    ("P", 'secondary_verification = false,', "", "secondary_verification", "missing key"),
+    ("P", ", authorization = \"supervisor\" },", " },", "authorization", "missing key"),
     ("P", 'amount = "5.00",', "", "odds/fraction/amount/for_one", "got none"),
     ("P", 'amount = "5.00",', 'amount = "5.00", for_one = 5,',
      "odds/fraction/amount/for_one", "amount and for_one"),

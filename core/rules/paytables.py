@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -50,7 +50,9 @@ class Pay:
     fraction: Decimal | None = None
     amount_cents: int | None = None
     for_one: int | None = None
-    secondary_verification: bool = False
+    # None: not stated in the file; the table then decides (only its lowest fixed pay goes
+    # without verification, see parse_paytable)
+    secondary_verification: bool | None = None
     authorization: Authorization = "supervisor"
 
     @property
@@ -199,7 +201,8 @@ def _parse_pay(fname: str, kind: str, levels: tuple[str, ...], i: int, data: Any
     if not isinstance(data, dict):
         raise PaytableError(f"{fname}: pays[{i}]: must be a table ([[pays]])")
     r = _Reader(fname, f"pays[{i}]", data)
-    r.check_keys(_PAY_COMMON | _PAY_KIND[kind], ["hand", *sorted(_PAY_KIND[kind] - {"envy"})])
+    r.check_keys(_PAY_COMMON | _PAY_KIND[kind],
+                 ["hand", *sorted(_PAY_KIND[kind] - {"envy", "secondary_verification"})])
     hand = r.text("hand")
     if hand not in HAND_IDS:
         raise r.error("hand", f"unknown hand id {hand!r} (see RULES.md section 1)")
@@ -242,7 +245,7 @@ def _parse_pay(fname: str, kind: str, levels: tuple[str, ...], i: int, data: Any
         amount_cents=r.money("amount") if "amount" in data else None,
         for_one=r.positive_int("for_one") if "for_one" in data else None,
         secondary_verification=r.flag("secondary_verification")
-        if "secondary_verification" in data else False,
+        if "secondary_verification" in data else None,
         authorization=auth,
     )
 
@@ -296,6 +299,13 @@ def parse_paytable(data: Mapping[str, Any], fname: str = "<paytable>") -> Paytab
     if unused:
         raise r.error("levels", f"no pay uses level {unused[0]!r}")
     pays.sort(key=lambda p: HAND_IDS.index(p.hand))
+    # Not stated: secondary verification for every pay but the table's lowest fixed one (the
+    # full house); the seed: "Full Houses ... do not usually require this".
+    fixed = [p for p in pays if p.source == "tray"]
+    lowest = fixed[-1].hand if kind == "progressive" and fixed else None
+    pays = [p if p.secondary_verification is not None else
+            replace(p, secondary_verification=kind == "progressive" and p.hand != lowest)
+            for p in pays]
     return Paytable(id=pid, kind="bonus" if kind == "bonus" else "progressive", name=name,
                     joker=joker, wager_cents=wager, levels=levels, pays=tuple(pays),
                     three_pair=three_pair, equivalents=equivalents,

@@ -30,7 +30,7 @@ from core.ledger.models import (
     MeterEntry,
     UTCDateTime,
 )
-from core.money import units_floor_cents
+from core.money import UNITS_PER_CENT, units_floor_cents
 from core.tablegames import meters
 from core.tablegames.unit import LevelRef, Unit
 from core.tablegames.views import FloorError
@@ -111,23 +111,26 @@ def entry(kind: str, meter_delta: int, reserve_delta: int, reason: str, created_
 
 
 def add_entries(u: Unit, level: LevelRef | Level,
-                entries: Sequence[MeterEntry | dict[str, Any]]) -> None:
+                entries: Sequence[MeterEntry | dict[str, Any]], *, keep_zero: bool = False
+                ) -> None:
     """Record ``entries`` of ``level`` (rows made by :func:`entry`, or MeterEntry objects; one
     INSERT for all of them); the kept balance follows when the unit ends.  Refuses (FloorError,
-    nothing written) movements that would take the meter or the reserve below zero."""
-    add_to_levels(u, [(level, entries)])
+    nothing written) movements that would take the meter or the reserve below zero.  An entry
+    that moves nothing is dropped, unless ``keep_zero`` (a record that says why)."""
+    add_to_levels(u, [(level, entries)], keep_zero=keep_zero)
 
 
 def add_to_levels(u: Unit, items: Sequence[tuple[LevelRef | Level,
                                                   Sequence[MeterEntry | dict[str, Any]]]],
-                  ) -> None:
+                  *, keep_zero: bool = False) -> None:
     """:func:`add_entries` for several levels at once (one INSERT for all their entries);
     every level is checked before anything is written."""
     planned: list[tuple[LevelRef | Level, list[dict[str, Any]], int, int]] = []
     for level, entries in items:
         rows = [e if isinstance(e, dict) else {c: getattr(e, c) for c in _ENTRY_COLUMNS}
                 for e in entries]
-        rows = [r for r in rows if r["meter_delta"] != 0 or r["reserve_delta"] != 0]
+        if not keep_zero:
+            rows = [r for r in rows if r["meter_delta"] != 0 or r["reserve_delta"] != 0]
         if not rows:
             continue
         dm = sum(int(r["meter_delta"]) for r in rows)
@@ -208,6 +211,53 @@ def reverse(u: Unit, level_by_id: dict[int, LevelRef], entries: Sequence[MeterEn
         except FloorError:
             raise FloorError(f"level {lv.group_id}/{lv.name}: reversing would take the meter "
                              "below zero; back it out by a manual adjustment") from None
+
+
+def reverse_contributions(u: Unit, level_by_id: dict[int, LevelRef],
+                          entries: Sequence[MeterEntry], reason: str, **refs: Any) -> None:
+    """Take back a round's contributions (a misdeal) from wherever the money now is, never
+    below zero, each as a ``reversal`` entry pointing at what it reverses:
+
+    - a meter contribution from the meter (awards since may have paid part of it out);
+    - a reserve contribution from the reserve, and what the reserve no longer holds from the
+      meter (a 100% award's reseed moved the reserve there).
+
+    What neither holds any more was paid out to a winner: the entry says how much, and takes
+    only what is there (an entry of 0.00 when nothing is).  Never refused."""
+    by_level: dict[int, list[MeterEntry]] = {}
+    for e in entries:
+        by_level.setdefault(e.level_id, []).append(e)
+    for level_id, rows in by_level.items():
+        lv = level_by_id[level_id]
+        now = current(u, level_id)
+        meter, reserve = now.meter_units, now.reserve_units
+        out: list[dict[str, Any]] = []
+        for e in reversed(rows):
+            want_m, want_r = int(e.meter_delta), int(e.reserve_delta)
+            take_r = min(want_r, reserve)
+            take_m = min(want_m + (want_r - take_r), meter)
+            meter -= take_m
+            reserve -= take_r
+            short = want_m + want_r - take_m - take_r
+            words = f"{reason} (reverses {e.kind})"
+            if take_r < want_r and take_m > want_m:
+                words += "; the reserve's part from the meter, where a reseed moved it"
+            if short:
+                words += (f"; {format_exact(short)} of it already paid out in an award, not "
+                          "taken back")
+            out.append(entry("reversal", -take_m, -take_r, words, u.now, reverses_id=e.id,
+                             **refs))
+        add_entries(u, lv, out, keep_zero=True)
+
+
+def format_exact(units: int) -> str:
+    """Exact units as money with every digit kept ("0.18", "0.004500")."""
+    from decimal import Decimal
+
+    value = Decimal(units) / Decimal(UNITS_PER_CENT * 100)
+    text = f"{value:.8f}".rstrip("0")
+    whole, _, frac = text.partition(".")
+    return f"{whole}.{frac.ljust(2, '0')}"
 
 
 def meter_cents(u: Unit, level_id: int) -> int:

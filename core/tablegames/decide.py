@@ -8,14 +8,14 @@ import logging
 from collections.abc import Sequence
 
 from core.auth import AuthError, authorize, log_swipe
-from core.ledger.models import Award, Employee, Hit, HitDecision, MeterEntry
+from core.ledger.models import Award, Employee, GameTable, Hit, HitDecision
 from core.money import json_cents, units_floor_cents
 from core.rules.cards import Card
 from core.tablegames import balances, meters, slips
 from core.tablegames.assess import Assessment, assess, load_hit, parse
-from core.tablegames.ingest import cancel_hit
+from core.tablegames.ingest import cancel_hit, refixer, release_lock
 from core.tablegames.setup import levels, settings
-from core.tablegames.unit import FloorContext, LevelRef, Unit, retrying
+from core.tablegames.unit import FloorContext, Unit, retrying
 from core.tablegames.views import AmountChanged, FloorError, HitOutcome, PaidHit
 
 log = logging.getLogger("podium.floor")
@@ -92,7 +92,7 @@ def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Ca
     lvls = levels(u, g.id)
     if hit.locked_amount_cents is not None and not a.locked_same:
         # The locked amount was for another hand: give it back, pay the corrected hand now.
-        _cancel_locked(u, hit, lvls)
+        release_lock(u, hit, f"hit #{hit.id} claim corrected")
     award = Award(hit_id=hit.id, hand=pay.hand, source="tray", level_id=None,
                   amount_cents=0, authorized_by=emp.id, verified_by=emp.id, created_at=now)
     s.add(award)
@@ -141,17 +141,6 @@ def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Ca
                    after if meter else None, emp.number, slip_no, corrected)
 
 
-def _cancel_locked(u: Unit, hit: Hit, lvls: dict[str, LevelRef]) -> None:
-    from sqlalchemy import select
-
-    locked = list(u.s.scalars(select(MeterEntry).where(
-        MeterEntry.hit_id == hit.id, MeterEntry.kind != "reversal",
-        MeterEntry.award_id.is_(None)).order_by(MeterEntry.id)))
-    balances.reverse(u, {lv.id: lv for lv in lvls.values()}, locked,
-                     f"hit #{hit.id} claim corrected", hit_id=hit.id)
-    hit.locked_amount_cents = None
-
-
 def reject(ctx: FloorContext, hit_id: int, reason: str, swipe: str) -> None:
     """Reject a pending hit (a supervisor's card); a lock-at-hit amount goes back to the
     meter by reversal entries."""
@@ -175,7 +164,9 @@ def _reject(ctx: FloorContext, hit_id: int, reason: str, swipe: str) -> None:
         if refusal is None:
             log_swipe(u.s, "accepted", employee_id=emp.id, hit_id=hit.id, action="reject",
                       role_required="supervisor", now=u.now)
-            cancel_hit(u, hit, "rejected", reason, employee_id=emp.id)
+            table = u.s.get(GameTable, hit.table_id)
+            cancel_hit(u, hit, "rejected", reason, employee_id=emp.id,
+                       refix=refixer(ctx, table.group_id) if table is not None else None)
     if refusal is not None:
         log_refusal(ctx, refusal, hit_id, "reject", "supervisor")
         raise refusal

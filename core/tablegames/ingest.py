@@ -11,6 +11,7 @@ event's own changes back.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import bindparam, func, insert, select, update
@@ -273,18 +274,9 @@ def _hit_claimed(ctx: FloorContext, u: Unit, t: Any, ev: int, e: HitClaimed) -> 
         return
     assert wager is not None
     if g.lock_at_hit and pay.source == "meter":
-        lv = levels(u, g.id)[pay.level or pt.levels[0]]
-        before = balances.current(u, lv.id)
-        cents, moves = meters.award(before, settings(u, lv.id), pay.fraction)
-        balances.write(u, lv, moves, reason=f"locked at hit #{hit.id}", hit_id=hit.id,
-                       round_id=rnd.id)
-        hit.locked_level_id = lv.id
-        hit.locked_amount_cents = cents
-        hit.locked_meter_before_cents = units_floor_cents(before.meter_units)
-        hit.locked_meter_after_cents = balances.meter_cents(u, lv.id)
+        fix_round(ctx, u, g, rnd.id, hit.id)
         return
-    if (not pay.secondary_verification and pay.source == "tray" and not found
-            and not g.all_pays_from_meter):
+    if g.auto_paid(pay) and not found and not g.all_pays_from_meter:
         amount = pt.fixed_cents(pay, wager.amount_cents)
         award = Award(hit_id=hit.id, hand=pay.hand, source="tray", level_id=None,
                       amount_cents=amount, meter_before_cents=None, meter_after_cents=None,
@@ -297,6 +289,89 @@ def _hit_claimed(ctx: FloorContext, u: Unit, t: Any, ev: int, e: HitClaimed) -> 
         slips.make_slip(ctx, u, hit, award)
         u.outcomes.append(HitOutcome(hit.id, t.id, hit.round_no, hit.seat, "auto_paid",
                                      amount))
+
+
+def _lockable(pt: Any, hit: Hit) -> Any:
+    """The meter pay a pending hit's claim would lock (None: nothing to lock)."""
+    if hit.status != "pending" or hit.wager_id is None or hit.round_id is None:
+        return None
+    if any(f.blocking for f in flags.loads(hit.flag_codes)):
+        return None
+    pay = claimed_pay(pt, hit.claimed_hand)
+    return pay if pay is not None and pay.source == "meter" else None
+
+
+def live_lock_entries(u: Unit, hit_id: int) -> list[MeterEntry]:
+    """The entries that hold a hit's lock-at-hit amount (not yet reversed), oldest first."""
+    reversed_ids = select(MeterEntry.reverses_id).where(MeterEntry.hit_id == hit_id,
+                                                        MeterEntry.kind == "reversal",
+                                                        MeterEntry.reverses_id.is_not(None))
+    return list(u.s.scalars(select(MeterEntry).where(
+        MeterEntry.hit_id == hit_id, MeterEntry.kind != "reversal",
+        MeterEntry.award_id.is_(None), MeterEntry.id.not_in(reversed_ids))
+        .order_by(MeterEntry.id)))
+
+
+def release_lock(u: Unit, hit: Hit, reason: str) -> None:
+    """Give a hit's lock-at-hit amount back to the meter by reversal entries."""
+    entries = live_lock_entries(u, hit.id)
+    if entries:
+        lv_ids = {e.level_id for e in entries}
+        level_by_id = {lv.id: LevelRef(lv.id, lv.group_id, lv.name) for lv in u.s.scalars(
+            select(Level).where(Level.id.in_(lv_ids)))}
+        balances.reverse(u, level_by_id, entries, reason, hit_id=hit.id)
+    hit.locked_level_id = None
+    hit.locked_amount_cents = None
+    hit.locked_meter_before_cents = None
+    hit.locked_meter_after_cents = None
+
+
+def fix_round(ctx: FloorContext, u: Unit, g: Any, round_id: int, cause: int) -> None:
+    """Lock at hit (RULES.md 4): fix the amounts of a round's pending meter hits in PAY order
+    (from the dealer's right unless the group says otherwise), each on what the previous one
+    left, whatever order the dealer pressed HIT JACKPOT in.  A round with one hit locks it; when
+    another hit of the round arrives (or one is rejected), the round's locks are given back
+    (newest first) and fixed again in pay order, so the ledger shows both.  Paid hits keep
+    their amounts; hits of other rounds are not touched."""
+    pt = ctx.paytables[g.paytable]
+    hits = list(u.s.scalars(select(Hit).where(Hit.round_id == round_id,
+                                              Hit.status == "pending")
+                            .order_by(Hit.id).with_for_update()))
+    lockable = {h.seat: (h, pay) for h in hits if (pay := _lockable(pt, h)) is not None}
+    if not lockable:
+        return
+    locked = [h for h, _ in lockable.values() if h.locked_amount_cents is not None]
+    order = meters.payment_order(list(lockable), g.pay_order)
+    fresh = [lockable[seat][0] for seat in order if lockable[seat][0].locked_amount_cents is None]
+    if not locked and len(fresh) == 1:
+        pass  # the round's only hit: nothing to give back
+    else:
+        # newest lock first, so every reversal finds the meter as that lock left it
+        for h in sorted(locked, key=lambda h: max((e.id for e in live_lock_entries(u, h.id)),
+                                                  default=0), reverse=True):
+            release_lock(u, h, f"re-fixed in pay order after hit #{cause}")
+            u.hits.add(h.id)
+    lvls = levels(u, g.id)
+    for seat in order:
+        h, pay = lockable[seat]
+        lv = lvls[pay.level or pt.levels[0]]
+        before = balances.current(u, lv.id)
+        cents, moves = meters.award(before, settings(u, lv.id), pay.fraction)
+        balances.write(u, lv, moves, reason=f"locked at hit #{h.id} (seat {h.seat})",
+                       hit_id=h.id, round_id=round_id)
+        h.locked_level_id = lv.id
+        h.locked_amount_cents = cents
+        h.locked_meter_before_cents = units_floor_cents(before.meter_units)
+        h.locked_meter_after_cents = balances.meter_cents(u, lv.id)
+        u.hits.add(h.id)
+
+
+def refixer(ctx: FloorContext, group_id: str) -> Callable[[Unit, int, int], None] | None:
+    """For :func:`cancel_hit`: how a lock-at-hit group fixes a round again (None otherwise)."""
+    g = ctx.group_cfg(group_id)
+    if not g.lock_at_hit:
+        return None
+    return lambda u, round_id, hit_id: fix_round(ctx, u, g, round_id, hit_id)
 
 
 def _undone(ctx: FloorContext, u: Unit, t: Any, e: Undone) -> None:
@@ -322,43 +397,46 @@ def _undone(ctx: FloorContext, u: Unit, t: Any, e: Undone) -> None:
                     "manual adjustment backs out a pay)", t.id, e.round_no, hit.seat,
                     hit.status)
         return
-    cancel_hit(u, hit, "undone", "undo HIT at the table")
+    cancel_hit(u, hit, "undone", "undo HIT at the table", refix=refixer(ctx, t.group_id))
 
 
 def cancel_hit(u: Unit, hit: Hit, decision: str, reason: str,
-               employee_id: int | None = None) -> None:
-    """A pending hit rejected or cancelled; a lock-at-hit amount goes back by reversals."""
+               employee_id: int | None = None,
+               refix: Callable[[Unit, int, int], None] | None = None) -> None:
+    """A pending hit rejected or cancelled; a lock-at-hit amount goes back by reversals, and
+    ``refix(u, round_id, hit_id)`` fixes the round's other locked hits again."""
     s = u.s
-    locked = list(s.scalars(select(MeterEntry).where(
-        MeterEntry.hit_id == hit.id, MeterEntry.kind != "reversal",
-        MeterEntry.award_id.is_(None)).order_by(MeterEntry.id)))
-    if locked:
-        lv_ids = {e.level_id for e in locked}
-        level_by_id = {lv.id: LevelRef(lv.id, lv.group_id, lv.name) for lv in s.scalars(
-            select(Level).where(Level.id.in_(lv_ids)))}
-        balances.reverse(u, level_by_id, locked, f"hit #{hit.id} {decision}", hit_id=hit.id)
+    had_lock = hit.locked_amount_cents is not None
+    release_lock(u, hit, f"hit #{hit.id} {decision}")
     s.add(HitDecision(hit_id=hit.id, decision=decision, employee_id=employee_id,
                       reason=reason, created_at=u.now))
     hit.status = "rejected" if decision == "rejected" else "cancelled"
     u.hits.add(hit.id)
     u.tables.add(hit.table_id)
     u.outcomes.append(HitOutcome(hit.id, hit.table_id, hit.round_no, hit.seat, hit.status))
+    if had_lock and refix is not None and hit.round_id is not None:
+        # the round's other locked hits were fixed on what this one left: fix them again
+        refix(u, hit.round_id, hit.id)
 
 
 def void_round(ctx: FloorContext, u: Unit, t: Any, rnd: Round, state: str,
                reason: str) -> None:
+    """A MISDEAL or an undone START GAME: the round's pending hits are cancelled (a locked
+    amount goes back first), its wagers returned, and what it put into every level taken back
+    from wherever that money now is (:func:`balances.reverse_contributions`); never refused.
+    A second one of the same round changes nothing."""
     if rnd.state in ("misdealt", "undone"):
         return
     s = u.s
+    for hit in s.scalars(select(Hit).where(Hit.round_id == rnd.id,
+                                           Hit.status == "pending").order_by(Hit.id)):
+        cancel_hit(u, hit, "cancelled", reason)
     level_by_id = {lv.id: lv for lv in levels(u, t.group_id).values()}
     entries = list(s.scalars(select(MeterEntry).where(
         MeterEntry.round_id == rnd.id, MeterEntry.kind.in_(CONTRIBUTION_KINDS))
         .order_by(MeterEntry.id)))
     if entries:
-        balances.reverse(u, level_by_id, entries, reason, round_id=rnd.id)
-    for hit in s.scalars(select(Hit).where(Hit.round_id == rnd.id,
-                                           Hit.status == "pending").order_by(Hit.id)):
-        cancel_hit(u, hit, "cancelled", reason)
+        balances.reverse_contributions(u, level_by_id, entries, reason, round_id=rnd.id)
     paid = s.scalar(select(func.count()).select_from(Hit).where(
         Hit.round_id == rnd.id, Hit.status.in_(("paid", "auto_paid"))))
     if paid:

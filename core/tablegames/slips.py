@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from printing.slip import WinSlip
 
 AUTO_SIGNER_NAME = "Auto-paid (no secondary verification)"
+ZERO_SHARE_NOTE = ("The meter's share rounds down to nothing: 0.00 paid; the fraction of a "
+                   "cent stays in the meter (RULES.md 3-4).")
 
 
 def table_label(name: str, table_id: str) -> str:
@@ -115,6 +117,7 @@ def slip_record(ctx: FloorContext, s: Session, slip_no: int, hit: Hit, award: Aw
         authorized_by=authorized or Signer(AUTO_SIGNER_NAME, "AUTO", "system"),
         verified_by=signer(award.verified_by),
         paid_at=paid_at, timezone=casino.timezone, currency=casino.currency_symbol,
+        notes=(ZERO_SHARE_NOTE,) if award.amount_cents == 0 else (),
     )
 
 
