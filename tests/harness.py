@@ -31,7 +31,8 @@ def wait_for(predicate: Callable[[], Any], timeout: float = 10.0, what: str = "c
 
 class FloorHarness:
     def __init__(self, engine: Engine, printer_port: int,
-                 tables: Iterable[str] = ("PG-1", "PG-4"), seed: int = 1) -> None:
+                 tables: Iterable[str] = ("PG-1", "PG-4"), seed: int = 1, *,
+                 lock_at_hit: bool = False) -> None:
         self.engine = engine
         self.paytables = load_paytables()
         base = load_demo_floor()
@@ -48,7 +49,8 @@ class FloorHarness:
         self.config: FloorConfig = replace(
             base,
             tables=tuple(replace(t, port=ports[t.id]) for t in chosen),
-            groups=tuple(g for g in base.groups if any(t.group == g.id for t in chosen)),
+            groups=tuple(replace(g, lock_at_hit=lock_at_hit or g.lock_at_hit)
+                         for g in base.groups if any(t.group == g.id for t in chosen)),
             printer=NetworkPrinterConfig("127.0.0.1", printer_port, timeout=2.0),
         )
         enroll_demo_employees(engine)

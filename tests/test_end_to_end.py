@@ -8,13 +8,14 @@ Runs on SQLite and on PostgreSQL (the ``engine`` fixture)."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, func, select
 
 from core.auth import AuthError
 from core.demo import swipe_of
-from core.ledger.models import Award, Slip, SwipeLog
+from core.ledger.models import Award, RefusedEvent, Slip, SwipeLog
 from core.tablegames.balances import check_balances as check_meter_invariant
 from printing.preview import recovered_text
 from tests.fake_printer import STATUS_OK, STATUS_PAPER_OUT, FakePrinter, closed_port
@@ -113,3 +114,58 @@ def test_a_slip_sent_to_a_printer_out_of_paper_stays_queued_until_paper_is_loade
         assert floor.console.print_queued() == 1
         printer.wait_for_bytes(200, timeout=10)
         wait_for(lambda: floor.console.floor.pending_slips() == [], what="slip printed")
+
+
+SF7_HEARTS = ["8h", "9h", "Th", "Jh", "Qh", "Kh", "Ah"]  # 100% of the meter
+ROYAL_MATCH = ["As", "Ks", "Qs", "Js", "Ts", "Kd", "Qd"]  # 50%
+
+
+def test_lock_at_hit_over_tcp_two_hits_paid_in_seat_order_and_a_misdeal_after_a_full_award(
+        engine: Engine) -> None:
+    """RULES.md 4 on a lock-at-hit link, over real TCP: the dealer presses HIT JACKPOT for seat 2
+    (100%) before seat 6 (50%), yet seat 6, on the dealer's right, takes its half first and
+    seat 2 the rest; then a table misdeals a round after a 100% hit elsewhere on the link
+    emptied the reserve: the misdeal is accepted (ACKed), and the round's contributions come
+    back out of the meter."""
+    with FakePrinter() as printer, FloorHarness(engine, printer.port, tables=("PG-1", "PG-2"),
+                                                lock_at_hit=True) as floor:
+        pg1, pg2 = floor.sims["PG-1"], floor.sims["PG-2"]
+        floor.on_sim(pg1.force_wagers, [2, 6])
+        floor.on_sim(pg1.force_hand, 2, SF7_HEARTS)
+        floor.on_sim(pg1.force_hand, 6, ROYAL_MATCH)
+        floor.on_sim(pg1.step)  # START GAME: 2 x $1 -> +0.40 meter, +0.04 reserve
+        floor.on_sim(pg1.step)  # deal: HIT JACKPOT seat 2, then seat 6
+        hits = wait_for(lambda: len(floor.pending()) == 2 and floor.pending(),
+                        what="both hits in the queue")
+        by_seat = {h.seat: h for h in hits}
+        meter = 1_000_040  # seed 10,000.00 + 0.40
+        six = meter // 2
+        two = meter - six
+        assert floor.console.floor.evaluate(by_seat[2].hit_id, SF7_HEARTS).amount_cents == two
+        paid2 = floor.console.floor.pay(by_seat[2].hit_id, SF7_HEARTS, swipe_of("2001"))
+        paid6 = floor.console.floor.pay(by_seat[6].hit_id, ROYAL_MATCH, swipe_of("2001"))
+        assert (paid6.amount_cents, paid2.amount_cents) == (six, two)
+        wait_for(lambda: sorted(pg1.decisions.values()) == ["paid", "paid"],
+                 what="both PAYs at the controller")
+        floor.on_sim(pg1.step)  # END GAME
+
+        floor.on_sim(pg2.force_wagers, [1, 2, 3])
+        floor.on_sim(pg2.step)  # PG-2 START GAME: +0.60 meter, +0.06 reserve
+        floor.on_sim(pg1.force_wagers, [4])
+        floor.on_sim(pg1.force_hand, 4, SF7_HEARTS)
+        floor.on_sim(pg1.step)
+        floor.on_sim(pg1.step)  # PG-1 HIT 100%: locked at once, the reserve moves to 0
+        wait_for(lambda: floor.pending(), what="the 100% hit")
+
+        def level() -> Any:
+            return {(lv.group, lv.level): lv
+                    for lv in floor.console.floor.snapshot().levels}[("WA01", "MAIN")]
+
+        assert level().reserve_units == 0
+        before = level().meter_units
+        floor.on_sim(pg2.press_misdeal)
+        wait_for(lambda: not pg2.outbox, what="the MISDEAL acknowledged")
+        assert level().meter_units == before - 66 * 1_000_000
+        assert level().reserve_units == 0
+        assert check_meter_invariant(engine) == []
+        assert _count(engine, RefusedEvent) == 0

@@ -257,6 +257,16 @@ class SimulatedTable:
         self.phase = "waiting"
         return frame
 
+    def press_misdeal(self) -> EventFrame:
+        """The dealer presses MISDEAL after START GAME: the round is killed, the wagers go back
+        to the players, its hits are void."""
+        if self.phase not in ("started", "waiting"):
+            raise SimulatorError(f"table {self.table_id}: MISDEAL needs a started game")
+        for ref in [r for r, h in self.open_hits.items() if h.round_no == self.round_no]:
+            del self.open_hits[ref]
+        self.phase = "idle"
+        return self._emit(Misdealt(self.round_no))
+
     def force_wagers(self, seats: Iterable[int]) -> None:
         """The seats whose sensors are lit in the next round (instead of random ones)."""
         self._forced_wagers = set(seats)
