@@ -394,6 +394,7 @@ class MainWindow(QMainWindow):
         self._verify_dialog = dlg
         dlg.exec()
         self._verify_dialog = None
+        dlg.deleteLater()  # a child of this window: it would live as long as the window
         if dlg.outcome:
             self._log(f"Hit {hit.ref} {dlg.outcome}")
 
@@ -406,6 +407,7 @@ class MainWindow(QMainWindow):
         finally:
             self._prompt_open = False
             self._swipe_prompt = None
+            prompt.deleteLater()
         if ok and kind == "pay":
             self._after_pay(prompt.result_value)
         return ok
@@ -420,6 +422,7 @@ class MainWindow(QMainWindow):
         finally:
             self._prompt_open = False
             self._swipe_prompt = None
+            prompt.deleteLater()
 
     def open_adjust(self) -> None:
         """Meters > Adjust meter… (Ctrl+J): a manual adjustment by two people."""
@@ -427,6 +430,7 @@ class MainWindow(QMainWindow):
         self._adjust_dialog = dlg
         dlg.exec()
         self._adjust_dialog = None
+        dlg.deleteLater()
         if dlg.outcome:
             self._log(dlg.outcome)
 
@@ -456,7 +460,9 @@ class MainWindow(QMainWindow):
         from gui.slip_preview import SlipPreview
 
         def show(data: bytes) -> None:
-            SlipPreview(data, f"Win slip {n}", self).exec()
+            dlg = SlipPreview(data, f"Win slip {n}", self)
+            dlg.exec()
+            dlg.deleteLater()
 
         self.bridge.query(lambda: self.console.slip_bytes(n), show,
                           lambda exc: self._log(f"Win slip {n} can not be shown: {exc}"))

@@ -125,4 +125,6 @@ def print_winpage(slip_no: int, slip: WinSlip, html: str, parent: Any = None) ->
 
     dlg = preview_dialog(html, doc_name=f"Win page {slip_no:06d} {slip.hit_ref}",
                          title=f"Print win page — win slip {slip_no:06d}", parent=parent)
-    return bool(dlg.exec() == QDialog.DialogCode.Accepted)
+    printed = dlg.exec() == QDialog.DialogCode.Accepted
+    dlg.deleteLater()
+    return bool(printed)

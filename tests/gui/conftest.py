@@ -52,3 +52,18 @@ def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
     upgrade(eng)
     yield eng
     eng.dispose()
+
+
+@pytest.fixture(autouse=True)
+def _no_widget_outlives_its_test(qapp):  # type: ignore[no-untyped-def]
+    """What a test left (closed windows in reference cycles, widgets waiting for deleteLater)
+    is destroyed before the next test, on the GUI thread: automatic garbage collection is off
+    in the console (gui/collector.py), and a window left from one test must not take part in
+    the next."""
+    yield
+    import gc
+
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    gc.collect()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)

@@ -7,6 +7,7 @@ Screenshots go to $PODIUM_SCREENSHOT_DIR when it is set."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from gui.adjust import FIRST_CARD, SECOND_CARD, AdjustDialog, AdjustSwipePrompt
 from gui.main_window import MainWindow
 from gui.swipe import SwipeCatcher
 from tests.fake_printer import FakePrinter
+from tests.gui.swiping import type_swipe
 from tests.harness import FloorHarness
 
 SHOTS = os.environ.get("PODIUM_SCREENSHOT_DIR")
@@ -52,8 +54,7 @@ def console_window(qtbot, qapp, engine: Engine):  # type: ignore[no-untyped-def]
 
 
 def _type_swipe(qtbot, widget: QWidget, swipe: str) -> None:  # type: ignore[no-untyped-def]
-    qtbot.keyClicks(widget, swipe, delay=1)
-    qtbot.keyClick(widget, Qt.Key.Key_Return)
+    type_swipe(widget, swipe)  # at reader speed, by the events' own clock
 
 
 def step(fn: Callable[[], None], errors: list[BaseException]) -> Callable[[], None]:
@@ -67,6 +68,29 @@ def step(fn: Callable[[], None], errors: list[BaseException]) -> Callable[[], No
             while (w := QApplication.activeModalWidget()) is not None:
                 w.reject()  # type: ignore[attr-defined]
     return run
+
+
+def step_when(heading: str, fn: Callable[[], None],
+              errors: list[BaseException]) -> Callable[[], None]:
+    """:func:`step` once the swipe prompt asking for ``heading`` is the active dialog (polled
+    from a timer: the card before it is checked off the GUI thread)."""
+    deadline = time.monotonic() + 10
+
+    def poll() -> None:
+        w = QApplication.activeModalWidget()
+        if isinstance(w, AdjustSwipePrompt) and \
+                w.findChild(type(w.message), "title").text() == heading:
+            step(fn, errors)()
+        elif time.monotonic() > deadline:
+            info = (f"active: {w!r}" + (f"; problem {w.problem.text()!r}, confirm enabled "
+                                        f"{w.confirm_btn.isEnabled()}"
+                                        if isinstance(w, AdjustDialog) else ""))
+            step(lambda: pytest.fail(f"no swipe prompt for {heading!r} within 10 s ({info})"),
+                 errors)()
+        else:
+            QTimer.singleShot(20, poll)
+
+    return poll
 
 
 def _adjustments(engine: Engine) -> list[MeterEntry]:
@@ -110,7 +134,7 @@ def test_adjustment_needs_an_executive_then_another_person_and_records_who_and_w
         seen["change"] = dlg.change.text()
         seen["enabled"] = dlg.confirm_btn.isEnabled()
         shot(dlg, "adjust-dialog")
-        QTimer.singleShot(100, step(first_card, errors))
+        QTimer.singleShot(20, step_when(FIRST_CARD, first_card, errors))
         qtbot.keyClick(dlg, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
 
     def first_card() -> None:
@@ -123,7 +147,7 @@ def test_adjustment_needs_an_executive_then_another_person_and_records_who_and_w
         seen["first_refusal"] = prompt.message.text()
         seen["unchanged_after_first_refusal"] = unchanged()
         _type_swipe(qtbot, prompt, swipe_of(EXECUTIVE))
-        QTimer.singleShot(100, step(second_card, errors))  # after: timers fire while typing
+        QTimer.singleShot(20, step_when(SECOND_CARD, second_card, errors))
 
     def second_card() -> None:
         prompt = QApplication.activeModalWidget()
@@ -224,7 +248,7 @@ def test_cancelled_second_swipe_records_nothing(qtbot, console_window) -> None: 
         qtbot.waitUntil(dlg.meter_shown, timeout=3000)
         dlg.amount.setText("500")
         dlg.reason.setText("seed top-up")
-        QTimer.singleShot(100, step(first_card, errors))
+        QTimer.singleShot(20, step_when(FIRST_CARD, first_card, errors))
         dlg.confirm_btn.click()
         seen["problem"] = dlg.problem.text()  # back in the dialog after the cancel
         dlg.reject()
@@ -233,7 +257,7 @@ def test_cancelled_second_swipe_records_nothing(qtbot, console_window) -> None: 
         prompt = QApplication.activeModalWidget()
         assert isinstance(prompt, AdjustSwipePrompt)
         _type_swipe(qtbot, prompt, swipe_of(EXECUTIVE))
-        QTimer.singleShot(100, step(second_card, errors))  # after: timers fire while typing
+        QTimer.singleShot(20, step_when(SECOND_CARD, second_card, errors))
 
     def second_card() -> None:
         prompt = QApplication.activeModalWidget()

@@ -19,6 +19,7 @@ from gui.main_window import MainWindow
 from gui.swipe import SwipeCatcher
 from gui.verify import VerifyDialog
 from tests.fake_printer import FakePrinter
+from tests.gui.swiping import type_swipe
 from tests.harness import FloorHarness, wait_for
 
 ROYAL_SF7 = ["8s", "9s", "Ts", "Js", "Qs", "Ks", "As"]
@@ -45,8 +46,7 @@ def console_window(qtbot, qapp, sqlite_engine):  # type: ignore[no-untyped-def]
 
 
 def _type_swipe(qtbot, widget: QWidget, swipe: str) -> None:  # type: ignore[no-untyped-def]
-    qtbot.keyClicks(widget, swipe, delay=1)
-    qtbot.keyClick(widget, Qt.Key.Key_Return)
+    type_swipe(widget, swipe)  # at reader speed, by the events' own clock
 
 
 def test_supervisor_verifies_and_pays_a_jackpot_with_a_swipe(qtbot, console_window):  # type: ignore[no-untyped-def]

@@ -27,6 +27,7 @@ from gui.machine_check import MachineCheckScreen
 from gui.main_window import MainWindow
 from gui.swipe import SwipeCatcher
 from tests.fake_printer import FakePrinter
+from tests.gui.swiping import type_swipe
 from tests.harness import FloorHarness
 
 SHOTS = os.environ.get("PODIUM_SCREENSHOT_DIR")
@@ -75,8 +76,7 @@ def _rows(screen: MachineCheckScreen) -> list[list[str]]:
 
 
 def _type_swipe(qtbot, widget: QWidget, swipe: str) -> None:  # type: ignore[no-untyped-def]
-    qtbot.keyClicks(widget, swipe, delay=1)
-    qtbot.keyClick(widget, Qt.Key.Key_Return)
+    type_swipe(widget, swipe)  # at reader speed, by the events' own clock
 
 
 def _step(fn: Callable[[], None], errors: list[BaseException]) -> Callable[[], None]:
