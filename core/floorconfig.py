@@ -59,7 +59,7 @@ from typing import Any, Literal, TypeVar
 from core.money import cents_to_units, json_cents, parse_cents, parse_rate
 from core.pokerroom.fund import FundSettings
 from core.rules.bbj import BbjSettings, Split
-from core.rules.paytables import Paytable
+from core.rules.paytables import Paytable, link_problem
 from core.tablegames.meters import PAY_ORDERS, LevelSettings, PayOrder
 
 ALL_PAYS_MIN_CONTRIBUTION = Decimal("0.70")
@@ -506,20 +506,11 @@ def _check_links(source: str, groups: tuple[GroupConfig, ...],
         if not members:
             continue
         first = members[0]
-        first_pt = first.paytable or g.paytable
-        for t in members[1:]:
-            pt = t.paytable or g.paytable
-            if pt != first_pt:
-                raise fail(f"group {g.id}: tables {first.id} ({first_pt}) and {t.id} ({pt}) "
-                           "have different paytables; only tables with the same paytable can "
-                           "be linked to one meter")
+        for t in members[1:]:  # the paytables are compared by validate (it has them)
             if t.decks != first.decks:
                 raise fail(f"group {g.id}: tables {first.id} ({first.decks} deck(s)) and {t.id} "
                            f"({t.decks} deck(s)) use different deck counts; only tables with the "
                            "same number of decks can be linked to one meter")
-        if first_pt != g.paytable:
-            raise fail(f"group {g.id}: table {first.id} has paytable {first_pt} but the group "
-                       f"uses {g.paytable}")
         if first.decks != g.decks:
             raise fail(f"group {g.id}: table {first.id} uses {first.decks} deck(s) but the group "
                        f"is set to {g.decks}")
@@ -566,6 +557,31 @@ def load_demo_floor() -> FloorConfig:
 
 # --- checks against the paytables -------------------------------------------------------------
 
+def _check_table_paytables(config: FloorConfig, g: GroupConfig, pt: Paytable,
+                           paytables: Mapping[str, Paytable]) -> None:
+    """Tables linked to one meter play the group's paytable, one of its equivalents (Face Up),
+    or a paytable declared equivalent for linking (``links_with``, checked by
+    ``core.rules.paytables.link_problem``); anything else is refused, naming both tables."""
+    members = config.tables_in(g.id)
+    for t in members:
+        name = t.paytable or g.paytable
+        tp = paytables.get(name)
+        if tp is None:
+            raise FloorConfigError(f"{config.source}: table {t.id}: paytable {name!r} is not "
+                                   "installed")
+        problem = link_problem(pt, tp)
+        if problem is None:
+            continue
+        other = next((m for m in members if (m.paytable or g.paytable) == g.paytable
+                      and m.id != t.id), None)
+        who = (f"tables {other.id} ({g.paytable}) and {t.id} ({name})" if other is not None
+               else f"table {t.id} ({name}) and the group's paytable {g.paytable}")
+        raise FloorConfigError(f"{config.source}: group {g.id}: {who} have different "
+                               f"paytables ({problem}); only tables with the same paytable, "
+                               "or paytables declared equivalent for linking, can be linked "
+                               "to one meter")
+
+
 def validate(config: FloorConfig, paytables: Mapping[str, Paytable]) -> list[str]:
     """Check every group against its paytable; refuse what is wrong, return warnings.
 
@@ -599,6 +615,7 @@ def validate(config: FloorConfig, paytables: Mapping[str, Paytable]) -> list[str
                                    f"({', '.join(pt.levels)}); {'; '.join(parts)}")
         if not config.tables_in(g.id):
             warnings.append(f"{where}: no table is linked to this group")
+        _check_table_paytables(config, g, pt, paytables)
         total = sum((lv.contribution_rate for lv in g.levels), Decimal(0))
         if g.all_pays_from_meter and total < ALL_PAYS_MIN_CONTRIBUTION:
             warnings.append(f"{where}: contribution rate {total} is below "

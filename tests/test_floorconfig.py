@@ -66,8 +66,9 @@ def table(tid: str, port: int, extra: str = "", group: str = "G1", host: str = "
 
 
 def refused(text: str, *fragments: str) -> str:
+    """Refused when read, or when checked against the installed paytables."""
     with pytest.raises(FloorConfigError) as info:
-        loads_floor(text, "floor.toml")
+        validate(loads_floor(text, "floor.toml"), PAYTABLES)
     msg = str(info.value)
     assert msg.startswith("floor.toml: ")
     for f in fragments:
@@ -392,3 +393,63 @@ denominations = [1000, 500, 100, 50, 25, 10]
 def test_a_malformed_poker_room_section_is_refused_by_key(
         section: str, fragments: tuple[str, ...]) -> None:
     refused(BASE + "\n[poker_room]\n" + section + "\n", *fragments)
+
+
+# --- linked equivalents (RULES.md 3; the seed's linked paytables) -----------------------------
+
+LINKED = """
+[casino]
+name = "Test Casino"
+timezone = "Asia/Manila"
+[authorization]
+executive_threshold = "5000.00"
+[[groups]]
+id = "{gid}"
+paytable = "{group_pt}"
+{levels}
+"""
+
+
+def _linked(group_pt: str, *table_pts: str) -> str:
+    pt = PAYTABLES[group_pt]
+    levels = "".join(f'[groups.levels.{lv}]\nseed = "10000.00"\ncontribution_rate = "0.05"\n'
+                     f'reserve_rate = "0.01"\n' for lv in pt.levels)
+    text = LINKED.format(gid="L", group_pt=group_pt, levels=levels)
+    for i, tpt in enumerate(table_pts):
+        text += table(f"T{i + 1}", 17301 + i, f'paytable = "{tpt}"\n', group="L")
+    return text
+
+
+@pytest.mark.parametrize("pts", [
+    ("FPGPP-WA03", "FPGPP-WA03", "FPGPP-WA04", "FUPGPP-01", "FUPGPP-03"),
+    ("FPGPP-WA07", "FPGPP-WA07", "FUPGPP-07"),
+    ("FPGPP-ML2", "FPGPP-ML2", "FUPGPP-ML02"),
+])
+def test_the_seeds_linked_fortune_and_face_up_paytables_share_one_meter(
+        pts: tuple[str, ...]) -> None:
+    config = loads_floor(_linked(*pts), "floor.toml")
+    validate(config, PAYTABLES)
+    assert [t.paytable for t in config.tables] == list(pts[1:])
+
+
+@pytest.mark.parametrize(("pts", "why"), [
+    (("FPGPP-WA01", "FPGPP-WA01", "FPGPP-WA02"), "not declared equivalent for linking"),
+    (("FPGPP-WA07", "FPGPP-WA07", "FPGPP-WA08"), "not declared equivalent for linking"),
+    (("FPGPP-WA03", "FPGPP-WA03", "FPGPP-WA07"), "not declared equivalent for linking"),
+])
+def test_other_paytables_stay_refused_on_one_meter(pts: tuple[str, ...], why: str) -> None:
+    refused(_linked(*pts), "group L", "T1", "T2", "different paytables", why)
+
+
+def test_a_declared_link_that_is_not_equivalent_is_refused_with_the_hand() -> None:
+    from dataclasses import replace as dc_replace
+
+    from core.rules.paytables import link_problem
+
+    wa03, wa04 = PAYTABLES["FPGPP-WA03"], PAYTABLES["FPGPP-WA04"]
+    assert link_problem(wa03, wa04) is None
+    cheap = dc_replace(wa04, pays=tuple(
+        dc_replace(p, amount_cents=p.amount_cents - 100) if p.hand == "FULL_HOUSE" else p
+        for p in wa04.pays))
+    problem = link_problem(wa03, cheap)
+    assert problem is not None and problem.startswith("FULL_HOUSE: FPGPP-WA03 pays 4.00 on 1.00")

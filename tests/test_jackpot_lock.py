@@ -256,3 +256,63 @@ def test_the_floor_file_may_auto_pay_other_fixed_pays_but_never_a_meter_pay(
     with pytest.raises(FloorConfigError, match="RF_ROYAL_MATCH is not a fixed pay of "
                        "FPGPP-WA01.*a meter pay always waits"):
         validate(bad, PAYTABLES)
+
+
+# --- 6. Fortune and Face Up tables, $1 and $5, on one meter -----------------------------------
+
+LINKED_FLOOR = """
+[casino]
+name = "Test Casino"
+timezone = "Asia/Manila"
+[authorization]
+executive_threshold = "5000.00"
+[[groups]]
+id = "WA03"
+paytable = "FPGPP-WA03"
+[groups.levels.MAIN]
+seed = "10000.00"
+contribution_rate = "0.20"
+reserve_rate = "0.02"
+[[tables]]
+id = "F1"
+group = "WA03"
+host = "127.0.0.1"
+port = 17401
+[[tables]]
+id = "U5"
+group = "WA03"
+host = "127.0.0.1"
+port = 17402
+paytable = "FUPGPP-03"
+"""
+
+
+def test_a_five_dollar_face_up_table_shares_the_one_dollar_fortune_meter(engine: Engine) -> None:
+    from core.auth import add_employee
+    from core.floorconfig import loads_floor, validate
+    from tests.test_floor import PAYTABLES, Clock
+
+    config = loads_floor(LINKED_FLOOR, "linked.toml")
+    validate(config, PAYTABLES)
+    f = Floor(engine, config, PAYTABLES, clock=Clock())
+    f.start()
+    for t in ("F1", "U5"):
+        f.set_link(t, True)
+    with Session(engine) as s, s.begin():
+        add_employee(s, "S1", "Sue Visor", "supervisor", SUP)
+    f1, u5 = Table(f, "F1"), Table(f, "U5")
+    f1.send(GameStarted(1, {1: 100}))
+    u5.send(GameStarted(1, {1: 500, 2: 100}))  # $5 is the U5 wager; $1 there is refused
+    with Session(engine) as s:
+        wagers = {(w.round_id, w.seat): w.status for w in s.scalars(select(Wager))}
+    assert sorted(wagers.values()) == ["locked", "locked", "refused"]
+    m, r = meter_units(engine, "WA03")
+    assert (m, r) == (SEED + (20 + 100) * UNITS, (2 + 10) * UNITS)  # both feed one meter
+    u5.send(HitClaimed(1, 1, "FOUR_OF_A_KIND", cards("FOUR_OF_A_KIND")))
+    (hit,) = hit_ids(engine)
+    assert f.pay(hit, HANDS["FOUR_OF_A_KIND"].split(), swipe_of(SUP)).amount_cents == 37_500
+    with Session(engine) as s:
+        slip = s.scalars(select(Slip)).one()
+    from printing.preview import recovered_text
+
+    assert "FUPGPP-03" in recovered_text(slip.escpos)

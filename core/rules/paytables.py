@@ -23,7 +23,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Literal
 
-from core.money import MoneyError, parse_cents, parse_decimal, parse_rate
+from core.money import MoneyError, json_cents, parse_cents, parse_decimal, parse_rate
 from core.rules.cards import Card
 from core.rules.fortune import HAND_IDS, JOKER_MODES, hands_made
 
@@ -72,6 +72,9 @@ class Paytable:
     pays: tuple[Pay, ...]  # best hand first
     three_pair: Literal["push", "loses"] | None = None  # bonus tables only
     equivalents: tuple[str, ...] = ()  # other ids that load as this table (Face Up ...)
+    # other tables declared equivalent FOR LINKING: one meter for both (checked by
+    # link_problem: same hands, levels, meter pays and fixed pays per unit wager)
+    links_with: tuple[str, ...] = ()
     # RULES.md 4: for a table whose meter pays only percentages, a group may lower the
     # contribution rate but raising it above this needs an executive override (None: not stated)
     preconfigured_contribution_rate: Decimal | None = None
@@ -115,7 +118,8 @@ class Paytable:
 
 _TOP_COMMON = {"id", "kind", "name", "joker", "pays", "equivalents", "source"}
 _TOP_KIND = {"bonus": {"three_pair"}, "progressive": {"wager", "levels"}}
-_TOP_OPTIONAL = {"bonus": set[str](), "progressive": {"preconfigured_contribution_rate"}}
+_TOP_OPTIONAL = {"bonus": set[str](),
+                 "progressive": {"preconfigured_contribution_rate", "links_with"}}
 _PAY_COMMON = {"hand", "odds", "fraction", "level", "amount", "for_one"}
 _PAY_KIND = {"bonus": {"envy"}, "progressive": {"secondary_verification", "authorization"}}
 _HOW = ("odds", "fraction", "amount", "for_one")
@@ -266,6 +270,9 @@ def parse_paytable(data: Mapping[str, Any], fname: str = "<paytable>") -> Paytab
     equivalents = r.names("equivalents") if "equivalents" in data else ()
     if pid in equivalents:
         raise r.error("equivalents", f"lists the table's own id {pid!r}")
+    links_with = r.names("links_with") if "links_with" in data else ()
+    if pid in links_with or set(links_with) & set(equivalents):
+        raise r.error("links_with", "lists the table itself (its id or an equivalent)")
     wager = r.money("wager") if kind == "progressive" else None
     levels = r.names("levels") if kind == "progressive" else ()
     if kind == "progressive" and not levels:
@@ -308,8 +315,45 @@ def parse_paytable(data: Mapping[str, Any], fname: str = "<paytable>") -> Paytab
             for p in pays]
     return Paytable(id=pid, kind="bonus" if kind == "bonus" else "progressive", name=name,
                     joker=joker, wager_cents=wager, levels=levels, pays=tuple(pays),
-                    three_pair=three_pair, equivalents=equivalents,
+                    three_pair=three_pair, equivalents=equivalents, links_with=links_with,
                     preconfigured_contribution_rate=preconfigured, source=fname)
+
+
+def link_problem(a: Paytable, b: Paytable) -> str | None:
+    """Why tables with paytables ``a`` and ``b`` may NOT share one meter (None: they may).
+
+    The same table (an id and its equivalents) always may.  Two different tables may only when
+    either file declares the other in ``links_with`` AND they are equivalent: both progressive,
+    the same joker, levels and hands, the same meter pays (level and share), and the same fixed
+    pays for each unit wagered (a $5 table paying $375 where the $1 table pays $75)."""
+    if a.id == b.id:
+        return None
+    names = {a.id, *a.equivalents}, {b.id, *b.equivalents}
+    if not (set(a.links_with) & names[1] or set(b.links_with) & names[0]):
+        return (f"{a.id} and {b.id} are different paytables, not declared equivalent for "
+                "linking (links_with)")
+    if a.kind != "progressive" or b.kind != "progressive":
+        return f"{a.id} and {b.id}: only progressive tables share a meter"
+    if a.joker != b.joker:
+        return f"{a.id} ({a.joker} joker) and {b.id} ({b.joker} joker) play different jokers"
+    if a.levels != b.levels:
+        return f"{a.id} and {b.id} have different levels"
+    pays_a, pays_b = {p.hand: p for p in a.pays}, {p.hand: p for p in b.pays}
+    if set(pays_a) != set(pays_b):
+        return f"{a.id} and {b.id} pay different hands"
+    wa, wb = a.wager_cents or 0, b.wager_cents or 0
+    for hand, pa in pays_a.items():
+        pb = pays_b[hand]
+        if pa.source != pb.source:
+            return f"{hand}: {a.id} pays it from the {pa.source}, {b.id} from the {pb.source}"
+        if pa.source == "meter":
+            if (pa.level, pa.fraction) != (pb.level, pb.fraction):
+                return f"{hand}: {a.id} and {b.id} pay different shares of the meter"
+        elif a.fixed_cents(pa) * wb != b.fixed_cents(pb) * wa:
+            return (f"{hand}: {a.id} pays {json_cents(a.fixed_cents(pa))} on "
+                    f"{json_cents(wa)}, {b.id} {json_cents(b.fixed_cents(pb))} on "
+                    f"{json_cents(wb)}: not the same pay for each unit wagered")
+    return None
 
 
 def _load(entry: Traversable | Path, fname: str) -> Paytable:

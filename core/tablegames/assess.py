@@ -95,7 +95,7 @@ def assess(ctx: FloorContext, u: Unit, hit: Hit, cards: tuple[Card, ...], *,
     t = s.get(GameTable, hit.table_id)
     assert t is not None
     g = ctx.group_cfg(t.group_id)
-    pt = ctx.paytables[g.paytable]
+    pt = ctx.table_paytable(t.id)  # the table's own wager and fixed pays (a linked equivalent)
     best = fortune.classify(cards, pt.joker)
     pay = pt.paying(cards)
     problems = blocking_flags(hit)

@@ -128,7 +128,7 @@ def record(ctx: FloorContext, u: Unit, origin: Origin, event: ControllerEvent) -
         if not trow.online:
             raise FloorError(f"table {trow.id} is OFFLINE: its progressive is locked until "
                              "the link is back")
-        ctx.paytable(trow.group_id)  # a group not configured is refused before any write
+        ctx.table_paytable(trow.id)  # a group not configured is refused before any write
     # the hot path (START GAME, END GAME: most of a floor's traffic) writes with plain
     # statements, one per table touched, not through the ORM's unit of work
     conn = s.connection()
@@ -185,7 +185,7 @@ def find_round(u: Unit, table_id: str, round_no: int) -> Round | None:
 
 def _game_started(ctx: FloorContext, u: Unit, t: Any, ev: int, e: GameStarted) -> None:
     conn = u.s.connection()
-    pt = ctx.paytable(t.group_id)
+    pt = ctx.table_paytable(t.id)
     rnd = conn.execute(_INSERT_ROUND, {"table_id": t.id, "round_no": e.round_no,
                                        "state": "locked", "event_id": ev,
                                        "started_at": u.now}).scalar_one()
@@ -220,7 +220,7 @@ def _game_started(ctx: FloorContext, u: Unit, t: Any, ev: int, e: GameStarted) -
 def _hit_claimed(ctx: FloorContext, u: Unit, t: Any, ev: int, e: HitClaimed) -> None:
     s = u.s
     g = ctx.group_cfg(t.group_id)
-    pt = ctx.paytables[g.paytable]
+    pt = ctx.table_paytable(t.id)
     found: list[HitFlag] = []
     rnd = find_round(u, t.id, e.round_no)
     wager: Wager | None = None
@@ -333,11 +333,11 @@ def fix_round(ctx: FloorContext, u: Unit, g: Any, round_id: int, cause: int) -> 
     another hit of the round arrives (or one is rejected), the round's locks are given back
     (newest first) and fixed again in pay order, so the ledger shows both.  Paid hits keep
     their amounts; hits of other rounds are not touched."""
-    pt = ctx.paytables[g.paytable]
     hits = list(u.s.scalars(select(Hit).where(Hit.round_id == round_id,
                                               Hit.status == "pending")
                             .order_by(Hit.id).with_for_update()))
-    lockable = {h.seat: (h, pay) for h in hits if (pay := _lockable(pt, h)) is not None}
+    lockable = {h.seat: (h, pay) for h in hits
+                if (pay := _lockable(ctx.table_paytable(h.table_id), h)) is not None}
     if not lockable:
         return
     locked = [h for h, _ in lockable.values() if h.locked_amount_cents is not None]
@@ -354,7 +354,7 @@ def fix_round(ctx: FloorContext, u: Unit, g: Any, round_id: int, cause: int) -> 
     lvls = levels(u, g.id)
     for seat in order:
         h, pay = lockable[seat]
-        lv = lvls[pay.level or pt.levels[0]]
+        lv = lvls[pay.level or ctx.paytable(g.id).levels[0]]
         before = balances.current(u, lv.id)
         cents, moves = meters.award(before, settings(u, lv.id), pay.fraction)
         balances.write(u, lv, moves, reason=f"locked at hit #{h.id} (seat {h.seat})",

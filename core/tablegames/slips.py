@@ -107,7 +107,7 @@ def slip_record(ctx: FloorContext, s: Session, slip_no: int, hit: Hit, award: Aw
         casino=casino.name, slip_no=slip_no, hit_ref=f"H{hit.id}",
         table=table_label(table.name if table is not None else "", hit.table_id),
         seat=hit.seat, round_no=hit.round_no,
-        paytable=group.paytable_id if group is not None else "",
+        paytable=_paytable_of(ctx, hit.table_id, group.paytable_id if group else ""),
         hand=hand_name(award.hand), hand_id=award.hand,
         cards=tuple(format_cards(shown_cards(hit))),
         amount_cents=award.amount_cents,
@@ -119,6 +119,14 @@ def slip_record(ctx: FloorContext, s: Session, slip_no: int, hit: Hit, award: Aw
         paid_at=paid_at, timezone=casino.timezone, currency=casino.currency_symbol,
         notes=(ZERO_SHARE_NOTE,) if award.amount_cents == 0 else (),
     )
+
+
+def _paytable_of(ctx: FloorContext, table_id: str, group_paytable: str) -> str:
+    """The paytable the table plays (a linked equivalent may differ from its group's)."""
+    try:
+        return ctx.config.table(table_id).paytable or group_paytable
+    except KeyError:  # a table no longer on the floor file: its group's
+        return group_paytable
 
 
 def win_slip(ctx: FloorContext, slip_no: int) -> WinSlip:

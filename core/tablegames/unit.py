@@ -167,6 +167,12 @@ class FloorContext:
     def paytable(self, group_id: str) -> Any:
         return self.paytables[self.group_cfg(group_id).paytable]
 
+    def table_paytable(self, table_id: str) -> Any:
+        """The paytable a table plays: its own (a linked equivalent, RULES.md 3), else its
+        group's.  Its wager and fixed pays are the table's; the meter pays are the group's."""
+        t = self.config.table(table_id)
+        return self.paytables[t.paytable or self.group_cfg(t.group).paytable]
+
     # -- sessions -------------------------------------------------------------------------------
     def session(self) -> Session:
         return Session(self.engine, expire_on_commit=False)
