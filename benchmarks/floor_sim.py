@@ -181,6 +181,8 @@ def write_floor(path: str | os.PathLike[str], tables: int, base_port: int,
                 f'seed = "{seed}"',
                 f'contribution_rate = "{rate}"',
                 f'reserve_rate = "{reserve}"',
+                f'preconfigured_rate = "{rate}"',
+                f'preconfigured_seed = "{seed}"',
             ]
     for i in range(tables):
         tid = f"T{i + 1:0{width}d}"

@@ -46,10 +46,11 @@ Example (``resources/floors/demo.toml`` is the full one)::
 
 from __future__ import annotations
 
+import hashlib
 import tomllib
 import zoneinfo
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from decimal import Decimal
 from importlib import resources
@@ -118,6 +119,10 @@ class LevelConfig:
     contribution_rate: Decimal
     reserve_rate: Decimal
     allow_zero_seed: bool = False
+    # the paytable's pre-configured rate and seed when its file does not state them (RULES.md
+    # 4; the floor is refused when neither says)
+    preconfigured_contribution_rate: Decimal | None = None
+    preconfigured_seed_cents: int | None = None
 
     def settings(self) -> LevelSettings:
         """The meter arithmetic's view of this level."""
@@ -192,6 +197,7 @@ class FloorConfig:
     tables: tuple[TableConfig, ...]
     source: str = "<floor>"  # the file it came from, for messages
     poker_room: PokerRoomConfig = field(default_factory=PokerRoomConfig)
+    sha256: str = ""  # of the file's text (parameter changes name it)
 
     def group(self, group_id: str) -> GroupConfig:
         for g in self.groups:
@@ -420,13 +426,17 @@ def _level(sec: _Section, name: str) -> LevelConfig:
     contribution = sec.convert("contribution_rate", _rate)
     reserve = sec.convert("reserve_rate", _rate)
     allow_zero = sec.typed("allow_zero_seed", bool, False)
+    pre_rate = (sec.convert("preconfigured_rate", _rate)
+                if "preconfigured_rate" in sec.data else None)
+    pre_seed = (sec.convert("preconfigured_seed", _cents)
+                if "preconfigured_seed" in sec.data else None)
     sec.done()
     if seed == 0 and not allow_zero:
         raise sec.error("seed", "0.00 is refused; a zero seed needs allow_zero_seed = true")
     if contribution + reserve > 1:
         raise sec.error("contribution_rate", f"{contribution} + reserve_rate {reserve} is more "
                                              "than the whole wager")
-    return LevelConfig(name, seed, contribution, reserve, allow_zero)
+    return LevelConfig(name, seed, contribution, reserve, allow_zero, pre_rate, pre_seed)
 
 
 def _group(sec: _Section) -> GroupConfig:
@@ -535,7 +545,8 @@ def loads_floor(text: str, source: str = "<floor>") -> FloorConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise FloorConfigError(f"{source}: not valid TOML: {exc}") from None
-    return parse_floor(data, source)
+    return replace(parse_floor(data, source),
+                   sha256=hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
 def load_floor(path: str | Path) -> FloorConfig:
@@ -582,6 +593,33 @@ def _check_table_paytables(config: FloorConfig, g: GroupConfig, pt: Paytable,
                                "to one meter")
 
 
+def _preconfigured(where: str, pt: Paytable, lv: LevelConfig) -> tuple[Decimal, int]:
+    """A level's pre-configured contribution rate and seed (RULES.md 4): the paytable's where
+    its file states them, else the floor file's; refused when neither states one, or when the
+    floor file contradicts the paytable."""
+    pairs = (("contribution rate", "preconfigured_rate",
+              pt.preconfigured_contribution_rate, lv.preconfigured_contribution_rate),
+             ("seed", "preconfigured_seed", pt.preconfigured_seed(lv.name),
+              lv.preconfigured_seed_cents))
+    out: list[Any] = []
+    for what, key, from_pt, from_floor in pairs:
+        if from_pt is not None and from_floor is not None and from_pt != from_floor:
+            def shown(v: Decimal | int, seed: bool = what == "seed") -> str:
+                return json_cents(int(v)) if seed else str(v)
+
+            raise FloorConfigError(
+                f"{where}: level {lv.name}: {key} {shown(from_floor)} contradicts {pt.id}'s "
+                f"pre-configured {what} {shown(from_pt)}; leave it out of the floor file")
+        value = from_pt if from_pt is not None else from_floor
+        if value is None:
+            raise FloorConfigError(
+                f"{where}: level {lv.name}: no pre-configured {what}: {pt.id} does not state "
+                f"one, so the floor file must ({key} under [groups.levels.{lv.name}]); the "
+                "floor does not start without it (RULES.md 4)")
+        out.append(value)
+    return out[0], out[1]
+
+
 def validate(config: FloorConfig, paytables: Mapping[str, Paytable]) -> list[str]:
     """Check every group against its paytable; refuse what is wrong, return warnings.
 
@@ -621,9 +659,11 @@ def validate(config: FloorConfig, paytables: Mapping[str, Paytable]) -> list[str
             warnings.append(f"{where}: contribution rate {total} is below "
                             f"{ALL_PAYS_MIN_CONTRIBUTION} with all pays from the meter; the "
                             "meter risks running dry")
-        ceiling = pt.preconfigured_contribution_rate
-        if ceiling is not None and not g.all_pays_from_meter:
+        for lv in g.levels:
+            _preconfigured(where, pt, lv)
+        if not g.all_pays_from_meter:
             for lv in g.levels:
+                ceiling = _preconfigured(where, pt, lv)[0]
                 if lv.contribution_rate <= ceiling:
                     continue
                 above = (f"{where}: level {lv.name}: contribution rate {lv.contribution_rate} "
@@ -643,6 +683,10 @@ def validate(config: FloorConfig, paytables: Mapping[str, Paytable]) -> list[str
                     "meter pay always waits for a floor supervisor")
         largest = _largest_fixed_cents(pt)
         for lv in g.levels:
+            pre_seed = _preconfigured(where, pt, lv)[1]
+            if lv.seed_cents != pre_seed:
+                warnings.append(f"{where}: level {lv.name}: seed {json_cents(lv.seed_cents)} is "
+                                f"not the pre-configured {json_cents(pre_seed)}")
             if lv.seed_cents == 0:
                 warnings.append(f"{where}: level {lv.name}: seed 0.00 (allowed by "
                                 "allow_zero_seed); a zero seed is not recommended")

@@ -35,7 +35,8 @@ def _floor(path: Path, ports: dict[str, int]) -> None:
              '[authorization]\nexecutive_threshold = "5000.00"\n',
              '[[groups]]\nid = "LINK"\npaytable = "FPGPP-WA01"\n',
              '[groups.levels.MAIN]\nseed = "10000.00"\ncontribution_rate = "0.20"\n'
-             'reserve_rate = "0.02"\n']
+             'reserve_rate = "0.02"\npreconfigured_rate = "0.20"\n'
+             'preconfigured_seed = "10000.00"\n']
     for tid, port in ports.items():
         lines.append(f'[[tables]]\nid = "{tid}"\ngroup = "LINK"\nhost = "127.0.0.1"\n'
                      f"port = {port}\n")

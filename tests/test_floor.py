@@ -116,7 +116,9 @@ id = "LINK"
 paytable = "FPGPP-WA01"
 [groups.levels.MAIN]
 seed = "10000.00"
+preconfigured_seed = "10000"
 contribution_rate = "{rate}"
+preconfigured_rate = "{rate}0"
 reserve_rate = "0.02"
 [[groups]]
 id = "LOCK"
@@ -124,7 +126,9 @@ paytable = "FPGPP-WA01"
 lock_at_hit = true
 [groups.levels.MAIN]
 seed = "10000.00"
+preconfigured_seed = "10000"
 contribution_rate = "0.20"
+preconfigured_rate = "0.200"
 reserve_rate = "0.02"
 [[tables]]
 id = "T1"

@@ -58,7 +58,9 @@ id = "LINK"
 paytable = "FPGPP-WA01"
 [groups.levels.MAIN]
 seed = "10000.00"
+preconfigured_seed = "10000"
 contribution_rate = "0.20"
+preconfigured_rate = "0.200"
 reserve_rate = "0.02"
 """ + "".join(f"""
 [[tables]]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,7 +44,9 @@ decks = 1
 all_pays_from_meter = false
 [groups.levels.MAIN]
 seed = "10000.00"
+preconfigured_seed = "10000"
 contribution_rate = "0.20"
+preconfigured_rate = "0.200"
 reserve_rate = "0.02"
 
 [[tables]]
@@ -203,8 +206,10 @@ def test_malformed_keys_are_refused_with_key_and_problem(
 
 
 def test_a_group_needs_levels_and_their_rates_fit_in_one_wager() -> None:
-    no_levels = BASE.replace('[groups.levels.MAIN]\nseed = "10000.00"\ncontribution_rate = "0.20"'
+    no_levels = BASE.replace('[groups.levels.MAIN]\nseed = "10000.00"\npreconfigured_seed = '
+                             '"10000"\ncontribution_rate = "0.20"\npreconfigured_rate = "0.200"'
                              '\nreserve_rate = "0.02"\n', "[groups.levels]\n")
+    assert no_levels != BASE
     refused(no_levels, "groups[0].levels", "at least one level")
     three = BASE.replace("[groups.levels.MAIN]", "[groups.levels.A]") + "".join(
         f'\n[groups.levels.{n}]\nseed = "1.00"\ncontribution_rate = "0.4"\nreserve_rate = "0"\n'
@@ -240,14 +245,16 @@ def test_all_pays_from_meter_below_70_percent_warns() -> None:
 
 
 def test_seed_below_largest_fixed_award_warns() -> None:
-    text = BASE.replace('seed = "10000.00"', 'seed = "2000.00"')
+    text = BASE.replace('seed = "10000.00"', 'seed = "2000.00"').replace(
+        'preconfigured_seed = "10000"', 'preconfigured_seed = "2000.00"')
     warnings = validate(loads_floor(text), PAYTABLES)
     assert len(warnings) == 1 and "2500.00" in warnings[0]
 
 
 def test_group_without_tables_warns() -> None:
     lonely = BASE + ('\n[[groups]]\nid = "G2"\npaytable = "FPGPP-WA01"\n[groups.levels.MAIN]\n'
-                     'seed = "10000.00"\ncontribution_rate = "0.2"\nreserve_rate = "0"\n')
+                     'seed = "10000.00"\ncontribution_rate = "0.2"\nreserve_rate = "0"\n'
+                     'preconfigured_rate = "0.2"\npreconfigured_seed = "10000.00"\n')
     # The [[groups]] after the tables is still a group (TOML arrays of tables may interleave).
     warnings = validate(loads_floor(lonely), PAYTABLES)
     assert any("G2" in w and "no table" in w for w in warnings)
@@ -292,35 +299,60 @@ def _with_ceiling(paytables: dict, pid: str, rate: str) -> dict:  # type: ignore
     return out
 
 
-def test_contribution_above_the_preconfigured_rate_is_refused_without_executive_override() -> None:
-    from core.floorconfig import FloorConfigError, load_demo_floor, validate
-    from core.rules.paytables import load_paytables
+def _demo_ceiling(rate: str | None, **group: object) -> Any:
+    """The demo floor with WA01's MAIN level pre-configured at ``rate`` in the floor file (None:
+    left out, for a paytable that states it)."""
+    from dataclasses import replace as _replace
+    from decimal import Decimal
 
-    paytables = _with_ceiling(load_paytables(), "FPGPP-WA01", "0.15")  # the demo runs 0.20
+    floor = load_demo_floor()
+    groups = tuple(
+        _replace(g, **group, levels=tuple(_replace(
+            lv, preconfigured_contribution_rate=None if rate is None else Decimal(rate))
+            for lv in g.levels)) if g.id == "WA01" else g
+        for g in floor.groups)
+    return _replace(floor, groups=groups)
+
+
+def test_contribution_above_the_preconfigured_rate_is_refused_without_executive_override() -> None:
+    # stated by the floor file (no shipped paytable states it) ...
     with pytest.raises(FloorConfigError, match=r"group WA01: level MAIN: contribution rate "
                                                r"0\.20 is above FPGPP-WA01's preconfigured 0\.15"):
-        validate(load_demo_floor(), paytables)
+        validate(_demo_ceiling("0.15"), PAYTABLES)
+    # ... or by the paytable file
+    with pytest.raises(FloorConfigError, match=r"0\.20 is above FPGPP-WA01's preconfigured "
+                                               r"0\.15"):
+        validate(_demo_ceiling(None), _with_ceiling(load_paytables(), "FPGPP-WA01", "0.15"))
 
 
 def test_contribution_above_the_preconfigured_rate_with_override_is_a_recorded_warning() -> None:
-    from dataclasses import replace as _replace
-
-    from core.floorconfig import load_demo_floor, validate
-    from core.rules.paytables import load_paytables
-
-    floor = load_demo_floor()
-    groups = tuple(_replace(g, contribution_override="2001") if g.id == "WA01" else g
-                   for g in floor.groups)
-    warnings = validate(_replace(floor, groups=groups),
-                        _with_ceiling(load_paytables(), "FPGPP-WA01", "0.15"))
+    warnings = validate(_demo_ceiling("0.15", contribution_override="2001"), PAYTABLES)
     assert any("approved by executive 2001" in w for w in warnings)
 
 
 def test_contribution_at_or_below_the_preconfigured_rate_is_fine() -> None:
-    from core.floorconfig import load_demo_floor, validate
-    from core.rules.paytables import load_paytables
+    assert validate(load_demo_floor(), PAYTABLES) == []
+    assert validate(_demo_ceiling(None), _with_ceiling(load_paytables(), "FPGPP-WA01",
+                                                       "0.20")) == []
 
-    assert validate(load_demo_floor(), _with_ceiling(load_paytables(), "FPGPP-WA01", "0.20")) == []
+
+def test_without_a_preconfigured_rate_or_seed_the_floor_does_not_start() -> None:
+    with pytest.raises(FloorConfigError, match=r"group WA01: level MAIN: no pre-configured "
+                                               r"contribution rate: FPGPP-WA01 does not state "
+                                               r"one, so the floor file must \(preconfigured_rate"):
+        validate(_demo_ceiling(None), PAYTABLES)
+    no_seed = BASE.replace('preconfigured_seed = "10000"\n', "")
+    refused(no_seed, "level MAIN: no pre-configured seed", "preconfigured_seed")
+    # the floor file may not contradict a paytable that states it
+    with pytest.raises(FloorConfigError, match="contradicts FPGPP-WA01's pre-configured"):
+        validate(_demo_ceiling("0.25"), _with_ceiling(load_paytables(), "FPGPP-WA01", "0.20"))
+
+
+def test_a_seed_other_than_the_preconfigured_one_is_warned() -> None:
+    text = BASE.replace('preconfigured_seed = "10000"', 'preconfigured_seed = "12000.00"')
+    warnings = validate(loads_floor(text), PAYTABLES)
+    assert warnings == ["<floor>: group G1: level MAIN: seed 10000.00 is not the pre-configured "
+                        "12000.00"]
 
 
 def test_preconfigured_rate_in_a_paytable_file_is_parsed_and_checked(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -413,7 +445,8 @@ paytable = "{group_pt}"
 def _linked(group_pt: str, *table_pts: str) -> str:
     pt = PAYTABLES[group_pt]
     levels = "".join(f'[groups.levels.{lv}]\nseed = "10000.00"\ncontribution_rate = "0.05"\n'
-                     f'reserve_rate = "0.01"\n' for lv in pt.levels)
+                     f'reserve_rate = "0.01"\npreconfigured_rate = "0.05"\n'
+                     f'preconfigured_seed = "10000.00"\n' for lv in pt.levels)
     text = LINKED.format(gid="L", group_pt=group_pt, levels=levels)
     for i, tpt in enumerate(table_pts):
         text += table(f"T{i + 1}", 17301 + i, f'paytable = "{tpt}"\n', group="L")

@@ -271,7 +271,9 @@ id = "WA03"
 paytable = "FPGPP-WA03"
 [groups.levels.MAIN]
 seed = "10000.00"
+preconfigured_seed = "10000"
 contribution_rate = "0.20"
+preconfigured_rate = "0.200"
 reserve_rate = "0.02"
 [[tables]]
 id = "F1"
@@ -316,3 +318,46 @@ def test_a_five_dollar_face_up_table_shares_the_one_dollar_fortune_meter(engine:
     from printing.preview import recovered_text
 
     assert "FUPGPP-03" in recovered_text(slip.escpos)
+
+
+# --- 8. parameter changes are records ---------------------------------------------------------
+
+
+def test_every_parameter_change_between_two_starts_is_a_ledger_record(engine: Engine) -> None:
+    import hashlib
+
+    from core.floorconfig import loads_floor
+    from core.ledger.models import ParameterChange
+    from tests.test_floor import FLOOR_TOML, PAYTABLES, Clock
+
+    def start(text: str) -> list[str]:
+        return Floor(engine, loads_floor(text, "casino.toml"), PAYTABLES, clock=Clock()).start()
+
+    def rows() -> list[ParameterChange]:
+        with Session(engine) as s:
+            return list(s.scalars(select(ParameterChange).order_by(ParameterChange.id)))
+
+    first = FLOOR_TOML.format(rate="0.20")
+    notes = start(first)
+    recorded = rows()
+    assert recorded and all(r.old_value == "" for r in recorded)
+    assert any(n.startswith(f"parameters recorded: {len(recorded)} from casino.toml") for n in notes)
+    assert not any("parameter" in n for n in start(first))
+    assert len(rows()) == len(recorded)  # the same file again: nothing new
+
+    second = first.replace('contribution_rate = "0.20"\npreconfigured_rate = "0.200"\n'
+                           'reserve_rate = "0.02"\n[[groups]]\nid = "LOCK"',
+                           'contribution_rate = "0.15"\npreconfigured_rate = "0.200"\n'
+                           'reserve_rate = "0.02"\n[[groups]]\nid = "LOCK"', 1)
+    second = second.replace('seed = "10000.00"', 'seed = "12000.00"', 1)
+    assert second != first
+    notes = start(second)
+    new = rows()[len(recorded):]
+    assert {(r.subject, r.name, r.old_value, r.new_value) for r in new} == {
+        ("LINK/MAIN", "contribution_rate", "0.20", "0.15"),
+        ("LINK/MAIN", "seed", "10000.00", "12000.00")}
+    sha = hashlib.sha256(second.encode()).hexdigest()
+    assert all(r.file_sha256 == sha and r.source == "casino.toml" for r in new)
+    seed_row = next(r for r in new if r.name == "seed")
+    assert "next reseed" in seed_row.effective
+    assert sum("parameter change: level LINK/MAIN" in n for n in notes) == 2

@@ -117,6 +117,26 @@ class LevelSetting(Base):
     effective_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+class ParameterChange(Base):
+    """A change of the floor file between two starts, found and written at start (append-only):
+    which group, level or table, which parameter, its old and new value, when, and the file it
+    came from with its SHA-256.  ``effective`` says when the change takes effect ("at once", or
+    "at the next reseed" for a seed: the meter restarts at the new seed after its next 100%
+    award).  The first start of a floor records every value as new (old = "")."""
+
+    __tablename__ = "parameter_changes"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+    scope: Mapped[str] = mapped_column(String(16))  # group | level | table
+    subject: Mapped[str] = mapped_column(String(140))  # "WA01", "WA01/MAIN", "PG-1"
+    name: Mapped[str] = mapped_column(String(64))
+    old_value: Mapped[str] = mapped_column(Text)
+    new_value: Mapped[str] = mapped_column(Text)
+    effective: Mapped[str] = mapped_column(String(64))
+    source: Mapped[str] = mapped_column(Text)
+    file_sha256: Mapped[str] = mapped_column(String(64))
+
+
 class GameTable(Base):
     """A configured table; ``online`` is the controller link state (OFFLINE locks it)."""
 

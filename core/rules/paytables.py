@@ -78,6 +78,11 @@ class Paytable:
     # RULES.md 4: for a table whose meter pays only percentages, a group may lower the
     # contribution rate but raising it above this needs an executive override (None: not stated)
     preconfigured_contribution_rate: Decimal | None = None
+    # level -> the pre-configured seed (cents), where the source states one
+    preconfigured_seed_cents: tuple[tuple[str, int], ...] = ()
+
+    def preconfigured_seed(self, level: str) -> int | None:
+        return dict(self.preconfigured_seed_cents).get(level)
     source: str = field(default="", compare=False)  # file it came from, for messages
 
     def pay_for(self, hand: str) -> Pay | None:
@@ -119,7 +124,8 @@ class Paytable:
 _TOP_COMMON = {"id", "kind", "name", "joker", "pays", "equivalents", "source"}
 _TOP_KIND = {"bonus": {"three_pair"}, "progressive": {"wager", "levels"}}
 _TOP_OPTIONAL = {"bonus": set[str](),
-                 "progressive": {"preconfigured_contribution_rate", "links_with"}}
+                 "progressive": {"preconfigured_contribution_rate", "preconfigured_seed",
+                                 "links_with"}}
 _PAY_COMMON = {"hand", "odds", "fraction", "level", "amount", "for_one"}
 _PAY_KIND = {"bonus": {"envy"}, "progressive": {"secondary_verification", "authorization"}}
 _HOW = ("odds", "fraction", "amount", "for_one")
@@ -287,6 +293,21 @@ def parse_paytable(data: Mapping[str, Any], fname: str = "<paytable>") -> Paytab
             preconfigured = parse_rate(raw, "rate")
         except MoneyError as exc:
             raise r.error("preconfigured_contribution_rate", str(exc)) from None
+    seeds: dict[str, int] = {}
+    if "preconfigured_seed" in data:
+        raw_seed = data["preconfigured_seed"]
+        per_level = raw_seed if isinstance(raw_seed, dict) else dict.fromkeys(levels, raw_seed)
+        for lv, amount in per_level.items():
+            if lv not in levels:
+                raise r.error("preconfigured_seed", f"{lv!r} is not one of the levels "
+                                                    f"({', '.join(levels)})")
+            if not isinstance(amount, str):
+                raise r.error("preconfigured_seed", f"{amount!r} must be a money string such "
+                                                    "as \"10000.00\"")
+            try:
+                seeds[lv] = parse_cents(amount, "seed")
+            except MoneyError as exc:
+                raise r.error("preconfigured_seed", str(exc)) from None
     three_pair: Literal["push", "loses"] | None = None
     if kind == "bonus":
         three_pair = "push" if r.text("three_pair", ("push", "loses")) == "push" else "loses"
@@ -316,7 +337,8 @@ def parse_paytable(data: Mapping[str, Any], fname: str = "<paytable>") -> Paytab
     return Paytable(id=pid, kind="bonus" if kind == "bonus" else "progressive", name=name,
                     joker=joker, wager_cents=wager, levels=levels, pays=tuple(pays),
                     three_pair=three_pair, equivalents=equivalents, links_with=links_with,
-                    preconfigured_contribution_rate=preconfigured, source=fname)
+                    preconfigured_contribution_rate=preconfigured,
+                    preconfigured_seed_cents=tuple(seeds.items()), source=fname)
 
 
 def link_problem(a: Paytable, b: Paytable) -> str | None:

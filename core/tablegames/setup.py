@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from sqlalchemy import select, update
 
+from core.floorconfig import FloorConfig, validate
 from core.ledger.models import (
     Base,
     GameTable,
@@ -15,6 +16,7 @@ from core.ledger.models import (
     LevelBalance,
     LevelSetting,
     MeterEntry,
+    ParameterChange,
     Setting,
 )
 from core.money import cents_to_units, json_cents
@@ -57,9 +59,11 @@ def start(ctx: FloorContext, u: Unit) -> list[str]:
     New levels are seeded (a ``seed`` entry); a changed seed or rate appends a
     ``level_settings`` row (history is never updated).  Every table starts OFFLINE until
     its link reports it online."""
+    validate(ctx.config, ctx.paytables)  # refused (FloorConfigError): nothing is written
     notes: list[str] = []
     s, now = u.s, u.now
     u.cache.clear()
+    notes += record_parameters(u, ctx.config)
     if s.get(Setting, SLIP_SEQUENCE_KEY) is None:
         s.add(Setting(key=SLIP_SEQUENCE_KEY, value="slip numbers: max(slips.slip_no)+1"))
     for g in ctx.config.groups:
@@ -107,6 +111,94 @@ def start(ctx: FloorContext, u: Unit) -> list[str]:
         u.tables.add(t.id)
     s.flush()
     u.cache.clear()
+    return notes
+
+
+AT_ONCE = "at once"
+AT_RESEED = "at the level's next reseed (after its next 100% award)"
+
+
+def parameters(config: FloorConfig) -> dict[tuple[str, str, str], tuple[str, str]]:
+    """Every parameter of the floor file that decides what a table pays or contributes, as
+    (scope, subject, name) -> (value as text, when a change of it takes effect)."""
+    out: dict[tuple[str, str, str], tuple[str, str]] = {}
+
+    def put(scope: str, subject: str, name: str, value: object, when: str = AT_ONCE) -> None:
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif value is None:
+            text = ""
+        elif isinstance(value, tuple):
+            text = ", ".join(str(v) for v in value)
+        else:
+            text = str(value)
+        out[(scope, subject, name)] = (text, when)
+
+    for g in config.groups:
+        put("group", g.id, "name", g.name)
+        put("group", g.id, "paytable", g.paytable)
+        put("group", g.id, "decks", g.decks)
+        put("group", g.id, "lock_at_hit", g.lock_at_hit)
+        put("group", g.id, "pay_order", g.pay_order)
+        put("group", g.id, "all_pays_from_meter", g.all_pays_from_meter)
+        put("group", g.id, "contribution_override", g.contribution_override)
+        put("group", g.id, "auto_pay_hands",
+            "the paytable's" if g.auto_pay_hands is None else g.auto_pay_hands)
+        for lv in g.levels:
+            subject = f"{g.id}/{lv.name}"
+            put("level", subject, "seed", json_cents(lv.seed_cents), AT_RESEED)
+            put("level", subject, "contribution_rate", lv.contribution_rate)
+            put("level", subject, "reserve_rate", lv.reserve_rate)
+            put("level", subject, "allow_zero_seed", lv.allow_zero_seed)
+            put("level", subject, "preconfigured_rate", lv.preconfigured_contribution_rate)
+            put("level", subject, "preconfigured_seed",
+                None if lv.preconfigured_seed_cents is None
+                else json_cents(lv.preconfigured_seed_cents))
+    for t in config.tables:
+        put("table", t.id, "name", t.name)
+        put("table", t.id, "group", t.group)
+        put("table", t.id, "paytable", t.paytable or "the group's")
+        put("table", t.id, "seats", t.seats)
+        put("table", t.id, "decks", t.decks)
+        put("table", t.id, "host", t.host)
+        put("table", t.id, "port", t.port)
+    return out
+
+
+def record_parameters(u: Unit, config: FloorConfig) -> list[str]:
+    """Parameter changes are records: every parameter whose value differs from the one the
+    ledger last recorded is written to ``parameter_changes`` (old value, new value, when, the
+    floor file and its SHA-256, when it takes effect).  The first start records every value
+    (old value ""); a parameter no longer in the file is recorded as removed (new value "").
+    Returns the notes for Activity: one per change, one line for a first start."""
+    s, now = u.s, u.now
+    latest: dict[tuple[str, str, str], str] = {}
+    for row in s.scalars(select(ParameterChange).order_by(ParameterChange.id)):
+        latest[(row.scope, row.subject, row.name)] = row.new_value
+    first = not latest
+    wanted = parameters(config)
+    notes: list[str] = []
+    changes = 0
+    removed = {key: ("", AT_ONCE) for key, value in latest.items()
+               if key not in wanted and value != ""}
+    for key, (value, when) in {**wanted, **removed}.items():
+        old = latest.get(key)
+        if old == value or (old is None and value == ""):
+            continue
+        scope, subject, name = key
+        s.add(ParameterChange(at=now, scope=scope, subject=subject, name=name,
+                              old_value=old or "", new_value=value, effective=when,
+                              source=config.source, file_sha256=config.sha256))
+        changes += 1
+        if not first:
+            notes.append(f"parameter change: {scope} {subject} {name} "
+                         f"{old or '(none)'} -> {value or '(removed)'}, {when} "
+                         f"({config.source}, sha256 {config.sha256[:12]})")
+    if first and changes:
+        notes.append(f"parameters recorded: {changes} from {config.source} "
+                     f"(sha256 {config.sha256[:12]}; the ledger's first start)")
+    if changes:
+        s.flush()
     return notes
 
 
