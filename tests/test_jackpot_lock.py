@@ -341,7 +341,8 @@ def test_every_parameter_change_between_two_starts_is_a_ledger_record(engine: En
     notes = start(first)
     recorded = rows()
     assert recorded and all(r.old_value == "" for r in recorded)
-    assert any(n.startswith(f"parameters recorded: {len(recorded)} from casino.toml") for n in notes)
+    assert any(n.startswith(f"parameters recorded: {len(recorded)} from casino.toml")
+               for n in notes)
     assert not any("parameter" in n for n in start(first))
     assert len(rows()) == len(recorded)  # the same file again: nothing new
 
