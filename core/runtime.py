@@ -34,11 +34,12 @@ from sqlalchemy import Engine, func, select
 
 from core.controllers.events import ControllerEvent, Origin
 from core.controllers.link import LinkManager
-from core.controllers.protocol import HitRejected, PayConfirmed
+from core.controllers.protocol import HitRejected, JackpotState, PayConfirmed
 from core.floorconfig import FloorConfig
 from core.ledger.models import Award, Hit, Slip, SlipPrintAttempt
+from core.money import format_cents
 from core.tablegames.floor import Floor
-from core.tablegames.views import ControllerDecision, FloorChange, HitOutcome
+from core.tablegames.views import ControllerDecision, FloorChange, HitOutcome, LevelView
 
 log = logging.getLogger("podium.runtime")
 
@@ -58,6 +59,11 @@ class SlipRecord:
 
 
 Printer = Any  # printing.printers.NetworkPrinter | FilePrinter: .send(data, name) and str()
+
+
+def _jackpot_state(lv: LevelView) -> JackpotState:
+    return JackpotState(lv.group, lv.level, "PENDING" if lv.frozen_hits else "CLEAR",
+                        lv.frozen_cents, lv.frozen_hits)
 
 
 def controller_command(d: ControllerDecision) -> PayConfirmed | HitRejected:
@@ -89,6 +95,10 @@ class ConsoleCore:
         self._io = ThreadPoolExecutor(2, thread_name_prefix="podium-io")
         self._resend_tables: set[str] = set()
         self._resend_lock = threading.Lock()
+        # (group, level) -> (the Jackpot Lock state every table of the group is told, the
+        # version of the level view it came from)
+        self._jackpot: dict[tuple[str, str], tuple[JackpotState, int]] = {}
+        self._jackpot_lock = threading.Lock()
         self.floor.add_listener(self._on_change)
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -96,6 +106,8 @@ class ConsoleCore:
         """Sync the configuration into the ledger, then start the links and the printer
         thread.  Returns configuration warnings (also sent to the message listeners)."""
         warnings = self.floor.start()
+        for lv in self.floor.snapshot().levels:  # what each controller is told after WELCOME
+            self._jackpot[(lv.group, lv.level)] = (_jackpot_state(lv), lv.version)
         # The ledger writer, the links and the GUI share one interpreter lock; every database
         # call gives it up and must win it back.  At the default 5 ms switch interval a busy
         # GUI or link thread can hold the writer up 5 ms per statement; 0.5 ms keeps the
@@ -200,6 +212,7 @@ class ConsoleCore:
         self._say(f"Table {table} {state}{': ' + detail if detail else ''}")
         fut = self.floor.writer.submit_link(table, online)
         if online:
+            self._send_jackpot_states([table], self._group_states(table))
             def resend(f: Future[None]) -> None:
                 if not f.cancelled() and f.exception() is None and not self._stopped:
                     with self._resend_lock:
@@ -235,7 +248,53 @@ class ConsoleCore:
                      d.hit_id, d.hit_ref, d.round_no, d.seat)
             self._send_decision(d, resend=True)
 
+    # -- Jackpot Lock: PENDING on every table of a linked group ----------------------------
+    def _group_states(self, table: str) -> list[JackpotState]:
+        try:
+            group = self.config.table(table).group
+        except KeyError:
+            return []
+        with self._jackpot_lock:
+            return [st for (g, _lv), (st, _v) in sorted(self._jackpot.items()) if g == group]
+
+    def _send_jackpot_states(self, tables: list[str], states: list[JackpotState]) -> None:
+        loop, links = self._loop, self._links
+        if self._stopped or loop is None or links is None or not states or not tables:
+            return
+
+        async def send() -> None:
+            for table in tables:
+                for st in states:
+                    await links.link(table).send_state(st)
+
+        with contextlib.suppress(RuntimeError):  # the loop is closing
+            asyncio.run_coroutine_threadsafe(send(), loop)
+
+    def jackpot_states(self) -> dict[tuple[str, str], JackpotState]:
+        """What the console tells the controllers of each level (tests, the status bar)."""
+        with self._jackpot_lock:
+            return {key: st for key, (st, _v) in self._jackpot.items()}
+
     def _on_change(self, change: FloorChange) -> None:
+        changed: dict[str, list[JackpotState]] = {}
+        with self._jackpot_lock:
+            for lv in change.level_views:
+                key = (lv.group, lv.level)
+                new = _jackpot_state(lv)
+                old = self._jackpot.get(key)
+                if old is not None and (old[0] == new or lv.version < old[1]):
+                    continue
+                self._jackpot[key] = (new, lv.version)
+                changed.setdefault(lv.group, []).append(new)
+                # sent under the lock: two commits' states reach the link loop in order
+                self._send_jackpot_states([t.id for t in self.config.tables_in(lv.group)],
+                                          [new])
+        for group, states in changed.items():
+            for st in states:
+                self._say(f"{group} {st.level}: " + (
+                    f"JACKPOT PENDING {format_cents(st.amount_cents)} frozen for {st.hits} "
+                    "hit(s); the linked tables keep playing" if st.state == "PENDING"
+                    else "no jackpot pending"))
         for outcome in change.outcomes:
             if outcome.outcome != "cancelled":
                 self._submit_io(self._answer_controller, outcome)

@@ -123,7 +123,8 @@ def level_view(console: Any, lv: Any) -> LevelView:
     g = _group(console, lv.group)
     seed = g.level(lv.level).seed_cents if g is not None else 0
     return LevelView(lv.group, g.name if g is not None else lv.group, lv.level,
-                     lv.meter_cents, lv.reserve_units // 1_000_000, seed)
+                     lv.meter_cents, lv.reserve_units // 1_000_000, seed,
+                     lv.frozen_cents, lv.frozen_hits)
 
 
 def hit_view(console: Any, h: Any) -> HitView:

@@ -64,6 +64,8 @@ class LevelView:
     meter_cents: int
     reserve_cents: int
     seed_cents: int
+    frozen_cents: int = 0  # Jackpot Lock: the amounts fixed for hits still waiting
+    frozen_hits: int = 0
 
 
 @dataclass(frozen=True)
@@ -255,6 +257,13 @@ class MeterTile(QFrame):
         lay.addLayout(head)
         self.amount = _label("", "money")
         lay.addWidget(self.amount)
+        # Jackpot Lock: PENDING with the frozen amount, under the live meter (hidden when
+        # nothing waits)
+        self.pending = _label("", "pendingMeter")
+        self.pending.setWordWrap(True)
+        self.pending.setStyleSheet(f"color: {theme.ALERT}; font-size: 14pt; font-weight: bold;")
+        self.pending.hide()
+        lay.addWidget(self.pending)
         self._tz = tz or ZoneInfo("UTC")
         # The trend plot is made when the tile is first painted: a floor of a hundred meters
         # scrolls, and a plot nobody has seen costs nothing.
@@ -283,6 +292,14 @@ class MeterTile(QFrame):
         self.amount.setText(format_cents(lv.meter_cents, "$"))
         self.sub.setText(f"reserve {format_cents(lv.reserve_cents, '$')} · seed "
                          f"{format_cents(lv.seed_cents, '$')}")
+        if lv.frozen_hits:
+            self.pending.setText(f"PENDING {format_cents(lv.frozen_cents, '$')} frozen for "
+                                 f"{lv.frozen_hits} hit{'s' if lv.frozen_hits != 1 else ''}"
+                                 " · the meter above is live")
+            self.pending.setToolTip("Jackpot Lock: this amount was fixed when HIT JACKPOT "
+                                    "arrived and waits for a supervisor; the linked tables "
+                                    "keep playing into the live meter.")
+        self.pending.setVisible(bool(lv.frozen_hits))
 
     @property
     def time_axis(self) -> Any:

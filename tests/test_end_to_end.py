@@ -169,3 +169,40 @@ def test_lock_at_hit_over_tcp_two_hits_paid_in_seat_order_and_a_misdeal_after_a_
         assert level().reserve_units == 0
         assert check_meter_invariant(engine) == []
         assert _count(engine, RefusedEvent) == 0
+
+
+def test_jackpot_lock_pending_reaches_every_linked_table_and_clears_after_the_pay(
+        engine: Engine) -> None:
+    """DEQ's Jackpot Lock over TCP: a lock-at-hit hit on PG-1 freezes its amount; every table of
+    the link is told PENDING with the frozen amount (JACKPOT_STATE, docs/protocol.md) and keeps
+    playing into the live meter; a table that reconnects is told again; the pay clears it."""
+    with FakePrinter() as printer, FloorHarness(engine, printer.port, tables=("PG-1", "PG-2"),
+                                                lock_at_hit=True) as floor:
+        pg1, pg2 = floor.sims["PG-1"], floor.sims["PG-2"]
+        floor.deal_hit("PG-1", seat=3, cards=SF7_HEARTS, wagers=[3])  # +0.20 -> 10,000.20
+        hit = wait_for(lambda: floor.pending(), what="the hit")[0]
+        for sim in (pg1, pg2):
+            wait_for(lambda sim=sim: sim.jackpot.get("MAIN") is not None
+                     and sim.jackpot["MAIN"].state == "PENDING", what="PENDING at the table")
+            st = sim.jackpot["MAIN"]
+            assert (st.group, st.amount_cents, st.hits) == ("WA01", 1_000_020, 1)
+        assert "JACKPOT PENDING 10,000.20" in pg2.jackpot_line("MAIN")
+        # the other table keeps playing: its wagers grow the live meter, not the frozen amount
+        floor.on_sim(pg2.force_wagers, [1, 2])
+        floor.on_sim(pg2.step)
+        wait_for(lambda: not pg2.outbox, what="PG-2's START GAME acknowledged")
+        level = {(lv.group, lv.level): lv
+                 for lv in floor.console.floor.snapshot().levels}[("WA01", "MAIN")]
+        assert (level.frozen_cents, level.frozen_hits) == (1_000_020, 1)
+        assert level.meter_cents == 1_000_000 + 2 + 40  # seed + reserve 0.02, + PG-2's 0.40
+        # a table that reconnects is told the state again
+        floor.on_sim(pg2.drop_connection)
+        floor.on_sim(lambda: pg2.jackpot.clear())
+        wait_for(lambda: pg2.jackpot.get("MAIN") is not None, what="the state after reconnect")
+        assert pg2.jackpot["MAIN"].amount_cents == 1_000_020
+        paid = floor.console.floor.pay(hit.hit_id, SF7_HEARTS, swipe_of("2001"))
+        assert paid.amount_cents == 1_000_020
+        for sim in (pg1, pg2):
+            wait_for(lambda sim=sim: sim.jackpot["MAIN"].state == "CLEAR",
+                     what="CLEAR at the table")
+        assert floor.console.jackpot_states()[("WA01", "MAIN")].state == "CLEAR"

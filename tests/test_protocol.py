@@ -23,6 +23,7 @@ from core.controllers.protocol import (
     Heartbeat,
     Hello,
     HitRejected,
+    JackpotState,
     PayConfirmed,
     ProtocolError,
     Welcome,
@@ -76,6 +77,10 @@ frames = st.one_of(
     st.builds(Heartbeat, time=st.sampled_from(["", "2025-06-01T12:00:00Z"])),
     st.builds(ErrorFrame, code=st.sampled_from(["BAD_FRAME", "HELLO_REFUSED"]),
               message=st.just("frame.v: bad"), seq=st.one_of(st.none(), st.integers(1, 99))),
+    st.builds(JackpotState, group=ids, level=st.sampled_from(["MAIN", "MEGA"]),
+              state=st.just("PENDING"), amount_cents=st.integers(0, 2**40),
+              hits=st.integers(1, 9)),
+    st.builds(JackpotState, group=ids, level=st.just("MAIN"), state=st.just("CLEAR")),
 )
 
 
@@ -176,6 +181,12 @@ def test_hand_ids_are_those_of_the_rules_core() -> None:
     (b"{\"v\":1,\"type\":\"COMMAND\",\"console\":\"c\",\"cseq\":1,\"command\":\"PAY\","
      b"\"round\":1,\"seat\":1,\"hit_ref\":\"b:1\",\"amount\":\"75.00\"}\n", "PAY.amount"),
     (b"{\"v\":1,\"type\":\"HEARTBEAT\",\"time\":NaN}\n", "NaN"),
+    (b"{\"v\":1,\"type\":\"JACKPOT_STATE\",\"group\":\"WA01\",\"level\":\"MAIN\","
+     b"\"state\":\"PENDING\",\"amount\":100,\"hits\":0}\n", "JACKPOT_STATE.hits"),
+    (b"{\"v\":1,\"type\":\"JACKPOT_STATE\",\"group\":\"WA01\",\"level\":\"MAIN\","
+     b"\"state\":\"FROZEN\",\"amount\":100,\"hits\":1}\n", "JACKPOT_STATE.state"),
+    (b"{\"v\":1,\"type\":\"JACKPOT_STATE\",\"group\":\"WA01\",\"level\":\"MAIN\","
+     b"\"state\":\"PENDING\",\"amount\":-5,\"hits\":1}\n", "JACKPOT_STATE.amount"),
     (b"\n", "empty frame"),
 ])
 def test_malformed_frames_raise_protocol_error_naming_the_problem(line: bytes, named: str) -> None:

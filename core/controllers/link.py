@@ -36,6 +36,7 @@ from core.controllers.protocol import (
     FrameBuffer,
     Heartbeat,
     Hello,
+    JackpotState,
     ProtocolError,
     Welcome,
     encode_frame,
@@ -162,6 +163,12 @@ class ControllerLink:
         if self.online:
             await self._send(CommandFrame(self.console_id, cseq, command))
         return cseq
+
+    async def send_state(self, state: JackpotState) -> None:
+        """Tell the controller a level's Jackpot Lock state now, if the link is up (not queued:
+        the console sends every level's state again after the next WELCOME)."""
+        if self.online:
+            await self._send(state)
 
     async def command_result(self, cseq: int) -> CommandAck:
         """Wait until the controller acknowledged command ``cseq``."""

@@ -147,7 +147,22 @@ class ErrorFrame:
     seq: int | None = None
 
 
-Frame = Hello | Welcome | EventFrame | Ack | CommandFrame | CommandAck | Heartbeat | ErrorFrame
+@dataclass(frozen=True)
+class JackpotState:
+    """Console -> every controller of a linked group: a level's Jackpot Lock state (DEQ's
+    PENDING).  ``PENDING`` while lock-at-hit amounts of the level wait for a supervisor (the
+    frozen total and how many hits); ``CLEAR`` once none waits.  Not acknowledged: the latest
+    one is the state, and the console sends it again after every WELCOME."""
+
+    group: str
+    level: str
+    state: Literal["PENDING", "CLEAR"]
+    amount_cents: int = 0
+    hits: int = 0
+
+
+Frame = (Hello | Welcome | EventFrame | Ack | CommandFrame | CommandAck | Heartbeat | ErrorFrame
+         | JackpotState)
 
 
 # --------------------------------------------------------------------------- encoding
@@ -213,6 +228,9 @@ def frame_to_dict(frame: Frame) -> dict[str, Any]:
         d |= {"type": "ERROR", "code": frame.code, "message": frame.message}
         if frame.seq is not None:
             d["seq"] = frame.seq
+    elif isinstance(frame, JackpotState):
+        d |= {"type": "JACKPOT_STATE", "group": frame.group, "level": frame.level,
+              "state": frame.state, "amount": frame.amount_cents, "hits": frame.hits}
     else:  # pragma: no cover - exhaustive
         raise TypeError(f"not a frame: {frame!r}")
     return d
@@ -442,10 +460,21 @@ def _dec_error(obj: dict[str, Any]) -> Frame:
                       nonempty=False), seq=f.integer("seq", 1) if f.has("seq") else None)
 
 
+def _dec_jackpot_state(obj: dict[str, Any]) -> Frame:
+    f = _Fields(obj, "JACKPOT_STATE")
+    state: Literal["PENDING", "CLEAR"] = (
+        "PENDING" if f.choice("state", ("PENDING", "CLEAR")) == "PENDING" else "CLEAR")
+    amount, hits = f.integer("amount", 0), f.integer("hits", 0)
+    if (state == "PENDING") != (hits > 0):
+        raise f.error("hits", f"{hits} with state {state} (PENDING has hits, CLEAR none)")
+    return JackpotState(group=f.ident("group"), level=f.ident("level"), state=state,
+                        amount_cents=amount, hits=hits)
+
+
 _DECODERS = {
     "HELLO": _dec_hello, "WELCOME": _dec_welcome, "EVENT": _dec_event, "ACK": _dec_ack,
     "COMMAND": _dec_command, "CMD_ACK": _dec_cmd_ack, "HEARTBEAT": _dec_heartbeat,
-    "ERROR": _dec_error,
+    "ERROR": _dec_error, "JACKPOT_STATE": _dec_jackpot_state,
 }
 
 

@@ -49,6 +49,7 @@ from core.controllers.protocol import (
     Heartbeat,
     Hello,
     HitRejected,
+    JackpotState,
     PayConfirmed,
     ProtocolError,
     Welcome,
@@ -211,6 +212,9 @@ class SimulatedTable:
         self.open_hits: dict[str, OpenHit] = {}
         self.decisions: dict[str, str] = {}  # hit_ref -> "paid" | "rejected"
         self.stacked_rounds: list[int] = []  # rounds dealt with --jackpot-rate (not random)
+        # level -> the console's last JACKPOT_STATE for this table's link (what the table's
+        # display shows: PENDING with the frozen amount while a linked hit waits)
+        self.jackpot: dict[str, JackpotState] = {}
         self._forced: dict[int, tuple[Card, ...]] = {}
         self._forced_wagers: set[int] | None = None
         # protocol state
@@ -256,6 +260,14 @@ class SimulatedTable:
         frame = self._hit(seat, hand)
         self.phase = "waiting"
         return frame
+
+    def jackpot_line(self, level: str) -> str:
+        """What the table's display says of a linked level (the simulator's log and status)."""
+        st = self.jackpot.get(level)
+        if st is None or st.state == "CLEAR":
+            return f"{level}: live"
+        return (f"{level}: JACKPOT PENDING {st.amount_cents // 100:,}.{st.amount_cents % 100:02d}"
+                f" frozen for {st.hits} hit(s) on the link; this table keeps playing")
 
     def press_misdeal(self) -> EventFrame:
         """The dealer presses MISDEAL after START GAME: the round is killed, the wagers go back
@@ -547,6 +559,12 @@ class SimulatedTable:
                 if item.result == "refused":
                     log.warning("table %s: console refused event %d: %s", self.table_id,
                                 item.seq, item.reason)
+        elif isinstance(item, JackpotState):
+            was = self.jackpot.get(item.level)
+            self.jackpot[item.level] = item
+            if was is None or (was.state, was.amount_cents, was.hits) != \
+                    (item.state, item.amount_cents, item.hits):
+                log.info("table %s: %s", self.table_id, self.jackpot_line(item.level))
         elif isinstance(item, CommandFrame):
             key = (item.console, item.cseq)
             ack = self._commands.get(key)

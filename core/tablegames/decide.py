@@ -105,6 +105,7 @@ def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Ca
         if a.locked_same:
             amount = int(hit.locked_amount_cents or 0)
             before, after = hit.locked_meter_before_cents, hit.locked_meter_after_cents
+            u.levels.add((g.id, lv.name))  # no entry now, but its PENDING state ends
         else:
             state = balances.current(u, lv.id)
             amount, moves = meters.award(state, settings(u, lv.id), pay.fraction)

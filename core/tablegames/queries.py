@@ -66,7 +66,7 @@ _PENDING = (select(Hit.id, Hit.table_id, Hit.seat, Hit.round_no, Wager.amount_ce
 _PENDING_OF_TABLES = _PENDING.where(Hit.table_id.in_(bindparam("ids", expanding=True)))
 _PENDING_IN = _PENDING.where(Hit.id.in_(bindparam("ids", expanding=True)))
 _LEVELS = (select(Level.group_id, Level.name, LevelBalance.meter_units,
-                  LevelBalance.reserve_units, LevelBalance.last_entry_id)
+                  LevelBalance.reserve_units, LevelBalance.last_entry_id, Level.id)
            .join(LevelBalance, LevelBalance.level_id == Level.id)
            .order_by(Level.group_id, Level.id))
 _LEVELS_IN = _LEVELS.where(Level.group_id.in_(bindparam("ids", expanding=True)))
@@ -92,11 +92,20 @@ def _pending(s: Session, now: datetime, stmt: Any = _PENDING,
     return out
 
 
+# the amounts lock at hit froze for hits still pending, per level (few rows: pending hits)
+_FROZEN = (select(Hit.locked_level_id, func.coalesce(func.sum(Hit.locked_amount_cents), 0),
+                  func.count())
+           .where(Hit.status == "pending", Hit.locked_level_id.is_not(None))
+           .group_by(Hit.locked_level_id))
+
+
 def _levels(s: Session, groups: list[str] | None = None) -> list[LevelView]:
     conn = s.connection()
     rows = (conn.execute(_LEVELS) if groups is None
             else conn.execute(_LEVELS_IN, {"ids": groups}))
-    return [LevelView(g, n, int(m), int(r), int(v or 0)) for g, n, m, r, v in rows]
+    frozen = {lid: (int(c or 0), int(n)) for lid, c, n in conn.execute(_FROZEN)}
+    return [LevelView(g, n, int(m), int(r), int(v or 0), *frozen.get(lid, (0, 0)))
+            for g, n, m, r, v, lid in rows]
 
 
 def _table_views(rows: list[tuple[Any, ...]], pending: list[PendingHitView]) -> list[TableView]:

@@ -140,10 +140,18 @@ class LevelView:
     meter_units: int
     reserve_units: int
     version: int = 0  # the id of the latest entry folded in (a newer view has a larger one)
+    # Jackpot Lock (lock at hit): the amounts fixed for hits still waiting on this level,
+    # frozen while the live meter keeps growing; 0 / 0 when nothing is pending
+    frozen_cents: int = 0
+    frozen_hits: int = 0
 
     @property
     def meter_cents(self) -> int:
         return units_floor_cents(self.meter_units)
+
+    @property
+    def pending(self) -> bool:
+        return self.frozen_hits > 0
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QWidget
 
 from core.demo import swipe_of
 from gui.authorize import SwipePrompt
@@ -221,3 +221,54 @@ def test_demo_swipe_field_pays_from_a_pasted_swipe_and_exists_only_in_the_demo(
     prompt = SwipePrompt(window.catcher, "supervisor", "x", lambda raw: None, window)
     assert prompt.findChild(QLineEdit, "demoSwipe") is None  # not on a real floor
     prompt.deleteLater()
+
+
+def test_a_locked_hit_shows_its_meter_pending_beside_the_live_amount(qtbot, qapp,  # type: ignore[no-untyped-def]
+                                                                     sqlite_engine) -> None:
+    """Jackpot Lock on the console: while a lock-at-hit hit waits, the group's meter tile says
+    PENDING with the frozen amount beside the live meter (which the linked tables keep
+    growing); the pay clears it.  The simulator's view of the other linked table is rendered
+    beside it for docs/screenshots."""
+    catcher = SwipeCatcher()
+    catcher.install(qapp)
+    try:
+        with FakePrinter() as printer, FloorHarness(sqlite_engine, printer.port,
+                                                    tables=("PG-1", "PG-2"),
+                                                    lock_at_hit=True) as floor:
+            window = MainWindow(floor.console, catcher)
+            qtbot.addWidget(window)
+            window.resize(1366, 768)
+            window.show()
+            floor.deal_hit("PG-1", seat=3, cards=ROYAL_SF7, wagers=[1, 3, 5])
+            qtbot.waitUntil(lambda: window.queue.rowCount() == 1, timeout=5000)
+            pg2 = floor.sims["PG-2"]
+            floor.on_sim(pg2.force_wagers, [2, 4])
+            floor.on_sim(pg2.step)  # the linked table keeps playing
+            tile = window._meter_tiles[("WA01", "MAIN")]
+            qtbot.waitUntil(lambda: tile.pending.isVisible(), timeout=5000)
+            assert tile.pending.text().startswith("PENDING $10,000.60")
+            qtbot.waitUntil(lambda: tile.amount.text() == "$10,000.46", timeout=5000)
+            wait_for(lambda: "PENDING" in pg2.jackpot_line("MAIN"), what="PG-2 told")
+            shot(window, "jackpot-lock-pending-console")
+            if SHOTS:
+                from PySide6.QtGui import QFont
+
+                view = QLabel("\n".join([
+                    f"podium simulate  ·  table PG-2 (linked to WA01, {pg2.paytable.id})",
+                    f"round {pg2.round_no}: {pg2.phase}, wagers on seats "
+                    f"{', '.join(str(s) for s in sorted(pg2.wagers))}",
+                    pg2.jackpot_line("MAIN")]))
+                view.setFont(QFont("monospace", 11))
+                view.setStyleSheet("background: #101418; color: #e0e0e0; padding: 12px;")
+                metrics = view.fontMetrics()
+                view.resize(max(metrics.horizontalAdvance(line) for line in
+                                view.text().splitlines()) + 120,
+                            metrics.lineSpacing() * 3 + 40)
+                shot(view, "jackpot-lock-pending-simulator")
+                view.deleteLater()
+            hit = floor.pending()[0]
+            floor.console.floor.pay(hit.hit_id, ROYAL_SF7, swipe_of("2001"))
+            qtbot.waitUntil(lambda: not tile.pending.isVisible(), timeout=5000)
+            window.close()
+    finally:
+        qapp.removeEventFilter(catcher)
