@@ -5,7 +5,9 @@ and ends with Enter.  :class:`SwipeCatcher` is an application-wide event filter 
 that burst (it starts with a track sentinel ``%`` or ``;``), swallows it so it never lands in a
 text field, and emits :attr:`SwipeCatcher.swiped` with the raw data.  A person who types ``%``
 by hand is slower than the gap limit: the held keys are then replayed, in order, to the widget
-they were meant for.
+they were meant for.  So is a fast burst that is not a well-formed track (ISO/IEC 7813 track 1
+and/or track 2, each with its end sentinel, then Enter): a reject reason typed quickly, "no wager
+on seat 3; dealer pressed ...", reaches its field whole.
 
 Raw track data is never logged.  The filter is exception-safe: an exception escaping an event
 filter can crash PySide6.
@@ -14,6 +16,7 @@ filter can crash PySide6.
 from __future__ import annotations
 
 import logging
+import re
 import time
 import weakref
 
@@ -29,6 +32,15 @@ MAX_LENGTH = 256
 # Held keys with no next key for this long are given back (a person typed a sentinel).  Longer
 # than MAX_GAP_S so that a GUI thread that was busy for a moment does not split a swipe.
 HOLD_MS = 250
+# One or both tracks, complete: track 1 "%B<number>^<name>^<data>?" (or "%E?", a failed read),
+# then track 2 ";<number>=<data>?" (or ";E?").  Anything else is typing.
+WELL_FORMED = re.compile(r"(?:%(?:B\d{1,19}\^[^^?%;]*\^[^?%;]*|E)\?)?"
+                         r"(?:;(?:\d{1,19}=[^?%;]*|E)\?)?")
+
+
+def well_formed(data: str) -> bool:
+    """Whether a burst is card track data (and not fast typing that began with % or ;)."""
+    return bool(data) and WELL_FORMED.fullmatch(data) is not None
 
 
 class SwipeCatcher(QObject):
@@ -93,15 +105,17 @@ class SwipeCatcher(QObject):
         self._mark(now, stamp)
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             data = "".join(self._text)
+            if not well_formed(data):
+                # fast typing, not a card: the keys go back to their field, then this Enter
+                self._replay()
+                return False
             self._reset()
             QTimer.singleShot(0, lambda: self.swiped.emit(data))
             return True
         self._text.append(text)
         self._held.append((weakref.ref(obj), event.key(), event.modifiers(), text))
         if len(self._text) > MAX_LENGTH:
-            data = "".join(self._text)
-            self._reset()
-            QTimer.singleShot(0, lambda: self.swiped.emit(data))
+            self._replay()  # longer than any card's tracks: typing (or a paste) after all
         else:
             self._timer.start(HOLD_MS)
         return True
