@@ -105,6 +105,7 @@ class CardPicker(QWidget):
                 b.setStyleSheet(f"QPushButton {{ color: {SUIT_COLOR[suit]}; padding: 2px; "
                                 f"font-weight: bold; }} {USED_CARD_STYLE}")
                 b.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+                b.setAutoDefault(False)
                 b.clicked.connect(lambda _=False, c=card: self.add_card(c))
                 grid.addWidget(b, row, col)
                 self._deck_buttons[card] = b
@@ -112,6 +113,7 @@ class CardPicker(QWidget):
         jb.setStyleSheet("QPushButton { color: #c58cff; padding: 2px; font-weight: bold; } "
                          + USED_CARD_STYLE)
         jb.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        jb.setAutoDefault(False)
         jb.clicked.connect(lambda: self.add_card(JOKER))
         grid.addWidget(jb, 0, 13, 4, 1)
         jb.setMinimumHeight(34 * 4)
@@ -128,6 +130,7 @@ class CardPicker(QWidget):
         self.entry.returnPressed.connect(self._typed)
         typing.addWidget(self.entry, 1)
         clear = QPushButton("Clear")
+        clear.setAutoDefault(False)
         clear.clicked.connect(self.clear)
         typing.addWidget(clear)
         outer.addLayout(typing)
@@ -142,6 +145,10 @@ class CardPicker(QWidget):
         b.setObjectName(f"slot{i}")
         b.setMinimumSize(*self._slot_size)
         b.setToolTip("Click to take this card back")
+        # Never the dialog's default button nor in the focus chain: Enter in the card field
+        # (or Space with nothing focused) must not take a card back.
+        b.setAutoDefault(False)
+        b.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         b.clicked.connect(lambda _=False, i=i: self._clear_slot(i))
         self._slot_buttons.append(b)
         return b

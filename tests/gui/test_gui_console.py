@@ -272,3 +272,43 @@ def test_a_locked_hit_shows_its_meter_pending_beside_the_live_amount(qtbot, qapp
             window.close()
     finally:
         qapp.removeEventFilter(catcher)
+
+
+@pytest.mark.parametrize("speed", ["human", "reader"])
+def test_seven_typed_cards_and_enter_fill_every_slot_and_space_takes_none_back(  # type: ignore[no-untyped-def]
+        qtbot, console_window, speed: str) -> None:
+    """docs/operator.md: type the seven cards and press Enter.  Enter only applies the cards (it
+    used to click the first card slot too, taking that card back); Space with no field focused
+    takes nothing back either."""
+    window, floor, _printer = console_window
+    cards = ["5h", "6h", "7h", "8h", "9h", "Kc", "2d"]  # straight flush
+    floor.deal_hit("PG-1", seat=4, cards=cards, wagers=[4])
+    qtbot.waitUntil(lambda: window.queue.rowCount() == 1, timeout=5000)
+    seen: dict[str, object] = {}
+
+    def in_dialog() -> None:
+        dlg = QApplication.activeModalWidget()
+        try:
+            assert isinstance(dlg, VerifyDialog)
+            dlg.picker.clear()
+            dlg.picker.entry.setFocus()
+            if speed == "human":
+                qtbot.keyClicks(dlg.picker.entry, " ".join(cards), delay=20)
+                qtbot.keyClick(dlg.picker.entry, Qt.Key.Key_Return)
+            else:
+                type_swipe(dlg.picker.entry, " ".join(cards))  # 4 ms a key, then Enter
+            qtbot.waitUntil(lambda: dlg.picker.is_complete(), timeout=2000)
+            seen["after_enter"] = [str(c) for c in dlg.picker.cards()]
+            qtbot.waitUntil(lambda: dlg.pay_btn.isEnabled(), timeout=3000)
+            dlg.setFocus()
+            qtbot.keyClick(dlg, Qt.Key.Key_Space)
+            seen["after_space"] = len(dlg.picker.cards())
+            seen["pay_enabled"] = dlg.pay_btn.isEnabled()
+        finally:
+            if dlg is not None:
+                dlg.reject()
+
+    QTimer.singleShot(100, in_dialog)
+    window.open_selected_hit()
+    assert seen["after_enter"] == ["5h", "6h", "7h", "8h", "9h", "Kc", "2d"]
+    assert seen["after_space"] == 7 and seen["pay_enabled"] is True
