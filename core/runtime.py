@@ -84,6 +84,7 @@ class ConsoleCore:
         self.printer = printer
         self._link_options = link_options or {}
         self._messages: list[Callable[[str], None]] = []
+        self._status_listeners: list[Callable[[str], None]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._links: LinkManager | None = None
@@ -174,6 +175,17 @@ class ConsoleCore:
         links = self._links
         return links.status() if links is not None else {}
 
+    def add_status_listener(self, fn: Callable[[str], None]) -> Callable[[], None]:
+        """``fn(table)`` whenever a table's link goes up or down (on the link thread): the
+        screen follows this console's own link at once.  Returns its remover."""
+        self._status_listeners.append(fn)
+
+        def remove() -> None:
+            if fn in self._status_listeners:
+                self._status_listeners.remove(fn)
+
+        return remove
+
     def add_message_listener(self, fn: Callable[[str], None]) -> Callable[[], None]:
         """``fn(text)``: plain-language messages for the supervisor (links, refusals, printer).
         Returns a function that removes the listener."""
@@ -210,6 +222,11 @@ class ConsoleCore:
     def _on_status(self, table: str, online: bool, detail: str) -> None:
         state = "ONLINE" if online else "OFFLINE"
         self._say(f"Table {table} {state}{': ' + detail if detail else ''}")
+        for fn in list(self._status_listeners):
+            try:
+                fn(table)
+            except Exception:
+                log.exception("status listener failed")
         fut = self.floor.writer.submit_link(table, online)
         if online:
             self._send_jackpot_states([table], self._group_states(table))

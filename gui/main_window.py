@@ -147,6 +147,9 @@ class MainWindow(QMainWindow):
         self._removers = [
             self.bridge.listen(console.add_listener, self._on_change),
             console.add_message_listener(self._messages.append),
+            # a tile follows this console's own link at once (the ledger's flag is written by
+            # the writer a moment later, and on a shared ledger by every podium)
+            self.bridge.listen(console.add_status_listener, self._dirty_tables.add),
         ]
 
         self._timer = QTimer(self)
@@ -298,10 +301,11 @@ class MainWindow(QMainWindow):
         links = self.console.link_status() if self._dirty_tables else {}
         if self._dirty_tables:
             ids = [tid for tid in state.tables if tid in self._dirty_tables]
-            self._dirty_tables = set()
+            self._dirty_tables.clear()
             self.grid.show_tables([model.table_view(self.console, state.tables[i], links)
                                    for i in ids if i in state.tables])
-            online = sum(1 for t in state.tables.values() if t.online)
+            online = sum(1 for t in state.tables.values()
+                         if links.get(t.id, (t.online, ""))[0])
             total = len(state.tables)
             color = "#3ecf8e" if online == total else "#ff4d4f"
             self.links.setText(

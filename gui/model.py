@@ -112,10 +112,12 @@ def _group(console: Any, group_id: str) -> Any:
 
 
 def table_view(console: Any, t: Any, links: dict[str, tuple[bool, str]]) -> TableView:
-    """``links``: ``console.link_status()`` (why an OFFLINE table's link is down)."""
+    """``links``: ``console.link_status()``: this console's own link decides ONLINE (at once;
+    the ledger's flag follows a moment later) and says why an OFFLINE link is down."""
     g = _group(console, t.group)
-    detail = "" if t.online else links.get(t.id, (False, ""))[1]
-    return TableView(t.id, t.name, g.name if g is not None else t.group, t.paytable, t.online,
+    online, why = links.get(t.id, (t.online, ""))
+    detail = "" if online else why
+    return TableView(t.id, t.name, g.name if g is not None else t.group, t.paytable, online,
                      t.round_no, t.round_state or "idle", t.pending_hits, detail)
 
 

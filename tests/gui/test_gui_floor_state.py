@@ -154,3 +154,24 @@ def test_a_failed_op_reaches_its_error_handler_and_a_removed_listener_hears_noth
     remove()
     assert listeners == []
     bridge.shutdown()
+
+
+def test_a_tile_follows_this_consoles_own_link_at_once() -> None:
+    """Another podium on the shared ledger wrote OFFLINE (or the writer has not yet written
+    ONLINE): the tile shows what this console's own link says, and why it is down."""
+    from types import SimpleNamespace
+
+    from core.floorconfig import load_demo_floor
+    from gui.model import table_view
+
+    console = SimpleNamespace(config=load_demo_floor())
+    ledger_says_offline = TableView("PG-1", "Pai Gow 1", "WA01", "FPGPP-WA01", False, 4,
+                                    "locked", 0)
+    up = table_view(console, ledger_says_offline, {"PG-1": (True, "Nexus boot b1")})
+    assert up.online is True and up.detail == ""
+    ledger_says_online = TableView("PG-1", "Pai Gow 1", "WA01", "FPGPP-WA01", True, 4,
+                                   "locked", 0)
+    down = table_view(console, ledger_says_online, {"PG-1": (False, "connection refused")})
+    assert down.online is False and down.detail == "connection refused"
+    # no link at all (a tool without links): the ledger's flag
+    assert table_view(console, ledger_says_online, {}).online is True
