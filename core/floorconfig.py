@@ -84,6 +84,8 @@ class Casino:
     operator: str = ""  # the licensee named on the regulator's forms ("" = the casino's name)
     # days that are not business days besides Saturdays and Sundays (RULES.md 6 deadlines)
     public_holidays: tuple[date, ...] = ()
+    # a hit waiting this long turns red in the queue and sounds once (internal controls)
+    hit_alert_minutes: int = 5
 
     @property
     def operator_name(self) -> str:
@@ -329,8 +331,9 @@ def _casino(sec: _Section) -> Casino:
     symbol = sec.text("currency_symbol", "$", empty_ok=True)
     operator = sec.text("operator", "", empty_ok=True)
     holidays = sec.convert("public_holidays", _holidays, [])
+    alert = sec.integer("hit_alert_minutes", 1, 240, 5)
     sec.done()
-    return Casino(name, tz, symbol, operator, holidays)
+    return Casino(name, tz, symbol, operator, holidays, alert)
 
 
 def _holidays(value: Any, what: str) -> tuple[date, ...]:

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -155,6 +156,9 @@ class MainWindow(QMainWindow):
         self._timer = QTimer(self)
         self._timer.timeout.connect(self._tick)
         self._timer.start(REFRESH_MS)
+        self._wait_timer = QTimer(self)
+        self._wait_timer.timeout.connect(self._tick_waits)
+        self._wait_timer.start(1000)
         self._resync = QTimer(self)
         self._resync.timeout.connect(self.reload)
         self._resync.start(RESYNC_MS)
@@ -276,6 +280,17 @@ class MainWindow(QMainWindow):
             not t.online for t in change.table_views)
         if urgent and time.monotonic() - self._last_refresh >= URGENT_MS / 1000:
             self._paint()
+
+    def _tick_waits(self) -> None:
+        """Every second: the queue's Waiting times move on; a hit waiting past the floor
+        file's ``hit_alert_minutes`` turns red and sounds once (the system bell)."""
+        late = self.queue.tick(datetime.now(UTC),
+                               self.console.config.casino.hit_alert_minutes * 60)
+        if late:
+            QApplication.beep()
+            refs = ", ".join(f"H{h}" for h in late)
+            self._log(f"{refs} waiting {self.console.config.casino.hit_alert_minutes} min or "
+                      "more: call a supervisor")
 
     def _tick(self) -> None:
         while self._messages:

@@ -402,6 +402,9 @@ class HitQueue(QTableWidget):
         hdr.setStretchLastSection(True)
         self.cellDoubleClicked.connect(lambda row, _col: self._open(row))
         self._ids: list[int] = []
+        self._since: dict[int, datetime | None] = {}
+        self._alerted: set[int] = set()  # hits already sounded for
+        self.alert_after_s: float = 300.0
 
     def keyPressEvent(self, event):  # type: ignore[no-untyped-def]  # noqa: N802
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.currentRow() >= 0:
@@ -416,18 +419,17 @@ class HitQueue(QTableWidget):
     def hit_ids(self) -> list[int]:
         return list(self._ids)
 
+    WAIT_COLUMN = 6
+
     def show_hits(self, hits: list[HitView], now: datetime) -> None:
         selected = self._ids[self.currentRow()] if 0 <= self.currentRow() < len(self._ids) else None
         self.setRowCount(len(hits))
         self._ids = [h.id for h in hits]
+        self._since = {h.id: h.received_at for h in hits}
         for r, h in enumerate(hits):
-            waited = ""
-            if h.received_at is not None:
-                secs = max(0, int((now - h.received_at).total_seconds()))
-                waited = f"{secs // 60}:{secs % 60:02d}"
             wager = format_cents(h.wager_cents, "$") if h.wager_cents is not None else "NONE"
             values = (h.ref, h.table, str(h.seat), str(h.round_no), hand_label(h.hand), wager,
-                      waited, with_hand_names("; ".join(h.flags)))
+                      "", with_hand_names("; ".join(h.flags)))
             for c, v in enumerate(values):
                 item = QTableWidgetItem(v)
                 if h.flags:
@@ -439,6 +441,33 @@ class HitQueue(QTableWidget):
             self.selectRow(self._ids.index(selected))
         elif hits and self.currentRow() < 0:
             self.selectRow(0)
+        self.tick(now)
+
+    def tick(self, now: datetime, alert_after_s: float | None = None) -> list[int]:
+        """Bring every row's Waiting time to ``now`` (the console calls this every second);
+        a hit waiting ``alert_after_s`` or longer turns its time white on red.  Returns the
+        hits that crossed that line since the last tick (the console sounds once for them)."""
+        if alert_after_s is not None:
+            self.alert_after_s = alert_after_s
+        crossed: list[int] = []
+        for r, hid in enumerate(self._ids):
+            since = self._since.get(hid)
+            item = self.item(r, self.WAIT_COLUMN)
+            if since is None or item is None:
+                continue
+            secs = max(0, int((now - since).total_seconds()))
+            late = secs >= self.alert_after_s
+            item.setText(f"{'⚠ ' if late else ''}{secs // 60}:{secs % 60:02d}")
+            if late:
+                item.setBackground(QColor(theme.ALERT))
+                item.setForeground(QColor("#ffffff"))
+                item.setToolTip(f"waiting {secs // 60} min: past the "
+                                f"{int(self.alert_after_s // 60)} min of the floor file")
+                if hid not in self._alerted:
+                    self._alerted.add(hid)
+                    crossed.append(hid)
+        self._alerted &= set(self._ids)
+        return crossed
 
 
 class TableGrid(QListView):

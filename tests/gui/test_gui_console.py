@@ -312,3 +312,35 @@ def test_seven_typed_cards_and_enter_fill_every_slot_and_space_takes_none_back( 
     window.open_selected_hit()
     assert seen["after_enter"] == ["5h", "6h", "7h", "8h", "9h", "Kc", "2d"]
     assert seen["after_space"] == 7 and seen["pay_enabled"] is True
+
+
+def test_the_queue_waiting_time_ticks_and_an_aged_hit_turns_red_and_sounds_once(  # type: ignore[no-untyped-def]
+        qtbot, console_window, monkeypatch) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    window, floor, _printer = console_window
+    beeps: list[int] = []
+    monkeypatch.setattr(QApplication, "beep", staticmethod(lambda: beeps.append(1)))
+    floor.deal_hit("PG-1", seat=3, cards=ROYAL_SF7, wagers=[3])
+    qtbot.waitUntil(lambda: window.queue.rowCount() == 1, timeout=5000)
+    wait = window.queue.item(0, window.queue.WAIT_COLUMN)
+    first = wait.text()
+    qtbot.waitUntil(lambda: window.queue.item(0, window.queue.WAIT_COLUMN).text() != first,
+                    timeout=3000)  # it moves on with no change of the queue
+    # five minutes later (the demo floor's hit_alert_minutes): red, a sound, a line in Activity
+    later = datetime.now(UTC) + timedelta(minutes=5, seconds=2)
+    assert window.queue.tick(later, 300) == [window.queue.hit_ids()[0]]
+    assert window.queue.tick(later + timedelta(seconds=1), 300) == []  # sounds once
+    item = window.queue.item(0, window.queue.WAIT_COLUMN)
+    assert item.text().startswith("⚠ 5:0") and item.background().color().name() == "#ff4d4f"
+    window.queue.clearSelection()
+    shot(window, "queue-aged-hit")
+    assert beeps == []
+    # the console's own tick, for a hit that has waited six minutes: one sound, one line
+    hid = window.queue.hit_ids()[0]
+    window.queue._alerted.clear()
+    window.queue._since[hid] = datetime.now(UTC) - timedelta(minutes=6)
+    window._tick_waits()
+    window._tick_waits()
+    assert beeps == [1]
+    assert f"H{hid} waiting 5 min or more" in window.log_list.item(0).text()
