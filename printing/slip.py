@@ -227,8 +227,12 @@ def paid_time_text(paid_at: datetime, zone: ZoneInfo) -> tuple[str, str]:
     """(local time in ``zone`` with the zone's abbreviation, the same instant in UTC)."""
     local = paid_at.astimezone(zone)
     utc = paid_at.astimezone(ZoneInfo("UTC"))
-    name = local.tzname() or _utc_offset(local)
-    return f"{local:%Y-%m-%d %H:%M:%S} {name}", f"{utc:%Y-%m-%d %H:%M:%S} UTC"
+    # the abbreviation alone misleads ("PST" is Philippine AND Pacific time): the offset too
+    offset = _utc_offset(local)
+    name = local.tzname() or ""
+    zone_text = (name if name == "UTC" and offset == "UTC+00:00"
+                 else f"{name} ({offset})" if name and name != offset else offset)
+    return f"{local:%Y-%m-%d %H:%M:%S} {zone_text}", f"{utc:%Y-%m-%d %H:%M:%S} UTC"
 
 
 def local_time_text(slip: WinSlip) -> tuple[str, str]:

@@ -100,12 +100,19 @@ def test_tray_pay_has_no_meter_lines() -> None:
 def test_paid_at_is_shown_in_local_time_with_utc() -> None:
     # Los Angeles is UTC-7 in June (PDT) and UTC-8 in January (PST).
     summer = dataclasses.replace(demo_slip(), paid_at=datetime(2025, 6, 2, 4, 14, 3, tzinfo=UTC))
-    assert local_time_text(summer) == ("2025-06-01 21:14:03 PDT", "2025-06-02 04:14:03 UTC")
+    assert local_time_text(summer) == ("2025-06-01 21:14:03 PDT (UTC-07:00)",
+                                       "2025-06-02 04:14:03 UTC")
     winter = dataclasses.replace(demo_slip(), paid_at=datetime(2025, 1, 15, 12, 0, 0, tzinfo=UTC))
-    assert local_time_text(winter)[0] == "2025-01-15 04:00:00 PST"
+    assert local_time_text(winter)[0] == "2025-01-15 04:00:00 PST (UTC-08:00)"
+    # "PST" is also Philippine Standard Time: the offset beside it says which
     manila = dataclasses.replace(demo_slip(), timezone="Asia/Manila")  # UTC+8, no DST
-    assert local_time_text(manila)[0] == "2025-06-02 12:14:03 PST"
-    assert b"2025-06-01 21:14:03 PDT" in render_slip(summer)
+    assert local_time_text(manila)[0] == "2025-06-02 12:14:03 PST (UTC+08:00)"
+    utc = dataclasses.replace(demo_slip(), timezone="UTC")
+    assert local_time_text(utc)[0] == "2025-06-02 04:14:03 UTC"
+    from printing.preview import recovered_text
+
+    paper = " ".join(recovered_text(render_slip(summer)).split())  # 42 columns wrap it
+    assert "2025-06-01 21:14:03 PDT (UTC-07:00)" in paper
 
 
 def test_cards_are_letters_when_no_code_page_has_suit_symbols() -> None:
