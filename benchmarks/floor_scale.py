@@ -270,6 +270,9 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
     cpu = ThreadCpu()
     wall0 = time.time()
     console.start()
+    from gui import collector
+
+    collector.install(app, freeze=True)  # as the console does (gui/app.py)
     window = MainWindow(console, catcher)
     window.resize(1600, 980)
     window.show()

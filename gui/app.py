@@ -172,6 +172,9 @@ def run(args: argparse.Namespace) -> int:
 
         SwipePrompt.demo_entry = True
     console.start()
+    from gui import collector
+
+    collector.install(app, freeze=True)  # garbage collected on the GUI thread only
     window = MainWindow(console, catcher)
     for w in warnings:
         window._log(f"Configuration warning: {w}")

@@ -107,6 +107,8 @@ def _collect_on_the_main_thread() -> Iterator[None]:
     import gc
 
     if not gc.isenabled():
-        from gui.collector import GuiThreadCollector
+        from gui.collector import installed
 
-        GuiThreadCollector.check()
+        collector = installed()
+        if collector is not None:
+            collector.check()
