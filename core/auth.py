@@ -209,8 +209,15 @@ def log_swipe(session: Session, outcome: SwipeOutcome, *, employee_id: int | Non
     session.flush()
 
 
-def authorize(session: Session, raw_swipe: str, needed: str | None) -> Employee:
-    """Parse and identify a swipe and check its authority (``needed`` None: any active role).
+# what the swipe authorizes, in the refusal's words (the action names of swipe_log)
+ACTION_WORDS = {"pay": "this pay", "reject": "a rejection", "adjust": "a meter adjustment",
+                "bbj_case": "a Bad Beat Jackpot step", "machine_check": "a machine check"}
+
+
+def authorize(session: Session, raw_swipe: str, needed: str | None,
+              action: str = "pay") -> Employee:
+    """Parse and identify a swipe and check its authority (``needed`` None: any active role)
+    for ``action`` (a swipe_log action: its words are in the refusal).
 
     Does NOT log: the caller logs the outcome (accepted, or ``AuthError.outcome``) in its own
     transaction so that a refusal changes nothing but the swipe log.
@@ -218,9 +225,11 @@ def authorize(session: Session, raw_swipe: str, needed: str | None) -> Employee:
     number = parse_swipe(raw_swipe)
     emp = identify(session, number)
     if needed is not None and not has_authority(emp.role, needed):
-        what = ("may not authorize pays" if emp.role not in PAY_AUTHORITY
-                else f"can not authorize this pay: it needs an {needed}" if needed == "executive"
-                else f"can not authorize this pay: it needs a {needed}")
+        words = ACTION_WORDS.get(action, action)
+        article = "an" if needed[:1] in "aeiou" else "a"
+        what = (f"may not authorize {words}: it needs {article} {needed}"
+                if emp.role not in PAY_AUTHORITY
+                else f"can not authorize {words}: it needs {article} {needed}")
         raise AuthError(f"employee {emp.number} ({emp.name}, {emp.role}) {what}",
                         "insufficient_authority", emp.id)
     return emp

@@ -72,6 +72,10 @@ class SwipeCatcher(QObject):
 
     def _filter(self, obj: QObject, event: QEvent) -> bool:
         etype = event.type()
+        if etype == QEvent.Type.MouseButtonPress and self._buffering and not self._replaying:
+            # a click right after fast typing: the held keys reach their field first
+            self._replay()
+            return False
         if etype not in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
             return False
         if self._replaying or not isinstance(obj, QWidget):

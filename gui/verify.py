@@ -17,8 +17,9 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
     QHBoxLayout,
-    QInputDialog,
     QLabel,
+    QLineEdit,
+    QListWidget,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -34,6 +35,80 @@ from gui.widgets import HitView
 log = logging.getLogger("podium.gui.verify")
 
 
+COMMON_REASONS = ("No wager on the seat", "Wrong hand button", "Misdeal",
+                  "Not a qualifying hand")
+
+
+class RejectDialog(QDialog):
+    """Why a hit is rejected: one of the common reasons (the hit's flags pick the likely one)
+    and/or words of the supervisor's own.  The flags stay in sight; OK with no reason keeps the
+    dialog open and says so."""
+
+    def __init__(self, hit: HitView, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Reject hit {hit.ref}")
+        lay = QVBoxLayout(self)
+        lay.addWidget(QLabel(f"<b>Reject hit {hit.ref}</b>: {hit.table}, seat {hit.seat}, round "
+                             f"{hit.round_no}, claimed {hand_label(hit.hand)}"))
+        if hit.flags:
+            flags = QLabel("Flags: " + with_hand_names("; ".join(hit.flags)))
+            flags.setObjectName("alert")
+            flags.setWordWrap(True)
+            lay.addWidget(flags)
+        self.reasons = QListWidget()
+        self.reasons.addItems(list(COMMON_REASONS))
+        self.reasons.setMaximumHeight(self.reasons.sizeHintForRow(0) * len(COMMON_REASONS) + 8)
+        likely = _likely_reason(hit)
+        if likely is not None:
+            self.reasons.setCurrentRow(COMMON_REASONS.index(likely))
+        lay.addWidget(QLabel("Reason:"))
+        lay.addWidget(self.reasons)
+        self.details = QLineEdit()
+        self.details.setPlaceholderText("Details, or a reason of your own")
+        lay.addWidget(self.details)
+        self.message = QLabel("")
+        self.message.setObjectName("alert")
+        lay.addWidget(self.message)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        cancel = QPushButton("Cancel")
+        cancel.clicked.connect(self.reject)
+        self.ok_btn = QPushButton("Reject — swipe card")
+        self.ok_btn.setObjectName("danger")
+        self.ok_btn.clicked.connect(self._confirm)
+        for b in (cancel, self.ok_btn):
+            b.setAutoDefault(False)
+        buttons.addWidget(cancel)
+        buttons.addWidget(self.ok_btn)
+        lay.addLayout(buttons)
+        self.details.returnPressed.connect(self._confirm)
+        self.details.setFocus()
+
+    def reason(self) -> str:
+        """The chosen reason and the details, as they go to the ledger ("" when none)."""
+        item = self.reasons.currentItem()
+        picked = item.text() if item is not None and item.isSelected() else ""
+        details = self.details.text().strip()
+        return f"{picked}: {details}" if picked and details else picked or details
+
+    def _confirm(self) -> None:
+        if not self.reason():
+            self.message.setText("A rejection needs a reason: pick one or type it.")
+            return
+        self.accept()
+
+
+def _likely_reason(hit: HitView) -> str | None:
+    words = " ".join(hit.flags).lower()
+    if "no wager" in words:
+        return "No wager on the seat"
+    if "claimed" in words or "button" in words:
+        return "Wrong hand button"
+    if "misdealt" in words or "undone" in words:
+        return "Misdeal"
+    return None
+
+
 class VerifyDialog(QDialog):
     """``service`` provides ``evaluate(hit_id, cards)``, and the dialog asks ``authorize`` (a
     callable that opens the swipe prompt) to pay or reject."""
@@ -45,6 +120,9 @@ class VerifyDialog(QDialog):
         self.hit = hit
         self.service = service
         self.authorize = authorize
+        # shows the reject dialog, modal (a test replaces it: no nested event loop)
+        self.ask_reason: Callable[[RejectDialog], bool] = \
+            lambda dlg: dlg.exec() == QDialog.DialogCode.Accepted
         self.outcome = ""
         self.setWindowTitle(f"Verify hit {hit.ref} — {hit.table} seat {hit.seat}")
         self.setMinimumWidth(980)
@@ -222,12 +300,11 @@ class VerifyDialog(QDialog):
             self._evaluate()  # show what it pays now
 
     def _reject(self) -> None:
-        reason, ok = QInputDialog.getText(self, "Reject hit", "Reason for rejecting this hit:")
-        reason = reason.strip()
-        if not ok:
-            return
-        if not reason:
-            self.problems.setText("A rejection needs a reason.")
+        dlg = RejectDialog(self.hit, self)
+        ok = self.ask_reason(dlg)
+        reason = dlg.reason()
+        dlg.deleteLater()
+        if not ok or not reason:
             return
 
         def do(swipe: str) -> object:

@@ -154,4 +154,11 @@ def test_authorize_checks_authority_of_the_swiper(engine: Engine) -> None:
         with pytest.raises(AuthError) as exc:
             authorize(s, track2("5000000000000002"), "supervisor")
         assert exc.value.outcome == "insufficient_authority"
-        assert "may not authorize pays" in str(exc.value)
+        assert "may not authorize this pay: it needs a supervisor" in str(exc.value)
+        # the words follow the action the card was swiped for
+        with pytest.raises(AuthError, match="may not authorize a rejection: it needs a "
+                                            "supervisor"):
+            authorize(s, track2("5000000000000002"), "supervisor", "reject")
+        with pytest.raises(AuthError, match="can not authorize a meter adjustment: it needs "
+                                            "an executive"):
+            authorize(s, track2("5000000000000001"), "executive", "adjust")

@@ -397,7 +397,7 @@ def _swiped(engine: Engine, swipe: str, now: datetime, write: Callable[[Session,
     result: T | None = None
     with Session(engine, expire_on_commit=False) as s, s.begin():
         try:
-            emp = authorize(s, swipe, ROLE)
+            emp = authorize(s, swipe, ROLE, "bbj_case")
         except AuthError as exc:
             refusal = exc
         else:

@@ -36,9 +36,9 @@ def _adjust(ctx: FloorContext, group: str, level: str, meter_delta_cents: int, r
         if lv is None:
             raise FloorError(f"group {group}: no level {level}")
         try:
-            emp = authorize(u.s, swipe, "executive")
+            emp = authorize(u.s, swipe, "executive", "adjust")
             first_ok = emp.id
-            second = authorize(u.s, second_swipe, "supervisor")
+            second = authorize(u.s, second_swipe, "supervisor", "adjust")
         except AuthError as exc:
             refusal = exc
         if refusal is None and second.id == emp.id:

@@ -159,7 +159,7 @@ def _reject(ctx: FloorContext, hit_id: int, reason: str, swipe: str) -> None:
             raise FloorError(f"hit #{hit.id} (table {hit.table_id} seat {hit.seat}): "
                              f"already {hit.status.replace('_', '-')}")
         try:
-            emp = authorize(u.s, swipe, "supervisor")
+            emp = authorize(u.s, swipe, "supervisor", "reject")
         except AuthError as exc:
             refusal = exc
         if refusal is None:
@@ -181,7 +181,7 @@ def check_swipe(ctx: FloorContext, swipe: str, needed: str,
     refusal: AuthError | None = None
     with ctx.session() as s, s.begin():  # a first swipe on a new ledger writes its salt
         try:
-            emp = authorize(s, swipe, needed)
+            emp = authorize(s, swipe, needed, action)
         except AuthError as exc:
             refusal = exc
         else:

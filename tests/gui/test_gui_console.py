@@ -344,3 +344,65 @@ def test_the_queue_waiting_time_ticks_and_an_aged_hit_turns_red_and_sounds_once(
     window._tick_waits()
     assert beeps == [1]
     assert f"H{hid} waiting 5 min or more" in window.log_list.item(0).text()
+
+
+def test_the_reject_dialog_offers_the_common_reasons_and_keeps_the_flags_in_sight(  # type: ignore[no-untyped-def]
+        qtbot, console_window) -> None:
+    from gui.verify import COMMON_REASONS, RejectDialog
+
+    window, floor, _printer = console_window
+    floor.deal_hit("PG-1", seat=3, cards=ROYAL_SF7, wagers=[1, 3])
+    qtbot.waitUntil(lambda: window.queue.rowCount() == 1, timeout=5000)
+    seen: dict[str, object] = {}
+
+    def answer(dlg: RejectDialog) -> bool:
+        seen["reasons"] = [dlg.reasons.item(i).text() for i in range(dlg.reasons.count())]
+        seen["preselected"] = dlg.reason()  # a hit with no flag: nothing picked for you
+        dlg.reasons.clearSelection()
+        dlg.reasons.setCurrentRow(-1)
+        dlg._confirm()  # no reason: stays open, says so
+        seen["empty"] = (dlg.result(), dlg.message.text())
+        dlg.reasons.setCurrentRow(COMMON_REASONS.index("No wager on the seat"))
+        qtbot.keyClicks(dlg.details, "sensor 3 dark; dealer pressed 3 instead of 5")
+        shot(dlg, "reject-dialog")
+        qtbot.keyClick(dlg.details, Qt.Key.Key_Return)  # typed fast, ';' and all, then Enter
+        return dlg.result() == dlg.DialogCode.Accepted
+
+    def in_dialog() -> None:
+        dlg = QApplication.activeModalWidget()
+        assert isinstance(dlg, VerifyDialog)
+        dlg.ask_reason = answer
+        dlg.authorize = lambda role, what, kind, action: (
+            seen.setdefault("what", what), action(swipe_of("1001")))[1] is None
+        dlg._reject()
+
+    QTimer.singleShot(100, in_dialog)
+    window.open_selected_hit()
+    assert seen["reasons"] == list(COMMON_REASONS)
+    assert seen["preselected"] == ""
+    assert seen["empty"] == (0, "A rejection needs a reason: pick one or type it.")
+    reason = "No wager on the seat: sensor 3 dark; dealer pressed 3 instead of 5"
+    assert seen["what"] == f"Reject hit H1: {reason}"
+    from sqlalchemy import select
+    from sqlalchemy.orm import Session
+
+    from core.ledger.models import HitDecision
+
+    with Session(floor.engine) as s:
+        assert s.scalars(select(HitDecision.reason).where(
+            HitDecision.decision == "rejected")).one() == reason
+
+
+def test_a_flag_picks_the_likely_reason(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from datetime import UTC, datetime
+
+    from gui.verify import RejectDialog
+    from gui.widgets import HitView
+
+    for flags, likely in ((("no wager on seat 3",), "No wager on the seat"),
+                          (("claimed FLUSH, cards make STRAIGHT",), "Wrong hand button"),
+                          (("round 4 was misdealt",), "Misdeal"), ((), "")):
+        dlg = RejectDialog(HitView(1, "H1", "Pai Gow 1", 3, 4, "FLUSH", None, flags,
+                                   datetime.now(UTC)))
+        qtbot.addWidget(dlg)
+        assert dlg.reason() == likely

@@ -150,3 +150,17 @@ def test_a_real_swipe_at_reader_speed_is_still_caught(qtbot, qapp) -> None:  # t
         assert field.text() == ""
     finally:
         qapp.removeEventFilter(catcher)
+
+
+def test_a_click_right_after_fast_typing_gives_the_held_keys_back_first(qtbot, qapp) -> None:  # type: ignore[no-untyped-def]
+    catcher = _catcher(qapp)
+    try:
+        field = QLineEdit()
+        qtbot.addWidget(field)
+        field.show()
+        qtbot.keyClicks(field, "seat 3; dealer")  # fast, no Enter, no pause
+        assert field.text() == "seat 3"  # ';' onwards is held (it might be a card)
+        qtbot.mouseClick(field, Qt.MouseButton.LeftButton)
+        assert field.text() == "seat 3; dealer"
+    finally:
+        qapp.removeEventFilter(catcher)
