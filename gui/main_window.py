@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QMainWindow,
+    QMessageBox,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -133,6 +134,22 @@ class MainWindow(QMainWindow):
         meters_menu.addAction(self.adjust_action)
 
         QShortcut(QKeySequence(Qt.Key.Key_F2), self, activated=self.open_selected_hit)
+        # the usual keys: next / previous tab, Alt+1.. a tab, Ctrl+Q quits (asking first when
+        # hits are waiting)
+        for keys, step in (("Ctrl+Tab", 1), ("Ctrl+PgDown", 1), ("Ctrl+Shift+Tab", -1),
+                           ("Ctrl+PgUp", -1)):
+            QShortcut(QKeySequence(keys), self, activated=lambda step=step: self.step_tab(step))
+        for i in range(min(9, self.tabs.count())):
+            QShortcut(QKeySequence(f"Alt+{i + 1}"), self,
+                      activated=lambda i=i: self.tabs.setCurrentIndex(i))
+        file_menu = self.menuBar().addMenu("&File")
+        self.quit_action = QAction("&Quit", self)
+        self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+        self.quit_action.triggered.connect(self.request_quit)
+        file_menu.addAction(self.quit_action)
+        self.menuBar().insertMenu(meters_menu.menuAction(), file_menu)
+        # how closing with hits waiting is confirmed (a test replaces it: no modal box)
+        self.confirm_quit = self._confirm_quit
         self.catcher.swiped.connect(self._stray_swipe)
         # Everything the floor screen shows comes from the core's announcements (FloorState);
         # the ledger is read off the GUI thread (the bridge) once at start, for the slips and
@@ -169,7 +186,41 @@ class MainWindow(QMainWindow):
         self.reload()
         self.queue.setFocus()  # arrows pick a hit, Enter opens it
 
+    def step_tab(self, step: int) -> None:
+        """The next (1) or previous (-1) tab, round the end."""
+        n = self.tabs.count()
+        if n:
+            self.tabs.setCurrentIndex((self.tabs.currentIndex() + step) % n)
+
+    def _confirm_quit(self, waiting: int) -> bool:
+        box = QMessageBox(QMessageBox.Icon.Warning, "Quit Podium?",
+                          f"{waiting} hit{'s are' if waiting != 1 else ' is'} waiting for a "
+                          "supervisor. Quit anyway? The tables keep their hits; they wait for "
+                          "the next console.", parent=self)
+        quit_btn = box.addButton("Quit", QMessageBox.ButtonRole.DestructiveRole)
+        stay = box.addButton("Stay", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(stay)
+        box.exec()
+        chosen = box.clickedButton() is quit_btn
+        box.deleteLater()
+        return chosen
+
+    def request_quit(self) -> bool:
+        """File > Quit (Ctrl+Q): asks first when hits are waiting; True if it closed."""
+        waiting = len(self.state.pending)
+        if waiting and not self.confirm_quit(waiting):
+            return False
+        self._quit_confirmed = True
+        return bool(self.close())
+
     def closeEvent(self, event):  # type: ignore[no-untyped-def]  # noqa: N802
+        # the window manager's close (Alt+F4, the title bar's X) asks too; closing from code
+        # (Quit after asking, the application shutting down, a test) does not ask again
+        waiting = len(self.state.pending)
+        if (event.spontaneous() and waiting and not getattr(self, "_quit_confirmed", False)
+                and not self.confirm_quit(waiting)):
+            event.ignore()
+            return
         for remove in self._removers:
             remove()
         self._removers = []

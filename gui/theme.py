@@ -18,6 +18,8 @@ INFO = "#4ea8f2"
 
 BASE_POINT_SIZE = 12
 
+FOCUS = "#ffd166"  # the keyboard's focus ring: seen from a step back, on every control
+
 STYLESHEET = f"""
 QWidget {{ background: {BG}; color: {TEXT}; font-size: {BASE_POINT_SIZE}pt; }}
 QFrame#panel, QGroupBox {{ background: {PANEL}; border: 1px solid #2f3640; border-radius: 8px; }}
@@ -51,6 +53,9 @@ QHeaderView::section {{ background: {PANEL_2}; color: {MUTED}; border: none; pad
 QTabWidget::pane {{ border: 1px solid #2f3640; }}
 QTabBar::tab {{ background: {PANEL}; padding: 10px 22px; border: 1px solid #2f3640; }}
 QTabBar::tab:selected {{ background: {PANEL_2}; color: {ACCENT}; }}
+QPushButton:focus, QLineEdit:focus, QComboBox:focus, QPlainTextEdit:focus, QCheckBox:focus,
+QTableWidget:focus, QTableView:focus, QListView:focus, QListWidget:focus, QTabBar:focus,
+QSpinBox:focus, QDateEdit:focus, QDateTimeEdit:focus {{ border: 2px solid {FOCUS}; }}
 QStatusBar {{ color: {MUTED}; }}
 """
 

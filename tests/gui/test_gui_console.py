@@ -406,3 +406,34 @@ def test_a_flag_picks_the_likely_reason(qtbot) -> None:  # type: ignore[no-untyp
                                    datetime.now(UTC)))
         qtbot.addWidget(dlg)
         assert dlg.reason() == likely
+
+
+def test_tabs_change_from_the_keyboard_and_quitting_with_hits_waiting_asks_first(  # type: ignore[no-untyped-def]
+        qtbot, console_window) -> None:
+    from PySide6.QtGui import QCloseEvent
+
+    window, floor, _printer = console_window
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=3000)
+    tabs = window.tabs
+    tabs.setCurrentIndex(0)
+    qtbot.keyClick(window, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
+    assert tabs.currentIndex() == 1
+    qtbot.keyClick(window, Qt.Key.Key_PageDown, Qt.KeyboardModifier.ControlModifier)
+    assert tabs.currentIndex() == 2
+    qtbot.keyClick(window, Qt.Key.Key_PageUp, Qt.KeyboardModifier.ControlModifier)
+    assert tabs.currentIndex() == 1
+    qtbot.keyClick(window, Qt.Key.Key_4, Qt.KeyboardModifier.AltModifier)
+    assert tabs.currentIndex() == 3
+    qtbot.keyClick(window, Qt.Key.Key_1, Qt.KeyboardModifier.AltModifier)
+    assert tabs.currentIndex() == 0
+
+    floor.deal_hit("PG-1", seat=3, cards=ROYAL_SF7, wagers=[3])
+    qtbot.waitUntil(lambda: window.queue.rowCount() == 1, timeout=5000)
+    asked: list[int] = []
+    window.confirm_quit = lambda n: asked.append(n) is not None  # "Stay"
+    qtbot.keyClick(window, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
+    assert asked == [1] and window.isVisible()  # Ctrl+Q asked; Stay keeps it open
+    alt_f4 = QCloseEvent()
+    alt_f4.setAccepted(True)
+    QApplication.sendEvent(window, alt_f4)  # from code: a test's own close does not ask
+    assert asked == [1]
