@@ -166,9 +166,18 @@ class VerifyDialog(QDialog):
         self.problems.setWordWrap(True)
         rl.addWidget(self.problems)
         self.correct = QCheckBox("Correct the claim to the evaluated hand (recorded with my swipe)")
+        keep = self.correct.sizePolicy()
+        keep.setRetainSizeWhenHidden(True)  # its room stays when hidden
+        self.correct.setSizePolicy(keep)
         self.correct.setVisible(False)
         self.correct.toggled.connect(self._update_buttons)
         rl.addWidget(self.correct)
+        # The result keeps its size whatever it says (1 line each for the hand and the amount,
+        # 2 for the detail, 3 for the problems): the deck above never moves under the pointer.
+        for label, lines in ((self.evaluated, 1), (self.amount, 1), (self.detail, 2),
+                             (self.problems, 3)):
+            label.ensurePolished()
+            label.setFixedHeight(label.fontMetrics().lineSpacing() * lines + 6)
         lay.addWidget(result)
 
         buttons = QHBoxLayout()

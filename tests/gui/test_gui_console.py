@@ -437,3 +437,34 @@ def test_tabs_change_from_the_keyboard_and_quitting_with_hits_waiting_asks_first
     alt_f4.setAccepted(True)
     QApplication.sendEvent(window, alt_f4)  # from code: a test's own close does not ask
     assert asked == [1]
+
+
+def test_the_verify_dialog_keeps_its_layout_still_whatever_the_result_says(  # type: ignore[no-untyped-def]
+        qtbot, console_window) -> None:
+    """The deck must not move under the pointer: the dialog's height and the deck's place stay
+    the same for a paying hand, a mismatch with problems, and a hand that pays nothing."""
+    from core.rules.cards import parse_card
+
+    window, floor, _printer = console_window
+    floor.deal_hit("PG-1", seat=3, cards=ROYAL_SF7, wagers=[3])
+    qtbot.waitUntil(lambda: window.queue.rowCount() == 1, timeout=5000)
+    seen: list[tuple[int, int]] = []
+
+    def in_dialog() -> None:
+        dlg = QApplication.activeModalWidget()
+        try:
+            assert isinstance(dlg, VerifyDialog)
+            deck = dlg.picker.entry
+            for cards in (ROYAL_SF7, ["Kc", "Kd", "Kh", "2s", "2d", "7c", "9h"],
+                          ["2c", "5d", "9h", "Jc", "Ks", "3d", "7s"]):
+                dlg.picker.set_cards([parse_card(c) for c in cards])
+                qtbot.waitUntil(lambda: not dlg.evaluating, timeout=3000)
+                qtbot.wait(50)
+                seen.append((dlg.height(), deck.mapTo(dlg, deck.rect().topLeft()).y()))
+        finally:
+            if dlg is not None:
+                dlg.reject()
+
+    QTimer.singleShot(100, in_dialog)
+    window.open_selected_hit()
+    assert len(seen) == 3 and len(set(seen)) == 1, seen
