@@ -118,7 +118,8 @@ def table_view(console: Any, t: Any, links: dict[str, tuple[bool, str]]) -> Tabl
     online, why = links.get(t.id, (t.online, ""))
     detail = "" if online else why
     return TableView(t.id, t.name, g.name if g is not None else t.group, t.paytable, online,
-                     t.round_no, t.round_state or "idle", t.pending_hits, detail)
+                     t.round_no, t.round_state or "idle", t.pending_hits, detail,
+                     t.wager_seats)
 
 
 def level_view(console: Any, lv: Any) -> LevelView:

@@ -54,6 +54,7 @@ class TableView:
     round_state: str
     pending_hits: int
     detail: str = ""
+    wager_seats: tuple[int, ...] = ()  # locked progressive wagers of the current round
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,7 @@ class TileText:
     link_alert: bool
     game: str
     round: str
+    bets: str
     note: str
     note_alert: bool
     border_alert: bool
@@ -117,6 +119,9 @@ def tile_text(t: TableView) -> TileText:
         name=t.name, link="● ONLINE" if t.online else "● OFFLINE", link_alert=not t.online,
         game=f"{t.paytable} · {t.group}",
         round=f"{rnd} · {state}" if t.online else "Progressive LOCKED (link down)",
+        bets=("Bets: seat " + " ".join(str(seat) for seat in t.wager_seats)
+              if t.wager_seats else ("No progressive bets" if t.round_state == "locked"
+                                     else "")),
         note=note, note_alert=note_alert, border_alert=bool(t.pending_hits) or not t.online)
 
 
@@ -174,7 +179,7 @@ class TileDelegate(QStyledItemDelegate):
     """Paints a table's tile: name and link state, paytable and link group, round, a hit
     waiting or why the link is down; a red border when the table needs the supervisor."""
 
-    SIZE = QSize(240, 128)
+    SIZE = QSize(240, 146)
 
     def sizeHint(self, option: QStyleOptionViewItem,  # noqa: N802
                  index: QModelIndex | QPersistentModelIndex) -> QSize:
@@ -220,6 +225,11 @@ class TileDelegate(QStyledItemDelegate):
         painter.drawText(QRect(inner.left(), y, inner.width(), line),
                          Qt.AlignmentFlag.AlignLeft, t.round)
         y += line
+        if t.bets:  # which seats' sensors were lit at START GAME
+            painter.setPen(QColor(theme.ACCENT))
+            painter.drawText(QRect(inner.left(), y, inner.width(), line),
+                             Qt.AlignmentFlag.AlignLeft, t.bets)
+            y += line
         if t.note:
             painter.setFont(bold if t.note_alert else base)
             painter.setPen(QColor(theme.ALERT if t.note_alert else theme.MUTED))

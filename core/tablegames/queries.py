@@ -54,7 +54,7 @@ from core.tablegames.views import (
 _LATEST_ROUND = (select(Round.id).where(Round.table_id == GameTable.id)
                  .order_by(Round.id.desc()).limit(1).correlate(GameTable).scalar_subquery())
 _TABLES = (select(GameTable.id, GameTable.name, GameTable.group_id, Group.paytable_id,
-                  GameTable.online, Round.round_no, Round.state)
+                  GameTable.online, Round.round_no, Round.state, Round.id)
            .join(Group, Group.id == GameTable.group_id)
            .outerjoin(Round, Round.id == _LATEST_ROUND).order_by(GameTable.id))
 _TABLES_IN = _TABLES.where(GameTable.id.in_(bindparam("ids", expanding=True)))
@@ -108,12 +108,24 @@ def _levels(s: Session, groups: list[str] | None = None) -> list[LevelView]:
             for g, n, m, r, v, lid in rows]
 
 
-def _table_views(rows: list[tuple[Any, ...]], pending: list[PendingHitView]) -> list[TableView]:
+_LOCKED_SEATS = (select(Wager.round_id, Wager.seat)
+                 .where(Wager.round_id.in_(bindparam("ids", expanding=True)),
+                        Wager.status == "locked").order_by(Wager.round_id, Wager.seat))
+
+
+def _table_views(s: Session, rows: list[tuple[Any, ...]],
+                 pending: list[PendingHitView]) -> list[TableView]:
     count: dict[str, int] = {}
     for p in pending:
         count[p.table] = count.get(p.table, 0) + 1
-    return [TableView(tid, name, group, paytable, bool(online), rno, state, count.get(tid, 0))
-            for tid, name, group, paytable, online, rno, state in rows]
+    locked = [rid for *_, state, rid in rows if state == "locked" and rid is not None]
+    seats: dict[int, list[int]] = {}
+    if locked:
+        for rid, seat in s.connection().execute(_LOCKED_SEATS, {"ids": locked}):
+            seats.setdefault(rid, []).append(seat)
+    return [TableView(tid, name, group, paytable, bool(online), rno, state, count.get(tid, 0),
+                      tuple(seats.get(rid, ())) if state == "locked" else ())
+            for tid, name, group, paytable, online, rno, state, rid in rows]
 
 
 def snapshot(ctx: FloorContext) -> FloorSnapshot:
@@ -122,7 +134,8 @@ def snapshot(ctx: FloorContext) -> FloorSnapshot:
         rows = _tables(s)
         pending = _pending(s, now)
         levels = _levels(s)
-    return FloorSnapshot(now, tuple(_table_views(rows, pending)), tuple(levels), tuple(pending))
+        tables = _table_views(s, rows, pending)
+    return FloorSnapshot(now, tuple(tables), tuple(levels), tuple(pending))
 
 
 def touched_views(ctx: FloorContext, u: Unit) -> tuple[tuple[TableView, ...],
@@ -137,7 +150,7 @@ def touched_views(ctx: FloorContext, u: Unit) -> tuple[tuple[TableView, ...],
         ids = sorted(u.tables)
         rows = _tables(s, ids)
         pend = _pending(s, u.now, _PENDING_OF_TABLES, {"ids": ids})
-        tables = _table_views(rows, pend)
+        tables = _table_views(s, rows, pend)
     levels: list[LevelView] = []
     if u.levels:
         groups = sorted({g for g, _ in u.levels})

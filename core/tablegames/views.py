@@ -131,6 +131,9 @@ class TableView:
     round_no: int | None
     round_state: str | None
     pending_hits: int
+    # the seats whose progressive wager is locked in the current round (START GAME lit them;
+    # what a "no wager on seat N" flag is checked against); () when no round is locked
+    wager_seats: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -468,3 +468,17 @@ def test_the_verify_dialog_keeps_its_layout_still_whatever_the_result_says(  # t
     QTimer.singleShot(100, in_dialog)
     window.open_selected_hit()
     assert len(seen) == 3 and len(set(seen)) == 1, seen
+
+
+def test_a_tile_shows_the_seats_with_a_locked_progressive_wager(qtbot, console_window) -> None:  # type: ignore[no-untyped-def]
+    """What a "no wager on seat N" flag is checked against, at a glance."""
+    window, floor, _printer = console_window
+    sim = floor.sims["PG-1"]
+    floor.on_sim(sim.force_wagers, [1, 3, 5])
+    floor.on_sim(sim.step)  # START GAME: seats 1, 3 and 5 lit
+    qtbot.waitUntil(lambda: window.grid.tile("PG-1").bets == "Bets: seat 1 3 5", timeout=5000)
+    assert window.grid.tile("PG-1").round == "Round 1 · locked"
+    shot(window.grid, "tile-seat-bets")
+    floor.on_sim(sim.step)  # the deal (nothing pays)
+    floor.on_sim(sim.step)  # END GAME: no round locked, no bets shown
+    qtbot.waitUntil(lambda: window.grid.tile("PG-1").bets == "", timeout=5000)
