@@ -322,8 +322,9 @@ class MainWindow(QMainWindow):
                                    window_s=model.TREND_WINDOW.total_seconds(),
                                    max_points=model.TREND_POINTS)
                     self._history_stale = True
-        if any(o.outcome in ("paid", "auto_paid") for o in change.outcomes):
-            # hit markers: read again for the trends that are drawn
+        if change.action == "adjust" or any(o.outcome in ("paid", "auto_paid")
+                                            for o in change.outcomes):
+            # pay and adjustment markers: read again for the trends that are drawn
             self._trends_stale |= {key for key in change.levels
                                    if key in self._meter_tiles
                                    and self._meter_tiles[key].plot is not None}

@@ -3,6 +3,7 @@ rows turned into widget views (read-only; no rule lives here)."""
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -154,9 +155,12 @@ def hit(state: FloorState, console: Any, hit_id: int) -> tuple[HitView | None, l
 
 
 def history(console: Any, group: str, level: str) -> tuple[list[float], list[float],
+                                                           list[float], list[float],
                                                            list[float], list[float]]:
-    """Plot coordinates of a meter's trend and its hits (x: epoch seconds, y: major units).
-    Floats are for drawing only; every amount shown as text comes from exact cents."""
+    """Plot coordinates of a meter's trend, its pays and its manual adjustments (x: epoch
+    seconds, y: major units; a marker sits at the meter value just before the change, where
+    the step line drops or rises).  Floats are for drawing only; every amount shown as text
+    comes from exact cents."""
     since = datetime.now(UTC) - TREND_WINDOW
     points = console.floor.meter_history(group, level, since=since, limit=TREND_POINTS)
     # One point per transaction (its entries share a time): a 100% award and its reseed show
@@ -170,12 +174,12 @@ def history(console: Any, group: str, level: str) -> tuple[list[float], list[flo
         else:
             xs.append(x)
             ys.append(units / UNITS_PER_MAJOR)
-    hx: list[float] = []
-    hy: list[float] = []
-    for m in console.floor.hit_markers(group, level, since=since):
-        t = m.at.timestamp()
-        # mark the hit at the meter value it was paid from (the last point before it)
-        before = [y for x, y in zip(xs, ys, strict=True) if x < t]
-        hx.append(t)
-        hy.append(before[-1] if before else (ys[0] if ys else 0.0))
-    return xs, ys, hx, hy
+    def before(t: float) -> float:
+        """The meter value just before ``t`` (where the step starts)."""
+        i = bisect.bisect_left(xs, t)
+        return ys[i - 1] if i > 0 else (ys[0] if ys else 0.0)
+
+    hx = [m.at.timestamp() for m in console.floor.hit_markers(group, level, since=since)]
+    ax = [at.timestamp() for at, _d in console.floor.adjustment_markers(group, level,
+                                                                        since=since)]
+    return xs, ys, hx, [before(t) for t in hx], ax, [before(t) for t in ax]

@@ -6,6 +6,7 @@ the ledger (STYLE.md).  Repaint is throttled by the main window, not here.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -244,6 +245,17 @@ class TileDelegate(QStyledItemDelegate):
 PLOT_DELAY_MS = 50
 
 
+class MoneyAxis(pg.AxisItem):
+    """A meter trend's amounts as people read money: "$10,000.20" ("$12.5k" when wide)."""
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
+        if spacing >= 1000:
+            return [f"${v / 1000:,.1f}k" for v in values]
+        if spacing >= 1:
+            return [f"${v:,.0f}" for v in values]
+        return [f"${v:,.2f}" for v in values]
+
+
 class MeterTile(QFrame):
     """One meter: the amount large, the reserve and seed small, and its trend with hits marked.
     ``plotMade(key)`` says the trend plot was made (the tile was first seen): time to read
@@ -288,6 +300,8 @@ class MeterTile(QFrame):
         lay.addWidget(self._plot_slot, 1)
         self._hit_xs: list[float] = []
         self._hit_ys: list[float] = []
+        self._adj_xs: list[float] = []
+        self._adj_ys: list[float] = []
         self._drawn = True
         self._plot_pending = False
         self._xs: list[float] = []
@@ -324,7 +338,8 @@ class MeterTile(QFrame):
         self._time_axis = pg.DateAxisItem(orientation="bottom",
                                           utcOffset=-int(offset.total_seconds()))
         self.plot = pg.PlotWidget(background=theme.PANEL,
-                                  axisItems={"bottom": self._time_axis})
+                                  axisItems={"bottom": self._time_axis,
+                                             "left": MoneyAxis(orientation="left")})
         self.plot.setMinimumHeight(90)
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=False, y=False)
@@ -335,10 +350,16 @@ class MeterTile(QFrame):
         for ax in ("left", "bottom"):
             self.plot.getAxis(ax).setPen(axis_pen)
             self.plot.getAxis(ax).setTextPen(axis_pen)
-        self.curve = self.plot.plot([], [], pen=pg.mkPen(theme.ACCENT, width=2))
+        # a step line: the meter holds its value until the next change (a pay is a drop at
+        # its moment, not a slope from the point before)
+        self.curve = self.plot.plot([], [], pen=pg.mkPen(theme.ACCENT, width=2),
+                                    stepMode="left")
         self.hits = pg.ScatterPlotItem(size=11, brush=pg.mkBrush(theme.ALERT), pen=None,
                                        symbol="t")
         self.plot.addItem(self.hits)
+        self.adjustments = pg.ScatterPlotItem(size=10, brush=pg.mkBrush(theme.INFO), pen=None,
+                                              symbol="d")
+        self.plot.addItem(self.adjustments)
         self._plot_lay.addWidget(self.plot)
         self._drawn = False
         self.redraw()
@@ -358,10 +379,12 @@ class MeterTile(QFrame):
             self._make_plot()
 
     def show_history(self, xs: list[float], ys: list[float], hit_xs: list[float],
-                     hit_ys: list[float]) -> None:
+                     hit_ys: list[float], adj_xs: list[float] | None = None,
+                     adj_ys: list[float] | None = None) -> None:
         # Plot coordinates only: the amounts shown as text come from exact cents above.
         self._xs, self._ys = list(xs), list(ys)
         self._hit_xs, self._hit_ys = list(hit_xs), list(hit_ys)
+        self._adj_xs, self._adj_ys = list(adj_xs or []), list(adj_ys or [])
         self._drawn = False
         self.redraw()
 
@@ -386,8 +409,13 @@ class MeterTile(QFrame):
         if self._drawn or self.plot is None or self.visibleRegion().isEmpty():
             return
         self._drawn = True
-        self.curve.setData(self._xs, self._ys)
+        xs, ys = self._xs, self._ys
+        now = time.time()
+        if xs and now > xs[-1]:  # drawn to now: the meter has held its last value since
+            xs, ys = [*xs, now], [*ys, ys[-1]]
+        self.curve.setData(xs, ys)
         self.hits.setData(self._hit_xs, self._hit_ys)
+        self.adjustments.setData(self._adj_xs, self._adj_ys)
 
 
 HIT_COLUMNS = ("Hit", "Table", "Seat", "Round", "Claimed hand", "Wager", "Waiting", "Flags")

@@ -111,6 +111,10 @@ class Floor:
                     limit: int | None = None) -> list[HitMarker]:
         return queries.hit_markers(self.ctx, group, level, since, limit)
 
+    def adjustment_markers(self, group: str, level: str,
+                           since: datetime | None = None) -> list[tuple[datetime, int]]:
+        return queries.adjustment_markers(self.ctx, group, level, since)
+
     def recent_hits(self, group: str, level: str, limit: int = 25) -> list[HitMarker]:
         return queries.recent_hits(self.ctx, group, level, limit)
 

@@ -232,6 +232,19 @@ def hit_markers(ctx: FloorContext, group: str, level: str, since: datetime | Non
                 for a, h in reversed(rows)]
 
 
+def adjustment_markers(ctx: FloorContext, group: str, level: str,
+                       since: datetime | None = None) -> list[tuple[datetime, int]]:
+    """Manual adjustments of a level (time, meter change in exact units), oldest first: the
+    trend marks each one where it happened."""
+    with ctx.read() as s:
+        lid = level_id(s, group, level)
+        q = select(MeterEntry.created_at, MeterEntry.meter_delta).where(
+            MeterEntry.level_id == lid, MeterEntry.kind == "adjustment")
+        if since is not None:
+            q = q.where(MeterEntry.created_at >= since)
+        return [(at, int(d)) for at, d in s.execute(q.order_by(MeterEntry.id))]
+
+
 def recent_hits(ctx: FloorContext, group: str, level: str, limit: int = 25) -> list[HitMarker]:
     """The latest ``limit`` hits paid from a level, newest first."""
     return list(reversed(hit_markers(ctx, group, level, limit=limit)))
