@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
     QListWidget,
     QMainWindow,
     QMessageBox,
@@ -89,8 +90,7 @@ class MainWindow(QMainWindow):
         left.addTab(floor, "Floor")
         self.slips_tab = self._slips_tab()
         left.addTab(self.slips_tab, "Win slips")
-        self.log_list = QListWidget()
-        left.addTab(self.log_list, "Activity")
+        left.addTab(self._activity_tab(), "Activity")
         from gui.paytable_screen import PaytableScreen
 
         self.paytables = PaytableScreen(console)
@@ -184,6 +184,8 @@ class MainWindow(QMainWindow):
         self._clock_timer.start(1000)
         self._update_clock()
         self.reload()
+        self.bridge.query(self.console.floor.activity, self._show_ledger_activity,
+                          lambda exc: log.warning("could not read the activity back: %s", exc))
         self.queue.setFocus()  # arrows pick a hit, Enter opens it
 
     def step_tab(self, step: int) -> None:
@@ -439,12 +441,47 @@ class MainWindow(QMainWindow):
                     item.setForeground(Qt.GlobalColor.red)
                 self.slips.setItem(r, c, item)
 
+    def _activity_tab(self) -> QWidget:
+        """Activity: this session's messages on top, and below them what the ledger holds
+        (decisions with who, adjustments, refused cards, prints, parameter changes), read back
+        at start so a restart does not empty it; a filter narrows both."""
+        w = QWidget()
+        lay = QVBoxLayout(w)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Filter:"))
+        self.activity_filter = QLineEdit()
+        self.activity_filter.setPlaceholderText("words to look for: a table, a hit (H12), a "
+                                                "name, paid, rejected, adjusted, refused…")
+        self.activity_filter.setClearButtonEnabled(True)
+        self.activity_filter.textChanged.connect(self._filter_activity)
+        row.addWidget(self.activity_filter, 1)
+        lay.addLayout(row)
+        self.log_list = QListWidget()
+        lay.addWidget(self.log_list, 1)
+        return w
+
+    def _filter_activity(self, *_: Any) -> None:
+        words = self.activity_filter.text().lower().split()
+        for i in range(self.log_list.count()):
+            item = self.log_list.item(i)
+            text = item.text().lower()
+            item.setHidden(bool(words) and not all(word in text for word in words))
+
+    def _show_ledger_activity(self, records: list[Any]) -> None:
+        tz = ZoneInfo(self.console.config.casino.timezone)
+        for r in records:  # newest first, below this session's own lines
+            self.log_list.addItem(f"{r.at.astimezone(tz):%d %b %H:%M:%S}  {r.text}")
+        self._filter_activity()
+
     def _update_clock(self) -> None:
         self.clock.setText(model.local_now(self.console).strftime("%a %d %b  %H:%M:%S"))
 
     def _log(self, text: str) -> None:
-        stamp = model.local_now(self.console).strftime("%H:%M:%S")
+        stamp = model.local_now(self.console).strftime("%d %b %H:%M:%S")
         self.log_list.insertItem(0, f"{stamp}  {text}")
+        words = self.activity_filter.text().lower().split()
+        if words and not all(word in text.lower() for word in words):
+            self.log_list.item(0).setHidden(True)
         self.statusBar().showMessage(text, 8000)
 
     # -- actions ----------------------------------------------------------------------------

@@ -111,6 +111,9 @@ class Floor:
                     limit: int | None = None) -> list[HitMarker]:
         return queries.hit_markers(self.ctx, group, level, since, limit)
 
+    def activity(self, limit: int = 300) -> list[queries.ActivityRecord]:
+        return queries.activity(self.ctx, limit)
+
     def adjustment_markers(self, group: str, level: str,
                            since: datetime | None = None) -> list[tuple[datetime, int]]:
         return queries.adjustment_markers(self.ctx, group, level, since)

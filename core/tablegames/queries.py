@@ -35,6 +35,7 @@ from core.ledger.models import (
     Wager,
 )
 from core.ledger.models import ControllerEvent as EventRow
+from core.money import UNITS_PER_CENT, format_cents
 from core.rules import fortune
 from core.rules.cards import CardError, format_cards
 from core.tablegames import balances, flags, meters
@@ -243,6 +244,75 @@ def adjustment_markers(ctx: FloorContext, group: str, level: str,
         if since is not None:
             q = q.where(MeterEntry.created_at >= since)
         return [(at, int(d)) for at, d in s.execute(q.order_by(MeterEntry.id))]
+
+
+@dataclass(frozen=True)
+class ActivityRecord:
+    """One line of the console's Activity, read back from the ledger."""
+
+    at: datetime
+    kind: str  # decision | adjustment | swipe | print | parameter
+    text: str
+
+
+def activity(ctx: FloorContext, limit: int = 300) -> list[ActivityRecord]:
+    """What happened on the floor, newest first, from the ledger (so Activity is not empty
+    after a restart): hit decisions with who, manual adjustments with both people, refused
+    card swipes, slip print attempts and parameter changes; ``limit`` of each kind."""
+    from sqlalchemy.orm import aliased
+
+    from core.ledger.models import ParameterChange, SlipPrintAttempt, SwipeLog
+
+    def who(e: Employee | None) -> str:
+        return f"{e.number} {e.name}" if e is not None else "the floor"
+
+    out: list[ActivityRecord] = []
+    second = aliased(Employee)
+    with ctx.read() as s:
+        for d, h, e in s.execute(
+                select(HitDecision, Hit, Employee).join(Hit, Hit.id == HitDecision.hit_id)
+                .outerjoin(Employee, Employee.id == HitDecision.employee_id)
+                .order_by(HitDecision.id.desc()).limit(limit)):
+            out.append(ActivityRecord(
+                d.created_at, "decision",
+                f"Hit H{h.id} ({h.table_id} seat {h.seat}, round {h.round_no}) "
+                f"{d.decision.replace('_', ' ')} by {who(e)}: {d.reason}"))
+        for m, lv, e1, e2 in s.execute(
+                select(MeterEntry, Level, Employee, second)
+                .join(Level, Level.id == MeterEntry.level_id)
+                .outerjoin(Employee, Employee.id == MeterEntry.employee_id)
+                .outerjoin(second, second.id == MeterEntry.second_employee_id)
+                .where(MeterEntry.kind == "adjustment")
+                .order_by(MeterEntry.id.desc()).limit(limit)):
+            cents = int(m.meter_delta) // UNITS_PER_CENT
+            out.append(ActivityRecord(
+                m.created_at, "adjustment",
+                f"Meter {lv.group_id} {lv.name} adjusted by {'+' if cents >= 0 else '-'}"
+                f"{format_cents(abs(cents))} by {who(e1)} and {who(e2)}: {m.reason}"))
+        for sw, e in s.execute(
+                select(SwipeLog, Employee).outerjoin(Employee, Employee.id == SwipeLog.employee_id)
+                .where(SwipeLog.outcome != "accepted")
+                .order_by(SwipeLog.id.desc()).limit(limit)):
+            on = f" on hit H{sw.hit_id}" if sw.hit_id else ""
+            out.append(ActivityRecord(
+                sw.created_at, "swipe",
+                f"Card refused ({sw.outcome.replace('_', ' ')}) for {sw.action}{on}"
+                + (f": {who(e)}" if e is not None else "")))
+        for a, slip in s.execute(
+                select(SlipPrintAttempt, Slip).join(Slip, Slip.id == SlipPrintAttempt.slip_id)
+                .order_by(SlipPrintAttempt.id.desc()).limit(limit)):
+            out.append(ActivityRecord(
+                a.created_at, "print",
+                f"Win slip {slip.slip_no} " + (f"printed on {a.printer}" if a.ok
+                                               else f"NOT printed on {a.printer}: {a.error}")))
+        for pc in s.scalars(select(ParameterChange).where(ParameterChange.old_value != "")
+                            .order_by(ParameterChange.id.desc()).limit(limit)):
+            out.append(ActivityRecord(
+                pc.at, "parameter",
+                f"Parameter change: {pc.scope} {pc.subject} {pc.name} {pc.old_value} -> "
+                f"{pc.new_value or '(removed)'}, {pc.effective}"))
+    out.sort(key=lambda r: r.at, reverse=True)
+    return out
 
 
 def recent_hits(ctx: FloorContext, group: str, level: str, limit: int = 25) -> list[HitMarker]:

@@ -482,3 +482,28 @@ def test_a_tile_shows_the_seats_with_a_locked_progressive_wager(qtbot, console_w
     floor.on_sim(sim.step)  # the deal (nothing pays)
     floor.on_sim(sim.step)  # END GAME: no round locked, no bets shown
     qtbot.waitUntil(lambda: window.grid.tile("PG-1").bets == "", timeout=5000)
+
+
+def test_activity_is_read_back_from_the_ledger_after_a_restart_and_can_be_filtered(  # type: ignore[no-untyped-def]
+        qtbot, qapp, console_window) -> None:
+    window, floor, _printer = console_window
+    floor.deal_hit("PG-1", seat=3, cards=ROYAL_SF7, wagers=[3])
+    hit = wait_for(lambda: floor.pending(), what="the hit")[0]
+    floor.console.floor.reject(hit.hit_id, "no wager on seat 3; dealer pressed the wrong seat",
+                               swipe_of("1001"))
+    # a new console window on the same ledger (a restart of the console)
+    again = MainWindow(floor.console, window.catcher)
+    qtbot.addWidget(again)
+    again.show()
+    qtbot.waitUntil(lambda: any(
+        "rejected by 1001" in again.log_list.item(i).text()
+        for i in range(again.log_list.count())), timeout=5000)
+    texts = [again.log_list.item(i).text() for i in range(again.log_list.count())]
+    line = next(t for t in texts if "rejected by 1001" in t)
+    assert f"Hit H{hit.hit_id} (PG-1 seat 3, round 1) rejected by 1001" in line
+    assert line.endswith("no wager on seat 3; dealer pressed the wrong seat")
+    again.activity_filter.setText("rejected PG-1")
+    shown = [again.log_list.item(i).text() for i in range(again.log_list.count())
+             if not again.log_list.item(i).isHidden()]
+    assert shown and all("rejected" in t.lower() and "pg-1" in t.lower() for t in shown)
+    again.close()
