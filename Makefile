@@ -4,7 +4,45 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench clean screenshots
+.PHONY: run test lint typecheck bench clean screenshots system-libs-run system-libs-test
+
+# The system libraries Qt needs, as "library file:Debian package".  The desktop console (xcb
+# platform plugin) needs them all; the offscreen tests only the first line's.
+QT_TEST_LIBS := libEGL.so.1:libegl1 libGL.so.1:libgl1 libfontconfig.so.1:libfontconfig1 \
+	libxkbcommon.so.0:libxkbcommon0 libdbus-1.so.3:libdbus-1-3
+QT_RUN_LIBS := $(QT_TEST_LIBS) libxcb-cursor.so.0:libxcb-cursor0 libxcb-icccm.so.4:libxcb-icccm4 \
+	libxcb-keysyms.so.1:libxcb-keysyms1 libxcb-image.so.0:libxcb-image0 \
+	libxcb-render-util.so.0:libxcb-render-util0 libxkbcommon-x11.so.0:libxkbcommon-x11-0 \
+	libxcb-randr.so.0:libxcb-randr0 libxcb-shape.so.0:libxcb-shape0 \
+	libxcb-xinerama.so.0:libxcb-xinerama0 libxcb-xkb.so.1:libxcb-xkb1
+
+# Install what is missing (as root, with apt-get); otherwise stop with the one command that does.
+define need_libs
+	@missing=""; \
+	if command -v ldconfig >/dev/null 2>&1 || [ -x /sbin/ldconfig ]; then \
+	  found="$$( (command -v ldconfig >/dev/null 2>&1 && ldconfig -p) || /sbin/ldconfig -p)"; \
+	  for pair in $(1); do \
+	    lib=$${pair%%:*}; pkg=$${pair##*:}; \
+	    echo "$$found" | grep -q "$$lib" || missing="$$missing $$pkg"; \
+	  done; \
+	fi; \
+	if [ -n "$$missing" ]; then \
+	  echo "Qt needs these system libraries:$$missing"; \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing them: apt-get install -y$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing \
+	      || { echo "could not install them; run: apt-get install -y$$missing"; exit 1; }; \
+	  else \
+	    echo "install them with:  sudo apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	fi
+endef
+
+system-libs-run:
+	$(call need_libs,$(QT_RUN_LIBS))
+
+system-libs-test:
+	$(call need_libs,$(QT_TEST_LIBS))
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -12,10 +50,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-run: $(STAMP)
+run: system-libs-run $(STAMP)
 	$(BIN)/podium demo
 
-test: $(STAMP)
+test: system-libs-test $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
 
 lint: $(STAMP)
