@@ -662,11 +662,10 @@ def validate(config: FloorConfig, paytables: Mapping[str, Paytable]) -> list[str
             warnings.append(f"{where}: contribution rate {total} is below "
                             f"{ALL_PAYS_MIN_CONTRIBUTION} with all pays from the meter; the "
                             "meter risks running dry")
-        for lv in g.levels:
-            _preconfigured(where, pt, lv)
+        preconfigured = {lv.name: _preconfigured(where, pt, lv) for lv in g.levels}
         if not g.all_pays_from_meter:
             for lv in g.levels:
-                ceiling = _preconfigured(where, pt, lv)[0]
+                ceiling = preconfigured[lv.name][0]
                 if lv.contribution_rate <= ceiling:
                     continue
                 above = (f"{where}: level {lv.name}: contribution rate {lv.contribution_rate} "
@@ -686,7 +685,7 @@ def validate(config: FloorConfig, paytables: Mapping[str, Paytable]) -> list[str
                     "meter pay always waits for a floor supervisor")
         largest = _largest_fixed_cents(pt)
         for lv in g.levels:
-            pre_seed = _preconfigured(where, pt, lv)[1]
+            pre_seed = preconfigured[lv.name][1]
             if lv.seed_cents != pre_seed:
                 warnings.append(f"{where}: level {lv.name}: seed {json_cents(lv.seed_cents)} is "
                                 f"not the pre-configured {json_cents(pre_seed)}")

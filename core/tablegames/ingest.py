@@ -312,9 +312,12 @@ def live_lock_entries(u: Unit, hit_id: int) -> list[MeterEntry]:
         .order_by(MeterEntry.id)))
 
 
-def release_lock(u: Unit, hit: Hit, reason: str) -> None:
-    """Give a hit's lock-at-hit amount back to the meter by reversal entries."""
-    entries = live_lock_entries(u, hit.id)
+def release_lock(u: Unit, hit: Hit, reason: str,
+                 entries: list[MeterEntry] | None = None) -> None:
+    """Give a hit's lock-at-hit amount back to the meter by reversal entries (``entries``: its
+    :func:`live_lock_entries`, when the caller has them already)."""
+    if entries is None:
+        entries = live_lock_entries(u, hit.id)
     if entries:
         lv_ids = {e.level_id for e in entries}
         level_by_id = {lv.id: LevelRef(lv.id, lv.group_id, lv.name) for lv in u.s.scalars(
@@ -347,9 +350,10 @@ def fix_round(ctx: FloorContext, u: Unit, g: Any, round_id: int, cause: int) -> 
         pass  # the round's only hit: nothing to give back
     else:
         # newest lock first, so every reversal finds the meter as that lock left it
-        for h in sorted(locked, key=lambda h: max((e.id for e in live_lock_entries(u, h.id)),
-                                                  default=0), reverse=True):
-            release_lock(u, h, f"re-fixed in pay order after hit #{cause}")
+        entries = {h.id: live_lock_entries(u, h.id) for h in locked}
+        for h in sorted(locked, key=lambda h: max((e.id for e in entries[h.id]), default=0),
+                        reverse=True):
+            release_lock(u, h, f"re-fixed in pay order after hit #{cause}", entries[h.id])
             u.hits.add(h.id)
     lvls = levels(u, g.id)
     for seat in order:

@@ -150,6 +150,11 @@ class FloorContext:
         for g in config.groups:
             if g.paytable not in paytables:
                 raise FloorError(f"group {g.id}: paytable {g.paytable} is not installed")
+        # table -> the paytable it plays (its own, else its group's): looked up per event,
+        # so not by walking the floor's tables each time
+        groups = {g.id: g.paytable for g in config.groups}
+        self._table_paytables = {t.id: t.paytable or groups.get(t.group, "")
+                                 for t in config.tables}
 
     # -- time, configuration ------------------------------------------------------------------
     def now(self) -> datetime:
@@ -170,8 +175,7 @@ class FloorContext:
     def table_paytable(self, table_id: str) -> Any:
         """The paytable a table plays: its own (a linked equivalent, RULES.md 3), else its
         group's.  Its wager and fixed pays are the table's; the meter pays are the group's."""
-        t = self.config.table(table_id)
-        return self.paytables[t.paytable or self.group_cfg(t.group).paytable]
+        return self.paytables[self._table_paytables[table_id]]
 
     # -- sessions -------------------------------------------------------------------------------
     def session(self) -> Session:

@@ -104,63 +104,55 @@ def test_a_ledger_failure_during_a_swiped_action_is_shown_in_the_prompt_not_rais
         qapp.removeEventFilter(catcher)
 
 
+@pytest.fixture
+def caught_field(qtbot, qapp):  # type: ignore[no-untyped-def]
+    """A shown text field under an installed swipe catcher, and the swipes it caught."""
+    catcher = _catcher(qapp)
+    field = QLineEdit()
+    qtbot.addWidget(field)
+    field.show()
+    received: list[str] = []
+    catcher.swiped.connect(received.append)
+    yield field, received
+    qapp.removeEventFilter(catcher)
+
+
 @pytest.mark.parametrize("typed", [
     "no wager on seat 3; dealer pressed the wrong button",
     "100% sure: seat 6",
     "%B6011^not a whole track",
     ";6011000990139424=2812101",  # a track 2 without its end sentinel
 ])
-def test_fast_typing_that_is_not_a_card_track_reaches_its_field_whole(qtbot, qapp,  # type: ignore[no-untyped-def]
+def test_fast_typing_that_is_not_a_card_track_reaches_its_field_whole(qtbot, caught_field,  # type: ignore[no-untyped-def]
                                                                       typed: str) -> None:
     """A supervisor typing a reason at reader speed: whatever is not a well-formed track goes
     back to the field it was typed in, untouched, and the Enter after it too."""
     from tests.gui.swiping import type_swipe
 
-    catcher = _catcher(qapp)
-    try:
-        field = QLineEdit()
-        qtbot.addWidget(field)
-        field.show()
-        received: list[str] = []
-        entered: list[str] = []
-        catcher.swiped.connect(received.append)
-        field.returnPressed.connect(lambda: entered.append(field.text()))
-        type_swipe(field, typed)  # every key 4 ms after the last, then Enter
-        qtbot.wait(300)  # past the hold time
-        assert field.text() == typed
-        assert entered == [typed]
-        assert received == []
-    finally:
-        qapp.removeEventFilter(catcher)
+    field, received = caught_field
+    entered: list[str] = []
+    field.returnPressed.connect(lambda: entered.append(field.text()))
+    type_swipe(field, typed)  # every key 4 ms after the last, then Enter
+    qtbot.wait(300)  # past the hold time
+    assert field.text() == typed
+    assert entered == [typed]
+    assert received == []
 
 
-def test_a_real_swipe_at_reader_speed_is_still_caught(qtbot, qapp) -> None:  # type: ignore[no-untyped-def]
+def test_a_real_swipe_at_reader_speed_is_still_caught(qtbot, caught_field) -> None:  # type: ignore[no-untyped-def]
     from tests.gui.swiping import type_swipe
 
-    catcher = _catcher(qapp)
-    try:
-        field = QLineEdit()
-        qtbot.addWidget(field)
-        field.show()
-        received: list[str] = []
-        catcher.swiped.connect(received.append)
-        track = "%B6011000990139424^REYES/DANA^2912101?;6011000990139424=2912101?"
-        type_swipe(field, track)
-        qtbot.waitUntil(lambda: received == [track], timeout=2000)
-        assert field.text() == ""
-    finally:
-        qapp.removeEventFilter(catcher)
+    field, received = caught_field
+    track = "%B6011000990139424^REYES/DANA^2912101?;6011000990139424=2912101?"
+    type_swipe(field, track)
+    qtbot.waitUntil(lambda: received == [track], timeout=2000)
+    assert field.text() == ""
 
 
-def test_a_click_right_after_fast_typing_gives_the_held_keys_back_first(qtbot, qapp) -> None:  # type: ignore[no-untyped-def]
-    catcher = _catcher(qapp)
-    try:
-        field = QLineEdit()
-        qtbot.addWidget(field)
-        field.show()
-        qtbot.keyClicks(field, "seat 3; dealer")  # fast, no Enter, no pause
-        assert field.text() == "seat 3"  # ';' onwards is held (it might be a card)
-        qtbot.mouseClick(field, Qt.MouseButton.LeftButton)
-        assert field.text() == "seat 3; dealer"
-    finally:
-        qapp.removeEventFilter(catcher)
+def test_a_click_right_after_fast_typing_gives_the_held_keys_back_first(  # type: ignore[no-untyped-def]
+        qtbot, caught_field) -> None:
+    field, _received = caught_field
+    qtbot.keyClicks(field, "seat 3; dealer")  # fast, no Enter, no pause
+    assert field.text() == "seat 3"  # ';' onwards is held (it might be a card)
+    qtbot.mouseClick(field, Qt.MouseButton.LeftButton)
+    assert field.text() == "seat 3; dealer"
