@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QHideEvent, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import QHideEvent, QKeyEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -34,6 +34,7 @@ from gui import theme
 from gui.authorize import SwipePrompt
 from gui.bridge import default_bridge
 from gui.swipe import SwipeCatcher
+from gui.widgets import is_ctrl_enter
 
 log = logging.getLogger("podium.gui.adjust")
 
@@ -317,6 +318,12 @@ class AdjustDialog(QDialog):
         self.confirm_btn.setEnabled(True)
 
     # -- the swipes ---------------------------------------------------------------------------
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if is_ctrl_enter(event):  # the shortcut's twin, for a window not yet active
+            self._confirm_if_ready()
+            return
+        super().keyPressEvent(event)
+
     def _confirm_if_ready(self) -> None:
         if self.confirm_btn.isEnabled():
             self.confirm()

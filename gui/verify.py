@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -30,7 +30,7 @@ from core.rules.cards import Card
 from core.tablegames.views import AmountChanged
 from gui.bridge import default_bridge
 from gui.cards import CardPicker, card_html, hand_label, with_hand_names
-from gui.widgets import HitView
+from gui.widgets import HitView, is_ctrl_enter
 
 log = logging.getLogger("podium.gui.verify")
 
@@ -278,6 +278,12 @@ class VerifyDialog(QDialog):
         self.pay_btn.setEnabled(bool(ok))
 
     # -- actions ------------------------------------------------------------------------------
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if is_ctrl_enter(event):  # the shortcut's twin, for a window not yet active
+            self._pay_if_ready()
+            return
+        super().keyPressEvent(event)
+
     def _pay_if_ready(self) -> None:
         if self.pay_btn.isEnabled():
             self._pay()
