@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from core.auth import AuthError, add_employee
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Misdealt, Origin, Undone
 from core.floorconfig import loads_floor
+from core.ledger import integrity
 from core.ledger.models import (
     Award,
     Base,
@@ -214,9 +215,15 @@ def floor(engine: Engine) -> Floor:
 
 
 def counts(engine: Engine) -> dict[str, int]:
+    """Rows per table; the hash chain is checked here to hold one row per chained row (and left
+    out of the counts, which it follows)."""
     with engine.connect() as conn:
-        return {name: conn.execute(select(func.count()).select_from(t)).scalar_one()
-                for name, t in Base.metadata.tables.items()}
+        out = {name: conn.execute(select(func.count()).select_from(t)).scalar_one()
+               for name, t in Base.metadata.tables.items()}
+    chain = out.pop("ledger_chain")
+    assert chain == sum(out[name] for name in integrity.CHAINED), "a row is not chained"
+    assert out["ledger_journal"] == 0, "a committed row was left unsealed"
+    return out
 
 
 def meter_units(engine: Engine, group: str = "LINK") -> tuple[int, int]:

@@ -12,6 +12,9 @@ they read a WAL snapshot while a writer commits; on PostgreSQL the same engine, 
 take no lock).
 
 PostgreSQL: ``postgresql+psycopg://`` (psycopg 3); the floor locks rows with SELECT ... FOR UPDATE.
+
+Every engine made here seals its transactions into the ledger's hash chain just before they
+commit (:func:`core.ledger.integrity.install`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
+
+from core.ledger import integrity
 
 APP_NAME = "podium"
 _HERE = Path(__file__).resolve().parent
@@ -49,13 +54,16 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         connect_args.setdefault("check_same_thread", False)
         engine = create_engine(url, connect_args=connect_args, **kwargs)
         _sqlite_recipe(engine)
+        integrity.install(engine)
         return engine
     if backend == "postgresql":
         if parsed.get_driver_name() not in ("psycopg", ""):
             raise ValueError(f"ledger url: use postgresql+psycopg:// (psycopg 3), not {url!r}")
         if parsed.get_driver_name() == "":
             url = parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
-        return create_engine(url, **kwargs)
+        engine = create_engine(url, **kwargs)
+        integrity.install(engine)
+        return engine
     raise ValueError(f"ledger url: unsupported database {backend!r} (use sqlite or postgresql)")
 
 

@@ -618,3 +618,31 @@ class BbjSlipPrint(Base):
     ok: Mapped[bool] = mapped_column(Boolean)
     error: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class LedgerChain(Base):
+    """Append-only: the hash chain over every row of the ledger's append-only and state tables
+    (core/ledger/integrity.py, docs/ledger.md "Tamper evidence"), one row per ledger row in
+    commit order: the row it vouches for (table and key), the SHA-256 of that row's content,
+    the previous chain row's hash and its own.  The newest ``hash`` is the chain head."""
+
+    __tablename__ = "ledger_chain"
+    __table_args__ = (UniqueConstraint("tbl", "row_key", name="uq_ledger_chain_row"),)
+    n: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    tbl: Mapped[str] = mapped_column(String(64))
+    row_key: Mapped[str] = mapped_column(String(200))
+    row_hash: Mapped[str] = mapped_column(String(64))
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    hash: Mapped[str] = mapped_column(String(64))
+
+
+class LedgerJournal(Base):
+    """Work table, not a record: the rows a transaction inserted into chained tables, noted by
+    a trigger and chained (then removed) when it commits.  ``tx``: the PostgreSQL transaction
+    id (NULL on SQLite, one writer at a time).  A row left here was inserted outside Podium."""
+
+    __tablename__ = "ledger_journal"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tbl: Mapped[str] = mapped_column(String(64))
+    row_key: Mapped[str] = mapped_column(String(200))
+    tx: Mapped[int | None] = mapped_column(BigInteger, index=True)

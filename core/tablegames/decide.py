@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 from core.auth import AuthError, authorize, log_swipe
 from core.ledger.models import Award, Employee, GameTable, Hit, HitDecision
@@ -73,6 +74,12 @@ def _pay(ctx: FloorContext, hit_id: int, parsed: tuple[Card, ...], swipe: str,
     return paid
 
 
+def _meter_around(state: meters.LevelState, moves: Sequence[meters.Movement]) -> tuple[int, int]:
+    """The meter in whole cents before and after ``moves`` (what the slip shows)."""
+    return (units_floor_cents(state.meter_units),
+            units_floor_cents(state.meter_units + sum(m.meter_delta for m in moves)))
+
+
 def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Card, ...],
             emp: Employee) -> PaidHit:
     s, now = u.s, u.now
@@ -93,15 +100,14 @@ def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Ca
     if hit.locked_amount_cents is not None and not a.locked_same:
         # The locked amount was for another hand: give it back, pay the corrected hand now.
         release_lock(u, hit, f"hit #{hit.id} claim corrected")
-    award = Award(hit_id=hit.id, hand=pay.hand, source="tray", level_id=None,
-                  amount_cents=0, authorized_by=emp.id, verified_by=emp.id, created_at=now)
-    s.add(award)
-    s.flush()
-    before = after = None
+    # The award is written once, with its final figures (awards are append-only), then the
+    # meter entries that point at it.
+    source, level_id, before, after = "tray", None, None, None
     level_name = a.level
+    taking: tuple[Any, list[meters.Movement], str] | None = None
     if pay.source == "meter":
         lv = lvls[level_name or pt.levels[0]]
-        award.source, award.level_id = "meter", lv.id
+        source, level_id = "meter", lv.id
         if a.locked_same:
             amount = int(hit.locked_amount_cents or 0)
             before, after = hit.locked_meter_before_cents, hit.locked_meter_after_cents
@@ -109,25 +115,28 @@ def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Ca
         else:
             state = balances.current(u, lv.id)
             amount, moves = meters.award(state, settings(u, lv.id), pay.fraction)
-            before = units_floor_cents(state.meter_units)
-            balances.write(u, lv, moves, reason=f"award hit #{hit.id}", hit_id=hit.id,
-                           award_id=award.id, employee_id=emp.id)
-            after = balances.meter_cents(u, lv.id)
+            before, after = _meter_around(state, moves)
+            taking = (lv, list(moves), f"award hit #{hit.id}")
     else:
         amount = pt.fixed_cents(pay, wager.amount_cents)
         if g.all_pays_from_meter:
             lv = lvls[pt.levels[0]]
             state = balances.current(u, lv.id)
             taken, moves = meters.award_fixed(state, amount)
-            award.level_id = lv.id
-            before = units_floor_cents(state.meter_units)
-            balances.write(u, lv, moves, reason=f"fixed award hit #{hit.id} "
-                           f"({json_cents(taken)} of {json_cents(amount)} from the meter)",
-                           hit_id=hit.id, award_id=award.id, employee_id=emp.id)
-            after = balances.meter_cents(u, lv.id)
+            level_id = lv.id
+            before, after = _meter_around(state, moves)
+            taking = (lv, list(moves), f"fixed award hit #{hit.id} ({json_cents(taken)} of "
+                                       f"{json_cents(amount)} from the meter)")
             level_name = lv.name
-    award.amount_cents = amount
-    award.meter_before_cents, award.meter_after_cents = before, after
+    award = Award(hit_id=hit.id, hand=pay.hand, source=source, level_id=level_id,
+                  amount_cents=amount, meter_before_cents=before, meter_after_cents=after,
+                  authorized_by=emp.id, verified_by=emp.id, created_at=now)
+    s.add(award)
+    s.flush()
+    if taking is not None:
+        lv, moves, reason = taking
+        balances.write(u, lv, moves, reason=reason, hit_id=hit.id, award_id=award.id,
+                       employee_id=emp.id)
     s.add(HitDecision(hit_id=hit.id, decision="paid", employee_id=emp.id,
                       reason=f"{json_cents(amount)} from the {award.source}", created_at=now))
     hit.status = "paid"

@@ -1,0 +1,339 @@
+"""The ledger's tamper evidence: what may change, and the hash chain over every row.
+
+Three kinds of tables (docs/ledger.md "Tamper evidence"):
+
+- **Append-only** (:data:`APPEND_ONLY`): the records an auditor reads (meter entries, awards,
+  decisions, slips, swipes, controller events ...).  The database itself refuses UPDATE and
+  DELETE on them (triggers on SQLite and PostgreSQL; on PostgreSQL also TRUNCATE, and the
+  application's role ``podium_writer`` holds no such privilege).
+- **State** (:data:`STATE`): rows with a few columns that follow a workflow in place (a hit's
+  status, a round's state, an employee's card).  DELETE is refused, and an UPDATE that touches
+  any other column is refused; the history of the state columns is in the append-only tables
+  (decisions, controller events, employee events, parameter changes).
+- **Derived** (everything else: kept balances, hourly totals, settings, the journal): free, and
+  re-checked against the records they derive from by ``podium audit verify``.
+
+Every row of an append-only or state table is **chained** when its transaction commits: its
+content (every column of an append-only row; the columns that never change of a state row) is
+hashed (:func:`row_hash`), and a ``ledger_chain`` row carries that hash, the previous chain row's
+hash and its own (:func:`link_hash`).  The chain is one line through the whole ledger in commit
+order, so the newest hash (the *chain head*, printed on every win page and daily report) vouches
+for every row before it: a copy of it kept outside the casino proves the past.
+
+How rows reach the chain: an AFTER INSERT trigger on every chained table notes the row in
+``ledger_journal`` (PostgreSQL: with the inserting transaction's id).  Just before a transaction
+commits (the engine's ``commit`` event, :func:`install`), :func:`seal` reads the journal rows of
+this transaction, reads those rows back, appends their chain rows and empties the journal, in
+the same transaction: a row is never committed without its chain row.  On PostgreSQL an advisory
+lock held from the seal to the commit keeps the chain one line when several podiums commit at
+once.  On SQLite (one writer at a time) the journal trigger calls ``podium_journal()``, a
+function only Podium's own connections have: a row inserted with the bare ``sqlite3`` tool is
+refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Connection, Engine, Table, bindparam, event, select, text
+
+GENESIS = "0" * 64
+CHAIN_LOCK_KEY = 7_411_820_461  # pg_advisory_xact_lock key of the chain (arbitrary, fixed)
+WRITER_ROLE = "podium_writer"
+
+APPEND_ONLY: tuple[str, ...] = (
+    "levels", "level_settings", "parameter_changes", "employee_events", "controller_events",
+    "refused_events", "hit_decisions", "awards", "meter_entries", "swipe_log", "slips",
+    "slip_print_attempts", "machine_checks", "bbj_funds", "bbj_drop_counts",
+    "poker_tournament_fees", "bbj_postings", "bbj_awards", "bbj_award_shares", "bbj_cessations",
+    "bbj_entries", "bbj_cases", "bbj_case_events", "bbj_slip_prints",
+)
+"""Tables whose rows never change once written."""
+
+STATE: dict[str, frozenset[str]] = {
+    "groups": frozenset({"name", "paytable_id", "lock_at_hit", "payment_order"}),
+    "tables": frozenset({"name", "group_id", "seats", "online"}),
+    "employees": frozenset({"active", "card_salt", "card_hash", "card_iterations"}),
+    "rounds": frozenset({"state"}),
+    "wagers": frozenset({"status"}),
+    "hits": frozenset({"status", "verified_cards", "locked_level_id", "locked_amount_cents",
+                       "locked_meter_before_cents", "locked_meter_after_cents"}),
+}
+"""Tables whose rows follow a workflow in place: the columns that may change."""
+
+CHAINED: tuple[str, ...] = APPEND_ONLY + tuple(STATE)
+PROTECTED_EXTRA = ("ledger_chain",)  # append-only but not chained into itself
+
+
+def chained_columns(table: Table) -> list[str]:
+    """The columns of ``table`` that the chain vouches for (sorted by name)."""
+    mutable = STATE.get(table.name, frozenset())
+    return sorted(c.name for c in table.columns if c.name not in mutable)
+
+
+def _plain(value: Any) -> Any:
+    """A value as canonical JSON data (the same on SQLite and PostgreSQL)."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).hex()
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def row_hash(table: str, key: str, values: Mapping[str, Any]) -> str:
+    """SHA-256 (hex) of one row's chained content: its table, key and columns by name.  A NULL
+    column is left out, so a nullable column added to a table later leaves the hashes of the
+    rows written before it unchanged."""
+    body = json.dumps([table, key, {k: _plain(v) for k, v in sorted(values.items())
+                                    if v is not None}],
+                      sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def link_hash(n: int, table: str, key: str, content: str, prev: str) -> str:
+    """SHA-256 (hex) of chain row ``n``: its position, the row it vouches for, that row's
+    content hash and the previous chain row's hash."""
+    return hashlib.sha256(f"{n}|{table}|{key}|{content}|{prev}".encode()).hexdigest()
+
+
+def _tables() -> dict[str, Table]:
+    from core.ledger.models import Base
+
+    return {name: Base.metadata.tables[name] for name in CHAINED}
+
+
+def _key_value(table: Table, key: str) -> Any:
+    return int(key) if table.c.id.type.python_type is int else key
+
+
+def read_rows(conn: Connection, table: Table, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The chained columns of the rows ``keys`` of ``table``, by key."""
+    cols = chained_columns(table)
+    out: dict[str, dict[str, Any]] = {}
+    q = select(*(table.c[c] for c in cols)).where(table.c.id.in_(bindparam("ids",
+                                                                            expanding=True)))
+    for start in range(0, len(keys), 500):
+        ids = [_key_value(table, k) for k in keys[start:start + 500]]
+        for row in conn.execute(q, {"ids": ids}).mappings():
+            out[str(row["id"])] = dict(row)
+    return out
+
+
+def chain_head(conn: Connection) -> tuple[int, str]:
+    """The newest chain row's number and hash (``(0, GENESIS)`` for an empty chain)."""
+    row = conn.execute(text("SELECT n, hash FROM ledger_chain ORDER BY n DESC LIMIT 1")).first()
+    return (0, GENESIS) if row is None else (int(row[0]), str(row[1]))
+
+
+def append(conn: Connection, items: Iterable[tuple[str, str]]) -> int:
+    """Chain the rows ``items`` (table, key), in that order, after the current head.  Returns
+    how many chain rows were written."""
+    tables = _tables()
+    items = list(items)
+    if not items:
+        return 0
+    by_table: dict[str, list[str]] = {}
+    for tbl, key in items:
+        by_table.setdefault(tbl, []).append(key)
+    content = {tbl: read_rows(conn, tables[tbl], keys) for tbl, keys in by_table.items()}
+    n, prev = chain_head(conn)
+    rows = []
+    for tbl, key in items:
+        values = content[tbl].get(key)
+        if values is None:
+            raise RuntimeError(f"ledger chain: row {tbl} {key} vanished before it was sealed")
+        h = row_hash(tbl, key, values)
+        n += 1
+        link = link_hash(n, tbl, key, h, prev)
+        rows.append({"n": n, "tbl": tbl, "row_key": key, "row_hash": h, "prev_hash": prev,
+                     "hash": link})
+        prev = link
+    conn.execute(text("INSERT INTO ledger_chain (n, tbl, row_key, row_hash, prev_hash, hash) "
+                      "VALUES (:n, :tbl, :row_key, :row_hash, :prev_hash, :hash)"), rows)
+    return len(rows)
+
+
+def seal(conn: Connection) -> int:
+    """Chain the rows this transaction inserted (from the journal) and empty its journal.
+    Returns how many rows were chained."""
+    pg = conn.dialect.name == "postgresql"
+    where = " WHERE tx = txid_current()" if pg else ""
+    noted = conn.execute(text(f"SELECT id, tbl, row_key FROM ledger_journal{where} "
+                              "ORDER BY id")).all()
+    if not noted:
+        return 0
+    if pg:
+        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": CHAIN_LOCK_KEY})
+    written = append(conn, [(str(r[1]), str(r[2])) for r in noted])
+    conn.execute(text(f"DELETE FROM ledger_journal{where}"))
+    return written
+
+
+_DIRTY = "podium_chain_dirty"
+
+
+def install(engine: Engine) -> None:
+    """Seal every transaction of ``engine`` that inserted chained rows, just before it commits
+    (called by ``core.ledger.db.make_engine`` for every ledger engine)."""
+    if engine.dialect.name == "sqlite":
+        @event.listens_for(engine, "connect")
+        def _journal_function(dbapi_connection: Any, record: Any) -> None:
+            record.info[_DIRTY] = False
+
+            def noted() -> int:
+                record.info[_DIRTY] = True
+                return 1
+
+            dbapi_connection.create_function("podium_journal", 0, noted)
+    else:
+        @event.listens_for(engine, "before_cursor_execute")
+        def _note_insert(conn: Connection, cursor: Any, statement: str, *_: Any) -> None:
+            if statement[:6].upper() == "INSERT":
+                conn.info[_DIRTY] = True
+
+    @event.listens_for(engine, "commit")
+    def _seal(conn: Connection) -> None:
+        if conn.info.get(_DIRTY):
+            if _chain_installed(conn):
+                seal(conn)
+            conn.info[_DIRTY] = False
+
+    @event.listens_for(engine, "rollback")
+    def _clear(conn: Connection) -> None:
+        conn.info[_DIRTY] = False
+
+
+def _chain_installed(conn: Connection) -> bool:
+    """Whether this ledger has the chain (a ledger being migrated from before revision 0012, or
+    held at an older revision, has no journal to seal)."""
+    if conn.info.get("podium_chain_installed"):
+        return True
+    pg = conn.dialect.name == "postgresql"
+    found = conn.execute(text("SELECT to_regclass('ledger_journal') IS NOT NULL" if pg else
+                              "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+                              "AND name = 'ledger_journal'")).scalar()
+    if found:
+        conn.info["podium_chain_installed"] = True
+    return bool(found)
+
+
+# ---------------------------------------------------------------- the database's own guards
+
+_PG_FUNCTIONS = (
+    """CREATE OR REPLACE FUNCTION podium_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'ledger table % is append-only: % refused', TG_TABLE_NAME, TG_OP
+    USING ERRCODE = 'P0001';
+END $$""",
+    """CREATE OR REPLACE FUNCTION podium_guard_state() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    RAISE EXCEPTION 'ledger table %: DELETE refused', TG_TABLE_NAME USING ERRCODE = 'P0001';
+  END IF;
+  IF (to_jsonb(NEW) - TG_ARGV) IS DISTINCT FROM (to_jsonb(OLD) - TG_ARGV) THEN
+    RAISE EXCEPTION 'ledger table %: only % may change in place', TG_TABLE_NAME,
+      array_to_string(TG_ARGV, ', ') USING ERRCODE = 'P0001';
+  END IF;
+  RETURN NEW;
+END $$""",
+    """CREATE OR REPLACE FUNCTION podium_journal() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO ledger_journal (tbl, row_key, tx) VALUES (TG_TABLE_NAME, NEW.id::text,
+                                                        txid_current());
+  RETURN NULL;
+END $$""",
+)
+
+
+def _quote_list(names: Iterable[str]) -> str:
+    return ", ".join(f"'{n}'" for n in sorted(names))
+
+
+def protect_ddl(dialect: str, table: str, columns: Sequence[str],
+                mutable: Iterable[str] | None, *, chained: bool = True) -> list[str]:
+    """The statements that guard ``table``: no UPDATE / DELETE (``mutable`` None), or no DELETE
+    and UPDATE of ``mutable`` columns only; and, if ``chained``, the journal trigger.
+    ``columns``: the table's columns (SQLite's guard names the ones that must not change)."""
+    out: list[str] = []
+    if dialect == "postgresql":
+        if mutable is None:
+            out.append(f"CREATE TRIGGER podium_append_only BEFORE UPDATE OR DELETE ON {table} "
+                       "FOR EACH ROW EXECUTE PROCEDURE podium_refuse()")
+        else:
+            out.append(f"CREATE TRIGGER podium_guard_state BEFORE UPDATE OR DELETE ON {table} "
+                       f"FOR EACH ROW EXECUTE PROCEDURE podium_guard_state("
+                       f"{_quote_list(mutable)})")
+        out.append(f"CREATE TRIGGER podium_no_truncate BEFORE TRUNCATE ON {table} "
+                   "FOR EACH STATEMENT EXECUTE PROCEDURE podium_refuse()")
+        if chained:
+            out.append(f"CREATE TRIGGER podium_journal AFTER INSERT ON {table} "
+                       "FOR EACH ROW EXECUTE PROCEDURE podium_journal()")
+        return out
+    if mutable is None:
+        out.append(f"CREATE TRIGGER podium_{table}_no_update BEFORE UPDATE ON {table} BEGIN "
+                   f"SELECT RAISE(ABORT, 'ledger table {table} is append-only: UPDATE "
+                   "refused'); END")
+    else:
+        fixed = [c for c in columns if c not in set(mutable)]
+        changed = " OR ".join(f"NEW.{c} IS NOT OLD.{c}" for c in fixed)
+        allowed = ", ".join(sorted(mutable))
+        out.append(f"CREATE TRIGGER podium_{table}_no_update BEFORE UPDATE ON {table} "
+                   f"WHEN {changed} BEGIN SELECT RAISE(ABORT, 'ledger table {table}: only "
+                   f"{allowed} may change in place'); END")
+    out.append(f"CREATE TRIGGER podium_{table}_no_delete BEFORE DELETE ON {table} BEGIN "
+               f"SELECT RAISE(ABORT, 'ledger table {table}: DELETE refused'); END")
+    if chained:
+        out.append(f"CREATE TRIGGER podium_{table}_journal AFTER INSERT ON {table} BEGIN "
+                   f"INSERT INTO ledger_journal (tbl, row_key) SELECT '{table}', "
+                   "CAST(NEW.id AS TEXT) WHERE podium_journal() = 1; END")
+    return out
+
+
+def unprotect_ddl(dialect: str, table: str) -> list[str]:
+    if dialect == "postgresql":
+        return [f"DROP TRIGGER IF EXISTS {name} ON {table}" for name in (
+            "podium_append_only", "podium_guard_state", "podium_no_truncate", "podium_journal")]
+    return [f"DROP TRIGGER IF EXISTS podium_{table}_{what}"
+            for what in ("no_update", "no_delete", "journal")]
+
+
+def pg_functions_ddl() -> tuple[str, ...]:
+    return _PG_FUNCTIONS
+
+
+def pg_grants_ddl(append_only: Iterable[str], state: Mapping[str, Iterable[str]],
+                  derived: Iterable[str]) -> list[str]:
+    """The application's role: it may read everything, insert records, change state columns
+    and derived tables; it holds no UPDATE / DELETE / TRUNCATE on a record."""
+    role = WRITER_ROLE
+    out = [
+        f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{role}') THEN "
+        f"CREATE ROLE {role} NOLOGIN; END IF; END $$",
+        f"DO $$ BEGIN EXECUTE format('GRANT USAGE ON SCHEMA %I TO {role}', current_schema()); "
+        "END $$",
+        f"DO $$ BEGIN EXECUTE format('GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA %I TO "
+        f"{role}', current_schema()); END $$",
+    ]
+    for t in append_only:
+        out.append(f"REVOKE ALL ON {t} FROM {role}")
+        out.append(f"GRANT SELECT, INSERT ON {t} TO {role}")
+    for t, cols in state.items():
+        out.append(f"REVOKE ALL ON {t} FROM {role}")
+        out.append(f"GRANT SELECT, INSERT ON {t} TO {role}")
+        out.append(f"GRANT UPDATE ({', '.join(sorted(cols))}) ON {t} TO {role}")
+    for t in derived:
+        out.append(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {t} TO {role}")
+    return out

@@ -1,0 +1,81 @@
+"""A tamper-evident ledger: the database refuses UPDATE / DELETE on the records (triggers on
+SQLite and PostgreSQL; on PostgreSQL also TRUNCATE, and the role ``podium_writer`` holds no such
+privilege), and every row of the records and state tables is hash-chained in ``ledger_chain``
+(core/ledger/integrity.py).  Rows already in the ledger are chained here, table by table.
+
+Revision ID: 0012
+Revises: 0011
+Create Date: 2026-12-03
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+from core.ledger import integrity
+
+revision = "0012"
+down_revision = "0011"
+branch_labels = None
+depends_on = None
+
+# The tables as of this revision (a later revision that adds a table guards it itself).
+APPEND_ONLY = integrity.APPEND_ONLY
+STATE = integrity.STATE
+DERIVED = ("settings", "level_balances", "level_hour_totals", "ledger_journal")
+
+
+def upgrade() -> None:
+    op.create_table(
+        "ledger_chain",
+        sa.Column("n", sa.BigInteger(), primary_key=True, autoincrement=False),
+        sa.Column("tbl", sa.String(64), nullable=False),
+        sa.Column("row_key", sa.String(200), nullable=False),
+        sa.Column("row_hash", sa.String(64), nullable=False),
+        sa.Column("prev_hash", sa.String(64), nullable=False),
+        sa.Column("hash", sa.String(64), nullable=False),
+        sa.UniqueConstraint("tbl", "row_key", name="uq_ledger_chain_row"),
+    )
+    op.create_table(
+        "ledger_journal",
+        sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
+        sa.Column("tbl", sa.String(64), nullable=False),
+        sa.Column("row_key", sa.String(200), nullable=False),
+        sa.Column("tx", sa.BigInteger(), nullable=True),
+    )
+    op.create_index("ix_ledger_journal_tx", "ledger_journal", ["tx"])
+    conn = op.get_bind()
+    dialect = conn.dialect.name
+    # the rows already here, chained before the guards so the migration may read them freely
+    for name in APPEND_ONLY + tuple(STATE):
+        keys = [str(k) for k in conn.execute(sa.text(f"SELECT id FROM {name} ORDER BY id"))
+                .scalars()]
+        for start in range(0, len(keys), 5000):
+            integrity.append(conn, [(name, k) for k in keys[start:start + 5000]])
+    if dialect == "postgresql":
+        for ddl in integrity.pg_functions_ddl():
+            op.execute(ddl)
+    inspector = sa.inspect(conn)
+    for name in APPEND_ONLY + tuple(STATE) + ("ledger_chain",):
+        columns = [c["name"] for c in inspector.get_columns(name)]
+        for ddl in integrity.protect_ddl(dialect, name, columns, STATE.get(name),
+                                         chained=name != "ledger_chain"):
+            op.execute(ddl)
+    if dialect == "postgresql":
+        for ddl in integrity.pg_grants_ddl(APPEND_ONLY + ("ledger_chain",), STATE, DERIVED):
+            op.execute(ddl)
+
+
+def downgrade() -> None:
+    conn = op.get_bind()
+    dialect = conn.dialect.name
+    for name in APPEND_ONLY + tuple(STATE) + ("ledger_chain",):
+        for ddl in integrity.unprotect_ddl(dialect, name):
+            op.execute(ddl)
+    if dialect == "postgresql":
+        for fn in ("podium_refuse", "podium_guard_state", "podium_journal"):
+            op.execute(f"DROP FUNCTION IF EXISTS {fn}()")
+    op.drop_index("ix_ledger_journal_tx", table_name="ledger_journal")
+    op.drop_table("ledger_journal")
+    op.drop_table("ledger_chain")
