@@ -202,6 +202,11 @@ def make_floor(engine: Engine, rate: str = "0.20") -> Floor:
 
 @pytest.fixture
 def floor(engine: Engine) -> Floor:
+    return staffed_floor(engine)
+
+
+def staffed_floor(engine: Engine) -> Floor:
+    """The test floor with its links up and five employees (one of them deactivated)."""
     f = make_floor(engine)
     for t in ("T1", "T2", "L1", "L2"):
         f.set_link(t, True)

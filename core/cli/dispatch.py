@@ -38,6 +38,8 @@ COMMANDS_TOP: dict[str, tuple[str, str]] = {
     "demo": ("gui.app", "start the console on the embedded demo floor"),
     "employees": ("core.cli.employees_command", "enroll employees and their cards, list, "
                   "deactivate, check or replace a card"),
+    "audit": ("core.cli.audit_command", "re-check the ledger's hash chain, meters, pays and "
+              "slips (audit verify)"),
     "forms": ("printing.forms_command", "the regulator's poker-room forms (TGD-1494/1623, "
               "1500, 108, 1540) from the ledger as PDF or PNG"),
 }

@@ -1,0 +1,286 @@
+"""``podium audit verify``: re-read the whole ledger and say whether it is what Podium wrote.
+
+Checks, each naming the row it finds broken (docs/ledger.md "Tamper evidence"):
+
+1. **guards**: the database's triggers that refuse UPDATE / DELETE are all in place;
+2. **journal**: no row waits unsealed (one left was inserted outside Podium);
+3. **chain**: chain rows 1..n without a gap, each linking to the one before, each hash right;
+4. **rows**: every row of every chained table has its chain row, with the same content hash;
+   every chain row still has its row;
+5. **meters**: every level's kept balance and hourly totals equal the sums of its entries;
+6. **pays**: every paid hit has exactly one award and a pay decision, every award a paid hit;
+7. **slips**: slip numbers 1..n without a gap, each slip's award is its hit's, and the slip's
+   stored bytes print its award's amount.
+
+The first break is the one with the lowest chain position (a row's place in the ledger's
+history); checks 1, 2 and 5 have no position and come first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, Engine, Table, cast, func, select, text
+from sqlalchemy.types import BigInteger
+
+from core.ledger import integrity
+from core.ledger.db import reader
+from core.ledger.models import Award, Base, Hit, HitDecision, Slip
+from core.money import format_cents
+
+PAID = ("paid", "auto_paid")
+ROW_CHECKS = ("rows", "journal", "pays", "slips")
+
+
+@dataclass(frozen=True)
+class Break:
+    """One thing wrong: which check, where (table and key, or chain position) and what."""
+
+    check: str
+    message: str
+    position: int | None = None  # chain position n, when the break has one
+
+    def line(self) -> str:
+        where = f" (chain row {self.position})" if self.position is not None else ""
+        return f"{self.check}: {self.message}{where}"
+
+
+@dataclass
+class Report:
+    breaks: list[Break] = field(default_factory=list)
+    rows: int = 0  # chain rows read
+    head_n: int = 0
+    head_hash: str = integrity.GENESIS
+    tables: dict[str, int] = field(default_factory=dict)  # rows per chained table
+
+    @property
+    def ok(self) -> bool:
+        return not self.breaks
+
+    def first(self) -> Break | None:
+        """The first broken row in the ledger's history (the lowest chain position); then a
+        row that is not in the chain at all; then the first other break (a guard, a meter)."""
+        if not self.breaks:
+            return None
+
+        def rank(b: Break) -> tuple[int, int]:
+            if b.position is not None:
+                return (0, b.position)
+            return (1 if b.check in ROW_CHECKS else 2, 0)  # a row outside the chain, then the rest
+
+        return min(self.breaks, key=rank)
+
+    def as_json(self) -> dict[str, Any]:
+        first = self.first()
+        return {"ok": self.ok, "chain_rows": self.rows,
+                "head": {"n": self.head_n, "hash": self.head_hash},
+                "tables": dict(sorted(self.tables.items())),
+                "first_break": None if first is None else first.line(),
+                "breaks": [b.line() for b in self.breaks]}
+
+
+def verify(engine: Engine, heads: Sequence[tuple[int, str]] = ()) -> Report:
+    """Every check above, on one consistent snapshot of the ledger where the database gives one
+    (PostgreSQL: REPEATABLE READ; SQLite: one read transaction).
+
+    ``heads``: chain heads kept outside the casino (from win pages and daily reports), as
+    (row, hash).  A ledger rewritten by someone who also recomputed the chain after the edit
+    passes every check of the ledger alone; it fails here, at the first kept head after the
+    edit."""
+    report = Report()
+    kept = dict(heads)
+    # SQLite: the reader engine (a WAL snapshot, never the write lock: a live podium goes on)
+    eng = engine.execution_options(isolation_level="REPEATABLE READ") \
+        if engine.dialect.name == "postgresql" else reader(engine)
+    with eng.connect() as conn:
+        _guards(conn, report)
+        _journal(conn, report)
+        _chain(conn, report, kept)
+        for name in integrity.CHAINED:
+            _rows(conn, Base.metadata.tables[name], report)
+        _pays(conn, report)
+        _slips(conn, report)
+        conn.rollback()
+    from core.tablegames.balances import check_balances  # the floor's own invariant
+
+    report.breaks.extend(Break("meters", p) for p in check_balances(reader(engine)))
+    return report
+
+
+# ------------------------------------------------------------------------------ the checks
+
+def _guards(conn: Connection, report: Report) -> None:
+    guarded = integrity.APPEND_ONLY + tuple(integrity.STATE) + integrity.PROTECTED_EXTRA
+    if conn.dialect.name == "postgresql":
+        pairs = {(str(t), str(n)) for t, n in conn.execute(text(
+            "SELECT c.relname, t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+            "WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal "
+            "AND t.tgenabled <> 'D'"))}
+        for table in guarded:
+            update = "podium_guard_state" if table in integrity.STATE else "podium_append_only"
+            wanted = [update, "podium_no_truncate"]
+            if table not in integrity.PROTECTED_EXTRA:
+                wanted.append("podium_journal")
+            for name in wanted:
+                if (table, name) not in pairs:
+                    report.breaks.append(Break("guards", f"trigger {name} on {table} is "
+                                                         "missing or disabled"))
+        return
+    found = {str(n) for n in conn.execute(text(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger'")).scalars()}
+    for table in guarded:
+        wanted = ["no_update", "no_delete"]
+        if table not in integrity.PROTECTED_EXTRA:
+            wanted.append("journal")
+        for what in wanted:
+            if f"podium_{table}_{what}" not in found:
+                report.breaks.append(Break("guards", f"trigger podium_{table}_{what} on "
+                                                     f"{table} is missing"))
+
+
+def _journal(conn: Connection, report: Report) -> None:
+    for tbl, key in conn.execute(text("SELECT tbl, row_key FROM ledger_journal ORDER BY id")):
+        report.breaks.append(Break("journal", f"{tbl} row {key} was inserted but never "
+                                              "sealed into the chain (written outside Podium)"))
+
+
+def _chain(conn: Connection, report: Report, kept: Mapping[int, str]) -> None:
+    expected_n, prev = 1, integrity.GENESIS
+    rows = conn.execution_options(yield_per=5000).execute(text(
+        "SELECT n, tbl, row_key, row_hash, prev_hash, hash FROM ledger_chain ORDER BY n"))
+    for n, tbl, key, content, prev_hash, link in rows:
+        n = int(n)
+        if n != expected_n:
+            report.breaks.append(Break("chain", f"chain row {expected_n} is missing (the next "
+                                                f"is {n})", expected_n))
+        if prev_hash != prev:
+            report.breaks.append(Break("chain", f"{tbl} row {key}: its chain row does not link "
+                                                "to the one before it", n))
+        if integrity.link_hash(n, tbl, key, content, prev_hash) != link:
+            report.breaks.append(Break("chain", f"{tbl} row {key}: its chain row's hash is "
+                                                "wrong (the chain row was edited)", n))
+        if n in kept and kept[n] != link:
+            report.breaks.append(Break("chain", f"chain row {n} is not the head kept outside "
+                                                f"the ledger ({kept[n][:16]}...): the ledger was "
+                                                "rewritten at or before it", n))
+        prev, expected_n = link, n + 1
+        report.rows += 1
+        report.head_n, report.head_hash = n, link
+    for n in sorted(k for k in kept if k > report.head_n):
+        report.breaks.append(Break("chain", f"chain row {n}, kept outside the ledger, is gone "
+                                            f"(the chain ends at row {report.head_n})", n))
+
+
+def _rows(conn: Connection, table: Table, report: Report) -> None:
+    """Merge the table's rows (by id) with its chain rows (by key), both streamed."""
+    name = table.name
+    numeric = table.c.id.type.python_type is int
+    cols = integrity.chained_columns(table)
+    data = conn.execution_options(yield_per=5000).execute(
+        select(*(table.c[c] for c in cols)).order_by(table.c.id)).mappings()
+    chain_q = (select(text("n"), text("row_key"), text("row_hash"))
+               .select_from(text("ledger_chain")).where(text("tbl = :tbl")))
+    order = cast(text("row_key"), BigInteger) if numeric else text("row_key")
+    chained = conn.execution_options(yield_per=5000).execute(
+        chain_q.order_by(order), {"tbl": name})
+    if not numeric:  # a few rows (groups, tables): keys compared as text, in memory
+        by_key = {str(k): (int(n), str(h)) for n, k, h in chained}
+        count = 0
+        for row in data:
+            count += 1
+            key = str(row["id"])
+            _compare(report, name, key, integrity.row_hash(name, key, dict(row)),
+                     by_key.pop(key, None))
+        for key, (n, _h) in sorted(by_key.items(), key=lambda kv: kv[1][0]):
+            report.breaks.append(Break("rows", f"{name} row {key} was deleted (chained at "
+                                               f"row {n})", n))
+        report.tables[name] = count
+        return
+    count = 0
+    chain_iter = iter(chained)
+    pending = _next(chain_iter)
+    for row in data:
+        count += 1
+        key_int = int(row["id"])
+        while pending is not None and int(pending[1]) < key_int:
+            report.breaks.append(Break("rows", f"{name} row {pending[1]} was deleted "
+                                               f"(chained at row {pending[0]})", int(pending[0])))
+            pending = _next(chain_iter)
+        entry = None
+        if pending is not None and int(pending[1]) == key_int:
+            entry = (int(pending[0]), str(pending[2]))
+            pending = _next(chain_iter)
+        key = str(key_int)
+        _compare(report, name, key, integrity.row_hash(name, key, dict(row)), entry)
+    while pending is not None:
+        report.breaks.append(Break("rows", f"{name} row {pending[1]} was deleted (chained at "
+                                           f"row {pending[0]})", int(pending[0])))
+        pending = _next(chain_iter)
+    report.tables[name] = count
+
+
+def _next(it: Iterator[Any]) -> Any:
+    return next(it, None)
+
+
+def _compare(report: Report, table: str, key: str, actual: str,
+             entry: tuple[int, str] | None) -> None:
+    if entry is None:
+        report.breaks.append(Break("rows", f"{table} row {key} is not in the chain (inserted "
+                                           "outside Podium)"))
+    elif entry[1] != actual:
+        report.breaks.append(Break("rows", f"{table} row {key} was changed after it was "
+                                           "written (its content no longer matches its hash)",
+                                   entry[0]))
+
+
+def _position(conn: Connection, table: str, key: object) -> int | None:
+    n = conn.execute(text("SELECT n FROM ledger_chain WHERE tbl = :t AND row_key = :k"),
+                     {"t": table, "k": str(key)}).scalar()
+    return None if n is None else int(n)
+
+
+def _pays(conn: Connection, report: Report) -> None:
+    awards = func.count(Award.id)
+    q = (select(Hit.id, Hit.status, awards).outerjoin(Award, Award.hit_id == Hit.id)
+         .group_by(Hit.id, Hit.status).order_by(Hit.id))
+    for hit_id, status, n_awards in conn.execute(q):
+        if status in PAID and n_awards != 1:
+            report.breaks.append(Break("pays", f"hit #{hit_id} is {status} with {n_awards} "
+                                               "awards", _position(conn, "hits", hit_id)))
+        elif status not in PAID and n_awards:
+            report.breaks.append(Break("pays", f"hit #{hit_id} is {status} but has an award",
+                                       _position(conn, "hits", hit_id)))
+    decided = select(HitDecision.hit_id).where(HitDecision.decision.in_(PAID))
+    for hit_id in conn.execute(select(Hit.id).where(Hit.status.in_(PAID),
+                                                    Hit.id.not_in(decided))).scalars():
+        report.breaks.append(Break("pays", f"hit #{hit_id} is paid without a pay decision",
+                                   _position(conn, "hits", hit_id)))
+
+
+def _slips(conn: Connection, report: Report) -> None:
+    expected = 1
+    q = (select(Slip.id, Slip.slip_no, Slip.hit_id, Slip.escpos, Award.hit_id,
+                Award.amount_cents)
+         .outerjoin(Award, Award.id == Slip.award_id).order_by(Slip.slip_no))
+    for slip_id, slip_no, hit_id, escpos, award_hit, amount in \
+            conn.execution_options(yield_per=500).execute(q):
+        where = _position(conn, "slips", slip_id)
+        if slip_no != expected:
+            report.breaks.append(Break("slips", f"slip {slip_no} follows slip {expected - 1}: "
+                                                "numbers are not continuous", where))
+        expected = slip_no + 1
+        if award_hit != hit_id:
+            report.breaks.append(Break("slips", f"slip {slip_no}: its award is not its hit's",
+                                       where))
+            continue
+        printed = format_cents(int(amount)).encode("ascii")
+        if not isinstance(escpos, bytes | memoryview):
+            report.breaks.append(Break("slips", f"slip {slip_no}: its stored print is not "
+                                                "printer bytes", where))
+        elif printed not in bytes(escpos):
+            report.breaks.append(Break("slips", f"slip {slip_no}: the printed slip does not "
+                                                f"show its award's amount {printed.decode()}",
+                                       where))
