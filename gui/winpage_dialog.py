@@ -76,7 +76,8 @@ def winpage_for(floor: Any, slip_no: int) -> tuple[WinSlip, str]:
     """The slip record and the win page HTML of slip ``slip_no`` (from the ledger)."""
     slip = floor.win_slip(slip_no)
     hit_id = int(slip.hit_ref.removeprefix("H"))  # the floor's hit reference: "H<hit id>"
-    return slip, winpage_html(slip, winpage_extra(floor.hit_record(hit_id), slip))
+    return slip, winpage_html(slip, winpage_extra(floor.hit_record(hit_id), slip),
+                              chain=floor.chain_head_text())
 
 
 def save_winpage_pdf(floor: Any, slip_no: int, folder: Path | None = None) -> Path:

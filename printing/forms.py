@@ -292,6 +292,7 @@ class DailyReport:
     notes: tuple[str, ...] = ()  # printed under the fund distribution
     jackpot: str = ""  # the fund's name (a room with several funds files one report each)
     settings: FundSettings = _FUND  # the distribution rates and chips ([poker_room])
+    chain: str = ""  # the ledger's chain head when the report was made (integrity.head_text)
 
     def __post_init__(self) -> None:
         if self.form not in ("TGD-1494", "TGD-1623"):
@@ -378,6 +379,8 @@ def daily_report_html(report: DailyReport) -> str:
             + _section("Jackpot drop box count by denomination (number of chips)") + chips
             + _section("Jackpot fund distribution") + collection + "<br>" + fund
             + _notes(report.notes))
+    if report.chain:
+        body += f'<p style="font-size:7pt; font-family:monospace;">{_text(report.chain)}</p>'
     r = report.remittance
     if r is not None:
         body += _section("Remittance computation") + _pairs([

@@ -31,6 +31,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
+from core.ledger import integrity
 from core.ledger.models import (
     BbjAward,
     BbjAwardShare,
@@ -206,7 +207,7 @@ def daily_report(engine: Engine, fund_id: str, business_date: date, *, onsite: b
             previous_main_cents=posting.previous_main_cents - in_posting,
             previous_reserve_cents=posting.previous_reserve_cents, seed_cents=in_posting,
             tournament_fee_cents=fee, notes=notes, jackpot=f"{fund.name} ({fund.id})",
-            settings=st)
+            settings=st, chain=integrity.head_text(*integrity.chain_head(s.connection())))
         if (report.updated_main_cents, report.updated_reserve_cents) != (
                 posting.main_cents, posting.reserve_cents):  # pragma: no cover - a ledger bug
             raise FormError(f"{business_date}: fund {fund_id!r}: the form's updated amounts "

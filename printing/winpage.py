@@ -52,9 +52,11 @@ def _signatures() -> str:
             f'style="{_TABLE_STYLE}"><tr>{head}</tr>{rows}</table>')
 
 
-def winpage_html(slip: WinSlip, extra: Mapping[str, str] | None = None) -> str:
+def winpage_html(slip: WinSlip, extra: Mapping[str, str] | None = None,
+                 chain: str = "") -> str:
     """HTML of the win page: every field of ``slip``, ``extra`` verification details
-    (label -> text, in the given order) and signature blocks."""
+    (label -> text, in the given order), signature blocks and ``chain``, the ledger's chain
+    head when the page was made (``core.ledger.integrity.head_text``)."""
     if extra is not None and not all(isinstance(k, str) and isinstance(v, str)
                                      for k, v in extra.items()):
         raise WinPageError("win page extra: every verification detail must be text: text")
@@ -131,7 +133,10 @@ def winpage_html(slip: WinSlip, extra: Mapping[str, str] | None = None) -> str:
         + f'<p style="font-size:8pt; color:#555555;">{escape(slip.casino)} - {escape(slip.hit_ref)}'
         f" - win slip {slip.slip_no:06d} - {escape(utc)}"
         + (" - REPRINT / COPY" if slip.reprint else "")
-        + "</p></body></html>"
+        + "</p>"
+        + (f'<p style="font-size:7pt; font-family:monospace;">{escape(chain)}</p>' if chain
+           else "")
+        + "</body></html>"
     )
 
 

@@ -4,6 +4,7 @@ ledger edited with raw SQL by someone who first took the guards off."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -245,3 +246,16 @@ def test_slips_made_by_podium_show_their_award(played: Floor, engine: Engine) ->
         award = s.get(Award, slip.award_id)
     assert award is not None and award.amount_cents > 0
     assert verify(engine).ok
+
+
+def test_the_win_page_carries_the_chain_head_an_auditor_can_check(played: Floor,
+                                                                  engine: Engine) -> None:
+    from gui.winpage_dialog import winpage_for
+
+    _slip, html = winpage_for(played, 1)
+    found = re.search(r"Ledger chain head (\d+):([0-9a-f]{64})", html)
+    assert found is not None
+    kept = (int(found[1]), found[2])
+    with engine.connect() as conn:
+        assert kept == integrity.chain_head(conn)
+    assert verify(engine, [kept]).ok

@@ -33,6 +33,7 @@ from sqlalchemy.orm import Session
 
 import core.pokerroom.fund as bf
 from core.demo import enroll_demo_employees, swipe_of
+from core.ledger.audit import verify
 from core.ledger.models import BbjPosting
 from core.pokerroom import cases as bc
 from core.rules.bbj import ShownHand
@@ -186,6 +187,15 @@ def test_daily_report_tables_chips_and_rake_come_from_the_days_counts(days: Engi
     assert "02:10 (+1 day)" in text(daily_report_html(r))
     assert dict(t3.chips) == {500: 20, 100: 40, 50: 10, 25: 2}
     assert (r.rake_cents, r.jackpot_rake_cents) == (5_947_000, 2_685_000)
+
+
+def test_daily_report_prints_the_chain_head_an_auditor_can_check(days: Engine) -> None:
+    page = text(daily_report_html(lf.daily_report(days, "bbj", DAY1, onsite=True, **KW)))
+    found = re.search(r"Ledger chain head (\d+):([0-9a-f]{64})", page)
+    assert found is not None
+    kept = (int(found[1]), found[2])
+    assert kept[0] > 0 and verify(days, [kept]).ok
+    assert not verify(days, [(kept[0], "0" * 64)]).ok
 
 
 def test_daily_report_distribution_and_updated_amounts_are_the_postings(days: Engine) -> None:

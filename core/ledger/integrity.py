@@ -138,6 +138,12 @@ def chain_head(conn: Connection) -> tuple[int, str]:
     return (0, GENESIS) if row is None else (int(row[0]), str(row[1]))
 
 
+def head_text(n: int, digest: str) -> str:
+    """The chain head as printed on win pages and daily reports: ``ROW:HASH`` is what
+    ``podium audit verify --head ROW:HASH`` takes back."""
+    return f"Ledger chain head {n}:{digest}"
+
+
 def append(conn: Connection, items: Iterable[tuple[str, str]]) -> int:
     """Chain the rows ``items`` (table, key), in that order, after the current head.  Returns
     how many chain rows were written."""

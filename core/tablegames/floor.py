@@ -18,6 +18,7 @@ from sqlalchemy import Engine
 
 from core.controllers.events import ControllerEvent, Origin
 from core.floorconfig import FloorConfig
+from core.ledger import integrity
 from core.rules.cards import Card
 from core.tablegames import adjust as adjusting
 from core.tablegames import assess, decide, ingest, meters, queries, replies, setup, slips
@@ -141,6 +142,11 @@ class Floor:
 
     def slip_bytes(self, slip_no: int) -> bytes:
         return slips.slip_bytes(self.ctx, slip_no)
+
+    def chain_head_text(self) -> str:
+        """The ledger's chain head now, as printed on win pages (docs/ledger.md)."""
+        with self.ctx.read() as s:
+            return integrity.head_text(*integrity.chain_head(s.connection()))
 
     def win_slip(self, slip_no: int) -> WinSlip:
         return slips.win_slip(self.ctx, slip_no)

@@ -63,6 +63,10 @@ def test_win_page_pdf_of_the_selected_slip_is_written_to_the_data_folder(  # typ
     qtbot.waitUntil(lambda: window.slips.rowCount() == 1, timeout=5000)
     window.slips.selectRow(0)
     window.winpage_dir = tmp_path / "winpages"  # not the real user data folder
+    # the slip's own print is logged first (it would else come between save and check)
+    qtbot.waitUntil(lambda: f"Win slip {slip_no} printed" in window.statusBar().currentMessage()
+                    or window.log_list.count() and "printed" in window.log_list.item(0).text(),
+                    timeout=5000)
 
     window.save_selected_winpage()  # read off the GUI thread, written when it arrives
     qtbot.waitUntil(lambda: window.last_winpage is not None, timeout=5000)
