@@ -26,7 +26,11 @@ from tests.test_floor import EXE, HANDS, SUP, Table, counts, hit_ids, staffed_fl
 Exec = Callable[[str], Any]
 
 
-@pytest.fixture
+@pytest.fixture(name="played")
+def played_fixture(engine: Engine) -> Floor:
+    return played(engine)
+
+
 def played(engine: Engine) -> Floor:
     """A ledger with contributions, a meter award paid with its slip, and a rejected hit."""
     floor = staffed_floor(engine)
@@ -259,3 +263,33 @@ def test_the_win_page_carries_the_chain_head_an_auditor_can_check(played: Floor,
     with engine.connect() as conn:
         assert kept == integrity.chain_head(conn)
     assert verify(engine, [kept]).ok
+
+
+def test_podium_runs_as_the_writer_role_which_can_not_edit_a_record(engine: Engine) -> None:
+    """A podium that logs in as a member of ``podium_writer`` (docs/ledger.md) does its whole
+    work (start, events, pays with slips, rejections, a poker room fund) and still can not
+    change or delete what it wrote, even with the triggers disabled."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("roles are PostgreSQL's")
+    from core.ledger.db import make_engine
+    from tests import test_bbj_fund as tbf
+    from tests.conftest import PG_URL
+
+    with engine.connect() as conn:
+        schema = conn.execute(text("SELECT current_schema()")).scalar()
+    writer = make_engine(PG_URL, connect_args={
+        "options": f"-csearch_path={schema} -crole={integrity.WRITER_ROLE}"})
+    try:
+        with writer.connect() as conn:
+            assert conn.execute(text("SELECT current_user")).scalar() == integrity.WRITER_ROLE
+        played(writer)  # the fixture's body, as the writer
+        tbf.funded(writer)
+        assert verify(engine).ok
+        for statement in ("UPDATE awards SET amount_cents = 1", "DELETE FROM bbj_entries",
+                          "UPDATE hits SET claimed_hand = 'FLUSH'", "TRUNCATE swipe_log",
+                          "ALTER TABLE awards DISABLE TRIGGER USER"):
+            with pytest.raises(DBAPIError, match="permission denied|must be owner"), \
+                    writer.begin() as conn:
+                conn.execute(text(statement))
+    finally:
+        writer.dispose()

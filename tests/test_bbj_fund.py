@@ -69,6 +69,10 @@ def assert_fund_is_sum_of_rows(engine: Engine, fund: str) -> None:
 
 @pytest.fixture
 def fund(engine: Engine) -> Engine:
+    return funded(engine)
+
+
+def funded(engine: Engine) -> Engine:
     """Fund ``bbj`` seeded 50,000.00; day 1 counted and posted (2,000.00 of jackpot rake)."""
     bf.create_fund(engine, "bbj", "Poker room BBJ", at=t(DAY1, 0))
     bf.seed(engine, "bbj", 5_000_000, by="operator", reason="opening seed", at=t(DAY1, 1))

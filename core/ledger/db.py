@@ -27,8 +27,9 @@ from typing import Any
 import platformdirs
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session
 
 from core.ledger import integrity
 
@@ -112,6 +113,17 @@ def reader(engine: Engine) -> Engine:
         _sqlite_recipe(eng, read_only=True)
         _readers[engine] = eng
         return eng
+
+
+def lock_record(session: Session, table: str, key: object) -> None:
+    """Serialize writers on one record (e.g. a Bad Beat Jackpot fund) until the transaction
+    ends.  Records are append-only, and PostgreSQL's ``SELECT ... FOR UPDATE`` needs an UPDATE
+    privilege the application's role does not hold on them: a transaction-scoped advisory lock
+    on the record's name instead.  SQLite's write transactions are serialized already (``BEGIN
+    IMMEDIATE``)."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"),
+                        {"k": f"{table}:{key}"})
 
 
 def alembic_config() -> Config:

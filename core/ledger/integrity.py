@@ -342,4 +342,5 @@ def pg_grants_ddl(append_only: Iterable[str], state: Mapping[str, Iterable[str]]
         out.append(f"GRANT UPDATE ({', '.join(sorted(cols))}) ON {t} TO {role}")
     for t in derived:
         out.append(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {t} TO {role}")
+    out.append(f"GRANT SELECT ON alembic_version TO {role}")  # the console checks the revision
     return out

@@ -48,6 +48,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from core.auth import AuthError, authorize, log_swipe
+from core.ledger.db import lock_record
 from core.ledger.models import (
     BbjAward,
     BbjAwardShare,
@@ -470,8 +471,8 @@ def advance(engine: Engine, case_id: int, state: str, swipe: str, *, seat: int |
     now = clock().astimezone(UTC)
 
     def write(s: Session, emp: Employee) -> int:
-        row = s.execute(select(BbjCase).where(BbjCase.id == case_id).with_for_update()) \
-            .scalar_one_or_none()
+        lock_record(s, "bbj_cases", case_id)
+        row = s.execute(select(BbjCase).where(BbjCase.id == case_id)).scalar_one_or_none()
         if row is None:
             raise BbjCaseError(f"case {case_id}: no such case")
         view = _view(s, row)

@@ -34,6 +34,7 @@ from fractions import Fraction
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
+from core.ledger.db import lock_record
 from core.ledger.models import (
     BbjAward,
     BbjAwardShare,
@@ -177,8 +178,8 @@ def _text(value: str, what: str) -> str:
 
 def _fund(s: Session, fund_id: str, *, open_: bool = True) -> BbjFund:
     """The fund row, locked for the transaction; ``open_``: refuse a ceased fund."""
-    fund = s.execute(select(BbjFund).where(BbjFund.id == fund_id).with_for_update()) \
-        .scalar_one_or_none()
+    lock_record(s, "bbj_funds", fund_id)
+    fund = s.execute(select(BbjFund).where(BbjFund.id == fund_id)).scalar_one_or_none()
     if fund is None:
         raise BbjFundError(f"fund {fund_id!r} does not exist")
     if open_ and s.execute(select(BbjCessation.id).where(BbjCessation.fund_id == fund_id)) \

@@ -8,6 +8,7 @@ from decimal import Decimal
 from sqlalchemy import select, update
 
 from core.floorconfig import FloorConfig, validate
+from core.ledger.db import lock_record
 from core.ledger.models import (
     Base,
     GameTable,
@@ -75,8 +76,9 @@ def start(ctx: FloorContext, u: Unit) -> list[str]:
         row.name, row.paytable_id = g.name, g.paytable
         row.lock_at_hit, row.payment_order = g.lock_at_hit, g.pay_order
         s.flush()
+        lock_record(s, "levels", g.id)
         have = {lv.name: lv for lv in s.scalars(
-            select(Level).where(Level.group_id == g.id).order_by(Level.id).with_for_update())}
+            select(Level).where(Level.group_id == g.id).order_by(Level.id))}
         for lc in g.levels:
             lv = have.get(lc.name)
             if lv is None:
