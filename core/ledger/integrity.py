@@ -76,8 +76,13 @@ def chained_columns(table: Table) -> list[str]:
     return sorted(c.name for c in table.columns if c.name not in mutable)
 
 
+_SIMPLE = (int, str, bool, float)
+
+
 def _plain(value: Any) -> Any:
     """A value as canonical JSON data (the same on SQLite and PostgreSQL)."""
+    if type(value) in _SIMPLE:
+        return value
     if isinstance(value, datetime):
         return value.isoformat()
     if isinstance(value, date):
@@ -97,10 +102,11 @@ def row_hash(table: str, key: str, values: Mapping[str, Any]) -> str:
     """SHA-256 (hex) of one row's chained content: its table, key and columns by name.  A NULL
     column is left out, so a nullable column added to a table later leaves the hashes of the
     rows written before it unchanged."""
-    body = json.dumps([table, key, {k: _plain(v) for k, v in sorted(values.items())
-                                    if v is not None}],
-                      sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    body = _encode([table, key, {k: _plain(v) for k, v in values.items() if v is not None}])
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+_encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
 
 
 def link_hash(n: int, table: str, key: str, content: str, prev: str) -> str:
