@@ -154,7 +154,7 @@ _VERIFY_HINTS = {
     21: "not issued by the casino CA of this console",
     9: "not valid yet (check the clocks)",
     10: "expired: the controller needs a renewed certificate",
-    23: "revoked (listed in controller_link.crl)",
+    23: "listed in controller_link.crl",
     26: "not a table controller's certificate (its extended key usage lacks serverAuth)",
 }
 
@@ -222,8 +222,9 @@ def _read(name: str, path: str) -> bytes:
 
 
 def _certificates(name: str, path: str) -> list[x509.Certificate]:
+    data = _read(name, path)
     try:
-        certs = x509.load_pem_x509_certificates(_read(name, path))
+        certs = x509.load_pem_x509_certificates(data)
     except ValueError:
         raise TlsError(f"{name}: {path}: not a PEM certificate file (-----BEGIN CERTIFICATE-----)"
                        ) from None
@@ -297,8 +298,9 @@ def _check(files: TlsFiles, role: Role) -> None:
         raise TlsError(f"{key_name}: {files.key}: not the private key of {cert_name} "
                        f"({files.cert})")
     if files.crl:
+        data = _read(crl_name, files.crl)
         try:
-            crl = x509.load_pem_x509_crl(_read(crl_name, files.crl))
+            crl = x509.load_pem_x509_crl(data)
         except ValueError:
             raise TlsError(f"{crl_name}: {files.crl}: not a PEM certificate revocation list "
                            "(-----BEGIN X509 CRL-----)") from None
