@@ -151,10 +151,15 @@ def run(args: argparse.Namespace) -> int:
         from core.controllers.simulator import build_simulator
         from core.demo import SimulatorThread
 
-        sim = SimulatorThread(build_simulator(floor=console.config, seed=opts.seed,
-                                              speed=opts.speed, jackpot_rate=opts.jackpot_rate,
-                                              mistake_rate=opts.mistake_rate,
-                                              paytables=console.paytables))
+        try:
+            sim = SimulatorThread(build_simulator(floor=console.config, seed=opts.seed,
+                                                  speed=opts.speed,
+                                                  jackpot_rate=opts.jackpot_rate,
+                                                  mistake_rate=opts.mistake_rate,
+                                                  paytables=console.paytables))
+        except ValueError as exc:  # e.g. a table's certificate in demo-certs/ spoilt
+            print(f"podium demo: the simulated tables: {exc}", file=sys.stderr)
+            return 2
         try:
             sim.start()
         except OSError as exc:
