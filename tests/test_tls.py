@@ -100,6 +100,9 @@ def test_a_controller_with_its_tables_certificate_links_over_tls_and_events_flow
     ("a console's certificate", "not a table controller's certificate (its extended key usage "
                                 "lacks serverAuth)"),
     ("no extended key usage", "presents a certificate that is not a table controller's"),
+    # the other way round: the controller is right, this console's certificate is not from its CA
+    ("refusing this console", "closed the connection before its HELLO: it does not accept this "
+                              "console's certificate"),
 ])
 def test_a_controller_without_its_tables_certificate_is_refused_and_nothing_is_recorded(
         server: str, named: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -110,7 +113,18 @@ def test_a_controller_without_its_tables_certificate_is_refused_and_nothing_is_r
         "a console's certificate": lambda: raw_server_context(pki().console()),
         "no extended key usage": lambda: raw_server_context(no_usage_certificate(
             tmp_path, "T1", ou=tls.CONSOLE_OU, cn="T1")),
+        "refusing this console": lambda: pki().table_context("T1"),
     }
+
+    def console_context() -> ssl.SSLContext:
+        if server != "refusing this console":
+            return pki().console_context()
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # trusts the casino CA, but its own
+        ctx.check_hostname = False                       # certificate is from another one
+        ctx.load_verify_locations(pki().console().ca)
+        foreign = pki("foreign").console()
+        ctx.load_cert_chain(foreign.cert, foreign.key)
+        return ctx
 
     async def main() -> None:
         table = make_table("T1", tls=contexts[server]())
@@ -118,7 +132,7 @@ def test_a_controller_without_its_tables_certificate_is_refused_and_nothing_is_r
         play(table, 2)
         pending = dict(table.outbox)
         floor = Floor()
-        link = make_link(table, floor)
+        link = make_link(table, floor, tls=console_context())
         delays: list[float] = []
 
         async def sleep(seconds: float) -> None:  # the link's back-off, recorded, kept short

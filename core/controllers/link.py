@@ -62,6 +62,9 @@ class _SessionEnd(Exception):
     """Ends one connection; the message is the status detail shown to the supervisor."""
 
 
+CLOSED_BY_CONTROLLER = "connection closed by the controller"
+
+
 class AckedSeqs:
     """Sequence numbers already acknowledged for one boot: a low-water mark (every seq
     up to it) plus the ones above it, so memory stays small on a long run."""
@@ -268,6 +271,14 @@ class ControllerLink:
             except _SessionEnd as end:
                 detail = str(end)
                 refused = detail.startswith("HELLO refused")
+                if detail == CLOSED_BY_CONTROLLER and self.tls is not None and not self.online:
+                    # TLS 1.3: a controller refusing this console's certificate closes the
+                    # connection after the handshake, before any HELLO
+                    detail = (f"TLS refused: controller at {self.host}:{self.port} closed the "
+                              "connection before its HELLO: it does not accept this console's "
+                              "certificate (not a console's, or not from its CA)?")
+                    refused = True
+                    self._refused(detail)
             except ssl.SSLError as exc:
                 # an alert: the controller refused this console's certificate (TLS 1.3 says so
                 # only after the handshake, at the first read)
@@ -307,7 +318,7 @@ class ControllerLink:
         except TimeoutError:
             raise _SessionEnd(f"no heartbeat from the controller for {timeout:g} s") from None
         if not data:
-            raise _SessionEnd("connection closed by the controller")
+            raise _SessionEnd(CLOSED_BY_CONTROLLER)
         return buf.feed(data)
 
     async def _session(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

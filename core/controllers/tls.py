@@ -148,12 +148,12 @@ _NOT_TLS = ("WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "PACKET_LENGTH_TOO_L
 # verify codes of X509_verify_cert, with what they mean on this link
 _VERIFY_HINTS = {
     2: "not issued by the casino CA of this console",
+    9: "not valid yet (check the clocks)",
+    10: "expired: the controller needs a renewed certificate",
     18: "a self-signed certificate, not one from the casino CA",
     19: "not issued by the casino CA of this console",
     20: "not issued by the casino CA of this console",
     21: "not issued by the casino CA of this console",
-    9: "not valid yet (check the clocks)",
-    10: "expired: the controller needs a renewed certificate",
     23: "listed in controller_link.crl",
     26: "not a table controller's certificate (its extended key usage lacks serverAuth)",
 }
