@@ -11,7 +11,7 @@ from cryptography.x509.oid import NameOID
 
 from core import cli
 from core.controllers import certs, tls
-from core.controllers.simulator import build_simulator
+from core.controllers.simulator import SimulatedTable, build_simulator
 from core.rules.paytables import load_paytables
 from tests.test_link import Floor, arun, make_link, play, running, until
 
@@ -29,12 +29,12 @@ def _subject(path: Path) -> tuple[str, str, str]:
 def _link_to(folder: Path, table_id: str, crl: str = "") -> tuple[int, list[str]]:
     """Serve ``table_id`` with the folder's certificates (as podium simulate --certs does), link
     to it with the folder's console certificate; (events recorded, status details)."""
-    sim = build_simulator(tables=1, port=0, certs=folder, paytables=load_paytables(), speed=0,
-                          heartbeat=0.2)
-    table = sim["T1"]
-    if table_id != "T1":  # another table of the folder on the same simulated controller
-        table.tls = tls.controller_context(certs.table_files(folder, table_id))
-        table.table_id = table_id
+    if table_id == "T1":  # as podium simulate --tables 1 --certs FOLDER
+        table = build_simulator(tables=1, port=0, certs=folder, paytables=load_paytables(),
+                                speed=0, heartbeat=0.2)["T1"]
+    else:
+        table = SimulatedTable(table_id, load_paytables()["FPGPP-WA01"], speed=0, heartbeat=0.2,
+                               tls=tls.controller_context(certs.table_files(folder, table_id)))
     recorded: list[int] = []
 
     async def main() -> None:
