@@ -28,9 +28,13 @@ For each table count (default 50, 100, 200, 500) this
 
 Tables start their first round at a random point of one round (``--stagger``, on by default:
 real tables do not deal in lockstep); ``--no-stagger`` deals every table at the same instant.
+The controller link is mutual TLS as on a casino floor (a test CA and one certificate per table
+made for the run, ``podium certs``); ``--link plain-lab-only`` measures plain TCP, for the cost
+of TLS.
 
     .venv/bin/python benchmarks/floor_scale.py [--tables 50 100 200 500] [--seconds 60]
         [--drain 15] [--db postgresql+psycopg://postgres@127.0.0.1:5432/test]
+        [--link tls|plain-lab-only]
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ from sqlalchemy import Engine, create_engine, func, select, text  # noqa: E402
 from sqlalchemy.orm import Session, aliased  # noqa: E402
 
 from core import floorconfig  # noqa: E402
+from core.controllers import certs  # noqa: E402
 from core.demo import enroll_demo_employees, swipe_of  # noqa: E402
 from core.ledger.db import make_engine, upgrade  # noqa: E402
 from core.ledger.models import Award, MeterEntry, RefusedEvent  # noqa: E402
@@ -218,7 +223,11 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
 
     tmp = Path(tempfile.mkdtemp(prefix=f"floor{tables}-"))
     floor_file = tmp / "floor.toml"
-    floor_sim.write_floor(floor_file, tables, args.base_port)
+    pki = None
+    if args.link == "tls":
+        pki = tmp / "pki"
+        certs.init(pki, floor_sim.table_ids(tables), organization="Podium Floor Benchmark")
+    floor_sim.write_floor(floor_file, tables, args.base_port, certs=pki)
     config = floorconfig.load_floor(floor_file)
     paytables = load_paytables()
     record_file = tmp / "record.json"
@@ -426,7 +435,7 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
 
     shutil.rmtree(tmp, ignore_errors=True)  # the ledger, the record, the slips
     return {
-        "tables": tables, "db": engine.dialect.name, "wall": wall,
+        "tables": tables, "db": engine.dialect.name, "link": args.link, "wall": wall,
         "events": recorded, "refused": refused, "events_per_s": recorded / span,
         "batches": writer_stats.batches, "jobs": writer_stats.jobs,
         "largest_batch": writer_stats.largest, "writer_busy_s": writer_stats.busy_s,
@@ -446,7 +455,7 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
 
 def report(r: dict[str, Any]) -> None:
     wall = r["wall"]
-    print(f"\n== {r['tables']} tables, {r['db']}, {wall:.0f} s ==")
+    print(f"\n== {r['tables']} tables, {r['db']}, link {r['link']}, {wall:.0f} s ==")
     print(f"events recorded {r['events']} ({r['events_per_s']:.1f}/s), refused {r['refused']};"
           f" {r['batches']} group commits, mean {r['jobs'] / max(1, r['batches']):.1f} jobs, "
           f"largest {r['largest_batch']}, writer busy {r['writer_busy_s']:.1f} s")
@@ -492,6 +501,8 @@ def main() -> None:
     ap.add_argument("--base-port", type=int, default=21000)
     ap.add_argument("--db", default=None, help="PostgreSQL URL (default: SQLite in a temp dir)")
     ap.add_argument("--no-stagger", dest="stagger", action="store_false")
+    ap.add_argument("--link", choices=("tls", "plain-lab-only"), default="tls",
+                    help="the controller link: mutual TLS (default) or plain TCP")
     ap.add_argument("--json", default=None, help="also write the figures to this file")
     ap.add_argument("--screenshot", default=None, metavar="PATH",
                     help="save the console window at the end of play (PATH.<tables>.png)")

@@ -7,12 +7,14 @@ Run as a subprocess by the benchmark::
 
 It loads the floor (:func:`write_floor` makes one), builds its tables with
 ``core.controllers.simulator.build_simulator`` and serves them all on one asyncio loop (uvloop
-if it is installed).  Once every table listens it prints ``SIM READY <n> tables`` (flushed).  For
-``--seconds`` the tables play; then no table starts a new round, but a table finishes the
-round it is in (it still takes PAY/REJECT and sends END GAME), and all keep serving for
-``--drain`` more seconds so that outstanding events can be acknowledged.  Then the record is
-written to ``--record`` (atomically) and the process exits 0.  SIGTERM or SIGINT ends it
-early: the record is written the same way, with ``"end": "SIGTERM"`` (or ``"SIGINT"``).
+if it is installed), over TLS with the certificates beside the floor's ``controller_link.ca``,
+or plain TCP where the floor says ``plain-lab-only``.  Once every table listens it prints
+``SIM READY <n> tables`` (flushed).  For ``--seconds`` the tables play; then no table starts
+a new round, but a table finishes the round it is in (it still takes PAY/REJECT and sends END
+GAME), and all keep serving for ``--drain`` more seconds so that outstanding events can be
+acknowledged.  Then the record is written to ``--record`` (atomically) and the process exits 0.
+SIGTERM or SIGINT ends it early: the record is written the same way, with ``"end":
+"SIGTERM"`` (or ``"SIGINT"``).
 
 Record format (JSON; wall times are ``time.time()`` seconds, money is int cents)::
 
@@ -129,10 +131,12 @@ _LEVELS: dict[str, tuple[tuple[str, str, str, str], ...]] = {
 
 
 def write_floor(path: str | os.PathLike[str], tables: int, base_port: int,
-                tables_per_group: int = 10) -> None:
+                tables_per_group: int = 10, *, certs: str | os.PathLike[str] | None) -> None:
     """Write a floor TOML: tables T001..TNNN on 127.0.0.1 ports ``base_port``.., linked in
     groups L001.. of ``tables_per_group`` tables; groups alternate FPGPP-WA01 (MAIN) and
-    FPGPP-ML2 (MEGA/MAJOR/MINOR)."""
+    FPGPP-ML2 (MEGA/MAJOR/MINOR).  The controller link is TLS with the certificates of the
+    folder ``certs`` (``podium certs init`` layout, :func:`table_ids` of the floor), or plain
+    TCP (``plain-lab-only``) when ``certs`` is None."""
     if tables < 1:
         raise ValueError(f"tables: {tables} must be at least 1")
     if tables_per_group < 1:
@@ -141,7 +145,6 @@ def write_floor(path: str | os.PathLike[str], tables: int, base_port: int,
         raise ValueError(f"base_port: {base_port}..{base_port + tables - 1} are not all TCP "
                          "ports")
     n_groups = -(-tables // tables_per_group)
-    width = max(3, len(str(tables)))
     gwidth = max(3, len(str(n_groups)))
     lines = [
         f"# A generated floor of {tables} simulated tables (benchmarks/floor_sim.py).",
@@ -157,7 +160,15 @@ def write_floor(path: str | os.PathLike[str], tables: int, base_port: int,
         "[printer]",
         'kind = "file"',
         'directory = ""',
+        "",
+        "[controller_link]",
     ]
+    if certs is None:
+        lines.append('transport = "plain-lab-only"')
+    else:
+        folder = Path(certs).resolve()
+        lines += [f'ca = "{folder / "ca.pem"}"', f'cert = "{folder / "consoles/console.pem"}"',
+                  f'key = "{folder / "consoles/console.key"}"']
     group_ids: list[str] = []
     for g in range(n_groups):
         gid = f"L{g + 1:0{gwidth}d}"
@@ -184,8 +195,7 @@ def write_floor(path: str | os.PathLike[str], tables: int, base_port: int,
                 f'preconfigured_rate = "{rate}"',
                 f'preconfigured_seed = "{seed}"',
             ]
-    for i in range(tables):
-        tid = f"T{i + 1:0{width}d}"
+    for i, tid in enumerate(table_ids(tables)):
         lines += [
             "",
             "[[tables]]",
@@ -198,6 +208,12 @@ def write_floor(path: str | os.PathLike[str], tables: int, base_port: int,
             "decks = 1",
         ]
     Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def table_ids(tables: int) -> list[str]:
+    """The table ids of a floor of :func:`write_floor`: T001..TNNN."""
+    width = max(3, len(str(tables)))
+    return [f"T{i + 1:0{width}d}" for i in range(tables)]
 
 
 # --------------------------------------------------------------------------- instrumentation

@@ -1089,7 +1089,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="ledger_size-") as tmp_name:
         tmp = Path(tmp_name)
         floor_file = tmp / "floor.toml"
-        floor_sim.write_floor(floor_file, args.tables, 20000)
+        floor_sim.write_floor(floor_file, args.tables, 20000, certs=None)  # no link is started
         config = load_floor(floor_file)
         paytables = load_paytables()
         target = open_target(args, tmp)

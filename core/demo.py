@@ -1,14 +1,19 @@
-"""The embedded demo floor: demo employees and an in-process simulator on its own thread.
+"""The embedded demo floor: demo employees, its test certificates and an in-process simulator
+on its own thread.
 
 The demo card numbers are published in the README so a new user can pay a jackpot from the
-keyboard; they exist only in a demo ledger.
+keyboard; they exist only in a demo ledger.  Likewise the demo's CA is a test CA made on this
+computer the first time the demo runs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import shutil
 import threading
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, select
@@ -68,6 +73,36 @@ def open_demo_bbj_fund(engine: Engine) -> bool:
     bbj_fund.create_fund(engine, fid, name)
     bbj_fund.seed(engine, fid, seed_cents, by="podium demo", reason="demo opening seed")
     return True
+
+
+DEMO_CERT_DAYS = 3650  # a demo left alone for years still starts
+
+
+def ensure_demo_certs(config: Any) -> Path:
+    """Make the demo floor's test CA, console certificate and table certificates where its
+    ``[controller_link]`` points (the user data folder's ``demo-certs/``) unless they are there
+    already; returns that folder.  So ``make run`` runs over TLS with no step by hand.  Two demos
+    starting at once: each makes a set aside and renames it into place; the second keeps the
+    first's."""
+    from core.controllers import certs
+
+    folder = Path(config.controller_link.ca).parent
+    tables = [t.id for t in config.tables]
+    if not (folder / certs.CA_CERT).exists():
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        aside = folder.with_name(f"{folder.name}.new-{os.getpid()}")
+        shutil.rmtree(aside, ignore_errors=True)
+        certs.init(aside, tables, organization=config.casino.name, days=DEMO_CERT_DAYS,
+                   ca_days=DEMO_CERT_DAYS)
+        try:
+            aside.rename(folder)
+            log.info("demo: made a test CA and certificates in %s", folder)
+        except OSError:  # another demo was quicker
+            shutil.rmtree(aside, ignore_errors=True)
+    missing = [t for t in tables if not Path(certs.table_files(folder, t).cert).exists()]
+    if missing:  # a table added to the demo floor since
+        certs.issue(folder, tables=missing, days=DEMO_CERT_DAYS)
+    return folder
 
 
 class SimulatorThread:

@@ -33,6 +33,13 @@ Example (``resources/floors/demo.toml`` is the full one)::
     reserve_rate = "0.02"
     allow_zero_seed = false
 
+    [controller_link]                 # docs/protocol.md, "Transport security"
+    transport = "tls"                 # the default; "plain-lab-only" for a lab without certs
+    ca = "pki/ca.pem"                 # the casino CA (paths relative to this file's folder)
+    cert = "pki/consoles/console.pem" # this console's certificate (OU console, clientAuth)
+    key = "pki/consoles/console.key"  # its private key (mode 0600)
+    # crl = "pki/crl.pem"             # optional: revoked controller certificates
+
     [[tables]]
     id = "PG-1"
     name = "Pai Gow 1"
@@ -112,6 +119,28 @@ class FilePrinterConfig:
 
 
 PrinterConfig = NetworkPrinterConfig | FilePrinterConfig
+
+
+LINK_TRANSPORTS = ("tls", "plain-lab-only")
+_LINK_FILES = {"ca": "the casino CA's certificate", "cert": "this console's certificate",
+               "key": "this console's private key"}
+
+
+@dataclass(frozen=True)
+class ControllerLinkConfig:
+    """``[controller_link]``: how the console reaches the table controllers (docs/protocol.md,
+    "Transport security").  TLS, the default, with the casino CA (``ca``), this console's
+    certificate and key, and optionally a revocation list (``crl``); plain TCP only where the
+    file says ``transport = "plain-lab-only"``.  Paths are as written, relative ones read from
+    the floor file's folder.  A file without the section loads (the ledger tools need no
+    certificate), but the console refuses to start its links without ``ca``, ``cert`` and
+    ``key`` (``core.controllers.tls.link_tls``)."""
+
+    transport: Literal["tls", "plain-lab-only"] = "tls"
+    ca: str = ""
+    cert: str = ""
+    key: str = ""
+    crl: str = ""
 
 
 @dataclass(frozen=True)
@@ -200,6 +229,7 @@ class FloorConfig:
     source: str = "<floor>"  # the file it came from, for messages
     poker_room: PokerRoomConfig = field(default_factory=PokerRoomConfig)
     sha256: str = ""  # of the file's text (parameter changes name it)
+    controller_link: ControllerLinkConfig = field(default_factory=ControllerLinkConfig)
 
     def group(self, group_id: str) -> GroupConfig:
         for g in self.groups:
@@ -424,6 +454,32 @@ def _printer(sec: _Section) -> PrinterConfig:
     return printer
 
 
+def _controller_link(sec: _Section, base: Path | None) -> ControllerLinkConfig:
+    transport = sec.choice("transport", LINK_TRANSPORTS, "tls")
+    keys = (*_LINK_FILES, "crl")
+    if transport == "plain-lab-only":
+        for key in keys:
+            if key in sec.data:
+                raise sec.error(key, 'set, but transport = "plain-lab-only" uses no certificate '
+                                     '(anyone on the network can pose as a table); remove it, '
+                                     'or set transport = "tls"')
+        sec.done()
+        return ControllerLinkConfig("plain-lab-only")
+    for key, what in _LINK_FILES.items():
+        if key not in sec.data:
+            raise sec.error(key, f'missing: transport "tls" needs {what} (a PEM file; '
+                                 "podium certs init makes a test set)")
+    paths = {key: _path(sec.text(key), base) for key in _LINK_FILES}
+    crl = _path(sec.text("crl"), base) if "crl" in sec.data else ""
+    sec.done()
+    return ControllerLinkConfig("tls", paths["ca"], paths["cert"], paths["key"], crl)
+
+
+def _path(value: str, base: Path | None) -> str:
+    p = Path(value.strip()).expanduser()
+    return str(p if p.is_absolute() or base is None else base / p)
+
+
 def _level(sec: _Section, name: str) -> LevelConfig:
     seed = sec.convert("seed", _cents)
     contribution = sec.convert("contribution_rate", _rate)
@@ -529,8 +585,10 @@ def _check_links(source: str, groups: tuple[GroupConfig, ...],
                        f"is set to {g.decks}")
 
 
-def parse_floor(data: Mapping[str, object], source: str = "<floor>") -> FloorConfig:
-    """Build and check a floor from parsed TOML (no I/O)."""
+def parse_floor(data: Mapping[str, object], source: str = "<floor>",
+                base: Path | None = None) -> FloorConfig:
+    """Build and check a floor from parsed TOML (no I/O); relative paths are read from
+    ``base`` (the floor file's folder)."""
     top = _Section(source, "", dict(data))
     casino = _casino(top.sub("casino"))
     authorization = _authorization(top.sub("authorization"))
@@ -538,17 +596,20 @@ def parse_floor(data: Mapping[str, object], source: str = "<floor>") -> FloorCon
     groups = tuple(_group(s) for s in top.array("groups"))
     tables = tuple(_table(s) for s in top.array("tables"))
     poker_room = _poker_room(top.sub("poker_room", {}))
+    link = (_controller_link(top.sub("controller_link"), base) if "controller_link" in top.data
+            else ControllerLinkConfig())
     top.done()
     _check_links(source, groups, tables)
-    return FloorConfig(casino, authorization, printer, groups, tables, source, poker_room)
+    return FloorConfig(casino, authorization, printer, groups, tables, source, poker_room,
+                       controller_link=link)
 
 
-def loads_floor(text: str, source: str = "<floor>") -> FloorConfig:
+def loads_floor(text: str, source: str = "<floor>", base: Path | None = None) -> FloorConfig:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise FloorConfigError(f"{source}: not valid TOML: {exc}") from None
-    return replace(parse_floor(data, source),
+    return replace(parse_floor(data, source, base),
                    sha256=hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
@@ -560,13 +621,23 @@ def load_floor(path: str | Path) -> FloorConfig:
         raise FloorConfigError(f"{p}: no such floor configuration file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise FloorConfigError(f"{p}: can not be read: {exc}") from None
-    return loads_floor(text, str(p))
+    return loads_floor(text, str(p), p.parent)
 
 
-def load_demo_floor() -> FloorConfig:
-    """The embedded demo floor (``resources/floors/demo.toml``)."""
+def demo_certs_dir() -> Path:
+    """Where the demo keeps the test CA and certificates it makes on first start."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("podium")) / "demo-certs"
+
+
+def load_demo_floor(certs: Path | None = None) -> FloorConfig:
+    """The embedded demo floor (``resources/floors/demo.toml``); its certificate paths are read
+    from ``certs`` (default :func:`demo_certs_dir`; ``core.demo.ensure_demo_certs`` makes
+    them)."""
     ref = resources.files("resources.floors").joinpath("demo.toml")
-    return loads_floor(ref.read_text(encoding="utf-8"), "resources/floors/demo.toml")
+    return loads_floor(ref.read_text(encoding="utf-8"), "resources/floors/demo.toml",
+                       certs or demo_certs_dir())
 
 
 # --- checks against the paytables -------------------------------------------------------------

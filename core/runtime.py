@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import logging
 import queue
+import ssl
 import sys
 import threading
 from collections.abc import Callable
@@ -35,6 +36,7 @@ from sqlalchemy import Engine, func, select
 from core.controllers.events import ControllerEvent, Origin
 from core.controllers.link import LinkManager
 from core.controllers.protocol import HitRejected, JackpotState, PayConfirmed
+from core.controllers.tls import link_tls
 from core.floorconfig import FloorConfig
 from core.ledger.models import Award, Hit, Slip, SlipPrintAttempt
 from core.money import format_cents
@@ -88,6 +90,7 @@ class ConsoleCore:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._links: LinkManager | None = None
+        self._link_tls: ssl.SSLContext | None = None
         self._ready = threading.Event()
         self._stopped = False
         self._print_queue: queue.Queue[tuple[Any, ...] | None] = queue.Queue()
@@ -105,7 +108,11 @@ class ConsoleCore:
     # -- lifecycle --------------------------------------------------------------------------
     def start(self, *, links: bool = True) -> list[str]:
         """Sync the configuration into the ledger, then start the links and the printer
-        thread.  Returns configuration warnings (also sent to the message listeners)."""
+        thread.  Returns configuration warnings (also sent to the message listeners).  A
+        ``[controller_link]`` whose certificates are missing or wrong is refused first
+        (``tls.TlsError``, naming the key and the file), before anything starts."""
+        if links:
+            self._link_tls = link_tls(self.config)
         warnings = self.floor.start()
         for lv in self.floor.snapshot().levels:  # what each controller is told after WELCOME
             self._jackpot[(lv.group, lv.level)] = (_jackpot_state(lv), lv.version)
@@ -121,6 +128,10 @@ class ConsoleCore:
                                               daemon=True)
         self._print_thread.start()
         if links:
+            if self._link_tls is None:
+                self._say("Controller link: PLAIN TCP (the floor file says plain-lab-only): "
+                          "anyone on the network can pose as a table. Lab use only.")
+                log.warning("controller link is plain TCP (plain-lab-only)")
             self._thread = threading.Thread(target=self._run_loop, name="podium-links", daemon=True)
             self._thread.start()
             self._ready.wait(10)
@@ -157,7 +168,7 @@ class ConsoleCore:
         asyncio.set_event_loop(loop)
         # every table is OFFLINE in the ledger since Floor.start(), until its link is up
         self._links = LinkManager.from_floor(self.config, self._on_event, self._on_status,
-                                             **self._link_options)
+                                             tls=self._link_tls, **self._link_options)
         loop.create_task(self._links.run())
         self._ready.set()
         try:

@@ -80,6 +80,13 @@ def build_console(floor: str, db: str | None, *, demo: bool) -> tuple[Any, list[
     config = floorconfig.load_demo_floor() if floor == "demo" else floorconfig.load_floor(floor)
     paytables = load_paytables()
     warnings = floorconfig.validate(config, paytables)
+    if floor == "demo":
+        from core.demo import ensure_demo_certs
+
+        ensure_demo_certs(config)  # the demo's test CA, made on first start
+    from core.controllers.tls import link_tls
+
+    link_tls(config)  # a missing or wrong certificate is named now, before any window
     data_dir = Path(platformdirs.user_data_dir("podium"))
     data_dir.mkdir(parents=True, exist_ok=True)
     if db is None:
@@ -144,10 +151,15 @@ def run(args: argparse.Namespace) -> int:
         from core.controllers.simulator import build_simulator
         from core.demo import SimulatorThread
 
-        sim = SimulatorThread(build_simulator(floor=console.config, seed=opts.seed,
-                                              speed=opts.speed, jackpot_rate=opts.jackpot_rate,
-                                              mistake_rate=opts.mistake_rate,
-                                              paytables=console.paytables))
+        try:
+            sim = SimulatorThread(build_simulator(floor=console.config, seed=opts.seed,
+                                                  speed=opts.speed,
+                                                  jackpot_rate=opts.jackpot_rate,
+                                                  mistake_rate=opts.mistake_rate,
+                                                  paytables=console.paytables))
+        except ValueError as exc:  # e.g. a table's certificate in demo-certs/ spoilt
+            print(f"podium demo: the simulated tables: {exc}", file=sys.stderr)
+            return 2
         try:
             sim.start()
         except OSError as exc:

@@ -1,6 +1,6 @@
-"""A real floor for end-to-end tests: simulated controllers on loopback TCP (stepped by the
-test), the console core connected to them, a ledger, and a fake ESC/POS printer on a loopback
-port.  Nothing is mocked between the controller and the printer."""
+"""A real floor for end-to-end tests: simulated controllers on loopback TCP with mutual TLS
+(stepped by the test), the console core connected to them, a ledger, and a fake ESC/POS printer
+on a loopback port.  Nothing is mocked between the controller and the printer."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from core.floorconfig import FloorConfig, NetworkPrinterConfig, load_demo_floor
 from core.rules.paytables import load_paytables
 from core.runtime import ConsoleCore
 from printing.printers import NetworkPrinter
+from tests.pki import pki
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:
@@ -39,8 +40,8 @@ class FloorHarness:
         chosen = [t for t in base.tables if t.id in set(tables)]
         self.sims = {
             t.id: SimulatedTable(t.id, self.paytables[t.paytable or base.group(t.group).paytable],
-                                 port=0, seats=t.seats, seed=seed, speed=0, mistake_rate=0.0,
-                                 heartbeat=0.5)
+                                 tls=pki().table_context(t.id), port=0, seats=t.seats,
+                                 seed=seed, speed=0, mistake_rate=0.0, heartbeat=0.5)
             for t in chosen
         }
         self.sim_thread = SimulatorThread(Simulator(self.sims.values()))
@@ -52,6 +53,7 @@ class FloorHarness:
             groups=tuple(replace(g, lock_at_hit=lock_at_hit or g.lock_at_hit)
                          for g in base.groups if any(t.group == g.id for t in chosen)),
             printer=NetworkPrinterConfig("127.0.0.1", printer_port, timeout=2.0),
+            controller_link=pki().link_config(),
         )
         enroll_demo_employees(engine)
         self.console = ConsoleCore(

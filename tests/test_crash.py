@@ -24,6 +24,7 @@ from core.ledger.models import ControllerEvent as EventRow
 from core.rules.paytables import load_paytables
 from core.tablegames.balances import check_balances
 from tests.harness import wait_for
+from tests.pki import pki
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLES = 6
@@ -37,6 +38,9 @@ def _floor(path: Path, ports: dict[str, int]) -> None:
              '[groups.levels.MAIN]\nseed = "10000.00"\ncontribution_rate = "0.20"\n'
              'reserve_rate = "0.02"\npreconfigured_rate = "0.20"\n'
              'preconfigured_seed = "10000.00"\n']
+    link = pki().link_config()
+    lines.append(f'[controller_link]\nca = "{link.ca}"\ncert = "{link.cert}"\n'
+                 f'key = "{link.key}"\n')
     for tid, port in ports.items():
         lines.append(f'[[tables]]\nid = "{tid}"\ngroup = "LINK"\nhost = "127.0.0.1"\n'
                      f"port = {port}\n")
@@ -63,7 +67,8 @@ def test_kill_9_at_any_moment_loses_no_acknowledged_event_and_pays_nothing_twice
         engine: Engine, tmp_path: Path) -> None:
     rng = random.Random(9)
     paytable = load_paytables()["FPGPP-WA01"]
-    sims = {f"C{i}": SimulatedTable(f"C{i}", paytable, port=0, seed=i, speed=40,
+    sims = {f"C{i}": SimulatedTable(f"C{i}", paytable, tls=pki().table_context(f"C{i}"),
+                                    port=0, seed=i, speed=40,
                                     mistake_rate=0.05, jackpot_rate=0.3, heartbeat=0.5)
             for i in range(1, TABLES + 1)}
     applied: list[tuple[str, str, str, int]] = []  # (table, hit_ref, decision, cents)

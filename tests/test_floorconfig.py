@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 
 from core.floorconfig import (
+    ControllerLinkConfig,
     FilePrinterConfig,
     FloorConfigError,
     NetworkPrinterConfig,
@@ -486,3 +488,81 @@ def test_a_declared_link_that_is_not_equivalent_is_refused_with_the_hand() -> No
         for p in wa04.pays))
     problem = link_problem(wa03, cheap)
     assert problem is not None and problem.startswith("FULL_HOUSE: FPGPP-WA03 pays 4.00 on 1.00")
+
+
+# --- the controller link ([controller_link], docs/protocol.md "Transport security") -------------
+
+LINK = '\n[controller_link]\nca = "pki/ca.pem"\ncert = "pki/console.pem"\nkey = "pki/console.key"\n'
+
+
+def test_the_controller_link_is_tls_with_paths_read_from_the_floor_files_folder(
+        tmp_path: Path) -> None:
+    p = tmp_path / "floor.toml"
+    p.write_text(BASE + LINK.replace('"pki/ca.pem"', '"/etc/podium/ca.pem"'))
+    link = load_floor(p).controller_link
+    assert (link.transport, link.ca, link.cert, link.key, link.crl) == (
+        "tls", "/etc/podium/ca.pem", str(tmp_path / "pki/console.pem"),
+        str(tmp_path / "pki/console.key"), "")
+    # a file without the section loads (ledger tools need no certificate), as TLS with no files
+    assert loads_floor(BASE).controller_link == ControllerLinkConfig()
+    plain = loads_floor(BASE + '\n[controller_link]\ntransport = "plain-lab-only"\n')
+    assert plain.controller_link == ControllerLinkConfig("plain-lab-only")
+
+
+@pytest.mark.parametrize(("section", "fragments"), [
+    (LINK.replace('key = "pki/console.key"\n', ""),
+     ("controller_link.key: missing", 'transport "tls" needs')),
+    ('\n[controller_link]\ntransport = "tls"\n', ("controller_link.ca: missing",)),
+    (LINK.replace("[controller_link]\n", '[controller_link]\ntransport = "ssl"\n'),
+     ("controller_link.transport", "'ssl' must be one of tls, plain-lab-only")),
+    ('\n[controller_link]\ntransport = "plain-lab-only"\nca = "pki/ca.pem"\n',
+     ("controller_link.ca: set, but", 'transport = "plain-lab-only"')),
+    (LINK + 'certfile = "x.pem"\n', ("controller_link.certfile", "unknown key")),
+    (LINK.replace('ca = "pki/ca.pem"', "ca = 7"), ("controller_link.ca", "must be a string")),
+    (LINK.replace('ca = "pki/ca.pem"', 'ca = " "'), ("controller_link.ca", "must not be empty")),
+])
+def test_a_malformed_controller_link_is_refused_by_key(section: str,
+                                                        fragments: tuple[str, ...]) -> None:
+    refused(BASE + section, *fragments)
+
+
+def test_the_console_refuses_certificate_files_naming_the_key_and_the_file(
+        tmp_path: Path) -> None:
+    from core.controllers.tls import TlsError, link_tls
+    from tests.pki import pki
+
+    def check(**files: str) -> str:
+        link = replace(pki().link_config(), **files)
+        with pytest.raises(TlsError) as info:
+            link_tls(replace(loads_floor(BASE, "floor.toml"), controller_link=link))
+        return str(info.value)
+
+    gone = str(tmp_path / "gone.pem")
+    assert check(cert=gone) == f"floor.toml: controller_link.cert: {gone}: no such file"
+    table = pki().table("T1")
+    assert "floor.toml: controller_link.cert: " in check(cert=table.cert, key=table.key)
+    assert "not a console's certificate (CN 'T1', OU table-controller" in check(
+        cert=table.cert, key=table.key)
+    msg = check(key=table.key)
+    assert msg.startswith(f"floor.toml: controller_link.key: {table.key}: not the private key "
+                          f"of floor.toml: controller_link.cert")
+    foreign = pki("foreign").console()
+    assert "not issued by the CA of floor.toml: controller_link.ca" in check(
+        cert=foreign.cert, key=foreign.key)
+    text = tmp_path / "text.pem"
+    text.write_text("hello\n")
+    assert check(ca=str(text)).endswith("not a PEM certificate file (-----BEGIN CERTIFICATE-----)")
+    assert "not a CA certificate" in check(ca=table.cert)
+    assert check(crl=str(text)).startswith(f"floor.toml: controller_link.crl: {text}: not a PEM")
+    # without the section, the console does not start its links
+    with pytest.raises(TlsError, match=r"floor.toml: \[controller_link\]: missing"):
+        link_tls(loads_floor(BASE, "floor.toml"))
+    assert link_tls(loads_floor(BASE + '\n[controller_link]\ntransport = "plain-lab-only"\n',
+                                "floor.toml")) is None
+
+
+def test_the_demo_floor_reads_its_certificates_from_the_demo_folder(tmp_path: Path) -> None:
+    link = load_demo_floor(tmp_path).controller_link
+    assert (link.transport, link.ca, link.cert, link.key) == (
+        "tls", str(tmp_path / "ca.pem"), str(tmp_path / "consoles/console.pem"),
+        str(tmp_path / "consoles/console.key"))

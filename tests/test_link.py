@@ -1,4 +1,5 @@
-"""The console's controller link over real loopback TCP (docs/protocol.md, delivery guarantees).
+"""The console's controller link over real loopback TCP with mutual TLS (docs/protocol.md,
+delivery guarantees; tests/pki.py makes the certificates).
 
 The "floor" here is a recording callback that, like core.tablegames, records an event once per
 (table, boot, seq) and ignores a replay; separately the raw calls show whether the link
@@ -40,6 +41,7 @@ from core.controllers.protocol import (
 from core.controllers.simulator import SimulatedTable
 from core.rules.cards import Card
 from core.rules.fortune import HAND_IDS, hands_made
+from tests.pki import pki
 
 GUARD = 30.0  # seconds before a wait gives up (a hang guard, not a timing requirement)
 
@@ -99,7 +101,8 @@ def arun(coro: Callable[[], Coroutine[Any, Any, None]]) -> None:
 
 
 def make_table(table_id: str = "T1", **kw: Any) -> SimulatedTable:
-    opts: dict[str, Any] = {"speed": 0, "seed": 7, "mistake_rate": 0.0, "heartbeat": 0.2}
+    opts: dict[str, Any] = {"speed": 0, "seed": 7, "mistake_rate": 0.0, "heartbeat": 0.2,
+                            "tls": pki().table_context(table_id)}
     opts.update(kw)
     return SimulatedTable(table_id, FakePaytable(), **opts)
 
@@ -117,7 +120,8 @@ def play(table: SimulatedTable, rounds: int) -> None:
 def make_link(table: SimulatedTable, floor: Floor, table_id: str | None = None,
               **kw: Any) -> ControllerLink:
     opts: dict[str, Any] = {"heartbeat": 0.2, "reconnect_delay": 0.01,
-                            "max_reconnect_delay": 0.05, "paytable": "FPGPP-WA01", "decks": 1}
+                            "max_reconnect_delay": 0.05, "paytable": "FPGPP-WA01", "decks": 1,
+                            "tls": pki().console_context()}
     opts.update(kw)
     return ControllerLink(table_id or table.table_id, "127.0.0.1", table.port, floor.on_event,
                           floor.on_status, **opts)
@@ -295,7 +299,8 @@ def test_a_floor_failure_leaves_the_event_unacknowledged_and_it_comes_again() ->
 
 
 @pytest.mark.parametrize(("table_kw", "link_kw", "named"), [
-    ({"table_id": "T2"}, {}, "announces table 'T2'"),
+    # T1's certificate (so past TLS) on a controller that says it is T2
+    ({"table_id": "T2", "tls": pki().table_context("T1")}, {}, "announces table 'T2'"),
     ({}, {"paytable": "FPGPP-WA02"}, "paytable 'FPGPP-WA01' differs"),
     ({"decks": 2}, {}, "2 deck(s)"),
 ])
@@ -333,7 +338,8 @@ def test_a_controller_that_does_not_match_the_configuration_is_refused(
 
 
 class ScriptedController:
-    """A raw TCP controller: sends the HELLO, then whatever the test scripts."""
+    """A raw controller (TLS with table T1's certificate): sends the HELLO, then whatever the
+    test scripts."""
 
     def __init__(self, hello: Hello,
                  on_connect: Callable[[ScriptedController, int], Awaitable[None]]
@@ -346,7 +352,8 @@ class ScriptedController:
         self.server: asyncio.Server | None = None
 
     async def start(self) -> None:
-        self.server = await asyncio.start_server(self._client, "127.0.0.1", 0)
+        self.server = await asyncio.start_server(self._client, "127.0.0.1", 0,
+                                                 ssl=pki().table_context("T1"))
         self.port = self.server.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
@@ -387,6 +394,7 @@ def test_heartbeat_timeout_declares_the_link_down() -> None:
         await ctl.start()
         floor = Floor()
         link = ControllerLink("T1", "127.0.0.1", ctl.port, floor.on_event, floor.on_status,
+                              tls=pki().console_context(),
                               heartbeat=0.05, reconnect_delay=5.0)
         task = await running(link)
         await until(lambda: any(not on and "no heartbeat" in d for _, on, d in floor.statuses),
@@ -438,6 +446,7 @@ def test_a_malformed_event_is_answered_with_error_and_changes_nothing() -> None:
         await ctl.start()
         floor = Floor()
         link = ControllerLink("T1", "127.0.0.1", ctl.port, floor.on_event, floor.on_status,
+                              tls=pki().console_context(),
                               heartbeat=0.2)
         task = await running(link)
         await until(lambda: any(isinstance(f, Ack) for f in ctl.frames(0)), "ACK of the good one")
@@ -468,6 +477,7 @@ def test_events_kept_from_an_earlier_boot_are_accepted_and_another_table_is_not(
         await ctl.start()
         floor = Floor()
         link = ControllerLink("T1", "127.0.0.1", ctl.port, floor.on_event, floor.on_status,
+                              tls=pki().console_context(),
                               heartbeat=0.2)
         task = await running(link)
         await until(lambda: any(isinstance(f, ErrorFrame) for f in ctl.frames(0)), "the ERROR")
@@ -491,6 +501,7 @@ def test_commands_wait_while_offline_and_are_resent_until_acknowledged() -> None
         await ctl.start()
         floor = Floor()
         link = ControllerLink("T1", "127.0.0.1", ctl.port, floor.on_event, floor.on_status,
+                              tls=pki().console_context(),
                               heartbeat=0.2, reconnect_delay=0.01)
         pay = PayConfirmed(4, 3, "boot1:17", 7500)
         cseq = await link.send_command(pay)  # offline: queued
@@ -528,7 +539,8 @@ def test_link_manager_runs_one_link_per_configured_table() -> None:
         floor = Floor()
         mgr = LinkManager([TableEndpoint("T1", "127.0.0.1", t1.port, "FPGPP-WA01", 1, 6),
                            TableEndpoint("T2", "127.0.0.1", t2.port, "FPGPP-WA01", 1, 6)],
-                          floor.on_event, floor.on_status, heartbeat=0.2)
+                          floor.on_event, floor.on_status, heartbeat=0.2,
+                          tls=pki().console_context())
         task = asyncio.create_task(mgr.run())
         await until(lambda: not t1.outbox and not t2.outbox, "both tables drained")
         assert mgr.status()["T1"][0] and mgr.status()["T2"][0]

@@ -40,6 +40,7 @@ from core.controllers.simulator import (
 from core.rules.cards import JOKER, full_deck
 from core.rules.fortune import hands_made
 from core.rules.paytables import load_paytables
+from tests.pki import pki
 
 PAYTABLES = load_paytables()
 WA01 = PAYTABLES["FPGPP-WA01"]
@@ -47,7 +48,9 @@ GUARD = 30.0
 
 
 def table(**kw: Any) -> SimulatedTable:
-    opts: dict[str, Any] = {"speed": 0, "seed": 1, "mistake_rate": 0.0}
+    """A table over plain TCP (these tests script the console's side by hand; the link's tests
+    run over TLS)."""
+    opts: dict[str, Any] = {"speed": 0, "seed": 1, "mistake_rate": 0.0, "tls": None}
     opts.update(kw)
     pt = opts.pop("paytable", WA01)
     return SimulatedTable(opts.pop("table_id", "T1"), pt, **opts)
@@ -229,7 +232,8 @@ def test_settings_are_checked_with_a_clear_message() -> None:
     with pytest.raises(SimulatorError, match="mistake rate 2"):
         table(mistake_rate=2)
     with pytest.raises(SimulatorError, match="--paytable: unknown paytable 'NOPE'"):
-        build_simulator(tables=2, port=7000, paytable="NOPE", paytables=PAYTABLES)
+        build_simulator(tables=2, port=7000, paytable="NOPE", paytables=PAYTABLES,
+                        plain_lab_only=True)
 
 
 # ------------------------------------------------------------------ over TCP
@@ -247,7 +251,7 @@ def test_a_running_table_plays_on_after_the_console_pays_each_hit() -> None:
                 asyncio.get_running_loop().create_task(link.send_command(cmd))
 
         link = ControllerLink("T1", "127.0.0.1", t.port, on_event, lambda *a: None,
-                              heartbeat=0.2, paytable="FPGPP-WA01", decks=1)
+                              tls=None, heartbeat=0.2, paytable="FPGPP-WA01", decks=1)
         task = asyncio.create_task(link.run())
         await until(lambda: len(t.decisions) >= 5 and t.round_no >= 12, "hits paid, rounds on")
         await link.close()
@@ -304,14 +308,17 @@ def test_a_silent_console_is_declared_gone() -> None:
 
 
 def test_simulate_tables_get_ids_t1_to_tn_on_consecutive_ports() -> None:
-    sim = build_simulator(tables=3, port=17000, seed=1, speed=5, paytables=PAYTABLES)
+    sim = build_simulator(tables=3, port=17000, seed=1, speed=5, paytables=PAYTABLES,
+                          plain_lab_only=True)
     assert [(t.table_id, t.port, t.paytable_id) for t in sim.tables.values()] == [
         ("T1", 17000, "FPGPP-WA01"), ("T2", 17001, "FPGPP-WA01"), ("T3", 17002, "FPGPP-WA01")]
 
 
 def test_simulate_takes_tables_from_the_floor_configuration() -> None:
     floorconfig = pytest.importorskip("core.floorconfig")
-    floor = floorconfig.load_demo_floor()
+    floor = floorconfig.load_demo_floor(pki().folder)
+    for t in floor.tables:
+        pki().table(t.id)
     sim = build_simulator(floor=floor, seed=1, paytables=PAYTABLES)
     assert [(t.table_id, t.host, t.port, t.seats) for t in sim.tables.values()] == [
         (c.id, c.host, c.port, c.seats) for c in floor.tables]
@@ -322,7 +329,7 @@ def test_simulate_takes_tables_from_the_floor_configuration() -> None:
 @pytest.mark.parametrize(("argv", "named"), [
     (["--speed", "0"], "--speed"),
     (["--paytable", "NOPE"], "unknown paytable 'NOPE'"),
-    (["--mistake-rate", "1.5"], "mistake rate"),
+    (["--mistake-rate", "1.5", "--plain-lab-only"], "mistake rate"),
     (["--floor", "/nonexistent/floor.toml"], "floor.toml"),
 ])
 def test_simulate_refuses_bad_options_with_one_line_and_status_2(

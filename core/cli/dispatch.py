@@ -34,6 +34,8 @@ COMMANDS_RULES: dict[str, tuple[str, str]] = {
 }
 COMMANDS_TOP: dict[str, tuple[str, str]] = {
     "simulate": ("core.controllers.simulator", "run simulated table controllers"),
+    "certs": ("core.cli.certs_command", "a test CA and the controller link's TLS certificates "
+              "(one per table, one per console)"),
     "console": ("gui.app", "start the supervisor console"),
     "demo": ("gui.app", "start the console on the embedded demo floor"),
     "employees": ("core.cli.employees_command", "enroll employees and their cards, list, "

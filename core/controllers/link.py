@@ -8,7 +8,10 @@ only after that.  The link's loop never waits on the database: while one table's
 for its commit, every other link reads, answers and sends heartbeats.  It reconnects with
 backoff after a drop, declares the table offline when the controller falls silent for
 three heartbeats, and keeps the console's commands (PAY, REJECT) queued until the
-controller acknowledges them.
+controller acknowledges them.  Over TLS (``tls``, :mod:`core.controllers.tls`) it accepts a
+controller only with a certificate from the casino CA naming the configured table; plain TCP
+only when given no context, which the console does only for a floor file that says
+``transport = "plain-lab-only"``.
 """
 
 from __future__ import annotations
@@ -18,10 +21,12 @@ import contextlib
 import inspect
 import logging
 import secrets
+import ssl
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from core.controllers import tls as link_tls
 from core.controllers.events import ControllerEvent, GameStarted, HitClaimed, Origin, Undone
 from core.controllers.protocol import (
     DEFAULT_HEARTBEAT_MS,
@@ -55,6 +60,9 @@ class LinkError(ValueError):
 
 class _SessionEnd(Exception):
     """Ends one connection; the message is the status detail shown to the supervisor."""
+
+
+CLOSED_BY_CONTROLLER = "connection closed by the controller"
 
 
 class AckedSeqs:
@@ -91,10 +99,15 @@ class ControllerLink:
     table; a HELLO announcing another table id, paytable or deck count is refused (the
     link stays down and retries at the longest delay).  ``heartbeat`` and the delays
     are in seconds.
+
+    ``tls`` is the console's context (``tls.console_context``): the controller must complete
+    the handshake with a certificate from the casino CA whose CN is ``table_id``, or it is
+    refused like a wrong HELLO.  ``None`` (it must be said) is plain TCP, for a lab only.
     """
 
     def __init__(self, table_id: str, host: str, port: int, on_event: OnEvent,
-                 on_status: OnStatus, *, paytable: str | None = None, decks: int | None = None,
+                 on_status: OnStatus, *, tls: ssl.SSLContext | None,
+                 paytable: str | None = None, decks: int | None = None,
                  seats: int | None = None, heartbeat: float = DEFAULT_HEARTBEAT_MS / 1000,
                  reconnect_delay: float = 1.0, max_reconnect_delay: float = 30.0,
                  connect_timeout: float = 5.0, console_id: str | None = None) -> None:
@@ -107,6 +120,7 @@ class ControllerLink:
         self.table_id = table_id
         self.host = host
         self.port = port
+        self.tls = tls
         self.on_event = on_event
         self.on_status = on_status
         self.paytable = paytable
@@ -208,12 +222,41 @@ class ControllerLink:
     async def _sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
 
+    async def _connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A connection to the controller; over TLS only to the configured table's controller
+        (otherwise _SessionEnd "TLS refused: ...")."""
+        if self.tls is None:
+            return await asyncio.open_connection(self.host, self.port)
+        where = f"controller at {self.host}:{self.port}"
+        try:
+            reader, writer = await asyncio.open_connection(self.host, self.port, ssl=self.tls)
+        except ssl.SSLError as exc:
+            raise _SessionEnd(f"TLS refused: {where}: {link_tls.handshake_problem(exc)}"
+                              ) from None
+        problem = link_tls.controller_problem(writer.get_extra_info("ssl_object"),
+                                              self.table_id, where)
+        if problem:
+            writer.transport.abort()
+            raise _SessionEnd(f"TLS refused: {problem}")
+        return reader, writer
+
+    def _refused(self, detail: str) -> None:
+        """Log a refusal once (it comes again at every retry until someone fixes it)."""
+        if detail != self._last_refusal:
+            log.error("table %s: %s", self.table_id, detail)
+            self._last_refusal = detail
+
     async def _loop(self) -> None:
         delay = self.reconnect_delay
         while not self._closing:
             try:
-                reader, writer = await asyncio.wait_for(
-                    asyncio.open_connection(self.host, self.port), self.connect_timeout)
+                reader, writer = await asyncio.wait_for(self._connect(), self.connect_timeout)
+            except _SessionEnd as end:  # not the table's controller: as a refused HELLO
+                self._refused(str(end))
+                self._set_status(False, str(end))
+                delay = self.max_reconnect_delay
+                await self._sleep(delay)
+                continue
             except (OSError, TimeoutError) as exc:
                 reason = (exc.strerror or str(exc)) if isinstance(exc, OSError) else "timed out"
                 self._set_status(False, f"can not connect to {self.host}:{self.port}: {reason}")
@@ -228,6 +271,23 @@ class ControllerLink:
             except _SessionEnd as end:
                 detail = str(end)
                 refused = detail.startswith("HELLO refused")
+                if detail == CLOSED_BY_CONTROLLER and self.tls is not None and not self.online:
+                    # TLS 1.3: a controller refusing this console's certificate closes the
+                    # connection after the handshake, before any HELLO
+                    detail = (f"TLS refused: controller at {self.host}:{self.port} closed the "
+                              "connection before its HELLO: it does not accept this console's "
+                              "certificate (not a console's, or not from its CA)?")
+                    refused = True
+                    self._refused(detail)
+            except ssl.SSLError as exc:
+                # an alert: the controller refused this console's certificate (TLS 1.3 says so
+                # only after the handshake, at the first read)
+                refused = "ALERT" in (exc.reason or "")
+                detail = (f"TLS refused: controller at {self.host}:{self.port}: "
+                          f"{link_tls.handshake_problem(exc)}" if refused
+                          else f"connection lost: {exc}")
+                if refused:
+                    self._refused(detail)
             except (OSError, asyncio.IncompleteReadError) as exc:
                 detail = f"connection lost: {exc}"
             finally:
@@ -258,7 +318,7 @@ class ControllerLink:
         except TimeoutError:
             raise _SessionEnd(f"no heartbeat from the controller for {timeout:g} s") from None
         if not data:
-            raise _SessionEnd("connection closed by the controller")
+            raise _SessionEnd(CLOSED_BY_CONTROLLER)
         return buf.feed(data)
 
     async def _session(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -275,10 +335,7 @@ class ControllerLink:
         problem = self._check_hello(first)
         if problem:
             await self._send(ErrorFrame("HELLO_REFUSED", problem))
-            if problem != self._last_refusal:
-                log.error("table %s: %s:%s refused: %s", self.table_id, self.host, self.port,
-                          problem)
-                self._last_refusal = problem
+            self._refused(f"{self.host}:{self.port} refused: {problem}")
             raise _SessionEnd(f"HELLO refused: {problem}")
         self._last_refusal = ""
         self.hello = first
@@ -438,6 +495,8 @@ class LinkManager:
     @classmethod
     def from_floor(cls, config: Any, on_event: OnEvent, on_status: OnStatus,
                    **link_options: Any) -> LinkManager:
+        """The links of a floor; ``tls`` (in ``link_options``) is the context of its
+        ``[controller_link]`` (``core.controllers.tls.link_tls``)."""
         return cls(endpoints_from_floor(config), on_event, on_status, **link_options)
 
     async def run(self) -> None:

@@ -11,6 +11,11 @@ Each round follows RULES.md section 5: progressive wagers on random seats (lit s
 only), START GAME, seven real random cards per seat from a shuffled 53-card deck, HIT
 JACKPOT for every wagered seat whose cards the paytable pays, wait for the console's PAY
 or REJECT of each hit, END GAME; sometimes a dealer mistake, an UNDO or a MISDEAL.
+
+Each table serves TLS with its own certificate from the casino CA (a folder made by ``podium
+certs``, ``--certs``) and talks only to a console presenting a console's certificate from that
+CA (:mod:`core.controllers.tls`); plain TCP only when told (``--plain-lab-only``, or a floor
+file whose ``[controller_link]`` says so).
 """
 
 from __future__ import annotations
@@ -21,11 +26,14 @@ import contextlib
 import logging
 import random
 import secrets
+import ssl
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
+from core.controllers import tls as link_tls
 from core.controllers.events import (
     ControllerEvent,
     GameEnded,
@@ -162,9 +170,13 @@ def describe(event: ControllerEvent) -> str:
 # --------------------------------------------------------------------------- one table
 
 class SimulatedTable:
-    """One simulated Nexus Command controller (a TCP server once :meth:`start`-ed)."""
+    """One simulated Nexus Command controller (a TCP server once :meth:`start`-ed).
 
-    def __init__(self, table_id: str, paytable: PaytableLike, *, port: int = 0,
+    ``tls`` is its server context (``tls.controller_context``: the table's certificate, a
+    console's required); ``None`` (it must be said) serves plain TCP, for a lab only."""
+
+    def __init__(self, table_id: str, paytable: PaytableLike, *, tls: ssl.SSLContext | None,
+                 port: int = 0,
                  host: str = "127.0.0.1", seats: int = 6, decks: int = 1,
                  seed: int | str | None = 0, speed: float = 1.0, mistake_rate: float = 0.02,
                  jackpot_rate: float = 0.0, boot: str | None = None,
@@ -192,6 +204,7 @@ class SimulatedTable:
         self.paytable_id = paytable_id or paytable.id  # as configured (may be an equivalent)
         self.host = host
         self.port = port
+        self.tls = tls
         self.seats = seats
         self.decks = decks
         self.speed = speed
@@ -443,10 +456,12 @@ class SimulatedTable:
         """Listen on host:port (port 0: any free port, then ``self.port``) and, when
         ``speed > 0``, start playing rounds."""
         self._resolved = asyncio.Event()
-        self._server = await asyncio.start_server(self._on_client, self.host, self.port)
+        self._server = await asyncio.start_server(self._on_client, self.host, self.port,
+                                                  ssl=self.tls)
         self.port = self._server.sockets[0].getsockname()[1]
-        log.info("table %s: Nexus Command simulator on %s:%d (paytable %s, boot %s)",
-                 self.table_id, self.host, self.port, self.paytable_id, self.boot)
+        log.info("table %s: Nexus Command simulator on %s:%d, %s (paytable %s, boot %s)",
+                 self.table_id, self.host, self.port,
+                 "TLS" if self.tls else "PLAIN TCP (lab only)", self.paytable_id, self.boot)
         if self.speed > 0:
             self._pacer = asyncio.create_task(self._pace(), name=f"sim-{self.table_id}")
 
@@ -488,8 +503,23 @@ class SimulatedTable:
             if isinstance(frame, EventFrame):
                 self.transmissions[frame.origin.seq] += 1
 
+    def _console_refused(self, writer: asyncio.StreamWriter) -> bool:
+        """Over TLS, a client that is not a console (a controller's certificate, say) is refused
+        before anything: it does not replace the console's connection, it sees no HELLO.  (A
+        client without a certificate from the CA never gets here: the handshake fails.)"""
+        if self.tls is None:
+            return False
+        problem = link_tls.console_problem(writer.get_extra_info("ssl_object"))
+        if problem:
+            log.error("table %s: connection from %s refused: %s", self.table_id,
+                      writer.get_extra_info("peername"), problem)
+            writer.transport.abort()
+        return bool(problem)
+
     async def _on_client(self, reader: asyncio.StreamReader,
                          writer: asyncio.StreamWriter) -> None:
+        if self._console_refused(writer):
+            return
         task = asyncio.current_task()
         if task is not None:
             self._tasks.add(task)
@@ -618,22 +648,64 @@ def _paytable(paytables: dict[str, Any], pid: str, what: str) -> Any:
     return paytables[pid]
 
 
+def _certs_folder(floor: Any, certs: str | Path | None, plain_lab_only: bool) -> Path | None:
+    """The folder the tables' certificates come from, or None for plain TCP (lab only, and only
+    when told): a floor file's ``[controller_link]`` decides for its tables, and its tables'
+    certificates are by default beside its ``ca`` (the layout of ``podium certs init``)."""
+    if floor is None:
+        if certs is not None and plain_lab_only:
+            raise SimulatorError("--plain-lab-only: not with --certs (TLS)")
+        if certs is None and not plain_lab_only:
+            raise SimulatorError("--certs: the simulated controllers serve TLS: give --certs DIR "
+                                 "(podium certs init DIR --tables N makes one) or, in a lab "
+                                 "only, --plain-lab-only")
+        return Path(certs) if certs is not None else None
+    link = floor.controller_link
+    if link.transport == link_tls.PLAIN_LAB_ONLY:
+        if certs is not None:
+            raise SimulatorError(f'--certs: {floor.source} says transport = "plain-lab-only": '
+                                 "its console does not speak TLS")
+        return None
+    if plain_lab_only:
+        raise SimulatorError(f"--plain-lab-only: {floor.source} sets the controller link to TLS: "
+                             "its console refuses plain TCP")
+    if certs is None and not link.ca:
+        raise SimulatorError(f"--certs: give the folder of the tables' certificates (podium certs "
+                             f"init DIR --floor FILE makes one); {floor.source} has no "
+                             "[controller_link] to find them by")
+    return Path(certs) if certs is not None else Path(link.ca).parent
+
+
+def _table_tls(folder: Path | None, table_id: str) -> ssl.SSLContext | None:
+    if folder is None:
+        return None
+    from core.controllers.certs import table_files
+
+    return link_tls.controller_context(table_files(folder, table_id))
+
+
 def build_simulator(*, tables: int = 1, port: int = DEFAULT_PORT, host: str = "127.0.0.1",
                     paytable: str = DEFAULT_PAYTABLE, floor: Any = None, seed: int | None = 0,
                     speed: float = 1.0, mistake_rate: float = 0.02, jackpot_rate: float = 0.0,
                     seats: int = 6, heartbeat: float = DEFAULT_HEARTBEAT_MS / 1000,
                     paytables: dict[str, Any] | None = None,
-                    bind_host: str | None = None) -> Simulator:
+                    bind_host: str | None = None, certs: str | Path | None = None,
+                    plain_lab_only: bool = False) -> Simulator:
     """The simulator of ``podium simulate``: ``tables`` tables T1..TN on ports
-    ``port``..``port+N-1``, or the tables of a floor configuration (``floor``)."""
+    ``port``..``port+N-1``, or the tables of a floor configuration (``floor``).  Over TLS
+    with the certificates of the folder ``certs`` (``podium certs``; by default, for a floor,
+    the folder of its ``ca``); plain TCP only with ``plain_lab_only`` or a floor that says
+    so."""
     pts = paytables if paytables is not None else _paytables()
     common: dict[str, Any] = {"seed": seed, "speed": speed, "mistake_rate": mistake_rate,
                               "jackpot_rate": jackpot_rate, "heartbeat": heartbeat}
     sims = []
     if floor is not None:
+        folder = _certs_folder(floor, certs, plain_lab_only)
         for t in floor.tables:
             pid = t.paytable or floor.group(t.group).paytable
-            sims.append(SimulatedTable(t.id, _paytable(pts, pid, f"table {t.id}"), port=t.port,
+            sims.append(SimulatedTable(t.id, _paytable(pts, pid, f"table {t.id}"),
+                                       tls=_table_tls(folder, t.id), port=t.port,
                                        host=bind_host or t.host, seats=t.seats, decks=t.decks,
                                        paytable_id=pid, **common))
     else:
@@ -642,8 +714,10 @@ def build_simulator(*, tables: int = 1, port: int = DEFAULT_PORT, host: str = "1
         if port < 0 or port + tables - 1 > 65535:
             raise SimulatorError(f"--port: {port}..{port + tables - 1} are not all TCP ports")
         pt = _paytable(pts, paytable, "--paytable")
+        folder = _certs_folder(None, certs, plain_lab_only)
         for i in range(1, tables + 1):
-            sims.append(SimulatedTable(f"T{i}", pt, port=port + i - 1, host=bind_host or host,
+            sims.append(SimulatedTable(f"T{i}", pt, tls=_table_tls(folder, f"T{i}"),
+                                       port=port + i - 1, host=bind_host or host,
                                        seats=seats, paytable_id=paytable, **common))
     return Simulator(sims)
 
@@ -681,6 +755,15 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
                              "NOT a random deal (default 0)")
     parser.add_argument("--heartbeat", type=float, default=DEFAULT_HEARTBEAT_MS / 1000,
                         help="seconds between heartbeats (default 5)")
+    parser.add_argument("--certs", default=None, metavar="DIR",
+                        help="serve TLS with the certificates of DIR (made by podium certs init: "
+                             "ca.pem, tables/<id>.pem and .key); with --floor the default is the "
+                             "folder of the floor file's controller_link.ca (--floor demo: the "
+                             "demo's own, made on first use)")
+    parser.add_argument("--plain-lab-only", action="store_true",
+                        help="serve plain TCP without certificates (a lab only: anyone on the "
+                             "network could pose as the console); with --floor, only a floor "
+                             "file that says transport = \"plain-lab-only\" serves plain")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -693,19 +776,24 @@ def run(args: argparse.Namespace) -> int:
         from core import floorconfig
         floor = (floorconfig.load_demo_floor() if args.floor == "demo"
                  else floorconfig.load_floor(args.floor))
+        if args.floor == "demo" and args.certs is None and not args.plain_lab_only:
+            from core.demo import ensure_demo_certs
+
+            ensure_demo_certs(floor)
     seed = args.seed if args.seed is not None else secrets.randbelow(10**9)
     sim = build_simulator(tables=args.tables, port=args.port, host=args.host or "127.0.0.1",
                           paytable=args.paytable, floor=floor, seed=seed, speed=args.speed,
                           mistake_rate=args.mistake_rate, jackpot_rate=args.jackpot_rate,
-                          seats=args.seats, heartbeat=args.heartbeat, bind_host=args.host)
+                          seats=args.seats, heartbeat=args.heartbeat, bind_host=args.host,
+                          certs=args.certs, plain_lab_only=args.plain_lab_only)
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     print(f"podium simulate: seed {seed}, speed {args.speed:g}"
           + (f", jackpot rate {args.jackpot_rate:g} (stacked demo rounds, not random deals)"
              if args.jackpot_rate else ""), flush=True)
     for t in sim.tables.values():
-        print(f"  {t.table_id}: {t.host}:{t.port} paytable {t.paytable_id} seats {t.seats} "
-              f"boot {t.boot}", flush=True)
+        print(f"  {t.table_id}: {t.host}:{t.port} {'TLS' if t.tls else 'PLAIN (lab only)'} "
+              f"paytable {t.paytable_id} seats {t.seats} boot {t.boot}", flush=True)
     try:
         asyncio.run(sim.serve_forever())
     except KeyboardInterrupt:
