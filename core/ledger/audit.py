@@ -52,7 +52,7 @@ class Report:
     breaks: list[Break] = field(default_factory=list)
     rows: int = 0  # chain rows read
     head_n: int = 0
-    head_hash: str = integrity.GENESIS
+    head_hash: str = integrity.GENESIS.hex()
     tables: dict[str, int] = field(default_factory=dict)  # rows per chained table
 
     @property
@@ -151,7 +151,7 @@ def _chain(conn: Connection, report: Report, kept: Mapping[int, str]) -> None:
     rows = conn.execution_options(yield_per=5000).execute(text(
         "SELECT n, tbl, row_key, row_hash, prev_hash, hash FROM ledger_chain ORDER BY n"))
     for n, tbl, key, content, prev_hash, link in rows:
-        n = int(n)
+        n, content, prev_hash, link = int(n), bytes(content), bytes(prev_hash), bytes(link)
         if n != expected_n:
             report.breaks.append(Break("chain", f"chain row {expected_n} is missing (the next "
                                                 f"is {n})", expected_n))
@@ -161,13 +161,13 @@ def _chain(conn: Connection, report: Report, kept: Mapping[int, str]) -> None:
         if integrity.link_hash(n, tbl, key, content, prev_hash) != link:
             report.breaks.append(Break("chain", f"{tbl} row {key}: its chain row's hash is "
                                                 "wrong (the chain row was edited)", n))
-        if n in kept and kept[n] != link:
+        if n in kept and kept[n] != link.hex():
             report.breaks.append(Break("chain", f"chain row {n} is not the head kept outside "
                                                 f"the ledger ({kept[n][:16]}...): the ledger was "
                                                 "rewritten at or before it", n))
         prev, expected_n = link, n + 1
         report.rows += 1
-        report.head_n, report.head_hash = n, link
+        report.head_n, report.head_hash = n, link.hex()
     for n in sorted(k for k in kept if k > report.head_n):
         report.breaks.append(Break("chain", f"chain row {n}, kept outside the ledger, is gone "
                                             f"(the chain ends at row {report.head_n})", n))
@@ -186,7 +186,7 @@ def _rows(conn: Connection, table: Table, report: Report) -> None:
     chained = conn.execution_options(yield_per=5000).execute(
         chain_q.order_by(order), {"tbl": name})
     if not numeric:  # a few rows (groups, tables): keys compared as text, in memory
-        by_key = {str(k): (int(n), str(h)) for n, k, h in chained}
+        by_key = {str(k): (int(n), bytes(h)) for n, k, h in chained}
         count = 0
         for row in data:
             count += 1
@@ -210,7 +210,7 @@ def _rows(conn: Connection, table: Table, report: Report) -> None:
             pending = _next(chain_iter)
         entry = None
         if pending is not None and int(pending[1]) == key_int:
-            entry = (int(pending[0]), str(pending[2]))
+            entry = (int(pending[0]), bytes(pending[2]))
             pending = _next(chain_iter)
         key = str(key_int)
         _compare(report, name, key, integrity.row_hash(name, key, dict(row)), entry)
@@ -225,8 +225,8 @@ def _next(it: Iterator[Any]) -> Any:
     return next(it, None)
 
 
-def _compare(report: Report, table: str, key: str, actual: str,
-             entry: tuple[int, str] | None) -> None:
+def _compare(report: Report, table: str, key: str, actual: bytes,
+             entry: tuple[int, bytes] | None) -> None:
     if entry is None:
         report.breaks.append(Break("rows", f"{table} row {key} is not in the chain (inserted "
                                            "outside Podium)"))

@@ -42,7 +42,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, Table, bindparam, event, select, text
 
-GENESIS = "0" * 64
+GENESIS = bytes(32)
 CHAIN_LOCK_KEY = 7_411_820_461  # pg_advisory_xact_lock key of the chain (arbitrary, fixed)
 WRITER_ROLE = "podium_writer"
 
@@ -98,21 +98,22 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def row_hash(table: str, key: str, values: Mapping[str, Any]) -> str:
+def row_hash(table: str, key: str, values: Mapping[str, Any]) -> bytes:
     """SHA-256 (hex) of one row's chained content: its table, key and columns by name.  A NULL
     column is left out, so a nullable column added to a table later leaves the hashes of the
     rows written before it unchanged."""
     body = _encode([table, key, {k: _plain(v) for k, v in values.items() if v is not None}])
-    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+    return hashlib.sha256(body.encode("utf-8")).digest()
 
 
 _encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
 
 
-def link_hash(n: int, table: str, key: str, content: str, prev: str) -> str:
+def link_hash(n: int, table: str, key: str, content: bytes, prev: bytes) -> bytes:
     """SHA-256 (hex) of chain row ``n``: its position, the row it vouches for, that row's
-    content hash and the previous chain row's hash."""
-    return hashlib.sha256(f"{n}|{table}|{key}|{content}|{prev}".encode()).hexdigest()
+    content hash and the previous chain row's hash (SHA-256 over ``"n|table|key|"`` and the two
+    32-byte hashes)."""
+    return hashlib.sha256(f"{n}|{table}|{key}|".encode() + content + prev).digest()
 
 
 def _tables() -> dict[str, Table]:
@@ -138,16 +139,16 @@ def read_rows(conn: Connection, table: Table, keys: Sequence[str]) -> dict[str, 
     return out
 
 
-def chain_head(conn: Connection) -> tuple[int, str]:
+def chain_head(conn: Connection) -> tuple[int, bytes]:
     """The newest chain row's number and hash (``(0, GENESIS)`` for an empty chain)."""
     row = conn.execute(text("SELECT n, hash FROM ledger_chain ORDER BY n DESC LIMIT 1")).first()
-    return (0, GENESIS) if row is None else (int(row[0]), str(row[1]))
+    return (0, GENESIS) if row is None else (int(row[0]), bytes(row[1]))
 
 
-def head_text(n: int, digest: str) -> str:
+def head_text(n: int, digest: bytes) -> str:
     """The chain head as printed on win pages and daily reports: ``ROW:HASH`` is what
     ``podium audit verify --head ROW:HASH`` takes back."""
-    return f"Ledger chain head {n}:{digest}"
+    return f"Ledger chain head {n}:{digest.hex()}"
 
 
 def append(conn: Connection, items: Iterable[tuple[str, str]]) -> int:

@@ -624,16 +624,17 @@ class LedgerChain(Base):
     """Append-only: the hash chain over every row of the ledger's append-only and state tables
     (core/ledger/integrity.py, docs/ledger.md "Tamper evidence"), one row per ledger row in
     commit order: the row it vouches for (table and key), the SHA-256 of that row's content,
-    the previous chain row's hash and its own.  The newest ``hash`` is the chain head."""
+    the previous chain row's hash and its own (32 bytes each).  The newest ``hash`` is the
+    chain head."""
 
     __tablename__ = "ledger_chain"
     __table_args__ = (UniqueConstraint("tbl", "row_key", name="uq_ledger_chain_row"),)
     n: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     tbl: Mapped[str] = mapped_column(String(64))
     row_key: Mapped[str] = mapped_column(String(200))
-    row_hash: Mapped[str] = mapped_column(String(64))
-    prev_hash: Mapped[str] = mapped_column(String(64))
-    hash: Mapped[str] = mapped_column(String(64))
+    row_hash: Mapped[bytes] = mapped_column(LargeBinary(32))
+    prev_hash: Mapped[bytes] = mapped_column(LargeBinary(32))
+    hash: Mapped[bytes] = mapped_column(LargeBinary(32))
 
 
 class LedgerJournal(Base):

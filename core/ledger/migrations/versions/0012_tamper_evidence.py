@@ -32,9 +32,9 @@ def upgrade() -> None:
         sa.Column("n", sa.BigInteger(), primary_key=True, autoincrement=False),
         sa.Column("tbl", sa.String(64), nullable=False),
         sa.Column("row_key", sa.String(200), nullable=False),
-        sa.Column("row_hash", sa.String(64), nullable=False),
-        sa.Column("prev_hash", sa.String(64), nullable=False),
-        sa.Column("hash", sa.String(64), nullable=False),
+        sa.Column("row_hash", sa.LargeBinary(32), nullable=False),
+        sa.Column("prev_hash", sa.LargeBinary(32), nullable=False),
+        sa.Column("hash", sa.LargeBinary(32), nullable=False),
         sa.UniqueConstraint("tbl", "row_key", name="uq_ledger_chain_row"),
     )
     op.create_table(
