@@ -295,3 +295,12 @@ def test_podium_runs_as_the_writer_role_which_can_not_edit_a_record(engine: Engi
                 conn.execute(text(statement))
     finally:
         writer.dispose()
+
+
+def test_a_console_starting_on_a_ledger_with_a_guard_taken_off_says_so(played: Floor,
+                                                                        engine: Engine) -> None:
+    assert not [n for n in played.start() if "GUARD" in n]
+    with attacker(engine) as run:
+        unguard(engine, run, "awards")
+    notes = [n for n in played.start() if "LEDGER GUARD MISSING" in n]
+    assert notes and all("awards" in n and "podium audit verify" in n for n in notes)

@@ -112,8 +112,17 @@ def verify(engine: Engine, heads: Sequence[tuple[int, str]] = ()) -> Report:
 # ------------------------------------------------------------------------------ the checks
 
 def _guards(conn: Connection, report: Report) -> None:
+    report.breaks.extend(Break("guards", p) for p in guard_problems(conn))
+
+
+def guard_problems(conn: Connection) -> list[str]:
+    """The database's guard triggers that are missing (or, on PostgreSQL, disabled).  Cheap:
+    the console checks them at every start (a ledger without chain yet has nothing to miss)."""
     guarded = integrity.APPEND_ONLY + tuple(integrity.STATE) + integrity.PROTECTED_EXTRA
+    out: list[str] = []
     if conn.dialect.name == "postgresql":
+        if not conn.execute(text("SELECT to_regclass('ledger_chain') IS NOT NULL")).scalar():
+            return out
         pairs = {(str(t), str(n)) for t, n in conn.execute(text(
             "SELECT c.relname, t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
             "WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal "
@@ -123,21 +132,20 @@ def _guards(conn: Connection, report: Report) -> None:
             wanted = [update, "podium_no_truncate"]
             if table not in integrity.PROTECTED_EXTRA:
                 wanted.append("podium_journal")
-            for name in wanted:
-                if (table, name) not in pairs:
-                    report.breaks.append(Break("guards", f"trigger {name} on {table} is "
-                                                         "missing or disabled"))
-        return
+            out += [f"trigger {name} on {table} is missing or disabled" for name in wanted
+                    if (table, name) not in pairs]
+        return out
     found = {str(n) for n in conn.execute(text(
-        "SELECT name FROM sqlite_master WHERE type = 'trigger'")).scalars()}
+        "SELECT name FROM sqlite_master WHERE type IN ('trigger', 'table')")).scalars()}
+    if "ledger_chain" not in found:
+        return out
     for table in guarded:
         wanted = ["no_update", "no_delete"]
         if table not in integrity.PROTECTED_EXTRA:
             wanted.append("journal")
-        for what in wanted:
-            if f"podium_{table}_{what}" not in found:
-                report.breaks.append(Break("guards", f"trigger podium_{table}_{what} on "
-                                                     f"{table} is missing"))
+        out += [f"trigger podium_{table}_{what} on {table} is missing" for what in wanted
+                if f"podium_{table}_{what}" not in found]
+    return out
 
 
 def _journal(conn: Connection, report: Report) -> None:

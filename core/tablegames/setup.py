@@ -8,6 +8,7 @@ from decimal import Decimal
 from sqlalchemy import select, update
 
 from core.floorconfig import FloorConfig, validate
+from core.ledger import audit
 from core.ledger.db import lock_record
 from core.ledger.models import (
     Base,
@@ -61,7 +62,8 @@ def start(ctx: FloorContext, u: Unit) -> list[str]:
     ``level_settings`` row (history is never updated).  Every table starts OFFLINE until
     its link reports it online."""
     validate(ctx.config, ctx.paytables)  # refused (FloorConfigError): nothing is written
-    notes: list[str] = []
+    notes: list[str] = [f"LEDGER GUARD MISSING: {p}; records may have been edited: run "
+                        "podium audit verify" for p in audit.guard_problems(u.s.connection())]
     s, now = u.s, u.now
     u.cache.clear()
     notes += record_parameters(u, ctx.config)
