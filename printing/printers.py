@@ -190,7 +190,6 @@ def _is_paper_answer(b: int) -> bool:
     return b & 0xF0 == 0
 
 
-
 class _Deadline:
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
