@@ -481,12 +481,23 @@ class ConsoleCore:
     def _print_one(self, slip_no: int, again: bool) -> None:
         """One print of a slip: its marking from the ledger, the ``started`` record committed
         before the first byte goes out, the outcome (confirmed by the printer, or failed with
-        the printer's reason) after.  A crash in between leaves the print state unknown."""
+        the printer's reason) after.  A crash in between leaves the print state unknown.  The
+        slip reads "printing…" until its outcome is recorded."""
         if self.printer is None:
             return
+        with self._printing_lock:
+            self._printing.add(slip_no)
+        try:
+            self._print_and_record(slip_no, again)
+        finally:
+            with self._printing_lock:
+                self._printing.discard(slip_no)
+
+    def _print_and_record(self, slip_no: int, again: bool) -> None:
         from printing.printers import PrinterError
         from printing.slip import mark_copy
 
+        assert self.printer is not None
         state = self.floor.print_state(slip_no)
         if state.printed and not again:
             log.info("win slip %d: printed already, not printed again", slip_no)
@@ -505,8 +516,6 @@ class ConsoleCore:
                 start_failed.append(exc)
                 raise
 
-        with self._printing_lock:
-            self._printing.add(slip_no)
         try:
             self.printer.send(data, slip_no, before_send=record_start)
         except PrinterError as exc:
@@ -533,25 +542,30 @@ class ConsoleCore:
             self._say(f"Win slip {slip_no} did not print: unexpected error ({exc}). It stays "
                       f"queued; print it from the Win slips tab.")
             return
-        finally:
-            with self._printing_lock:
-                self._printing.discard(slip_no)
-        self._record_outcome(slip_no, started, True, "", "", len(data))
-        what = {"": "", "reprint": " (marked REPRINT)",
-                "duplicate": " (marked DUPLICATE - PRINT STATE UNKNOWN)"}[marking]
-        self._say(f"Win slip {slip_no} printed on {self.printer}{what}")
+        if self._record_outcome(slip_no, started, True, "", "", len(data)):
+            what = {"": "", "reprint": " (marked REPRINT)",
+                    "duplicate": " (marked DUPLICATE - PRINT STATE UNKNOWN)"}[marking]
+            self._say(f"Win slip {slip_no} printed on {self.printer}{what}")
 
     def _record_outcome(self, slip_no: int, started: list[int], ok: bool, reason: str,
-                        error: str, sent: int) -> None:
+                        error: str, sent: int) -> bool:
+        """Append the print's outcome; False (and the supervisor told) when the ledger could
+        not take it."""
         try:
             if started:
                 self.floor.record_print_outcome(started[0], ok, reason=reason, error=error,
                                                 sent_bytes=sent)
             else:
                 self.floor.record_print(slip_no, str(self.printer), ok, error, reason=reason)
-        except Exception as exc:  # the ledger went away: the print state stays unknown
+        except Exception as exc:
             log.warning("win slip %d: the outcome of its print could not be recorded: %s",
                         slip_no, exc)
-            self._say(f"Win slip {slip_no}: the ledger could not record whether it printed "
-                      f"({exc}); its print state is unknown and its next print is marked "
-                      f"DUPLICATE - PRINT STATE UNKNOWN")
+            if started:  # the print state stays unknown
+                self._say(f"Win slip {slip_no}: the ledger could not record whether it printed "
+                          f"({exc}); its print state is unknown and its next print is marked "
+                          f"DUPLICATE - PRINT STATE UNKNOWN")
+            else:
+                self._say(f"Win slip {slip_no} did not print, and the ledger could not record "
+                          f"the attempt ({exc})")
+            return False
+        return True

@@ -193,6 +193,10 @@ def test_a_crash_between_sending_and_recording_leaves_the_print_state_unknown_an
                                     ("started", False, "duplicate", None, None),
                                     ("printed", True, None, None, len(by_slip[f"{n:06d}"]))]
     assert c.floor.print_state(n).state == "printed"
+    said = {r.text for r in c.floor.activity() if r.kind == "print" and f"slip {n} " in r.text}
+    assert said == {f"Win slip {n} print started on 127.0.0.1:9100",
+                    f"Win slip {n} print started on {c.printer} marked DUPLICATE - PRINT STATE "
+                    "UNKNOWN", f"Win slip {n} printed on {c.printer}"}
     with pytest.raises(FloorError, match="outcome is recorded already"):
         first.record_print_outcome(started + 1, True)
     with pytest.raises(IntegrityError), Session(engine) as s, s.begin():  # one outcome a start
@@ -317,3 +321,25 @@ def test_a_bad_marking_or_an_unknown_start_is_refused(slips: tuple[Engine, list[
         floor.record_print_outcome(999, True)
     with pytest.raises(FloorError, match="slip 999: no such slip"):
         floor.record_print_started(999, "p", "", 10)
+
+
+def test_a_slip_on_its_way_to_the_printer_reads_printing_not_unknown(
+        slips: tuple[Engine, list[int]]) -> None:
+    """While the console waits for the printer's confirmation its start has no outcome yet:
+    the list says "printing…" (this console is printing it), not UNKNOWN."""
+    engine, (n, _) = slips
+    fp = FakePrinter(confirm=False).start()
+    c = console(engine, slip_floor(), _printer(fp, confirm_timeout=600))
+    try:
+        c.print_slip(n)
+        fp.wait_for_bytes(len(_stored(engine, n)))
+        rec = {r.slip_no: r for r in c.recent_slips()}[n]
+        assert (rec.printed, rec.state, rec.printed_ok) == ("printing…", "printing", False)
+        assert c.floor.print_state(n).state == "unknown"  # what another console would see
+        fp.stop()  # the printer goes away before it confirmed
+        _done(c, n, 1)
+    finally:
+        fp.stop()
+        c.stop()
+    assert c.floor.print_state(n).last_reason == "connection_lost"
+    assert {r.slip_no: r for r in c.recent_slips()}[n].state == "failed"
