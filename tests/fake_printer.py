@@ -202,8 +202,7 @@ class FakePrinter:
         conn.settimeout(0.2)
         try:
             while not self._stopping.is_set():
-                if not self.read or (self.stop_reading_after is not None
-                                     and len(job) >= max(1, self.stop_reading_after)):
+                if not self.read or self._stopped_reading(job):
                     self._stopping.wait(0.05)  # holds the connection, reads nothing
                     continue
                 try:
@@ -222,8 +221,8 @@ class FakePrinter:
                 pos = 0
                 for m in _QUERY.finditer(work):
                     reset = self._take(job, work[pos:m.start()])
-                    if reset:
-                        break
+                    if reset or self._stopped_reading(job):
+                        break  # (what came after in the chunk is as good as never read)
                     with self._cond:
                         if m.group()[0] == 0x10:
                             self._status_queries += 1
@@ -241,6 +240,10 @@ class FakePrinter:
             with self._cond:
                 self._jobs.append(bytes(job))
                 self._cond.notify_all()
+
+    def _stopped_reading(self, job: bytearray) -> bool:
+        return self.stop_reading_after is not None and len(job) >= max(1,
+                                                                        self.stop_reading_after)
 
     def _take(self, job: bytearray, data: bytes) -> bool:
         """Keep ``data`` as job bytes; True when the connection is to be reset now."""

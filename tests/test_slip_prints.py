@@ -113,6 +113,8 @@ def test_a_printer_that_accepts_and_never_reads_prints_nothing_and_the_slip_stay
     ({"status_after": STATUS_CUTTER_ERROR}, "cutter_error", "cutter error"),
     ({"confirm": False}, "not_confirmed", "did not confirm"),
     ({"reset_after": 400}, "connection_lost", "lost the connection"),
+    # a slip fits in the network buffers of a printer that stopped reading: not confirmed
+    ({"stop_reading_after": 1}, "not_confirmed", "did not confirm"),
 ])
 def test_a_printer_fault_is_a_failed_print_with_its_reason_in_the_ledger(
         slips: tuple[Engine, list[int]], fake: dict[str, object], reason: str,
@@ -120,7 +122,8 @@ def test_a_printer_fault_is_a_failed_print_with_its_reason_in_the_ledger(
     engine, (n, _) = slips
     heard: list[str] = []
     with FakePrinter(**fake) as fp:  # type: ignore[arg-type]
-        c = console(engine, slip_floor(), _printer(fp, confirm_timeout=0.5))
+        c = console(engine, slip_floor(), _printer(fp, confirm_timeout=0.5,
+                                                   status_timeout=0.5))
         c.add_message_listener(heard.append)
         try:
             c.print_slip(n)
