@@ -16,7 +16,8 @@ Example (``resources/floors/demo.toml`` is the full one)::
     executive_threshold = "5000.00"   # a pay at or above this needs an Executive card
 
     [printer]
-    kind = "file"                     # or "network" with host, port, timeout
+    kind = "file"                     # or "network" with host, port, timeout, status_timeout,
+                                      # send_timeout, confirm_timeout (seconds)
     directory = ""                    # "" = the user data folder
 
     [[groups]]
@@ -106,10 +107,15 @@ class Authorization:
 
 @dataclass(frozen=True)
 class NetworkPrinterConfig:
+    """An ESC/POS printer on raw TCP; every timeout in seconds (printing/printers.py)."""
+
     host: str
     port: int = 9100
-    timeout: float = 5.0  # seconds
+    timeout: float = 5.0  # connecting
     kind: Literal["network"] = "network"
+    status_timeout: float = 2.0  # each real-time status answer (DLE EOT)
+    send_timeout: float = 10.0  # the whole slip taken by the printer
+    confirm_timeout: float = 20.0  # the slip printed and cut (GS r answered)
 
 
 @dataclass(frozen=True)
@@ -443,11 +449,17 @@ def _printer(sec: _Section) -> PrinterConfig:
     kind = sec.choice("kind", ("file", "network"), "file")
     printer: PrinterConfig
     if kind == "network":
-        timeout = sec.typed("timeout", float, 5.0)
-        if not 0 < timeout <= 600:
-            raise sec.error("timeout", f"{timeout} must be more than 0 and at most 600 seconds")
-        printer = NetworkPrinterConfig(sec.text("host"), sec.integer("port", 1, 65535, 9100),
-                                       timeout)
+        def seconds(key: str, default: float) -> float:
+            value = sec.typed(key, float, default)
+            if not 0 < value <= 600:
+                raise sec.error(key, f"{value} must be more than 0 and at most 600 seconds")
+            return value
+
+        printer = NetworkPrinterConfig(
+            sec.text("host"), sec.integer("port", 1, 65535, 9100), seconds("timeout", 5.0),
+            status_timeout=seconds("status_timeout", 2.0),
+            send_timeout=seconds("send_timeout", 10.0),
+            confirm_timeout=seconds("confirm_timeout", 20.0))
     else:
         printer = FilePrinterConfig(sec.text("directory", "", empty_ok=True))
     sec.done()

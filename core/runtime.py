@@ -31,17 +31,23 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine
 
 from core.controllers.events import ControllerEvent, Origin
 from core.controllers.link import LinkManager
 from core.controllers.protocol import HitRejected, JackpotState, PayConfirmed
 from core.controllers.tls import link_tls
 from core.floorconfig import FloorConfig
-from core.ledger.models import Award, Hit, Slip, SlipPrintAttempt
 from core.money import format_cents
 from core.tablegames.floor import Floor
-from core.tablegames.views import ControllerDecision, FloorChange, HitOutcome, LevelView
+from core.tablegames.views import (
+    ControllerDecision,
+    FloorChange,
+    HitOutcome,
+    LevelView,
+    SlipLine,
+    SlipPrintState,
+)
 
 log = logging.getLogger("podium.runtime")
 
@@ -56,8 +62,30 @@ class SlipRecord:
     where: str
     amount_cents: int
     paid_at: datetime
-    printed: str  # "yes (2)", "FAILED: ...", "queued"
+    printed: str  # "yes (2)", "FAILED: ...", "UNKNOWN: ...", "printing…", "queued"
     printed_ok: bool
+    state: str = ""  # printed | printing | unknown | failed | queued
+    detail: str = ""  # what the state means, in a sentence (the screen's tooltip)
+
+
+def _print_words(st: SlipPrintState, printing: bool) -> tuple[str, bool, str, str]:
+    """(printed column, printed ok, state, detail) of a slip's print state."""
+    if st.state == "printed":
+        return (f"yes ({st.printed})" if st.printed > 1 else "yes"), True, "printed", (
+            "printed; the printer confirmed it")
+    if printing:
+        return "printing…", False, "printing", "being printed now"
+    if st.state == "unknown":
+        return ("UNKNOWN: print started, no outcome recorded", False, "unknown",
+                f"A print started on {st.open_printer} and its outcome was never recorded "
+                "(the console stopped in between): it may be on paper. Its next print is "
+                "marked DUPLICATE - PRINT STATE UNKNOWN.")
+    if st.state == "failed":
+        detail = st.last_error + (" The next print is marked DUPLICATE - PRINT STATE "
+                                  "UNKNOWN: an earlier print may be on paper."
+                                  if st.maybe_on_paper else "")
+        return f"FAILED: {st.last_error}", False, "failed", detail
+    return "queued", False, "queued", "not printed yet"
 
 
 Printer = Any  # printing.printers.NetworkPrinter | FilePrinter: .send(data, name) and str()
@@ -95,6 +123,9 @@ class ConsoleCore:
         self._stopped = False
         self._print_queue: queue.Queue[tuple[Any, ...] | None] = queue.Queue()
         self._print_thread: threading.Thread | None = None
+        self._printing: set[int] = set()  # slips on their way to the printer now
+        self._printing_lock = threading.Lock()
+        self.started_at: datetime | None = None  # when start() began (the ledger's clock)
         # reads for the links (decisions to send again), off the link loop and the writer
         self._io = ThreadPoolExecutor(2, thread_name_prefix="podium-io")
         self._resend_tables: set[str] = set()
@@ -111,6 +142,7 @@ class ConsoleCore:
         thread.  Returns configuration warnings (also sent to the message listeners).  A
         ``[controller_link]`` whose certificates are missing or wrong is refused first
         (``tls.TlsError``, naming the key and the file), before anything starts."""
+        self.started_at = self.floor.ctx.now()
         if links:
             self._link_tls = link_tls(self.config)
         warnings = self.floor.start()
@@ -138,7 +170,9 @@ class ConsoleCore:
         if self.printer is not None:
             pending = self.floor.pending_slips()
             if pending:
-                self._say(f"{len(pending)} win slip(s) from before are still waiting to print")
+                unknown = sum(1 for p in pending if p.state == "unknown")
+                self._say(f"{len(pending)} win slip(s) from before were never printed"
+                          + (f" ({unknown} with print state unknown)" if unknown else ""))
         return warnings
 
     def stop(self) -> None:
@@ -370,36 +404,37 @@ class ConsoleCore:
     def slip_bytes(self, slip_no: int) -> bytes:
         return self.floor.slip_bytes(slip_no)
 
+    def _slip_records(self, lines: list[SlipLine]) -> list[SlipRecord]:
+        names = {t.id: t.name for t in self.config.tables}
+        with self._printing_lock:
+            printing = set(self._printing)
+        return [SlipRecord(ln.slip_no, f"H{ln.hit_id}", f"{names.get(ln.table, ln.table)} seat "
+                           f"{ln.seat}", ln.amount_cents, ln.created_at,
+                           *_print_words(ln.print_state, ln.slip_no in printing))
+                for ln in lines]
+
     def recent_slips(self, limit: int = 200) -> list[SlipRecord]:
         """The latest win slips with their print state (newest first)."""
-        ok_count = (select(func.count()).where(SlipPrintAttempt.slip_id == Slip.id,
-                                               SlipPrintAttempt.ok.is_(True))
-                    .correlate(Slip).scalar_subquery())
-        last_error = (select(SlipPrintAttempt.error).where(SlipPrintAttempt.slip_id == Slip.id)
-                      .order_by(SlipPrintAttempt.id.desc()).limit(1)
-                      .correlate(Slip).scalar_subquery())
-        names = {t.id: t.name for t in self.config.tables}
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(Slip.slip_no, Slip.hit_id, Hit.table_id, Hit.seat, Award.amount_cents,
-                       Slip.created_at, ok_count, last_error)
-                .join(Hit, Hit.id == Slip.hit_id).join(Award, Award.id == Slip.award_id)
-                .order_by(Slip.slip_no.desc()).limit(limit)).all()
-        out = []
-        for no, hit_id, table, seat, amount, at, oks, err in rows:
-            if oks:
-                printed, ok = (f"yes ({oks})" if oks > 1 else "yes"), True
-            elif err:
-                printed, ok = f"FAILED: {err}", False
-            else:
-                printed, ok = "queued", False
-            out.append(SlipRecord(no, f"H{hit_id}", f"{names.get(table, table)} seat {seat}",
-                                  amount, at, printed, ok))
-        return out
+        return self._slip_records(self.floor.slip_lines(limit=limit))
+
+    def unprinted_slips(self) -> list[SlipRecord]:
+        """The win slips made before this console started that no printer confirmed printing
+        (never tried, failed, or print state unknown), oldest first: offered at start."""
+        return self._slip_records(self.floor.slip_lines(unprinted=True, before=self.started_at))
 
     def print_slip(self, slip_no: int, reprint: bool = False) -> None:
-        """Queue a slip for the printer thread (never blocks the caller)."""
+        """Queue a slip for the printer thread (never blocks the caller).  Without
+        ``reprint`` it is printed only if no print of it has been confirmed by then (a slip
+        queued twice prints once); with ``reprint`` it prints in any case.  What the paper
+        says above the slip follows the ledger (``SlipPrintState.next_marking``): REPRINT after
+        a confirmed print, DUPLICATE - PRINT STATE UNKNOWN when an earlier print may be on
+        paper, nothing for the first print."""
         self._print_queue.put((slip_no, reprint))
+
+    def print_slips(self, slip_nos: list[int]) -> None:
+        """Queue slips that are not printed yet (the start-up offer)."""
+        for n in slip_nos:
+            self.print_slip(n)
 
     def print_bytes(self, data: bytes, name: str, what: str,
                     on_result: Callable[[bool, str, str], None] | None = None) -> None:
@@ -454,21 +489,94 @@ class ConsoleCore:
             on_result(True, str(self.printer), "")
         self._say(f"{what} printed on {self.printer}")
 
-    def _print_one(self, slip_no: int, reprint: bool) -> None:
+    def _print_one(self, slip_no: int, again: bool) -> None:
+        """One print of a slip: its marking from the ledger, the ``started`` record committed
+        before the first byte goes out, the outcome (confirmed by the printer, or failed with
+        the printer's reason) after.  A crash in between leaves the print state unknown.  The
+        slip reads "printing…" until its outcome is recorded."""
         if self.printer is None:
             return
-        from printing.printers import PrinterError
-        from printing.slip import reprint_banner
-
-        data = self.floor.slip_bytes(slip_no)
-        if reprint:
-            data = reprint_banner() + data
+        with self._printing_lock:
+            self._printing.add(slip_no)
         try:
-            self.printer.send(data, slip_no)
-        except PrinterError as exc:
-            self.floor.record_print(slip_no, str(self.printer), False, str(exc))
-            self._say(f"Win slip {slip_no} did not print: {exc}. It stays queued; "
-                      f"print it from the Win slips tab.")
+            self._print_and_record(slip_no, again)
+        finally:
+            with self._printing_lock:
+                self._printing.discard(slip_no)
+
+    def _print_and_record(self, slip_no: int, again: bool) -> None:
+        from printing.printers import PrinterError
+        from printing.slip import mark_copy
+
+        assert self.printer is not None
+        state = self.floor.print_state(slip_no)
+        if state.printed and not again:
+            log.info("win slip %d: printed already, not printed again", slip_no)
             return
-        self.floor.record_print(slip_no, str(self.printer), True)
-        self._say(f"Win slip {slip_no} {'re' if reprint else ''}printed on {self.printer}")
+        marking = state.next_marking
+        data = mark_copy(self.floor.slip_bytes(slip_no), marking)
+        printer = str(self.printer)
+        started: list[int] = []
+        start_failed: list[Exception] = []
+
+        def record_start() -> None:
+            try:
+                started.append(self.floor.record_print_started(slip_no, printer, marking,
+                                                               len(data)))
+            except Exception as exc:
+                start_failed.append(exc)
+                raise
+
+        try:
+            self.printer.send(data, slip_no, before_send=record_start)
+        except PrinterError as exc:
+            self._record_outcome(slip_no, started, False, exc.reason, str(exc), exc.sent)
+            on_paper = bool(started) and exc.sent > 0
+            self._say(f"Win slip {slip_no} did not print: {exc}. It stays queued; print it "
+                      f"from the Win slips tab" + (
+                          " (the next print is marked DUPLICATE - PRINT STATE UNKNOWN)."
+                          if on_paper else "."))
+            return
+        except Exception as exc:
+            if start_failed:  # nothing was sent
+                log.warning("win slip %d: its print start could not be recorded: %s", slip_no,
+                            exc)
+                self._say(f"Win slip {slip_no} was not printed: the ledger could not record "
+                          f"that its print started ({exc}); nothing was sent. Print it again "
+                          f"from the Win slips tab.")
+                return
+            log.exception("win slip %d: printing on %s failed", slip_no, printer)
+            # whether bytes went out is not known: counted as if they did
+            self._record_outcome(slip_no, started, False, "printer_error",
+                                 f"Printer {printer}: unexpected error ({exc})",
+                                 len(data) if started else 0)
+            self._say(f"Win slip {slip_no} did not print: unexpected error ({exc}). It stays "
+                      f"queued; print it from the Win slips tab.")
+            return
+        if self._record_outcome(slip_no, started, True, "", "", len(data)):
+            what = {"": "", "reprint": " (marked REPRINT)",
+                    "duplicate": " (marked DUPLICATE - PRINT STATE UNKNOWN)"}[marking]
+            self._say(f"Win slip {slip_no} printed on {self.printer}{what}")
+
+    def _record_outcome(self, slip_no: int, started: list[int], ok: bool, reason: str,
+                        error: str, sent: int) -> bool:
+        """Append the print's outcome; False (and the supervisor told) when the ledger could
+        not take it."""
+        try:
+            if started:
+                self.floor.record_print_outcome(started[0], ok, reason=reason, error=error,
+                                                sent_bytes=sent)
+            else:
+                self.floor.record_print(slip_no, str(self.printer), ok, error, reason=reason)
+        except Exception as exc:
+            log.warning("win slip %d: the outcome of its print could not be recorded: %s",
+                        slip_no, exc)
+            if started:  # the print state stays unknown
+                self._say(f"Win slip {slip_no}: the ledger could not record whether it printed "
+                          f"({exc}); its print state is unknown and its next print is marked "
+                          f"DUPLICATE - PRINT STATE UNKNOWN")
+            else:
+                self._say(f"Win slip {slip_no} did not print, and the ledger could not record "
+                          f"the attempt ({exc})")
+            return False
+        return True

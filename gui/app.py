@@ -98,7 +98,10 @@ def build_console(floor: str, db: str | None, *, demo: bool) -> tuple[Any, list[
         directory = pc.directory or str(data_dir / "slips")
         printer = printer_from_config("file", directory=directory)
     else:
-        printer = printer_from_config("network", host=pc.host, port=pc.port, timeout=pc.timeout)
+        printer = printer_from_config("network", host=pc.host, port=pc.port, timeout=pc.timeout,
+                                      status_timeout=pc.status_timeout,
+                                      send_timeout=pc.send_timeout,
+                                      confirm_timeout=pc.confirm_timeout)
     if demo:
         from core.demo import enroll_demo_employees, open_demo_bbj_fund
 

@@ -37,6 +37,7 @@ from gui.adjust import AdjustDialog, AdjustSwipePrompt
 from gui.authorize import SwipePrompt
 from gui.bridge import default_bridge
 from gui.swipe import SwipeCatcher
+from gui.unprinted_slips import UnprintedSlipsDialog, state_color
 from gui.verify import VerifyDialog
 from gui.widgets import HitQueue, MeterTile, TableGrid
 
@@ -57,6 +58,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"Podium — {console.config.casino.name}")
         self.resize(1600, 980)
         self._prompt_open = False
+        self._closed = False
         self._history_stale = True
         self._last_history = 0.0
         self._last_refresh = 0.0
@@ -186,6 +188,12 @@ class MainWindow(QMainWindow):
         self.reload()
         self.bridge.query(self.console.floor.activity, self._show_ledger_activity,
                           lambda exc: log.warning("could not read the activity back: %s", exc))
+        # the paid slips from before that never printed are offered once, at start
+        self.unprinted_dialog: UnprintedSlipsDialog | None = None
+        if getattr(console, "printer", None) is not None:
+            self.bridge.query(console.unprinted_slips, self._offer_unprinted,
+                              lambda exc: self._log(f"The slips never printed could not be "
+                                                    f"read: {exc}"))
         self.queue.setFocus()  # arrows pick a hit, Enter opens it
 
     def step_tab(self, step: int) -> None:
@@ -223,6 +231,7 @@ class MainWindow(QMainWindow):
                 and not self.confirm_quit(waiting)):
             event.ignore()
             return
+        self._closed = True
         for remove in self._removers:
             remove()
         self._removers = []
@@ -259,7 +268,15 @@ class MainWindow(QMainWindow):
         self.slips.verticalHeader().setVisible(False)
         self.slips.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.slips.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.slips.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        header = self.slips.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setMinimumSectionSize(90)
+        header.setStretchLastSection(True)  # the print state says the most
+        self.slips_note = QLabel("")
+        self.slips_note.setWordWrap(True)
+        self.slips_note.setStyleSheet("color: #ffa940; font-weight: bold;")
+        self.slips_note.setVisible(False)
+        lay.addWidget(self.slips_note)
         lay.addWidget(self.slips, 1)
         row = QHBoxLayout()
         self.print_btn = QPushButton("Print selected slip again")
@@ -437,9 +454,18 @@ class MainWindow(QMainWindow):
             vals = (str(s.slip_no), s.hit_ref, s.where, s.amount, s.paid_at, s.printed)
             for c, v in enumerate(vals):
                 item = QTableWidgetItem(v)
-                if c == 5 and not s.printed_ok:
-                    item.setForeground(Qt.GlobalColor.red)
+                if c == 5:
+                    item.setToolTip(s.detail)
+                    color = state_color(s.state)
+                    if color is not None:
+                        item.setForeground(color)
                 self.slips.setItem(r, c, item)
+        unknown = sum(1 for s in slips if s.state == "unknown")
+        self.slips_note.setText(
+            f"⚠ {unknown} slip{'s' if unknown != 1 else ''} with print state UNKNOWN: a print "
+            "started and its outcome was never recorded; the next print is marked DUPLICATE - "
+            "PRINT STATE UNKNOWN" if unknown else "")
+        self.slips_note.setVisible(bool(unknown))
 
     def _activity_tab(self) -> QWidget:
         """Activity: this session's messages on top, and below them what the ledger holds
@@ -550,6 +576,29 @@ class MainWindow(QMainWindow):
     def _stray_swipe(self, _raw: str) -> None:
         if not self._prompt_open:
             self.statusBar().showMessage("Card swipe ignored: nothing is waiting for authorization")
+
+    def _offer_unprinted(self, records: list[Any]) -> None:
+        """At start: "N paid win slips were never printed: print them now?" (window-modal,
+        not blocking the event loop); printing them queues them for the printer thread."""
+        if not records or self._closed:
+            return
+        dlg = UnprintedSlipsDialog(model.slip_views(self.console, records), self)
+        self.unprinted_dialog = dlg
+
+        def done(result: int) -> None:
+            nos = dlg.slip_nos()
+            if result == UnprintedSlipsDialog.DialogCode.Accepted:
+                self.console.print_slips(nos)
+                self._log(f"{len(nos)} win slip(s) never printed sent to the printer")
+            else:
+                self._log(f"{len(nos)} win slip(s) never printed left for later: Win slips > "
+                          "Print all queued slips")
+            self._slips_stale = True
+            dlg.deleteLater()
+            self.unprinted_dialog = None
+
+        dlg.finished.connect(done)
+        dlg.open()
 
     def _selected_slip(self) -> int | None:
         r = self.slips.currentRow()

@@ -26,6 +26,8 @@ class SlipView:
     paid_at: str
     printed: str
     printed_ok: bool
+    state: str = ""  # printed | printing | unknown | failed | queued
+    detail: str = ""  # what the print state means (a tooltip)
 
 
 def local_now(console: Any) -> datetime:
@@ -143,7 +145,8 @@ def hit_view(console: Any, h: Any) -> HitView:
 def slip_views(console: Any, records: list[Any]) -> list[SlipView]:
     symbol = console.config.casino.currency_symbol
     return [SlipView(s.slip_no, s.hit_ref, s.where, format_cents(s.amount_cents, symbol),
-                     _local(console, s.paid_at), s.printed, s.printed_ok) for s in records]
+                     _local(console, s.paid_at), s.printed, s.printed_ok, s.state, s.detail)
+            for s in records]
 
 
 def hit(state: FloorState, console: Any, hit_id: int) -> tuple[HitView | None, list[Card]]:

@@ -479,12 +479,46 @@ def demo_slip(*, reprint: bool = False) -> WinSlip:
     )
 
 
+REPRINT_BANNER = " REPRINT - COPY - NOT AN ORIGINAL "
+DUPLICATE_BANNER = " DUPLICATE - PRINT STATE UNKNOWN "
+DUPLICATE_NOTE = ("An earlier print of this slip may exist: it was sent to the printer and "
+                  "never confirmed. Pay once only.")
+
+
 def reprint_banner(*, profile: str = DEFAULT_PROFILE) -> bytes:
     """The bytes put in front of a stored slip when it is printed again, so the paper says
     clearly that it is a copy.  The stored original bytes stay unchanged in the ledger."""
     p = escpos_dummy(profile)
     p.set(align="center", bold=True, invert=True, double_height=True)
-    p.text(" REPRINT - COPY - NOT AN ORIGINAL \n")
+    p.text(REPRINT_BANNER + "\n")
     p.set(align="left", bold=False, invert=False, double_height=False)
     p.text("\n")
     return bytes(p.output)
+
+
+def duplicate_banner(*, profile: str = DEFAULT_PROFILE) -> bytes:
+    """The bytes put in front of a stored slip whose earlier print was never confirmed (the
+    console stopped between sending it and recording the outcome, or the printer failed after
+    taking it): an original may exist, so this one says it is a duplicate."""
+    p = escpos_dummy(profile)
+    w = _Writer(p, profile_columns(p))
+    p.set(align="center", bold=True, invert=True, double_height=True)
+    p.text(DUPLICATE_BANNER + "\n")
+    p.set(align="center", bold=False, invert=False, normal_textsize=True)
+    w.line(DUPLICATE_NOTE)
+    p.set(align="left")
+    p.text("\n")
+    return bytes(p.output)
+
+
+def mark_copy(data: bytes, marking: str, *, profile: str = DEFAULT_PROFILE) -> bytes:
+    """A stored slip's bytes as the next print sends them: as they are for an original
+    (``""``), after the REPRINT banner (``"reprint"``) or the DUPLICATE banner
+    (``"duplicate"``)."""
+    if marking == "":
+        return data
+    if marking == "reprint":
+        return reprint_banner(profile=profile) + data
+    if marking == "duplicate":
+        return duplicate_banner(profile=profile) + data
+    raise SlipError(f"print marking: {marking!r} is not '', 'reprint' or 'duplicate'")

@@ -5,39 +5,74 @@
         assert fp.wait_for_job(timeout=5) == data
 
 Each connection is one job (``jobs``, in the order they ended); ``received`` is every
-byte of every connection.  Real-time status queries (``DLE EOT n``) are answered with
-the configured status bytes (Epson: 0x12 = everything fine), like a real printer does,
-also in the middle of a job.  ``closed_port()`` gives a port nobody listens on (a
-printer that is switched off).
+byte of every connection.  Like an Epson TM-T88 it answers the real-time status queries
+(``DLE EOT n``, n = 1..4: the configured status bytes, 0x12 = everything fine) at once, also in
+the middle of a job, and ``GS r 1`` (paper sensor) once it has "printed" what came before it,
+i.e. only while it is online; neither query is part of a job.  Faults to play:
+
+- ``status``: the real-time answers before any job byte arrived on a connection, and
+  ``status_after`` those once job bytes arrived (the cover opened or the cutter jammed while
+  printing; a printer that is offline then never answers ``GS r``);
+- ``paper_sensor``: the ``GS r 1`` answer (0x00 paper present, 0x03 near end, 0x0F end);
+- ``answer_status=False``: answers nothing; ``stall_status=n``: the first ``n`` connections
+  get no answer at all, the later ones do; ``confirm=False``: never answers ``GS r`` (a job
+  that never finishes printing);
+- ``read=False``: accepts connections and never reads a byte;
+  ``stop_reading_after=n``: stops reading once ``n`` job bytes arrived (holds the connection);
+- ``reset_after=n``: resets the connection (RST) once ``n`` job bytes arrived (keeps ``n``).
+
+``closed_port()`` gives a port nobody listens on (a printer that is switched off).
 """
 
 from __future__ import annotations
 
 import re
 import socket
+import struct
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from types import TracebackType
 
-_STATUS_QUERY = re.compile(rb"\x10\x04[\x01-\x04]")
-STATUS_OK = {1: 0x12, 2: 0x12, 4: 0x12}
-STATUS_COVER_OPEN = {1: 0x1A, 2: 0x16, 4: 0x12}  # offline, cover open
-STATUS_PAPER_OUT = {1: 0x1A, 2: 0x32, 4: 0x7E}  # offline, paper end (sensors 5/6 + near end)
+# DLE EOT n (real-time status) and GS r n (transmit status, processed in order)
+_QUERY = re.compile(rb"\x10\x04[\x01-\x04]|\x1dr[\x01\x02\x31\x32]")
+_PREFIXES = (b"\x10", b"\x10\x04", b"\x1d", b"\x1dr")
+STATUS_OK = {1: 0x12, 2: 0x12, 3: 0x12, 4: 0x12}
+STATUS_COVER_OPEN = {1: 0x1A, 2: 0x16, 3: 0x12, 4: 0x12}  # offline, cover open
+# offline, paper end (sensors 5/6 and near end)
+STATUS_PAPER_OUT = {1: 0x1A, 2: 0x32, 3: 0x12, 4: 0x7E}
+STATUS_PAPER_NEAR_END = {1: 0x12, 2: 0x12, 3: 0x12, 4: 0x1E}  # online, near-end sensor
+STATUS_CUTTER_ERROR = {1: 0x1A, 2: 0x52, 3: 0x1A, 4: 0x12}  # offline, error: autocutter
+STATUS_UNRECOVERABLE = {1: 0x1A, 2: 0x52, 3: 0x32, 4: 0x12}  # offline, error: unrecoverable
+PAPER_PRESENT, PAPER_NEAR_END, PAPER_END = 0x00, 0x03, 0x0F
 
 
 class FakePrinter:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *,
-                 status: dict[int, int] | None = None, answer_status: bool = True) -> None:
+                 status: dict[int, int] | None = None,
+                 status_after: dict[int, int] | None = None,
+                 paper_sensor: int = PAPER_PRESENT, answer_status: bool = True,
+                 confirm: bool = True,
+                 stall_status: int = 0, read: bool = True,
+                 stop_reading_after: int | None = None,
+                 reset_after: int | None = None) -> None:
         self.host = host
         self._want_port = port
         self.status = dict(STATUS_OK if status is None else status)
+        self.status_after = dict(status_after) if status_after is not None else None
+        self.paper_sensor = paper_sensor
         self.answer_status = answer_status
+        self.confirm = confirm
+        self.stall_status = stall_status
+        self.read = read
+        self.stop_reading_after = stop_reading_after
+        self.reset_after = reset_after
         self._cond = threading.Condition()
         self._received = bytearray()
         self._jobs: list[bytes] = []
         self._connections = 0
         self._status_queries = 0
+        self._confirm_queries = 0
         self._sock: socket.socket | None = None
         self._threads: list[threading.Thread] = []
         self._stopping = threading.Event()
@@ -96,9 +131,15 @@ class FakePrinter:
 
     @property
     def status_queries(self) -> int:
-        """DLE EOT queries answered (they are not part of any job)."""
+        """DLE EOT queries received (they are not part of any job)."""
         with self._cond:
             return self._status_queries
+
+    @property
+    def confirm_queries(self) -> int:
+        """GS r queries received (not part of any job either)."""
+        with self._cond:
+            return self._confirm_queries
 
     def clear(self) -> None:
         with self._cond:
@@ -133,16 +174,37 @@ class FakePrinter:
                 return
             with self._cond:
                 self._connections += 1
-            t = threading.Thread(target=self._serve, args=(conn,), daemon=True)
+                number = self._connections
+            t = threading.Thread(target=self._serve, args=(conn, number), daemon=True)
             t.start()
             self._threads.append(t)
 
-    def _serve(self, conn: socket.socket) -> None:
+    def _answer(self, conn: socket.socket, query: bytes, job: bytearray, stalled: bool) -> None:
+        if stalled or not self.answer_status:
+            return
+        now = self.status_after if job and self.status_after is not None else self.status
+        if query[0] == 0x10:  # DLE EOT n: at once
+            answer = now.get(query[2], 0x12)
+        elif query[2] in (1, 0x31):  # GS r 1: only once what came before is printed
+            if now.get(1, 0x12) & 0x08 or not self.confirm:  # offline: not processed
+                return
+            answer = self.paper_sensor
+        else:  # GS r 2: drawer kick-out connector
+            answer = 0x00
+        with suppress(OSError):
+            conn.sendall(bytes([answer]))
+
+    def _serve(self, conn: socket.socket, number: int) -> None:
         job = bytearray()
-        tail = b""
+        pending = b""
+        stalled = number <= self.stall_status
+        reset = False
         conn.settimeout(0.2)
         try:
             while not self._stopping.is_set():
+                if not self.read or self._stopped_reading(job):
+                    self._stopping.wait(0.05)  # holds the connection, reads nothing
+                    continue
                 try:
                     chunk = conn.recv(65536)
                 except TimeoutError:
@@ -150,31 +212,49 @@ class FakePrinter:
                 except OSError:
                     break
                 if not chunk:
+                    self._take(job, pending)  # a job may end in a byte a query starts with
                     break
-                # a real-time status query (DLE EOT n) is answered, never printed
-                data = _STATUS_QUERY.sub(b"", chunk)
-                job += data
-                with self._cond:
-                    self._received += data
-                    self._status_queries += len(_STATUS_QUERY.findall(chunk))
-                    self._cond.notify_all()
-                if self.answer_status:
-                    window = tail + chunk
-                    start = 0
-                    while (k := window.find(b"\x10\x04", start)) >= 0 and k + 2 < len(window):
-                        n = window[k + 2]
-                        if n in self.status:
-                            try:
-                                conn.sendall(bytes([self.status[n]]))
-                            except OSError:
-                                break
-                        start = k + 3
-                    tail = window[-2:] if window.endswith((b"\x10", b"\x10\x04")) else b""
+                window = pending + chunk
+                keep = next((len(p) for p in sorted(_PREFIXES, key=len, reverse=True)
+                             if window.endswith(p)), 0)
+                work, pending = (window[:-keep], window[-keep:]) if keep else (window, b"")
+                pos = 0
+                for m in _QUERY.finditer(work):
+                    reset = self._take(job, work[pos:m.start()])
+                    if reset or self._stopped_reading(job):
+                        break  # (what came after in the chunk is as good as never read)
+                    with self._cond:
+                        if m.group()[0] == 0x10:
+                            self._status_queries += 1
+                        else:
+                            self._confirm_queries += 1
+                    self._answer(conn, m.group(), job, stalled)
+                    pos = m.end()
+                else:
+                    reset = self._take(job, work[pos:])
+                if reset:
+                    conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    break
         finally:
             conn.close()
             with self._cond:
                 self._jobs.append(bytes(job))
                 self._cond.notify_all()
+
+    def _stopped_reading(self, job: bytearray) -> bool:
+        return self.stop_reading_after is not None and len(job) >= max(1,
+                                                                        self.stop_reading_after)
+
+    def _take(self, job: bytearray, data: bytes) -> bool:
+        """Keep ``data`` as job bytes; True when the connection is to be reset now."""
+        limit = self.reset_after
+        if limit is not None and len(job) + len(data) >= limit:
+            data = data[:max(0, limit - len(job))]
+        job += data
+        with self._cond:
+            self._received += data
+            self._cond.notify_all()
+        return limit is not None and len(job) >= limit
 
 
 def closed_port(host: str = "127.0.0.1") -> int:

@@ -2,7 +2,9 @@
 at random moments while simulated tables play, and started again, many times.  Then no event a
 controller had acknowledged is missing from the ledger, nothing was paid twice (one award per
 hit, each PAY applied once by its table and for the amount the ledger holds), slip numbers have
-no gap, and the kept meter balances equal the entries.  SQLite and PostgreSQL."""
+no gap, and the kept meter balances equal the entries.  And a console killed while a slip is on
+its way to the printer leaves that slip "print state unknown": its next print says DUPLICATE.
+SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -19,11 +21,18 @@ from sqlalchemy import Engine, func, select
 
 from core.controllers.simulator import SimulatedTable, Simulator
 from core.demo import SimulatorThread
+from core.floorconfig import load_floor
 from core.ledger.models import Award, Hit, Slip
 from core.ledger.models import ControllerEvent as EventRow
 from core.rules.paytables import load_paytables
 from core.tablegames.balances import check_balances
+from core.tablegames.floor import Floor
+from printing.preview import recovered_text
+from printing.printers import NetworkPrinter
+from printing.slip import DUPLICATE_BANNER
+from tests.fake_printer import FakePrinter
 from tests.harness import wait_for
+from tests.paid_slips import PAYTABLES, console, make_slips, write_floor
 from tests.pki import pki
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,12 +56,17 @@ def _floor(path: Path, ports: dict[str, int]) -> None:
     path.write_text("\n".join(lines))
 
 
-def _start(floor: Path, engine: Engine, slips: Path) -> subprocess.Popen[str]:
+def _url_schema(engine: Engine) -> tuple[str, str]:
     url = engine.url.render_as_string(hide_password=False)
     schema = "-"
     if engine.dialect.name == "postgresql":
         with engine.connect() as c:
             schema = str(c.exec_driver_sql("SELECT current_schema()").scalar())
+    return url, schema
+
+
+def _start(floor: Path, engine: Engine, slips: Path) -> subprocess.Popen[str]:
+    url, schema = _url_schema(engine)
     proc = subprocess.Popen([sys.executable, "-m", "tests.crash_console", str(floor), url,
                              schema, str(slips)], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=(slips.parent / "console.log").open("a"), text=True,
@@ -135,3 +149,46 @@ def test_kill_9_at_any_moment_loses_no_acknowledged_event_and_pays_nothing_twice
     ledger_pays = {(t, f"{b}:{q}"): cents for _h, cents, t, b, q in awards}
     assert {(t, ref): cents for t, ref, cents in pays}.items() <= ledger_pays.items()
     assert check_balances(engine) == []
+
+
+def test_print_killed_between_sending_and_recording_leaves_the_state_unknown_and_the_next_print_says_duplicate(  # noqa: E501
+        engine: Engine, tmp_path: Path) -> None:
+    """A console sends a slip to a printer that takes it and has not confirmed it yet, and is
+    killed (SIGKILL) then: the ledger holds the print's start and no outcome.  After a restart
+    the slip's print state is unknown and it prints marked DUPLICATE - PRINT STATE UNKNOWN,
+    with the stored original below the banner."""
+    floor_file = write_floor(tmp_path / "floor.toml")
+    config = load_floor(floor_file)
+    (n,) = make_slips(engine, config, 1)
+    with engine.connect() as c:
+        stored = bytes(c.scalar(select(Slip.escpos).where(Slip.slip_no == n)))
+    url, schema = _url_schema(engine)
+    with FakePrinter(confirm=False) as hung:
+        proc = subprocess.Popen([sys.executable, "-m", "tests.crash_print_console",
+                                 str(floor_file), url, schema, str(hung.port)], cwd=ROOT,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)})
+        try:
+            assert proc.stdout is not None
+            assert proc.stdout.readline().strip() == "CONSOLE UP"
+            # every byte of the slip reached the printer: its start was committed before
+            assert hung.wait_for_bytes(len(stored), timeout=30) == stored
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+    state = Floor(engine, config, PAYTABLES).print_state(n)
+    assert (state.state, state.next_marking) == ("unknown", "duplicate")
+    with FakePrinter() as fp:
+        c = console(engine, config, NetworkPrinter("127.0.0.1", fp.port, timeout=5))
+        try:
+            assert [r.state for r in c.unprinted_slips()] == ["unknown"]
+            assert c.print_queued() == 1
+            wait_for(lambda: c.floor.print_state(n).printed == 1, what="the slip printed")
+        finally:
+            c.stop()
+    job = fp.wait_for_job()
+    assert recovered_text(job).lstrip().startswith(DUPLICATE_BANNER.strip())
+    assert job.endswith(stored) and job != stored

@@ -91,6 +91,13 @@ def test_a_valid_floor_loads_with_its_defaults() -> None:
     assert cfg.casino.currency_symbol == "$"
     assert cfg.authorization.executive_threshold_cents == 500_000
     assert cfg.printer == NetworkPrinterConfig("10.0.0.9", 9100, 3.0)
+    assert isinstance(cfg.printer, NetworkPrinterConfig)
+    assert (cfg.printer.status_timeout, cfg.printer.send_timeout,
+            cfg.printer.confirm_timeout) == (2.0, 10.0, 20.0)
+    timed = loads_floor(BASE.replace("timeout = 3", "timeout = 3\nstatus_timeout = 1.5\n"
+                                     "send_timeout = 30\nconfirm_timeout = 45"), "floor.toml")
+    assert timed.printer == NetworkPrinterConfig("10.0.0.9", 9100, 3.0, status_timeout=1.5,
+                                                 send_timeout=30.0, confirm_timeout=45.0)
     g = cfg.group("G1")
     assert (g.lock_at_hit, g.pay_order, g.decks) == (False, "right_first", 1)
     assert g.level("MAIN").settings() == LevelSettings(cents_to_units(1_000_000),
@@ -187,6 +194,9 @@ def test_seed_zero_is_refused_unless_allow_zero_seed() -> None:
         ("decks = 1", "decks = 1\nlevel = 3", ("groups[0].level", "unknown key")),
         ('kind = "network"', 'kind = "usb"', ("printer.kind", "usb")),
         ("timeout = 3", "timeout = 0", ("printer.timeout",)),
+        ("timeout = 3", "timeout = 3\nconfirm_timeout = 601", ("printer.confirm_timeout", "600")),
+        ("timeout = 3", 'timeout = 3\nsend_timeout = "10"', ("printer.send_timeout",)),
+        ("timeout = 3", "timeout = 3\nstatus_timeout = -1", ("printer.status_timeout",)),
         ('host = "10.0.0.9"\n', "", ("printer.host", "missing")),
         ('timezone = "Asia/Manila"', 'timezone = "../etc/passwd"', ("casino.timezone",)),
         ('timezone = "Asia/Manila"', 'timezone = "Asia/Manila"\npublic_holidays = "2026-12-25"',

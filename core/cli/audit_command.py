@@ -2,7 +2,7 @@
 chain, its meters, its pays and its slips (core/ledger/audit.py), and print the chain head.
 
 Exit status: 0 the ledger is as Podium wrote it; 1 a break was found (the first is named);
-2 the ledger could not be read (bad URL, unreachable, not a Podium ledger of revision 0012+).
+2 the ledger could not be read (bad URL, unreachable, not a Podium ledger of revision 0014+).
 The ledger is only read: never migrated, never locked for writing.
 """
 
@@ -77,7 +77,7 @@ def _require_chain(engine: Engine) -> None:
                 revision = str(conn.execute(text("SELECT version_num FROM alembic_version"))
                                .scalar())
         raise UsageError(f"this ledger has no hash chain (revision {revision}; the chain "
-                         "starts at revision 0012): start the console on it once to upgrade")
+                         "starts at revision 0014): start the console on it once to upgrade")
 
 
 def _print(report: Report) -> None:

@@ -230,7 +230,7 @@ def install(engine: Engine) -> None:
 
 
 def _chain_installed(conn: Connection) -> bool:
-    """Whether this ledger has the chain (a ledger being migrated from before revision 0012, or
+    """Whether this ledger has the chain (a ledger being migrated from before revision 0014, or
     held at an older revision, has no journal to seal)."""
     if conn.info.get("podium_chain_installed"):
         return True

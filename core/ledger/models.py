@@ -377,15 +377,28 @@ class Slip(Base):
 
 
 class SlipPrintAttempt(Base):
-    """Append-only: every attempt to print a slip."""
+    """Append-only: every attempt to print a slip, as events (revision 0012, docs/ledger.md
+    "Print attempts"): a ``started`` row committed before the first byte goes to the printer
+    (``marking``: what the paper says, ``job_bytes``), then an outcome row, ``printed`` (the
+    printer confirmed it) or ``failed`` (``reason`` code, ``error`` words, ``sent_bytes``),
+    pointing at it (``started_id``, one outcome per start).  A print refused before any byte
+    went out is a single ``failed`` row.  ``ok`` is true on a confirmed print only.  Rows from
+    before 0012 have no ``state``: one row per attempt, ``ok`` its outcome."""
 
     __tablename__ = "slip_print_attempts"
+    __table_args__ = (Index("ix_slip_print_attempts_started_id", "started_id", unique=True),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     slip_id: Mapped[int] = mapped_column(ForeignKey("slips.id"), index=True)
     printer: Mapped[str] = mapped_column(String(200))
     ok: Mapped[bool] = mapped_column(Boolean)
     error: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    state: Mapped[str | None] = mapped_column(String(16))  # started | printed | failed
+    started_id: Mapped[int | None] = mapped_column(ForeignKey("slip_print_attempts.id"))
+    marking: Mapped[str | None] = mapped_column(String(16))  # "" | reprint | duplicate
+    reason: Mapped[str | None] = mapped_column(String(32))
+    job_bytes: Mapped[int | None] = mapped_column(Integer)
+    sent_bytes: Mapped[int | None] = mapped_column(Integer)
 
 
 class MachineCheck(Base):

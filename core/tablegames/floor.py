@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Engine
 
@@ -22,7 +22,7 @@ from core.ledger import integrity
 from core.rules.cards import Card
 from core.tablegames import adjust as adjusting
 from core.tablegames import assess, decide, ingest, meters, queries, replies, setup, slips
-from core.tablegames.unit import FloorContext, utcnow
+from core.tablegames.unit import FloorContext, Unit, utcnow
 from core.tablegames.views import (
     ControllerDecision,
     FloorChange,
@@ -31,12 +31,16 @@ from core.tablegames.views import (
     HitRecord,
     PaidHit,
     PendingSlip,
+    SlipLine,
+    SlipPrintState,
     Verification,
 )
 from core.tablegames.writer import LedgerWriter
 
 if TYPE_CHECKING:
     from printing.slip import WinSlip
+
+_T = TypeVar("_T")
 
 
 class Floor:
@@ -151,12 +155,38 @@ class Floor:
     def win_slip(self, slip_no: int) -> WinSlip:
         return slips.win_slip(self.ctx, slip_no)
 
-    def record_print(self, slip_no: int, printer: str, ok: bool, error: str = "") -> None:
-        """Keep a print attempt (through the ledger writer when it runs: it is committed
-        with the next batch of controller events instead of taking the lock on its own)."""
+    def print_state(self, slip_no: int) -> SlipPrintState:
+        return slips.print_state(self.ctx, slip_no)
+
+    def slip_lines(self, *, limit: int | None = None, unprinted: bool = False,
+                   before: datetime | None = None) -> list[SlipLine]:
+        return slips.slip_lines(self.ctx, limit=limit, unprinted=unprinted, before=before)
+
+    def _write_print(self, run: Callable[[Unit], _T]) -> _T:
+        """A print record, committed before this returns (through the ledger writer when it
+        runs: it is committed with the next batch of controller events instead of taking the
+        lock on its own)."""
         if self.writer.running:
-            self.writer.submit(lambda u: slips.record_print(u, slip_no, printer, ok,
-                                                            error)).result()
-            return
+            result: _T = self.writer.submit(run).result()
+            return result
         with self.ctx.unit("print") as u:
-            slips.record_print(u, slip_no, printer, ok, error)
+            return run(u)
+
+    def record_print(self, slip_no: int, printer: str, ok: bool, error: str = "", *,
+                     reason: str = "") -> None:
+        """A print attempt in one row (refused before any byte went out, or printed with no
+        start recorded)."""
+        self._write_print(lambda u: slips.record_print(u, slip_no, printer, ok, error,
+                                                       reason=reason))
+
+    def record_print_started(self, slip_no: int, printer: str, marking: str,
+                             job_bytes: int) -> int:
+        """Record (durably: committed when this returns) that a print of the slip starts;
+        the id its outcome points at."""
+        return self._write_print(lambda u: slips.record_print_started(
+            u, slip_no, printer, marking, job_bytes))
+
+    def record_print_outcome(self, started_id: int, ok: bool, *, reason: str = "",
+                             error: str = "", sent_bytes: int = 0) -> None:
+        self._write_print(lambda u: slips.record_print_outcome(
+            u, started_id, ok, reason=reason, error=error, sent_bytes=sent_bytes))

@@ -301,10 +301,16 @@ def activity(ctx: FloorContext, limit: int = 300) -> list[ActivityRecord]:
         for a, slip in s.execute(
                 select(SlipPrintAttempt, Slip).join(Slip, Slip.id == SlipPrintAttempt.slip_id)
                 .order_by(SlipPrintAttempt.id.desc()).limit(limit)):
+            state = a.state or ("printed" if a.ok else "failed")  # before 0012: one row
+            marked = {"reprint": " marked REPRINT",
+                      "duplicate": " marked DUPLICATE - PRINT STATE UNKNOWN"}.get(a.marking or "",
+                                                                                  "")
             out.append(ActivityRecord(
                 a.created_at, "print",
-                f"Win slip {slip.slip_no} " + (f"printed on {a.printer}" if a.ok
-                                               else f"NOT printed on {a.printer}: {a.error}")))
+                f"Win slip {slip.slip_no} " + (
+                    f"print started on {a.printer}{marked}" if state == "started"
+                    else f"printed on {a.printer}" if state == "printed"
+                    else f"NOT printed on {a.printer}: {a.error}")))
         for pc in s.scalars(select(ParameterChange).where(ParameterChange.old_value != "")
                             .order_by(ParameterChange.id.desc()).limit(limit)):
             out.append(ActivityRecord(

@@ -25,7 +25,13 @@ from core.rules import fortune
 from core.rules.cards import Card, format_cards, parse_card
 from core.tablegames.setup import SLIP_SEQUENCE_KEY
 from core.tablegames.unit import FloorContext, Unit
-from core.tablegames.views import FloorError, PendingSlip
+from core.tablegames.views import (
+    PRINT_MARKINGS,
+    FloorError,
+    PendingSlip,
+    SlipLine,
+    SlipPrintState,
+)
 
 if TYPE_CHECKING:
     from printing.slip import WinSlip
@@ -149,24 +155,132 @@ def slip_bytes(ctx: FloorContext, slip_no: int) -> bytes:
     return bytes(data)
 
 
+def fold_print_attempts(slip_no: int, rows: Sequence[SlipPrintAttempt]) -> SlipPrintState:
+    """A slip's print state from its attempts (in the order they were written)."""
+    closed = {r.started_id for r in rows if r.started_id is not None}
+    printed = failed = 0
+    open_since: datetime | None = None
+    open_printer = error = reason = ""
+    maybe = False
+    for r in rows:
+        state = r.state or ("printed" if r.ok else "failed")  # a row from before 0012
+        if state == "printed":
+            printed += 1
+        elif state == "started":
+            if r.id not in closed:
+                open_since, open_printer, maybe = r.created_at, r.printer, True
+        else:
+            failed += 1
+            error, reason = r.error, r.reason or ""
+            # before 0012 nobody recorded whether bytes went out: assume they may have
+            if r.sent_bytes is None or r.sent_bytes > 0:
+                maybe = True
+    return SlipPrintState(slip_no, printed, failed, open_since, open_printer, maybe, error,
+                          reason)
+
+
+def print_states(s: Session, slips: Sequence[Slip]) -> dict[int, SlipPrintState]:
+    """slip id -> its print state, for ``slips`` (one read of their attempts)."""
+    ids = [slip.id for slip in slips]
+    rows: dict[int, list[SlipPrintAttempt]] = {i: [] for i in ids}
+    for chunk in range(0, len(ids), 500):
+        for r in s.scalars(select(SlipPrintAttempt)
+                           .where(SlipPrintAttempt.slip_id.in_(ids[chunk:chunk + 500]))
+                           .order_by(SlipPrintAttempt.id)):
+            rows[r.slip_id].append(r)
+    return {slip.id: fold_print_attempts(slip.slip_no, rows[slip.id]) for slip in slips}
+
+
+def print_state(ctx: FloorContext, slip_no: int) -> SlipPrintState:
+    with ctx.read() as s:
+        slip = s.scalars(select(Slip).where(Slip.slip_no == slip_no)).first()
+        if slip is None:
+            raise FloorError(f"slip {slip_no}: no such slip")
+        return print_states(s, [slip])[slip.id]
+
+
 def pending_slips(ctx: FloorContext) -> list[PendingSlip]:
-    """Slips not yet printed successfully, oldest first."""
+    """Slips not yet printed successfully (no print the printer confirmed), oldest first."""
     with ctx.read() as s:
         ok_ids = select(SlipPrintAttempt.slip_id).where(SlipPrintAttempt.ok.is_(True))
-        out: list[PendingSlip] = []
-        for slip in s.scalars(select(Slip).where(Slip.id.not_in(ok_ids))
-                              .order_by(Slip.slip_no)):
-            failed = s.scalar(select(func.count()).select_from(SlipPrintAttempt)
-                              .where(SlipPrintAttempt.slip_id == slip.id)) or 0
-            out.append(PendingSlip(slip.slip_no, slip.hit_id, bytes(slip.escpos),
-                                   slip.created_at, int(failed)))
-    return out
+        slips = list(s.scalars(select(Slip).where(Slip.id.not_in(ok_ids))
+                               .order_by(Slip.slip_no)))
+        states = print_states(s, slips)
+        return [PendingSlip(slip.slip_no, slip.hit_id, bytes(slip.escpos), slip.created_at,
+                            states[slip.id].failed, states[slip.id].state) for slip in slips]
 
 
-def record_print(u: Unit, slip_no: int, printer: str, ok: bool, error: str = "") -> None:
-    slip = u.s.scalars(select(Slip).where(Slip.slip_no == slip_no)).first()
-    if slip is None:
+def slip_lines(ctx: FloorContext, *, limit: int | None = None, unprinted: bool = False,
+               before: datetime | None = None) -> list[SlipLine]:
+    """Win slips with their print state: the latest ``limit`` (newest first), or with
+    ``unprinted`` every slip no print of which the printer confirmed (oldest first), made
+    before ``before`` if given."""
+    q = (select(Slip, Hit.table_id, Hit.seat, Award.amount_cents)
+         .join(Hit, Hit.id == Slip.hit_id).join(Award, Award.id == Slip.award_id))
+    if unprinted:
+        ok_ids = select(SlipPrintAttempt.slip_id).where(SlipPrintAttempt.ok.is_(True))
+        q = q.where(Slip.id.not_in(ok_ids)).order_by(Slip.slip_no)
+    else:
+        q = q.order_by(Slip.slip_no.desc())
+    if before is not None:
+        q = q.where(Slip.created_at < before)
+    if limit is not None:
+        q = q.limit(limit)
+    with ctx.read() as s:
+        rows: list[tuple[Slip, str, int, int]] = [(r[0], r[1], r[2], r[3])
+                                                  for r in s.execute(q)]
+        states = print_states(s, [slip for slip, *_ in rows])
+        return [SlipLine(slip.slip_no, slip.hit_id, table, seat, amount, slip.created_at,
+                         states[slip.id]) for slip, table, seat, amount in rows]
+
+
+def _slip_id(u: Unit, slip_no: int) -> int:
+    slip_id = u.s.scalar(select(Slip.id).where(Slip.slip_no == slip_no))
+    if slip_id is None:
         raise FloorError(f"slip {slip_no}: no such slip")
-    u.s.add(SlipPrintAttempt(slip_id=slip.id, printer=printer, ok=ok,
-                             error="" if ok else (error or "failed"), created_at=u.now))
+    return int(slip_id)
+
+
+def record_print(u: Unit, slip_no: int, printer: str, ok: bool, error: str = "", *,
+                 reason: str = "") -> None:
+    """A print attempt in one row: refused before any byte went out (``ok`` False), or a
+    print with no start recorded (``ok`` True)."""
+    u.s.add(SlipPrintAttempt(slip_id=_slip_id(u, slip_no), printer=printer, ok=ok,
+                             error="" if ok else (error or "failed"), created_at=u.now,
+                             state="printed" if ok else "failed",
+                             reason=None if ok else (reason or "printer_error"),
+                             sent_bytes=None if ok else 0))
+    u.prints.append(slip_no)
+
+
+def record_print_started(u: Unit, slip_no: int, printer: str, marking: str,
+                         job_bytes: int) -> int:
+    """The ``started`` row of a print, committed before the first byte goes out; its id."""
+    if marking not in PRINT_MARKINGS:
+        raise FloorError(f"slip {slip_no}: print marking {marking!r} is not one of "
+                         f"{', '.join(repr(m) for m in PRINT_MARKINGS)}")
+    row = SlipPrintAttempt(slip_id=_slip_id(u, slip_no), printer=printer, ok=False, error="",
+                           created_at=u.now, state="started", marking=marking,
+                           job_bytes=job_bytes)
+    u.s.add(row)
+    u.s.flush()
+    u.prints.append(slip_no)
+    return int(row.id)
+
+
+def record_print_outcome(u: Unit, started_id: int, ok: bool, *, reason: str = "",
+                         error: str = "", sent_bytes: int = 0) -> None:
+    """The outcome of the print ``started_id`` started: printed (confirmed) or failed, appended
+    (the started row is never changed; a second outcome is refused)."""
+    start = u.s.get(SlipPrintAttempt, started_id)
+    if start is None or start.state != "started":
+        raise FloorError(f"print attempt {started_id}: no such print was started")
+    if u.s.scalar(select(SlipPrintAttempt.id).where(SlipPrintAttempt.started_id == started_id)):
+        raise FloorError(f"print attempt {started_id}: its outcome is recorded already")
+    slip_no = int(u.s.scalar(select(Slip.slip_no).where(Slip.id == start.slip_id)) or 0)
+    u.s.add(SlipPrintAttempt(slip_id=start.slip_id, printer=start.printer, ok=ok,
+                             error="" if ok else (error or "failed"), created_at=u.now,
+                             state="printed" if ok else "failed", started_id=started_id,
+                             reason=None if ok else (reason or "printer_error"),
+                             sent_bytes=start.job_bytes if ok else sent_bytes))
     u.prints.append(slip_no)

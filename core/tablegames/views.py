@@ -188,6 +188,47 @@ class PendingSlip:
     escpos: bytes
     created_at: datetime
     failed_attempts: int
+    state: str = "queued"  # as SlipPrintState.state: queued | failed | unknown
+
+
+PRINT_MARKINGS = ("", "reprint", "duplicate")  # what the paper says above the slip
+
+
+@dataclass(frozen=True)
+class SlipPrintState:
+    """A slip's print state, folded from its print attempts (docs/ledger.md "Print attempts").
+
+    ``printed``: confirmed prints; ``open_since``: when the latest print that has no outcome
+    started (a crash between sending and recording: nobody knows whether it printed);
+    ``maybe_on_paper``: some attempt may have put (part of) the slip on paper without a
+    confirmation (a start without outcome, a failure after bytes went out, a failure from
+    before revision 0012, which did not say)."""
+
+    slip_no: int
+    printed: int = 0
+    failed: int = 0
+    open_since: datetime | None = None
+    open_printer: str = ""
+    maybe_on_paper: bool = False
+    last_error: str = ""
+    last_reason: str = ""
+
+    @property
+    def state(self) -> str:
+        """printed | unknown | failed | queued."""
+        if self.printed:
+            return "printed"
+        if self.open_since is not None:
+            return "unknown"
+        return "failed" if self.failed else "queued"
+
+    @property
+    def next_marking(self) -> str:
+        """What the next print says above the slip: ``reprint`` after a confirmed print,
+        ``duplicate`` when an earlier print may be on paper, "" (an original) otherwise."""
+        if self.printed:
+            return "reprint"
+        return "duplicate" if self.maybe_on_paper else ""
 
 
 @dataclass(frozen=True)
@@ -239,3 +280,16 @@ class HitRecord:
     claimed_at: datetime
     decisions: tuple[DecisionRecord, ...]  # decisions and swipes, oldest first
     slip_nos: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class SlipLine:
+    """A win slip as lists show it: its hit, table and seat, amount, when, its print state."""
+
+    slip_no: int
+    hit_id: int
+    table: str
+    seat: int
+    amount_cents: int
+    created_at: datetime
+    print_state: SlipPrintState

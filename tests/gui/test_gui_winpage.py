@@ -60,7 +60,11 @@ def test_win_page_pdf_of_the_selected_slip_is_written_to_the_data_folder(  # typ
     window, floor = console_window
     slip_no = _pay_royal(floor)
     window.tabs.setCurrentIndex(1)
-    qtbot.waitUntil(lambda: window.slips.rowCount() == 1, timeout=5000)
+    # printed (and said so) first: the win page's message is then the latest
+    qtbot.waitUntil(lambda: window.slips.rowCount() == 1
+                    and window.slips.item(0, 5).text() == "yes", timeout=10000)
+    qtbot.waitUntil(lambda: window.log_list.count() > 0
+                    and "printed on" in window.log_list.item(0).text(), timeout=5000)
     window.slips.selectRow(0)
     window.winpage_dir = tmp_path / "winpages"  # not the real user data folder
     # the slip's own print is logged first (it would else come between save and check)

@@ -3,8 +3,8 @@ SQLite and PostgreSQL; on PostgreSQL also TRUNCATE, and the role ``podium_writer
 privilege), and every row of the records and state tables is hash-chained in ``ledger_chain``
 (core/ledger/integrity.py).  Rows already in the ledger are chained here, table by table.
 
-Revision ID: 0012
-Revises: 0011
+Revision ID: 0014
+Revises: 0012
 Create Date: 2026-12-03
 """
 
@@ -15,8 +15,8 @@ from alembic import op
 
 from core.ledger import integrity
 
-revision = "0012"
-down_revision = "0011"
+revision = "0014"
+down_revision = "0012"
 branch_labels = None
 depends_on = None
 
