@@ -15,7 +15,14 @@ from typing import Any
 
 import pytest
 
-from core.controllers.events import ControllerEvent, GameEnded, HitClaimed, Origin
+from core.controllers.events import (
+    ControllerEvent,
+    Delivery,
+    GameEnded,
+    HitClaimed,
+    Origin,
+    Refused,
+)
 from core.controllers.link import (
     AckedSeqs,
     ControllerLink,
@@ -36,6 +43,7 @@ from core.controllers.protocol import (
     ProtocolError,
     Welcome,
     encode_frame,
+    seal,
 )
 from core.controllers.simulator import SimulatedTable
 from core.rules.cards import Card
@@ -66,13 +74,13 @@ class FakePaytable:
 class Floor:
     """Records each (table, boot, seq) once, like core.tablegames; keeps every raw call too."""
 
-    recorded: dict[tuple[str, str, int], ControllerEvent] = field(default_factory=dict)
+    recorded: dict[tuple[str, str, int], Delivery] = field(default_factory=dict)
     calls: list[tuple[str, str, int]] = field(default_factory=list)
     statuses: list[tuple[str, bool, str]] = field(default_factory=list)
-    before_record: Callable[[Origin, ControllerEvent], None] | None = None
-    after_record: Callable[[Origin, ControllerEvent], None] | None = None
+    before_record: Callable[[Origin, Delivery], None] | None = None
+    after_record: Callable[[Origin, Delivery], None] | None = None
 
-    def on_event(self, origin: Origin, event: ControllerEvent) -> None:
+    def on_event(self, origin: Origin, event: Delivery) -> None:
         key = (origin.table, origin.boot, origin.seq)
         self.calls.append(key)
         if self.before_record:
@@ -422,16 +430,19 @@ def test_a_live_controller_keeps_the_link_up_across_many_heartbeat_periods() -> 
     arun(main)
 
 
-def test_a_malformed_event_is_answered_with_error_and_changes_nothing() -> None:
-    bad = json.dumps({"v": 1, "type": "EVENT", "table": "T1", "boot": "boot1", "seq": 1,
-                      "kind": "HIT", "round": 1, "seat": 2, "hand": "FLUSH",
-                      "cards": ["Zz", "2c", "3c", "4c", "5c", "6c", "7c"]}).encode() + b"\n"
+def test_a_damaged_frame_is_answered_with_error_and_a_malformed_event_is_refused_by_seq() -> None:
+    bad = seal(json.dumps({"v": 1, "type": "EVENT", "table": "T1", "boot": "boot1", "seq": 1,
+                           "kind": "HIT", "round": 1, "seat": 2, "hand": "FLUSH",
+                           "cards": ["Zz", "2c", "3c", "4c", "5c", "6c", "7c"]}).encode())
     good = EventFrame(Origin("T1", "boot1", 2), GameEnded(1))
+    damaged = bytearray(encode_frame(EventFrame(Origin("T1", "boot1", 3), GameEnded(1))))
+    damaged[damaged.index(b'"round":1') + 8] = ord("7")  # round 1 -> 7 on the way
 
     async def script(ctl: ScriptedController, n: int) -> None:
         ctl.send(n, bad)
         ctl.send(n, b"this is not json\n")
         ctl.send(n, good)
+        ctl.send(n, bytes(damaged))
 
     async def main() -> None:
         ctl = ScriptedController(_hello(), script)
@@ -440,22 +451,31 @@ def test_a_malformed_event_is_answered_with_error_and_changes_nothing() -> None:
         link = ControllerLink("T1", "127.0.0.1", ctl.port, floor.on_event, floor.on_status,
                               heartbeat=0.2)
         task = await running(link)
-        await until(lambda: any(isinstance(f, Ack) for f in ctl.frames(0)), "ACK of the good one")
+        await until(lambda: len([f for f in ctl.frames(0) if isinstance(f, ErrorFrame)]) == 2,
+                    "the ERRORs")
         await link.close()
         await task
         await ctl.stop()
         got = ctl.frames(0)
         errors = [f for f in got if isinstance(f, ErrorFrame)]
         acks = [f for f in got if isinstance(f, Ack)]
-        assert [(e.code, e.seq) for e in errors] == [("BAD_FRAME", 1), ("BAD_FRAME", None)]
-        assert "card 'Zz'" in errors[0].message and "bad JSON" in errors[1].message
-        assert acks == [Ack("boot1", 2, "ok")]
-        assert floor.calls == [("T1", "boot1", 2)]
+        assert [(e.code, e.seq) for e in errors] == [("BAD_FRAME", None), ("BAD_FRAME", None)]
+        assert "without its checksum" in errors[0].message
+        assert "checksum mismatch" in errors[1].message and "EVENT seq 3" in errors[1].message
+        # the malformed event is refused by its (boot, seq), so it leaves the outbox and the
+        # floor keeps it (a Refused); the damaged frame changes nothing
+        assert acks[0].seq == 1 and acks[0].result == "refused"
+        assert "card 'Zz'" in acks[0].reason
+        assert acks[1:] == [Ack("boot1", 2, "ok")]
+        assert floor.calls == [("T1", "boot1", 1), ("T1", "boot1", 2)]
+        refused = floor.recorded[("T1", "boot1", 1)]
+        assert isinstance(refused, Refused) and refused.kind == "HIT" and refused.event is None
+        assert refused.fields["cards"][0] == "Zz"
 
     arun(main)
 
 
-def test_events_kept_from_an_earlier_boot_are_accepted_and_another_table_is_not() -> None:
+def test_events_kept_from_an_earlier_boot_are_accepted_and_another_tables_refused() -> None:
     old = EventFrame(Origin("T1", "boot0", 9), GameEnded(3))  # kept over a restart
     stray = EventFrame(Origin("T7", "boot1", 1), GameEnded(1))
 
@@ -470,14 +490,18 @@ def test_events_kept_from_an_earlier_boot_are_accepted_and_another_table_is_not(
         link = ControllerLink("T1", "127.0.0.1", ctl.port, floor.on_event, floor.on_status,
                               heartbeat=0.2)
         task = await running(link)
-        await until(lambda: any(isinstance(f, ErrorFrame) for f in ctl.frames(0)), "the ERROR")
+        await until(lambda: len([f for f in ctl.frames(0) if isinstance(f, Ack)]) == 2,
+                    "both answered")
         await link.close()
         await task
         await ctl.stop()
-        assert floor.calls == [("T1", "boot0", 9)]
-        assert [f for f in ctl.frames(0) if isinstance(f, Ack)] == [Ack("boot0", 9, "ok")]
-        err = next(f for f in ctl.frames(0) if isinstance(f, ErrorFrame))
-        assert err.code == "BAD_FRAME" and "'T7'" in err.message
+        assert floor.calls == [("T1", "boot0", 9), ("T1", "boot1", 1)]
+        ok, refused = [f for f in ctl.frames(0) if isinstance(f, Ack)]
+        assert ok == Ack("boot0", 9, "ok")
+        assert (refused.boot, refused.seq, refused.result) == ("boot1", 1, "refused")
+        assert "'T7'" in refused.reason
+        kept = floor.recorded[("T1", "boot1", 1)]
+        assert isinstance(kept, Refused) and kept.event == GameEnded(1)
 
     arun(main)
 

@@ -21,6 +21,7 @@ import contextlib
 import logging
 import random
 import secrets
+import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from core.controllers.events import (
 )
 from core.controllers.protocol import (
     DEFAULT_HEARTBEAT_MS,
+    DEFAULT_RETRANSMIT_MS,
     TIMEOUT_HEARTBEATS,
     Ack,
     Command,
@@ -46,12 +48,14 @@ from core.controllers.protocol import (
     EventFrame,
     Frame,
     FrameBuffer,
+    Gone,
     Heartbeat,
     Hello,
     HitRejected,
     JackpotState,
     PayConfirmed,
     ProtocolError,
+    Resend,
     Welcome,
     encode_frame,
     hit_ref,
@@ -170,7 +174,8 @@ class SimulatedTable:
                  jackpot_rate: float = 0.0, boot: str | None = None,
                  heartbeat: float = DEFAULT_HEARTBEAT_MS / 1000,
                  bet_probability: float = BET_PROBABILITY,
-                 paytable_id: str | None = None) -> None:
+                 paytable_id: str | None = None,
+                 retransmit: float = DEFAULT_RETRANSMIT_MS / 1000) -> None:
         if not table_id:
             raise SimulatorError("table id: must not be empty")
         if paytable.wager_cents is None:
@@ -187,6 +192,9 @@ class SimulatedTable:
                 raise SimulatorError(f"table {table_id}: {name} {rate} must be between 0 and 1")
         if speed < 0:
             raise SimulatorError(f"table {table_id}: speed {speed} must not be negative")
+        if retransmit <= 0:
+            raise SimulatorError(f"table {table_id}: retransmit interval {retransmit} must be "
+                                 "positive")
         self.table_id = table_id
         self.paytable = paytable
         self.paytable_id = paytable_id or paytable.id  # as configured (may be an equivalent)
@@ -199,6 +207,7 @@ class SimulatedTable:
         self.jackpot_rate = jackpot_rate
         self.bet_probability = bet_probability
         self.heartbeat = heartbeat
+        self.retransmit = retransmit
         self.boot = boot or secrets.token_hex(6)
         if seed is None:  # a fresh game each run
             seed = secrets.randbelow(2**63)
@@ -218,12 +227,23 @@ class SimulatedTable:
         self._forced: dict[int, tuple[Card, ...]] = {}
         self._forced_wagers: set[int] | None = None
         # protocol state
-        self.history: list[EventFrame] = []
-        self.outbox: dict[int, EventFrame] = {}  # seq -> event not yet acknowledged
-        self.ack_results: dict[int, tuple[str, str]] = {}
+        self.history: list[EventFrame] = []  # every event of every boot, in order
+        self.outbox: dict[int, EventFrame] = {}  # seq -> event of this boot not yet acknowledged
+        # earlier boots' events not yet acknowledged (kept over restart(keep_outbox=True)); they
+        # go out before this boot's, each boot in seq order
+        self.kept: dict[str, dict[int, EventFrame]] = {}
+        self.ack_results: dict[int, tuple[str, str]] = {}  # this boot's seq -> (result, reason)
         self.transmissions: Counter[int] = Counter()  # seq -> times put on the wire
+        # (boot, seq) -> time.monotonic() when emitted / when its first ACK arrived (figures)
+        self.emitted_at: dict[tuple[str, int], float] = {}
+        self.acked_at: dict[tuple[str, int], float] = {}
+        self.retransmissions = 0  # events sent again on the timer or for a RESEND
+        self.gone_sent = 0
         self.connections = 0  # console connections accepted so far
         self._next_seq = 1
+        self._sent_at: dict[tuple[str, int], float] = {}  # monotonic time it last went out
+        self._hello: Hello | None = None  # the HELLO of the current connection (sent again
+        self._hello_at = 0.0  # every retransmit interval until the WELCOME arrives)
         self._commands: dict[tuple[str, int], CommandAck] = {}
         self._server: asyncio.Server | None = None
         self._writer: asyncio.StreamWriter | None = None
@@ -287,6 +307,36 @@ class SimulatedTable:
     def connected(self) -> bool:
         return self._writer is not None and self._ready
 
+    @property
+    def unacknowledged(self) -> int:
+        """Events of every boot still waiting for their ACK."""
+        return len(self.outbox) + sum(len(box) for box in self.kept.values())
+
+    def restart(self, *, keep_outbox: bool = True) -> None:
+        """The controller restarts: a new boot, sequence numbers from 1 again, rounds numbered
+        from 1 again, the game idle and its open hits forgotten.  With ``keep_outbox`` the
+        unacknowledged events of the old boot stay and are still sent, under their own (boot,
+        seq), before the new boot's."""
+        self.drop_connection()
+        if keep_outbox and self.outbox:
+            self.kept[self.boot] = self.outbox
+        self.outbox = {}
+        self.ack_results = {}
+        self.transmissions = Counter()
+        self.boot = secrets.token_hex(6)
+        self._next_seq = 1
+        self.round_no = 0
+        self.phase = "idle"
+        self.open_hits = {}
+        self.wagers = {}
+        self.hands = {}
+        log.info("table %s: restarted as boot %s (%d event(s) of earlier boots kept)",
+                 self.table_id, self.boot, sum(len(b) for b in self.kept.values()))
+
+    def _boxes(self) -> list[tuple[str, dict[int, EventFrame]]]:
+        """Every boot's unacknowledged events, earlier boots first."""
+        return [*self.kept.items(), (self.boot, self.outbox)]
+
     def drop_connection(self) -> None:
         """Cut the console's connection at once (as a pulled cable would)."""
         w, self._writer, self._ready = self._writer, None, False
@@ -300,6 +350,7 @@ class SimulatedTable:
         self._next_seq += 1
         self.history.append(frame)
         self.outbox[frame.origin.seq] = frame
+        self.emitted_at[(self.boot, frame.origin.seq)] = time.monotonic()
         log.info("table %s #%d: %s", self.table_id, frame.origin.seq, describe(event))
         if self.connected:
             self._write(frame)
@@ -485,8 +536,53 @@ class SimulatedTable:
         w = self._writer
         if w is not None and not w.is_closing():
             w.write(encode_frame(frame))
+            now = time.monotonic()
             if isinstance(frame, EventFrame):
-                self.transmissions[frame.origin.seq] += 1
+                o = frame.origin
+                if o.boot == self.boot:
+                    self.transmissions[o.seq] += 1
+                self._sent_at[(o.boot, o.seq)] = now
+            elif isinstance(frame, Hello):
+                self._hello, self._hello_at = frame, now
+
+    async def _retransmits(self, writer: asyncio.StreamWriter) -> None:
+        """Every event not acknowledged ``retransmit`` seconds after it last went out is sent
+        again on the live connection (oldest first); before the WELCOME, the HELLO is."""
+        while self._writer is writer:
+            await asyncio.sleep(self.retransmit / 4)
+            if self._writer is not writer:
+                return
+            now = time.monotonic()
+            if not self._ready:
+                if self._hello is not None and now - self._hello_at >= self.retransmit:
+                    self._write(self._hello)
+                continue
+            for boot, box in self._boxes():
+                for seq in sorted(box):
+                    if now - self._sent_at.get((boot, seq), float("-inf")) >= self.retransmit:
+                        self.retransmissions += 1
+                        self._write(box[seq])
+
+    def _resend_from(self, item: Resend) -> None:
+        """The console takes ``item.seq`` of ``item.boot`` next: everything held of that boot
+        from there, again; a GONE first if the seqs before the first held one were
+        acknowledged already (to a console whose ledger does not have them)."""
+        box = self.outbox if item.boot == self.boot else self.kept.get(item.boot, {})
+        held = sorted(s for s in box if s >= item.seq)
+        first = held[0] if held else (self._next_seq if item.boot == self.boot else None)
+        if first is None:
+            log.warning("table %s: RESEND of boot %s, which this controller holds nothing of",
+                        self.table_id, item.boot)
+            return
+        if first > item.seq:
+            log.warning("table %s: the console asks for %s from seq %d; %d..%d were "
+                        "acknowledged before: GONE", self.table_id, item.boot, item.seq,
+                        item.seq, first - 1)
+            self.gone_sent += 1
+            self._write(Gone(item.boot, item.seq, first))
+        for seq in held:
+            self.retransmissions += 1
+            self._write(box[seq])
 
     async def _on_client(self, reader: asyncio.StreamReader,
                          writer: asyncio.StreamWriter) -> None:
@@ -530,10 +626,18 @@ class SimulatedTable:
                 self._tasks.discard(task)
 
     async def _heartbeats(self, writer: asyncio.StreamWriter) -> None:
-        while self._writer is writer:
-            await asyncio.sleep(self.heartbeat)
-            if self._writer is writer:
-                self._write(Heartbeat(utc_now_iso()))
+        """The connection's timers: a heartbeat every ``heartbeat`` seconds, retransmission
+        every ``retransmit``."""
+        resend = asyncio.create_task(self._retransmits(writer))
+        try:
+            while self._writer is writer:
+                await asyncio.sleep(self.heartbeat)
+                if self._writer is writer:
+                    self._write(Heartbeat(utc_now_iso()))
+        finally:
+            resend.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await resend
 
     def _handle(self, item: Frame | ProtocolError) -> None:
         if isinstance(item, ProtocolError):
@@ -542,9 +646,10 @@ class SimulatedTable:
         elif isinstance(item, Welcome):
             self._ready = True
             log.info("table %s: console %s connected; resending %d unacknowledged event(s)",
-                     self.table_id, item.console, len(self.outbox))
-            for seq in sorted(self.outbox):
-                self._write(self.outbox[seq])
+                     self.table_id, item.console, self.unacknowledged)
+            for _boot, box in self._boxes():
+                for seq in sorted(box):
+                    self._write(box[seq])
         elif isinstance(item, Heartbeat):
             pass
         elif isinstance(item, ErrorFrame):
@@ -554,11 +659,19 @@ class SimulatedTable:
         elif not self._ready:
             self._write(ErrorFrame("UNEXPECTED", f"{type(item).__name__} before WELCOME"))
         elif isinstance(item, Ack):
-            if item.boot == self.boot and self.outbox.pop(item.seq, None) is not None:
-                self.ack_results[item.seq] = (item.result, item.reason)
+            box = self.outbox if item.boot == self.boot else self.kept.get(item.boot, {})
+            if box.pop(item.seq, None) is not None:
+                self.acked_at[(item.boot, item.seq)] = time.monotonic()
+                self._sent_at.pop((item.boot, item.seq), None)
+                if item.boot == self.boot:
+                    self.ack_results[item.seq] = (item.result, item.reason)
+                elif not box:
+                    del self.kept[item.boot]
                 if item.result == "refused":
-                    log.warning("table %s: console refused event %d: %s", self.table_id,
-                                item.seq, item.reason)
+                    log.warning("table %s: console refused event %s:%d: %s", self.table_id,
+                                item.boot, item.seq, item.reason)
+        elif isinstance(item, Resend):
+            self._resend_from(item)
         elif isinstance(item, JackpotState):
             was = self.jackpot.get(item.level)
             self.jackpot[item.level] = item
