@@ -507,8 +507,12 @@ class ControllerLink:
             if isinstance(item, Refused) and not replay:
                 reason = item.reason  # recorded as refused (False: it had been accepted)
         st.decided.add(seq)
-        if not (replay and st.expected is None):
-            st.expected = max(st.expected or 0, seq + 1)
+        if st.expected is not None:
+            st.expected = max(st.expected, seq + 1)
+        elif reason is None and not replay:
+            # a new event taken: it was the ledger's next (a replay, or a refusal that may be
+            # one, says nothing of where the boot's sequence stands)
+            st.expected = seq + 1
         if reason is not None:
             st.refused[seq] = reason
             log.warning("table %s: event %s:%d refused: %s", self.table_id, origin.boot, seq,

@@ -495,8 +495,9 @@ def refixer(ctx: FloorContext, group_id: str) -> Callable[[Unit, int, int], None
 
 def _undone(ctx: FloorContext, u: Unit, t: Any, boot: str, e: Undone) -> None:
     """UNDO START GAME voids a round in play; UNDO HIT cancels the seat's (or the round's latest)
-    pending hit.  Anything else is refused by name: an unknown round, a round no longer in
-    play, no such hit, a hit already decided (only a manual adjustment backs out a pay)."""
+    pending hit (one rejected or cancelled meanwhile stays so: recorded, nothing to undo).
+    Anything else is refused by name: an unknown round, a round no longer in play, no such
+    hit, a paid hit (only a manual adjustment backs out a pay)."""
     what = "UNDO START GAME" if e.what == "START_GAME" else "UNDO HIT"
     if e.what not in ("START_GAME", "HIT"):
         raise FloorError(f"UNDO round {e.round_no}: {e.what!r} can not be undone")
@@ -515,12 +516,14 @@ def _undone(ctx: FloorContext, u: Unit, t: Any, boot: str, e: Undone) -> None:
     if hit is None:
         raise FloorError(f"UNDO HIT round {e.round_no}{seat}: no hit{seat} in round "
                          f"{e.round_no}")
-    if hit.status != "pending":
+    if hit.status in ("paid", "auto_paid"):
         raise FloorError(f"UNDO HIT round {e.round_no} seat {hit.seat}: the hit is already "
                          f"{hit.status.replace('_', '-')} (only a manual adjustment backs out a "
-                         "pay)" if hit.status in ("paid", "auto_paid") else
-                         f"UNDO HIT round {e.round_no} seat {hit.seat}: the hit is already "
-                         f"{hit.status}")
+                         "pay)")
+    if hit.status != "pending":  # rejected or cancelled meanwhile: what the dealer wants holds
+        log.info("table %s round %s seat %s: undo HIT of a hit already %s; nothing to undo",
+                 t.id, e.round_no, hit.seat, hit.status)
+        return
     cancel_hit(u, hit, "undone", "undo HIT at the table", refix=refixer(ctx, t.group_id))
 
 
