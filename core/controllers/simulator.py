@@ -736,12 +736,14 @@ def build_simulator(*, tables: int = 1, port: int = DEFAULT_PORT, host: str = "1
                     speed: float = 1.0, mistake_rate: float = 0.02, jackpot_rate: float = 0.0,
                     seats: int = 6, heartbeat: float = DEFAULT_HEARTBEAT_MS / 1000,
                     paytables: dict[str, Any] | None = None,
-                    bind_host: str | None = None) -> Simulator:
+                    bind_host: str | None = None,
+                    retransmit: float = DEFAULT_RETRANSMIT_MS / 1000) -> Simulator:
     """The simulator of ``podium simulate``: ``tables`` tables T1..TN on ports
     ``port``..``port+N-1``, or the tables of a floor configuration (``floor``)."""
     pts = paytables if paytables is not None else _paytables()
     common: dict[str, Any] = {"seed": seed, "speed": speed, "mistake_rate": mistake_rate,
-                              "jackpot_rate": jackpot_rate, "heartbeat": heartbeat}
+                              "jackpot_rate": jackpot_rate, "heartbeat": heartbeat,
+                              "retransmit": retransmit}
     sims = []
     if floor is not None:
         for t in floor.tables:
@@ -794,6 +796,9 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
                              "NOT a random deal (default 0)")
     parser.add_argument("--heartbeat", type=float, default=DEFAULT_HEARTBEAT_MS / 1000,
                         help="seconds between heartbeats (default 5)")
+    parser.add_argument("--retransmit", type=float, default=DEFAULT_RETRANSMIT_MS / 1000,
+                        help="seconds after which an event not yet acknowledged is sent again "
+                             "on the live connection (default 2)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -801,6 +806,8 @@ def run(args: argparse.Namespace) -> int:
         raise SimulatorError(f"--speed: {args.speed} must be greater than 0")
     if args.heartbeat <= 0:
         raise SimulatorError(f"--heartbeat: {args.heartbeat} must be greater than 0")
+    if args.retransmit <= 0:
+        raise SimulatorError(f"--retransmit: {args.retransmit} must be greater than 0")
     floor = None
     if args.floor is not None:
         from core import floorconfig
@@ -810,7 +817,8 @@ def run(args: argparse.Namespace) -> int:
     sim = build_simulator(tables=args.tables, port=args.port, host=args.host or "127.0.0.1",
                           paytable=args.paytable, floor=floor, seed=seed, speed=args.speed,
                           mistake_rate=args.mistake_rate, jackpot_rate=args.jackpot_rate,
-                          seats=args.seats, heartbeat=args.heartbeat, bind_host=args.host)
+                          seats=args.seats, heartbeat=args.heartbeat, bind_host=args.host,
+                          retransmit=args.retransmit)
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     print(f"podium simulate: seed {seed}, speed {args.speed:g}"
