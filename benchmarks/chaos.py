@@ -18,7 +18,11 @@ prints:
 - refused: events the ledger refused (none is expected: the tables play by the rules);
 - PAYs: each applied once by its table, for the amount of the ledger's award;
 - longest stall per table: the longest an event waited from its emission to its ACK, beside
-  the retransmit timer plus the longest reconnect backoff.
+  the retransmit timer plus the longest reconnect backoff, and the median and 99th percentile of
+  that wait over all events.
+
+Unless ``--no-baseline``, the same run is made first without any fault, on a ledger of its own,
+so that the stalls the faults cause can be told from the console's own latency on the machine.
 
     .venv/bin/python benchmarks/chaos.py [--tables 8] [--events 500] [--seed 1]
         [--retransmit 0.2] [--db postgresql+psycopg://postgres@127.0.0.1:5432/test]
@@ -84,6 +88,7 @@ class ChaosReport:
     pays: int
     pay_problems: list[str]
     longest_stall: dict[str, float]
+    waits: list[float]  # every event's wait from emission to ACK, sorted
     retransmit: float
     max_backoff: float
     balance_problems: list[str] = field(default_factory=list)
@@ -107,12 +112,17 @@ class ChaosReport:
             f"{self.retransmit + self.max_backoff:g} s:",
         ]
         out += [f"  {t}: {s:.2f} s" for t, s in sorted(self.longest_stall.items())]
-        out.append(f"  worst {worst:.2f} s")
+        out.append(f"  worst {worst:.2f} s; every event: median {_quantile(self.waits, 0.5):.3f} "
+                   f"s, p99 {_quantile(self.waits, 0.99):.3f} s")
         for name, items in (("LOST", self.lost), ("DUPLICATED", self.duplicated),
                             ("CORRUPT", self.corrupt_accepted), ("REFUSED", self.refused),
                             ("PAY", self.pay_problems), ("BALANCE", self.balance_problems)):
             out += [f"  {name}: {item}" for item in items[:10]]
         return out
+
+
+def _quantile(values: list[float], q: float) -> float:
+    return values[min(len(values) - 1, int(q * len(values)))] if values else 0.0
 
 
 class _Tables:
@@ -277,8 +287,9 @@ def run_chaos(engine: Engine, *, tables: int = 4, events: int = 150, seed: int =
                     if awards.get((t, ref)) != cents]
     twice = [k for k, n in Counter((t, ref) for t, ref, _ in applied).items() if n > 1]
     pay_problems += [f"{k} PAY applied twice" for k in twice]
-    stalls = {sim.table_id: max((sim.acked_at[k] - sim.emitted_at[k] for k in sim.acked_at
-                                 if k in sim.emitted_at), default=0.0) for sim in sims}
+    waits = {sim.table_id: [sim.acked_at[k] - sim.emitted_at[k] for k in sim.acked_at
+                            if k in sim.emitted_at] for sim in sims}
+    stalls = {t: max(w, default=0.0) for t, w in waits.items()}
     faults: Counter[str] = Counter()
     frames = 0
     for proxy in floor_tables.proxies.values():
@@ -292,7 +303,8 @@ def run_chaos(engine: Engine, *, tables: int = 4, events: int = 150, seed: int =
         corrupt_accepted=corrupt,
         refused=[f"{k}: {kind}: {reason}" for k, (kind, reason) in sorted(refused.items())],
         pays=len(applied), pay_problems=pay_problems, longest_stall=stalls,
-        retransmit=retransmit, max_backoff=max_reconnect_delay,
+        waits=sorted(w for ws in waits.values() for w in ws), retransmit=retransmit,
+        max_backoff=max_reconnect_delay,
         balance_problems=[str(p) for p in check_balances(engine)])
 
 
@@ -303,38 +315,51 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--retransmit", type=float, default=0.2,
                     help="retransmit interval in seconds, both sides (default 0.2)")
+    ap.add_argument("--no-baseline", action="store_true",
+                    help="skip the run without faults made first for comparison")
     ap.add_argument("--db", default=None,
                     help="a PostgreSQL URL (a fresh schema is made and dropped); default: a "
                          "fresh SQLite file")
     args = ap.parse_args(argv)
     # the faults make every side log what it refused: only errors are worth a line here
     logging.basicConfig(level=logging.ERROR, format="%(name)s: %(message)s")
+    where = "PostgreSQL" if args.db else "SQLite"
+    runs = [("without faults", FaultRates())] if not args.no_baseline else []
+    runs.append(("chaos", DEFAULT_RATES))
+    report: ChaosReport | None = None
+    for name, rates in runs:
+        report = _run_on_fresh_ledger(args.db, tables=args.tables, events=args.events,
+                                      seed=args.seed, rates=rates, retransmit=args.retransmit)
+        print(f"{name} on {where}, seed {args.seed}")
+        for line in report.lines():
+            print(line)
+        print()
+    assert report is not None
+    ok = (report.finished and not report.lost and not report.duplicated
+          and not report.corrupt_accepted and not report.pay_problems)
+    return 0 if ok else 1
+
+
+def _run_on_fresh_ledger(db: str | None, **options: Any) -> ChaosReport:
     with tempfile.TemporaryDirectory() as tmp:
         schema = None
-        if args.db:
+        if db:
             schema = f"chaos_{secrets.token_hex(4)}"
-            admin = create_engine(args.db)
+            admin = create_engine(db)
             with admin.begin() as c:
                 c.execute(text(f'CREATE SCHEMA "{schema}"'))
-            engine = make_engine(args.db, connect_args={"options": f"-csearch_path={schema}"})
+            engine = make_engine(db, connect_args={"options": f"-csearch_path={schema}"})
         else:
             engine = make_engine(f"sqlite:///{Path(tmp) / 'chaos.sqlite3'}")
         try:
             upgrade(engine)
-            report = run_chaos(engine, tables=args.tables, events=args.events, seed=args.seed,
-                               retransmit=args.retransmit)
+            return run_chaos(engine, **options)
         finally:
             engine.dispose()
             if schema is not None:
                 with admin.begin() as c:
                     c.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
                 admin.dispose()
-    print(f"chaos on {'PostgreSQL' if args.db else 'SQLite'}, seed {args.seed}")
-    for line in report.lines():
-        print(line)
-    ok = (report.finished and not report.lost and not report.duplicated
-          and not report.corrupt_accepted and not report.pay_problems)
-    return 0 if ok else 1
 
 
 if __name__ == "__main__":

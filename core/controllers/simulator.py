@@ -72,6 +72,10 @@ CARDS_PER_HAND = 7
 BET_PROBABILITY = 0.5  # chance that a player places the progressive wager in a round
 # Seconds each phase takes at speed 1 (about one round a minute, like a real table).
 PHASE_SECONDS = {"idle": 15.0, "started": 35.0, "waiting": 10.0}
+# The timer sends again at most this many of a boot's oldest unacknowledged events at a time: a
+# large backlog is not sent whole every interval while the console works through it (a RESEND
+# brings everything from the seq the console expects).
+RETRANSMIT_WINDOW = 64
 
 
 class SimulatorError(ValueError):
@@ -547,7 +551,8 @@ class SimulatedTable:
 
     async def _retransmits(self, writer: asyncio.StreamWriter) -> None:
         """Every event not acknowledged ``retransmit`` seconds after it last went out is sent
-        again on the live connection (oldest first); before the WELCOME, the HELLO is."""
+        again on the live connection (oldest first, at most :data:`RETRANSMIT_WINDOW` of each
+        boot at a time); before the WELCOME, the HELLO is."""
         while self._writer is writer:
             await asyncio.sleep(self.retransmit / 4)
             if self._writer is not writer:
@@ -558,7 +563,7 @@ class SimulatedTable:
                     self._write(self._hello)
                 continue
             for boot, box in self._boxes():
-                for seq in sorted(box):
+                for seq in sorted(box)[:RETRANSMIT_WINDOW]:
                     if now - self._sent_at.get((boot, seq), float("-inf")) >= self.retransmit:
                         self.retransmissions += 1
                         self._write(box[seq])
