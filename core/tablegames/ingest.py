@@ -64,8 +64,7 @@ LIGHT_EVENTS = (GameStarted, GameEnded, SequenceGap)
 CONTRIBUTION_KINDS = ("contribution", "reserve_contribution")
 SEQUENCE_GAP = "SequenceGap"  # controller_events.type of a gap the controller declared (GONE)
 # the dealer's words for each event, in refusal reasons
-_WHAT = {GameStarted: "START GAME", GameEnded: "END GAME", Misdealt: "MISDEAL",
-         HitClaimed: "HIT JACKPOT"}
+_WHAT = {GameStarted: "START GAME", GameEnded: "END GAME", Misdealt: "MISDEAL"}
 
 
 def claimed_pay(pt: Any, hand: str) -> Any:
@@ -122,7 +121,6 @@ _POSITION = select(
     .label("last_recorded"),
     select(func.max(_REFUSED.c.seq)).where(*_origin_is(_REFUSED)).scalar_subquery()
     .label("last_refused"))
-_SEEN = select(_EVENTS.c.id).where(*_origin_is(_EVENTS), _EVENTS.c.seq == bindparam("q"))
 _TABLES = Base.metadata.tables["tables"]
 _TABLE = select(_TABLES.c.id, _TABLES.c.group_id, _TABLES.c.seats, _TABLES.c.online).where(
     _TABLES.c.id == bindparam("t"))
@@ -135,18 +133,13 @@ _ROUND_STATE = (select(_ROUNDS.c.id, _ROUNDS.c.state)
 _END_ROUND = update(_ROUNDS).where(_ROUNDS.c.id == bindparam("rid")).values(state="ended")
 
 
-def seen(u: Unit, origin: Origin) -> bool:
-    return u.s.connection().execute(_SEEN, {"t": origin.table, "b": origin.boot,
-                                            "q": origin.seq}).first() is not None
-
-
-def _round_problem(what: str, round_no: int, boot: str, state: str | None,
-                   allowed: tuple[str, ...] = ("locked",)) -> str:
-    """Why ``what`` can not apply to the round (None state: no such round), or ""."""
+def _round_problem(what: str, round_no: int, boot: str, state: str | None) -> str:
+    """Why ``what`` can not apply to the round (None: no such round; it must be in play), or
+    ""."""
     if state is None:
         return (f"{what} round {round_no}: round {round_no} was never started under controller "
                 f"boot {boot}")
-    if state not in allowed:
+    if state != "locked":
         return f"{what} round {round_no}: round {round_no} is already {state}"
     return ""
 
