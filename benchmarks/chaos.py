@@ -1,8 +1,10 @@
 """Chaos: simulated tables played through a proxy that damages the protocol, against a real
 console and ledger, then the ledger compared with what the tables did (docs/protocol.md, "Chaos").
 
-Each table (``SimulatedTable``, stepped as fast as the console takes its events, with dealer
-mistakes, misdeals and stacked jackpot rounds so that PAY, REJECT, UNDO and MISDEAL all happen)
+Each table (``SimulatedTable``, stepped as fast as the console takes its events: a table deals on
+while fewer than ``--in-flight`` of its events wait for their ACK, so that a wait measures the
+protocol and the console, not a queue the run itself built up; with dealer mistakes, misdeals
+and stacked jackpot rounds so that PAY, REJECT, UNDO and MISDEAL all happen)
 is reached through its own ``core.controllers.chaos.ChaosProxy``, which drops, duplicates,
 reorders, corrupts (flips a byte), truncates frames and cuts the connection, both ways.  The
 console is ``ConsoleCore`` as ``podium console`` runs it (links, ledger writer), on a fresh
@@ -130,12 +132,13 @@ class _Tables:
     until each has emitted ``target`` events."""
 
     def __init__(self, sims: list[SimulatedTable], rates: FaultRates, seed: int, target: int,
-                 step_interval: float) -> None:
+                 step_interval: float, in_flight: int) -> None:
         self.sims = sims
         self.rates = rates
         self.seed = seed
         self.target = target
         self.step_interval = step_interval
+        self.in_flight = in_flight
         self.proxies: dict[str, ChaosProxy] = {}
         self.played = 0
         self._players: list[asyncio.Task[None]] = []
@@ -155,6 +158,9 @@ class _Tables:
 
     async def _play(self, sim: SimulatedTable) -> None:
         while len(sim.history) < self.target:
+            if sim.unacknowledged >= self.in_flight:
+                await asyncio.sleep(self.step_interval)
+                continue
             dealt = sim.step()  # [] while the table waits for the console's PAY / REJECT
             await asyncio.sleep(self.step_interval if dealt else self.step_interval * 5)
         self.played += 1
@@ -207,7 +213,7 @@ def run_chaos(engine: Engine, *, tables: int = 4, events: int = 150, seed: int =
               rates: FaultRates = DEFAULT_RATES, retransmit: float = 0.2,
               heartbeat: float = 0.5, reconnect_delay: float = 0.05,
               max_reconnect_delay: float = 0.2, step_interval: float = 0.002,
-              guard: float = 300.0) -> ChaosReport:
+              in_flight: int = 8, guard: float = 300.0) -> ChaosReport:
     """Play ``tables`` tables of ``events`` events each through chaos proxies into the ledger
     of ``engine`` (migrated), wait (at most ``guard`` seconds) until every event is
     acknowledged, and compare."""
@@ -228,7 +234,7 @@ def run_chaos(engine: Engine, *, tables: int = 4, events: int = 150, seed: int =
             return result
 
         sim.resolve = recording  # type: ignore[method-assign]
-    floor_tables = _Tables(sims, rates, seed, events, step_interval)
+    floor_tables = _Tables(sims, rates, seed, events, step_interval, in_flight)
     thread = SimulatorThread(floor_tables)
     thread.start()
     config = loads_floor(_floor_toml({t: p.port for t, p in floor_tables.proxies.items()}),
@@ -315,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--retransmit", type=float, default=0.2,
                     help="retransmit interval in seconds, both sides (default 0.2)")
+    ap.add_argument("--in-flight", type=int, default=8,
+                    help="a table deals on while fewer of its events wait for an ACK (default 8)")
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the run without faults made first for comparison")
     ap.add_argument("--db", default=None,
@@ -329,7 +337,8 @@ def main(argv: list[str] | None = None) -> int:
     report: ChaosReport | None = None
     for name, rates in runs:
         report = _run_on_fresh_ledger(args.db, tables=args.tables, events=args.events,
-                                      seed=args.seed, rates=rates, retransmit=args.retransmit)
+                                      seed=args.seed, rates=rates, retransmit=args.retransmit,
+                                      in_flight=args.in_flight)
         print(f"{name} on {where}, seed {args.seed}")
         for line in report.lines():
             print(line)
