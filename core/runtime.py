@@ -33,7 +33,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from core.controllers.events import ControllerEvent, Origin
+from core.controllers.events import Delivery, Origin, Refused, SequenceGap
 from core.controllers.link import LinkManager
 from core.controllers.protocol import HitRejected, JackpotState, PayConfirmed
 from core.controllers.tls import link_tls
@@ -251,7 +251,7 @@ class ConsoleCore:
                 log.exception("message listener failed")
 
     # -- controller side (runs on the link thread) -------------------------------------------
-    def _on_event(self, origin: Origin, event: ControllerEvent) -> object:
+    def _on_event(self, origin: Origin, event: Delivery) -> object:
         """Hand the event to the ledger writer; the link awaits the result (ACK after the
         commit of its batch; a ValueError is a refusal, kept in refused_events)."""
         fut = self.floor.writer.submit_event(origin, event)
@@ -259,7 +259,14 @@ class ConsoleCore:
         def refused(f: Future[bool]) -> None:
             exc = None if f.cancelled() else f.exception()
             if isinstance(exc, ValueError):
-                self._say(f"Table {origin.table}: refused {type(event).__name__}: {exc}")
+                what = (type(event.event).__name__ if event.event is not None
+                        else (event.kind or "event")) if isinstance(event, Refused) \
+                    else type(event).__name__
+                self._say(f"Table {origin.table}: refused {what} (seq {origin.seq}): {exc}")
+            elif exc is None and isinstance(event, SequenceGap) and f.result():
+                self._say(f"Table {origin.table}: events {event.first} to {event.last} of "
+                          f"controller boot {origin.boot} were acknowledged before but are not "
+                          "in this ledger (a ledger restored from a backup?): recorded as a gap")
 
         fut.add_done_callback(refused)
         return asyncio.wrap_future(fut)

@@ -18,7 +18,17 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from core.auth import AuthError, add_employee
-from core.controllers.events import GameEnded, GameStarted, HitClaimed, Misdealt, Origin, Undone
+from core.controllers.events import (
+    GameEnded,
+    GameStarted,
+    HitClaimed,
+    Misdealt,
+    Origin,
+    OutOfOrder,
+    Refused,
+    SequenceGap,
+    Undone,
+)
 from core.floorconfig import loads_floor
 from core.ledger import integrity
 from core.ledger.models import (
@@ -29,10 +39,12 @@ from core.ledger.models import (
     LevelSetting,
     MeterEntry,
     RefusedEvent,
+    Round,
     Slip,
     SwipeLog,
     Wager,
 )
+from core.ledger.models import ControllerEvent as ControllerEventRow
 from core.rules import fortune
 from core.rules.cards import CardError, parse_cards
 from core.tablegames.floor import Floor
@@ -286,8 +298,13 @@ def test_replayed_event_changes_nothing(floor: Floor, engine: Engine) -> None:
     assert floor.handle(origin, GameStarted(1, {1: 100, 2: 100})) is False
     assert floor.handle(origin, GameEnded(1)) is False  # same triple, whatever it says
     assert counts(engine) == before
-    # a new boot restarts the sequence: that is a new event
-    assert floor.handle(Origin("T1", "boot2", 1), GameEnded(1)) is True
+    # a new boot restarts the sequence (and its round numbers): that is a new event and a new
+    # round, not the first boot's round 1
+    assert floor.handle(Origin("T1", "boot2", 1), GameStarted(1, {1: 100})) is True
+    assert floor.handle(Origin("T1", "boot2", 2), GameEnded(1)) is True
+    with Session(engine) as s:
+        assert [(r.boot, r.round_no, r.state) for r in s.scalars(
+            select(Round).order_by(Round.id))] == [("boot1", 1, "locked"), ("boot2", 1, "ended")]
 
 
 @pytest.mark.parametrize("rate", ["0.123457", "0.20", "0.000001"])
@@ -431,8 +448,10 @@ def test_misdeal_reverses_contributions_and_cancels_pending_hits(floor: Floor,
     assert (t1_view.round_no, t1_view.round_state) == (2, "misdealt")
     with Session(engine) as s:
         assert [d.decision for d in s.scalars(select(HitDecision))] == ["cancelled"]
-    t1.send(Misdealt(2))  # a second misdeal of the same round reverses nothing twice
+    with pytest.raises(FloorError, match="MISDEAL round 2: round 2 is already misdealt"):
+        t1.send(Misdealt(2))  # a second misdeal of the same round: refused, reverses nothing
     assert meter_units(engine) == kept
+    assert [(r.seq, r.type) for r in refused_rows(engine)] == [(t1.seq, "Misdealt")]
 
 
 def test_undo_start_game_and_undo_hit(floor: Floor, engine: Engine) -> None:
@@ -574,7 +593,7 @@ def test_offline_table_has_its_progressive_locked(floor: Floor, engine: Engine) 
         floor.handle(Origin("T2", "b", 1), GameStarted(1, {1: 100}))
     assert counts(engine) == {**before, "refused_events": 1}  # only the refusal is kept
     floor.set_link("T2", True)
-    assert floor.handle(Origin("T2", "b", 1), GameStarted(1, {1: 100}))
+    assert floor.handle(Origin("T2", "b", 2), GameStarted(1, {1: 100}))
 
 
 def test_manual_adjustment_needs_an_executive_and_a_second_person(floor: Floor,
@@ -627,9 +646,10 @@ def test_paid_hit_can_not_be_paid_or_rejected_again(floor: Floor, engine: Engine
         floor.pay(hit, HANDS["FIVE_ACES"].split(), swipe(SUP))
     with pytest.raises(FloorError, match="already paid"):
         floor.reject(hit, "oops", swipe(SUP))
-    t1.send(Undone(1, "HIT", seat=1))  # the controller can not back out a paid hit
+    with pytest.raises(FloorError, match="the hit is already paid .only a manual adjustment"):
+        t1.send(Undone(1, "HIT", seat=1))  # the controller can not back out a paid hit
     after = counts(engine)
-    assert after.pop("controller_events") == before.pop("controller_events") + 1
+    assert after.pop("refused_events") == before.pop("refused_events") + 1  # kept, refused
     assert after == before
 
 
@@ -735,7 +755,7 @@ def test_refused_event_is_kept_once_with_its_reason(floor: Floor, engine: Engine
     assert counts(engine)["controller_events"] == 0  # refused: not an accepted event
 
 
-def test_refused_start_game_on_an_offline_table_is_kept_and_the_retry_accepted(
+def test_refused_start_game_on_an_offline_table_is_kept_and_refused_again_when_resent(
         floor: Floor, engine: Engine) -> None:
     floor.set_link("T2", False)
     with pytest.raises(FloorError, match="OFFLINE"):
@@ -748,8 +768,12 @@ def test_refused_start_game_on_an_offline_table_is_kept_and_the_retry_accepted(
     assert rows[0].payload == {"round_no": 1, "wagers": {"1": 100, "3": 100}}
     assert all("OFFLINE" in r.reason for r in rows)
     floor.set_link("T2", True)
-    assert floor.handle(Origin("T2", "b", 1), GameStarted(1, {1: 100, 3: 100})) is True
-    assert len(refused_rows(engine)) == 2  # the refusal stays on record
+    # sent again (its ACK was lost): refused again, for the reason it was refused with, even
+    # though the table is ONLINE now: a refused event never becomes accepted
+    with pytest.raises(FloorError, match="OFFLINE"):
+        floor.handle(Origin("T2", "b", 1), GameStarted(1, {1: 100, 3: 100}))
+    assert floor.handle(Origin("T2", "b", 3), GameStarted(3, {1: 100, 3: 100})) is True
+    assert len(refused_rows(engine)) == 2  # the refusal stays on record, once
 
 
 def test_refused_event_is_never_updated(floor: Floor, engine: Engine) -> None:
@@ -762,6 +786,148 @@ def test_refused_event_is_never_updated(floor: Floor, engine: Engine) -> None:
     (again,) = refused_rows(engine)
     assert (again.id, again.type, again.payload, again.received_at) == (
         first.id, first.type, first.payload, first.received_at)
+
+
+# --- sequence discipline and rounds by boot (issue 11) -----------------------------------------
+
+
+def test_a_boot_s_events_are_taken_in_sequence_only(floor: Floor, engine: Engine) -> None:
+    assert floor.handle(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
+    before = counts(engine)
+    with pytest.raises(OutOfOrder) as info:  # seq 2 lost on the way: 3 is not taken yet
+        floor.handle(Origin("T1", "b", 3), GameEnded(1))
+    assert info.value.expected == 2
+    assert counts(engine) == before  # not recorded, not refused: it comes again in order
+    assert floor.handle(Origin("T1", "b", 2), HitClaimed(1, 1, "FULL_HOUSE"))
+    assert floor.handle(Origin("T1", "b", 3), GameEnded(1))
+    # another boot has its own sequence, from 1
+    with pytest.raises(OutOfOrder, match="next expected is seq 1"):
+        floor.handle(Origin("T1", "b2", 2), GameStarted(1, {1: 100}))
+
+
+def test_a_refused_event_sent_again_is_refused_again_also_after_a_console_restart(
+        floor: Floor, engine: Engine) -> None:
+    t1 = Table(floor, "T1")
+    t1.send(GameStarted(1, {1: 100}))
+    with pytest.raises(FloorError) as first:
+        t1.send(GameStarted(1, {2: 100}))  # the round was started already
+    again = make_floor(engine)  # a console restart: only the ledger remembers
+    for f in (floor, again):
+        with pytest.raises(FloorError) as info:
+            f.handle(Origin("T1", "boot1", 2), GameStarted(1, {2: 100}))
+        assert str(info.value) == str(first.value)  # the same reason, word for word
+    assert len(refused_rows(engine)) == 1
+    # an accepted event sent again stays accepted
+    assert again.handle(Origin("T1", "boot1", 1), GameStarted(1, {1: 100})) is False
+
+
+def test_an_event_below_the_next_expected_that_the_ledger_never_had_is_refused(
+        floor: Floor, engine: Engine) -> None:
+    assert floor.handle(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
+    assert floor.handle(Origin("T1", "b", 2), SequenceGap(2, 5))  # 2..5 acknowledged elsewhere
+    with pytest.raises(FloorError, match="out of order"):
+        floor.handle(Origin("T1", "b", 4), GameEnded(1))
+    assert floor.handle(Origin("T1", "b", 6), GameEnded(1))
+    with Session(engine) as s:
+        rows = list(s.scalars(select(ControllerEventRow).order_by(ControllerEventRow.id)))
+    assert [(r.seq, r.type, r.payload) for r in rows][1] == (5, "SequenceGap",
+                                                              {"first": 2, "last": 5})
+    with pytest.raises(OutOfOrder):  # a gap must start at the next expected seq
+        floor.handle(Origin("T1", "b", 9), SequenceGap(8, 9))
+
+
+@pytest.mark.parametrize(("events", "refused", "named"), [
+    ([], Misdealt(1), "MISDEAL round 1: round 1 was never started under controller "
+                                 "boot boot1"),
+    ([GameStarted(1, {1: 100}), GameEnded(1)], GameEnded(1),
+     "END GAME round 1: round 1 is already ended"),
+    ([GameStarted(1, {1: 100}), GameEnded(1)], Misdealt(1),
+     "MISDEAL round 1: round 1 is already ended"),
+    ([GameStarted(1, {1: 100}), Undone(1, "START_GAME")], GameEnded(1),
+     "END GAME round 1: round 1 is already undone"),
+    ([GameStarted(1, {1: 100})], GameStarted(1, {1: 100}),
+     "START GAME round 1: round 1 was already started under controller boot boot1"),
+    ([GameStarted(1, {1: 100})], Undone(1, "HIT", seat=2), "UNDO HIT round 1 seat 2: no hit"),
+    ([GameStarted(1, {1: 100}), GameEnded(1)], Undone(1, "START_GAME"),
+     "UNDO START GAME round 1: round 1 is already ended"),
+])
+def test_an_event_on_a_round_in_the_wrong_state_is_refused_by_name_and_kept(
+        floor: Floor, engine: Engine, events: list[Any], refused: Any, named: str) -> None:
+    t1 = Table(floor, "T1")
+    for e in events:
+        t1.send(e)
+    before = counts(engine)
+    kept = meter_units(engine)
+    with pytest.raises(FloorError, match=named):
+        t1.send(refused)
+    after = counts(engine)
+    assert after.pop("refused_events") == before.pop("refused_events") + 1
+    assert after == before and meter_units(engine) == kept
+    (row,) = refused_rows(engine)
+    assert (row.seq, row.type) == (t1.seq, type(refused).__name__)
+    assert row.reason.startswith(named)
+
+
+def test_rounds_are_found_by_boot_a_restarted_controller_never_reaches_an_earlier_round(
+        floor: Floor, engine: Engine) -> None:
+    old, new = Table(floor, "T1", "boot1"), Table(floor, "T1", "boot2")
+    old.send(GameStarted(1, {1: 100, 2: 100}))
+    old.send(GameEnded(1))
+    kept = meter_units(engine)
+    # the restarted controller numbers its rounds from 1 again: its MISDEAL of round 1 is
+    # not the ended round of the first boot
+    with pytest.raises(FloorError, match="never started under controller boot boot2"):
+        new.send(Misdealt(1))
+    assert meter_units(engine) == kept
+    new.send(GameStarted(1, {3: 100}))
+    new.send(Misdealt(1))  # voids its own round 1 only
+    with Session(engine) as s:
+        assert [(r.boot, r.round_no, r.state) for r in s.scalars(
+            select(Round).order_by(Round.id))] == [("boot1", 1, "ended"), ("boot2", 1, "misdealt")]
+    assert meter_units(engine) == kept
+
+
+def test_a_hit_on_an_ended_round_is_recorded_flagged_for_a_reject(floor: Floor,
+                                                                  engine: Engine) -> None:
+    t1 = Table(floor, "T1")
+    t1.send(GameStarted(1, {1: 100}))
+    t1.send(GameEnded(1))
+    t1.send(HitClaimed(1, 1, "FIVE_ACES", cards("FIVE_ACES")))
+    (hit,) = floor.snapshot().pending
+    assert "round 1 had already ended (END GAME)" in hit.flags
+    with pytest.raises(FloorError):
+        floor.pay(hit.hit_id, HANDS["FIVE_ACES"].split(), swipe(EXE))
+
+
+def test_an_event_beyond_the_bounds_is_refused_and_kept_never_jams(floor: Floor,
+                                                                   engine: Engine) -> None:
+    t1 = Table(floor, "T1")
+    t1.send(GameStarted(1, {1: 100}))
+    with pytest.raises(FloorError, match="round 9223372036854775808 is out of range"):
+        t1.send(GameEnded(2**63))
+    with pytest.raises(FloorError, match="wager 9223372036854775808 is out of range"):
+        t1.send(GameStarted(2, {1: 2**63}))
+    t1.send(GameEnded(1))  # the events behind them are taken
+    assert [r.seq for r in refused_rows(engine)] == [2, 3]
+    assert refused_rows(engine)[0].payload == {"round_no": 2**63}
+
+
+def test_a_refusal_the_link_made_is_kept_with_what_was_sent(floor: Floor, engine: Engine) -> None:
+    t1 = Table(floor, "T1")
+    t1.send(GameStarted(1, {1: 100}))
+    with pytest.raises(FloorError, match="seat 9 does not exist"):
+        t1.send(Refused("seat 9 does not exist at table T1 (6 seats)", HitClaimed(1, 9, "FLUSH")))
+    with pytest.raises(FloorError, match="malformed event"):
+        t1.send(Refused("malformed event: HIT.round: out of range", None, "HIT",
+                        {"round": str(2**63), "seat": 1}))
+    with pytest.raises(FloorError, match="malformed event: EVENT.seq"):  # its seq unusable
+        floor.handle(Origin("T1", "boot1", 0), Refused("malformed event: EVENT.seq: ...", None,
+                                                       "GAME_ENDED", {"seq": str(2**63)}))
+    rows = refused_rows(engine)
+    assert [(r.seq, r.type) for r in rows] == [(2, "HitClaimed"), (3, "HitClaimed"),
+                                               (0, "GameEnded")]
+    assert rows[1].payload == {"round": str(2**63), "seat": 1}
+    t1.send(GameEnded(1))  # and the sequence goes on
 
 
 # --- bounded meter history -------------------------------------------------------------------
@@ -794,7 +960,8 @@ def _busy_link(floor: Floor, engine: Engine) -> None:
             t1.send(HitClaimed(rnd, 1, "SF7_NATURAL"))
             floor.pay(hit_ids(engine)[-1], HANDS["SF7_NATURAL"].split(), swipe(EXE))
         t1.send(GameEnded(rnd))
-        t2.send(GameEnded(rnd))
+        if rnd != 4:  # a misdealt round is not ended
+            t2.send(GameEnded(rnd))
 
 
 def test_meter_history_window_keeps_true_running_totals(floor: Floor, engine: Engine) -> None:

@@ -14,9 +14,19 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Misdealt, Undone
-from core.ledger.models import Award, Hit, HitDecision, MeterEntry, Round, Slip, Wager
+from core.ledger.models import (
+    Award,
+    Hit,
+    HitDecision,
+    MeterEntry,
+    RefusedEvent,
+    Round,
+    Slip,
+    Wager,
+)
 from core.tablegames.balances import check_balances
 from core.tablegames.floor import Floor
+from core.tablegames.views import FloorError
 from tests.test_floor import (
     EXE,
     HANDS,
@@ -136,8 +146,9 @@ def test_a_round_is_reversed_even_after_a_full_award_emptied_the_reserve(
     assert sum(e.meter_delta + e.reserve_delta for e in reversals) == -66 * UNITS
     assert all(e.reverses_id is not None and e.reason for e in reversals)
     assert check_balances(engine) == []
-    # a second misdeal of the same round reverses nothing twice
-    l1.send(Misdealt(1))
+    # a second misdeal of the same round is refused (it is no longer in play): nothing twice
+    with pytest.raises(FloorError, match=f"round 1 is already {rnd.state}"):
+        l1.send(Misdealt(1))
     assert meter_units(engine, "LOCK") == (m - 66 * UNITS, 0)
 
 
@@ -167,13 +178,17 @@ def test_the_bad_input_of_a_round_has_one_outcome_and_loses_no_money(floor: Floo
                                                                      engine: Engine) -> None:
     t1 = Table(floor, "T1")
     start = meter_units(engine)
-    assert t1.send(Misdealt(9))  # a round that never started: recorded, nothing reversed
+    with pytest.raises(FloorError, match="round 9 was never started"):
+        t1.send(Misdealt(9))  # a round that never started: refused and kept, nothing reversed
     assert meter_units(engine) == start
     t1.send(GameStarted(1, {1: 100}))
     t1.send(HitClaimed(1, 1, "FULL_HOUSE", cards("FULL_HOUSE")))  # auto-paid
-    t1.send(Undone(1, "HIT", seat=1))  # UNDO of a paid hit: the pay stands
+    with pytest.raises(FloorError, match="already auto-paid"):
+        t1.send(Undone(1, "HIT", seat=1))  # UNDO of a paid hit: refused, the pay stands
     with Session(engine) as s:
         assert s.scalars(select(Hit)).one().status == "auto_paid"
+        assert [r.type for r in s.scalars(select(RefusedEvent).order_by(RefusedEvent.id))] == [
+            "Misdealt", "Undone"]
     t1.send(GameStarted(2, {2: 100}))
     t1.send(HitClaimed(2, 2, "RF_ROYAL_MATCH"))
     t1.send(GameEnded(2))  # END GAME with a hit waiting: the hit still waits

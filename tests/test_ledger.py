@@ -216,3 +216,35 @@ def test_0007_links_awards_already_approved_from_a_case(bare_engine: Engine) -> 
         counts = c.execute(text("SELECT rake_box, rake_cents FROM bbj_drop_counts")).all()
     assert links == {1: 2, 2: None}
     assert [tuple(r) for r in counts] == [("", 0)]
+
+
+def test_0013_gives_every_recorded_round_the_boot_of_its_start_game(bare_engine: Engine) -> None:
+    """Rounds are found by (table, boot, round) from 0013: the rounds already recorded get the
+    boot of the START GAME event that opened them, and a downgrade takes the column away."""
+    upgrade(bare_engine, "0011")
+    at = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+    with bare_engine.begin() as c:
+        c.execute(text("INSERT INTO groups (id, name, paytable_id, lock_at_hit, payment_order, "
+                       "created_at) VALUES ('G', 'G', 'P', :f, 'right_first', :at)"),
+                  {"f": False, "at": at})
+        c.execute(text("INSERT INTO tables (id, name, group_id, seats, online, created_at) "
+                       "VALUES ('T1', 'T1', 'G', 6, :f, :at)"), {"f": False, "at": at})
+        for n, boot in ((1, "boot-a"), (2, "boot-b")):
+            c.execute(text("INSERT INTO controller_events (id, table_id, boot, seq, type, "
+                           "payload, controller_time, received_at) VALUES (:n, 'T1', :b, 1, "
+                           "'GameStarted', '{}', '', :at)"), {"n": n, "b": boot, "at": at})
+            c.execute(text("INSERT INTO rounds (id, table_id, round_no, state, event_id, "
+                           "started_at) VALUES (:n, 'T1', 1, 'ended', :n, :at)"),
+                      {"n": n, "at": at})
+    upgrade(bare_engine)
+    with bare_engine.connect() as c:
+        assert list(c.execute(text("SELECT boot, round_no FROM rounds ORDER BY id"))) == [
+            ("boot-a", 1), ("boot-b", 1)]
+    assert "ix_rounds_table_boot_round" in {
+        ix["name"] for ix in inspect(bare_engine).get_indexes("rounds")}
+    cfg = alembic_config()
+    with bare_engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0011")
+    columns = {col["name"] for col in inspect(bare_engine).get_columns("rounds")}
+    assert "boot" not in columns and "round_no" in columns

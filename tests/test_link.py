@@ -16,7 +16,16 @@ from typing import Any
 
 import pytest
 
-from core.controllers.events import ControllerEvent, GameEnded, HitClaimed, Origin
+from core.controllers.events import (
+    ControllerEvent,
+    Delivery,
+    GameEnded,
+    HitClaimed,
+    Origin,
+    OutOfOrder,
+    Refused,
+    SequenceGap,
+)
 from core.controllers.link import (
     AckedSeqs,
     ControllerLink,
@@ -35,8 +44,10 @@ from core.controllers.protocol import (
     Hello,
     PayConfirmed,
     ProtocolError,
+    Resend,
     Welcome,
     encode_frame,
+    seal,
 )
 from core.controllers.simulator import SimulatedTable
 from core.rules.cards import Card
@@ -68,13 +79,13 @@ class FakePaytable:
 class Floor:
     """Records each (table, boot, seq) once, like core.tablegames; keeps every raw call too."""
 
-    recorded: dict[tuple[str, str, int], ControllerEvent] = field(default_factory=dict)
+    recorded: dict[tuple[str, str, int], Delivery] = field(default_factory=dict)
     calls: list[tuple[str, str, int]] = field(default_factory=list)
     statuses: list[tuple[str, bool, str]] = field(default_factory=list)
-    before_record: Callable[[Origin, ControllerEvent], None] | None = None
-    after_record: Callable[[Origin, ControllerEvent], None] | None = None
+    before_record: Callable[[Origin, Delivery], None] | None = None
+    after_record: Callable[[Origin, Delivery], None] | None = None
 
-    def on_event(self, origin: Origin, event: ControllerEvent) -> None:
+    def on_event(self, origin: Origin, event: Delivery) -> None:
         key = (origin.table, origin.boot, origin.seq)
         self.calls.append(key)
         if self.before_record:
@@ -430,16 +441,19 @@ def test_a_live_controller_keeps_the_link_up_across_many_heartbeat_periods() -> 
     arun(main)
 
 
-def test_a_malformed_event_is_answered_with_error_and_changes_nothing() -> None:
-    bad = json.dumps({"v": 1, "type": "EVENT", "table": "T1", "boot": "boot1", "seq": 1,
-                      "kind": "HIT", "round": 1, "seat": 2, "hand": "FLUSH",
-                      "cards": ["Zz", "2c", "3c", "4c", "5c", "6c", "7c"]}).encode() + b"\n"
+def test_a_damaged_frame_is_answered_with_error_and_a_malformed_event_is_refused_by_seq() -> None:
+    bad = seal(json.dumps({"v": 1, "type": "EVENT", "table": "T1", "boot": "boot1", "seq": 1,
+                           "kind": "HIT", "round": 1, "seat": 2, "hand": "FLUSH",
+                           "cards": ["Zz", "2c", "3c", "4c", "5c", "6c", "7c"]}).encode())
     good = EventFrame(Origin("T1", "boot1", 2), GameEnded(1))
+    damaged = bytearray(encode_frame(EventFrame(Origin("T1", "boot1", 3), GameEnded(1))))
+    damaged[damaged.index(b'"round":1') + 8] = ord("7")  # round 1 -> 7 on the way
 
     async def script(ctl: ScriptedController, n: int) -> None:
         ctl.send(n, bad)
         ctl.send(n, b"this is not json\n")
         ctl.send(n, good)
+        ctl.send(n, bytes(damaged))
 
     async def main() -> None:
         ctl = ScriptedController(_hello(), script)
@@ -449,22 +463,31 @@ def test_a_malformed_event_is_answered_with_error_and_changes_nothing() -> None:
                               tls=pki().console_context(),
                               heartbeat=0.2)
         task = await running(link)
-        await until(lambda: any(isinstance(f, Ack) for f in ctl.frames(0)), "ACK of the good one")
+        await until(lambda: len([f for f in ctl.frames(0) if isinstance(f, ErrorFrame)]) == 2,
+                    "the ERRORs")
         await link.close()
         await task
         await ctl.stop()
         got = ctl.frames(0)
         errors = [f for f in got if isinstance(f, ErrorFrame)]
         acks = [f for f in got if isinstance(f, Ack)]
-        assert [(e.code, e.seq) for e in errors] == [("BAD_FRAME", 1), ("BAD_FRAME", None)]
-        assert "card 'Zz'" in errors[0].message and "bad JSON" in errors[1].message
-        assert acks == [Ack("boot1", 2, "ok")]
-        assert floor.calls == [("T1", "boot1", 2)]
+        assert [(e.code, e.seq) for e in errors] == [("BAD_FRAME", None), ("BAD_FRAME", None)]
+        assert "without its checksum" in errors[0].message
+        assert "checksum mismatch" in errors[1].message and "EVENT seq 3" in errors[1].message
+        # the malformed event is refused by its (boot, seq), so it leaves the outbox and the
+        # floor keeps it (a Refused); the damaged frame changes nothing
+        assert acks[0].seq == 1 and acks[0].result == "refused"
+        assert "card 'Zz'" in acks[0].reason
+        assert acks[1:] == [Ack("boot1", 2, "ok")]
+        assert floor.calls == [("T1", "boot1", 1), ("T1", "boot1", 2)]
+        refused = floor.recorded[("T1", "boot1", 1)]
+        assert isinstance(refused, Refused) and refused.kind == "HIT" and refused.event is None
+        assert refused.fields["cards"][0] == "Zz"
 
     arun(main)
 
 
-def test_events_kept_from_an_earlier_boot_are_accepted_and_another_table_is_not() -> None:
+def test_events_kept_from_an_earlier_boot_are_accepted_and_another_tables_refused() -> None:
     old = EventFrame(Origin("T1", "boot0", 9), GameEnded(3))  # kept over a restart
     stray = EventFrame(Origin("T7", "boot1", 1), GameEnded(1))
 
@@ -480,14 +503,18 @@ def test_events_kept_from_an_earlier_boot_are_accepted_and_another_table_is_not(
                               tls=pki().console_context(),
                               heartbeat=0.2)
         task = await running(link)
-        await until(lambda: any(isinstance(f, ErrorFrame) for f in ctl.frames(0)), "the ERROR")
+        await until(lambda: len([f for f in ctl.frames(0) if isinstance(f, Ack)]) == 2,
+                    "both answered")
         await link.close()
         await task
         await ctl.stop()
-        assert floor.calls == [("T1", "boot0", 9)]
-        assert [f for f in ctl.frames(0) if isinstance(f, Ack)] == [Ack("boot0", 9, "ok")]
-        err = next(f for f in ctl.frames(0) if isinstance(f, ErrorFrame))
-        assert err.code == "BAD_FRAME" and "'T7'" in err.message
+        assert floor.calls == [("T1", "boot0", 9), ("T1", "boot1", 1)]
+        ok, refused = [f for f in ctl.frames(0) if isinstance(f, Ack)]
+        assert ok == Ack("boot0", 9, "ok")
+        assert (refused.boot, refused.seq, refused.result) == ("boot1", 1, "refused")
+        assert "'T7'" in refused.reason
+        kept = floor.recorded[("T1", "boot1", 1)]
+        assert isinstance(kept, Refused) and kept.event == GameEnded(1)
 
     arun(main)
 
@@ -570,3 +597,242 @@ def test_acked_seqs_remember_every_acknowledged_seq_compactly() -> None:
         acked.add(seq)
     assert [s for s in range(1, 9) if s in acked] == [1, 2, 3, 5, 7]
     assert acked.low == 3 and acked.above == {5, 7}
+
+
+# ------------------------------------------------------------------ sequence and retransmission
+
+
+@dataclass
+class SequencedFloor(Floor):
+    """Like the ledger: takes each boot's events in sequence only (OutOfOrder beyond the next
+    expected), keeps a declared gap, refuses a resent refusal with its first reason."""
+
+    last: dict[str, int] = field(default_factory=dict)
+    refusals: dict[tuple[str, int], str] = field(default_factory=dict)
+
+    def on_event(self, origin: Origin, event: Delivery) -> bool:  # type: ignore[override]
+        key = (origin.table, origin.boot, origin.seq)
+        self.calls.append(key)
+        if key in self.recorded:
+            return False
+        if (origin.boot, origin.seq) in self.refusals:
+            raise ValueError(self.refusals[(origin.boot, origin.seq)])
+        expected = self.last.get(origin.boot, 0) + 1
+        first = event.first if isinstance(event, SequenceGap) else origin.seq
+        if first != expected:
+            raise OutOfOrder(origin, expected)
+        self.last[origin.boot] = origin.seq
+        if self.before_record:
+            try:
+                self.before_record(origin, event)
+            except ValueError as exc:
+                self.refusals[(origin.boot, origin.seq)] = str(exc)
+                raise
+        if isinstance(event, Refused):
+            self.refusals[(origin.boot, origin.seq)] = event.reason
+            raise ValueError(event.reason)
+        self.recorded[key] = event
+        return True
+
+
+def test_a_gap_is_never_taken_out_of_order_the_controller_is_asked_to_send_again() -> None:
+    e1, e2, e3 = (EventFrame(Origin("T1", "boot1", n), GameEnded(n)) for n in (1, 2, 3))
+
+    async def script(ctl: ScriptedController, n: int) -> None:
+        ctl.send(n, e1)
+        ctl.send(n, e3)  # e2 lost on the way
+        ctl.send(n, e3)  # (and the timer sends e3 again: asked for once only)
+
+    async def main() -> None:
+        ctl = ScriptedController(_hello(), script)
+        await ctl.start()
+        floor = SequencedFloor()
+        link = ControllerLink("T1", "127.0.0.1", ctl.port, floor.on_event, floor.on_status,
+                              heartbeat=0.2, retransmit=30)
+        task = await running(link)
+        await until(lambda: any(isinstance(f, Resend) for f in ctl.frames(0)), "the RESEND")
+        ctl.send(0, e2)
+        ctl.send(0, e3)
+        await until(lambda: len([f for f in ctl.frames(0) if isinstance(f, Ack)]) == 3, "ACKs")
+        await link.close()
+        await task
+        await ctl.stop()
+        assert [f for f in ctl.frames(0) if isinstance(f, Resend)] == [Resend("boot1", 2)]
+        assert [f.seq for f in ctl.frames(0) if isinstance(f, Ack)] == [1, 2, 3]
+        assert [k for k in floor.recorded] == [("T1", "boot1", n) for n in (1, 2, 3)]
+        assert floor.calls == [("T1", "boot1", n) for n in (1, 2, 3)]  # 3 never passed early
+
+    arun(main)
+
+
+def test_a_resent_event_gets_the_answer_it_had_refused_stays_refused() -> None:
+    e1, e2 = EventFrame(Origin("T1", "b", 1), GameEnded(1)), EventFrame(Origin("T1", "b", 2),
+                                                                        GameEnded(2))
+
+    async def script(ctl: ScriptedController, n: int) -> None:
+        for frame in (e1, e2, e1, e2):  # both ACKs lost: both sent again
+            ctl.send(n, frame)
+
+    async def main() -> None:
+        ctl = ScriptedController(_hello(), script)
+        await ctl.start()
+        floor = Floor()
+
+        def refuse_second(origin: Origin, _event: Delivery) -> None:
+            if origin.seq == 2:
+                raise ValueError("END GAME round 2: round 2 was never started")
+
+        floor.before_record = refuse_second
+        link = ControllerLink("T1", "127.0.0.1", ctl.port, floor.on_event, floor.on_status,
+                              heartbeat=0.2)
+        task = await running(link)
+        await until(lambda: len([f for f in ctl.frames(0) if isinstance(f, Ack)]) == 4, "ACKs")
+        await link.close()
+        await task
+        await ctl.stop()
+        acks = [f for f in ctl.frames(0) if isinstance(f, Ack)]
+        refused = Ack("b", 2, "refused", "END GAME round 2: round 2 was never started")
+        assert acks == [Ack("b", 1, "ok"), refused, Ack("b", 1, "ok"), refused]
+        assert floor.calls == [("T1", "b", 1), ("T1", "b", 2)]  # answered from memory
+
+    arun(main)
+
+
+def test_a_lost_event_is_sent_again_on_the_live_connection_without_a_reconnect() -> None:
+    async def main() -> None:
+        table = make_table(seed=4, retransmit=0.1)
+        await table.start()
+        play(table, 3)
+        last = len(table.history)
+        lose = {3, last}  # one in the middle (a later one shows the gap), and the very last
+        write = table._write
+
+        def lossy(frame: Frame) -> None:
+            if isinstance(frame, EventFrame) and frame.origin.seq in lose:
+                lose.discard(frame.origin.seq)  # its first copy never arrives
+                table.transmissions[frame.origin.seq] += 1
+                return
+            write(frame)
+
+        table._write = lossy  # type: ignore[method-assign]
+        floor = SequencedFloor()
+        link = make_link(table, floor, retransmit=0.1)
+        task = await running(link)
+        await until(lambda: not table.outbox and len(floor.recorded) == last, "all recorded")
+        await link.close()
+        await task
+        await table.stop()
+        assert table.connections == 1  # no reconnect was needed
+        assert list(floor.recorded) == [("T1", table.boot, n) for n in range(1, last + 1)]
+        assert table.transmissions[3] >= 2 and table.transmissions[last] >= 2
+        assert table.retransmissions >= 2
+
+    arun(main)
+
+
+def test_an_unacknowledged_command_is_sent_again_on_the_live_connection() -> None:
+    async def main() -> None:
+        ctl = ScriptedController(_hello())
+        await ctl.start()
+        floor = Floor()
+        link = ControllerLink("T1", "127.0.0.1", ctl.port, floor.on_event, floor.on_status,
+                              heartbeat=0.2, retransmit=0.1)
+        task = await running(link)
+        await until(lambda: link.online, "online")
+        pay = PayConfirmed(4, 3, "boot1:17", 7500)
+        cseq = await link.send_command(pay)
+
+        def sent() -> list[CommandFrame]:
+            return [f for f in ctl.frames(0) if isinstance(f, CommandFrame)]
+
+        await until(lambda: len(sent()) >= 3, "the command sent again, twice")
+        ctl.send(0, CommandAck(link.console_id, cseq, "ok"))
+        assert (await link.command_result(cseq)).result == "ok"
+        count = len(sent())
+        await asyncio.sleep(0.3)  # acknowledged: no more copies
+        await link.close()
+        await task
+        await ctl.stop()
+        assert len(ctl.writers) == 1  # on the one connection
+        assert all(f == CommandFrame(link.console_id, cseq, pay) for f in sent())
+        assert len(sent()) == count
+
+    arun(main)
+
+
+def test_a_lost_welcome_is_sent_again_when_the_controller_repeats_its_hello() -> None:
+    async def main() -> None:
+        table = make_table(retransmit=0.05)
+        await table.start()
+        play(table, 1)
+        handle = table._handle
+        dropped: list[Welcome] = []
+
+        def deaf_once(item: object) -> None:
+            if isinstance(item, Welcome) and not dropped:
+                dropped.append(item)  # the first WELCOME is lost
+                return
+            handle(item)  # type: ignore[arg-type]
+
+        table._handle = deaf_once  # type: ignore[method-assign]
+        floor = Floor()
+        link = make_link(table, floor)
+        task = await running(link)
+        await until(lambda: not table.outbox, "events delivered after the second WELCOME")
+        await link.close()
+        await task
+        await table.stop()
+        assert dropped and table.connections == 1
+
+    arun(main)
+
+
+def test_a_restarted_controller_delivers_the_old_boot_in_order_then_its_new_boot_from_1() -> None:
+    async def main() -> None:
+        table = make_table(seed=8)
+        await table.start()
+        play(table, 2)
+        old_boot, old = table.boot, len(table.history)
+        table.restart(keep_outbox=True)
+        play(table, 2)
+        assert table.boot != old_boot and table.history[old].origin.seq == 1
+        floor = SequencedFloor()
+        link = make_link(table, floor)
+        task = await running(link)
+        await until(lambda: table.unacknowledged == 0, "both boots delivered")
+        await link.close()
+        await task
+        await table.stop()
+        assert floor.calls == [(f.origin.table, f.origin.boot, f.origin.seq)
+                               for f in table.history]
+        assert table.kept == {}
+
+    arun(main)
+
+
+def test_events_acknowledged_to_another_ledger_are_declared_gone_and_kept_as_a_gap() -> None:
+    async def main() -> None:
+        table = make_table(seed=6)
+        await table.start()
+        play(table, 2)
+        first = len(table.history)
+        elsewhere = Floor()  # a ledger that is lost afterwards (restored from a backup)
+        link1 = make_link(table, elsewhere)
+        t1 = await running(link1)
+        await until(lambda: not table.outbox, "acknowledged to the first ledger")
+        await link1.close()
+        await t1
+        play(table, 1)
+        floor = SequencedFloor()
+        link2 = make_link(table, floor)
+        t2 = await running(link2)
+        await until(lambda: not table.outbox, "the new events taken after the gap")
+        await link2.close()
+        await t2
+        await table.stop()
+        gap = floor.recorded[("T1", table.boot, first)]
+        assert gap == SequenceGap(1, first)
+        assert table.gone_sent >= 1
+        assert [k[2] for k in floor.recorded] == list(range(first, len(table.history) + 1))
+
+    arun(main)

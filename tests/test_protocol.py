@@ -1,4 +1,5 @@
-"""The controller wire protocol (docs/protocol.md): framing, round trips, malformed frames."""
+"""The controller wire protocol (docs/protocol.md): framing, checksums, bounds, round trips,
+malformed frames."""
 
 from __future__ import annotations
 
@@ -12,24 +13,34 @@ from hypothesis import strategies as st
 
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Misdealt, Origin, Undone
 from core.controllers.protocol import (
+    BOUNDS,
     HAND_IDS,
+    MAX_AMOUNT_CENTS,
     MAX_FRAME_BYTES,
+    MAX_ROUND,
+    MAX_SEQ,
+    MAX_WAGER_CENTS,
     Ack,
     CommandAck,
     CommandFrame,
     ErrorFrame,
     EventFrame,
     FrameBuffer,
+    Gone,
     Heartbeat,
     Hello,
     HitRejected,
     JackpotState,
     PayConfirmed,
     ProtocolError,
+    Resend,
     Welcome,
     decode_frame,
     encode_frame,
+    event_bounds_problem,
+    frame_checksum,
     hit_ref,
+    seal,
 )
 from core.rules.cards import full_deck, parse_cards
 
@@ -39,8 +50,8 @@ ids = st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=0x2FFF,
                                      whitelist_categories=("L", "N", "P", "S")),
               min_size=1, max_size=20)
 seats = st.integers(1, 99)
-rounds = st.integers(1, 10**9)
-cents = st.integers(1, 10**12)
+rounds = st.integers(1, MAX_ROUND)
+cents = st.integers(1, MAX_WAGER_CENTS)
 hands7 = st.lists(st.sampled_from(full_deck()), min_size=7, max_size=7, unique=True).map(tuple)
 
 events = st.one_of(
@@ -52,11 +63,11 @@ events = st.one_of(
     st.builds(Undone, round_no=rounds, what=st.just("HIT"), seat=st.one_of(st.none(), seats)),
     st.builds(Misdealt, round_no=rounds),
 )
-origins = st.builds(Origin, table=ids, boot=ids, seq=st.integers(1, 2**53),
+origins = st.builds(Origin, table=ids, boot=ids, seq=st.integers(1, MAX_SEQ),
                     controller_time=st.sampled_from(["", "2025-06-01T12:00:00Z"]))
 commands = st.one_of(
     st.builds(PayConfirmed, round_no=rounds, seat=seats, hit_ref=ids,
-              amount_cents=st.integers(0, 10**12)),
+              amount_cents=st.integers(0, MAX_AMOUNT_CENTS)),
     st.builds(HitRejected, round_no=rounds, seat=seats,
               reason=st.text(min_size=1, max_size=50).filter(
                   lambda s: s.strip() != "" and all(
@@ -78,9 +89,12 @@ frames = st.one_of(
     st.builds(ErrorFrame, code=st.sampled_from(["BAD_FRAME", "HELLO_REFUSED"]),
               message=st.just("frame.v: bad"), seq=st.one_of(st.none(), st.integers(1, 99))),
     st.builds(JackpotState, group=ids, level=st.sampled_from(["MAIN", "MEGA"]),
-              state=st.just("PENDING"), amount_cents=st.integers(0, 2**40),
+              state=st.just("PENDING"), amount_cents=st.integers(0, MAX_AMOUNT_CENTS),
               hits=st.integers(1, 9)),
     st.builds(JackpotState, group=ids, level=st.just("MAIN"), state=st.just("CLEAR")),
+    st.builds(Resend, boot=ids, seq=st.integers(1, MAX_SEQ)),
+    st.builds(lambda boot, seq, n: Gone(boot, seq, min(seq + n, MAX_SEQ)), ids,
+              st.integers(1, MAX_SEQ - 1), st.integers(1, 10**6)),
 )
 
 
@@ -93,7 +107,12 @@ def _event_line(**override: object) -> bytes:
             base.pop(key)
         else:
             base[key] = value
-    return json.dumps(base).encode() + b"\n"
+    return seal(json.dumps(base).encode())
+
+
+def _line(obj: dict[str, object]) -> bytes:
+    """A frame as a sender writes it (its checksum added), whatever it holds."""
+    return seal(json.dumps(obj).encode())
 
 
 _DROP = object()
@@ -152,13 +171,13 @@ def test_hand_ids_are_those_of_the_rules_core() -> None:
 
 
 @pytest.mark.parametrize(("line", "named"), [
-    (b"{\"v\":1,\"type\":\"EVENT\"\n", "bad JSON"),
-    (b"[1,2]\n", "not a JSON object"),
-    (b"\xff\xfe\n", "not UTF-8"),
-    (b"{\"type\":\"HEARTBEAT\"}\n", "frame.v"),
-    (b"{\"v\":2,\"type\":\"HEARTBEAT\"}\n", "unsupported protocol version 2"),
-    (b"{\"v\":true,\"type\":\"HEARTBEAT\"}\n", "frame.v"),
-    (b"{\"v\":1,\"type\":\"DANCE\"}\n", "unknown frame type 'DANCE'"),
+    (seal(b"{\"v\":1,\"type\":\"EVENT\",}"), "bad JSON"),
+    (b"[1,2]\n", "without its checksum"),
+    (seal(b"{\"v\":1,\"type\":\"\xff\xfe\"}"), "not UTF-8"),
+    (_line({"type": "HEARTBEAT"}), "frame.v"),
+    (_line({"v": 2, "type": "HEARTBEAT"}), "unsupported protocol version 2"),
+    (_line({"v": True, "type": "HEARTBEAT"}), "frame.v"),
+    (_line({"v": 1, "type": "DANCE"}), "unknown frame type 'DANCE'"),
     (_event_line(kind="JUMP"), "unknown event kind 'JUMP'"),
     (_event_line(seq=_DROP), "missing field 'seq'"),
     (_event_line(seat=_DROP), "missing field 'seat'"),
@@ -177,16 +196,18 @@ def test_hand_ids_are_those_of_the_rules_core() -> None:
     (_event_line(kind="GAME_STARTED", wagers={"1": "1.00"}), "expected an integer"),
     (_event_line(kind="GAME_STARTED", wagers={"x": 100}), "seat 'x'"),
     (_event_line(kind="GAME_STARTED", wagers=[100]), "GAME_STARTED.wagers"),
-    (b"{\"v\":1,\"type\":\"ACK\",\"boot\":\"b\",\"seq\":1,\"result\":\"maybe\"}\n", "ACK.result"),
-    (b"{\"v\":1,\"type\":\"COMMAND\",\"console\":\"c\",\"cseq\":1,\"command\":\"PAY\","
-     b"\"round\":1,\"seat\":1,\"hit_ref\":\"b:1\",\"amount\":\"75.00\"}\n", "PAY.amount"),
-    (b"{\"v\":1,\"type\":\"HEARTBEAT\",\"time\":NaN}\n", "NaN"),
-    (b"{\"v\":1,\"type\":\"JACKPOT_STATE\",\"group\":\"WA01\",\"level\":\"MAIN\","
-     b"\"state\":\"PENDING\",\"amount\":100,\"hits\":0}\n", "JACKPOT_STATE.hits"),
-    (b"{\"v\":1,\"type\":\"JACKPOT_STATE\",\"group\":\"WA01\",\"level\":\"MAIN\","
-     b"\"state\":\"FROZEN\",\"amount\":100,\"hits\":1}\n", "JACKPOT_STATE.state"),
-    (b"{\"v\":1,\"type\":\"JACKPOT_STATE\",\"group\":\"WA01\",\"level\":\"MAIN\","
-     b"\"state\":\"PENDING\",\"amount\":-5,\"hits\":1}\n", "JACKPOT_STATE.amount"),
+    (_line({"v": 1, "type": "ACK", "boot": "b", "seq": 1, "result": "maybe"}), "ACK.result"),
+    (_line({"v": 1, "type": "COMMAND", "console": "c", "cseq": 1, "command": "PAY", "round": 1,
+            "seat": 1, "hit_ref": "b:1", "amount": "75.00"}), "PAY.amount"),
+    (seal(b"{\"v\":1,\"type\":\"HEARTBEAT\",\"time\":NaN}"), "NaN"),
+    (_line({"v": 1, "type": "JACKPOT_STATE", "group": "WA01", "level": "MAIN",
+            "state": "PENDING", "amount": 100, "hits": 0}), "JACKPOT_STATE.hits"),
+    (_line({"v": 1, "type": "JACKPOT_STATE", "group": "WA01", "level": "MAIN",
+            "state": "FROZEN", "amount": 100, "hits": 1}), "JACKPOT_STATE.state"),
+    (_line({"v": 1, "type": "JACKPOT_STATE", "group": "WA01", "level": "MAIN",
+            "state": "PENDING", "amount": -5, "hits": 1}), "JACKPOT_STATE.amount"),
+    (_line({"v": 1, "type": "GONE", "boot": "b", "seq": 5, "next": 5}), "GONE.next"),
+    (_line({"v": 1, "type": "RESEND", "boot": "b", "seq": 0}), "RESEND.seq"),
     (b"\n", "empty frame"),
 ])
 def test_malformed_frames_raise_protocol_error_naming_the_problem(line: bytes, named: str) -> None:
@@ -235,7 +256,8 @@ def test_random_bytes_never_raise_anything_but_protocol_error(data: bytes) -> No
         assert isinstance(item, (ProtocolError, *_FRAME_TYPES))
 
 
-_FRAME_TYPES = (Hello, Welcome, EventFrame, Ack, CommandFrame, CommandAck, Heartbeat, ErrorFrame)
+_FRAME_TYPES = (Hello, Welcome, EventFrame, Ack, CommandFrame, CommandAck, Heartbeat, ErrorFrame,
+                JackpotState, Resend, Gone)
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
@@ -246,19 +268,20 @@ json_values = st.recursive(
 field_names = st.sampled_from(["v", "type", "table", "boot", "seq", "kind", "round", "seat",
                                "hand", "cards", "wagers", "what", "console", "cseq", "command",
                                "hit_ref", "amount", "reason", "result", "decks", "seats",
-                               "paytable", "model", "heartbeat_ms", "code", "message", "time"])
+                               "paytable", "model", "heartbeat_ms", "code", "message", "time",
+                               "next", "group", "level", "state", "hits"])
 
 
 @given(st.fixed_dictionaries({"v": st.sampled_from([1, 1, 1, 2, "1", None])}),
        st.sampled_from(["HELLO", "WELCOME", "EVENT", "ACK", "COMMAND", "CMD_ACK", "HEARTBEAT",
-                        "ERROR", "NOPE"]),
+                        "ERROR", "JACKPOT_STATE", "RESEND", "GONE", "NOPE"]),
        st.dictionaries(field_names, json_values, max_size=12))
 @settings(max_examples=800)
 def test_structured_garbage_never_raises_anything_but_protocol_error(
         head: dict[str, object], kind: str, body: dict[str, object]) -> None:
     obj = {**body, **head, "type": kind}
     try:
-        line = json.dumps(obj).encode()
+        line = seal(json.dumps(obj).encode())  # past the checksum, into the fields
     except ValueError:
         return
     with contextlib.suppress(ProtocolError):
@@ -270,3 +293,113 @@ def test_absurd_nesting_is_a_protocol_error_not_a_crash() -> None:
         decode_frame(b"[" * 30_000 + b"]" * 30_000)
     with pytest.raises(ProtocolError):
         decode_frame(b"{\"v\":1,\"type\":\"EVENT\",\"seq\":" + b"9" * 5000 + b"}")
+    with pytest.raises(ProtocolError):
+        decode_frame(seal(b"{\"v\":1,\"type\":\"EVENT\",\"seq\":" + b"9" * 5000 + b"}"))
+
+
+# ------------------------------------------------------------------ checksum (issue 11)
+
+
+def test_every_frame_ends_with_the_checksum_of_its_bytes_without_it() -> None:
+    data = encode_frame(EventFrame(Origin("T1", "b", 4), GameEnded(2)))
+    body, tail = data[:-27], data[-27:]
+    assert tail.startswith(b',"sum":"') and tail.endswith(b'"}\n')
+    assert tail[8:24].decode() == frame_checksum(body + b"}")
+    assert seal(body + b"}") == data
+
+
+@given(frames, st.data())
+@settings(max_examples=400)
+def test_a_damaged_frame_is_refused_whole_never_read_as_another(frame: object,
+                                                                data: st.DataObject) -> None:
+    sent = encode_frame(frame)  # type: ignore[arg-type]
+    damaged = bytearray(sent)
+    where = data.draw(st.integers(0, len(sent) - 1))
+    damaged[where] ^= data.draw(st.integers(1, 255))  # any bit pattern of one byte flipped
+    cut = data.draw(st.integers(1, len(sent) - 2))
+    for line in (bytes(damaged), sent[:cut] + b"\n"):
+        try:
+            got = decode_frame(line)
+        except ProtocolError as exc:  # refused by its checksum, before any field is read
+            assert "checksum" in str(exc) and exc.event is None and exc.seq is None
+            continue
+        assert got == frame  # only a newline turned into a carriage return: the same frame
+
+
+def test_a_damaged_frame_names_what_it_seems_to_be_and_is_not_trusted() -> None:
+    sent = bytearray(encode_frame(EventFrame(Origin("T1", "b", 17), GameStarted(3, {1: 100}))))
+    sent[sent.index(b'"round":3') + 8] = ord("4")
+    with pytest.raises(ProtocolError, match="checksum mismatch.*EVENT seq 17 as read") as info:
+        decode_frame(bytes(sent))
+    assert info.value.seq is None and info.value.event is None
+    with pytest.raises(ProtocolError, match="without its checksum"):
+        decode_frame(b'{"v":1,"type":"HEARTBEAT"}\n')  # a sender from before the checksum
+
+
+# ------------------------------------------------------------------ bounds (issue 11)
+
+
+def _command(**override: object) -> dict[str, object]:
+    return {"v": 1, "type": "COMMAND", "console": "c", "cseq": 1, "command": "PAY", "round": 1,
+            "seat": 1, "hit_ref": "b:1", "amount": 100, **override}
+
+
+@pytest.mark.parametrize(("line", "named"), [
+    (_event_line(seq=MAX_SEQ + 1), "EVENT.seq: 9007199254740992 is out of range"),
+    (_event_line(seq=2**63), "EVENT.seq"),
+    (_event_line(round=MAX_ROUND + 1), "HIT.round: 2147483648 is out of range"),
+    (_event_line(round=2**63), "HIT.round"),
+    (_event_line(seat=100), "HIT.seat: 100 is out of range"),
+    (_event_line(kind="GAME_STARTED", wagers={"1": MAX_WAGER_CENTS + 1}),
+     "GAME_STARTED.wagers.1: 100000001 is out of range"),
+    (_event_line(kind="GAME_STARTED", wagers={"1": 2**63}), "GAME_STARTED.wagers.1"),
+    (_event_line(kind="GAME_STARTED", wagers={"1": 0}), "GAME_STARTED.wagers.1: 0 is out"),
+    (_line(_command(amount=MAX_AMOUNT_CENTS + 1)), "PAY.amount: 1000000000001 is out of range"),
+    (_line(_command(cseq=MAX_SEQ + 1)), "COMMAND.cseq"),
+    (_line({"v": 1, "type": "ACK", "boot": "b", "seq": 2**63, "result": "ok"}), "ACK.seq"),
+    (_line({"v": 1, "type": "WELCOME", "console": "c", "heartbeat_ms": 3_600_001}),
+     "WELCOME.heartbeat_ms"),
+    (_line({"v": 1, "type": "HELLO", "table": "T1", "boot": "b", "paytable": "P", "decks": 17,
+            "seats": 6, "model": "m", "heartbeat_ms": 5000}), "HELLO.decks"),
+    (_line({"v": 1, "type": "HELLO", "table": "T1", "boot": "b", "paytable": "P", "decks": 1,
+            "seats": 100, "model": "m", "heartbeat_ms": 5000}), "HELLO.seats"),
+    (_line({"v": 1, "type": "JACKPOT_STATE", "group": "G", "level": "MAIN", "state": "PENDING",
+            "amount": 100, "hits": 10_001}), "JACKPOT_STATE.hits"),
+])
+def test_every_number_has_a_bound_and_a_frame_beyond_it_is_refused_by_name(line: bytes,
+                                                                            named: str) -> None:
+    with pytest.raises(ProtocolError, match=named.replace(".", r"\.")):
+        decode_frame(line)
+
+
+def test_the_bounds_table_covers_every_number_on_the_wire() -> None:
+    assert set(BOUNDS) == {"seq", "cseq", "round", "seat", "seats", "decks", "heartbeat_ms",
+                           "wager", "amount", "hits"}
+    assert BOUNDS["seq"][1] < 2**53 and BOUNDS["round"][1] < 2**31
+    # a meter in exact units (1/1,000,000 cent) of the largest amount fits a 64-bit integer
+    assert BOUNDS["amount"][1] * 1_000_000 * 9 < 2**63
+
+
+def test_a_malformed_event_whose_identity_is_readable_carries_it_for_the_refusal() -> None:
+    with pytest.raises(ProtocolError) as info:
+        decode_frame(_event_line(seq=41, round=2**63))
+    m = info.value.event
+    assert m is not None and (m.table, m.boot, m.seq, m.kind) == ("T1", "b1", 41, "HIT")
+    assert m.seq_in_bounds and m.fields["round"] == str(2**63)  # stored as text
+    assert "sum" not in m.fields
+    with pytest.raises(ProtocolError) as info:
+        decode_frame(_event_line(seq=2**63))
+    m = info.value.event
+    assert m is not None and m.seq == 2**63 and not m.seq_in_bounds
+    with pytest.raises(ProtocolError) as info:  # no readable identity: nothing to refuse by
+        decode_frame(_event_line(boot=""))
+    assert info.value.event is None
+
+
+def test_events_built_in_code_are_checked_against_the_same_bounds() -> None:
+    assert event_bounds_problem(GameStarted(1, {1: 100})) == ""
+    assert "round 2147483648" in event_bounds_problem(GameEnded(MAX_ROUND + 1))
+    assert "seat 1 wager" in event_bounds_problem(GameStarted(1, {1: 2**63}))
+    assert "seat 100" in event_bounds_problem(HitClaimed(1, 100, "FLUSH"))
+    assert event_bounds_problem(Misdealt(2**31)) != ""
+    assert event_bounds_problem(Undone(1, "HIT", 2)) == ""

@@ -23,10 +23,14 @@ from core.controllers.events import (
 )
 from core.controllers.link import ControllerLink
 from core.controllers.protocol import (
+    Ack,
     CommandFrame,
+    EventFrame,
     FrameBuffer,
+    Gone,
     HitRejected,
     PayConfirmed,
+    Resend,
     Welcome,
     encode_frame,
     hit_ref,
@@ -304,6 +308,55 @@ def test_a_silent_console_is_declared_gone() -> None:
     arun(main)
 
 
+def test_a_restart_keeps_the_old_boot_s_unacknowledged_events_and_numbers_from_1() -> None:
+    t = table(seed=9)
+    rounds(t, 2)
+    old_boot, held = t.boot, dict(t.outbox)
+    t.restart(keep_outbox=True)
+    assert t.boot != old_boot and t.kept == {old_boot: held} and t.outbox == {}
+    first = t.step()[0]
+    assert (first.origin.boot, first.origin.seq, first.event.round_no) == (t.boot, 1, 1)
+    assert t.unacknowledged == len(held) + 1
+    t.restart(keep_outbox=False)
+    assert t.outbox == {} and len(t.kept) == 1  # the first boot's events are still held
+
+
+def test_events_are_sent_again_on_a_timer_and_from_where_the_console_asks() -> None:
+    async def main() -> None:
+        t = table(seed=4, heartbeat=5, retransmit=0.1)
+        await t.start()
+        rounds(t, 2)
+        n = len(t.history)
+        reader, writer = await asyncio.open_connection("127.0.0.1", t.port)
+        writer.write(encode_frame(Welcome("c1", 5000)))
+        buf = FrameBuffer()
+        got: list[Any] = []
+
+        async def until_seen(cond: Callable[[], bool]) -> None:
+            while not cond():
+                data = await asyncio.wait_for(reader.read(65536), GUARD)
+                got.extend(buf.feed(data))
+
+        def seqs() -> list[int]:
+            return [f.origin.seq for f in got if isinstance(f, EventFrame)]
+
+        await until_seen(lambda: seqs().count(1) >= 2)  # the whole outbox, then again on the timer
+        assert seqs()[:n] == list(range(1, n + 1))
+        for seq in (1, 2, 3):
+            writer.write(encode_frame(Ack(t.boot, seq)))
+        writer.write(encode_frame(Resend(t.boot, 2)))  # 2 and 3 are acknowledged by now
+        await until_seen(lambda: any(isinstance(f, Gone) for f in got))
+        gone = next(f for f in got if isinstance(f, Gone))
+        assert gone == Gone(t.boot, 2, 4)  # 2..3 no longer held; 4 is the first held
+        got.clear()
+        await until_seen(lambda: 4 in seqs())
+        writer.close()
+        await t.stop()
+        assert sorted(t.outbox) == list(range(4, n + 1)) and t.retransmissions >= n
+
+    arun(main)
+
+
 # ------------------------------------------------------------------ command line
 
 
@@ -330,6 +383,7 @@ def test_simulate_takes_tables_from_the_floor_configuration() -> None:
     (["--speed", "0"], "--speed"),
     (["--paytable", "NOPE"], "unknown paytable 'NOPE'"),
     (["--mistake-rate", "1.5", "--plain-lab-only"], "mistake rate"),
+    (["--retransmit", "0", "--plain-lab-only"], "--retransmit"),
     (["--floor", "/nonexistent/floor.toml"], "floor.toml"),
 ])
 def test_simulate_refuses_bad_options_with_one_line_and_status_2(

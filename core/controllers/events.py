@@ -9,6 +9,7 @@ simulator (``core.controllers.simulator``) produces the same events on its side 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from core.rules.cards import Card
 
@@ -69,3 +70,43 @@ class Misdealt:
 
 
 ControllerEvent = GameStarted | HitClaimed | GameEnded | Undone | Misdealt
+
+
+# ------------------------------------------------------------------ what else a link hands over
+
+@dataclass(frozen=True)
+class Refused:
+    """An event the link refuses itself (a malformed or out-of-bounds EVENT whose identity was
+    readable, a seat the table does not have, another table's id), handed to the floor so that
+    the refusal is recorded (``refused_events``) before the link answers ``ACK refused``.
+    ``event`` is the decoded event when there is one; ``kind`` and ``fields`` are the frame's
+    (the event's kind on the wire and its members) when it could not be decoded."""
+
+    reason: str
+    event: ControllerEvent | None = None
+    kind: str = ""
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SequenceGap:
+    """The controller said (GONE) that events ``first`` to ``last`` of the origin's boot were
+    acknowledged before and are no longer held (a ledger restored from a backup, or another
+    ledger took them): the floor records the gap and takes the sequence on after ``last``."""
+
+    first: int
+    last: int
+
+
+Delivery = ControllerEvent | Refused | SequenceGap
+
+
+class OutOfOrder(Exception):
+    """Not a refusal: the event's seq is beyond the next one the ledger expects of its (table,
+    boot).  Nothing was written; the link asks the controller to send again from ``expected``.
+    (Not a ValueError, so no caller takes it for a refusal.)"""
+
+    def __init__(self, origin: Origin, expected: int) -> None:
+        super().__init__(f"table {origin.table}: event {origin.boot}:{origin.seq} is out of "
+                         f"order; the next expected is seq {expected}")
+        self.expected = expected

@@ -7,10 +7,18 @@ writer and returns an awaitable that completes when its batch committed) and ack
 only after that.  The link's loop never waits on the database: while one table's event waits
 for its commit, every other link reads, answers and sends heartbeats.  It reconnects with
 backoff after a drop, declares the table offline when the controller falls silent for
-three heartbeats, and keeps the console's commands (PAY, REJECT) queued until the
-controller acknowledges them.  Over TLS (``tls``, :mod:`core.controllers.tls`) it accepts a
-controller only with a certificate from the casino CA naming the configured table; plain TCP
-only when given no context, which the console does only for a floor file that says
+three heartbeats, and keeps the console's commands (PAY, REJECT) queued, sending them again
+every retransmit interval, until the controller acknowledges them.
+
+Events are taken in sequence per (table, boot): only the next expected seq is passed on; a
+later one makes the link ask the controller to send again from the expected one (RESEND), an
+earlier one is answered with the ACK it had (refused stays refused, for the same reason; after
+a console restart the ledger answers).  An event the link refuses itself (malformed but
+identifiable, a seat the table lacks, another table's id) goes to the floor as a
+:class:`~core.controllers.events.Refused` so that it is recorded before the ``ACK refused``.
+Over TLS (``tls``, :mod:`core.controllers.tls`) it accepts a controller only with a
+certificate from the casino CA naming the configured table; plain TCP only when given no
+context, which the console does only for a floor file that says
 ``transport = "plain-lab-only"``.
 """
 
@@ -27,9 +35,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.controllers import tls as link_tls
-from core.controllers.events import ControllerEvent, GameStarted, HitClaimed, Origin, Undone
+from core.controllers.events import (
+    Delivery,
+    GameStarted,
+    HitClaimed,
+    Origin,
+    OutOfOrder,
+    Refused,
+    SequenceGap,
+    Undone,
+)
 from core.controllers.protocol import (
     DEFAULT_HEARTBEAT_MS,
+    DEFAULT_RETRANSMIT_MS,
     TIMEOUT_HEARTBEATS,
     Ack,
     Command,
@@ -39,10 +57,12 @@ from core.controllers.protocol import (
     EventFrame,
     Frame,
     FrameBuffer,
+    Gone,
     Heartbeat,
     Hello,
     JackpotState,
     ProtocolError,
+    Resend,
     Welcome,
     encode_frame,
     utc_now_iso,
@@ -50,7 +70,7 @@ from core.controllers.protocol import (
 
 log = logging.getLogger("podium.link")
 
-OnEvent = Callable[[Origin, ControllerEvent], object]
+OnEvent = Callable[[Origin, Delivery], object]
 OnStatus = Callable[[str, bool, str], object]
 
 
@@ -85,11 +105,24 @@ class AckedSeqs:
             self.above.remove(self.low)
 
 
+class _BootSeq:
+    """The link's memory of one controller boot's event sequence (this console run).  The
+    ledger is the authority; this spares it the events already answered."""
+
+    def __init__(self) -> None:
+        self.expected: int | None = None  # the next seq the floor takes (None: ask the floor)
+        self.decided = AckedSeqs()  # answered ACK ok or refused in this run
+        self.refused: dict[int, str] = {}  # seq -> the reason it was refused with
+        self.poison: set[int] = set()  # out-of-bounds seqs refused (answered ERROR)
+        self.asked: tuple[int, float] | None = None  # the last RESEND: (seq, loop time)
+
+
 @dataclass
 class _Pending:
     cseq: int
     command: Command
     done: asyncio.Future[CommandAck]
+    sent_at: float = float("-inf")  # loop time it last went on the wire
 
 
 class ControllerLink:
@@ -97,8 +130,9 @@ class ControllerLink:
 
     ``paytable`` / ``decks`` / ``seats`` are the floor configuration's values for the
     table; a HELLO announcing another table id, paytable or deck count is refused (the
-    link stays down and retries at the longest delay).  ``heartbeat`` and the delays
-    are in seconds.
+    link stays down and retries at the longest delay).  ``heartbeat``, ``retransmit`` (how long
+    an unacknowledged command waits before it is sent again on the live connection) and the
+    delays are in seconds.
 
     ``tls`` is the console's context (``tls.console_context``): the controller must complete
     the handshake with a certificate from the casino CA whose CN is ``table_id``, or it is
@@ -110,13 +144,15 @@ class ControllerLink:
                  paytable: str | None = None, decks: int | None = None,
                  seats: int | None = None, heartbeat: float = DEFAULT_HEARTBEAT_MS / 1000,
                  reconnect_delay: float = 1.0, max_reconnect_delay: float = 30.0,
-                 connect_timeout: float = 5.0, console_id: str | None = None) -> None:
+                 connect_timeout: float = 5.0, console_id: str | None = None,
+                 retransmit: float = DEFAULT_RETRANSMIT_MS / 1000) -> None:
         if not table_id:
             raise LinkError("table id: must not be empty")
         if not 0 < port < 65536:
             raise LinkError(f"table {table_id}: port {port} is not a TCP port (1..65535)")
-        if heartbeat <= 0 or reconnect_delay <= 0:
-            raise LinkError(f"table {table_id}: heartbeat and reconnect delay must be positive")
+        if heartbeat <= 0 or reconnect_delay <= 0 or retransmit <= 0:
+            raise LinkError(f"table {table_id}: heartbeat, retransmit interval and reconnect "
+                            "delay must be positive")
         self.table_id = table_id
         self.host = host
         self.port = port
@@ -127,6 +163,7 @@ class ControllerLink:
         self.decks = decks
         self.seats = seats
         self.heartbeat = heartbeat
+        self.retransmit = retransmit
         self.reconnect_delay = reconnect_delay
         self.max_reconnect_delay = max(max_reconnect_delay, reconnect_delay)
         self.connect_timeout = connect_timeout
@@ -134,7 +171,7 @@ class ControllerLink:
         self.hello: Hello | None = None
         self.online = False
         self.detail = "not started"
-        self._acked: dict[str, AckedSeqs] = {}
+        self._seqs: dict[str, _BootSeq] = {}
         self._pending: dict[int, _Pending] = {}
         self._next_cseq = 1
         self._writer: asyncio.StreamWriter | None = None
@@ -173,9 +210,9 @@ class ControllerLink:
         cseq = self._next_cseq
         self._next_cseq += 1
         loop = asyncio.get_running_loop()
-        self._pending[cseq] = _Pending(cseq, command, loop.create_future())
+        p = self._pending[cseq] = _Pending(cseq, command, loop.create_future())
         if self.online:
-            await self._send(CommandFrame(self.console_id, cseq, command))
+            await self._send_command(p)
         return cseq
 
     async def send_state(self, state: JackpotState) -> None:
@@ -197,7 +234,7 @@ class ControllerLink:
 
     def acknowledged(self, boot: str, seq: int) -> bool:
         """Whether this link has acknowledged event ``(boot, seq)`` (this console run)."""
-        return boot in self._acked and seq in self._acked[boot]
+        return boot in self._seqs and seq in self._seqs[boot].decided
 
     # ---------------------------------------------------------------- internals
 
@@ -343,7 +380,7 @@ class ControllerLink:
         self._set_status(True, f"{first.model} boot {first.boot}, paytable {first.paytable}")
         log.info("table %s: online (%s boot %s)", self.table_id, first.model, first.boot)
         for p in sorted(self._pending.values(), key=lambda p: p.cseq):
-            await self._send(CommandFrame(self.console_id, p.cseq, p.command))
+            await self._send_command(p)
         beat = asyncio.create_task(self._heartbeats(), name=f"heartbeat-{self.table_id}")
         peer_timeout = TIMEOUT_HEARTBEATS * first.heartbeat_ms / 1000
         try:
@@ -369,20 +406,55 @@ class ControllerLink:
         return ""
 
     async def _heartbeats(self) -> None:
+        """The session's timers: a heartbeat every ``heartbeat`` seconds, and the commands
+        still unacknowledged sent again every ``retransmit`` seconds."""
+        resend = asyncio.create_task(self._retransmit_commands(),
+                                     name=f"retransmit-{self.table_id}")
+        try:
+            while True:
+                await asyncio.sleep(self.heartbeat)
+                await self._send(Heartbeat(utc_now_iso()))
+        finally:
+            resend.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await resend
+
+    async def _retransmit_commands(self) -> None:
+        loop = asyncio.get_running_loop()
         while True:
-            await asyncio.sleep(self.heartbeat)
-            await self._send(Heartbeat(utc_now_iso()))
+            await asyncio.sleep(self.retransmit / 4)
+            now = loop.time()
+            for p in sorted(self._pending.values(), key=lambda p: p.cseq):
+                if now - p.sent_at >= self.retransmit and p.cseq in self._pending:
+                    log.info("table %s: command %d not acknowledged after %g s: sent again",
+                             self.table_id, p.cseq, self.retransmit)
+                    await self._send_command(p)
+
+    async def _send_command(self, p: _Pending) -> None:
+        p.sent_at = asyncio.get_running_loop().time()
+        await self._send(CommandFrame(self.console_id, p.cseq, p.command))
 
     async def _handle(self, item: Frame | ProtocolError, hello: Hello) -> None:
         if isinstance(item, ProtocolError):
-            log.warning("table %s: malformed frame refused: %s", self.table_id, item)
-            await self._send(ErrorFrame("BAD_FRAME", str(item), item.seq))
+            if item.event is not None:
+                await self._handle_malformed_event(item, hello)
+            else:
+                log.warning("table %s: malformed frame refused: %s", self.table_id, item)
+                await self._send(ErrorFrame("BAD_FRAME", str(item), item.seq))
         elif isinstance(item, EventFrame):
             await self._handle_event(item, hello)
         elif isinstance(item, CommandAck):
             self._handle_command_ack(item)
         elif isinstance(item, Heartbeat):
             pass
+        elif isinstance(item, Gone):
+            await self._handle_gone(item)
+        elif isinstance(item, Hello):
+            if item != hello:
+                await self._send(ErrorFrame("UNEXPECTED", "another HELLO on a live connection"))
+                raise _SessionEnd(f"controller sent another HELLO (boot {item.boot})")
+            # our WELCOME was lost or damaged: the controller waits for it
+            await self._send(Welcome(self.console_id, round(self.heartbeat * 1000)))
         elif isinstance(item, ErrorFrame):
             log.warning("table %s: controller reports %s: %s%s", self.table_id, item.code,
                         item.message, f" (seq {item.seq})" if item.seq else "")
@@ -410,39 +482,149 @@ class ControllerLink:
         # An earlier boot is fine: a controller that kept its outbox over a restart resends
         # those events under their original (boot, seq).
         if o.table != self.table_id:
+            # this controller's sequence: refused (and kept) under this connection's table
             msg = (f"EVENT seq {o.seq}: from table {o.table!r}, this connection is table "
                    f"{self.table_id!r}")
-            log.warning("table %s: %s", self.table_id, msg)
-            await self._send(ErrorFrame("BAD_FRAME", msg, o.seq))
-            return
-        acked = self._acked.setdefault(o.boot, AckedSeqs())
-        if o.seq in acked:  # resent after a lost ACK: the floor has it already
-            log.info("table %s: event %s:%d already recorded, acknowledged again",
-                     self.table_id, o.boot, o.seq)
-            await self._send(Ack(o.boot, o.seq, "ok"))
+            await self._deliver(Origin(self.table_id, o.boot, o.seq, o.controller_time),
+                                Refused(msg, frame.event))
             return
         problem = self._content_problem(frame, hello)
-        if not problem:
+        await self._deliver(o, Refused(problem, frame.event) if problem else frame.event)
+
+    async def _handle_malformed_event(self, exc: ProtocolError, hello: Hello) -> None:
+        """An EVENT whose checksum held and whose identity is readable but whose content is
+        not: refused by that identity and kept, so that it can not jam the table."""
+        m = exc.event
+        assert m is not None
+        log.warning("table %s: malformed event %s:%s refused: %s", self.table_id, m.boot,
+                    m.seq, exc)
+        refusal = Refused(f"malformed event: {exc}", None, m.kind, m.fields)
+        time = m.fields.get("time")
+        ctime = time if isinstance(time, str) and len(time) <= 40 else ""
+        if m.seq_in_bounds:
+            await self._deliver(Origin(self.table_id, m.boot, m.seq, ctime), refusal)
+            return
+        # its seq can not be acknowledged (an ACK carries a seq within bounds): kept once per
+        # boot under seq 0 and answered ERROR; the events after it go on
+        st = self._seqs.setdefault(m.boot, _BootSeq())
+        if m.seq not in st.poison:
             try:
-                result = self.on_event(o, frame.event)
+                result = self.on_event(Origin(self.table_id, m.boot, 0, ctime), refusal)
                 if inspect.isawaitable(result):
-                    # the ledger writer commits it with others (group commit); this link
-                    # waits for its own event only, every other table reads on
                     await result
-            except ValueError as exc:
-                problem = str(exc) or type(exc).__name__
-            except Exception as exc:
-                log.exception("table %s: event %s:%d could not be recorded", self.table_id,
-                              o.boot, o.seq)
-                raise _SessionEnd(f"event {o.seq} could not be recorded ({type(exc).__name__}); "
-                                  "reconnecting so the controller resends it") from exc
-        acked.add(o.seq)
-        if problem:
-            log.warning("table %s: event %s:%d refused: %s", self.table_id, o.boot, o.seq,
-                        problem)
-            await self._send(Ack(o.boot, o.seq, "refused", problem))
+            except ValueError:
+                pass  # refused, as it must be: kept in refused_events
+            except Exception as err:
+                log.exception("table %s: malformed event %s could not be recorded",
+                              self.table_id, m.boot)
+                raise _SessionEnd(f"a malformed event could not be recorded "
+                                  f"({type(err).__name__}); reconnecting") from err
+            st.poison.add(m.seq)
+        await self._send(ErrorFrame("BAD_FRAME", f"{exc} (refused and kept)", None))
+
+    async def _deliver(self, origin: Origin, item: Delivery) -> None:
+        """In sequence: pass the event on (the floor records or refuses it) and ACK the
+        outcome; a seq beyond the next expected asks for a RESEND; one already answered in this
+        run gets the same answer again."""
+        st = self._seqs.setdefault(origin.boot, _BootSeq())
+        seq = origin.seq
+        if st.expected is not None:
+            if seq > st.expected:
+                await self._ask_resend(origin.boot, st)
+                return
+            if seq < st.expected and seq in st.decided:  # its ACK was lost: the same answer
+                before = st.refused.get(seq)
+                log.info("table %s: event %s:%d answered already (%s), acknowledged again",
+                         self.table_id, origin.boot, seq, "ok" if before is None else "refused")
+                await self._send(Ack(origin.boot, seq, "ok" if before is None else "refused",
+                                     before or ""))
+                return
+        # the next expected, or one the ledger must answer (below it, or a boot this run has
+        # not seen yet)
+        replay = False
+        reason: str | None = None
+        try:
+            result = self.on_event(origin, item)
+            if inspect.isawaitable(result):
+                # the ledger writer commits it with others (group commit); this link
+                # waits for its own event only, every other table reads on
+                result = await result
+        except OutOfOrder as exc:
+            st.expected = exc.expected
+            await self._ask_resend(origin.boot, st)
+            return
+        except ValueError as exc:
+            reason = str(exc) or type(exc).__name__
+        except Exception as exc:
+            log.exception("table %s: event %s:%d could not be recorded", self.table_id,
+                          origin.boot, seq)
+            raise _SessionEnd(f"event {seq} could not be recorded ({type(exc).__name__}); "
+                              "reconnecting so the controller resends it") from exc
         else:
-            await self._send(Ack(o.boot, o.seq, "ok"))
+            replay = result is False
+            if isinstance(item, Refused) and not replay:
+                reason = item.reason  # recorded as refused (False: it had been accepted)
+        st.decided.add(seq)
+        if st.expected is not None:
+            st.expected = max(st.expected, seq + 1)
+        elif reason is None and not replay:
+            # a new event taken: it was the ledger's next (a replay, or a refusal that may be
+            # one, says nothing of where the boot's sequence stands)
+            st.expected = seq + 1
+        if reason is not None:
+            st.refused[seq] = reason
+            log.warning("table %s: event %s:%d refused: %s", self.table_id, origin.boot, seq,
+                        reason)
+            await self._send(Ack(origin.boot, seq, "refused", reason))
+        else:
+            if replay:
+                log.info("table %s: event %s:%d already recorded, acknowledged again",
+                         self.table_id, origin.boot, seq)
+            await self._send(Ack(origin.boot, seq, "ok"))
+
+    async def _ask_resend(self, boot: str, st: _BootSeq) -> None:
+        """RESEND from the expected seq, once per retransmit interval (the events behind a gap
+        all ask for the same thing)."""
+        assert st.expected is not None
+        now = asyncio.get_running_loop().time()
+        if st.asked is not None and st.asked[0] == st.expected and \
+                now - st.asked[1] < self.retransmit:
+            return
+        st.asked = (st.expected, now)
+        log.info("table %s: boot %s: seq %d expected next, asking the controller to send again "
+                 "from there", self.table_id, boot, st.expected)
+        await self._send(Resend(boot, st.expected))
+
+    async def _handle_gone(self, gone: Gone) -> None:
+        """The controller no longer holds events seq..next-1 (acknowledged before, not in this
+        ledger): the floor records the gap and the sequence goes on after it."""
+        st = self._seqs.get(gone.boot)
+        if st is None or st.expected != gone.seq:
+            log.info("table %s: GONE %s %d..%d does not answer a RESEND of this link; ignored",
+                     self.table_id, gone.boot, gone.seq, gone.next_seq - 1)
+            return
+        origin = Origin(self.table_id, gone.boot, gone.next_seq - 1)
+        try:
+            result = self.on_event(origin, SequenceGap(gone.seq, gone.next_seq - 1))
+            if inspect.isawaitable(result):
+                await result
+        except OutOfOrder as exc:
+            st.expected, st.asked = exc.expected, None
+            await self._ask_resend(gone.boot, st)
+            return
+        except ValueError as exc:
+            log.error("table %s: the gap %s %d..%d could not be recorded: %s", self.table_id,
+                      gone.boot, gone.seq, gone.next_seq - 1, exc)
+            return
+        except Exception as exc:
+            log.exception("table %s: the gap %s %d..%d could not be recorded", self.table_id,
+                          gone.boot, gone.seq, gone.next_seq - 1)
+            raise _SessionEnd(f"a sequence gap could not be recorded ({type(exc).__name__}); "
+                              "reconnecting") from exc
+        st.expected, st.asked = gone.next_seq, None
+        log.warning("table %s: events %d..%d of boot %s were acknowledged before and are not "
+                    "in this ledger; recorded as a gap", self.table_id, gone.seq,
+                    gone.next_seq - 1, gone.boot)
 
     def _handle_command_ack(self, ack: CommandAck) -> None:
         if ack.console != self.console_id:

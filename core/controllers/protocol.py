@@ -1,15 +1,18 @@
 """The table-controller wire protocol, version 1 (docs/protocol.md).
 
-One JSON object per line, UTF-8, at most :data:`MAX_FRAME_BYTES` bytes.  This module
-is pure (no sockets): :func:`encode_frame` / :func:`decode_frame` turn the frame
-dataclasses into bytes and back, :class:`FrameBuffer` splits a byte stream into
-lines.  Decoding raises nothing but :class:`ProtocolError`, whose message names the
-frame, the field and the problem.
+One JSON object per line, UTF-8, at most :data:`MAX_FRAME_BYTES` bytes, ending in its checksum
+(``,"sum":"<16 hex digits>"}``: the first 64 bits of the SHA-256 of the frame's bytes without
+that member, :func:`seal`).  This module is pure (no sockets): :func:`encode_frame` /
+:func:`decode_frame` turn the frame dataclasses into bytes and back, :class:`FrameBuffer` splits
+a byte stream into lines.  Decoding raises nothing but :class:`ProtocolError`, whose message
+names the frame, the field and the problem; every number has a bound (:data:`BOUNDS`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,11 +33,39 @@ from core.rules.fortune import HAND_IDS  # RULES.md section 1: the hand buttons
 PROTOCOL_VERSION = 1
 MAX_FRAME_BYTES = 65_536
 MODEL_NEXUS = "Nexus Command"
-MAX_SEAT = 99
 MAX_ID_CHARS = 64
 MAX_TEXT_CHARS = 1_000
 DEFAULT_HEARTBEAT_MS = 5_000
+DEFAULT_RETRANSMIT_MS = 2_000  # unacknowledged events / commands are sent again after this
 TIMEOUT_HEARTBEATS = 3  # a peer silent for 3 heartbeats is declared down
+
+# Bounds of every number on the wire (docs/protocol.md, "Bounds"): a value outside is a
+# malformed frame.  Sequence numbers stay below 2**53 (exact in every JSON reader), rounds
+# below 2**31; money is bounded so that a meter in exact units (1/1,000,000 cent) stays far
+# inside a 64-bit integer.
+MAX_SEQ = 2**53 - 1  # seq, cseq
+MAX_ROUND = 2**31 - 1
+MAX_SEAT = 99
+MAX_SEATS = 99  # HELLO.seats
+MAX_DECKS = 16
+MAX_HEARTBEAT_MS = 3_600_000
+MAX_WAGER_CENTS = 100_000_000  # 1,000,000.00: one progressive wager
+MAX_AMOUNT_CENTS = 1_000_000_000_000  # 10,000,000,000.00: a PAY or a frozen JACKPOT_STATE amount
+MAX_HITS = 10_000  # JACKPOT_STATE.hits
+BOUNDS: dict[str, tuple[int, int]] = {
+    "seq": (1, MAX_SEQ), "cseq": (1, MAX_SEQ), "round": (1, MAX_ROUND), "seat": (1, MAX_SEAT),
+    "seats": (1, MAX_SEATS), "decks": (1, MAX_DECKS), "heartbeat_ms": (1, MAX_HEARTBEAT_MS),
+    "wager": (1, MAX_WAGER_CENTS), "amount": (0, MAX_AMOUNT_CENTS), "hits": (0, MAX_HITS),
+}
+
+# The checksum member that ends every frame: ,"sum":"<16 lowercase hex digits>"}
+CHECKSUM_FIELD = "sum"
+CHECKSUM_DIGITS = 16  # the first 64 bits of the SHA-256
+_SUM_HEAD = b',"' + CHECKSUM_FIELD.encode() + b'":"'
+_SUM_TAIL_LEN = len(_SUM_HEAD) + CHECKSUM_DIGITS + 2  # + '"}'
+_HEX = frozenset(b"0123456789abcdef")
+_PEEK_TYPE = re.compile(rb'"type"\s*:\s*"([A-Z_]{1,20})"')
+_PEEK_SEQ = re.compile(rb'"seq"\s*:\s*(\d{1,20})')
 
 UNDO_WHATS = ("START_GAME", "HIT")
 ERROR_CODES = ("BAD_FRAME", "UNSUPPORTED_VERSION", "HELLO_REFUSED", "UNEXPECTED")
@@ -42,13 +73,34 @@ ERROR_CODES = ("BAD_FRAME", "UNSUPPORTED_VERSION", "HELLO_REFUSED", "UNEXPECTED"
 AckResult = Literal["ok", "refused"]
 
 
+@dataclass(frozen=True)
+class MalformedEvent:
+    """An EVENT frame whose checksum held and whose ``table``, ``boot`` and ``seq`` could be read,
+    but whose content is malformed or out of bounds.  The console refuses it by that identity
+    (``ACK refused``; ``ERROR`` when ``seq`` itself is out of bounds) and keeps it in
+    ``refused_events``, so it can not jam the table.  ``seq`` is the integer as sent (it may be
+    out of bounds); ``fields`` the frame's members (integers beyond 2**53 as strings)."""
+
+    table: str
+    boot: str
+    seq: int
+    kind: str
+    fields: dict[str, Any]
+
+    @property
+    def seq_in_bounds(self) -> bool:
+        return 1 <= self.seq <= MAX_SEQ
+
+
 class ProtocolError(ValueError):
     """A malformed frame; the message names what is wrong.  ``seq`` is the event's
-    sequence number when it could be read (so the ERROR answer can name it)."""
+    sequence number when it could be read (so the ERROR answer can name it); ``event`` the
+    event's identity when its checksum held and table, boot and seq could be read."""
 
     def __init__(self, message: str, seq: int | None = None) -> None:
         super().__init__(message)
         self.seq = seq
+        self.event: MalformedEvent | None = None
 
 
 # --------------------------------------------------------------------------- commands
@@ -148,6 +200,26 @@ class ErrorFrame:
 
 
 @dataclass(frozen=True)
+class Resend:
+    """Console -> controller: the next event the console takes of ``boot`` is ``seq`` (it got a
+    later one, or a damaged one): send the held events of that boot again from ``seq`` on."""
+
+    boot: str
+    seq: int
+
+
+@dataclass(frozen=True)
+class Gone:
+    """Controller -> console, the answer to a RESEND it can not serve: events ``seq`` to
+    ``next_seq - 1`` of ``boot`` were acknowledged before (to a console) and are no longer
+    held; the first it holds or will send is ``next_seq``."""
+
+    boot: str
+    seq: int
+    next_seq: int
+
+
+@dataclass(frozen=True)
 class JackpotState:
     """Console -> every controller of a linked group: a level's Jackpot Lock state (DEQ's
     PENDING).  ``PENDING`` while lock-at-hit amounts of the level wait for a supervisor (the
@@ -162,7 +234,7 @@ class JackpotState:
 
 
 Frame = (Hello | Welcome | EventFrame | Ack | CommandFrame | CommandAck | Heartbeat | ErrorFrame
-         | JackpotState)
+         | JackpotState | Resend | Gone)
 
 
 # --------------------------------------------------------------------------- encoding
@@ -231,19 +303,63 @@ def frame_to_dict(frame: Frame) -> dict[str, Any]:
     elif isinstance(frame, JackpotState):
         d |= {"type": "JACKPOT_STATE", "group": frame.group, "level": frame.level,
               "state": frame.state, "amount": frame.amount_cents, "hits": frame.hits}
+    elif isinstance(frame, Resend):
+        d |= {"type": "RESEND", "boot": frame.boot, "seq": frame.seq}
+    elif isinstance(frame, Gone):
+        d |= {"type": "GONE", "boot": frame.boot, "seq": frame.seq, "next": frame.next_seq}
     else:  # pragma: no cover - exhaustive
         raise TypeError(f"not a frame: {frame!r}")
     return d
 
 
+def frame_checksum(body: bytes) -> str:
+    """The checksum of a frame's bytes without its checksum member: the first 64 bits of their
+    SHA-256, as 16 lowercase hex digits."""
+    return hashlib.sha256(body).hexdigest()[:CHECKSUM_DIGITS]
+
+
+def seal(body: bytes) -> bytes:
+    """``body`` (one JSON object, its last byte the closing brace, newline optional) with its
+    checksum member added last and the newline: the frame as it goes on the wire."""
+    body = body.rstrip(b"\r\n")
+    if not body.endswith(b"}") or len(body) < 3:
+        raise ValueError("seal: not a JSON object with members")
+    return (body[:-1] + _SUM_HEAD + frame_checksum(body).encode("ascii") + b'"}\n')
+
+
+def _unseal(raw: bytes) -> bytes:
+    """The frame's bytes without the checksum member, or ProtocolError if it is missing or
+    does not match (the frame was damaged: nothing of it can be trusted)."""
+    tail = raw[-_SUM_TAIL_LEN:]
+    digits = tail[len(_SUM_HEAD):-2]
+    if (len(raw) <= _SUM_TAIL_LEN or not tail.startswith(_SUM_HEAD) or not tail.endswith(b'"}')
+            or not set(digits) <= _HEX):
+        raise ProtocolError(f"frame without its checksum ({_peek(raw)}; a frame ends with "
+                            f',"{CHECKSUM_FIELD}":"<{CHECKSUM_DIGITS} hex digits>"}})')
+    body = raw[:-_SUM_TAIL_LEN] + b"}"
+    if frame_checksum(body) != digits.decode("ascii"):
+        raise ProtocolError(f"checksum mismatch: the frame was damaged on the way ({_peek(raw)})")
+    return body
+
+
+def _peek(raw: bytes) -> str:
+    """What a damaged frame seems to be, for the message only (never trusted)."""
+    kind = _PEEK_TYPE.search(raw)
+    seq = _PEEK_SEQ.search(raw)
+    what = kind.group(1).decode("ascii") if kind else "frame of unknown type"
+    if seq:
+        what += f" seq {seq.group(1).decode('ascii')} as read"
+    return f"{what}, {len(raw)} bytes"
+
+
 def encode_frame(frame: Frame) -> bytes:
-    """The frame as one line of UTF-8 JSON, newline included.
+    """The frame as one line of UTF-8 JSON with its checksum, newline included.
 
     Raises :class:`ProtocolError` if the frame would not decode (a sender must never put
     a malformed frame on the wire) or is larger than :data:`MAX_FRAME_BYTES`.
     """
-    data = (json.dumps(frame_to_dict(frame), ensure_ascii=False, separators=(",", ":"))
-            + "\n").encode("utf-8")
+    data = seal(json.dumps(frame_to_dict(frame), ensure_ascii=False,
+                           separators=(",", ":")).encode("utf-8"))
     decode_frame(data)  # raises ProtocolError naming the problem
     return data
 
@@ -269,14 +385,18 @@ class _Fields:
     def has(self, name: str) -> bool:
         return name in self.obj and self.obj[name] is not None
 
-    def integer(self, name: str, lo: int = 0, hi: int | None = None) -> int:
+    def integer(self, name: str, lo: int, hi: int) -> int:
         v = self.get(name)
         if type(v) is not int:  # bool is an int subclass: refuse it too
             raise self.error(name, f"expected an integer, got {_show(v)}")
-        if v < lo or (hi is not None and v > hi):
-            rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-            raise self.error(name, f"{v} is out of range ({rng})")
+        if not lo <= v <= hi:
+            raise self.error(name, f"{_show(v)} is out of range ({lo}..{hi})")
         return v
+
+    def bounded(self, name: str, bound: str | None = None) -> int:
+        """An integer within :data:`BOUNDS` ``[bound or name]``."""
+        lo, hi = BOUNDS[bound or name]
+        return self.integer(name, lo, hi)
 
     def text(self, name: str, *, nonempty: bool = True, limit: int = MAX_TEXT_CHARS) -> str:
         v = self.get(name)
@@ -328,20 +448,19 @@ def _loads(text: str) -> Any:
 
 
 def decode_frame(line: bytes | str) -> Frame:
-    """One received line (with or without its newline) -> a frame, or ProtocolError."""
-    size = len(line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line)
-    if size > MAX_FRAME_BYTES:
-        raise ProtocolError(f"frame of {size} bytes exceeds {MAX_FRAME_BYTES}")
-    if isinstance(line, bytes):
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ProtocolError(f"frame is not UTF-8 (byte {exc.start})") from None
-    else:
-        text = line
-    text = text.rstrip("\r\n")
-    if not text.strip():
+    """One received line (with or without its newline) -> a frame, or ProtocolError.  The
+    checksum is checked first: a damaged frame is refused whole, whatever it seems to say."""
+    raw = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else bytes(line)
+    if len(raw) > MAX_FRAME_BYTES:
+        raise ProtocolError(f"frame of {len(raw)} bytes exceeds {MAX_FRAME_BYTES}")
+    raw = raw.rstrip(b"\r\n")
+    if not raw.strip():
         raise ProtocolError("empty frame")
+    raw = _unseal(raw)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProtocolError(f"frame is not UTF-8 (byte {exc.start})") from None
     obj = _loads(text)
     if not isinstance(obj, dict):
         raise ProtocolError(f"frame is not a JSON object (got {type(obj).__name__})")
@@ -362,22 +481,51 @@ def decode_frame(line: bytes | str) -> Frame:
 def _dec_hello(obj: dict[str, Any]) -> Frame:
     f = _Fields(obj, "HELLO")
     return Hello(table=f.ident("table"), boot=f.ident("boot"), paytable=f.ident("paytable"),
-                 decks=f.integer("decks", 1, 16), seats=f.integer("seats", 1, MAX_SEAT),
+                 decks=f.bounded("decks"), seats=f.bounded("seats"),
                  model=f.text("model", limit=MAX_ID_CHARS),
-                 heartbeat_ms=f.integer("heartbeat_ms", 1, 3_600_000),
+                 heartbeat_ms=f.bounded("heartbeat_ms"),
                  software=f.opt_str("software", MAX_ID_CHARS))
 
 
 def _dec_welcome(obj: dict[str, Any]) -> Frame:
     f = _Fields(obj, "WELCOME")
-    return Welcome(console=f.ident("console"), heartbeat_ms=f.integer("heartbeat_ms", 1, 3_600_000))
+    return Welcome(console=f.ident("console"), heartbeat_ms=f.bounded("heartbeat_ms"))
+
+
+def _storable(v: Any) -> Any:
+    """A decoded JSON value with integers beyond 2**53 as strings (any reader loads them)."""
+    if isinstance(v, dict):
+        return {str(k): _storable(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_storable(x) for x in v]
+    if type(v) is int and not -(2**53) < v < 2**53:
+        return str(v)
+    return v
 
 
 def _dec_event(obj: dict[str, Any]) -> Frame:
     f = _Fields(obj, "EVENT")
-    seq = f.integer("seq", 1)
+    table, boot = f.ident("table"), f.ident("boot")
+    raw_seq = f.get("seq")
+    if type(raw_seq) is not int:
+        raise f.error("seq", f"expected an integer, got {_show(raw_seq)}")
+    try:
+        return _dec_event_content(f, table, boot)
+    except ProtocolError as exc:
+        # the checksum held and the event's identity is readable: the console refuses it by
+        # that identity and keeps it, instead of leaving it in the controller's outbox for ever
+        kind = obj.get("kind")
+        exc.event = MalformedEvent(
+            table, boot, raw_seq, kind if isinstance(kind, str) else "",
+            _storable({k: v for k, v in obj.items() if k not in ("v", CHECKSUM_FIELD)}))
+        raise
+
+
+def _dec_event_content(f: _Fields, table: str, boot: str) -> Frame:
+    obj = f.obj
+    seq = f.bounded("seq")
     f.seq = seq
-    origin = Origin(table=f.ident("table"), boot=f.ident("boot"), seq=seq,
+    origin = Origin(table=table, boot=boot, seq=seq,
                     controller_time=f.opt_str("time", MAX_ID_CHARS))
     kind = f.text("kind", limit=MAX_ID_CHARS)
     e = _Fields(obj, kind, seq)
@@ -391,8 +539,8 @@ def _dec_event(obj: dict[str, Any]) -> Frame:
             if not (key.isascii() and key.isdigit()) or len(key) > 2 or key.startswith("0"):
                 raise e.error("wagers", f"seat {key!r} is not a seat number 1..{MAX_SEAT}")
             w = _Fields(raw, f"{kind}.wagers", seq)
-            wagers[int(key)] = w.integer(key, 1)
-        event = GameStarted(round_no=e.integer("round", 1), wagers=wagers)
+            wagers[int(key)] = w.bounded(key, "wager")
+        event = GameStarted(round_no=e.bounded("round"), wagers=wagers)
     elif kind == "HIT":
         cards: tuple[Any, ...] = ()
         if e.has("cards"):
@@ -405,15 +553,15 @@ def _dec_event(obj: dict[str, Any]) -> Frame:
                 cards = parse_cards(raw, count=None)
             except CardError as exc:
                 raise e.error("cards", str(exc)) from None
-        event = HitClaimed(round_no=e.integer("round", 1), seat=e.integer("seat", 1, MAX_SEAT),
+        event = HitClaimed(round_no=e.bounded("round"), seat=e.bounded("seat"),
                            hand=e.choice("hand", HAND_IDS), cards=cards)
     elif kind == "GAME_ENDED":
-        event = GameEnded(round_no=e.integer("round", 1))
+        event = GameEnded(round_no=e.bounded("round"))
     elif kind == "UNDO":
-        event = Undone(round_no=e.integer("round", 1), what=e.choice("what", UNDO_WHATS),
-                       seat=e.integer("seat", 1, MAX_SEAT) if e.has("seat") else None)
+        event = Undone(round_no=e.bounded("round"), what=e.choice("what", UNDO_WHATS),
+                       seat=e.bounded("seat") if e.has("seat") else None)
     elif kind == "MISDEAL":
-        event = Misdealt(round_no=e.integer("round", 1))
+        event = Misdealt(round_no=e.bounded("round"))
     else:
         raise ProtocolError(f"EVENT.kind: unknown event kind {kind!r}", seq)
     return EventFrame(origin=origin, event=event)
@@ -422,22 +570,22 @@ def _dec_event(obj: dict[str, Any]) -> Frame:
 def _dec_ack(obj: dict[str, Any]) -> Frame:
     f = _Fields(obj, "ACK")
     result: AckResult = "ok" if f.choice("result", ("ok", "refused")) == "ok" else "refused"
-    return Ack(boot=f.ident("boot"), seq=f.integer("seq", 1), result=result,
+    return Ack(boot=f.ident("boot"), seq=f.bounded("seq"), result=result,
                reason=f.opt_str("reason"))
 
 
 def _dec_command(obj: dict[str, Any]) -> Frame:
     f = _Fields(obj, "COMMAND")
-    console, cseq = f.ident("console"), f.integer("cseq", 1)
+    console, cseq = f.ident("console"), f.bounded("cseq")
     name = f.choice("command", ("PAY", "REJECT"))
     c = _Fields(obj, name)
     command: Command
     if name == "PAY":
-        command = PayConfirmed(round_no=c.integer("round", 1), seat=c.integer("seat", 1, MAX_SEAT),
+        command = PayConfirmed(round_no=c.bounded("round"), seat=c.bounded("seat"),
                                hit_ref=c.text("hit_ref", limit=2 * MAX_ID_CHARS),
-                               amount_cents=c.integer("amount", 0))
+                               amount_cents=c.bounded("amount"))
     else:
-        command = HitRejected(round_no=c.integer("round", 1), seat=c.integer("seat", 1, MAX_SEAT),
+        command = HitRejected(round_no=c.bounded("round"), seat=c.bounded("seat"),
                               reason=c.text("reason"),
                               hit_ref=c.opt_str("hit_ref", 2 * MAX_ID_CHARS))
     return CommandFrame(console=console, cseq=cseq, command=command)
@@ -446,7 +594,7 @@ def _dec_command(obj: dict[str, Any]) -> Frame:
 def _dec_cmd_ack(obj: dict[str, Any]) -> Frame:
     f = _Fields(obj, "CMD_ACK")
     result: AckResult = "ok" if f.choice("result", ("ok", "refused")) == "ok" else "refused"
-    return CommandAck(console=f.ident("console"), cseq=f.integer("cseq", 1), result=result,
+    return CommandAck(console=f.ident("console"), cseq=f.bounded("cseq"), result=result,
                       reason=f.opt_str("reason"))
 
 
@@ -457,24 +605,36 @@ def _dec_heartbeat(obj: dict[str, Any]) -> Frame:
 def _dec_error(obj: dict[str, Any]) -> Frame:
     f = _Fields(obj, "ERROR")
     return ErrorFrame(code=f.text("code", limit=MAX_ID_CHARS), message=f.text("message",
-                      nonempty=False), seq=f.integer("seq", 1) if f.has("seq") else None)
+                      nonempty=False), seq=f.bounded("seq") if f.has("seq") else None)
 
 
 def _dec_jackpot_state(obj: dict[str, Any]) -> Frame:
     f = _Fields(obj, "JACKPOT_STATE")
     state: Literal["PENDING", "CLEAR"] = (
         "PENDING" if f.choice("state", ("PENDING", "CLEAR")) == "PENDING" else "CLEAR")
-    amount, hits = f.integer("amount", 0), f.integer("hits", 0)
+    amount, hits = f.bounded("amount"), f.bounded("hits")
     if (state == "PENDING") != (hits > 0):
         raise f.error("hits", f"{hits} with state {state} (PENDING has hits, CLEAR none)")
     return JackpotState(group=f.ident("group"), level=f.ident("level"), state=state,
                         amount_cents=amount, hits=hits)
 
 
+def _dec_resend(obj: dict[str, Any]) -> Frame:
+    f = _Fields(obj, "RESEND")
+    return Resend(boot=f.ident("boot"), seq=f.bounded("seq"))
+
+
+def _dec_gone(obj: dict[str, Any]) -> Frame:
+    f = _Fields(obj, "GONE")
+    boot, seq = f.ident("boot"), f.bounded("seq")
+    return Gone(boot=boot, seq=seq, next_seq=f.integer("next", seq + 1, MAX_SEQ))
+
+
 _DECODERS = {
     "HELLO": _dec_hello, "WELCOME": _dec_welcome, "EVENT": _dec_event, "ACK": _dec_ack,
     "COMMAND": _dec_command, "CMD_ACK": _dec_cmd_ack, "HEARTBEAT": _dec_heartbeat,
-    "ERROR": _dec_error, "JACKPOT_STATE": _dec_jackpot_state,
+    "ERROR": _dec_error, "JACKPOT_STATE": _dec_jackpot_state, "RESEND": _dec_resend,
+    "GONE": _dec_gone,
 }
 
 
@@ -525,3 +685,20 @@ class FrameBuffer:
                 out.append(decode_frame(line))
             except ProtocolError as exc:
                 out.append(exc)
+
+
+def event_bounds_problem(event: ControllerEvent) -> str:
+    """What in an event is outside the protocol's bounds ("" when nothing): the floor checks
+    events that did not come through :func:`decode_frame` (a script, a test) the same way."""
+    def out(what: str, v: int, bound: str) -> str:
+        lo, hi = BOUNDS[bound]
+        return "" if lo <= v <= hi else f"{what} {v} is out of range ({lo}..{hi})"
+
+    problems = [out("round", event.round_no, "round")]
+    if isinstance(event, GameStarted):
+        problems += [out("wager seat", seat, "seat") for seat in event.wagers]
+        problems += [out(f"seat {seat} wager", cents, "wager")
+                     for seat, cents in event.wagers.items()]
+    elif isinstance(event, (HitClaimed, Undone)) and event.seat is not None:
+        problems.append(out("seat", event.seat, "seat"))
+    return next((p for p in problems if p), "")

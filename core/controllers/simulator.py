@@ -27,6 +27,7 @@ import logging
 import random
 import secrets
 import ssl
+import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ from core.controllers.events import (
 )
 from core.controllers.protocol import (
     DEFAULT_HEARTBEAT_MS,
+    DEFAULT_RETRANSMIT_MS,
     TIMEOUT_HEARTBEATS,
     Ack,
     Command,
@@ -54,12 +56,14 @@ from core.controllers.protocol import (
     EventFrame,
     Frame,
     FrameBuffer,
+    Gone,
     Heartbeat,
     Hello,
     HitRejected,
     JackpotState,
     PayConfirmed,
     ProtocolError,
+    Resend,
     Welcome,
     encode_frame,
     hit_ref,
@@ -76,6 +80,10 @@ CARDS_PER_HAND = 7
 BET_PROBABILITY = 0.5  # chance that a player places the progressive wager in a round
 # Seconds each phase takes at speed 1 (about one round a minute, like a real table).
 PHASE_SECONDS = {"idle": 15.0, "started": 35.0, "waiting": 10.0}
+# The timer sends again at most this many of a boot's oldest unacknowledged events at a time: a
+# large backlog is not sent whole every interval while the console works through it (a RESEND
+# brings everything from the seq the console expects).
+RETRANSMIT_WINDOW = 64
 
 
 class SimulatorError(ValueError):
@@ -182,7 +190,8 @@ class SimulatedTable:
                  jackpot_rate: float = 0.0, boot: str | None = None,
                  heartbeat: float = DEFAULT_HEARTBEAT_MS / 1000,
                  bet_probability: float = BET_PROBABILITY,
-                 paytable_id: str | None = None) -> None:
+                 paytable_id: str | None = None,
+                 retransmit: float = DEFAULT_RETRANSMIT_MS / 1000) -> None:
         if not table_id:
             raise SimulatorError("table id: must not be empty")
         if paytable.wager_cents is None:
@@ -199,6 +208,9 @@ class SimulatedTable:
                 raise SimulatorError(f"table {table_id}: {name} {rate} must be between 0 and 1")
         if speed < 0:
             raise SimulatorError(f"table {table_id}: speed {speed} must not be negative")
+        if retransmit <= 0:
+            raise SimulatorError(f"table {table_id}: retransmit interval {retransmit} must be "
+                                 "positive")
         self.table_id = table_id
         self.paytable = paytable
         self.paytable_id = paytable_id or paytable.id  # as configured (may be an equivalent)
@@ -212,6 +224,7 @@ class SimulatedTable:
         self.jackpot_rate = jackpot_rate
         self.bet_probability = bet_probability
         self.heartbeat = heartbeat
+        self.retransmit = retransmit
         self.boot = boot or secrets.token_hex(6)
         if seed is None:  # a fresh game each run
             seed = secrets.randbelow(2**63)
@@ -231,12 +244,23 @@ class SimulatedTable:
         self._forced: dict[int, tuple[Card, ...]] = {}
         self._forced_wagers: set[int] | None = None
         # protocol state
-        self.history: list[EventFrame] = []
-        self.outbox: dict[int, EventFrame] = {}  # seq -> event not yet acknowledged
-        self.ack_results: dict[int, tuple[str, str]] = {}
+        self.history: list[EventFrame] = []  # every event of every boot, in order
+        self.outbox: dict[int, EventFrame] = {}  # seq -> event of this boot not yet acknowledged
+        # earlier boots' events not yet acknowledged (kept over restart(keep_outbox=True)); they
+        # go out before this boot's, each boot in seq order
+        self.kept: dict[str, dict[int, EventFrame]] = {}
+        self.ack_results: dict[int, tuple[str, str]] = {}  # this boot's seq -> (result, reason)
         self.transmissions: Counter[int] = Counter()  # seq -> times put on the wire
+        # (boot, seq) -> time.monotonic() when emitted / when its first ACK arrived (figures)
+        self.emitted_at: dict[tuple[str, int], float] = {}
+        self.acked_at: dict[tuple[str, int], float] = {}
+        self.retransmissions = 0  # events sent again on the timer or for a RESEND
+        self.gone_sent = 0
         self.connections = 0  # console connections accepted so far
         self._next_seq = 1
+        self._sent_at: dict[tuple[str, int], float] = {}  # monotonic time it last went out
+        self._hello: Hello | None = None  # the HELLO of the current connection (sent again
+        self._hello_at = 0.0  # every retransmit interval until the WELCOME arrives)
         self._commands: dict[tuple[str, int], CommandAck] = {}
         self._server: asyncio.Server | None = None
         self._writer: asyncio.StreamWriter | None = None
@@ -300,6 +324,36 @@ class SimulatedTable:
     def connected(self) -> bool:
         return self._writer is not None and self._ready
 
+    @property
+    def unacknowledged(self) -> int:
+        """Events of every boot still waiting for their ACK."""
+        return len(self.outbox) + sum(len(box) for box in self.kept.values())
+
+    def restart(self, *, keep_outbox: bool = True) -> None:
+        """The controller restarts: a new boot, sequence numbers from 1 again, rounds numbered
+        from 1 again, the game idle and its open hits forgotten.  With ``keep_outbox`` the
+        unacknowledged events of the old boot stay and are still sent, under their own (boot,
+        seq), before the new boot's."""
+        self.drop_connection()
+        if keep_outbox and self.outbox:
+            self.kept[self.boot] = self.outbox
+        self.outbox = {}
+        self.ack_results = {}
+        self.transmissions = Counter()
+        self.boot = secrets.token_hex(6)
+        self._next_seq = 1
+        self.round_no = 0
+        self.phase = "idle"
+        self.open_hits = {}
+        self.wagers = {}
+        self.hands = {}
+        log.info("table %s: restarted as boot %s (%d event(s) of earlier boots kept)",
+                 self.table_id, self.boot, sum(len(b) for b in self.kept.values()))
+
+    def _boxes(self) -> list[tuple[str, dict[int, EventFrame]]]:
+        """Every boot's unacknowledged events, earlier boots first."""
+        return [*self.kept.items(), (self.boot, self.outbox)]
+
     def drop_connection(self) -> None:
         """Cut the console's connection at once (as a pulled cable would)."""
         w, self._writer, self._ready = self._writer, None, False
@@ -313,6 +367,7 @@ class SimulatedTable:
         self._next_seq += 1
         self.history.append(frame)
         self.outbox[frame.origin.seq] = frame
+        self.emitted_at[(self.boot, frame.origin.seq)] = time.monotonic()
         log.info("table %s #%d: %s", self.table_id, frame.origin.seq, describe(event))
         if self.connected:
             self._write(frame)
@@ -500,8 +555,54 @@ class SimulatedTable:
         w = self._writer
         if w is not None and not w.is_closing():
             w.write(encode_frame(frame))
+            now = time.monotonic()
             if isinstance(frame, EventFrame):
-                self.transmissions[frame.origin.seq] += 1
+                o = frame.origin
+                if o.boot == self.boot:
+                    self.transmissions[o.seq] += 1
+                self._sent_at[(o.boot, o.seq)] = now
+            elif isinstance(frame, Hello):
+                self._hello, self._hello_at = frame, now
+
+    async def _retransmits(self, writer: asyncio.StreamWriter) -> None:
+        """Every event not acknowledged ``retransmit`` seconds after it last went out is sent
+        again on the live connection (oldest first, at most :data:`RETRANSMIT_WINDOW` of each
+        boot at a time); before the WELCOME, the HELLO is."""
+        while self._writer is writer:
+            await asyncio.sleep(self.retransmit / 4)
+            if self._writer is not writer:
+                return
+            now = time.monotonic()
+            if not self._ready:
+                if self._hello is not None and now - self._hello_at >= self.retransmit:
+                    self._write(self._hello)
+                continue
+            for boot, box in self._boxes():
+                for seq in sorted(box)[:RETRANSMIT_WINDOW]:
+                    if now - self._sent_at.get((boot, seq), float("-inf")) >= self.retransmit:
+                        self.retransmissions += 1
+                        self._write(box[seq])
+
+    def _resend_from(self, item: Resend) -> None:
+        """The console takes ``item.seq`` of ``item.boot`` next: everything held of that boot
+        from there, again; a GONE first if the seqs before the first held one were
+        acknowledged already (to a console whose ledger does not have them)."""
+        box = self.outbox if item.boot == self.boot else self.kept.get(item.boot, {})
+        held = sorted(s for s in box if s >= item.seq)
+        first = held[0] if held else (self._next_seq if item.boot == self.boot else None)
+        if first is None:
+            log.warning("table %s: RESEND of boot %s, which this controller holds nothing of",
+                        self.table_id, item.boot)
+            return
+        if first > item.seq:
+            log.warning("table %s: the console asks for %s from seq %d; %d..%d were "
+                        "acknowledged before: GONE", self.table_id, item.boot, item.seq,
+                        item.seq, first - 1)
+            self.gone_sent += 1
+            self._write(Gone(item.boot, item.seq, first))
+        for seq in held:
+            self.retransmissions += 1
+            self._write(box[seq])
 
     def _console_refused(self, writer: asyncio.StreamWriter) -> bool:
         """Over TLS, a client that is not a console (a controller's certificate, say) is refused
@@ -560,10 +661,18 @@ class SimulatedTable:
                 self._tasks.discard(task)
 
     async def _heartbeats(self, writer: asyncio.StreamWriter) -> None:
-        while self._writer is writer:
-            await asyncio.sleep(self.heartbeat)
-            if self._writer is writer:
-                self._write(Heartbeat(utc_now_iso()))
+        """The connection's timers: a heartbeat every ``heartbeat`` seconds, retransmission
+        every ``retransmit``."""
+        resend = asyncio.create_task(self._retransmits(writer))
+        try:
+            while self._writer is writer:
+                await asyncio.sleep(self.heartbeat)
+                if self._writer is writer:
+                    self._write(Heartbeat(utc_now_iso()))
+        finally:
+            resend.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await resend
 
     def _handle(self, item: Frame | ProtocolError) -> None:
         if isinstance(item, ProtocolError):
@@ -572,9 +681,10 @@ class SimulatedTable:
         elif isinstance(item, Welcome):
             self._ready = True
             log.info("table %s: console %s connected; resending %d unacknowledged event(s)",
-                     self.table_id, item.console, len(self.outbox))
-            for seq in sorted(self.outbox):
-                self._write(self.outbox[seq])
+                     self.table_id, item.console, self.unacknowledged)
+            for _boot, box in self._boxes():
+                for seq in sorted(box):
+                    self._write(box[seq])
         elif isinstance(item, Heartbeat):
             pass
         elif isinstance(item, ErrorFrame):
@@ -584,11 +694,19 @@ class SimulatedTable:
         elif not self._ready:
             self._write(ErrorFrame("UNEXPECTED", f"{type(item).__name__} before WELCOME"))
         elif isinstance(item, Ack):
-            if item.boot == self.boot and self.outbox.pop(item.seq, None) is not None:
-                self.ack_results[item.seq] = (item.result, item.reason)
+            box = self.outbox if item.boot == self.boot else self.kept.get(item.boot, {})
+            if box.pop(item.seq, None) is not None:
+                self.acked_at[(item.boot, item.seq)] = time.monotonic()
+                self._sent_at.pop((item.boot, item.seq), None)
+                if item.boot == self.boot:
+                    self.ack_results[item.seq] = (item.result, item.reason)
+                elif not box:
+                    del self.kept[item.boot]
                 if item.result == "refused":
-                    log.warning("table %s: console refused event %d: %s", self.table_id,
-                                item.seq, item.reason)
+                    log.warning("table %s: console refused event %s:%d: %s", self.table_id,
+                                item.boot, item.seq, item.reason)
+        elif isinstance(item, Resend):
+            self._resend_from(item)
         elif isinstance(item, JackpotState):
             was = self.jackpot.get(item.level)
             self.jackpot[item.level] = item
@@ -690,7 +808,8 @@ def build_simulator(*, tables: int = 1, port: int = DEFAULT_PORT, host: str = "1
                     seats: int = 6, heartbeat: float = DEFAULT_HEARTBEAT_MS / 1000,
                     paytables: dict[str, Any] | None = None,
                     bind_host: str | None = None, certs: str | Path | None = None,
-                    plain_lab_only: bool = False) -> Simulator:
+                    plain_lab_only: bool = False,
+                    retransmit: float = DEFAULT_RETRANSMIT_MS / 1000) -> Simulator:
     """The simulator of ``podium simulate``: ``tables`` tables T1..TN on ports
     ``port``..``port+N-1``, or the tables of a floor configuration (``floor``).  Over TLS
     with the certificates of the folder ``certs`` (``podium certs``; by default, for a floor,
@@ -698,7 +817,8 @@ def build_simulator(*, tables: int = 1, port: int = DEFAULT_PORT, host: str = "1
     so."""
     pts = paytables if paytables is not None else _paytables()
     common: dict[str, Any] = {"seed": seed, "speed": speed, "mistake_rate": mistake_rate,
-                              "jackpot_rate": jackpot_rate, "heartbeat": heartbeat}
+                              "jackpot_rate": jackpot_rate, "heartbeat": heartbeat,
+                              "retransmit": retransmit}
     sims = []
     if floor is not None:
         folder = _certs_folder(floor, certs, plain_lab_only)
@@ -764,6 +884,9 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
                         help="serve plain TCP without certificates (a lab only: anyone on the "
                              "network could pose as the console); with --floor, only a floor "
                              "file that says transport = \"plain-lab-only\" serves plain")
+    parser.add_argument("--retransmit", type=float, default=DEFAULT_RETRANSMIT_MS / 1000,
+                        help="seconds after which an event not yet acknowledged is sent again "
+                             "on the live connection (default 2)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -771,6 +894,8 @@ def run(args: argparse.Namespace) -> int:
         raise SimulatorError(f"--speed: {args.speed} must be greater than 0")
     if args.heartbeat <= 0:
         raise SimulatorError(f"--heartbeat: {args.heartbeat} must be greater than 0")
+    if args.retransmit <= 0:
+        raise SimulatorError(f"--retransmit: {args.retransmit} must be greater than 0")
     floor = None
     if args.floor is not None:
         from core import floorconfig
@@ -785,7 +910,8 @@ def run(args: argparse.Namespace) -> int:
                           paytable=args.paytable, floor=floor, seed=seed, speed=args.speed,
                           mistake_rate=args.mistake_rate, jackpot_rate=args.jackpot_rate,
                           seats=args.seats, heartbeat=args.heartbeat, bind_host=args.host,
-                          certs=args.certs, plain_lab_only=args.plain_lab_only)
+                          certs=args.certs, plain_lab_only=args.plain_lab_only,
+                          retransmit=args.retransmit)
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     print(f"podium simulate: seed {seed}, speed {args.speed:g}"

@@ -1,6 +1,7 @@
 """The ledger tables (SQLAlchemy 2 declarative).  The migrations (0001 initial, 0002
 refused_events, 0003 employee_events, 0004 machine_checks, 0005 the bbj_* tables, 0006 bbj_cases and
-bbj_case_events) create exactly these; a test compares Alembic autogenerate against this module.
+bbj_case_events, ..., 0013 rounds.boot) create exactly these; a test compares Alembic
+autogenerate against this module.
 
 Append-only tables (never UPDATEd or DELETEd by Podium): level_settings, meter_entries,
 controller_events, refused_events, hit_decisions, awards, swipe_log, slips, slip_print_attempts,
@@ -246,13 +247,17 @@ class LevelHourTotal(Base):
 
 
 class Round(Base):
-    """A game round; ``state``: locked, ended, misdealt, undone."""
+    """A game round; ``state``: locked, ended, misdealt, undone.  A round is found by (table,
+    boot, round_no): ``boot`` is the controller boot whose START GAME opened it (revision 0013;
+    filled from the START GAME event for older rows), so a restarted controller that numbers its
+    rounds from 1 again never reaches an earlier boot's round."""
 
     __tablename__ = "rounds"
-    __table_args__ = (Index("ix_rounds_table_round", "table_id", "round_no"),
+    __table_args__ = (Index("ix_rounds_table_boot_round", "table_id", "boot", "round_no"),
                       Index("ix_rounds_table_latest", "table_id", "id"))
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), index=True)
+    boot: Mapped[str | None] = mapped_column(String(64))
     round_no: Mapped[int] = mapped_column(BigInteger)
     state: Mapped[str] = mapped_column(String(16))
     event_id: Mapped[int] = mapped_column(ForeignKey("controller_events.id"))

@@ -11,6 +11,7 @@ from enum import StrEnum
 class FlagCode(StrEnum):
     ROUND_NOT_STARTED = "ROUND_NOT_STARTED"  # no START GAME recorded for the round
     ROUND_VOID = "ROUND_VOID"  # the round was misdealt or its START GAME undone
+    ROUND_ENDED = "ROUND_ENDED"  # END GAME of the round was recorded before the claim
     NO_WAGER = "NO_WAGER"  # no locked progressive wager on the seat
     DUPLICATE_HIT = "DUPLICATE_HIT"  # the seat already has a hit in the round
     NOT_A_HAND = "NOT_A_HAND"  # the hand button is no Fortune hand id
@@ -20,8 +21,8 @@ class FlagCode(StrEnum):
     NOTE = "NOTE"  # a sentence recorded before codes existed (revision 0010)
 
 
-BLOCKING = frozenset({FlagCode.ROUND_NOT_STARTED, FlagCode.ROUND_VOID, FlagCode.NO_WAGER,
-                      FlagCode.DUPLICATE_HIT})
+BLOCKING = frozenset({FlagCode.ROUND_NOT_STARTED, FlagCode.ROUND_VOID, FlagCode.ROUND_ENDED,
+                      FlagCode.NO_WAGER, FlagCode.DUPLICATE_HIT})
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,8 @@ class HitFlag:
             return f"round {self.round} was never started (no START GAME)"
         if c is FlagCode.ROUND_VOID:
             return f"round {self.round} was {self.state}"
+        if c is FlagCode.ROUND_ENDED:
+            return f"round {self.round} had already ended (END GAME)"
         if c is FlagCode.NO_WAGER:
             return f"no wager on seat {self.seat}"
         if c is FlagCode.DUPLICATE_HIT:

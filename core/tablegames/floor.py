@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Engine
 
-from core.controllers.events import ControllerEvent, Origin
+from core.controllers.events import Delivery, Origin
 from core.floorconfig import FloorConfig
 from core.ledger import integrity
 from core.rules.cards import Card
@@ -70,9 +70,11 @@ class Floor:
             setup.set_link(u, table, online)
 
     # -- controller events ----------------------------------------------------------------------
-    def handle(self, origin: Origin, event: ControllerEvent) -> bool:
+    def handle(self, origin: Origin, event: Delivery) -> bool:
         """Record one controller event in a transaction of its own.  False for a replay;
-        FloorError for a refused event, which is kept in ``refused_events``."""
+        FloorError for a refused event, which is kept in ``refused_events`` (sent again: the
+        same reason); OutOfOrder (nothing written) for an event beyond the next expected seq
+        of its (table, boot)."""
         try:
             with self.ctx.unit("event") as u:
                 return ingest.record(self.ctx, u, origin, event)

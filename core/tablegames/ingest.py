@@ -3,9 +3,14 @@ HIT JACKPOT opens a pending hit (flagged, locked at hit, or auto-paid), END GAME
 round, UNDO and MISDEAL reverse what the round or the hit put in (RULES.md sections 4-5).
 
 :func:`record` handles one event inside a unit of work; it is idempotent on (table, boot, seq):
-a replay changes nothing.  A refused event (a ``ValueError``) leaves no trace but its
-``refused_events`` row (:func:`record_refusal`), which the caller writes after rolling the
-event's own changes back.
+a replay changes nothing, and a refused event sent again is refused again with the reason
+recorded the first time.  It keeps each (table, boot) in sequence: an event is taken only when
+its seq is the next after everything the ledger holds of that boot (recorded or refused), a
+later one raises :class:`~core.controllers.events.OutOfOrder` before anything is written.  A
+round is found by (table, boot, round number), and an event for a round in the wrong state
+(END GAME of an ended round, MISDEAL before its START GAME) is refused by name.  A refused event
+(a ``ValueError``) leaves no trace but its ``refused_events`` row (:func:`record_refusal`), which
+the caller writes after rolling the event's own changes back.
 """
 
 from __future__ import annotations
@@ -18,13 +23,18 @@ from sqlalchemy import bindparam, func, insert, select, update
 
 from core.controllers.events import (
     ControllerEvent,
+    Delivery,
     GameEnded,
     GameStarted,
     HitClaimed,
     Misdealt,
     Origin,
+    OutOfOrder,
+    Refused,
+    SequenceGap,
     Undone,
 )
+from core.controllers.protocol import event_bounds_problem
 from core.ledger.models import (
     Award,
     Base,
@@ -50,8 +60,11 @@ log = logging.getLogger("podium.floor")
 
 AUTO_PAID_REASON = "auto-paid (no secondary verification)"
 # events whose refusals are all decided before anything is written (ledger writer: no savepoint)
-LIGHT_EVENTS = (GameStarted, GameEnded)
+LIGHT_EVENTS = (GameStarted, GameEnded, SequenceGap)
 CONTRIBUTION_KINDS = ("contribution", "reserve_contribution")
+SEQUENCE_GAP = "SequenceGap"  # controller_events.type of a gap the controller declared (GONE)
+# the dealer's words for each event, in refusal reasons
+_WHAT = {GameStarted: "START GAME", GameEnded: "END GAME", Misdealt: "MISDEAL"}
 
 
 def claimed_pay(pt: Any, hand: str) -> Any:
@@ -88,50 +101,109 @@ def payload(event: ControllerEvent) -> dict[str, Any]:
 
 # The hot path's statements, built once (START GAME and END GAME are most of a floor's traffic).
 _EVENTS = Base.metadata.tables["controller_events"]
+_REFUSED = Base.metadata.tables["refused_events"]
 _ROUNDS = Base.metadata.tables["rounds"]
-_SEEN = select(_EVENTS.c.id).where(_EVENTS.c.table_id == bindparam("t"),
-                                   _EVENTS.c.boot == bindparam("b"),
-                                   _EVENTS.c.seq == bindparam("q"))
+
+
+def _origin_is(t: Any) -> Any:
+    return (t.c.table_id == bindparam("t"), t.c.boot == bindparam("b"))
+
+
+# Where an event stands in its (table, boot) sequence, in one statement of index probes:
+# recorded already, refused already (with the reason), and the last seq the ledger holds of
+# the boot in either table.
+_POSITION = select(
+    select(_EVENTS.c.id).where(*_origin_is(_EVENTS), _EVENTS.c.seq == bindparam("q"))
+    .scalar_subquery().label("seen"),
+    select(_REFUSED.c.reason).where(*_origin_is(_REFUSED), _REFUSED.c.seq == bindparam("q"))
+    .scalar_subquery().label("refused"),
+    select(func.max(_EVENTS.c.seq)).where(*_origin_is(_EVENTS)).scalar_subquery()
+    .label("last_recorded"),
+    select(func.max(_REFUSED.c.seq)).where(*_origin_is(_REFUSED)).scalar_subquery()
+    .label("last_refused"))
 _TABLES = Base.metadata.tables["tables"]
 _TABLE = select(_TABLES.c.id, _TABLES.c.group_id, _TABLES.c.seats, _TABLES.c.online).where(
     _TABLES.c.id == bindparam("t"))
 _INSERT_EVENT = insert(_EVENTS).returning(_EVENTS.c.id)
 _INSERT_ROUND = insert(_ROUNDS).returning(_ROUNDS.c.id)
 _INSERT_WAGER = insert(Base.metadata.tables["wagers"])
-_END_ROUND = (update(_ROUNDS).where(
-    _ROUNDS.c.id == select(_ROUNDS.c.id).where(_ROUNDS.c.table_id == bindparam("t"),
-                                               _ROUNDS.c.round_no == bindparam("r"))
-    .order_by(_ROUNDS.c.id.desc()).limit(1).scalar_subquery(),
-    _ROUNDS.c.state == "locked").values(state="ended"))
+_ROUND_STATE = (select(_ROUNDS.c.id, _ROUNDS.c.state)
+                .where(*_origin_is(_ROUNDS), _ROUNDS.c.round_no == bindparam("r"))
+                .order_by(_ROUNDS.c.id.desc()).limit(1))
+_END_ROUND = update(_ROUNDS).where(_ROUNDS.c.id == bindparam("rid")).values(state="ended")
 
 
-def seen(u: Unit, origin: Origin) -> bool:
-    return u.s.connection().execute(_SEEN, {"t": origin.table, "b": origin.boot,
-                                            "q": origin.seq}).first() is not None
+def _round_problem(what: str, round_no: int, boot: str, state: str | None) -> str:
+    """Why ``what`` can not apply to the round (None: no such round; it must be in play), or
+    ""."""
+    if state is None:
+        return (f"{what} round {round_no}: round {round_no} was never started under controller "
+                f"boot {boot}")
+    if state != "locked":
+        return f"{what} round {round_no}: round {round_no} is already {state}"
+    return ""
 
 
-def record(ctx: FloorContext, u: Unit, origin: Origin, event: ControllerEvent) -> bool:
+def record(ctx: FloorContext, u: Unit, origin: Origin, event: Delivery) -> bool:
     """Record ``event`` and act on it.  False for a replay (nothing changes); FloorError (a
-    ValueError) for an unconfigured table or a refused event."""
+    ValueError) for an unconfigured table or a refused event (a refused one sent again: the
+    reason it was refused with); OutOfOrder, before anything is written, for an event beyond
+    the next one the ledger expects of its (table, boot)."""
     try:
         ctx.config.table(origin.table)
     except KeyError:
         raise FloorError(f"table {origin.table}: not configured on this floor; its "
                          "controller is refused") from None
     s = u.s
-    trow = s.connection().execute(_TABLE, {"t": origin.table}).first()
+    conn = s.connection()
+    trow = conn.execute(_TABLE, {"t": origin.table}).first()
     if trow is None:
         raise FloorError(f"table {origin.table}: not in the ledger; start the floor")
-    if seen(u, origin):
+    if origin.seq < 1:  # its own seq was out of bounds: refused outside the sequence (seq 0)
+        raise FloorError(event.reason if isinstance(event, Refused)
+                         else f"seq {origin.seq} is out of range")
+    key = {"t": origin.table, "b": origin.boot, "q": origin.seq}
+    pos = conn.execute(_POSITION, key).one()
+    if pos.seen is not None:
         return False
+    if pos.refused is not None:  # refused before: refused again, for the same reason
+        raise FloorError(pos.refused)
+    expected = max(pos.last_recorded or 0, pos.last_refused or 0) + 1
+    first = event.first if isinstance(event, SequenceGap) else origin.seq
+    if first > expected or (isinstance(event, SequenceGap) and first != expected):
+        raise OutOfOrder(origin, expected)
+    if first < expected:
+        raise FloorError(f"event {origin.boot}:{origin.seq} is out of order: the ledger holds "
+                         f"seq {expected - 1} of boot {origin.boot} already and not this one")
+    if isinstance(event, Refused):
+        raise FloorError(event.reason)  # kept by the caller (record_refusal)
+    if isinstance(event, SequenceGap):
+        _sequence_gap(u, origin, event)
+        return True
+    problem = event_bounds_problem(event)
+    if problem:
+        raise FloorError(f"{type(event).__name__}: {problem}")
+    what = _WHAT.get(type(event), "UNDO")
+    round_id: int | None = None
     if isinstance(event, GameStarted):
         if not trow.online:
             raise FloorError(f"table {trow.id} is OFFLINE: its progressive is locked until "
                              "the link is back")
         ctx.table_paytable(trow.id)  # a group not configured is refused before any write
+        rnd = conn.execute(_ROUND_STATE, {**key, "r": event.round_no}).first()
+        if rnd is not None:
+            raise FloorError(f"START GAME round {event.round_no}: round {event.round_no} was "
+                             f"already started under controller boot {origin.boot} (it is "
+                             f"{rnd.state})")
+    elif isinstance(event, GameEnded):
+        rnd = conn.execute(_ROUND_STATE, {**key, "r": event.round_no}).first()
+        problem = _round_problem(what, event.round_no, origin.boot,
+                                 rnd.state if rnd is not None else None)
+        if problem or rnd is None:
+            raise FloorError(problem)
+        round_id = rnd.id
     # the hot path (START GAME, END GAME: most of a floor's traffic) writes with plain
     # statements, one per table touched, not through the ORM's unit of work
-    conn = s.connection()
     ev = conn.execute(_INSERT_EVENT, {
         "table_id": origin.table, "boot": origin.boot, "seq": origin.seq,
         "type": type(event).__name__, "payload": payload(event),
@@ -139,25 +211,55 @@ def record(ctx: FloorContext, u: Unit, origin: Origin, event: ControllerEvent) -
     u.tables.add(origin.table)
     u.events += 1
     if isinstance(event, GameStarted):
-        _game_started(ctx, u, trow, ev, event)
+        _game_started(ctx, u, trow, ev, origin.boot, event)
     elif isinstance(event, HitClaimed):
-        _hit_claimed(ctx, u, trow, ev, event)
+        _hit_claimed(ctx, u, trow, ev, origin.boot, event)
     elif isinstance(event, GameEnded):
-        conn.execute(_END_ROUND, {"t": trow.id, "r": event.round_no})
+        conn.execute(_END_ROUND, {"rid": round_id})
     elif isinstance(event, Undone):
-        _undone(ctx, u, trow, event)
+        _undone(ctx, u, trow, origin.boot, event)
     elif isinstance(event, Misdealt):
-        rnd = find_round(u, trow.id, event.round_no)
-        if rnd is None:
-            log.warning("table %s: misdeal of unknown round %s", trow.id, event.round_no)
-        else:
-            void_round(ctx, u, trow, rnd, "misdealt", f"misdeal round {event.round_no}")
+        rnd_row = find_round(u, trow.id, origin.boot, event.round_no)
+        problem = _round_problem(what, event.round_no, origin.boot,
+                                 rnd_row.state if rnd_row is not None else None)
+        if problem or rnd_row is None:
+            raise FloorError(problem)
+        void_round(ctx, u, trow, rnd_row, "misdealt", f"misdeal round {event.round_no}")
     else:  # pragma: no cover - the union is closed
         raise FloorError(f"table {trow.id}: unknown event {type(event).__name__}")
     return True
 
 
-def record_refusal(u: Unit, origin: Origin, event: ControllerEvent, reason: str) -> bool:
+def _sequence_gap(u: Unit, origin: Origin, gap: SequenceGap) -> None:
+    """The controller declared events first..last of the boot acknowledged before and no longer
+    held: one controller_events row (type SequenceGap, at seq ``last``) records the gap, and the
+    sequence goes on after it."""
+    u.s.connection().execute(_INSERT_EVENT, {
+        "table_id": origin.table, "boot": origin.boot, "seq": gap.last, "type": SEQUENCE_GAP,
+        "payload": {"first": gap.first, "last": gap.last}, "controller_time": "",
+        "received_at": u.now})
+    u.tables.add(origin.table)
+    u.events += 1
+    log.warning("table %s: events %d..%d of boot %s were acknowledged before and are not in "
+                "this ledger (the controller no longer holds them): recorded as a gap",
+                origin.table, gap.first, gap.last, origin.boot)
+
+
+def _refused_payload(event: Delivery) -> tuple[str, dict[str, Any]]:
+    if isinstance(event, Refused):
+        if event.event is not None:
+            return type(event.event).__name__, payload(event.event)
+        return (_KIND_TYPES.get(event.kind, event.kind or "EVENT")[:32], dict(event.fields))
+    if isinstance(event, SequenceGap):
+        return SEQUENCE_GAP, {"first": event.first, "last": event.last}
+    return type(event).__name__, payload(event)
+
+
+_KIND_TYPES = {"GAME_STARTED": "GameStarted", "HIT": "HitClaimed", "GAME_ENDED": "GameEnded",
+               "UNDO": "Undone", "MISDEAL": "Misdealt"}
+
+
+def record_refusal(u: Unit, origin: Origin, event: Delivery, reason: str) -> bool:
     """Keep a refused event (its only trace once the controller drops it), once per (table,
     boot, seq).  True if a row was added."""
     s = u.s
@@ -165,28 +267,30 @@ def record_refusal(u: Unit, origin: Origin, event: ControllerEvent, reason: str)
             RefusedEvent.table_id == origin.table, RefusedEvent.boot == origin.boot,
             RefusedEvent.seq == origin.seq)) is not None:
         return False
+    kind, body = _refused_payload(event)
     s.add(RefusedEvent(table_id=origin.table, boot=origin.boot, seq=origin.seq,
-                       type=type(event).__name__, payload=payload(event),
-                       controller_time=origin.controller_time, reason=reason,
-                       received_at=u.now))
+                       type=kind, payload=body, controller_time=origin.controller_time,
+                       reason=reason, received_at=u.now))
     s.flush()
     log.info("table %s: event %s:%d (%s) refused and kept: %s", origin.table, origin.boot,
-             origin.seq, type(event).__name__, reason)
+             origin.seq, kind, reason)
     return True
 
 
-def find_round(u: Unit, table_id: str, round_no: int) -> Round | None:
+def find_round(u: Unit, table_id: str, boot: str, round_no: int) -> Round | None:
+    """The round ``round_no`` that START GAME of controller boot ``boot`` opened at the table."""
     # populate_existing: END GAME updates rounds with a plain statement (ingest.record)
-    return u.s.scalars(select(Round).where(Round.table_id == table_id,
+    return u.s.scalars(select(Round).where(Round.table_id == table_id, Round.boot == boot,
                                            Round.round_no == round_no)
                        .order_by(Round.id.desc()).limit(1)
                        .execution_options(populate_existing=True)).first()
 
 
-def _game_started(ctx: FloorContext, u: Unit, t: Any, ev: int, e: GameStarted) -> None:
+def _game_started(ctx: FloorContext, u: Unit, t: Any, ev: int, boot: str,
+                  e: GameStarted) -> None:
     conn = u.s.connection()
     pt = ctx.table_paytable(t.id)
-    rnd = conn.execute(_INSERT_ROUND, {"table_id": t.id, "round_no": e.round_no,
+    rnd = conn.execute(_INSERT_ROUND, {"table_id": t.id, "boot": boot, "round_no": e.round_no,
                                        "state": "locked", "event_id": ev,
                                        "started_at": u.now}).scalar_one()
     lvls = levels(u, t.group_id)
@@ -217,18 +321,22 @@ def _game_started(ctx: FloorContext, u: Unit, t: Any, ev: int, e: GameStarted) -
     balances.add_to_levels(u, [(lv, moves[name]) for name, lv in lvls.items()])
 
 
-def _hit_claimed(ctx: FloorContext, u: Unit, t: Any, ev: int, e: HitClaimed) -> None:
+def _hit_claimed(ctx: FloorContext, u: Unit, t: Any, ev: int, boot: str,
+                 e: HitClaimed) -> None:
     s = u.s
     g = ctx.group_cfg(t.group_id)
     pt = ctx.table_paytable(t.id)
     found: list[HitFlag] = []
-    rnd = find_round(u, t.id, e.round_no)
+    rnd = find_round(u, t.id, boot, e.round_no)
     wager: Wager | None = None
-    void = rnd is not None and rnd.state in ("misdealt", "undone")
+    # a claim on a round in the wrong state is recorded flagged (the table waits for the
+    # supervisor's REJECT), not refused
     if rnd is None:
         found.append(HitFlag(FlagCode.ROUND_NOT_STARTED, round=e.round_no))
-    elif void:
+    elif rnd.state in ("misdealt", "undone"):
         found.append(HitFlag(FlagCode.ROUND_VOID, round=e.round_no, state=rnd.state))
+    elif rnd.state == "ended":
+        found.append(HitFlag(FlagCode.ROUND_ENDED, round=e.round_no))
     if rnd is not None:
         wager = s.scalars(select(Wager).where(Wager.round_id == rnd.id, Wager.seat == e.seat,
                                               Wager.status == "locked")).first()
@@ -378,28 +486,36 @@ def refixer(ctx: FloorContext, group_id: str) -> Callable[[Unit, int, int], None
     return lambda u, round_id, hit_id: fix_round(ctx, u, g, round_id, hit_id)
 
 
-def _undone(ctx: FloorContext, u: Unit, t: Any, e: Undone) -> None:
-    rnd = find_round(u, t.id, e.round_no)
-    if rnd is None:
-        log.warning("table %s: undo %s of unknown round %s", t.id, e.what, e.round_no)
-        return
+def _undone(ctx: FloorContext, u: Unit, t: Any, boot: str, e: Undone) -> None:
+    """UNDO START GAME voids a round in play; UNDO HIT cancels the seat's (or the round's latest)
+    pending hit (one rejected or cancelled meanwhile stays so: recorded, nothing to undo).
+    Anything else is refused by name: an unknown round, a round no longer in play, no such
+    hit, a paid hit (only a manual adjustment backs out a pay)."""
+    what = "UNDO START GAME" if e.what == "START_GAME" else "UNDO HIT"
+    if e.what not in ("START_GAME", "HIT"):
+        raise FloorError(f"UNDO round {e.round_no}: {e.what!r} can not be undone")
+    rnd = find_round(u, t.id, boot, e.round_no)
+    problem = _round_problem(what, e.round_no, boot, rnd.state if rnd is not None else None)
+    if problem or rnd is None:
+        raise FloorError(problem)
     if e.what == "START_GAME":
         void_round(ctx, u, t, rnd, "undone", f"undo START GAME round {e.round_no}")
-        return
-    if e.what != "HIT":
-        log.warning("table %s: undo of %r ignored", t.id, e.what)
         return
     q = select(Hit).where(Hit.round_id == rnd.id).order_by(Hit.id.desc())
     if e.seat is not None:
         q = q.where(Hit.seat == e.seat)
     hit = u.s.scalars(q.limit(1).with_for_update()).first()
+    seat = f" seat {e.seat}" if e.seat is not None else ""
     if hit is None:
-        log.warning("table %s round %s: undo HIT with no hit", t.id, e.round_no)
-        return
-    if hit.status != "pending":
-        log.warning("table %s round %s seat %s: undo HIT ignored, the hit is %s (only a "
-                    "manual adjustment backs out a pay)", t.id, e.round_no, hit.seat,
-                    hit.status)
+        raise FloorError(f"UNDO HIT round {e.round_no}{seat}: no hit{seat} in round "
+                         f"{e.round_no}")
+    if hit.status in ("paid", "auto_paid"):
+        raise FloorError(f"UNDO HIT round {e.round_no} seat {hit.seat}: the hit is already "
+                         f"{hit.status.replace('_', '-')} (only a manual adjustment backs out a "
+                         "pay)")
+    if hit.status != "pending":  # rejected or cancelled meanwhile: what the dealer wants holds
+        log.info("table %s round %s seat %s: undo HIT of a hit already %s; nothing to undo",
+                 t.id, e.round_no, hit.seat, hit.status)
         return
     cancel_hit(u, hit, "undone", "undo HIT at the table", refix=refixer(ctx, t.group_id))
 

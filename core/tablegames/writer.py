@@ -5,9 +5,11 @@ The controllers' links never touch the database: each event is handed to the one
 transaction (one fsync) with a savepoint each, commits, and only then resolves each event's future
 (the link ACKs it then).  Each event stays idempotent on (table, boot, seq) and is refused on its
 own: a refused event's savepoint is rolled back and its ``refused_events`` row written in the same
-batch; the others commit.  If the batch itself fails (the database is gone), every event of it
-fails and its link reconnects, so its controller resends it.  Link state changes (ONLINE /
-OFFLINE) go through the same writer.  After each commit one FloorChange announces the batch.
+batch; the others commit.  An event out of its (table, boot) sequence (``OutOfOrder``, raised
+before it writes anything) is neither recorded nor refused: its future carries the exception.
+If the batch itself fails (the database is gone), every event of it fails and its link
+reconnects, so its controller resends it.  Link state changes (ONLINE / OFFLINE) go through the
+same writer.  After each commit one FloorChange announces the batch.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
-from core.controllers.events import ControllerEvent, Origin
+from core.controllers.events import Delivery, Origin, OutOfOrder
 from core.tablegames import ingest, setup, slips
 from core.tablegames.unit import FloorContext, Unit, retrying
 from core.tablegames.views import FloorChange
@@ -88,9 +90,10 @@ class LedgerWriter:
         return self._thread is not None and self._thread.is_alive() and not self._stopping
 
     # -- jobs ---------------------------------------------------------------------------------
-    def submit_event(self, origin: Origin, event: ControllerEvent) -> Future[bool]:
+    def submit_event(self, origin: Origin, event: Delivery) -> Future[bool]:
         """Record a controller event; the future gives False for a replay, or raises the
-        ValueError that refused it (kept in ``refused_events``)."""
+        ValueError that refused it (kept in ``refused_events``), or OutOfOrder (nothing
+        written: the link asks the controller to send again from the expected seq)."""
         def refuse(u: Unit, reason: str) -> None:
             ingest.record_refusal(u, origin, event, reason)
 
@@ -190,6 +193,8 @@ class LedgerWriter:
         if not savepoint:
             try:
                 value = job.run(child)
+            except OutOfOrder as exc:  # raised before the job wrote anything
+                return False, exc
             except Exception as exc:
                 raise _Retry from exc
             u.merge(child)
@@ -197,6 +202,8 @@ class LedgerWriter:
         try:
             with s.begin_nested():
                 value = job.run(child)
+        except OutOfOrder as exc:
+            return False, exc
         except ValueError as exc:
             reason = str(exc) or type(exc).__name__
             if job.refuse is not None:

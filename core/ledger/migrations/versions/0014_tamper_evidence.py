@@ -4,7 +4,7 @@ privilege), and every row of the records and state tables is hash-chained in ``l
 (core/ledger/integrity.py).  Rows already in the ledger are chained here, table by table.
 
 Revision ID: 0014
-Revises: 0012
+Revises: 0013
 Create Date: 2026-12-03
 """
 
@@ -16,7 +16,7 @@ from alembic import op
 from core.ledger import integrity
 
 revision = "0014"
-down_revision = "0012"
+down_revision = "0013"
 branch_labels = None
 depends_on = None
 
