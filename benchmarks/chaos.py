@@ -180,6 +180,9 @@ class _Tables:
 def _floor_toml(ports: dict[str, int]) -> str:
     lines = ['[casino]\nname = "Chaos Casino"\ntimezone = "Asia/Manila"\n',
              '[authorization]\nexecutive_threshold = "5000.00"\n',
+             # plain TCP: the proxy damages the protocol's own frames (under TLS every damaged
+             # byte is a connection the TLS layer drops, which the disconnects cover)
+             '[controller_link]\ntransport = "plain-lab-only"\n',
              '[[groups]]\nid = "LINK"\npaytable = "FPGPP-WA01"\n',
              '[groups.levels.MAIN]\nseed = "10000.00"\ncontribution_rate = "0.20"\n'
              'reserve_rate = "0.02"\npreconfigured_rate = "0.20"\n'
@@ -220,7 +223,7 @@ def run_chaos(engine: Engine, *, tables: int = 4, events: int = 150, seed: int =
     paytable = load_paytables()["FPGPP-WA01"]
     sims = [SimulatedTable(f"C{i}", paytable, port=0, seed=seed * 1000 + i, speed=0,
                            mistake_rate=0.05, jackpot_rate=0.05, heartbeat=heartbeat,
-                           retransmit=retransmit) for i in range(1, tables + 1)]
+                           retransmit=retransmit, tls=None) for i in range(1, tables + 1)]
     applied: list[tuple[str, str, int]] = []  # (table, hit_ref, cents) of each PAY applied
     for sim in sims:
         resolve = sim.resolve

@@ -161,6 +161,9 @@ def _console(engine: Engine, port: int) -> ConsoleCore:
     config = loads_floor(
         '[casino]\nname = "Forgery"\ntimezone = "Asia/Manila"\n'
         '[authorization]\nexecutive_threshold = "5000.00"\n'
+        # the forger speaks the protocol's frames itself: plain TCP (a forger with a table's
+        # certificate is what the TLS tests refuse or accept)
+        '[controller_link]\ntransport = "plain-lab-only"\n'
         '[[groups]]\nid = "LINK"\npaytable = "FPGPP-WA01"\n'
         '[groups.levels.MAIN]\nseed = "10000.00"\ncontribution_rate = "0.20"\n'
         'reserve_rate = "0.02"\npreconfigured_rate = "0.20"\npreconfigured_seed = "10000.00"\n'

@@ -648,6 +648,7 @@ def test_a_gap_is_never_taken_out_of_order_the_controller_is_asked_to_send_again
         await ctl.start()
         floor = SequencedFloor()
         link = ControllerLink("T1", "127.0.0.1", ctl.port, floor.on_event, floor.on_status,
+                              tls=pki().console_context(),
                               heartbeat=0.2, retransmit=30)
         task = await running(link)
         await until(lambda: any(isinstance(f, Resend) for f in ctl.frames(0)), "the RESEND")
@@ -684,6 +685,7 @@ def test_a_resent_event_gets_the_answer_it_had_refused_stays_refused() -> None:
 
         floor.before_record = refuse_second
         link = ControllerLink("T1", "127.0.0.1", ctl.port, floor.on_event, floor.on_status,
+                              tls=pki().console_context(),
                               heartbeat=0.2)
         task = await running(link)
         await until(lambda: len([f for f in ctl.frames(0) if isinstance(f, Ack)]) == 4, "ACKs")
@@ -736,6 +738,7 @@ def test_an_unacknowledged_command_is_sent_again_on_the_live_connection() -> Non
         await ctl.start()
         floor = Floor()
         link = ControllerLink("T1", "127.0.0.1", ctl.port, floor.on_event, floor.on_status,
+                              tls=pki().console_context(),
                               heartbeat=0.2, retransmit=0.1)
         task = await running(link)
         await until(lambda: link.online, "online")
