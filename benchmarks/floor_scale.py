@@ -34,6 +34,7 @@ of TLS.
 
     .venv/bin/python benchmarks/floor_scale.py [--tables 50 100 200 500] [--seconds 60]
         [--drain 15] [--db postgresql+psycopg://postgres@127.0.0.1:5432/test]
+        [--link tls|plain-lab-only] [--ledger-revision head|0013]
         [--link tls|plain-lab-only]
 """
 
@@ -243,7 +244,7 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
         raise SystemExit(f"the simulator did not start: {line!r} (see {tmp / 'sim.log'})")
 
     engine, schema = fresh_engine(args.db, tmp)
-    upgrade(engine)
+    upgrade(engine, args.ledger_revision)
     enroll_demo_employees(engine)
     printer = printer_from_config("file", directory=str(tmp / "slips"))
     console = ConsoleCore(engine, config, paytables, printer=printer)
@@ -435,7 +436,8 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
 
     shutil.rmtree(tmp, ignore_errors=True)  # the ledger, the record, the slips
     return {
-        "tables": tables, "db": engine.dialect.name, "link": args.link, "wall": wall,
+        "tables": tables, "db": engine.dialect.name, "link": args.link,
+        "ledger_revision": args.ledger_revision, "wall": wall,
         "events": recorded, "refused": refused, "events_per_s": recorded / span,
         "batches": writer_stats.batches, "jobs": writer_stats.jobs,
         "largest_batch": writer_stats.largest, "writer_busy_s": writer_stats.busy_s,
@@ -455,7 +457,8 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
 
 def report(r: dict[str, Any]) -> None:
     wall = r["wall"]
-    print(f"\n== {r['tables']} tables, {r['db']}, link {r['link']}, {wall:.0f} s ==")
+    print(f"\n== {r['tables']} tables, {r['db']}, link {r['link']}, ledger revision "
+          f"{r['ledger_revision']}, {wall:.0f} s ==")
     print(f"events recorded {r['events']} ({r['events_per_s']:.1f}/s), refused {r['refused']};"
           f" {r['batches']} group commits, mean {r['jobs'] / max(1, r['batches']):.1f} jobs, "
           f"largest {r['largest_batch']}, writer busy {r['writer_busy_s']:.1f} s")
@@ -503,6 +506,9 @@ def main() -> None:
     ap.add_argument("--no-stagger", dest="stagger", action="store_false")
     ap.add_argument("--link", choices=("tls", "plain-lab-only"), default="tls",
                     help="the controller link: mutual TLS (default) or plain TCP")
+    ap.add_argument("--ledger-revision", default="head",
+                    help="migrate the fresh ledger to this revision only (0013: without the "
+                         "hash chain and guards, for the cost of the chain)")
     ap.add_argument("--json", default=None, help="also write the figures to this file")
     ap.add_argument("--screenshot", default=None, metavar="PATH",
                     help="save the console window at the end of play (PATH.<tables>.png)")
