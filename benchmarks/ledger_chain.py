@@ -10,10 +10,11 @@ every acknowledgement, then every table's END GAME.  A 0011 ledger has no journa
 is skipped: that run is the ledger as it was before the chain.
 
 Prints per run: events, wall seconds, events/s, p50/p99 of submit -> committed per event, ledger
-rows written, chain rows, and for SQLite the file size (database + WAL).
+rows written, chain rows, for SQLite the file size (database + WAL), and with ``--verify`` how
+long ``podium audit verify`` takes on the chained ledger.
 
     .venv/bin/python benchmarks/ledger_chain.py [--tables 500] [--rounds 10]
-        [--db postgresql+psycopg://postgres@127.0.0.1:5432/test]
+        [--db postgresql+psycopg://postgres@127.0.0.1:5432/test] [--verify]
 """
 
 from __future__ import annotations
@@ -110,11 +111,19 @@ def run_one(kind: str, revision: str, args: argparse.Namespace, folder: Path) ->
             total = Path(where).stat().st_size + (wal.stat().st_size if wal.exists() else 0)
             size = f"{total / 1e6:.1f} MB"
         latencies.sort()
+        verify_s = ""
+        if revision != "0011" and args.verify:
+            from core.ledger.audit import verify
+
+            v0 = time.perf_counter()
+            report = verify(engine)
+            verify_s = f"{time.perf_counter() - v0:.1f} s ({'ok' if report.ok else 'BROKEN'})"
         return {"db": kind, "revision": "0012 chain" if revision != "0011" else "0011 no chain",
                 "events": events, "wall_s": round(wall, 2), "events_per_s": round(events / wall),
                 "p50_ms": round(statistics.median(latencies) * 1000, 1),
                 "p99_ms": round(latencies[int(len(latencies) * 0.99) - 1] * 1000, 1),
-                "ledger_rows": rows_after - rows_before, "chain_rows": chain, "size": size}
+                "ledger_rows": rows_after - rows_before, "chain_rows": chain, "size": size,
+                "audit_verify": verify_s}
     finally:
         engine.dispose()
         _drop(kind, where, args.db)
@@ -130,6 +139,8 @@ def main() -> int:
     p.add_argument("--tables", type=int, default=500)
     p.add_argument("--rounds", type=int, default=10)
     p.add_argument("--db", default=None, help="a PostgreSQL URL: also run there")
+    p.add_argument("--verify", action="store_true",
+                   help="also time podium audit verify on each chained ledger")
     args = p.parse_args()
     kinds = ["sqlite"] + (["postgresql"] if args.db else [])
     with tempfile.TemporaryDirectory() as tmp:
