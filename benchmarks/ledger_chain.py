@@ -1,12 +1,12 @@
 """What the tamper-evident ledger costs: the floor's ledger writer recording controller events
-with and without the hash chain and guards (revision 0012 against 0011), same code, same
+with and without the hash chain and guards (revision 0014 against 0013), same code, same
 events, on SQLite and (``--db``) PostgreSQL.
 
 For each database and each revision this makes a fresh ledger and a floor of ``--tables``
 tables (``floor_sim.write_floor``: links of 10, WA01 and ML2 alternating), brings every table
 online and then, ``--rounds`` times, submits every table's START GAME (1 to 6 wagers of $1 on
 random seats) at once to the ledger writer (as the links do when a whole pit deals), waits for
-every acknowledgement, then every table's END GAME.  A 0011 ledger has no journal, so the seal
+every acknowledgement, then every table's END GAME.  A 0013 ledger has no journal, so the seal
 is skipped: that run is the ledger as it was before the chain.
 
 Prints per run: events, wall seconds, events/s, p50/p99 of submit -> committed per event, ledger
@@ -104,7 +104,7 @@ def run_one(kind: str, revision: str, args: argparse.Namespace, folder: Path) ->
         with engine.connect() as conn:
             rows_after = _rows(conn)
             chain = conn.execute(text("SELECT count(*) FROM ledger_chain")).scalar() \
-                if revision != "0011" else 0
+                if revision != "0013" else 0
         size = ""
         if kind == "sqlite":
             wal = Path(str(where) + "-wal")
@@ -112,13 +112,13 @@ def run_one(kind: str, revision: str, args: argparse.Namespace, folder: Path) ->
             size = f"{total / 1e6:.1f} MB"
         latencies.sort()
         verify_s = ""
-        if revision != "0011" and args.verify:
+        if revision != "0013" and args.verify:
             from core.ledger.audit import verify
 
             v0 = time.perf_counter()
             report = verify(engine)
             verify_s = f"{time.perf_counter() - v0:.1f} s ({'ok' if report.ok else 'BROKEN'})"
-        return {"db": kind, "revision": "0012 chain" if revision != "0011" else "0011 no chain",
+        return {"db": kind, "revision": "0014 chain" if revision != "0013" else "0013 no chain",
                 "events": events, "wall_s": round(wall, 2), "events_per_s": round(events / wall),
                 "p50_ms": round(statistics.median(latencies) * 1000, 1),
                 "p99_ms": round(latencies[int(len(latencies) * 0.99) - 1] * 1000, 1),
@@ -145,7 +145,7 @@ def main() -> int:
     kinds = ["sqlite"] + (["postgresql"] if args.db else [])
     with tempfile.TemporaryDirectory() as tmp:
         for kind in kinds:
-            for revision in ("0011", "head", "0011", "head"):  # twice each, interleaved
+            for revision in ("0013", "head", "0013", "head"):  # twice each, interleaved
                 r = run_one(kind, revision, args, Path(tmp))
                 print("  ".join(f"{k}={v}" for k, v in r.items()), flush=True)
     return 0
