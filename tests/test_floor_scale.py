@@ -210,6 +210,22 @@ def test_kept_balances_and_hourly_totals_follow_every_workflow(floor: Floor,
     assert report.opening_meter_units + sum(v[1] for v in report.by_kind.values()) == m
 
 
+def test_an_event_whose_waiter_gave_up_is_recorded_and_the_writer_goes_on(floor: Floor,
+                                                                          engine: Engine) -> None:
+    """A link that closes while its event waits for the commit cancels the event's future; the
+    writer records the event all the same and keeps serving the others (it once died on it)."""
+    gate = threading.Event()
+    floor.writer.submit(lambda u: gate.wait(5))
+    abandoned = floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
+    assert abandoned.cancel()
+    gate.set()
+    later = floor.writer.submit_event(Origin("T2", "b", 1), GameStarted(1, {2: 100}))
+    assert later.result(10) is True
+    assert floor.writer.running
+    with engine.connect() as c:
+        assert c.scalar(select(func.count()).select_from(ControllerEvent)) == 2
+
+
 def test_the_invariant_check_names_a_balance_edited_behind_the_ledger(floor: Floor,
                                                                       engine: Engine) -> None:
     floor.handle(Origin("T1", "b", 1), GameStarted(1, {1: 100}))

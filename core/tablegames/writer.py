@@ -168,6 +168,8 @@ class LedgerWriter:
         self.stats.largest = max(self.stats.largest, len(batch))
         self.stats.busy_s += time.perf_counter() - started
         for job, (ok, value) in zip(batch, results, strict=True):
+            if job.future.done():  # its waiter gave up (a closing link cancels it): recorded
+                continue
             if ok:
                 job.future.set_result(value)
             else:
