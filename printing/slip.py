@@ -23,6 +23,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.money import format_cents
 from core.rules.cards import CardError, format_cards, parse_card
+from core.text import printable
 
 DEFAULT_PROFILE = "TM-T88V"
 QR_MODULE_DOTS = 6
@@ -314,6 +315,7 @@ class _Writer:
             self.style(align=self._style[0], bold=on, size=self._style[2], invert=self._style[3])
 
     def line(self, text: str = "", *, width: int | None = None) -> None:
+        text = printable(text)  # a name or reason is never a printer command
         cols = width or self.cols
         if len(text) <= cols:  # as is (keeps the padding of an inverted banner)
             self.p.text(text + "\n")
@@ -327,6 +329,7 @@ class _Writer:
         self.p.text(ch * self.cols + "\n")
 
     def field(self, label: str, value: str, *, bold: bool = False) -> None:
+        label, value = printable(label), printable(value)
         self.style(bold=False)
         width = self.cols - LABEL_WIDTH
         chunks = textwrap.wrap(value, width, break_long_words=True) or [""]

@@ -90,11 +90,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     runner: Callable[[argparse.Namespace], int] = mod.run
     try:
         return runner(args)
-    except UsageError as exc:
-        print(f"podium {args._command}: {exc}", file=sys.stderr)
-        return 2
-    except ValueError as exc:  # CardError, MoneyError, PaytableError ... all name the problem
-        print(f"podium {args._command}: {exc}", file=sys.stderr)
+    except (UsageError, ValueError) as exc:  # CardError, MoneyError ... all name the problem
+        from core.text import printable  # what was typed may come back in the message
+
+        print(f"podium {args._command}: {printable(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -57,6 +57,7 @@ from core.auth import (
 )
 from core.ledger.db import default_url, make_engine, upgrade
 from core.ledger.models import ROLES, Employee, EmployeeEvent, Setting
+from core.text import printable
 
 SUBCOMMANDS: dict[str, str] = {
     "add": "enroll an employee and the card they swipe (read from stdin, never echoed)",
@@ -332,6 +333,11 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
                             "folder); e.g. postgresql+psycopg://user@host/podium")
 
 
+def _say(text: str) -> None:
+    """One line for the operator's terminal: names as stored, never a terminal command."""
+    print(printable(text))
+
+
 def _safe_url(url: str) -> str:
     try:
         return make_url(url).render_as_string(hide_password=True)
@@ -393,7 +399,7 @@ def run(args: argparse.Namespace) -> int:
                            lambda: set_active(engine, args.number, command == "reactivate",
                                               args.reason))
             state = "active again" if rec.active else "deactivated: the card authorizes nothing"
-            print(f"employee {rec.number} ({rec.name}, {rec.role}): {state}")
+            _say(f"employee {rec.number} ({rec.name}, {rec.role}): {state}")
             return 0
         if command == "check":
             return _check(args, engine)
@@ -409,7 +415,7 @@ def _add(args: argparse.Namespace, engine: Engine) -> int:
     _guarded(args.db, lambda: number_is_free(engine, number))
     swipe = read_swipe(f"Swipe the card of {number} {name} now: ")
     rec = _guarded(args.db, lambda: enroll(engine, number, name, args.role, swipe))
-    print(f"enrolled employee {rec.number} ({rec.name}, {rec.role}); "
+    _say(f"enrolled employee {rec.number} ({rec.name}, {rec.role}); "
           f"{authority_text(rec.role)}")
     return 0
 
@@ -420,11 +426,11 @@ def _list(args: argparse.Namespace, engine: Engine) -> int:
         print(json.dumps({"employees": [r.to_json() for r in records]}))
         return 0
     if not records:
-        print("no employees enrolled")
+        _say("no employees enrolled")
         return 0
     rows = [("number", "name", "role", "active", "enrolled at (UTC)")]
-    rows += [(r.number, r.name, r.role, "yes" if r.active else "NO", _utc_text(r.enrolled_at))
-             for r in records]
+    rows += [(printable(r.number), printable(r.name), r.role, "yes" if r.active else "NO",
+              _utc_text(r.enrolled_at)) for r in records]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
@@ -442,7 +448,7 @@ def _replace(args: argparse.Namespace, engine: Engine) -> int:
     swipe = read_swipe(f"Swipe the NEW card of {number} {who[0].name} now: ")
     rec = _guarded(args.db, lambda: replace_card(engine, number, swipe, reason))
     state = "" if rec.active else " (the employee is deactivated: reactivate to use it)"
-    print(f"employee {rec.number} ({rec.name}, {rec.role}): new card enrolled; the old card "
+    _say(f"employee {rec.number} ({rec.name}, {rec.role}): new card enrolled; the old card "
           f"authorizes nothing from now{state}")
     return 0
 
@@ -450,6 +456,6 @@ def _replace(args: argparse.Namespace, engine: Engine) -> int:
 def _check(args: argparse.Namespace, engine: Engine) -> int:
     swipe = read_swipe("Swipe the card to check: ")
     rec = _guarded(args.db, lambda: check_card(engine, swipe))
-    print(f"employee {rec.number} ({rec.name}, {rec.role}): {authority_text(rec.role)}")
+    _say(f"employee {rec.number} ({rec.name}, {rec.role}): {authority_text(rec.role)}")
     return 0
 

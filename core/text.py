@@ -1,0 +1,31 @@
+"""One sanitizer for text that leaves Podium for paper or a terminal.
+
+Names, reasons and notes are stored as they were given (the ledger keeps what was typed); they
+are *shown* through :func:`printable`.  A control character reaching a receipt printer is a
+command (ESC p opens the cash drawer, GS V cuts the paper), and one reaching a terminal is an
+escape sequence (colours, a cleared screen, a rewritten line).  Every Unicode control, format,
+surrogate, private-use and unassigned character (category C*) becomes ``?``; a line break or a
+tab becomes a space, so one field stays one line.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+_SPACES = frozenset("\t\n\r\v\f\x85\u2028\u2029")
+REPLACEMENT = "?"
+
+
+def printable(text: str) -> str:
+    """``text`` with nothing a printer or a terminal would take as a command."""
+    if text.isprintable():  # the usual case: nothing to do
+        return text
+    out = []
+    for ch in text:
+        if ch in _SPACES:
+            out.append(" ")
+        elif ch == " " or ch.isprintable() or not unicodedata.category(ch).startswith("C"):
+            out.append(ch)  # isprintable() is False for the other spaces (Z*): keep them
+        else:
+            out.append(REPLACEMENT)
+    return "".join(out)
