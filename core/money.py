@@ -13,7 +13,8 @@ Inside Podium every amount is an ``int`` in one of two fixed units:
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+import re
+from decimal import ROUND_HALF_UP, Decimal
 
 UNITS_PER_CENT = 1_000_000
 CENTS_PER_MAJOR = 100
@@ -25,15 +26,40 @@ class MoneyError(ValueError):
     """A malformed amount or rate; the message names the problem."""
 
 
+# ASCII digits only; grouping commas only between groups of three before the point.
+_NUMBER = re.compile(r"[+-]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?", re.ASCII)
+MAX_TEXT = 40  # characters of a number as typed
+MAX_DIGITS = 15  # digits before the point: no amount or count of Podium's comes near it
+MAX_MAGNITUDE = Decimal(10) ** MAX_DIGITS
+
+
 def parse_decimal(text: str | int | Decimal, what: str = "amount") -> Decimal:
+    """One strict reading of a number as a person or a file writes it: ``1234.50`` or
+    ``1,234.50``, an optional sign.  Refused, naming ``what``: floats, a comma anywhere but
+    between groups of three (``1,50`` is not 150.00 nor 1.50), exponents (``1e4``), ``_``,
+    digits of other scripts, ``-0``, a bare point, more than :data:`MAX_TEXT` characters, and a
+    magnitude of :data:`MAX_MAGNITUDE` or more."""
     if isinstance(text, (bool, float)):
         raise MoneyError(f"{what}: {text!r} must be a decimal string, not a float")
-    try:
-        value = Decimal(str(text).strip().replace(",", ""))
-    except (InvalidOperation, ValueError):
-        raise MoneyError(f"{what}: {text!r} is not a number") from None
-    if not value.is_finite():
-        raise MoneyError(f"{what}: {text!r} is not a finite number")
+    if isinstance(text, Decimal):
+        if not text.is_finite():
+            raise MoneyError(f"{what}: {text!r} is not a finite number")
+        value = text
+    elif isinstance(text, int):
+        value = Decimal(text)
+    else:
+        raw = str(text).strip()
+        if len(raw) > MAX_TEXT:
+            raise MoneyError(f"{what}: {raw[:MAX_TEXT]!r}... is longer than {MAX_TEXT} "
+                             "characters")
+        if not _NUMBER.fullmatch(raw):
+            raise MoneyError(f"{what}: {raw!r} is not a number written as 1234.50 or "
+                             "1,234.50")
+        value = Decimal(raw.replace(",", ""))
+        if value == 0 and raw.startswith("-"):
+            raise MoneyError(f"{what}: {raw!r} is a negative zero")
+    if value and value.adjusted() >= MAX_DIGITS:  # no arithmetic: 1E+999999999 overflows it
+        raise MoneyError(f"{what}: {text!r} is too large (at most {MAX_MAGNITUDE - 1:,})")
     return value
 
 
