@@ -35,11 +35,11 @@ PAY_AUTHORITY: dict[str, int] = {"supervisor": 1, "executive": 2}
 PBKDF2_ITERATIONS = 20_000
 INSTALL_SALT_KEY = "install_salt"
 
-_TRACK1 = re.compile(r"%B(\d{1,19})\^[^^?]*\^[^?]*\?")
-_TRACK2 = re.compile(r";(\d{1,19})=[^?]*\?")
+_TRACK1 = re.compile(r"%B(\d{1,19})\^[^^?]*\^[^?]*\?", re.ASCII)
+_TRACK2 = re.compile(r";(\d{1,19})=[^?]*\?", re.ASCII)
 _TRACK1_FAILED = "%E?"
 _TRACK2_FAILED = ";E?"
-_NUMBER = re.compile(r"\d{4,19}")
+_NUMBER = re.compile(r"\d{4,19}", re.ASCII)  # ASCII digits: a reader types nothing else
 
 
 class AuthError(ValueError):

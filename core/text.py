@@ -4,8 +4,8 @@ Names, reasons and notes are stored as they were given (the ledger keeps what wa
 are *shown* through :func:`printable`.  A control character reaching a receipt printer is a
 command (ESC p opens the cash drawer, GS V cuts the paper), and one reaching a terminal is an
 escape sequence (colours, a cleared screen, a rewritten line).  Every Unicode control, format,
-surrogate, private-use and unassigned character (category C*) becomes ``?``; a line break or a
-tab becomes a space, so one field stays one line.
+surrogate, private-use and unassigned character (category C*) becomes ``?``, except the soft
+hyphen; a line break or a tab becomes a space, so one field stays one line.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import unicodedata
 
 _SPACES = frozenset("\t\n\r\v\f\x85\u2028\u2029")
+_KEPT = frozenset("\u00ad")  # a soft hyphen (format, Cf) is a character of every code page
 REPLACEMENT = "?"
 
 
@@ -24,7 +25,8 @@ def printable(text: str) -> str:
     for ch in text:
         if ch in _SPACES:
             out.append(" ")
-        elif ch == " " or ch.isprintable() or not unicodedata.category(ch).startswith("C"):
+        elif ch == " " or ch in _KEPT or ch.isprintable() or \
+                not unicodedata.category(ch).startswith("C"):
             out.append(ch)  # isprintable() is False for the other spaces (Z*): keep them
         else:
             out.append(REPLACEMENT)

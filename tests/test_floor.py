@@ -555,6 +555,7 @@ def test_bad_cards_change_nothing(floor: Floor, engine: Engine, bad_cards: list[
     (ACC, "insufficient_authority"),
     (GONE, "inactive"),
     (None, "bad_read"),
+    ("49999999999999\u0669\u0669", "bad_read"),  # Arabic-Indic digits: not a card track
 ])
 def test_refused_swipe_changes_nothing_but_the_swipe_log(floor: Floor, engine: Engine,
                                                          card: str | None,

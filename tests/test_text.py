@@ -28,10 +28,11 @@ CLEAR = ESC + "[2J" + ESC + "[H"  # a terminal's clear screen
     ("line one\r\nline two\tend", "line one  line two end"),
     ("abc\u202edcba", "abc?dcba"),  # a right-to-left override (Cf) would reverse the text
     ("no\u00a0break", "no\u00a0break"),  # a no-break space is a space, kept
+    ("soft\u00adhyphen", "soft\u00adhyphen"),  # a soft hyphen is a character of the code page
 ])
 def test_printable_replaces_every_control_and_keeps_every_letter(raw: str, shown: str) -> None:
     assert printable(raw) == shown
-    assert all(c.isprintable() or c == " " or c == "\u00a0" for c in printable(raw))
+    assert all(c.isprintable() or c in " \u00a0\u00ad" for c in printable(raw))
 
 
 def test_a_name_with_printer_commands_prints_as_text_not_as_commands() -> None:
