@@ -124,7 +124,7 @@ def test_adjustment_needs_an_executive_then_another_person_and_records_who_and_w
         dlg = QApplication.activeModalWidget()
         assert isinstance(dlg, AdjustDialog)
         dlg.select("WA01", "MAIN")
-        qtbot.waitUntil(dlg.meter_shown, timeout=3000)  # read off the GUI thread
+        qtbot.waitUntil(dlg.meter_shown, timeout=10000)  # read off the GUI thread
         seen["current"] = dlg.current.text()
         qtbot.keyClicks(dlg.amount, "-250.00")
         seen["enabled_without_reason"] = dlg.confirm_btn.isEnabled()
@@ -143,7 +143,7 @@ def test_adjustment_needs_an_executive_then_another_person_and_records_who_and_w
         seen["first_heading"] = prompt.findChild(type(prompt.message), "title").text()
         shot(prompt, "adjust-swipe-executive")
         _type_swipe(qtbot, prompt, swipe_of(SUPERVISOR))  # not an executive: refused here
-        qtbot.waitUntil(lambda: "executive" in prompt.message.text().lower(), timeout=3000)
+        qtbot.waitUntil(lambda: "executive" in prompt.message.text().lower(), timeout=10000)
         seen["first_refusal"] = prompt.message.text()
         seen["unchanged_after_first_refusal"] = unchanged()
         _type_swipe(qtbot, prompt, swipe_of(EXECUTIVE))
@@ -154,11 +154,11 @@ def test_adjustment_needs_an_executive_then_another_person_and_records_who_and_w
         assert isinstance(prompt, AdjustSwipePrompt)
         seen["second_heading"] = prompt.findChild(type(prompt.message), "title").text()
         _type_swipe(qtbot, prompt, swipe_of(EXECUTIVE))  # the same person again
-        qtbot.waitUntil(lambda: "another person" in prompt.message.text(), timeout=3000)
+        qtbot.waitUntil(lambda: "another person" in prompt.message.text(), timeout=10000)
         seen["same_person"] = prompt.message.text()
         seen["unchanged_after_same_person"] = unchanged()
         _type_swipe(qtbot, prompt, swipe_of(SURVEILLANCE))  # may not authorize
-        qtbot.waitUntil(lambda: "may not authorize" in prompt.message.text(), timeout=3000)
+        qtbot.waitUntil(lambda: "may not authorize" in prompt.message.text(), timeout=10000)
         seen["surveillance"] = prompt.message.text()
         seen["unchanged_after_surveillance"] = unchanged()
         shot(prompt, "adjust-swipe-second-refused")
@@ -213,7 +213,7 @@ def test_adjustment_amount_must_be_a_signed_amount_in_cents_and_keep_the_meter_a
     dlg = AdjustDialog(floor.console.floor, floor.console.config, window.swipe_prompt, window)
     qtbot.addWidget(dlg)
     dlg.select("ML2", "MINOR")
-    qtbot.waitUntil(dlg.meter_shown, timeout=3000)
+    qtbot.waitUntil(dlg.meter_shown, timeout=10000)
     dlg.reason.setText("meter test")
     cases = {
         "12.345": "more than two decimals",
@@ -245,7 +245,7 @@ def test_cancelled_second_swipe_records_nothing(qtbot, console_window) -> None: 
         dlg = QApplication.activeModalWidget()
         assert isinstance(dlg, AdjustDialog)
         dlg.select("ML2", "MAJOR")
-        qtbot.waitUntil(dlg.meter_shown, timeout=3000)
+        qtbot.waitUntil(dlg.meter_shown, timeout=10000)
         dlg.amount.setText("500")
         dlg.reason.setText("seed top-up")
         QTimer.singleShot(20, step_when(FIRST_CARD, first_card, errors))

@@ -189,7 +189,7 @@ def test_record_check_asks_any_card_and_records_who_checked(qtbot, check_tab) ->
         prompt = QApplication.activeModalWidget()
         assert isinstance(prompt, SwipePrompt)
         _type_swipe(qtbot, prompt, UNKNOWN_CARD)
-        qtbot.waitUntil(lambda: "not enrolled" in prompt.message.text(), timeout=3000)
+        qtbot.waitUntil(lambda: "not enrolled" in prompt.message.text(), timeout=10000)
         seen["refusal"] = prompt.message.text()
         with Session(engine) as s:
             seen["checks_after_refusal"] = len(list(s.scalars(select(MachineCheck))))

@@ -76,7 +76,7 @@ def test_a_busy_gui_thread_mid_swipe_does_not_split_the_swipe(qtbot, qapp):  # t
             QApplication.sendEvent(field, ev)
             if i == 3:
                 time.sleep(0.15)  # the GUI thread was busy for 150 ms
-        qtbot.waitUntil(lambda: received == [data], timeout=2000)
+        qtbot.waitUntil(lambda: received == [data], timeout=10000)
         assert field.text() == ""
     finally:
         qapp.removeEventFilter(catcher)
@@ -97,7 +97,7 @@ def test_a_ledger_failure_during_a_swiped_action_is_shown_in_the_prompt_not_rais
         qtbot.addWidget(prompt)
         prompt.show()
         catcher.swiped.emit(";6011000990139424=2812101?")
-        qtbot.waitUntil(lambda: "could not record" in prompt.message.text(), timeout=2000)
+        qtbot.waitUntil(lambda: "could not record" in prompt.message.text(), timeout=10000)
         assert "server closed the connection" in prompt.message.text()
         assert prompt.isVisible()  # still waiting: nothing was paid
     finally:
@@ -145,7 +145,7 @@ def test_a_real_swipe_at_reader_speed_is_still_caught(qtbot, caught_field) -> No
     field, received = caught_field
     track = "%B6011000990139424^REYES/DANA^2912101?;6011000990139424=2912101?"
     type_swipe(field, track)
-    qtbot.waitUntil(lambda: received == [track], timeout=2000)
+    qtbot.waitUntil(lambda: received == [track], timeout=10000)
     assert field.text() == ""
 
 

@@ -104,7 +104,7 @@ def test_the_slips_never_printed_are_offered_at_start_and_printed_on_confirmatio
     for no in (nos[0], nos[1], nos[4]):
         assert jobs[no] == stored[no]
     qtbot.waitUntil(lambda: any("never printed sent to the printer" in window.log_list.item(i)
-                                .text() for i in range(window.log_list.count())), timeout=3000)
+                                .text() for i in range(window.log_list.count())), timeout=10000)
 
 
 def test_later_prints_nothing_and_the_win_slips_tab_shows_the_unknown_state(  # type: ignore[no-untyped-def]
@@ -116,7 +116,7 @@ def test_later_prints_nothing_and_the_win_slips_tab_shows_the_unknown_state(  # 
     dlg = window.unprinted_dialog
     assert dlg is not None
     qtbot.mouseClick(dlg.later_btn, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.unprinted_dialog is None, timeout=3000)
+    qtbot.waitUntil(lambda: window.unprinted_dialog is None, timeout=10000)
     window.tabs.setCurrentWidget(window.slips_tab)
     qtbot.waitUntil(lambda: window.slips.rowCount() == 5, timeout=5000)
     printed = {int(window.slips.item(r, 0).text()): window.slips.item(r, 5)
