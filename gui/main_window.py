@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSplitter,
     QTableWidget,
-    QTableWidgetItem,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -37,7 +36,7 @@ from gui.adjust import AdjustDialog, AdjustSwipePrompt
 from gui.authorize import SwipePrompt
 from gui.bridge import default_bridge
 from gui.swipe import SwipeCatcher
-from gui.unprinted_slips import UnprintedSlipsDialog, state_color
+from gui.unprinted_slips import UnprintedSlipsDialog, fill_slip_row
 from gui.verify import VerifyDialog
 from gui.widgets import HitQueue, MeterTile, TableGrid
 
@@ -451,15 +450,7 @@ class MainWindow(QMainWindow):
         self.slips.setRowCount(len(slips))
         self._slip_nos = [s.slip_no for s in slips]
         for r, s in enumerate(slips):
-            vals = (str(s.slip_no), s.hit_ref, s.where, s.amount, s.paid_at, s.printed)
-            for c, v in enumerate(vals):
-                item = QTableWidgetItem(v)
-                if c == 5:
-                    item.setToolTip(s.detail)
-                    color = state_color(s.state)
-                    if color is not None:
-                        item.setForeground(color)
-                self.slips.setItem(r, c, item)
+            fill_slip_row(self.slips, r, s, s.printed)
         unknown = sum(1 for s in slips if s.state == "unknown")
         self.slips_note.setText(
             f"⚠ {unknown} slip{'s' if unknown != 1 else ''} with print state UNKNOWN: a print "

@@ -29,10 +29,18 @@ STATE_WORDS = {"queued": "never tried", "failed": "failed", "unknown": "UNKNOWN 
 STATE_COLORS = {"failed": "#ff4d4f", "unknown": "#ffa940"}
 
 
-def state_color(state: str) -> QColor | None:
-    """The colour a print state is shown in (lists of slips); None: the usual text colour."""
-    color = STATE_COLORS.get(state)
-    return QColor(color) if color else None
+def fill_slip_row(table: QTableWidget, row: int, s: model.SlipView, state_text: str) -> None:
+    """One slip as a row of a list of slips: number, hit, table and seat, amount, paid at, and
+    its print state (``state_text``) in the state's colour, its meaning as the tooltip."""
+    for c, v in enumerate((str(s.slip_no), s.hit_ref, s.where, s.amount, s.paid_at,
+                           state_text)):
+        item = QTableWidgetItem(v)
+        if c == 5:
+            item.setToolTip(s.detail)
+            color = STATE_COLORS.get(s.state)
+            if color:
+                item.setForeground(QColor(color))
+        table.setItem(row, c, item)
 
 
 def offer_text(slips: Sequence[model.SlipView]) -> tuple[str, str]:
@@ -81,16 +89,7 @@ class UnprintedSlipsDialog(QDialog):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
         for r, s in enumerate(self.slips):
-            words = STATE_WORDS.get(s.state, s.state)
-            for c, v in enumerate((str(s.slip_no), s.hit_ref, s.where, s.amount, s.paid_at,
-                                   words)):
-                item = QTableWidgetItem(v)
-                if c == 5:
-                    item.setToolTip(s.detail)
-                    color = state_color(s.state)
-                    if color is not None:
-                        item.setForeground(color)
-                self.table.setItem(r, c, item)
+            fill_slip_row(self.table, r, s, STATE_WORDS.get(s.state, s.state))
         self.table.setMinimumHeight(min(420, 60 + 30 * len(self.slips)))
         lay.addWidget(self.table, 1)
         row = QHBoxLayout()
