@@ -202,8 +202,7 @@ def _rows(conn: Connection, table: Table, report: Report) -> None:
             _compare(report, name, key, integrity.row_hash(name, key, dict(row)),
                      by_key.pop(key, None))
         for key, (n, _h) in sorted(by_key.items(), key=lambda kv: kv[1][0]):
-            report.breaks.append(Break("rows", f"{name} row {key} was deleted (chained at "
-                                               f"row {n})", n))
+            _deleted(report, name, key, n)
         report.tables[name] = count
         return
     count = 0
@@ -213,8 +212,7 @@ def _rows(conn: Connection, table: Table, report: Report) -> None:
         count += 1
         key_int = int(row["id"])
         while pending is not None and int(pending[1]) < key_int:
-            report.breaks.append(Break("rows", f"{name} row {pending[1]} was deleted "
-                                               f"(chained at row {pending[0]})", int(pending[0])))
+            _deleted(report, name, pending[1], int(pending[0]))
             pending = _next(chain_iter)
         entry = None
         if pending is not None and int(pending[1]) == key_int:
@@ -223,10 +221,13 @@ def _rows(conn: Connection, table: Table, report: Report) -> None:
         key = str(key_int)
         _compare(report, name, key, integrity.row_hash(name, key, dict(row)), entry)
     while pending is not None:
-        report.breaks.append(Break("rows", f"{name} row {pending[1]} was deleted (chained at "
-                                           f"row {pending[0]})", int(pending[0])))
+        _deleted(report, name, pending[1], int(pending[0]))
         pending = _next(chain_iter)
     report.tables[name] = count
+
+
+def _deleted(report: Report, table: str, key: object, n: int) -> None:
+    report.breaks.append(Break("rows", f"{table} row {key} was deleted (chained at row {n})", n))
 
 
 def _next(it: Iterator[Any]) -> Any:
@@ -275,20 +276,18 @@ def _slips(conn: Connection, report: Report) -> None:
          .outerjoin(Award, Award.id == Slip.award_id).order_by(Slip.slip_no))
     for slip_id, slip_no, hit_id, escpos, award_hit, amount in \
             conn.execution_options(yield_per=500).execute(q):
-        where = _position(conn, "slips", slip_id)
+        def broken(message: str, slip_id: int = slip_id) -> None:  # looked up only if broken
+            report.breaks.append(Break("slips", message, _position(conn, "slips", slip_id)))
+
         if slip_no != expected:
-            report.breaks.append(Break("slips", f"slip {slip_no} follows slip {expected - 1}: "
-                                                "numbers are not continuous", where))
+            broken(f"slip {slip_no} follows slip {expected - 1}: numbers are not continuous")
         expected = slip_no + 1
         if award_hit != hit_id:
-            report.breaks.append(Break("slips", f"slip {slip_no}: its award is not its hit's",
-                                       where))
+            broken(f"slip {slip_no}: its award is not its hit's")
             continue
         printed = format_cents(int(amount)).encode("ascii")
         if not isinstance(escpos, bytes | memoryview):
-            report.breaks.append(Break("slips", f"slip {slip_no}: its stored print is not "
-                                                "printer bytes", where))
+            broken(f"slip {slip_no}: its stored print is not printer bytes")
         elif printed not in bytes(escpos):
-            report.breaks.append(Break("slips", f"slip {slip_no}: the printed slip does not "
-                                                f"show its award's amount {printed.decode()}",
-                                       where))
+            broken(f"slip {slip_no}: the printed slip does not show its award's amount "
+                   f"{printed.decode()}")
