@@ -179,7 +179,8 @@ class _Tables:
 
 def _floor_toml(ports: dict[str, int]) -> str:
     lines = ['[casino]\nname = "Chaos Casino"\ntimezone = "Asia/Manila"\n',
-             '[authorization]\nexecutive_threshold = "5000.00"\n',
+             '[authorization]\nexecutive_threshold = "5000.00"\npin = "none"\n'
+             'separate_verifier_at = "1000000000.00"\n',
              # plain TCP: the proxy damages the protocol's own frames (under TLS every damaged
              # byte is a connection the TLS layer drops, which the disconnects cover)
              '[controller_link]\ntransport = "plain-lab-only"\n',

@@ -115,6 +115,7 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
+from core import cardkey  # noqa: E402
 from core.auth import add_employee  # noqa: E402
 from core.floorconfig import FloorConfig, load_floor  # noqa: E402
 from core.ledger.db import make_engine, reader, upgrade  # noqa: E402
@@ -767,7 +768,7 @@ def prepare(target: Target, args: argparse.Namespace, config: FloorConfig,
         Floor(engine, config, paytables, clock=lambda: set_up).start()
         with Session(engine) as s, s.begin():
             if s.scalar(select(Employee.id).where(Employee.number == EXECUTIVE[0])) is None:
-                add_employee(s, *EXECUTIVE, now=set_up)
+                add_employee(s, cardkey.load(), *EXECUTIVE, now=set_up)
         return plan
     finally:
         reader(engine).dispose()

@@ -1,39 +1,71 @@
-"""Card-swipe authorization: keyboard-wedge track data, employees, authority.
+"""Card-swipe authorization: keyboard-wedge track data, employees, PINs, authority, lockout.
 
 A magnetic card reader types ISO/IEC 7813 track data, upper case:
 track 1 ``%B<number>^<NAME>^<YYMM>...?``, track 2 ``;<number>=<YYMM>...?``; a track that failed
 to read arrives as ``%E?`` / ``;E?``.  :func:`parse_swipe` returns the card number and forgets the
-rest.  Track data and card numbers are never logged, stored or echoed in a message: an employee's
-card is kept only as a per-employee-salted PBKDF2-HMAC-SHA256 hash (plus an installation salt kept
-in the ledger's ``settings``).
+rest.  Track data, card numbers and PINs are never logged, stored or echoed in a message.
+
+**Cards.**  A card is kept as its HMAC under the card key (``employees.card_mac``,
+core/cardkey.py); the key lives outside the ledger, so a copy of the ledger alone reveals no card,
+and identifying a swipe is one indexed lookup, the same for every card.  An enrolment from before
+the key (a salted PBKDF2 hash) is found the slow way once, then re-kept as its HMAC (migration by
+re-swipe).
+
+**The gate** (:class:`Gate`): every authorizing swipe goes through it in two steps.
+:meth:`Gate.identify` reads the card, checks its lock and its PIN (a slow hash) in a read-only
+session, outside the ledger's write lock; :meth:`Gate.authority` then checks, inside the write
+transaction, that the employee is still active, has the authority and typed the PIN the floor
+asks for.  :meth:`Gate.refused` logs every refusal, at any step, with who (if the card is known),
+which card (its HMAC), what (action, hit, role required) and why (the message the user read), and
+locks a card after ``lockout_failures`` refusals within ``lockout_minutes`` until an executive
+lifts it.
 
 Authority: ``supervisor`` < ``executive``; ``surveillance`` and ``accountant`` may not authorize
-pays.  Every swipe is logged in ``swipe_log`` (outcome, employee if known, hit, role required).
+pays.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import re
 import secrets
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Literal
+import threading
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Literal, TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
-from core.ledger.models import ROLES, Employee, Setting, SwipeLog
+from core import cardkey
+from core.cardkey import CardKey
+from core.floorconfig import Authorization
+from core.ledger.db import reader
+from core.ledger.models import ROLES, CardLock, Employee, EmployeeEvent, Setting, SwipeLog
+
+log = logging.getLogger("podium.auth")
+T = TypeVar("T")
 
 Role = Literal["supervisor", "executive", "surveillance", "accountant"]
 SwipeOutcome = Literal["accepted", "unknown_card", "insufficient_authority", "bad_read", "inactive",
-                       "same_person"]
+                       "same_person", "wrong_pin", "pin_missing", "locked", "wrong_key",
+                       "refused"]
+#: Refusals that count towards a card's lockout (the card's holder, or whoever holds the card,
+#: tried something the card may not do).
+COUNTED: frozenset[str] = frozenset({"unknown_card", "insufficient_authority", "inactive",
+                                     "wrong_pin", "same_person"})
 
 #: Authority to authorize pays, lowest first.  Roles not listed have none.
 PAY_AUTHORITY: dict[str, int] = {"supervisor": 1, "executive": 2}
-PBKDF2_ITERATIONS = 20_000
+PBKDF2_ITERATIONS = 20_000  # enrolments from before the card key (revision 0015)
 INSTALL_SALT_KEY = "install_salt"
+CARD_KEY_ID = "card_key_id"  # the fingerprint of the key this ledger's cards were kept with
+PIN_DIGITS = re.compile(r"\d{4,12}", re.ASCII)
+SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1  # about 16 MB and some tens of ms per check
 
 _TRACK1 = re.compile(r"%B(\d{1,19})\^[^^?]*\^[^?]*\?", re.ASCII)
 _TRACK2 = re.compile(r";(\d{1,19})=[^?]*\?", re.ASCII)
@@ -46,10 +78,41 @@ class AuthError(ValueError):
     """A refused swipe; the message says what is wrong without echoing the track data."""
 
     def __init__(self, message: str, outcome: SwipeOutcome = "bad_read",
-                 employee_id: int | None = None) -> None:
+                 employee_id: int | None = None, card_mac: bytes | None = None) -> None:
         super().__init__(message)
         self.outcome: SwipeOutcome = outcome
         self.employee_id = employee_id
+        self.card_mac = card_mac
+
+
+@dataclass(frozen=True)
+class Credential:
+    """What a person gave at a swipe prompt: the track data and, when asked, the PIN typed
+    after it.  Neither appears in a repr."""
+
+    track: str = field(repr=False)
+    pin: str | None = field(default=None, repr=False)
+
+
+Swipe = str | Credential
+
+
+def _split(swipe: Swipe) -> tuple[str, str | None]:
+    if isinstance(swipe, Credential):
+        return swipe.track, swipe.pin
+    return swipe, None
+
+
+@dataclass(frozen=True)
+class Swiper:
+    """A card identified by :meth:`Gate.identify` (never the card number)."""
+
+    employee_id: int
+    number: str
+    name: str
+    role: str
+    card_mac: bytes = field(repr=False)
+    pin_checked: bool  # a PIN was typed and is this employee's
 
 
 @dataclass(frozen=True)
@@ -98,23 +161,43 @@ def parse_swipe(raw: str) -> str:
     return numbers[0]
 
 
-def _install_salt(session: Session) -> bytes:
+# --- the card and the PIN as the ledger keeps them -------------------------------------------
+
+def _install_salt(session: Session) -> bytes | None:
+    """The installation salt of enrolments from before the card key (None on a newer ledger)."""
     row = session.get(Setting, INSTALL_SALT_KEY)
-    if row is None:
-        row = Setting(key=INSTALL_SALT_KEY, value=secrets.token_hex(16))
-        session.add(row)
-        session.flush()
-    return bytes.fromhex(row.value)
+    return None if row is None else bytes.fromhex(row.value)
 
 
-def card_hash(card_number: str, salt: bytes, install_salt: bytes, iterations: int) -> bytes:
+def legacy_card_hash(card_number: str, salt: bytes, install_salt: bytes,
+                     iterations: int) -> bytes:
+    """The salted PBKDF2 hash an enrolment from before revision 0015 keeps."""
     return hashlib.pbkdf2_hmac("sha256", card_number.encode("ascii"), install_salt + salt,
                                iterations)
 
 
-def add_employee(session: Session, number: str, name: str, role: str, card_number: str,
-                 *, active: bool = True, now: datetime | None = None) -> Employee:
-    """Enroll an employee and the card they swipe (only its salted hash is kept).
+def note_key(session: Session, key: CardKey) -> None:
+    """Record which key this ledger's cards are kept with (its fingerprint), or refuse a key
+    that is not that one (AuthError ``wrong_key``)."""
+    row = session.get(Setting, CARD_KEY_ID)
+    if row is None:
+        session.add(Setting(key=CARD_KEY_ID, value=key.key_id()))
+        session.flush()
+    elif row.value != key.key_id():
+        raise key_mismatch(key, row.value)
+
+
+def key_mismatch(key: CardKey, ledger_id: str) -> AuthError:
+    return AuthError(f"card key {key.where()} (fingerprint {key.key_id()}) is not the key this "
+                     f"ledger's cards were enrolled with (fingerprint {ledger_id}): copy the "
+                     "floor's card key file to this podium (docs/operator.md, Card key)",
+                     "wrong_key")
+
+
+def add_employee(session: Session, key: CardKey, number: str, name: str, role: str,
+                 card_number: str, *, active: bool = True,
+                 now: datetime | None = None) -> Employee:
+    """Enroll an employee and the card they swipe (only its HMAC is kept).
 
     Raises :class:`AuthError` for a bad role, an empty name or number, a card number that is
     not 4-19 digits, a duplicate employee number or a card already enrolled to someone else.
@@ -123,8 +206,13 @@ def add_employee(session: Session, number: str, name: str, role: str, card_numbe
     name = str(name).strip()
     if not number:
         raise AuthError("employee number: empty", "bad_read")
+    if len(number) > 32:
+        raise AuthError("employee number: at most 32 characters", "bad_read")
     if not name:
         raise AuthError(f"employee {number}: name is empty", "bad_read")
+    if len(name) > 200:
+        raise AuthError(f"employee {number}: the name is longer than 200 characters",
+                        "bad_read")
     if role not in ROLES:
         raise AuthError(f"employee {number}: role {role!r} is not one of {', '.join(ROLES)}",
                         "bad_read")
@@ -132,56 +220,87 @@ def add_employee(session: Session, number: str, name: str, role: str, card_numbe
         raise AuthError(f"employee {number}: the card number must be 4 to 19 digits", "bad_read")
     if session.scalar(select(Employee.id).where(Employee.number == number)) is not None:
         raise AuthError(f"employee {number}: already enrolled", "bad_read")
-    if _find_by_card(session, card_number, active_only=False) is not None:
+    note_key(session, key)
+    if find_by_card(session, key, card_number) is not None:
         raise AuthError(f"employee {number}: this card is already enrolled to another employee",
                         "bad_read")
     emp = Employee(number=number, name=name, role=role, active=active,
-                   created_at=now or datetime.now(UTC))
-    set_card(session, emp, card_number)
+                   created_at=now or datetime.now(UTC), card_salt=b"", card_hash=b"",
+                   card_iterations=0)
+    set_card(session, key, emp, card_number)
     session.add(emp)
     session.flush()
     return emp
 
 
-def set_card(session: Session, emp: Employee, card_number: str) -> None:
-    """Store ``card_number`` as ``emp``'s card: a new per-employee salt and its PBKDF2 hash
-    (the number itself is never kept).  The caller has checked the card is nobody's."""
+def set_card(session: Session, key: CardKey, emp: Employee, card_number: str) -> None:
+    """Keep ``card_number`` as ``emp``'s card: its HMAC under the card key (the number itself
+    is never kept; an old PBKDF2 hash is erased).  The caller has checked it is nobody's."""
     if not _NUMBER.fullmatch(card_number or ""):
         raise AuthError(f"employee {emp.number}: the card number must be 4 to 19 digits",
                         "bad_read")
-    salt = secrets.token_bytes(16)
-    emp.card_salt = salt
-    emp.card_hash = card_hash(card_number, salt, _install_salt(session), PBKDF2_ITERATIONS)
-    emp.card_iterations = PBKDF2_ITERATIONS
+    emp.card_mac = key.card_mac(card_number)
+    emp.card_salt = b""
+    emp.card_hash = b""
+    emp.card_iterations = 0
 
 
-def find_by_card(session: Session, card_number: str) -> Employee | None:
-    """The employee, active or not, whose card this is (None: nobody's)."""
-    return _find_by_card(session, card_number, active_only=False)
+def find_by_card(session: Session, key: CardKey, card_number: str) -> Employee | None:
+    """The employee, active or not, whose card this is (None: nobody's): one indexed lookup,
+    then (only while enrolments from before the card key remain) their slow hashes."""
+    mac = key.card_mac(card_number)
+    emp = session.scalar(select(Employee).where(Employee.card_mac == mac))
+    return emp if emp is not None else _find_legacy(session, card_number)
 
 
-def _find_by_card(session: Session, card_number: str, *, active_only: bool) -> Employee | None:
+def _find_legacy(session: Session, card_number: str) -> Employee | None:
     install = _install_salt(session)
-    query = select(Employee).order_by(Employee.id)
-    if active_only:
-        query = query.where(Employee.active.is_(True))
-    for emp in session.scalars(query):
-        digest = card_hash(card_number, emp.card_salt, install, emp.card_iterations)
+    if install is None:
+        return None
+    for emp in session.scalars(select(Employee).where(Employee.card_mac.is_(None))
+                               .order_by(Employee.id)):
+        digest = legacy_card_hash(card_number, emp.card_salt, install, emp.card_iterations)
         if hmac.compare_digest(digest, emp.card_hash):
             return emp
     return None
 
 
-def identify(session: Session, card_number: str) -> Employee:
-    """The employee whose card this is; AuthError ``unknown_card`` or ``inactive``."""
-    emp = _find_by_card(session, card_number, active_only=True)
-    if emp is not None:
-        return emp
-    inactive = _find_by_card(session, card_number, active_only=False)
-    if inactive is not None:
-        raise AuthError(f"card of employee {inactive.number} ({inactive.name}): the employee is "
-                        "not active", "inactive", inactive.id)
-    raise AuthError("card: not enrolled (unknown card)", "unknown_card")
+def pin_hash(key: CardKey, employee_id: int, pin: str) -> str:
+    """The slow hash of the keyed PIN, as ``employees.pin`` keeps it."""
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(key.pin_input(employee_id, pin), salt=salt, n=SCRYPT_N, r=SCRYPT_R,
+                            p=SCRYPT_P, maxmem=64 * 1024 * 1024, dklen=32)
+    return f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${salt.hex()}${digest.hex()}"
+
+
+def pin_matches(key: CardKey, employee_id: int, pin: str, stored: str) -> bool:
+    try:
+        kind, n, r, p, salt, digest = stored.split("$")
+        if kind != "scrypt":
+            return False
+        got = hashlib.scrypt(key.pin_input(employee_id, pin), salt=bytes.fromhex(salt),
+                             n=int(n), r=int(r), p=int(p), maxmem=64 * 1024 * 1024, dklen=32)
+    except (ValueError, TypeError):
+        return False
+    return hmac.compare_digest(got, bytes.fromhex(digest))
+
+
+def check_pin_text(pin: str, who: str) -> str:
+    if not isinstance(pin, str) or not PIN_DIGITS.fullmatch(pin):
+        raise AuthError(f"{who}: a PIN is 4 to 12 digits", "bad_read")
+    return pin
+
+
+def same_person(a: Employee | Swiper, b: Employee | Swiper) -> bool:
+    """One person: the same employee, or two enrolments with the same name (case and spaces
+    aside): two cards of one person do not make two signatures."""
+    a_id = a.employee_id if isinstance(a, Swiper) else a.id
+    b_id = b.employee_id if isinstance(b, Swiper) else b.id
+    return a_id == b_id or _name_key(a.name) == _name_key(b.name)
+
+
+def _name_key(name: str) -> str:
+    return " ".join(name.casefold().split())
 
 
 def required_role(pay_authorization: str, amount_cents: int,
@@ -203,33 +322,269 @@ def has_authority(role: str, needed: str) -> bool:
 
 def log_swipe(session: Session, outcome: SwipeOutcome, *, employee_id: int | None,
               hit_id: int | None, action: str, role_required: str | None,
-              now: datetime) -> None:
+              now: datetime, card_mac: bytes | None = None, reason: str | None = None) -> None:
     session.add(SwipeLog(outcome=outcome, employee_id=employee_id, hit_id=hit_id, action=action,
-                         role_required=role_required, created_at=now))
+                         role_required=role_required, created_at=now, card_mac=card_mac,
+                         reason=reason))
     session.flush()
 
 
 # what the swipe authorizes, in the refusal's words (the action names of swipe_log)
 ACTION_WORDS = {"pay": "this pay", "reject": "a rejection", "adjust": "a meter adjustment",
-                "bbj_case": "a Bad Beat Jackpot step", "machine_check": "a machine check"}
+                "bbj_case": "a Bad Beat Jackpot step", "machine_check": "a machine check",
+                "verify": "the verification of this hit", "unlock": "lifting a card lock",
+                "check": "a card check"}
 
 
-def authorize(session: Session, raw_swipe: str, needed: str | None,
-              action: str = "pay") -> Employee:
-    """Parse and identify a swipe and check its authority (``needed`` None: any active role)
-    for ``action`` (a swipe_log action: its words are in the refusal).
+def _article(role: str) -> str:
+    return "an" if role[:1] in "aeiou" else "a"
 
-    Does NOT log: the caller logs the outcome (accepted, or ``AuthError.outcome``) in its own
-    transaction so that a refusal changes nothing but the swipe log.
-    """
-    number = parse_swipe(raw_swipe)
-    emp = identify(session, number)
-    if needed is not None and not has_authority(emp.role, needed):
-        words = ACTION_WORDS.get(action, action)
-        article = "an" if needed[:1] in "aeiou" else "a"
-        what = (f"may not authorize {words}: it needs {article} {needed}"
-                if emp.role not in PAY_AUTHORITY
-                else f"can not authorize {words}: it needs {article} {needed}")
-        raise AuthError(f"employee {emp.number} ({emp.name}, {emp.role}) {what}",
-                        "insufficient_authority", emp.id)
-    return emp
+
+# --- the gate ------------------------------------------------------------------------------
+
+class Gate:
+    """Every authorizing swipe of one ledger: identify (outside the write lock), authority
+    (inside it), and the swipe log of every outcome (see the module's docstring)."""
+
+    def __init__(self, engine: Engine, key: CardKey, policy: Authorization,
+                 clock: Callable[[], datetime] | None = None) -> None:
+        self.engine = engine
+        self.key = key
+        self.policy = policy
+        self._clock = clock
+
+    def now(self) -> datetime:
+        now = self._clock() if self._clock is not None else datetime.now(UTC)
+        return now.astimezone(UTC)
+
+    # -- step 1: who is it (read-only, no write lock) -----------------------------------------
+    def identify(self, swipe: Swipe) -> Swiper:
+        """Parse the track, find the card (one indexed lookup), refuse a locked card, and check
+        the PIN if one was typed.  AuthError (not logged: :meth:`refused` does that)."""
+        track, pin = _split(swipe)
+        number = parse_swipe(track)
+        mac = self.key.card_mac(number)
+        with Session(reader(self.engine), expire_on_commit=False) as s, s.begin():
+            locked = self._lock_row(s, mac)
+            emp = s.scalar(select(Employee).where(Employee.card_mac == mac))
+            legacy = emp is None and s.scalar(
+                select(func.count()).select_from(Employee)
+                .where(Employee.card_mac.is_(None))) != 0
+            ledger_key = s.get(Setting, CARD_KEY_ID)
+            ledger_key_id = None if ledger_key is None else ledger_key.value
+        if locked is not None:
+            who = "" if locked.employee_id is None else " (an enrolled employee's card)"
+            raise AuthError(f"card locked{who} since {_clock_text(locked.created_at)}: "
+                            f"{locked.reason}. An executive must lift the lock "
+                            "(podium employees unlock)", "locked", locked.employee_id, mac)
+        if emp is None and legacy:
+            emp = self._rekey(number, mac)
+        if emp is None:
+            if ledger_key_id is not None and ledger_key_id != self.key.key_id():
+                exc = key_mismatch(self.key, ledger_key_id)
+                exc.card_mac = mac
+                raise exc
+            raise AuthError("card: not enrolled (unknown card)", "unknown_card", None, mac)
+        if not emp.active:
+            raise AuthError(f"card of employee {emp.number} ({emp.name}): the employee is not "
+                            "active", "inactive", emp.id, mac)
+        checked = False
+        if pin is not None:
+            if emp.pin is None or not PIN_DIGITS.fullmatch(pin) or \
+                    not pin_matches(self.key, emp.id, pin, emp.pin):
+                raise AuthError(f"employee {emp.number} ({emp.name}): wrong PIN", "wrong_pin",
+                                emp.id, mac)
+            checked = True
+        return Swiper(emp.id, emp.number, emp.name, emp.role, mac, checked)
+
+    def _lock_row(self, s: Session, mac: bytes) -> CardLock | None:
+        row = s.scalar(select(CardLock).where(CardLock.card_mac == mac)
+                       .order_by(CardLock.id.desc()).limit(1))
+        return row if row is not None and row.event == "locked" else None
+
+    def _rekey(self, number: str, mac: bytes) -> Employee | None:
+        """An enrolment from before the card key, found by its slow hash: kept from now on as
+        its HMAC (its old hash erased), with an ``employee_events`` row.  None: not one."""
+        with Session(self.engine, expire_on_commit=False) as s, s.begin():
+            emp = _find_legacy(s, number)
+            if emp is None:
+                return None
+            note_key(s, self.key)
+            emp.card_mac = mac
+            emp.card_salt, emp.card_hash, emp.card_iterations = b"", b"", 0
+            s.add(EmployeeEvent(employee_id=emp.id, event="card_rekeyed",
+                                reason="card swiped once after the card key came in: kept as "
+                                       "its keyed hash from now on",
+                                operator="podium", created_at=self.now()))
+            s.flush()
+            log.info("employee %s: card re-kept under the card key", emp.number)
+            return emp
+
+    # -- step 2: may they (inside the write transaction) -----------------------------------
+    def authority(self, s: Session, who: Swiper, needed: str | None, action: str,
+                  words: str | None = None) -> Employee:
+        """The employee, still active, with ``needed`` authority (None: any active role) and
+        the PIN the floor asks for; AuthError otherwise.  ``words``: the action as a refusal
+        names it (default: from :data:`ACTION_WORDS`)."""
+        emp = s.get(Employee, who.employee_id)
+        if emp is None or not emp.active:
+            raise AuthError(f"card of employee {who.number} ({who.name}): the employee is not "
+                            "active", "inactive", who.employee_id, who.card_mac)
+        words = words or ACTION_WORDS.get(action, action)
+        if needed is not None and not has_authority(emp.role, needed):
+            verb = "may not" if emp.role not in PAY_AUTHORITY else "can not"
+            raise AuthError(f"employee {emp.number} ({emp.name}, {emp.role}) {verb} authorize "
+                            f"{words}: it needs {_article(needed)} {needed}",
+                            "insufficient_authority", emp.id, who.card_mac)
+        if self.policy.pin_needed(needed) and not who.pin_checked:
+            if emp.pin is None:
+                raise AuthError(f"employee {emp.number} ({emp.name}) has no PIN, and {words} "
+                                "needs the PIN after the swipe: set one with podium employees "
+                                "set-pin", "pin_missing", emp.id, who.card_mac)
+            raise AuthError(f"employee {emp.number} ({emp.name}): {words} needs the PIN after "
+                            "the swipe", "pin_missing", emp.id, who.card_mac)
+        return emp
+
+    def check(self, swipe: Swipe, needed: str | None = None, action: str = "check") -> Employee:
+        """Identify and check a card in a read-only session (nothing logged, nothing written):
+        the employee, or AuthError."""
+        who = self.identify(swipe)
+        with Session(reader(self.engine), expire_on_commit=False) as s, s.begin():
+            return self.authority(s, who, needed, action)
+
+    def accepted(self, s: Session, emp: Employee, who: Swiper, *, hit_id: int | None,
+                 action: str, role: str | None, now: datetime) -> None:
+        log_swipe(s, "accepted", employee_id=emp.id, hit_id=hit_id, action=action,
+                  role_required=role, now=now, card_mac=who.card_mac)
+
+    # -- every refusal --------------------------------------------------------------------
+    def refused(self, exc: BaseException, *, hit_id: int | None, action: str,
+                role: str | None, who: Swiper | None = None) -> BaseException:
+        """Log a refusal (a refused card, or any refusal after the swipe: ``refused`` with the
+        floor's message) in a transaction of its own; lock the card when it has had too many.
+        Returns the exception to raise (a lock is added to its message)."""
+        outcome: str = exc.outcome if isinstance(exc, AuthError) else "refused"
+        mac = exc.card_mac if isinstance(exc, AuthError) else None
+        employee = exc.employee_id if isinstance(exc, AuthError) else None
+        if who is not None:
+            mac = mac or who.card_mac
+            employee = employee if employee is not None else who.employee_id
+        now = self.now()
+        locked = None
+        with Session(self.engine) as s, s.begin():
+            log_swipe(s, outcome, employee_id=employee, hit_id=hit_id,  # type: ignore[arg-type]
+                      action=action, role_required=role, now=now, card_mac=mac,
+                      reason=str(exc)[:2000])
+            if mac is not None and outcome in COUNTED:
+                locked = self._count(s, mac, employee, now)
+        log.info("swipe refused (%s) for %s on hit %s", outcome, action, hit_id)
+        if locked is not None and isinstance(exc, AuthError):
+            return AuthError(f"{exc} — {locked}", exc.outcome, exc.employee_id, exc.card_mac)
+        return exc
+
+    def _count(self, s: Session, mac: bytes, employee: int | None,
+               now: datetime) -> str | None:
+        """Lock the card if it has had ``lockout_failures`` counted refusals within
+        ``lockout_minutes`` since its lock was last lifted; the words of the lock, or None."""
+        p = self.policy
+        since = now - timedelta(minutes=p.lockout_minutes)
+        lifted = s.scalar(select(func.max(CardLock.created_at))
+                          .where(CardLock.card_mac == mac, CardLock.event == "lifted"))
+        if lifted is not None and lifted > since:
+            since = lifted
+        failures = s.scalar(select(func.count()).select_from(SwipeLog).where(
+            SwipeLog.card_mac == mac, SwipeLog.outcome.in_(sorted(COUNTED)),
+            SwipeLog.created_at >= since)) or 0
+        if failures < p.lockout_failures or self._lock_row(s, mac) is not None:
+            return None
+        reason = (f"{failures} refused swipes within {p.lockout_minutes} minutes "
+                  f"(the limit is {p.lockout_failures})")
+        s.add(CardLock(card_mac=mac, event="locked", employee_id=employee, by_employee_id=None,
+                       reason=reason, created_at=now))
+        s.flush()
+        log.warning("card locked after %d refused swipes (employee %s)", failures, employee)
+        return f"the card is now LOCKED ({reason}); an executive must lift the lock"
+
+    # -- one swiped action ----------------------------------------------------------------
+    def run(self, swipe: Swipe, needed: str | None, action: str,
+            write: Callable[[Session, Employee, datetime], T], *,
+            hit_id: int | None = None, words: str | None = None) -> T:
+        """Identify the card, then in ONE write transaction check its authority, log the
+        accepted swipe and ``write(session, employee, now)``.  Any refusal (the card, or a
+        ValueError from ``write``) is logged by :meth:`refused` and raised; nothing else is
+        written then."""
+        try:
+            who = self.identify(swipe)
+        except AuthError as exc:
+            raise self.refused(exc, hit_id=hit_id, action=action, role=needed) from None
+        try:
+            with Session(self.engine, expire_on_commit=False) as s, s.begin():
+                now = self.now()
+                emp = self.authority(s, who, needed, action, words)
+                self.accepted(s, emp, who, hit_id=hit_id, action=action, role=needed, now=now)
+                return write(s, emp, now)
+        except ValueError as exc:
+            raise self.refused(exc, hit_id=hit_id, action=action, role=needed,
+                               who=who) from None
+
+    def lift(self, locked_card: Swipe | None, employee_number: str | None, swipe: Swipe,
+             reason: str) -> str:
+        """An executive (``swipe``, with the PIN the floor asks for) lifts the lock of a card:
+        the card swiped (``locked_card``) or employee ``employee_number``'s card.  Returns what
+        was lifted, in words; AuthError / ValueError if nothing is locked."""
+        reason = (reason or "").strip()
+        if not reason:
+            raise ValueError("unlock: give a reason (it is kept in the ledger)")
+        if locked_card is not None:
+            mac, whose = self.key.card_mac(parse_swipe(_split(locked_card)[0])), "the card"
+        else:
+            with Session(reader(self.engine), expire_on_commit=False) as s:
+                owner = s.scalar(select(Employee).where(Employee.number == employee_number))
+            if owner is None or owner.card_mac is None:
+                raise ValueError(f"employee {employee_number}: not enrolled (or their card was "
+                                 "never swiped since the card key came in)")
+            mac, whose = owner.card_mac, f"the card of employee {owner.number} ({owner.name})"
+
+        def write(s: Session, emp: Employee, now: datetime) -> str:
+            row = self._lock_row(s, mac)
+            if row is None:
+                raise ValueError(f"unlock: {whose} is not locked")
+            s.add(CardLock(card_mac=mac, event="lifted", employee_id=row.employee_id,
+                           by_employee_id=emp.id, reason=reason, created_at=now))
+            s.flush()
+            return f"{whose}: lock lifted by employee {emp.number} ({emp.name})"
+
+        return self.run(swipe, "executive", "unlock", write)
+
+
+def _clock_text(when: datetime) -> str:
+    return when.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+# --- the gate of a ledger ------------------------------------------------------------------
+
+_gates: weakref.WeakKeyDictionary[Engine, Gate] = weakref.WeakKeyDictionary()
+_gates_lock = threading.Lock()
+
+
+def register_gate(gate: Gate) -> None:
+    """Make ``gate`` the one its engine's other workflows use (the floor registers its own, so
+    the poker room and machine checks on the same ledger use the floor's key and policy)."""
+    with _gates_lock:
+        _gates[gate.engine] = gate
+
+
+def gate_for(engine: Engine) -> Gate:
+    """The gate registered for ``engine``, else one with the default card key and policy."""
+    with _gates_lock:
+        found = _gates.get(engine)
+        if found is None:
+            found = Gate(engine, cardkey.load(), default_policy())
+            _gates[engine] = found
+        return found
+
+
+def default_policy() -> Authorization:
+    """The safe defaults of ``[authorization]`` (core/floorconfig.py) for a ledger with no
+    floor file at hand (the command line)."""
+    return Authorization(executive_threshold_cents=500_000)

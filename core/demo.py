@@ -19,7 +19,8 @@ from typing import Any
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from core.auth import add_employee
+from core.auth import add_employee, gate_for, pin_hash
+from core.cardkey import CardKey
 from core.ledger.models import Employee, EmployeeEvent
 
 log = logging.getLogger("podium.demo")
@@ -43,14 +44,22 @@ def swipe_of(number: str) -> str:
     raise KeyError(number)
 
 
-def enroll_demo_employees(engine: Engine) -> int:
-    """Enroll the demo employees that are not enrolled yet; returns how many were added."""
+# DEMO ONLY: each demo employee's PIN is their employee number (README, "The demo floor")
+def demo_pin(number: str) -> str:
+    return number
+
+
+def enroll_demo_employees(engine: Engine, key: CardKey | None = None) -> int:
+    """Enroll the demo employees that are not enrolled yet (with their demo PINs); returns how
+    many were added.  ``key``: the card key (default: the one the ledger's gate uses)."""
+    key = key if key is not None else gate_for(engine).key
     added = 0
     with Session(engine) as s, s.begin():
         known = set(s.scalars(select(Employee.number)))
         for no, name, role, card, _swipe in DEMO_EMPLOYEES:
             if no not in known:
-                emp = add_employee(s, no, name, role, card)
+                emp = add_employee(s, key, no, name, role, card)
+                emp.pin = pin_hash(key, emp.id, demo_pin(no))
                 s.add(EmployeeEvent(employee_id=emp.id, event="enrolled",
                                     reason="demo employee", operator="podium demo",
                                     created_at=emp.created_at))

@@ -12,8 +12,14 @@ Example (``resources/floors/demo.toml`` is the full one)::
     timezone = "Asia/Manila"
     currency_symbol = "$"
 
-    [authorization]
+    [authorization]                   # docs/operator.md "People controls"
     executive_threshold = "5000.00"   # a pay at or above this needs an Executive card
+    # card_key = "card.key"           # default: $PODIUM_CARD_KEY, else the configuration folder
+    # pin = "executive"               # or "every_swipe", "none"
+    # lockout_failures = 5            # refused swipes of one card within lockout_minutes
+    # lockout_minutes = 10            # lock it until an executive lifts it
+    # separate_verifier_at = "10000.00"            # verifier and authorizer: two people
+    # adjustment_second_executive_at = "10000.00"  # the second card must be an executive
 
     [printer]
     kind = "file"                     # or "network" with host, port, timeout, status_timeout,
@@ -100,9 +106,33 @@ class Casino:
         return self.operator or self.name
 
 
+PIN_POLICIES = ("executive", "every_swipe", "none")
+
+
 @dataclass(frozen=True)
 class Authorization:
+    """Who may authorize what (docs/operator.md "People controls").  Every default is the safe
+    one; a floor file may change each."""
+
     executive_threshold_cents: int  # a pay at or above it needs an Executive card
+    # the card key file (core/cardkey.py); "" = $PODIUM_CARD_KEY, else the configuration folder
+    card_key: str = ""
+    # a PIN after the swipe: "executive" (for executive authority), "every_swipe", or "none"
+    pin: str = "executive"
+    # a card is locked after this many refused swipes within lockout_minutes (until an
+    # executive lifts it)
+    lockout_failures: int = 5
+    lockout_minutes: int = 10
+    # a pay at or above this is verified by one person and authorized by another
+    separate_verifier_cents: int = 1_000_000
+    # an adjustment of this size or more (either way) needs a second executive, not a supervisor
+    adjustment_second_executive_cents: int = 1_000_000
+
+    def pin_needed(self, needed: str | None) -> bool:
+        """Whether a swipe exercising ``needed`` authority must be followed by the PIN."""
+        if self.pin == "every_swipe":
+            return True
+        return self.pin == "executive" and needed == "executive"
 
 
 @dataclass(frozen=True)
@@ -437,12 +467,23 @@ def _denominations(value: Any, what: str) -> tuple[int, ...]:
     return tuple(value)
 
 
-def _authorization(sec: _Section) -> Authorization:
+def _authorization(sec: _Section, base: Path | None) -> Authorization:
     threshold = sec.convert("executive_threshold", _cents)
     if threshold <= 0:
         raise sec.error("executive_threshold", "must be more than 0.00")
+    card_key = sec.text("card_key", "", empty_ok=True).strip()
+    pin = sec.choice("pin", PIN_POLICIES, "executive")
+    failures = sec.integer("lockout_failures", 1, 1000, 5)
+    minutes = sec.integer("lockout_minutes", 1, 7 * 24 * 60, 10)
+    separate = sec.convert("separate_verifier_at", _cents, "10000.00")
+    adjust_exec = sec.convert("adjustment_second_executive_at", _cents, "10000.00")
+    for key, value in (("separate_verifier_at", separate),
+                       ("adjustment_second_executive_at", adjust_exec)):
+        if value <= 0:
+            raise sec.error(key, "must be more than 0.00")
     sec.done()
-    return Authorization(threshold)
+    return Authorization(threshold, _path(card_key, base) if card_key else "", pin, failures,
+                         minutes, separate, adjust_exec)
 
 
 def _printer(sec: _Section) -> PrinterConfig:
@@ -603,7 +644,7 @@ def parse_floor(data: Mapping[str, object], source: str = "<floor>",
     ``base`` (the floor file's folder)."""
     top = _Section(source, "", dict(data))
     casino = _casino(top.sub("casino"))
-    authorization = _authorization(top.sub("authorization"))
+    authorization = _authorization(top.sub("authorization"), base)
     printer = _printer(top.sub("printer", {}))
     groups = tuple(_group(s) for s in top.array("groups"))
     tables = tuple(_table(s) for s in top.array("tables"))

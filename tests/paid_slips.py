@@ -24,6 +24,10 @@ name = "Slip Casino"
 timezone = "Asia/Manila"
 [authorization]
 executive_threshold = "5000.00"
+# one swipe, no PIN: the people controls are tested in tests/test_people.py
+pin = "none"
+separate_verifier_at = "1000000000.00"
+adjustment_second_executive_at = "1000000000.00"
 [[groups]]
 id = "LINK"
 paytable = "FPGPP-WA01"

@@ -1,6 +1,8 @@
-"""Card swipes (ISO 7813 keyboard wedge), card hashes, authority (core/auth.py)."""
+"""Card swipes (ISO 7813 keyboard wedge), keyed card hashes, authority (core/auth.py)."""
 
 from __future__ import annotations
+
+import hashlib
 
 import pytest
 from hypothesis import given
@@ -8,15 +10,16 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
+from core import cardkey
 from core.auth import (
     AuthError,
+    Gate,
     add_employee,
-    authorize,
     has_authority,
-    identify,
     parse_swipe,
     required_role,
 )
+from core.floorconfig import Authorization
 from core.ledger.models import Employee
 
 numbers = st.text(alphabet="0123456789", min_size=4, max_size=19)
@@ -99,66 +102,84 @@ def test_required_role_is_executive_at_the_threshold_or_by_paytable() -> None:
         required_role("surveillance", 100, 500_000)
 
 
-def test_card_number_is_never_stored_only_a_salted_hash(engine: Engine) -> None:
+KEY = cardkey.ephemeral()
+NO_PIN = Authorization(executive_threshold_cents=500_000, pin="none")
+
+
+def gate(engine: Engine, policy: Authorization = NO_PIN) -> Gate:
+    return Gate(engine, KEY, policy)
+
+
+def test_card_number_is_never_stored_only_its_keyed_hash(engine: Engine) -> None:
     with Session(engine) as s, s.begin():
-        a = add_employee(s, "E1", "Ann", "supervisor", "6012345678901234")
-        b = add_employee(s, "E2", "Bob", "supervisor", "6012345678901235")
-        salts = (a.card_salt, b.card_salt)
+        add_employee(s, KEY, "E1", "Ann", "supervisor", "6012345678901234")
+        add_employee(s, KEY, "E2", "Bob", "supervisor", "6012345678901235")
     with Session(engine) as s:
+        macs = []
         for emp in s.scalars(select(Employee)):
-            assert b"6012345678901234" not in emp.card_hash + emp.card_salt
-        assert salts[0] != salts[1]
-        assert identify(s, "6012345678901234").number == "E1"
-        assert identify(s, "6012345678901235").number == "E2"
+            kept = (emp.card_mac or b"") + emp.card_hash + emp.card_salt
+            assert b"6012345678901234" not in kept and b"6012345678901235" not in kept
+            assert emp.card_hash == b"" and emp.card_salt == b""  # no PBKDF2 hash any more
+            macs.append(emp.card_mac)
+        assert len(set(macs)) == 2 and all(m is not None and len(m) == 32 for m in macs)
+        # without the key the ledger's value is not the card's hash, salted or not
+        assert hashlib.sha256(b"6012345678901234").digest() not in macs
+    g = gate(engine)
+    assert g.check(track2("6012345678901234")).number == "E1"
+    assert g.check(track2("6012345678901235")).number == "E2"
+    # another key finds nobody
+    with pytest.raises(AuthError) as exc:
+        Gate(engine, cardkey.ephemeral(), NO_PIN).check(track2("6012345678901234"))
+    assert exc.value.outcome == "wrong_key" and "not the key" in str(exc.value)
 
 
 def test_identify_refuses_unknown_and_inactive_cards(engine: Engine) -> None:
     with Session(engine) as s, s.begin():
-        add_employee(s, "E9", "Old Hand", "executive", "4000000000000009", active=False)
-    with Session(engine) as s:
-        with pytest.raises(AuthError) as exc:
-            identify(s, "4000000000000001")
-        assert exc.value.outcome == "unknown_card"
-        assert "4000000000000001" not in str(exc.value)
-        with pytest.raises(AuthError) as exc:
-            identify(s, "4000000000000009")
-        assert exc.value.outcome == "inactive"
+        add_employee(s, KEY, "E9", "Old Hand", "executive", "4000000000000009", active=False)
+    g = gate(engine)
+    with pytest.raises(AuthError) as exc:
+        g.identify(track2("4000000000000001"))
+    assert exc.value.outcome == "unknown_card"
+    assert "4000000000000001" not in str(exc.value)
+    with pytest.raises(AuthError) as exc:
+        g.identify(track2("4000000000000009"))
+    assert exc.value.outcome == "inactive"
 
 
 def test_add_employee_refuses_bad_role_duplicate_number_and_reused_card(engine: Engine) -> None:
     with Session(engine) as s, s.begin():
-        add_employee(s, "E1", "Ann", "supervisor", "11112222")
+        add_employee(s, KEY, "E1", "Ann", "supervisor", "11112222")
     with Session(engine) as s, s.begin():
         with pytest.raises(AuthError, match="role"):
-            add_employee(s, "E2", "Bob", "dealer", "11113333")
+            add_employee(s, KEY, "E2", "Bob", "dealer", "11113333")
         with pytest.raises(AuthError, match="already enrolled"):
-            add_employee(s, "E1", "Bob", "supervisor", "11113333")
+            add_employee(s, KEY, "E1", "Bob", "supervisor", "11113333")
         with pytest.raises(AuthError, match="another employee"):
-            add_employee(s, "E3", "Cid", "supervisor", "11112222")
+            add_employee(s, KEY, "E3", "Cid", "supervisor", "11112222")
         with pytest.raises(AuthError, match="4 to 19 digits"):
-            add_employee(s, "E4", "Dee", "supervisor", "12ab")
+            add_employee(s, KEY, "E4", "Dee", "supervisor", "12ab")
 
 
 def test_authorize_checks_authority_of_the_swiper(engine: Engine) -> None:
     with Session(engine) as s, s.begin():
-        add_employee(s, "S1", "Sue", "supervisor", "5000000000000001")
-        add_employee(s, "A1", "Acc", "accountant", "5000000000000002")
-        add_employee(s, "X1", "Exe", "executive", "5000000000000003")
-    with Session(engine) as s:
-        assert authorize(s, track2("5000000000000001"), "supervisor").number == "S1"
-        assert authorize(s, track1("5000000000000003"), "executive").number == "X1"
-        with pytest.raises(AuthError) as exc:
-            authorize(s, track2("5000000000000001"), "executive")
-        assert exc.value.outcome == "insufficient_authority"
-        assert "needs an executive" in str(exc.value)
-        with pytest.raises(AuthError) as exc:
-            authorize(s, track2("5000000000000002"), "supervisor")
-        assert exc.value.outcome == "insufficient_authority"
-        assert "may not authorize this pay: it needs a supervisor" in str(exc.value)
-        # the words follow the action the card was swiped for
-        with pytest.raises(AuthError, match="may not authorize a rejection: it needs a "
-                                            "supervisor"):
-            authorize(s, track2("5000000000000002"), "supervisor", "reject")
-        with pytest.raises(AuthError, match="can not authorize a meter adjustment: it needs "
-                                            "an executive"):
-            authorize(s, track2("5000000000000001"), "executive", "adjust")
+        add_employee(s, KEY, "S1", "Sue", "supervisor", "5000000000000001")
+        add_employee(s, KEY, "A1", "Acc", "accountant", "5000000000000002")
+        add_employee(s, KEY, "X1", "Exe", "executive", "5000000000000003")
+    g = gate(engine)
+    assert g.check(track2("5000000000000001"), "supervisor", "pay").number == "S1"
+    assert g.check(track1("5000000000000003"), "executive", "pay").number == "X1"
+    with pytest.raises(AuthError) as exc:
+        g.check(track2("5000000000000001"), "executive", "pay")
+    assert exc.value.outcome == "insufficient_authority"
+    assert "needs an executive" in str(exc.value)
+    with pytest.raises(AuthError) as exc:
+        g.check(track2("5000000000000002"), "supervisor", "pay")
+    assert exc.value.outcome == "insufficient_authority"
+    assert "may not authorize this pay: it needs a supervisor" in str(exc.value)
+    # the words follow the action the card was swiped for
+    with pytest.raises(AuthError, match="may not authorize a rejection: it needs a "
+                                        "supervisor"):
+        g.check(track2("5000000000000002"), "supervisor", "reject")
+    with pytest.raises(AuthError, match="can not authorize a meter adjustment: it needs "
+                                        "an executive"):
+        g.check(track2("5000000000000001"), "executive", "adjust")

@@ -160,7 +160,8 @@ def _wait(cond: Callable[[], bool], what: str) -> None:
 def _console(engine: Engine, port: int) -> ConsoleCore:
     config = loads_floor(
         '[casino]\nname = "Forgery"\ntimezone = "Asia/Manila"\n'
-        '[authorization]\nexecutive_threshold = "5000.00"\n'
+        '[authorization]\nexecutive_threshold = "5000.00"\npin = "none"\n'
+        'separate_verifier_at = "1000000000.00"\n'
         # the forger speaks the protocol's frames itself: plain TCP (a forger with a table's
         # certificate is what the TLS tests refuse or accept)
         '[controller_link]\ntransport = "plain-lab-only"\n'

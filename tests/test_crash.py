@@ -42,7 +42,8 @@ KILLS = 8
 
 def _floor(path: Path, ports: dict[str, int]) -> None:
     lines = ['[casino]\nname = "Crash Casino"\ntimezone = "Asia/Manila"\n',
-             '[authorization]\nexecutive_threshold = "5000.00"\n',
+             '[authorization]\nexecutive_threshold = "5000.00"\npin = "none"\n'
+             'separate_verifier_at = "1000000000.00"\n',
              '[[groups]]\nid = "LINK"\npaytable = "FPGPP-WA01"\n',
              '[groups.levels.MAIN]\nseed = "10000.00"\ncontribution_rate = "0.20"\n'
              'reserve_rate = "0.02"\npreconfigured_rate = "0.20"\n'

@@ -16,8 +16,10 @@ import pytest
 from sqlalchemy import Engine, func, select, text
 from sqlalchemy.orm import Session
 
-from core.auth import AuthError, authorize
+from core import cardkey
+from core.auth import AuthError, Gate
 from core.cli import employees_command, main
+from core.floorconfig import Authorization
 from core.ledger.models import Employee, EmployeeEvent, SwipeLog
 
 CARD_A = "6011000990147001"
@@ -27,6 +29,15 @@ SWIPE_A = f"%B{CARD_A}^REYES/ANA^2812101?;{CARD_A}=2812101?"
 SWIPE_B = f";{CARD_B}=2812101?"
 SWIPE_C = f"%B{CARD_C}^LEE/SAM^2812101?"
 UNKNOWN_SWIPE = ";6011000990147999=2812101?"
+
+
+def authorize(s: Session, swipe: str, needed: str, action: str = "pay") -> Any:
+    """Who the card is and whether it has ``needed`` authority (no PIN asked: the PIN is
+    tested in tests/test_people.py), read on the session's ledger with the test run's key."""
+    engine = s.get_bind()
+    assert isinstance(engine, Engine)
+    gate = Gate(engine, cardkey.load(), Authorization(500_000, pin="none"))
+    return gate.check(swipe, needed, action)
 
 
 @pytest.fixture
@@ -86,7 +97,7 @@ def assert_no_card_data(*texts: str) -> None:
 
 # --- add -------------------------------------------------------------------------------------
 
-def test_enrollment_stores_only_the_salted_hash_and_never_echoes_the_card(
+def test_enrollment_stores_only_the_keyed_hash_and_never_echoes_the_card(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
         engine: Engine, db: str) -> None:
     rc, out, err = enroll(monkeypatch, capsys, db, "5001", "Ana Reyes", "supervisor", SWIPE_A)
@@ -96,10 +107,11 @@ def test_enrollment_stores_only_the_salted_hash_and_never_echoes_the_card(
         (emp,) = s.scalars(select(Employee))
         assert (emp.number, emp.name, emp.role, emp.active) == ("5001", "Ana Reyes",
                                                                 "supervisor", True)
-        assert len(emp.card_salt) == 16 and len(emp.card_hash) == 32
+        assert emp.card_mac == cardkey.load().card_mac(CARD_A)  # the key is outside the ledger
+        assert emp.card_salt == b"" and emp.card_hash == b""  # no salted hash beside it
     assert_no_card_data(out, err, stored_text(engine))
     # the stored bytes are not the card either
-    assert CARD_A.encode() not in emp.card_hash + emp.card_salt
+    assert emp.card_mac is not None and CARD_A.encode() not in emp.card_mac
 
 
 def test_enrolled_card_authorizes_the_pays_of_its_role(
@@ -202,7 +214,8 @@ def test_list_shows_who_is_enrolled_and_never_card_data(
     assert [(e["number"], e["name"], e["role"], e["active"]) for e in doc["employees"]] == [
         ("5001", "Ana Reyes", "supervisor", True), ("6001", "Bo Tan", "executive", False)]
     for e in doc["employees"]:
-        assert set(e) == {"number", "name", "role", "active", "enrolled_at"}
+        assert set(e) == {"number", "name", "role", "active", "enrolled_at", "pin", "card"}
+        assert (e["pin"], e["card"]) == (False, "keyed")
         assert e["enrolled_at"].endswith("Z")
     rc, table, err = run_cli(monkeypatch, capsys, ["employees", "list", "--db", db])
     assert rc == 0, err

@@ -17,7 +17,8 @@ import pytest
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
-from core.auth import AuthError, add_employee
+from core import cardkey
+from core.auth import AuthError, Credential, add_employee, pin_hash
 from core.controllers.events import (
     GameEnded,
     GameStarted,
@@ -124,6 +125,10 @@ name = "Test Casino"
 timezone = "Asia/Manila"
 [authorization]
 executive_threshold = "5000.00"
+# one swipe, no PIN: the people controls are tested in tests/test_people.py
+pin = "none"
+separate_verifier_at = "1000000000.00"
+adjustment_second_executive_at = "1000000000.00"
 [[groups]]
 id = "LINK"
 paytable = "FPGPP-WA01"
@@ -223,11 +228,11 @@ def staffed_floor(engine: Engine) -> Floor:
     for t in ("T1", "T2", "L1", "L2"):
         f.set_link(t, True)
     with Session(engine) as s, s.begin():
-        add_employee(s, "S1", "Sue Visor", "supervisor", SUP)
-        add_employee(s, "X1", "Exe Cutive", "executive", EXE)
-        add_employee(s, "X2", "Ex Two", "executive", EXE2)
-        add_employee(s, "A1", "Acc Ountant", "accountant", ACC)
-        add_employee(s, "G1", "Gone Away", "supervisor", GONE, active=False)
+        add_employee(s, cardkey.load(), "S1", "Sue Visor", "supervisor", SUP)
+        add_employee(s, cardkey.load(), "X1", "Exe Cutive", "executive", EXE)
+        add_employee(s, cardkey.load(), "X2", "Ex Two", "executive", EXE2)
+        add_employee(s, cardkey.load(), "A1", "Acc Ountant", "accountant", ACC)
+        add_employee(s, cardkey.load(), "G1", "Gone Away", "supervisor", GONE, active=False)
     return f
 
 
@@ -242,6 +247,18 @@ def counts(engine: Engine) -> dict[str, int]:
     assert out["ledger_journal"] == 0, "a committed row was left unsealed"
     return out
 
+
+
+def only_refusals_logged(engine: Engine, before: dict[str, int], *reasons: str) -> None:
+    """Nothing changed but one swipe-log row per refusal, each ``refused`` with its reason."""
+    after = counts(engine)
+    assert after.pop("swipe_log") == before.pop("swipe_log") + len(reasons)
+    assert after == before
+    with Session(engine) as s:
+        rows = list(s.scalars(select(SwipeLog).order_by(SwipeLog.id.desc()).limit(len(reasons))))
+    for row, reason in zip(reversed(rows), reasons, strict=True):
+        assert row.outcome == "refused" and row.employee_id is not None
+        assert reason in (row.reason or ""), row.reason
 
 def meter_units(engine: Engine, group: str = "LINK") -> tuple[int, int]:
     """Meter and reserve straight from the entries (the definition of a meter)."""
@@ -364,7 +381,7 @@ def test_full_award_reseeds_at_seed_plus_reserve_plus_fraction(engine: Engine) -
     floor = make_floor(engine, rate="0.123457")
     floor.set_link("T1", True)
     with Session(engine) as s, s.begin():
-        add_employee(s, "X1", "Exe", "executive", EXE)
+        add_employee(s, cardkey.load(), "X1", "Exe", "executive", EXE)
     t1 = Table(floor, "T1")
     t1.send(GameStarted(1, {1: 100, 2: 100, 3: 100}))
     t1.send(HitClaimed(1, 3, "SF7_NATURAL"))
@@ -389,7 +406,7 @@ def test_two_hits_in_one_round_are_paid_highest_seat_first(floor: Floor,
     before = counts(engine)
     with pytest.raises(FloorError, match="pay seat 6 first"):
         floor.pay(h2, HANDS["SF7_NATURAL"].split(), swipe(EXE))
-    assert counts(engine) == before
+    only_refusals_logged(engine, before, "pay seat 6 first")
     v2 = floor.evaluate(h2, HANDS["SF7_NATURAL"].split())
     assert v2.amount_cents == 617_314  # accounts for seat 6 being paid first
     assert any("pay seat 6 first" in p for p in v2.problems)
@@ -413,7 +430,11 @@ def test_lock_at_hit_fixes_the_amount_and_reject_reverses_it(floor: Floor,
     assert grown == (seed + r0 + m0 % UNITS + 20 * UNITS, 2 * UNITS)
     v = floor.evaluate(hit, HANDS["SF7_NATURAL"].split())
     assert v.amount_cents == m0 // UNITS  # the locked amount, not today's meter
-    floor.reject(hit, "surveillance: cards switched", swipe(SUP))
+    # rejecting needs the authority paying would: the locked amount is over the executive
+    # threshold
+    with pytest.raises(AuthError, match="needs an executive"):
+        floor.reject(hit, "surveillance: cards switched", swipe(SUP))
+    floor.reject(hit, "surveillance: cards switched", swipe(EXE))
     assert meter_units(engine, "LOCK") == (m0 + 20 * UNITS, r0 + 2 * UNITS)
     with Session(engine) as s:
         decisions = [d.decision for d in s.scalars(select(HitDecision))]
@@ -481,7 +502,7 @@ def test_hit_without_wager_is_flagged_and_can_only_be_rejected(floor: Floor,
     before = counts(engine)
     with pytest.raises(FloorError, match="no wager on seat 3.*only be rejected"):
         floor.pay(hit, HANDS["SF7_NATURAL"].split(), swipe(EXE))
-    assert counts(engine) == before
+    only_refusals_logged(engine, before, "no wager on seat 3")
     floor.reject(hit, "no wager", swipe(SUP))
     assert floor.snapshot().pending == ()
 
@@ -524,7 +545,7 @@ def test_claimed_hand_mismatch_needs_a_claim_correction(floor: Floor, engine: En
     before = counts(engine)
     with pytest.raises(FloorError, match="claimed FIVE_ACES, cards make FOUR_OF_A_KIND"):
         floor.pay(hit, HANDS["FOUR_OF_A_KIND"].split(), swipe(SUP))
-    assert counts(engine) == before
+    only_refusals_logged(engine, before, "claimed FIVE_ACES")
     paid = floor.pay(hit, HANDS["FOUR_OF_A_KIND"].split(), swipe(SUP), correct_claim=True)
     assert paid.claim_corrected and paid.hand == "FOUR_OF_A_KIND"
     assert paid.amount_cents == PAYTABLES["FPGPP-WA01"].fixed_cents(pay_of("FOUR_OF_A_KIND"), 100)
@@ -604,13 +625,14 @@ def test_manual_adjustment_needs_an_executive_and_a_second_person(floor: Floor,
         floor.adjust("LINK", "MAIN", 100, "fix", swipe(EXE), swipe(EXE))
     assert same.value.outcome == "same_person"
     after = counts(engine)
-    # nothing changes but the swipe log: the executive's card, then the refused second swipe
-    assert after["swipe_log"] == before["swipe_log"] + 2
+    # nothing changes but the swipe log: one row, the refusal, with its reason
+    assert after["swipe_log"] == before["swipe_log"] + 1
     assert {k: v for k, v in after.items() if k != "swipe_log"} == \
         {k: v for k, v in before.items() if k != "swipe_log"}
     with Session(engine) as s:
-        outcomes = [r.outcome for r in s.scalars(select(SwipeLog).order_by(SwipeLog.id))]
-    assert outcomes[-2:] == ["accepted", "same_person"]
+        last = s.scalars(select(SwipeLog).order_by(SwipeLog.id.desc())).first()
+    assert last is not None and last.outcome == "same_person"
+    assert "another person" in (last.reason or "") and last.card_mac is not None
     with pytest.raises(AuthError):
         floor.adjust("LINK", "MAIN", 100, "fix", swipe(SUP), swipe(EXE))
     with pytest.raises(FloorError, match="negative"):
@@ -647,6 +669,8 @@ def test_paid_hit_can_not_be_paid_or_rejected_again(floor: Floor, engine: Engine
         floor.pay(hit, HANDS["FIVE_ACES"].split(), swipe(SUP))
     with pytest.raises(FloorError, match="already paid"):
         floor.reject(hit, "oops", swipe(SUP))
+    only_refusals_logged(engine, before, "already paid", "already paid")
+    before = counts(engine)
     with pytest.raises(FloorError, match="the hit is already paid .only a manual adjustment"):
         t1.send(Undone(1, "HIT", seat=1))  # the controller can not back out a paid hit
     after = counts(engine)
@@ -710,7 +734,8 @@ def test_multi_level_link_contributes_to_every_level_and_pays_the_named_one(
     group = config.group_of("PG-4")
     floor.set_link("PG-4", True)
     with Session(engine) as s, s.begin():
-        add_employee(s, "X1", "Exe", "executive", EXE)
+        x1 = add_employee(s, cardkey.load(), "X1", "Exe", "executive", EXE)
+        x1.pin = pin_hash(cardkey.load(), x1.id, "2468")  # the demo floor asks executives' PINs
     t = Table(floor, "PG-4")
     t.send(GameStarted(1, {1: 100, 2: 100}))
     levels = {lv.level: lv for lv in floor.snapshot().levels if lv.group == group.id}
@@ -722,7 +747,7 @@ def test_multi_level_link_contributes_to_every_level_and_pays_the_named_one(
     (hit,) = hit_ids(engine)
     v = floor.evaluate(hit, HANDS["RF_ROYAL_MATCH"].split())
     assert (v.level, v.source, v.mismatch) == ("MINOR", "meter", False)
-    paid = floor.pay(hit, HANDS["RF_ROYAL_MATCH"].split(), swipe(EXE))
+    paid = floor.pay(hit, HANDS["RF_ROYAL_MATCH"].split(), Credential(swipe(EXE), "2468"))
     minor = levels["MINOR"]
     assert paid.amount_cents == minor.meter_units // UNITS
     after = {lv.level: lv for lv in floor.snapshot().levels if lv.group == group.id}
@@ -1016,7 +1041,7 @@ def test_decided_hits_are_awaited_until_the_round_ends(floor: Floor, engine: Eng
     assert floor.controller_decision(paid_id) is None  # pending: nothing to tell yet
     assert floor.awaited_decisions("T1") == []
     paid = floor.pay(paid_id, HANDS["FIVE_ACES"].split(), swipe(SUP))
-    floor.reject(rejected_id, "dealer pressed the wrong seat", swipe(SUP))
+    floor.reject(rejected_id, "dealer pressed the wrong seat", swipe(EXE))  # a 50% claim
     got = floor.awaited_decisions("T1")
     assert [(d.hit_id, d.outcome, d.hit_ref, d.round_no, d.seat, d.amount_cents) for d in got] \
         == [(paid_id, "paid", "boot1:2", 1, 4, paid.amount_cents),

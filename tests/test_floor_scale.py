@@ -26,6 +26,7 @@ import pytest
 from sqlalchemy import Engine, func, select, text
 from sqlalchemy.orm import Session
 
+from core import cardkey
 from core.auth import add_employee
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Misdealt, Origin
 from core.floorconfig import loads_floor
@@ -53,6 +54,10 @@ name = "Scale Casino"
 timezone = "Asia/Manila"
 [authorization]
 executive_threshold = "5000.00"
+# one swipe, no PIN: the people controls are tested in tests/test_people.py
+pin = "none"
+separate_verifier_at = "1000000000.00"
+adjustment_second_executive_at = "1000000000.00"
 [[groups]]
 id = "LINK"
 paytable = "FPGPP-WA01"
@@ -92,7 +97,7 @@ def floor(engine: Engine) -> Floor:
     for i in range(1, 9):
         f.set_link(f"T{i}", True)
     with Session(engine) as s, s.begin():
-        add_employee(s, "X1", "Exe Cutive", "executive", EXE)
+        add_employee(s, cardkey.load(), "X1", "Exe Cutive", "executive", EXE)
     f.writer.start()
     yield f
     f.writer.stop()

@@ -281,6 +281,10 @@ name = "Test Casino"
 timezone = "Asia/Manila"
 [authorization]
 executive_threshold = "5000.00"
+# one swipe, no PIN: the people controls are tested in tests/test_people.py
+pin = "none"
+separate_verifier_at = "1000000000.00"
+adjustment_second_executive_at = "1000000000.00"
 [[groups]]
 id = "WA03"
 paytable = "FPGPP-WA03"
@@ -305,6 +309,7 @@ paytable = "FUPGPP-03"
 
 
 def test_a_five_dollar_face_up_table_shares_the_one_dollar_fortune_meter(engine: Engine) -> None:
+    from core import cardkey
     from core.auth import add_employee
     from core.floorconfig import loads_floor, validate
     from tests.test_floor import PAYTABLES, Clock
@@ -316,7 +321,7 @@ def test_a_five_dollar_face_up_table_shares_the_one_dollar_fortune_meter(engine:
     for t in ("F1", "U5"):
         f.set_link(t, True)
     with Session(engine) as s, s.begin():
-        add_employee(s, "S1", "Sue Visor", "supervisor", SUP)
+        add_employee(s, cardkey.load(), "S1", "Sue Visor", "supervisor", SUP)
     f1, u5 = Table(f, "F1"), Table(f, "U5")
     f1.send(GameStarted(1, {1: 100}))
     u5.send(GameStarted(1, {1: 500, 2: 100}))  # $5 is the U5 wager; $1 there is refused

@@ -42,19 +42,25 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
+from core import cardkey
 from core.auth import (
-    INSTALL_SALT_KEY,
+    CARD_KEY_ID,
     AuthError,
-    SwipeOutcome,
-    _install_salt,
+    Credential,
+    Gate,
     add_employee,
+    check_pin_text,
+    default_policy,
     find_by_card,
     has_authority,
-    identify,
     log_swipe,
+    note_key,
     parse_swipe,
+    pin_hash,
     set_card,
 )
+from core.cardkey import CardKey, CardKeyError
+from core.floorconfig import Authorization, FloorConfigError, load_floor
 from core.ledger.db import default_url, make_engine, upgrade
 from core.ledger.models import ROLES, Employee, EmployeeEvent, Setting
 from core.text import printable
@@ -67,6 +73,10 @@ SUBCOMMANDS: dict[str, str] = {
     "check": "swipe a card: who it is and what they may authorize (logged as a check)",
     "replace-card": "give an employee a new card (a lost or broken one): the old card stops "
                     "authorizing at once",
+    "set-pin": "set an employee's PIN (swipe their card, then type the new PIN twice)",
+    "reset-pin": "clear a forgotten PIN (the employee then sets a new one with set-pin)",
+    "unlock": "lift the lock of a card locked after too many refused swipes (an executive's "
+              "card and PIN)",
 }
 
 T = TypeVar("T")
@@ -85,14 +95,18 @@ class EmployeeRecord:
     role: str
     active: bool
     enrolled_at: datetime
+    pin: bool = False  # a PIN is set
+    keyed: bool = True  # the card is kept as its keyed hash (False: swipe it once to re-keep it)
 
     def to_json(self) -> dict[str, Any]:
         return {"number": self.number, "name": self.name, "role": self.role,
-                "active": self.active, "enrolled_at": _utc_text(self.enrolled_at)}
+                "active": self.active, "enrolled_at": _utc_text(self.enrolled_at),
+                "pin": self.pin, "card": "keyed" if self.keyed else "re-swipe needed"}
 
 
 def _record(emp: Employee) -> EmployeeRecord:
-    return EmployeeRecord(emp.number, emp.name, emp.role, bool(emp.active), emp.created_at)
+    return EmployeeRecord(emp.number, emp.name, emp.role, bool(emp.active), emp.created_at,
+                          emp.pin is not None, emp.card_mac is not None)
 
 
 def _utc_text(when: datetime) -> str:
@@ -120,20 +134,35 @@ def _number(number: str) -> str:
 
 
 def _lock_enrollment(session: Session) -> None:
-    """Serialize enrollments: two podiums enrolling the same card at once would both find it
-    free (card hashes are salted per employee, so no UNIQUE index can catch it).  SQLite already
-    holds the write lock (BEGIN IMMEDIATE); PostgreSQL locks the install salt row."""
-    session.execute(select(Setting).where(Setting.key == INSTALL_SALT_KEY).with_for_update())
+    """Serialize enrollments (the UNIQUE ``card_mac`` index catches a card enrolled twice at
+    once; this keeps the same-name check honest too).  SQLite already holds the write lock
+    (BEGIN IMMEDIATE); PostgreSQL locks the card key's row."""
+    session.execute(select(Setting).where(Setting.key == CARD_KEY_ID).with_for_update())
 
 
-def _ensure_install_salt(engine: Engine) -> None:
-    """Make the installation salt (core/auth.py) in its own transaction, so that the enrollment
-    transaction can lock its row."""
+def _ensure_key_noted(engine: Engine, key: CardKey) -> None:
+    """Record the card key's fingerprint (core/auth.py) in its own transaction, so that the
+    enrollment transaction can lock its row; AuthError for another key than the ledger's."""
     try:
         with Session(engine) as s, s.begin():
-            _install_salt(s)
-    except IntegrityError:  # another podium made it at the same moment: use theirs
-        pass
+            note_key(s, key)
+    except IntegrityError:  # another podium noted it at the same moment: check theirs
+        with Session(engine) as s, s.begin():
+            note_key(s, key)
+
+
+def _key(key: CardKey | None) -> CardKey:
+    return key if key is not None else cardkey.load()
+
+
+def namesakes(engine: Engine, name: str, role: str) -> list[EmployeeRecord]:
+    """Active employees enrolled with this name (case and spaces aside) and role: enrolling
+    the same person twice would let one person sign as two."""
+    wanted = " ".join(name.casefold().split())
+    with Session(engine) as s:
+        return [_record(e) for e in s.scalars(select(Employee).where(
+            Employee.role == role, Employee.active.is_(True)).order_by(Employee.number))
+            if " ".join(e.name.casefold().split()) == wanted]
 
 
 def number_is_free(engine: Engine, number: str) -> None:
@@ -145,19 +174,30 @@ def number_is_free(engine: Engine, number: str) -> None:
 
 
 def enroll(engine: Engine, number: str, name: str, role: str, swipe: str,
-           *, now: datetime | None = None) -> EmployeeRecord:
+           *, now: datetime | None = None, key: CardKey | None = None,
+           same_name_ok: bool = False) -> EmployeeRecord:
     """Enroll an employee with the card in ``swipe`` (track data), in one transaction with an
     ``accepted`` ``enroll`` swipe_log row.  AuthError/EmployeeError for a bad role, name,
-    number, read, a number or card already enrolled; nothing is written then."""
+    number, read, a number or card already enrolled, or (unless ``same_name_ok``) an active
+    employee of the same name and role; nothing is written then."""
+    key = _key(key)
     card = parse_swipe(swipe)
     when = now or datetime.now(UTC)
-    _ensure_install_salt(engine)
+    _ensure_key_noted(engine, key)
+    if not same_name_ok:
+        twins = namesakes(engine, name, role)
+        if twins:
+            raise EmployeeError(
+                f"employee {str(number).strip()}: {', '.join(t.number for t in twins)} is "
+                f"already enrolled as {twins[0].name} ({role}); one person is one employee "
+                "number (replace-card gives them a new card). If this is another person of "
+                "the same name, enroll again with --same-name-ok")
     try:
         with Session(engine) as s, s.begin():
             _lock_enrollment(s)
-            emp = add_employee(s, number, name, role, card, now=when)
+            emp = add_employee(s, key, number, name, role, card, now=when)
             log_swipe(s, "accepted", employee_id=emp.id, hit_id=None, action="enroll",
-                      role_required=None, now=when)
+                      role_required=None, now=when, card_mac=emp.card_mac)
             s.add(EmployeeEvent(employee_id=emp.id, event="enrolled", reason="",
                                 operator=_operator(), created_at=when))
             return _record(emp)
@@ -204,7 +244,7 @@ def set_active(engine: Engine, number: str, active: bool, reason: str = "",
 
 
 def replace_card(engine: Engine, number: str, swipe: str, reason: str,
-                 *, now: datetime | None = None) -> EmployeeRecord:
+                 *, now: datetime | None = None, key: CardKey | None = None) -> EmployeeRecord:
     """Give employee ``number`` the card in ``swipe`` instead of their current one (lost,
     broken), keeping the employee number, name, role and history.  One transaction: the new
     salted hash, a ``card_replaced`` ``employee_events`` row (why, which operator) and an
@@ -215,61 +255,92 @@ def replace_card(engine: Engine, number: str, swipe: str, reason: str,
     reason = (reason or "").strip()
     if not reason:
         raise EmployeeError(f"employee {number}: give a --reason (it is kept in the ledger)")
+    key = _key(key)
     card = parse_swipe(swipe)
     when = now or datetime.now(UTC)
-    _ensure_install_salt(engine)
+    _ensure_key_noted(engine, key)
     with Session(engine) as s, s.begin():
         _lock_enrollment(s)
         emp = s.scalar(select(Employee).where(Employee.number == number).with_for_update())
         if emp is None:
             raise EmployeeError(f"employee {number}: not enrolled (unknown employee number)")
-        owner = find_by_card(s, card)
+        owner = find_by_card(s, key, card)
         if owner is not None:
             whose = "already this employee's card" if owner.id == emp.id \
                 else "already enrolled to another employee"
             raise EmployeeError(f"employee {number}: this card is {whose}; use a new card")
-        set_card(s, emp, card)
+        set_card(s, key, emp, card)
         s.add(EmployeeEvent(employee_id=emp.id, event="card_replaced", reason=reason,
                             operator=_operator(), created_at=when))
         log_swipe(s, "accepted", employee_id=emp.id, hit_id=None, action="replace_card",
-                  role_required=None, now=when)
+                  role_required=None, now=when, card_mac=emp.card_mac)
         s.flush()
         return _record(emp)
 
 
-def check_card(engine: Engine, swipe: str, *, now: datetime | None = None) -> EmployeeRecord:
+def check_card(engine: Engine, swipe: str, *, now: datetime | None = None,
+               key: CardKey | None = None,
+               policy: Authorization | None = None) -> EmployeeRecord:
     """Who the card in ``swipe`` belongs to; logs the swipe (action ``check``) either way.
 
-    A bad read, an unknown card or an inactive employee is logged with that outcome and then
-    raised as :class:`AuthError` (its message never echoes the card)."""
-    when = now or datetime.now(UTC)
-    try:
-        card = parse_swipe(swipe)
-    except AuthError as exc:
-        _log_check(engine, exc.outcome, None, when)
-        raise
-    refusal: AuthError | None = None
-    with Session(engine) as s, s.begin():
-        try:
-            emp = identify(s, card)
-        except AuthError as exc:
-            refusal = exc
-            log_swipe(s, exc.outcome, employee_id=exc.employee_id, hit_id=None, action="check",
-                      role_required=None, now=when)
-        else:
-            log_swipe(s, "accepted", employee_id=emp.id, hit_id=None, action="check",
-                      role_required=None, now=when)
-            record = _record(emp)
-    if refusal is not None:
-        raise refusal
-    return record
+    A bad read, an unknown, locked or inactive card is logged with that outcome (and counts
+    towards the card's lockout) and then raised as :class:`AuthError` (its message never
+    echoes the card)."""
+    gate = Gate(engine, _key(key), policy or default_policy(),
+                (lambda: now) if now is not None else None)
+
+    def write(s: Session, emp: Employee, _now: datetime) -> EmployeeRecord:
+        return _record(emp)
+
+    return gate.run(swipe, None, "check", write)
 
 
-def _log_check(engine: Engine, outcome: SwipeOutcome, employee_id: int | None,
-               when: datetime) -> None:
+def set_pin(engine: Engine, number: str, swipe: str, old_pin: str | None, new_pin: str,
+            *, key: CardKey | None = None, now: datetime | None = None) -> EmployeeRecord:
+    """Set employee ``number``'s PIN: their own card (``swipe``) and, if they have a PIN, the
+    old one.  One transaction: the slow hash of the keyed PIN, a ``pin_set`` employee event and
+    the swipe-log row.  A wrong card or old PIN is logged and counts towards the lockout."""
+    number = _number(number)
+    check_pin_text(new_pin, f"employee {number}")
+    key = _key(key)
+    gate = Gate(engine, key, default_policy(), (lambda: now) if now is not None else None)
+    credential = Credential(swipe, old_pin) if old_pin else swipe
+
+    def write(s: Session, emp: Employee, when: datetime) -> EmployeeRecord:
+        if emp.number != number:
+            raise AuthError(f"set-pin: this is the card of employee {emp.number}, not "
+                            f"{number}", "same_person", emp.id, emp.card_mac)
+        if emp.pin is not None and not old_pin:
+            raise AuthError(f"employee {number}: type the current PIN first (forgotten: "
+                            "podium employees reset-pin)", "pin_missing", emp.id, emp.card_mac)
+        emp.pin = pin_hash(key, emp.id, new_pin)
+        s.add(EmployeeEvent(employee_id=emp.id, event="pin_set", reason="", operator=_operator(),
+                            created_at=when))
+        s.flush()
+        return _record(emp)
+
+    return gate.run(credential, None, "set_pin", write, words="setting a PIN")
+
+
+def reset_pin(engine: Engine, number: str, reason: str,
+              *, now: datetime | None = None) -> EmployeeRecord:
+    """Clear a forgotten PIN (an operator's step, like deactivate: who ran it and why are kept
+    in ``employee_events``); the employee sets a new one with set-pin."""
+    number = _number(number)
+    reason = (reason or "").strip()
+    if not reason:
+        raise EmployeeError(f"employee {number}: give a --reason (it is kept in the ledger)")
     with Session(engine) as s, s.begin():
-        log_swipe(s, outcome, employee_id=employee_id, hit_id=None, action="check",
-                  role_required=None, now=when)
+        emp = s.scalar(select(Employee).where(Employee.number == number).with_for_update())
+        if emp is None:
+            raise EmployeeError(f"employee {number}: not enrolled (unknown employee number)")
+        if emp.pin is None:
+            raise EmployeeError(f"employee {number} ({emp.name}): has no PIN to reset")
+        emp.pin = None
+        s.add(EmployeeEvent(employee_id=emp.id, event="pin_reset", reason=reason,
+                            operator=_operator(), created_at=now or datetime.now(UTC)))
+        s.flush()
+        return _record(emp)
 
 
 # --- reading the swipe ---------------------------------------------------------------------
@@ -313,16 +384,24 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
                                 parser_class=type(parser), metavar="COMMAND")
     for cmd, helptext in SUBCOMMANDS.items():
         p = sub.add_parser(cmd, help=helptext, description=helptext)
-        if cmd in ("add", "deactivate", "reactivate", "replace-card"):
+        if cmd in ("add", "deactivate", "reactivate", "replace-card", "set-pin", "reset-pin"):
             p.add_argument("--number", required=True, help="employee number")
-        if cmd in ("deactivate", "reactivate", "replace-card"):
+        if cmd in ("deactivate", "reactivate", "replace-card", "reset-pin", "unlock"):
             p.add_argument("--reason", required=True,
                            help='why (kept in the ledger), e.g. "left the company"')
+        if cmd == "unlock":
+            which = p.add_mutually_exclusive_group(required=True)
+            which.add_argument("--number", help="the employee whose card is locked")
+            which.add_argument("--card", action="store_true",
+                               help="swipe the locked card itself (e.g. an unknown card)")
         if cmd == "add":
             p.add_argument("--name", required=True, help='full name, e.g. "Dana Reyes"')
             p.add_argument("--role", required=True, choices=ROLES,
                            help="supervisor or executive (may authorize pays); surveillance or "
                                 "accountant (may not)")
+            p.add_argument("--same-name-ok", action="store_true",
+                           help="enroll although an active employee of the same name and role "
+                                "exists (another person of the same name)")
         if cmd in ("add", "check", "replace-card"):
             p.add_argument("--card-number", nargs="?", action=_RefuseCardNumber,
                            help=argparse.SUPPRESS)
@@ -331,6 +410,13 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
         p.add_argument("--db", default=None,
                        help="ledger URL (default: the console's SQLite ledger in the user data "
                             "folder); e.g. postgresql+psycopg://user@host/podium")
+        if cmd != "list":
+            p.add_argument("--floor", default=None, metavar="FILE",
+                           help="the floor file whose [authorization] settings (card key, PIN, "
+                                "lockout) apply (default: the safe defaults)")
+            p.add_argument("--card-key", default=None, metavar="FILE",
+                           help="the card key file (default: the floor file's, else "
+                                "$PODIUM_CARD_KEY, else card.key in the configuration folder)")
 
 
 def _say(text: str) -> None:
@@ -347,6 +433,10 @@ def _safe_url(url: str) -> str:
 
 def _open(url: str | None) -> Engine:
     url = url or default_url()
+    if url.strip() in ("sqlite://", "sqlite:///:memory:") or url.strip().startswith(
+            ("sqlite:///:memory:?", "sqlite://?")):
+        raise EmployeeError("--db: an in-memory SQLite ledger keeps nothing once the command "
+                            "ends; give the ledger's URL (e.g. sqlite:///ledger.sqlite3)")
     try:
         engine = make_engine(url)
     except ArgumentError:
@@ -386,14 +476,31 @@ def _guarded(url: str | None, step: Callable[[], T]) -> T:
         raise EmployeeError(_ledger_problem(url or default_url(), exc)) from None
 
 
+def _policy_and_key(args: argparse.Namespace) -> tuple[Authorization, CardKey]:
+    """The [authorization] settings and card key for this command (CardKeyError and
+    FloorConfigError are one line each)."""
+    policy = default_policy()
+    path = getattr(args, "card_key", None)
+    floor = getattr(args, "floor", None)
+    try:
+        if floor:
+            policy = load_floor(floor).authorization
+            path = path or policy.card_key or None
+        return policy, cardkey.load(path)
+    except (CardKeyError, FloorConfigError) as exc:
+        raise EmployeeError(str(exc)) from None
+
+
 def run(args: argparse.Namespace) -> int:
     command = str(args.employees_command)
     args._command = f"employees {command}"  # error lines say "podium employees add: ..."
+    if command == "list":
+        with _ledger(args.db) as engine:
+            return _list(args, engine)
+    policy, key = _policy_and_key(args)
     with _ledger(args.db) as engine:
         if command == "add":
-            return _add(args, engine)
-        if command == "list":
-            return _list(args, engine)
+            return _add(args, engine, key)
         if command in ("deactivate", "reactivate"):
             rec = _guarded(args.db,
                            lambda: set_active(engine, args.number, command == "reactivate",
@@ -402,24 +509,45 @@ def run(args: argparse.Namespace) -> int:
             _say(f"employee {rec.number} ({rec.name}, {rec.role}): {state}")
             return 0
         if command == "check":
-            return _check(args, engine)
+            swipe = read_swipe("Swipe the card to check: ")
+            rec = _guarded(args.db, lambda: check_card(engine, swipe, key=key, policy=policy))
+            _say(f"employee {rec.number} ({rec.name}, {rec.role}): "
+                 f"{authority_text(rec.role)}")
+            return 0
         if command == "replace-card":
-            return _replace(args, engine)
+            return _replace(args, engine, key)
+        if command == "set-pin":
+            return _set_pin(args, engine, key)
+        if command == "reset-pin":
+            rec = _guarded(args.db, lambda: reset_pin(engine, args.number, args.reason))
+            _say(f"employee {rec.number} ({rec.name}): PIN cleared; they set a new one with "
+                 "podium employees set-pin")
+            return 0
+        if command == "unlock":
+            return _unlock(args, engine, key, policy)
     raise EmployeeError(f"employees: unknown command {command!r}")
 
 
-def _add(args: argparse.Namespace, engine: Engine) -> int:
+def _add(args: argparse.Namespace, engine: Engine, key: CardKey) -> int:
     number, name = str(args.number).strip(), str(args.name).strip()
     if not name:
         raise EmployeeError(f"employee {number}: --name is empty")
     _guarded(args.db, lambda: number_is_free(engine, number))
+    same_ok = bool(args.same_name_ok)
+    twins = _guarded(args.db, lambda: namesakes(engine, name, args.role))
+    if twins and not same_ok and sys.stdin is not None and sys.stdin.isatty():
+        answer = input(f"{', '.join(printable(t.number) for t in twins)} is already enrolled "
+                       f"as {printable(twins[0].name)} ({args.role}). One person is one "
+                       "employee number. Is this ANOTHER person of the same name? [y/N] ")
+        same_ok = answer.strip().lower() in ("y", "yes")
     swipe = read_swipe(f"Swipe the card of {number} {name} now: ")
-    rec = _guarded(args.db, lambda: enroll(engine, number, name, args.role, swipe))
+    rec = _guarded(args.db, lambda: enroll(engine, number, name, args.role, swipe, key=key,
+                                           same_name_ok=same_ok))
     _say(f"enrolled employee {rec.number} ({rec.name}, {rec.role}); "
-          f"{authority_text(rec.role)}")
+         f"{authority_text(rec.role)}")
+    if has_authority(rec.role, "supervisor"):
+        _say(f"set the PIN with: podium employees set-pin --number {rec.number}")
     return 0
-
-
 def _list(args: argparse.Namespace, engine: Engine) -> int:
     records = _guarded(args.db, lambda: list_employees(engine))
     if args.json:
@@ -428,8 +556,9 @@ def _list(args: argparse.Namespace, engine: Engine) -> int:
     if not records:
         _say("no employees enrolled")
         return 0
-    rows = [("number", "name", "role", "active", "enrolled at (UTC)")]
+    rows = [("number", "name", "role", "active", "PIN", "card", "enrolled at (UTC)")]
     rows += [(printable(r.number), printable(r.name), r.role, "yes" if r.active else "NO",
+              "yes" if r.pin else "no", "keyed" if r.keyed else "RE-SWIPE NEEDED",
               _utc_text(r.enrolled_at)) for r in records]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
@@ -437,7 +566,7 @@ def _list(args: argparse.Namespace, engine: Engine) -> int:
     return 0
 
 
-def _replace(args: argparse.Namespace, engine: Engine) -> int:
+def _replace(args: argparse.Namespace, engine: Engine, key: CardKey) -> int:
     number = str(args.number).strip()
     reason = str(args.reason).strip()
     if not reason:
@@ -446,16 +575,49 @@ def _replace(args: argparse.Namespace, engine: Engine) -> int:
     if not who:
         raise EmployeeError(f"employee {number}: not enrolled (unknown employee number)")
     swipe = read_swipe(f"Swipe the NEW card of {number} {who[0].name} now: ")
-    rec = _guarded(args.db, lambda: replace_card(engine, number, swipe, reason))
+    rec = _guarded(args.db, lambda: replace_card(engine, number, swipe, reason, key=key))
     state = "" if rec.active else " (the employee is deactivated: reactivate to use it)"
     _say(f"employee {rec.number} ({rec.name}, {rec.role}): new card enrolled; the old card "
           f"authorizes nothing from now{state}")
     return 0
 
 
-def _check(args: argparse.Namespace, engine: Engine) -> int:
-    swipe = read_swipe("Swipe the card to check: ")
-    rec = _guarded(args.db, lambda: check_card(engine, swipe))
-    _say(f"employee {rec.number} ({rec.name}, {rec.role}): {authority_text(rec.role)}")
+def read_pin(prompt: str, stdin: TextIO | None = None) -> str:
+    """One PIN: without echo on a terminal, one line from a pipe (never echoed or logged)."""
+    stream = stdin if stdin is not None else sys.stdin
+    if stream is None:
+        raise EmployeeError("PIN: no input to read it from")
+    if stream.isatty():
+        return getpass.getpass(prompt, stream=sys.stderr).strip()
+    line = stream.readline()
+    if not line:
+        raise EmployeeError("PIN: nothing was read (end of input)")
+    return line.strip()
+
+
+def _set_pin(args: argparse.Namespace, engine: Engine, key: CardKey) -> int:
+    number = _number(args.number)
+    who = _guarded(args.db, lambda: [r for r in list_employees(engine) if r.number == number])
+    if not who:
+        raise EmployeeError(f"employee {number}: not enrolled (unknown employee number)")
+    swipe = read_swipe(f"Swipe the card of {number} {who[0].name} now: ")
+    old = read_pin("Current PIN: ") if who[0].pin else None
+    new = read_pin("New PIN (4 to 12 digits): ")
+    check_pin_text(new, f"employee {number}")
+    if read_pin("New PIN again: ") != new:
+        raise EmployeeError(f"employee {number}: the two new PINs differ; nothing was changed")
+    rec = _guarded(args.db, lambda: set_pin(engine, number, swipe, old, new, key=key))
+    _say(f"employee {rec.number} ({rec.name}): PIN set")
     return 0
 
+
+def _unlock(args: argparse.Namespace, engine: Engine, key: CardKey,
+            policy: Authorization) -> int:
+    locked = read_swipe("Swipe the LOCKED card now: ") if args.card else None
+    swipe = read_swipe("Executive: swipe your card now: ")
+    pin = read_pin("Executive PIN: ") if policy.pin_needed("executive") else None
+    credential = Credential(swipe, pin) if pin else swipe
+    gate = Gate(engine, key, policy)
+    done = _guarded(args.db, lambda: gate.lift(locked, args.number, credential, args.reason))
+    _say(done)
+    return 0

@@ -51,14 +51,15 @@ APPEND_ONLY: tuple[str, ...] = (
     "refused_events", "hit_decisions", "awards", "meter_entries", "swipe_log", "slips",
     "slip_print_attempts", "machine_checks", "bbj_funds", "bbj_drop_counts",
     "poker_tournament_fees", "bbj_postings", "bbj_awards", "bbj_award_shares", "bbj_cessations",
-    "bbj_entries", "bbj_cases", "bbj_case_events", "bbj_slip_prints",
+    "bbj_entries", "bbj_cases", "bbj_case_events", "bbj_slip_prints", "card_locks",
 )
 """Tables whose rows never change once written."""
 
 STATE: dict[str, frozenset[str]] = {
     "groups": frozenset({"name", "paytable_id", "lock_at_hit", "payment_order"}),
     "tables": frozenset({"name", "group_id", "seats", "online"}),
-    "employees": frozenset({"active", "card_salt", "card_hash", "card_iterations"}),
+    "employees": frozenset({"active", "card_salt", "card_hash", "card_iterations", "card_mac",
+                            "pin"}),
     "rounds": frozenset({"state"}),
     "wagers": frozenset({"status"}),
     "hits": frozenset({"status", "verified_cards", "locked_level_id", "locked_amount_cents",

@@ -151,7 +151,11 @@ class GameTable(Base):
 
 
 class Employee(Base):
-    """A card holder.  The card number is NEVER stored: only a salted PBKDF2 hash."""
+    """A card holder.  The card number is NEVER stored: only ``card_mac``, its HMAC under the
+    card key kept outside the ledger (core/cardkey.py).  ``card_salt``/``card_hash``/
+    ``card_iterations`` hold an enrolment from before revision 0015 (a salted PBKDF2 hash) until
+    that card is swiped once; they are empty for a keyed card.  ``pin``: the slow hash of the
+    keyed PIN (``scrypt$n$r$p$salt$hash``), or NULL."""
 
     __tablename__ = "employees"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -163,6 +167,10 @@ class Employee(Base):
     card_hash: Mapped[bytes] = mapped_column(LargeBinary)
     card_iterations: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    card_mac: Mapped[bytes | None] = mapped_column(LargeBinary(32))
+    pin: Mapped[str | None] = mapped_column(String(200))
+
+    __table_args__ = (Index("uq_employees_card_mac", "card_mac", unique=True),)
 
 
 class EmployeeEvent(Base):
@@ -357,7 +365,9 @@ class MeterEntry(Base):
 
 
 class SwipeLog(Base):
-    """Append-only: every card swipe and its outcome.  Never the track data or card number."""
+    """Append-only: every card swipe and its outcome.  Never the track data or card number:
+    ``card_mac`` (the card's keyed hash, core/cardkey.py) ties the swipes of one card together,
+    known or not; ``reason`` is the refusal as the user read it (NULL when accepted)."""
 
     __tablename__ = "swipe_log"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -366,6 +376,25 @@ class SwipeLog(Base):
     hit_id: Mapped[int | None] = mapped_column(ForeignKey("hits.id"), index=True)
     action: Mapped[str] = mapped_column(String(32))
     role_required: Mapped[str | None] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    card_mac: Mapped[bytes | None] = mapped_column(LargeBinary(32))
+    reason: Mapped[str | None] = mapped_column(Text)
+
+    __table_args__ = (Index("ix_swipe_log_card_mac", "card_mac", "created_at"),)
+
+
+class CardLock(Base):
+    """Append-only: a card locked after too many refused swipes (``event`` locked), or lifted
+    by an executive (``event`` lifted, ``by_employee_id``).  A card is locked while its newest
+    row says so."""
+
+    __tablename__ = "card_locks"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    card_mac: Mapped[bytes] = mapped_column(LargeBinary(32), index=True)
+    event: Mapped[str] = mapped_column(String(16))  # locked | lifted
+    employee_id: Mapped[int | None] = mapped_column(ForeignKey("employees.id"))  # whose card
+    by_employee_id: Mapped[int | None] = mapped_column(ForeignKey("employees.id"))
+    reason: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 

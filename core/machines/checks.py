@@ -20,8 +20,8 @@ from typing import Any, Literal
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
-from core.auth import AuthError, authorize, log_swipe
-from core.ledger.models import MachineCheck
+from core.auth import Swipe, gate_for
+from core.ledger.models import Employee, MachineCheck
 from core.rules.slot_command import outcome_json
 from core.rules.slot_games import Game
 from core.rules.slots import Outcome, Spin, evaluate
@@ -100,7 +100,7 @@ def spin_options(spin: Spin) -> dict[str, Any]:
                         for p in spin.initial]}
 
 
-def record_check(engine: Engine, game: Game, spin: Spin, claimed: int, swipe: str, *,
+def record_check(engine: Engine, game: Game, spin: Spin, claimed: int, swipe: Swipe, *,
                  clock: Callable[[], datetime] = _utcnow) -> RecordedCheck:
     """Evaluate, then record the check with the card of whoever checked (any active role).
 
@@ -109,31 +109,21 @@ def record_check(engine: Engine, game: Game, spin: Spin, claimed: int, swipe: st
     nothing else."""
     result = check(game, spin, claimed)
     out = result.outcome
-    refusal: AuthError | None = None
-    with Session(engine, expire_on_commit=False) as s, s.begin():
-        try:
-            emp = authorize(s, swipe, None)
-        except AuthError as exc:
-            refusal = exc
-        else:
-            now = clock().astimezone(UTC)
-            log_swipe(s, "accepted", employee_id=emp.id, hit_id=None, action=SWIPE_ACTION,
-                      role_required=None, now=now)
-            row = MachineCheck(game=game.source or game.name, game_name=game.name,
-                               screen=screen_text(spin), options=spin_options(spin),
-                               claimed_credits=claimed, evaluated_credits=out.total,
-                               verdict=result.verdict, wins=outcome_json(out),
-                               employee_id=emp.id, created_at=now)
-            s.add(row)
-            s.flush()
-            recorded = RecordedCheck(row.id, result.verdict, claimed, out.total, emp.number,
-                                     emp.name, emp.role, now)
-    if refusal is not None:
-        with Session(engine) as s, s.begin():
-            log_swipe(s, refusal.outcome, employee_id=refusal.employee_id, hit_id=None,
-                      action=SWIPE_ACTION, role_required=None, now=clock().astimezone(UTC))
-        log.info("swipe refused (%s) for a machine check", refusal.outcome)
-        raise refusal
+
+    def write(s: Session, emp: Employee, _now: datetime) -> RecordedCheck:
+        now = clock().astimezone(UTC)
+        row = MachineCheck(game=game.source or game.name, game_name=game.name,
+                           screen=screen_text(spin), options=spin_options(spin),
+                           claimed_credits=claimed, evaluated_credits=out.total,
+                           verdict=result.verdict, wins=outcome_json(out),
+                           employee_id=emp.id, created_at=now)
+        s.add(row)
+        s.flush()
+        return RecordedCheck(row.id, result.verdict, claimed, out.total, emp.number,
+                             emp.name, emp.role, now)
+
+    gate = gate_for(engine)
+    recorded = gate.run(swipe, None, SWIPE_ACTION, write)
     log.info("machine check %d recorded: %s, claimed %d, evaluated %d (%s)", recorded.check_id,
              game.name, claimed, out.total, recorded.verdict)
     return recorded

@@ -47,7 +47,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from core.auth import AuthError, authorize, log_swipe
+from core.auth import Swipe, gate_for
 from core.ledger.db import lock_record
 from core.ledger.models import (
     BbjAward,
@@ -390,28 +390,13 @@ def overdue(engine: Engine, now: datetime, tz: ZoneInfo,
     return sorted(out, key=lambda cd: cd[1].due)
 
 
-def _swiped(engine: Engine, swipe: str, now: datetime, write: Callable[[Session, Employee], T],
-            action: str = SWIPE_ACTION) -> T:
-    """Authorize a supervisor's card and ``write`` in one transaction with the swipe-log row;
-    a refused card writes only its swipe-log row and is re-raised."""
-    refusal: AuthError | None = None
-    result: T | None = None
-    with Session(engine, expire_on_commit=False) as s, s.begin():
-        try:
-            emp = authorize(s, swipe, ROLE, "bbj_case")
-        except AuthError as exc:
-            refusal = exc
-        else:
-            log_swipe(s, "accepted", employee_id=emp.id, hit_id=None, action=action,
-                      role_required=ROLE, now=now)
-            result = write(s, emp)
-    if refusal is not None:
-        with Session(engine) as s, s.begin():
-            log_swipe(s, refusal.outcome, employee_id=refusal.employee_id, hit_id=None,
-                      action=action, role_required=ROLE, now=now)
-        raise refusal
-    assert result is not None
-    return result
+def _swiped(engine: Engine, swipe: Swipe, now: datetime,
+            write: Callable[[Session, Employee], T], action: str = SWIPE_ACTION) -> T:
+    """Authorize a supervisor's card and ``write`` in one transaction with the swipe-log row
+    (``core.auth.Gate.run``); a refusal at any step writes only its swipe-log row (who, why)
+    and is re-raised."""
+    return gate_for(engine).run(swipe, ROLE, action, lambda s, emp, _now: write(s, emp),
+                                words="a Bad Beat Jackpot step")
 
 
 def open_case(engine: Engine, fund_id: str, entry: ClaimEntry, hit_at: datetime, swipe: str,

@@ -33,6 +33,22 @@ def _possible_sets(joker: str, hand: str) -> tuple[frozenset[str], ...]:
     return tuple(out)
 
 
+def possible_pays(table: Paytable, hand: str) -> tuple[Pay, ...]:
+    """Every pay a claim of best hand ``hand`` could be, whatever the cards (empty: it pays
+    nothing, or ``hand`` is not a hand id)."""
+    listed = table.pay_for(hand)
+    if listed is not None:
+        return (listed,)
+    if hand not in HAND_IDS:
+        return ()
+    found: dict[str, Pay] = {}
+    for made in _possible_sets(table.joker, hand):
+        pay = next((p for p in table.pays if p.hand in made), None)  # pays are best first
+        if pay is not None:
+            found[pay.hand] = pay
+    return tuple(found.values())
+
+
 def pay_for_claim(table: Paytable, hand: str) -> Pay:
     """The pay of a claimed best hand ``hand`` on ``table`` (listed, or certain without cards).
 

@@ -5,8 +5,10 @@ again inside its own transaction with the rows locked."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import select
@@ -17,6 +19,7 @@ from core.ledger.models import GameTable, Hit, Wager
 from core.money import units_floor_cents
 from core.rules import fortune
 from core.rules.cards import Card, parse_cards
+from core.rules.claims import possible_pays
 from core.tablegames import balances, flags, meters
 from core.tablegames.ingest import claimed_pay
 from core.tablegames.setup import levels, settings
@@ -152,6 +155,40 @@ def assess(ctx: FloorContext, u: Unit, hit: Hit, cards: tuple[Card, ...], *,
                              ctx.config.authorization.executive_threshold_cents)
     return Assessment(t, g, pt, best, pay, problems, mismatch, amount, level_name, source, role,
                       wager, first_seat, meter_before, locked_same)
+
+
+def claim_role(ctx: FloorContext, u: Unit, hit: Hit, *, lock: bool = True) -> str:
+    """The authority paying ``hit`` would need, as far as is known without the supervisor's
+    cards: rejecting it needs the same.  The pays considered are those of the cards the table
+    sent (if any) and every pay the claimed hand could be; a lock-at-hit amount is the amount.
+    ``executive`` if any of them needs one."""
+    t = u.s.get(GameTable, hit.table_id)
+    assert t is not None
+    if blocking_flags(hit):
+        return "supervisor"  # it can only be rejected (no wager, a void round ...): no pay
+    g = ctx.group_cfg(t.group_id)
+    pt = ctx.table_paytable(t.id)
+    threshold = ctx.config.authorization.executive_threshold_cents
+    pays = list(possible_pays(pt, hit.claimed_hand))
+    if hit.cards:
+        with contextlib.suppress(ValueError):
+            made = pt.paying(parse_cards([str(c) for c in cards_of(hit.cards)]))
+            if made is not None:
+                pays.append(made)
+    wager = u.s.get(Wager, hit.wager_id) if hit.wager_id is not None else None
+    role = "supervisor"
+    for pay in pays:
+        if hit.locked_amount_cents is not None:
+            amount = int(hit.locked_amount_cents)
+        elif pay.source == "meter":
+            lv = levels(u, g.id)[pay.level or pt.levels[0]]
+            amount, _ = meters.award(balances.current(u, lv.id, lock=lock), settings(u, lv.id),
+                                     pay.fraction or Decimal(0))
+        else:
+            amount = pt.fixed_cents(pay, wager.amount_cents) if wager is not None else 0
+        if required_role(pay.authorization, amount, threshold) == "executive":
+            role = "executive"
+    return role
 
 
 def evaluate(ctx: FloorContext, hit_id: int,

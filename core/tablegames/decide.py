@@ -1,19 +1,20 @@
 """Decisions on a hit: pay (cards verified, the swipe's authority, the award, its meter entries
-and the slip in ONE transaction) and reject.  A refusal changes nothing; a refused swipe is
-written only to the swipe log, in a transaction of its own."""
+and the slip in ONE transaction) and reject.  The card is identified before the transaction
+(``core.auth.Gate``: no slow work under the write lock).  A refusal changes nothing; it is
+written only to the swipe log (who, what, why), in a transaction of its own."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from core.auth import AuthError, authorize, log_swipe
+from core.auth import AuthError, Swipe, Swiper, same_person
 from core.ledger.models import Award, Employee, GameTable, Hit, HitDecision
 from core.money import json_cents, units_floor_cents
 from core.rules.cards import Card
 from core.tablegames import balances, meters, slips
-from core.tablegames.assess import Assessment, assess, load_hit, parse
+from core.tablegames.assess import Assessment, assess, claim_role, load_hit, parse
 from core.tablegames.ingest import cancel_hit, refixer, release_lock
 from core.tablegames.setup import levels, settings
 from core.tablegames.unit import FloorContext, Unit, retrying
@@ -22,28 +23,54 @@ from core.tablegames.views import AmountChanged, FloorError, HitOutcome, PaidHit
 log = logging.getLogger("podium.floor")
 
 
-def log_refusal(ctx: FloorContext, exc: AuthError, hit_id: int | None, action: str,
-                role: str | None) -> None:
-    with ctx.session() as s, s.begin():
-        log_swipe(s, exc.outcome, employee_id=exc.employee_id, hit_id=hit_id, action=action,
-                  role_required=role, now=ctx.now())
-    log.info("swipe refused (%s) for %s on hit %s", exc.outcome, action, hit_id)
+def _identified(ctx: FloorContext, swipe: Swipe, *, hit_id: int | None, action: str,
+                role: str | None) -> Swiper:
+    """Who swiped (outside the write lock); a refused card is logged and raised."""
+    try:
+        return ctx.gate.identify(swipe)
+    except AuthError as exc:
+        raise ctx.gate.refused(exc, hit_id=hit_id, action=action, role=role) from None
 
 
-def pay(ctx: FloorContext, hit_id: int, cards: Sequence[str] | Sequence[Card], swipe: str,
-        correct_claim: bool = False, expected_cents: int | None = None) -> PaidHit:
+def _role_now(ctx: FloorContext, needed: Callable[[Unit], str | None]) -> str | None:
+    """The authority an action on a hit needs as the ledger stands (read-only; None if it can
+    not be told now): what a refused card's swipe-log row records as required."""
+    try:
+        with ctx.read() as s:
+            return needed(Unit(s, ctx.now(), ctx.cache))
+    except ValueError:
+        return None
+
+
+def pay(ctx: FloorContext, hit_id: int, cards: Sequence[str] | Sequence[Card], swipe: Swipe,
+        correct_claim: bool = False, expected_cents: int | None = None,
+        verifier: Swipe | None = None) -> PaidHit:
     """Verify the 7 cards, check the swipe's authority, and pay in ONE transaction.
 
     ``expected_cents``: the amount the supervisor saw and authorized; if the hit now pays
     another amount (a linked table moved the meter), nothing is paid and
-    :class:`AmountChanged` names the new amount to confirm."""
+    :class:`AmountChanged` names the new amount to confirm.  ``verifier``: the card of whoever
+    verified the cards, when that is not the authorizer; a pay at or above ``[authorization]
+    separate_verifier_at`` needs it, from another person.  Every refusal after the swipe is
+    logged in swipe_log with who and why."""
     parsed = parse(cards)
-    return retrying(lambda: _pay(ctx, hit_id, parsed, swipe, correct_claim, expected_cents))
+    role: list[str | None] = [_role_now(ctx, lambda u: assess(
+        ctx, u, load_hit(u, hit_id, lock=False), parsed, lock=False).role)]
+    who = _identified(ctx, swipe, hit_id=hit_id, action="pay", role=role[0])
+    checker = (None if verifier is None else
+               _identified(ctx, verifier, hit_id=hit_id, action="verify", role="supervisor"))
+    try:
+        return retrying(lambda: _pay(ctx, hit_id, parsed, who, checker, correct_claim,
+                                     expected_cents, role))
+    except ValueError as exc:
+        raise ctx.gate.refused(exc, hit_id=hit_id, action="pay", role=role[0],
+                               who=who) from None
 
 
-def _pay(ctx: FloorContext, hit_id: int, parsed: tuple[Card, ...], swipe: str,
-         correct_claim: bool, expected_cents: int | None) -> PaidHit:
-    refusal: AuthError | None = None
+def _pay(ctx: FloorContext, hit_id: int, parsed: tuple[Card, ...], who: Swiper,
+         checker: Swiper | None, correct_claim: bool, expected_cents: int | None,
+         role: list[str | None]) -> PaidHit:
+    gate = ctx.gate
     with ctx.unit("pay") as u:
         slips.lock_sequence(ctx, u)  # before the hit and the meter (a fixed order of locks)
         hit = load_hit(u, hit_id, lock=True)
@@ -51,6 +78,7 @@ def _pay(ctx: FloorContext, hit_id: int, parsed: tuple[Card, ...], swipe: str,
         if hit.status != "pending":
             raise FloorError(f"{where}: already {hit.status.replace('_', '-')}")
         a = assess(ctx, u, hit, parsed, lock=True)
+        role[0] = a.role
         if a.blocking:
             extra = "; it can only be rejected" if hit.wager_id is None else ""
             raise FloorError(f"{where}: {'; '.join(a.blocking)}{extra}")
@@ -62,16 +90,26 @@ def _pay(ctx: FloorContext, hit_id: int, parsed: tuple[Card, ...], swipe: str,
                 f"{where}: the meter moved; it now pays {json_cents(a.amount)}, not the "
                 f"{json_cents(expected_cents)} authorized. Confirm the new amount and swipe "
                 "again.", a.amount)
-        try:
-            emp = authorize(u.s, swipe, a.role)
-        except AuthError as exc:
-            refusal = exc
-        paid = None if refusal is not None else _do_pay(ctx, u, hit, a, parsed, emp)
-    if refusal is not None:
-        log_refusal(ctx, refusal, hit_id, "pay", a.role)
-        raise refusal
-    assert paid is not None
-    return paid
+        emp = gate.authority(u.s, who, a.role, "pay")
+        verifier = emp
+        if checker is not None:
+            verifier = gate.authority(u.s, checker, "supervisor", "verify")
+        if a.amount is not None and a.amount >= ctx.config.authorization.separate_verifier_cents:
+            limit = json_cents(ctx.config.authorization.separate_verifier_cents)
+            if checker is None:
+                raise FloorError(f"{where}: a pay of {limit} or more is verified by one person "
+                                 "and authorized by another: swipe the verifier's card, then "
+                                 "the authorizer's")
+            if same_person(verifier, emp):
+                raise AuthError(f"{where}: the verifier and the authorizer must be two people "
+                                f"(employee {verifier.number} {verifier.name} and employee "
+                                f"{emp.number} {emp.name})", "same_person", emp.id,
+                                who.card_mac)
+        if checker is not None:
+            gate.accepted(u.s, verifier, checker, hit_id=hit.id, action="verify",
+                          role="supervisor", now=u.now)
+        gate.accepted(u.s, emp, who, hit_id=hit.id, action="pay", role=a.role, now=u.now)
+        return _do_pay(ctx, u, hit, a, parsed, emp, verifier)
 
 
 def _meter_around(state: meters.LevelState, moves: Sequence[meters.Movement]) -> tuple[int, int]:
@@ -81,19 +119,17 @@ def _meter_around(state: meters.LevelState, moves: Sequence[meters.Movement]) ->
 
 
 def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Card, ...],
-            emp: Employee) -> PaidHit:
+            emp: Employee, verifier: Employee) -> PaidHit:
     s, now = u.s, u.now
     g, pt, pay = a.group, a.paytable, a.pay
     wager = a.wager
     assert wager is not None
-    log_swipe(s, "accepted", employee_id=emp.id, hit_id=hit.id, action="pay",
-              role_required=a.role, now=now)
     corrected = bool(a.mismatch)
     if corrected:
-        s.add(HitDecision(hit_id=hit.id, decision="claim_corrected", employee_id=emp.id,
+        s.add(HitDecision(hit_id=hit.id, decision="claim_corrected", employee_id=verifier.id,
                           reason=f"claimed {hit.claimed_hand}, cards make {pay.hand}",
                           created_at=now))
-    s.add(HitDecision(hit_id=hit.id, decision="verified", employee_id=emp.id,
+    s.add(HitDecision(hit_id=hit.id, decision="verified", employee_id=verifier.id,
                       reason=f"cards {slips.card_text(cards)} make {pay.hand}", created_at=now))
     hit.verified_cards = slips.card_text(cards)
     lvls = levels(u, g.id)
@@ -130,7 +166,7 @@ def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Ca
             level_name = lv.name
     award = Award(hit_id=hit.id, hand=pay.hand, source=source, level_id=level_id,
                   amount_cents=amount, meter_before_cents=before, meter_after_cents=after,
-                  authorized_by=emp.id, verified_by=emp.id, created_at=now)
+                  authorized_by=emp.id, verified_by=verifier.id, created_at=now)
     s.add(award)
     s.flush()
     if taking is not None:
@@ -151,51 +187,50 @@ def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Ca
                    after if meter else None, emp.number, slip_no, corrected)
 
 
-def reject(ctx: FloorContext, hit_id: int, reason: str, swipe: str) -> None:
-    """Reject a pending hit (a supervisor's card); a lock-at-hit amount goes back to the
-    meter by reversal entries."""
-    reason = (reason or "").strip()
-    if not reason:
-        raise FloorError(f"hit #{hit_id}: give a reason to reject it")
-    retrying(lambda: _reject(ctx, hit_id, reason, swipe))
+def reject(ctx: FloorContext, hit_id: int, reason: str, swipe: Swipe) -> None:
+    """Reject a pending hit; it needs the authority that paying it would (a supervisor, or an
+    executive for an executive-level hit).  A lock-at-hit amount goes back to the meter by
+    reversal entries.  Every refusal after the swipe is logged with who and why."""
+    role: list[str | None] = [_role_now(ctx, lambda u: claim_role(
+        ctx, u, load_hit(u, hit_id, lock=False), lock=False))]
+    who = _identified(ctx, swipe, hit_id=hit_id, action="reject", role=role[0])
+    try:
+        reason = (reason or "").strip()
+        if not reason:
+            raise FloorError(f"hit #{hit_id}: give a reason to reject it")
+        retrying(lambda: _reject(ctx, hit_id, reason, who, role))
+    except ValueError as exc:
+        raise ctx.gate.refused(exc, hit_id=hit_id, action="reject", role=role[0],
+                               who=who) from None
 
 
-def _reject(ctx: FloorContext, hit_id: int, reason: str, swipe: str) -> None:
-    refusal: AuthError | None = None
+def _reject(ctx: FloorContext, hit_id: int, reason: str, who: Swiper,
+            role: list[str | None]) -> None:
     with ctx.unit("reject") as u:
         hit = load_hit(u, hit_id, lock=True)
         if hit.status != "pending":
             raise FloorError(f"hit #{hit.id} (table {hit.table_id} seat {hit.seat}): "
                              f"already {hit.status.replace('_', '-')}")
-        try:
-            emp = authorize(u.s, swipe, "supervisor", "reject")
-        except AuthError as exc:
-            refusal = exc
-        if refusal is None:
-            log_swipe(u.s, "accepted", employee_id=emp.id, hit_id=hit.id, action="reject",
-                      role_required="supervisor", now=u.now)
-            table = u.s.get(GameTable, hit.table_id)
-            cancel_hit(u, hit, "rejected", reason, employee_id=emp.id,
-                       refix=refixer(ctx, table.group_id) if table is not None else None)
-    if refusal is not None:
-        log_refusal(ctx, refusal, hit_id, "reject", "supervisor")
-        raise refusal
+        needed = claim_role(ctx, u, hit)
+        role[0] = needed
+        emp = ctx.gate.authority(u.s, who, needed, "reject")
+        ctx.gate.accepted(u.s, emp, who, hit_id=hit.id, action="reject", role=needed,
+                          now=u.now)
+        table = u.s.get(GameTable, hit.table_id)
+        cancel_hit(u, hit, "rejected", reason, employee_id=emp.id,
+                   refix=refixer(ctx, table.group_id) if table is not None else None)
 
 
-def check_swipe(ctx: FloorContext, swipe: str, needed: str,
+def check_swipe(ctx: FloorContext, swipe: Swipe, needed: str,
                 action: str) -> tuple[str, str, str]:
     """Check one card for ``needed`` authority before an action that takes several swipes
     (the first card of a manual adjustment): (number, name, role) if it may; a refusal is
     logged in swipe_log and raised as AuthError.  An accepted check writes nothing."""
-    refusal: AuthError | None = None
-    with ctx.session() as s, s.begin():  # a first swipe on a new ledger writes its salt
-        try:
-            emp = authorize(s, swipe, needed, action)
-        except AuthError as exc:
-            refusal = exc
-        else:
+    who = _identified(ctx, swipe, hit_id=None, action=action, role=needed)
+    try:
+        with ctx.read() as s:
+            emp = ctx.gate.authority(s, who, needed, action)
             return emp.number, emp.name, emp.role
-    with ctx.session() as s, s.begin():
-        log_swipe(s, refusal.outcome, employee_id=refusal.employee_id, hit_id=None,
-                  action=action, role_required=needed, now=ctx.now())
-    raise refusal
+    except AuthError as exc:
+        raise ctx.gate.refused(exc, hit_id=None, action=action, role=needed,
+                               who=who) from None

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Engine
 
+from core.cardkey import CardKey
 from core.controllers.events import Delivery, Origin
 from core.floorconfig import FloorConfig
 from core.ledger import integrity
@@ -48,8 +49,9 @@ class Floor:
 
     def __init__(self, engine: Engine, config: FloorConfig, paytables: dict[str, Any],
                  clock: Callable[[], datetime] = utcnow,
-                 render_slip: Callable[[Any], bytes] | None = None) -> None:
-        self.ctx = FloorContext(engine, config, paytables, clock, render_slip)
+                 render_slip: Callable[[Any], bytes] | None = None,
+                 card_key: CardKey | None = None) -> None:
+        self.ctx = FloorContext(engine, config, paytables, clock, render_slip, card_key)
         self.engine = engine
         self.config = config
         self.paytables = paytables

@@ -22,6 +22,9 @@ from sqlalchemy import Engine, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
+from core import cardkey
+from core.auth import Gate, register_gate
+from core.cardkey import CardKey
 from core.floorconfig import FloorConfig, GroupConfig
 from core.ledger.db import reader
 from core.tablegames.views import FloorChange, FloorError, HitOutcome
@@ -135,7 +138,8 @@ class FloorContext:
 
     def __init__(self, engine: Engine, config: FloorConfig, paytables: dict[str, Any],
                  clock: Callable[[], datetime] = utcnow,
-                 render_slip: Callable[[Any], bytes] | None = None) -> None:
+                 render_slip: Callable[[Any], bytes] | None = None,
+                 card_key: CardKey | None = None) -> None:
         self.engine = engine
         self.read_engine = reader(engine)
         self.config = config
@@ -155,6 +159,12 @@ class FloorContext:
         groups = {g.id: g.paytable for g in config.groups}
         self._table_paytables = {t.id: t.paytable or groups.get(t.group, "")
                                  for t in config.tables}
+        # every swipe of this floor: its card key (the floor file's, else the default one) and
+        # its people controls; the poker room and machine checks on this ledger use it too
+        key = card_key if card_key is not None else cardkey.load(
+            config.authorization.card_key or None)
+        self.gate = Gate(engine, key, config.authorization, self.now)
+        register_gate(self.gate)
 
     # -- time, configuration ------------------------------------------------------------------
     def now(self) -> datetime:

@@ -20,9 +20,24 @@ down_revision = "0013"
 branch_labels = None
 depends_on = None
 
-# The tables as of this revision (a later revision that adds a table guards it itself).
-APPEND_ONLY = integrity.APPEND_ONLY
-STATE = integrity.STATE
+# The tables as of this revision (a later revision that adds a table or a state column guards
+# it itself: 0015 adds card_locks and the employees' card_mac and pin).
+APPEND_ONLY: tuple[str, ...] = (
+    "levels", "level_settings", "parameter_changes", "employee_events", "controller_events",
+    "refused_events", "hit_decisions", "awards", "meter_entries", "swipe_log", "slips",
+    "slip_print_attempts", "machine_checks", "bbj_funds", "bbj_drop_counts",
+    "poker_tournament_fees", "bbj_postings", "bbj_awards", "bbj_award_shares", "bbj_cessations",
+    "bbj_entries", "bbj_cases", "bbj_case_events", "bbj_slip_prints",
+)
+STATE: dict[str, frozenset[str]] = {
+    "groups": frozenset({"name", "paytable_id", "lock_at_hit", "payment_order"}),
+    "tables": frozenset({"name", "group_id", "seats", "online"}),
+    "employees": frozenset({"active", "card_salt", "card_hash", "card_iterations"}),
+    "rounds": frozenset({"state"}),
+    "wagers": frozenset({"status"}),
+    "hits": frozenset({"status", "verified_cards", "locked_level_id", "locked_amount_cents",
+                       "locked_meter_before_cents", "locked_meter_after_cents"}),
+}
 DERIVED = ("settings", "level_balances", "level_hour_totals", "ledger_journal")
 
 
