@@ -41,9 +41,11 @@ log = logging.getLogger("podium.gui.adjust")
 REFRESH_MS = 1000  # the meter keeps moving while the dialog is open (contributions)
 FIRST_CARD = "EXECUTIVE card"
 SECOND_CARD = "SECOND PERSON: supervisor or executive card"
+SECOND_EXECUTIVE = "SECOND PERSON: another EXECUTIVE card (a large adjustment)"
 
-# (heading, what, action) -> True when the action succeeded on a swipe
-SwipeFn = Callable[[str, str, Callable[[str], object]], bool]
+# (heading, what, action, role) -> True when the action succeeded on a swipe (the swipe is the
+# track data, or core.auth.Credential when the PIN was asked)
+SwipeFn = Callable[..., bool]
 
 
 class AdjustSwipePrompt(SwipePrompt):
@@ -51,8 +53,9 @@ class AdjustSwipePrompt(SwipePrompt):
     supervisor or executive card") instead of "<ROLE> card or higher"."""
 
     def __init__(self, catcher: SwipeCatcher, heading: str, what: str,
-                 action: Callable[[str], object], parent: QWidget | None = None) -> None:
-        super().__init__(catcher, "executive", what, action, parent)
+                 action: Callable[[Any], object], parent: QWidget | None = None,
+                 *, pin: bool = False) -> None:
+        super().__init__(catcher, "executive", what, action, parent, pin=pin)
         self.setWindowTitle("Card swipe required — meter adjustment")
         self.setMinimumWidth(860)
         title = self.findChild(QLabel, "title")
@@ -339,26 +342,30 @@ class AdjustDialog(QDialog):
         what = (f"Adjust {p.group_name} {p.level} by {self._signed(p.delta_cents)}\n"
                 f"{format_cents(p.before_cents, self.symbol)}  →  "
                 f"{format_cents(p.after_cents, self.symbol)}\nReason: {p.reason}")
-        first: list[str] = []
+        first: list[Any] = []
 
-        def check_executive(raw: str) -> object:
+        def check_executive(raw: Any) -> object:
             _check_first_card(self.floor, p, raw)
             first.append(raw)
             return None
 
-        if not self.swipe(FIRST_CARD, what, check_executive):
+        if not self.swipe(FIRST_CARD, what, check_executive, "executive"):
             self.problem.setText("Adjustment not made: the executive card was not swiped.")
             return
 
         after: list[int] = []
 
-        def record(raw: str) -> object:
+        def record(raw: Any) -> object:
             after.append(self.floor.adjust(p.group, p.level, p.delta_cents, p.reason,
                                            first[-1], raw))
             return after[-1]
 
-        if not self.swipe(SECOND_CARD, f"{what}\nThe executive's card is read; now a second, "
-                          "different person.", record):
+        limit = getattr(getattr(self.config, "authorization", None),
+                        "adjustment_second_executive_cents", None)
+        big = limit is not None and abs(p.delta_cents) >= limit
+        if not self.swipe(SECOND_EXECUTIVE if big else SECOND_CARD,
+                          f"{what}\nThe executive's card is read; now a second, different "
+                          "person.", record, "executive" if big else "supervisor"):
             self.problem.setText("Adjustment not made: the second person's card was not "
                                  "swiped. Nothing was recorded.")
             return
@@ -377,6 +384,6 @@ class AdjustDialog(QDialog):
         super().hideEvent(event)
 
 
-def _check_first_card(floor: Any, p: Plan, raw: str) -> None:
+def _check_first_card(floor: Any, p: Plan, raw: Any) -> None:
     """The first card must be an executive's: checked (and a refusal logged) by the core."""
     floor.check_swipe(raw, "executive", "adjust")

@@ -4,7 +4,11 @@ It waits for the application-wide :class:`gui.swipe.SwipeCatcher` to report a sw
 raw data to the core action (which checks the card and its authority, and records the swipe) on
 the bridge's ops thread (the GUI never waits on the ledger), and shows a refusal in red while
 staying open for another swipe.  While an action runs the prompt can not be cancelled: a pay in
-progress finishes and is reported."""
+progress finishes and is reported.
+
+When the floor asks for a PIN (``[authorization] pin``), the swipe is held and a PIN field
+takes the keys: the action gets :class:`core.auth.Credential` (track and PIN) on Enter.  The
+PIN is never shown, logged or kept after the action."""
 
 from __future__ import annotations
 
@@ -13,9 +17,11 @@ import logging
 from collections.abc import Callable
 from typing import ClassVar
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRegularExpression, Qt
+from PySide6.QtGui import QRegularExpressionValidator
 from PySide6.QtWidgets import QDialog, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
+from core.auth import Credential
 from gui.bridge import default_bridge
 from gui.swipe import SwipeCatcher
 
@@ -33,7 +39,8 @@ class SwipePrompt(QDialog):
     demo_entry: ClassVar[bool] = False
 
     def __init__(self, catcher: SwipeCatcher, role: str, what: str,
-                 action: Callable[[str], object], parent: QWidget | None = None) -> None:
+                 action: Callable[[str | Credential], object], parent: QWidget | None = None,
+                 *, pin: bool = False) -> None:
         super().__init__(parent)
         self.setWindowTitle("Card swipe required")
         self.setMinimumWidth(640)
@@ -70,6 +77,22 @@ class SwipePrompt(QDialog):
             self.demo_field.setEchoMode(QLineEdit.EchoMode.Password)
             self.demo_field.returnPressed.connect(self._demo_swipe)
             lay.addWidget(self.demo_field)
+        self.pin_needed = pin
+        self._held: str | None = None  # the swipe waiting for its PIN
+        self.pin_field = QLineEdit()
+        self.pin_field.setObjectName("pin")
+        self.pin_field.setEchoMode(QLineEdit.EchoMode.Password)
+        self.pin_field.setMaxLength(12)
+        self.pin_field.setValidator(QRegularExpressionValidator(QRegularExpression(r"\d{0,12}"),
+                                                                self.pin_field))
+        self.pin_field.setPlaceholderText("PIN, then Enter")
+        self.pin_field.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.pin_field.setStyleSheet("font-size: 22pt;")
+        self.pin_field.returnPressed.connect(self._pin_entered)
+        self.pin_field.setVisible(False)
+        lay.addWidget(self.pin_field)
+        if pin:
+            need.setText(f"{need.text()} + PIN")
         cancel = QPushButton("Cancel (Esc)")
         cancel.setAutoDefault(False)
         cancel.clicked.connect(self.reject)
@@ -95,11 +118,33 @@ class SwipePrompt(QDialog):
     def _on_swipe(self, raw: str) -> None:
         if self.busy:
             return  # one card at a time: the first swipe's action is being recorded
+        if self.pin_needed:
+            self._held = raw  # a new swipe replaces a held one
+            self.pin_field.clear()
+            self.pin_field.setVisible(True)
+            self.pin_field.setFocus()
+            self.message.setText("Card read. Type your PIN and press Enter.")
+            self.message.setStyleSheet("font-size: 14pt;")
+            return
+        self._run(raw)
+
+    def _pin_entered(self) -> None:
+        if self.busy or self._held is None:
+            return
+        pin = self.pin_field.text()
+        if not pin:
+            return
+        raw, self._held = self._held, None
+        self.pin_field.clear()
+        self.pin_field.setVisible(False)
+        self._run(Credential(raw, pin))
+
+    def _run(self, swipe: str | Credential) -> None:
         self.busy = True
         self.cancel_btn.setEnabled(False)
         self.message.setText("Checking card…")
         self.message.setStyleSheet("font-size: 14pt;")
-        default_bridge().op(lambda: self._action(raw), self._succeeded, self._failed)
+        default_bridge().op(lambda: self._action(swipe), self._succeeded, self._failed)
 
     def _succeeded(self, value: object) -> None:
         self.busy = False

@@ -523,8 +523,15 @@ class MainWindow(QMainWindow):
         if dlg.outcome:
             self._log(f"Hit {hit.ref} {dlg.outcome}")
 
+    def pin_needed(self, role: str | None) -> bool:
+        """Whether the floor asks for the PIN after a swipe of ``role`` authority."""
+        policy = getattr(self.console.config, "authorization", None)
+        return bool(policy is not None and policy.pin_needed(role))
+
     def authorize(self, role: str, what: str, kind: str, action: Any) -> bool:
-        prompt = SwipePrompt(self.catcher, role, what, action, self)
+        prompt = SwipePrompt(self.catcher, role, what, action, self,
+                             pin=self.pin_needed(role if role in ("supervisor", "executive")
+                                                 else None))
         self._prompt_open = True
         self._swipe_prompt = prompt
         try:
@@ -537,9 +544,11 @@ class MainWindow(QMainWindow):
             self._after_pay(prompt.result_value)
         return ok
 
-    def swipe_prompt(self, heading: str, what: str, action: Any) -> bool:
-        """A swipe prompt with its own heading (the two cards of a meter adjustment)."""
-        prompt = AdjustSwipePrompt(self.catcher, heading, what, action, self)
+    def swipe_prompt(self, heading: str, what: str, action: Any, role: str = "executive") -> bool:
+        """A swipe prompt with its own heading (the two cards of a meter adjustment); the PIN
+        is asked when the floor asks it of ``role``."""
+        prompt = AdjustSwipePrompt(self.catcher, heading, what, action, self,
+                                   pin=self.pin_needed(role))
         self._prompt_open = True
         self._swipe_prompt = prompt
         try:

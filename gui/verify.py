@@ -299,16 +299,30 @@ class VerifyDialog(QDialog):
         # The amount authorized is the amount paid: if a linked table moved the meter since,
         # the pay is refused naming the new amount, and the next swipe confirms that one.
         expected = [v.amount_cents]
+        verifier: list[Any] = []
+        if getattr(v, "verifier_needed", False):
+            # two people: one confirms the cards (checked now, nothing written), another pays
+            def check(swipe: Any) -> object:
+                self.service.check_swipe(swipe, "supervisor", "verify")
+                verifier.append(swipe)
+                return None
 
-        def do(swipe: str) -> object:
+            if not self.authorize("supervisor", f"VERIFIER: you checked the cards of hit "
+                                  f"{self.hit.ref}. {text}. A second person authorizes.",
+                                  "verify", check):
+                return
+
+        def do(swipe: Any) -> object:
+            extra = {"verifier": verifier[-1]} if verifier else {}
             try:
                 return self.service.pay(self.hit.id, cards, swipe, correct_claim=correct,
-                                        expected_cents=expected[0])
+                                        expected_cents=expected[0], **extra)
             except AmountChanged as exc:
                 expected[0] = exc.amount_cents
                 raise
 
-        if self.authorize(v.required_role or "supervisor", text, "pay", do):
+        who = "AUTHORIZER (not the verifier): " if verifier else ""
+        if self.authorize(v.required_role or "supervisor", who + text, "pay", do):
             self.outcome = "paid"
             self.accept()
         else:
@@ -322,9 +336,11 @@ class VerifyDialog(QDialog):
         if not ok or not reason:
             return
 
-        def do(swipe: str) -> object:
+        def do(swipe: Any) -> object:
             return self.service.reject(self.hit.id, reason, swipe)
 
-        if self.authorize("supervisor", f"Reject hit {self.hit.ref}: {reason}", "reject", do):
+        # rejecting needs the authority paying would (an executive-level hit: an executive)
+        role = getattr(self._verification, "reject_role", None) or "supervisor"
+        if self.authorize(role, f"Reject hit {self.hit.ref}: {reason}", "reject", do):
             self.outcome = "rejected"
             self.accept()

@@ -199,7 +199,9 @@ def evaluate(ctx: FloorContext, hit_id: int,
         u = Unit(s, ctx.now(), ctx.cache)
         hit = load_hit(u, hit_id, lock=False)
         a = assess(ctx, u, hit, parsed, lock=False)
+        reject_role = claim_role(ctx, u, hit, lock=False)
     pay = a.pay
+    separate = ctx.config.authorization.separate_verifier_cents
     return Verification(
         hit_id=hit.id, table=hit.table_id, round_no=hit.round_no, seat=hit.seat,
         cards=parsed, best_hand=a.best, claimed_hand=hit.claimed_hand,
@@ -207,4 +209,6 @@ def evaluate(ctx: FloorContext, hit_id: int,
         level=a.level, amount_cents=a.amount, mismatch=a.mismatch,
         problems=tuple(a.problems), required_role=a.role, payable=not a.blocking,
         fraction=pay.fraction if pay is not None and pay.source == "meter" else None,
-        meter_cents=a.meter_before)
+        meter_cents=a.meter_before,
+        verifier_needed=a.amount is not None and a.amount >= separate,
+        reject_role=reject_role)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Engine
 
+from core.auth import Swipe
 from core.cardkey import CardKey
 from core.controllers.events import Delivery, Origin
 from core.floorconfig import FloorConfig
@@ -89,18 +90,25 @@ class Floor:
     def evaluate(self, hit_id: int, cards: Sequence[str] | Sequence[Card]) -> Verification:
         return assess.evaluate(self.ctx, hit_id, cards)
 
-    def pay(self, hit_id: int, cards: Sequence[str] | Sequence[Card], swipe: str,
-            correct_claim: bool = False, expected_cents: int | None = None) -> PaidHit:
-        return decide.pay(self.ctx, hit_id, cards, swipe, correct_claim, expected_cents)
+    def pay(self, hit_id: int, cards: Sequence[str] | Sequence[Card], swipe: Swipe,
+            correct_claim: bool = False, expected_cents: int | None = None,
+            verifier: Swipe | None = None) -> PaidHit:
+        return decide.pay(self.ctx, hit_id, cards, swipe, correct_claim, expected_cents,
+                          verifier)
 
-    def reject(self, hit_id: int, reason: str, swipe: str) -> None:
+    def reject(self, hit_id: int, reason: str, swipe: Swipe) -> None:
         decide.reject(self.ctx, hit_id, reason, swipe)
 
-    def check_swipe(self, swipe: str, needed: str, action: str) -> tuple[str, str, str]:
+    def check_swipe(self, swipe: Swipe, needed: str, action: str) -> tuple[str, str, str]:
         return decide.check_swipe(self.ctx, swipe, needed, action)
 
-    def adjust(self, group: str, level: str, meter_delta_cents: int, reason: str, swipe: str,
-               second_swipe: str) -> int:
+    def lift_lock(self, locked_card: Swipe | None, employee_number: str | None, swipe: Swipe,
+                  reason: str) -> str:
+        """An executive lifts a card's lock (core.auth.Gate.lift); what was lifted, in words."""
+        return self.ctx.gate.lift(locked_card, employee_number, swipe, reason)
+
+    def adjust(self, group: str, level: str, meter_delta_cents: int, reason: str, swipe: Swipe,
+               second_swipe: Swipe) -> int:
         """A manual adjustment by two people; returns the meter after it (exact units)."""
         return adjusting.adjust(self.ctx, group, level, meter_delta_cents, reason, swipe,
                                 second_swipe)

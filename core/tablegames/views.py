@@ -102,6 +102,10 @@ class Verification:
     payable: bool  # no blocking problem (a mismatch is payable with correct_claim)
     fraction: Decimal | None = None  # a meter pay's share (1 = 100%)
     meter_cents: int | None = None  # the meter the share is taken from (after earlier seats)
+    # the pay is verified by one person and authorized by another ([authorization]
+    # separate_verifier_at)
+    verifier_needed: bool = False
+    reject_role: str = "supervisor"  # rejecting needs the authority paying would
 
 
 @dataclass(frozen=True)
