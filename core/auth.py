@@ -67,8 +67,9 @@ CARD_KEY_ID = "card_key_id"  # the fingerprint of the key this ledger's cards we
 PIN_DIGITS = re.compile(r"\d{4,12}", re.ASCII)
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1  # about 16 MB and some tens of ms per check
 
-_TRACK1 = re.compile(r"%B(\d{1,19})\^[^^?]*\^[^?]*\?", re.ASCII)
-_TRACK2 = re.compile(r";(\d{1,19})=[^?]*\?", re.ASCII)
+_TRACK1 = re.compile(r"%B(\d{4,19})\^[^^?]*\^[^?]*\?", re.ASCII)
+_TRACK2 = re.compile(r";(\d{4,19})=[^?]*\?", re.ASCII)
+MAX_SWIPE = 256  # track 1 (79) + track 2 (40) with room; a reader types nothing longer
 _TRACK1_FAILED = "%E?"
 _TRACK2_FAILED = ";E?"
 _NUMBER = re.compile(r"\d{4,19}", re.ASCII)  # ASCII digits: a reader types nothing else
@@ -136,6 +137,9 @@ def parse_swipe(raw: str) -> str:
     text = raw.strip()
     if not text:
         raise AuthError("card read: nothing was read; swipe the card again", "bad_read")
+    if len(text) > MAX_SWIPE:
+        raise AuthError(f"card read: more than {MAX_SWIPE} characters is not a card track; "
+                        "swipe the card again", "bad_read")
     numbers: list[str] = []
     failed = 0
     rest = text
