@@ -61,7 +61,10 @@ Example (``resources/floors/demo.toml`` is the full one)::
 from __future__ import annotations
 
 import hashlib
+import ipaddress
+import re
 import tomllib
+import unicodedata
 import zoneinfo
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -71,21 +74,37 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from core.controllers.protocol import MAX_AMOUNT_CENTS, MAX_ID_CHARS
 from core.money import cents_to_units, json_cents, parse_cents, parse_rate
 from core.pokerroom.fund import FundSettings
 from core.rules.bbj import BbjSettings, Split
 from core.rules.paytables import Paytable, link_problem
 from core.tablegames.meters import PAY_ORDERS, LevelSettings, PayOrder
+from core.text import printable
 
 ALL_PAYS_MIN_CONTRIBUTION = Decimal("0.70")
 MAX_SEATS = 10
 MAX_DECKS = 8
+# A floor file is a few kilobytes (the demo's six tables: 6 kB); a larger one is a mistake, and
+# it is refused before it is parsed.
+MAX_FLOOR_CHARS = 1_000_000
+# Table, group and level ids travel in the protocol's frames (HELLO.table, JACKPOT_STATE.group and
+# .level: printable, no spaces, at most MAX_ID_CHARS) and a table id is its controller's
+# certificate CN (core.controllers.certs: at most 64 characters) and file name.
+MAX_ID = MAX_ID_CHARS
+MAX_HOST = 253  # a DNS name
+MAX_HOLIDAYS = 1_000
+MAX_DENOMINATION = 1_000_000  # pesos: a chip
 
 T = TypeVar("T")
 
 
 class FloorConfigError(ValueError):
-    """A floor configuration the system refuses; the message names file, key and problem."""
+    """A floor configuration the system refuses; the message names file, key and problem
+    (on one line: what the file says is shown without its control characters)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(printable(message))
 
 
 # --- the schema -------------------------------------------------------------------------------
@@ -322,7 +341,10 @@ class _Section:
         if kind is int and isinstance(value, bool):
             raise self.error(key, f"{value!r} must be a whole number")
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
+            try:
+                value = float(value)
+            except OverflowError:
+                raise self.error(key, f"{_shown(value)} is far too large") from None
         if not isinstance(value, kind):
             raise self.error(key, f"{value!r} must be {_KIND_NAMES.get(kind, kind.__name__)}")
         return value
@@ -377,7 +399,86 @@ _KIND_NAMES: dict[type, str] = {str: "a string", int: "a whole number", bool: "t
 
 
 def _cents(value: Any, what: str) -> int:
-    return parse_cents(value, what)
+    """Money: the strict parser, and at most the protocol's largest amount (a meter in exact
+    units stays inside a 64-bit ledger column)."""
+    cents = parse_cents(value, what)
+    if cents > MAX_AMOUNT_CENTS:
+        raise ValueError(f"{what}: {_shown(value)} is more than the largest amount "
+                         f"{json_cents(MAX_AMOUNT_CENTS)}")
+    return cents
+
+
+def _shown(value: object, limit: int = 40) -> str:
+    """A value from the file as a message shows it: its repr, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def ident_problem(value: str, *, certificate: bool = False) -> str:
+    """What keeps ``value`` from being a table id (``certificate``), group id or level name
+    ("" when nothing): 1 to MAX_ID printable characters without spaces, what the protocol's
+    frames carry; a table id is also its certificate's CN and file name (no '/', '\\',
+    leading '.')."""
+    if not value.strip():
+        return "must not be empty"
+    if len(value) > MAX_ID:
+        return f"{_shown(value)} is longer than {MAX_ID} characters"
+    if not value.isprintable() or any(ch.isspace() for ch in value):
+        return (f"{_shown(value)} is not an identifier (printable characters, no spaces or "
+                "control characters)")
+    if certificate and (value.startswith(".") or "/" in value or "\\" in value):
+        return (f"{_shown(value)} can not name a certificate file (no '/', '\\', or leading "
+                "'.')")
+    return ""
+
+
+def same_id(value: str) -> str:
+    """Ids that a person (and a certificate CN) takes for the same: case and Unicode forms
+    folded (PG-1 = pg-1)."""
+    return unicodedata.normalize("NFKC", value).casefold()
+
+
+_LABEL = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?", re.ASCII)
+
+
+def host_problem(host: str) -> str:
+    """What keeps ``host`` from being an address a controller or printer is reached at ("" when
+    nothing): an IP address, or a DNS name in ASCII."""
+    if not host:
+        return "must not be empty"
+    if len(host) > MAX_HOST:
+        return f"{_shown(host)} is longer than {MAX_HOST} characters"
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    else:
+        if ip.is_unspecified or ip.is_multicast:
+            return f"{host} is not the address of one machine"
+        return ""
+    if host.startswith("[") and host.endswith("]"):
+        return f"{_shown(host)}: write an IPv6 address without brackets"
+    labels = host[:-1].split(".") if host.endswith(".") else host.split(".")
+    if not all(_LABEL.fullmatch(label) for label in labels):
+        return (f"{_shown(host)} is not an IP address or a host name (letters, digits and '-' "
+                "in ASCII, labels separated by '.')")
+    return ""
+
+
+def machine(host: str) -> str:
+    """One name per machine for the duplicate check, without asking a resolver: ``localhost``
+    and every loopback address are this machine; an IP address in its canonical form (an IPv4
+    address mapped into IPv6 as the IPv4 one); other names compared case-insensitively."""
+    name = host.strip().rstrip(".").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return "localhost"
+    try:
+        ip = ipaddress.ip_address(name)
+    except ValueError:
+        return name
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return "localhost" if ip.is_loopback else str(ip)
 
 
 def _rate(value: Any, what: str) -> Decimal:
@@ -392,7 +493,7 @@ def _casino(sec: _Section) -> Casino:
     try:
         zoneinfo.ZoneInfo(tz)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise sec.error("timezone", f"{tz!r} is not a known time zone (e.g. 'Asia/Manila')") \
+        raise sec.error("timezone", f"{_shown(tz)} is not a known time zone (e.g. 'Asia/Manila')") \
             from None
     symbol = sec.text("currency_symbol", "$", empty_ok=True)
     operator = sec.text("operator", "", empty_ok=True)
@@ -406,6 +507,8 @@ def _holidays(value: Any, what: str) -> tuple[date, ...]:
     """A list of ISO dates ("2026-12-25"), each once; a TOML date is taken as it is."""
     if not isinstance(value, list):
         raise ValueError(f"{what}: must be a list of dates such as \"2026-12-25\"")
+    if len(value) > MAX_HOLIDAYS:
+        raise ValueError(f"{what}: {len(value)} dates; at most {MAX_HOLIDAYS}")
     out: list[date] = []
     for item in value:
         if isinstance(item, date) and not isinstance(item, datetime):
@@ -414,9 +517,9 @@ def _holidays(value: Any, what: str) -> tuple[date, ...]:
             try:
                 day = date.fromisoformat(item.strip())
             except ValueError:
-                raise ValueError(f"{what}: {item!r} is not a date YYYY-MM-DD") from None
+                raise ValueError(f"{what}: {_shown(item)} is not a date YYYY-MM-DD") from None
         else:
-            raise ValueError(f"{what}: {item!r} is not a date YYYY-MM-DD")
+            raise ValueError(f"{what}: {_shown(item)} is not a date YYYY-MM-DD")
         if day in out:
             raise ValueError(f"{what}: {day} is listed twice")
         out.append(day)
@@ -460,10 +563,11 @@ def _poker_room(sec: _Section) -> PokerRoomConfig:
 
 
 def _denominations(value: Any, what: str) -> tuple[int, ...]:
-    if not isinstance(value, list) or not value or not all(
-            isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value):
-        raise ValueError(f"{what}: must be a list of chip values in whole pesos, e.g. "
-                         "[500, 100, 50, 25, 10]")
+    if not isinstance(value, list) or not value or len(value) > 20 or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 0 < v <= MAX_DENOMINATION
+            for v in value):
+        raise ValueError(f"{what}: must be a list of at most 20 chip values in whole pesos "
+                         f"(1 to {MAX_DENOMINATION:,}), e.g. [500, 100, 50, 25, 10]")
     return tuple(value)
 
 
@@ -497,7 +601,7 @@ def _printer(sec: _Section) -> PrinterConfig:
             return value
 
         printer = NetworkPrinterConfig(
-            sec.text("host"), sec.integer("port", 1, 65535, 9100), seconds("timeout", 5.0),
+            _host(sec, "host"), sec.integer("port", 1, 65535, 9100), seconds("timeout", 5.0),
             status_timeout=seconds("status_timeout", 2.0),
             send_timeout=seconds("send_timeout", 10.0),
             confirm_timeout=seconds("confirm_timeout", 20.0))
@@ -522,15 +626,35 @@ def _controller_link(sec: _Section, base: Path | None) -> ControllerLinkConfig:
         if key not in sec.data:
             raise sec.error(key, f'missing: transport "tls" needs {what} (a PEM file; '
                                  "podium certs init makes a test set)")
-    paths = {key: _path(sec.text(key), base) for key in _LINK_FILES}
-    crl = _path(sec.text("crl"), base) if "crl" in sec.data else ""
+    paths = {key: _path(sec, key, base) for key in _LINK_FILES}
+    crl = _path(sec, "crl", base) if "crl" in sec.data else ""
     sec.done()
     return ControllerLinkConfig("tls", paths["ca"], paths["cert"], paths["key"], crl)
 
 
-def _path(value: str, base: Path | None) -> str:
-    p = Path(value.strip()).expanduser()
+def _path(sec: _Section, key: str, base: Path | None) -> str:
+    value = sec.text(key)
+    try:
+        p = Path(value.strip()).expanduser()
+    except RuntimeError:  # "~nobody/ca.pem": no such user's home folder
+        raise sec.error(key, f"{_shown(value)}: no such home folder") from None
     return str(p if p.is_absolute() or base is None else base / p)
+
+
+def _ident(sec: _Section, key: str, *, certificate: bool = False) -> str:
+    value = sec.typed(key, str)
+    problem = ident_problem(value, certificate=certificate)
+    if problem:
+        raise sec.error(key, problem)
+    return value
+
+
+def _host(sec: _Section, key: str) -> str:
+    value = sec.typed(key, str)
+    problem = host_problem(value)
+    if problem:
+        raise sec.error(key, problem)
+    return value
 
 
 def _level(sec: _Section, name: str) -> LevelConfig:
@@ -552,7 +676,7 @@ def _level(sec: _Section, name: str) -> LevelConfig:
 
 
 def _group(sec: _Section) -> GroupConfig:
-    gid = sec.text("id")
+    gid = _ident(sec, "id")
     name = sec.text("name", gid)
     paytable = sec.text("paytable")
     decks = sec.integer("decks", 1, MAX_DECKS, 1)
@@ -568,6 +692,15 @@ def _group(sec: _Section) -> GroupConfig:
                                               "[\"FULL_HOUSE\"]")
         auto = tuple(h.strip() for h in raw)
     lv_sec = sec.sub("levels")
+    seen: dict[str, str] = {}
+    for lv_name in lv_sec.data:
+        problem = ident_problem(lv_name)
+        if problem:
+            raise lv_sec.error(_shown(lv_name), f"level name {problem}")
+        if same_id(lv_name) in seen:
+            raise lv_sec.error(lv_name, f"level {lv_name} and level {seen[same_id(lv_name)]} "
+                                        "differ only in case; a level has one name")
+        seen[same_id(lv_name)] = lv_name
     levels = tuple(_level(lv_sec.sub(lv_name), lv_name) for lv_name in list(lv_sec.data))
     lv_sec.done()
     sec.done()
@@ -583,12 +716,12 @@ def _group(sec: _Section) -> GroupConfig:
 
 
 def _table(sec: _Section) -> TableConfig:
-    tid = sec.text("id")
+    tid = _ident(sec, "id", certificate=True)
     table = TableConfig(
         id=tid,
         name=sec.text("name", tid),
         group=sec.text("group"),
-        host=sec.text("host"),
+        host=_host(sec, "host"),
         port=sec.integer("port", 1, 65535),
         seats=sec.integer("seats", 1, MAX_SEATS, 6),
         decks=sec.integer("decks", 1, MAX_DECKS, 1),
@@ -600,29 +733,39 @@ def _table(sec: _Section) -> TableConfig:
 
 def _check_links(source: str, groups: tuple[GroupConfig, ...],
                  tables: tuple[TableConfig, ...]) -> None:
-    """Unique ids and ports; tables linked into one group share paytable and deck count."""
+    """Unique ids (case folded: PG-1 is pg-1) and ports (one machine however it is written:
+    localhost is 127.0.0.1); tables linked into one group share paytable and deck count."""
     def fail(problem: str) -> FloorConfigError:
         return FloorConfigError(f"{source}: {problem}")
 
-    seen_groups: set[str] = set()
+    def twice(what: str, i: int, new: str, old: str) -> FloorConfigError:
+        if new == old:
+            return fail(f"{what}s[{i}].id: {what} id {new!r} is used twice")
+        return fail(f"{what}s[{i}].id: {what} ids {old!r} and {new!r} differ only in case; "
+                    f"to a person and to a certificate they are one {what}")
+
+    seen_groups: dict[str, str] = {}
     for i, g in enumerate(groups):
-        if g.id in seen_groups:
-            raise fail(f"groups[{i}].id: group id {g.id!r} is used twice")
-        seen_groups.add(g.id)
-    seen_tables: set[str] = set()
-    endpoints: dict[tuple[str, int], str] = {}
+        if same_id(g.id) in seen_groups:
+            raise twice("group", i, g.id, seen_groups[same_id(g.id)])
+        seen_groups[same_id(g.id)] = g.id
+    group_ids = set(seen_groups.values())
+    seen_tables: dict[str, str] = {}
+    endpoints: dict[tuple[str, int], TableConfig] = {}
     for i, t in enumerate(tables):
-        if t.id in seen_tables:
-            raise fail(f"tables[{i}].id: table id {t.id!r} is used twice")
-        seen_tables.add(t.id)
-        endpoint = (t.host.strip().lower(), t.port)
+        if same_id(t.id) in seen_tables:
+            raise twice("table", i, t.id, seen_tables[same_id(t.id)])
+        seen_tables[same_id(t.id)] = t.id
+        endpoint = (machine(t.host), t.port)
         if endpoint in endpoints:
-            raise fail(f"tables[{i}].port: tables {endpoints[endpoint]} and {t.id} both use "
-                       f"{t.host}:{t.port}")
-        endpoints[endpoint] = t.id
-        if t.group not in seen_groups:
-            raise fail(f"tables[{i}].group: table {t.id}: no group {t.group!r} "
-                       f"(groups: {', '.join(sorted(seen_groups)) or 'none'})")
+            other = endpoints[endpoint]
+            where = (f"{t.host}:{t.port}" if other.host == t.host else
+                     f"port {t.port} of one machine ({other.host} and {t.host})")
+            raise fail(f"tables[{i}].port: tables {other.id} and {t.id} both use {where}")
+        endpoints[endpoint] = t
+        if t.group not in group_ids:
+            raise fail(f"tables[{i}].group: table {t.id}: no group {_shown(t.group)} "
+                       f"(groups: {', '.join(sorted(group_ids)) or 'none'})")
     for g in groups:
         members = [t for t in tables if t.group == g.id]
         if not members:
@@ -658,22 +801,35 @@ def parse_floor(data: Mapping[str, object], source: str = "<floor>",
 
 
 def loads_floor(text: str, source: str = "<floor>", base: Path | None = None) -> FloorConfig:
+    if len(text) > MAX_FLOOR_CHARS:
+        raise FloorConfigError(f"{source}: {len(text):,} characters; a floor file has at most "
+                               f"{MAX_FLOOR_CHARS:,}")
     try:
         data = tomllib.loads(text)
+        config = parse_floor(data, source, base)
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     except tomllib.TOMLDecodeError as exc:
         raise FloorConfigError(f"{source}: not valid TOML: {exc}") from None
-    return replace(parse_floor(data, source, base),
-                   sha256=hashlib.sha256(text.encode("utf-8")).hexdigest())
+    except RecursionError:
+        raise FloorConfigError(f"{source}: not a floor file: arrays or tables nested too "
+                               "deeply") from None
+    except UnicodeEncodeError as exc:  # a lone surrogate in a str given by a caller
+        raise FloorConfigError(f"{source}: not valid text at character {exc.start}") from None
+    return replace(config, sha256=digest)
 
 
 def load_floor(path: str | Path) -> FloorConfig:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        with p.open(encoding="utf-8") as f:  # never more than the largest floor file (+1)
+            text = f.read(MAX_FLOOR_CHARS + 1)
     except FileNotFoundError:
         raise FloorConfigError(f"{p}: no such floor configuration file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise FloorConfigError(f"{p}: can not be read: {exc}") from None
+    if len(text) > MAX_FLOOR_CHARS:
+        raise FloorConfigError(f"{p}: larger than a floor file can be (at most "
+                               f"{MAX_FLOOR_CHARS:,} characters)")
     return loads_floor(text, str(p), p.parent)
 
 

@@ -576,3 +576,168 @@ def test_the_demo_floor_reads_its_certificates_from_the_demo_folder(tmp_path: Pa
     assert (link.transport, link.ca, link.cert, link.key) == (
         "tls", str(tmp_path / "ca.pem"), str(tmp_path / "consoles/console.pem"),
         str(tmp_path / "consoles/console.key"))
+
+
+# --- ids, hosts and numbers that can never work (issue 12) --------------------------------------
+
+def _with_id(old: str, new: str) -> str:
+    """BASE with one id (a TOML basic string: escapes allowed) replaced."""
+    assert old in BASE
+    return BASE.replace(old, new, 1)
+
+
+@pytest.mark.parametrize(("tid", "fragment"), [
+    ("T\\n1", "not an identifier"), ("T\\t1", "not an identifier"),
+    ("T\\u00001", "not an identifier"), ("T\\u200b1", "not an identifier"),
+    ("T\\u001b[2J", "not an identifier"), ("Table 1", "not an identifier"),
+    ("T" * 1000, "longer than 64 characters"), ("T" * 65, "longer than 64 characters"),
+    ("", "must not be empty"), ("   ", "must not be empty"),
+    ("PG/1", "certificate file"), (".PG1", "certificate file"), ("PG\\\\1", "certificate file"),
+])
+def test_a_table_id_that_can_never_come_online_is_refused(tid: str, fragment: str) -> None:
+    msg = refused(_with_id('id = "T1"', f'id = "{tid}"'), "tables[0].id", fragment)
+    assert "\n" not in msg and len(msg) < 200  # one line, the id cut short
+
+
+def test_the_floor_takes_exactly_the_table_ids_the_protocol_and_a_certificate_carry() -> None:
+    from core.controllers import certs
+    from core.controllers.protocol import MAX_ID_CHARS, Hello, decode_frame, encode_frame
+    from core.floorconfig import MAX_ID
+
+    assert MAX_ID == MAX_ID_CHARS == certs.MAX_CN
+    for tid in ("T" * 64, "PG-1", "Mesa-ñ", "BJ_7.east", "表-1"):
+        cfg = loads_floor(_with_id('id = "T1"', f'id = "{tid}"'))
+        assert cfg.tables[0].id == tid
+        certs.check_name(tid)  # a certificate can be made for it
+        hello = Hello(tid, "b1", "FPGPP-WA01", 1, 6)
+        assert decode_frame(encode_frame(hello)) == hello
+
+
+@pytest.mark.parametrize(("old", "new", "fragments"), [
+    ('id = "G1"', 'id = "G\\n1"', ("groups[0].id", "not an identifier")),
+    ('id = "G1"', f'id = "{"G" * 1000}"', ("groups[0].id", "longer than 64")),
+    ('id = "G1"', 'id = " "', ("groups[0].id", "must not be empty")),
+    ("[groups.levels.MAIN]", '[groups.levels."MA\\tIN"]', ("groups[0].levels", "level name")),
+    ("[groups.levels.MAIN]", f'[groups.levels.{"M" * 65}]', ("groups[0].levels", "longer than")),
+    ("[groups.levels.MAIN]", '[groups.levels."MAIN MEGA"]', ("groups[0].levels", "level name")),
+])
+def test_a_group_id_or_level_name_the_protocol_can_not_carry_is_refused(
+        old: str, new: str, fragments: tuple[str, ...]) -> None:
+    text = BASE.replace(old, new, 1)
+    if old.startswith("id"):
+        text = text.replace('group = "G1"', new.replace("id = ", "group = "))
+    refused(text, *fragments)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("127.0.0.1", "localhost"), ("localhost", "LOCALHOST."), ("127.0.0.1", "::1"),
+    ("127.0.0.1", "127.0.0.2"), ("127.0.0.1", "::ffff:127.0.0.1"), ("::1", "0:0:0:0:0:0:0:1"),
+    ("10.0.0.3", "::ffff:10.0.0.3"), ("pg1.casino.local", "PG1.Casino.Local."),
+    ("table1.localhost", "127.0.0.1"),
+])
+def test_two_tables_on_one_port_of_one_machine_written_differently_are_refused(
+        first: str, second: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    def no_resolver(*args: object, **kw: object) -> None:
+        raise AssertionError("the floor file is read without asking a resolver")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_resolver)
+    text = BASE.replace('host = "127.0.0.1"\nport = 17301', f'host = "{first}"\nport = 17301')
+    text = text.replace('host = "127.0.0.1"\nport = 17302', f'host = "{second}"\nport = 17301')
+    refused(text, "tables[1].port", "tables T1 and T2", "17301")
+
+
+def test_tables_on_different_machines_or_ports_may_share_a_port_or_a_machine() -> None:
+    for first, second in (("10.0.0.3", "10.0.0.4"), ("pg1.casino.local", "pg2.casino.local"),
+                          ("fe80::1", "fe80::2"), ("localhost", "10.0.0.4")):
+        text = BASE.replace('host = "127.0.0.1"\nport = 17301', f'host = "{first}"\nport = 1')
+        text = text.replace('host = "127.0.0.1"\nport = 17302', f'host = "{second}"\nport = 1')
+        assert [t.host for t in loads_floor(text).tables] == [first, second]
+
+
+@pytest.mark.parametrize(("host", "fragment"), [
+    ("a b", "not an IP address or a host name"), ("pg1\\n", "not an IP address"),
+    ("0.0.0.0", "not the address of one machine"), ("::", "not the address of one machine"),
+    ("[::1]", "without brackets"), ("x" * 300, "longer than 253"), ("-pg1", "not an IP"),
+    ("pg1..casino", "not an IP"), ("mesa-ñ.casino", "ASCII"), ("", "must not be empty"),
+])
+def test_a_host_a_controller_can_not_be_reached_at_is_refused(host: str, fragment: str) -> None:
+    refused(BASE.replace('host = "127.0.0.1"', f'host = "{host}"', 1), "tables[0].host",
+            fragment)
+    refused(BASE.replace('host = "10.0.0.9"', f'host = "{host}"', 1), "printer.host", fragment)
+
+
+@pytest.mark.parametrize(("old", "new", "fragments"), [
+    ('id = "T2"', 'id = "t1"', ("tables[1].id", "'T1' and 't1' differ only in case")),
+    ('id = "T2"', 'id = "Ｔ1"', ("tables[1].id", "differ only in case")),  # a full-width T
+])
+def test_table_ids_differing_only_in_case_are_one_table(old: str, new: str,
+                                                        fragments: tuple[str, ...]) -> None:
+    refused(BASE.replace(old, new, 1), *fragments)
+
+
+def test_group_ids_and_level_names_differing_only_in_case_are_refused() -> None:
+    group = '\n[[groups]]\nid = "g1"\npaytable = "FPGPP-WA01"\n[groups.levels.MAIN]\n' \
+            'seed = "1.00"\ncontribution_rate = "0.1"\nreserve_rate = "0"\n'
+    refused(BASE + group, "groups[1].id", "'G1' and 'g1' differ only in case")
+    level = ('\n[groups.levels.main]\nseed = "1.00"\ncontribution_rate = "0.01"\n'
+             'reserve_rate = "0"\n')
+    text = BASE.replace('reserve_rate = "0.02"\n', 'reserve_rate = "0.02"\n' + level, 1)
+    refused(text, "groups[0].levels.main", "differ only in case")
+
+
+@pytest.mark.parametrize(("old", "new", "fragments"), [
+    ('executive_threshold = "5000.00"', 'executive_threshold = "1e30"',
+     ("authorization.executive_threshold", "'1e30' is not a number")),
+    ('executive_threshold = "5000.00"', "executive_threshold = 1e30",
+     ("authorization.executive_threshold", "TOML float")),
+    ('executive_threshold = "5000.00"', 'executive_threshold = "10000000000.01"',
+     ("authorization.executive_threshold", "more than the largest amount 10000000000.00")),
+    ('seed = "10000.00"', 'seed = "999999999999999.99"',
+     ("groups[0].levels.MAIN.seed", "largest amount")),
+    ('seed = "10000.00"', 'seed = "1_000.00"', ("groups[0].levels.MAIN.seed", "not a number")),
+    ('seed = "10000.00"', 'seed = "١٠٠"', ("groups[0].levels.MAIN.seed", "not a number")),
+    ('contribution_rate = "0.20"', 'contribution_rate = "2e-1"',
+     ("groups[0].levels.MAIN.contribution_rate", "not a number")),
+    ("timeout = 3", "timeout = 1" + "0" * 400, ("printer.timeout", "far too large")),
+    ("timeout = 3", "timeout = inf", ("printer.timeout", "at most 600")),
+    ("timeout = 3", "timeout = nan", ("printer.timeout", "at most 600")),
+    ("port = 17301", "port = 0", ("tables[0].port", "between 1 and 65535")),
+    ("port = 9100", "port = 65536", ("printer.port", "between 1 and 65535")),
+    ("port = 17301", "port = 17301\nseats = 11", ("tables[0].seats", "between 1 and 10")),
+    ("port = 17301", "port = 17301\ndecks = " + "9" * 30, ("tables[0].decks", "between 1 and 8")),
+    ('timezone = "Asia/Manila"', 'timezone = "Asia/Manila"\nhit_alert_minutes = 100000',
+     ("casino.hit_alert_minutes",)),
+])
+def test_every_number_of_the_floor_file_is_strict_and_bounded(
+        old: str, new: str, fragments: tuple[str, ...]) -> None:
+    assert old in BASE
+    refused(BASE.replace(old, new, 1), *fragments)
+
+
+def test_poker_room_lists_are_bounded() -> None:
+    refused(BASE + "\n[poker_room]\ndenominations = [" + "9" * 100 + "]\n",
+            "poker_room.denominations", "1 to 1,000,000")
+    dates = ", ".join(f'"{2026 + i // 365}-01-01"' for i in range(1001))
+    refused(BASE.replace('timezone = "Asia/Manila"',
+                         f'timezone = "Asia/Manila"\npublic_holidays = [{dates}]'),
+            "casino.public_holidays", "at most 1000")
+
+
+def test_a_huge_or_absurdly_nested_floor_file_is_refused_in_one_line(tmp_path: Path) -> None:
+    big = tmp_path / "big.toml"
+    big.write_text(BASE + "#" + "x" * 2_000_000 + "\n")
+    with pytest.raises(FloorConfigError, match=r"big\.toml: larger than a floor file can be"):
+        load_floor(big)
+    with pytest.raises(FloorConfigError, match="at most 1,000,000"):
+        loads_floor(big.read_text(), "big.toml")
+    for deep in ("x = " + "[" * 5000 + "]" * 5000, "x = " + "{a = " * 5000 + "}" * 5000):
+        msg = refused(BASE + deep + "\n")
+        assert "nested too deeply" in msg or "not valid TOML" in msg
+        assert "\n" not in msg
+
+
+def test_a_home_folder_that_does_not_exist_is_refused_by_key() -> None:
+    refused(BASE + LINK.replace('"pki/ca.pem"', '"~nosuchuser0/ca.pem"'),
+            "controller_link.ca", "no such home folder")

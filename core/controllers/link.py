@@ -500,7 +500,7 @@ class ControllerLink:
                     m.seq, exc)
         refusal = Refused(f"malformed event: {exc}", None, m.kind, m.fields)
         time = m.fields.get("time")
-        ctime = time if isinstance(time, str) and len(time) <= 40 else ""
+        ctime = time if isinstance(time, str) and len(time) <= 40 and time.isprintable() else ""
         if m.seq_in_bounds:
             await self._deliver(Origin(self.table_id, m.boot, m.seq, ctime), refusal)
             return

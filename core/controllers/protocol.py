@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -493,13 +494,19 @@ def _dec_welcome(obj: dict[str, Any]) -> Frame:
 
 
 def _storable(v: Any) -> Any:
-    """A decoded JSON value with integers beyond 2**53 as strings (any reader loads them)."""
+    """A decoded JSON value as every ledger's JSON column stores it: integers beyond 2**53 and
+    numbers beyond a float (1e400: ``inf``) as strings, a NUL character as the text ``\\u0000``
+    (a PostgreSQL text refuses NUL)."""
     if isinstance(v, dict):
-        return {str(k): _storable(x) for k, x in v.items()}
+        return {_storable(str(k)): _storable(x) for k, x in v.items()}
     if isinstance(v, list):
         return [_storable(x) for x in v]
     if type(v) is int and not -(2**53) < v < 2**53:
         return str(v)
+    if isinstance(v, float) and not math.isfinite(v):
+        return str(v)
+    if isinstance(v, str) and "\x00" in v:
+        return v.replace("\x00", "\\u0000")
     return v
 
 
@@ -516,7 +523,9 @@ def _dec_event(obj: dict[str, Any]) -> Frame:
         # that identity and keeps it, instead of leaving it in the controller's outbox for ever
         kind = obj.get("kind")
         exc.event = MalformedEvent(
-            table, boot, raw_seq, kind if isinstance(kind, str) else "",
+            table, boot, raw_seq,
+            kind if isinstance(kind, str) and kind.isprintable() and len(kind) <= MAX_ID_CHARS
+            else "",
             _storable({k: v for k, v in obj.items() if k not in ("v", CHECKSUM_FIELD)}))
         raise
 
