@@ -138,8 +138,8 @@ def parse_swipe(raw: str) -> str:
     if not text:
         raise AuthError("card read: nothing was read; swipe the card again", "bad_read")
     if len(text) > MAX_SWIPE:
-        raise AuthError(f"card read: more than {MAX_SWIPE} characters is not a card track; "
-                        "swipe the card again", "bad_read")
+        raise AuthError("card read: far longer than any card track (the reader sends at most "
+                        "two tracks); swipe the card again", "bad_read")
     numbers: list[str] = []
     failed = 0
     rest = text
