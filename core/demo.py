@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from core.auth import add_employee, gate_for, pin_hash
+from core.auth import Credential, add_employee, gate_for, pin_hash
 from core.cardkey import CardKey
 from core.ledger.models import Employee, EmployeeEvent
 
@@ -47,6 +47,11 @@ def swipe_of(number: str) -> str:
 # DEMO ONLY: each demo employee's PIN is their employee number (README, "The demo floor")
 def demo_pin(number: str) -> str:
     return number
+
+
+def demo_credential(number: str) -> Credential:
+    """Demo employee ``number``'s swipe followed by their demo PIN."""
+    return Credential(swipe_of(number), demo_pin(number))
 
 
 def enroll_demo_employees(engine: Engine, key: CardKey | None = None) -> int:

@@ -60,7 +60,7 @@ class AdjustSwipePrompt(SwipePrompt):
         self.setMinimumWidth(860)
         title = self.findChild(QLabel, "title")
         if title is not None:
-            title.setText(heading)
+            title.setText(f"{heading} + PIN" if pin else heading)
             title.setWordWrap(True)
         # grow with a refusal message instead of squeezing the text above it (this slot
         # runs after the prompt's own, which sets the message)

@@ -17,7 +17,7 @@ from sqlalchemy import Engine, func, select, text
 from sqlalchemy.orm import Session
 
 from core import cardkey
-from core.auth import AuthError, Gate
+from core.auth import AuthError, Credential, Gate
 from core.cli import employees_command, main
 from core.floorconfig import Authorization
 from core.ledger.models import Employee, EmployeeEvent, SwipeLog
@@ -412,3 +412,89 @@ def test_a_refused_card_replacement_exits_2_and_changes_nothing(
     assert_no_card_data(err)
     with Session(engine) as s:
         assert authorize(s, SWIPE_B, "executive").number == "6001"
+
+
+# --- PINs, locks, one person one number (issue 12) ---------------------------------------------
+
+def test_set_pin_needs_the_employees_own_card_and_the_pin_twice_and_keeps_only_a_keyed_hash(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        engine: Engine, db: str) -> None:
+    assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
+    assert enroll(monkeypatch, capsys, db, "5001", "Ana Reyes", "supervisor", SWIPE_A)[0] == 0
+    base = ["employees", "set-pin", "--number", "6001", "--db", db]
+    rc, _out, err = run_cli(monkeypatch, capsys, base, f"{SWIPE_B}\n4826\n4827\n")
+    assert (rc, "differ" in err) == (2, True)
+    rc, _out, err = run_cli(monkeypatch, capsys, base, f"{SWIPE_B}\n12\n12\n")
+    assert (rc, "4 to 12 digits" in err) == (2, True)
+    rc, _out, err = run_cli(monkeypatch, capsys, base, f"{SWIPE_A}\n4826\n4826\n")
+    assert rc == 2 and "card of employee 5001, not 6001" in err  # someone else's card
+    rc, out, err = run_cli(monkeypatch, capsys, base, f"{SWIPE_B}\n4826\n4826\n")
+    assert rc == 0 and "PIN set" in out, err
+    with Session(engine) as s:
+        emp = s.scalars(select(Employee).where(Employee.number == "6001")).one()
+        assert emp.pin is not None and emp.pin.startswith("scrypt$") and "4826" not in emp.pin
+        events = [e.event for e in s.scalars(select(EmployeeEvent)
+                                             .where(EmployeeEvent.employee_id == emp.id))]
+    assert events == ["enrolled", "pin_set"]
+    gate = Gate(engine, cardkey.load(), Authorization(500_000))  # the default: executive PIN
+    assert gate.check(Credential(SWIPE_B, "4826"), "executive", "adjust").number == "6001"
+    with pytest.raises(AuthError, match="needs the PIN"):
+        gate.check(SWIPE_B, "executive", "adjust")
+    # a second set-pin asks the current PIN first; a forgotten one is reset by an operator
+    rc, _out, err = run_cli(monkeypatch, capsys, base, f"{SWIPE_B}\n0000\n1111\n1111\n")
+    assert rc == 2 and "wrong PIN" in err
+    assert run_cli(monkeypatch, capsys, ["employees", "reset-pin", "--number", "6001",
+                                         "--reason", "forgot it", "--db", db])[0] == 0
+    rc, out, err = run_cli(monkeypatch, capsys, base, f"{SWIPE_B}\n1111\n1111\n")
+    assert rc == 0, err
+    assert "4826" not in out + err and "1111" not in out + err
+    rc, out, _err = run_cli(monkeypatch, capsys, ["employees", "list", "--db", db, "--json"])
+    pins = {e["number"]: e["pin"] for e in json.loads(out)["employees"]}
+    assert pins == {"5001": False, "6001": True}
+
+
+def test_an_executive_lifts_a_locked_card_with_the_command(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        engine: Engine, db: str) -> None:
+    assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
+    assert run_cli(monkeypatch, capsys, ["employees", "set-pin", "--number", "6001", "--db",
+                                         db], f"{SWIPE_B}\n4826\n4826\n")[0] == 0
+    for attempt in range(5):  # an unknown card tried five times is locked
+        rc, _out, err = run_cli(monkeypatch, capsys, ["employees", "check", "--db", db],
+                                UNKNOWN_SWIPE + "\n")
+        assert rc == 2 and "unknown card" in err
+        assert ("LOCKED" in err) == (attempt == 4)
+    rc, _out, err = run_cli(monkeypatch, capsys, ["employees", "check", "--db", db],
+                            UNKNOWN_SWIPE + "\n")
+    assert rc == 2 and "card locked" in err
+    unlock = ["employees", "unlock", "--card", "--reason", "a visitor's card", "--db", db]
+    rc, _out, err = run_cli(monkeypatch, capsys, unlock, f"{UNKNOWN_SWIPE}\n{SWIPE_B}\n0000\n")
+    assert rc == 2 and "wrong PIN" in err
+    rc, out, err = run_cli(monkeypatch, capsys, unlock, f"{UNKNOWN_SWIPE}\n{SWIPE_B}\n4826\n")
+    assert rc == 0 and "lock lifted by employee 6001" in out, err
+    rc, _out, err = run_cli(monkeypatch, capsys, ["employees", "check", "--db", db],
+                            UNKNOWN_SWIPE + "\n")
+    assert rc == 2 and "unknown card" in err and "locked" not in err
+
+
+def test_enrolling_the_same_name_and_role_twice_needs_a_confirmation(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        engine: Engine, db: str) -> None:
+    assert enroll(monkeypatch, capsys, db, "5001", "Ana Reyes", "supervisor", SWIPE_A)[0] == 0
+    before = counts(engine)
+    rc, _out, err = enroll(monkeypatch, capsys, db, "5002", " ana  REYES", "supervisor", SWIPE_B)
+    assert rc == 2 and "one person is one employee number" in err and "--same-name-ok" in err
+    assert counts(engine) == before
+    rc, _out, err = run_cli(monkeypatch, capsys, [
+        "employees", "add", "--number", "5002", "--name", "Ana Reyes", "--role", "supervisor",
+        "--same-name-ok", "--db", db], SWIPE_B + "\n")
+    assert rc == 0, err
+
+
+def test_an_in_memory_ledger_is_refused_it_would_keep_nothing(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = run_cli(monkeypatch, capsys, [
+        "employees", "add", "--number", "1", "--name", "A", "--role", "supervisor", "--db",
+        "sqlite://"], SWIPE_A + "\n")
+    assert rc == 2 and "keeps nothing" in err and "enrolled" not in out
+    assert len(err.strip().splitlines()) == 1

@@ -29,3 +29,16 @@ def type_swipe(widget: QWidget, swipe: str) -> None:
             ev.setTimestamp(stamp)
             QApplication.sendEvent(widget, ev)
     _last[0] = stamp + READER_GAP_MS
+
+
+def type_pin(widget: QWidget, pin: str) -> None:
+    """Type ``pin`` and Enter into the swipe prompt's PIN field, as a person does (digits are
+    not a track: the swipe catcher lets them through)."""
+    field = widget.findChild(QWidget, "pin")
+    assert field is not None and field.isVisible(), "the prompt is not asking for a PIN"
+    for ch in pin + "\r":
+        enter = ch == "\r"
+        key = Qt.Key.Key_Return if enter else Qt.Key.Key_unknown
+        for etype in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+            QApplication.sendEvent(field, QKeyEvent(etype, key, Qt.KeyboardModifier.NoModifier,
+                                                    "" if enter else ch))

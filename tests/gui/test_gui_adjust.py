@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QEvent, Qt, QTimer
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
@@ -24,7 +24,7 @@ from gui.adjust import FIRST_CARD, SECOND_CARD, AdjustDialog, AdjustSwipePrompt
 from gui.main_window import MainWindow
 from gui.swipe import SwipeCatcher
 from tests.fake_printer import FakePrinter
-from tests.gui.swiping import type_swipe
+from tests.gui.swiping import type_pin, type_swipe
 from tests.harness import FloorHarness
 
 SHOTS = os.environ.get("PODIUM_SCREENSHOT_DIR")
@@ -142,12 +142,17 @@ def test_adjustment_needs_an_executive_then_another_person_and_records_who_and_w
         assert isinstance(prompt, AdjustSwipePrompt)
         seen["first_heading"] = prompt.findChild(type(prompt.message), "title").text()
         shot(prompt, "adjust-swipe-executive")
+        seen["first_asks_pin"] = "PIN" in " ".join(w.text() for w in prompt.findChildren(QLabel))
         _type_swipe(qtbot, prompt, swipe_of(SUPERVISOR))  # not an executive: refused here
+        qtbot.waitUntil(prompt.pin_field.isVisible, timeout=10000)  # the executive's PIN next
+        type_pin(prompt, SUPERVISOR)
         qtbot.waitUntil(lambda: "executive" in prompt.message.text().lower(), timeout=10000)
         seen["first_refusal"] = prompt.message.text()
         seen["unchanged_after_first_refusal"] = unchanged()
         _type_swipe(qtbot, prompt, swipe_of(EXECUTIVE))
+        qtbot.waitUntil(prompt.pin_field.isVisible, timeout=10000)
         QTimer.singleShot(20, step_when(SECOND_CARD, second_card, errors))
+        type_pin(prompt, EXECUTIVE)  # the demo PIN is the employee number
 
     def second_card() -> None:
         prompt = QApplication.activeModalWidget()
@@ -175,7 +180,8 @@ def test_adjustment_needs_an_executive_then_another_person_and_records_who_and_w
     assert seen["after"] == "$9,750.00"
     assert "-$250.00" in str(seen["change"])
     assert seen["enabled"] is True
-    assert seen["first_heading"] == FIRST_CARD
+    assert seen["first_heading"] == f"{FIRST_CARD} + PIN"  # the demo floor asks executives
+    assert seen["first_asks_pin"] is True
     assert seen["second_heading"] == SECOND_CARD
     assert "needs an executive" in str(seen["first_refusal"])
     assert "another person" in str(seen["same_person"])
@@ -257,7 +263,9 @@ def test_cancelled_second_swipe_records_nothing(qtbot, console_window) -> None: 
         prompt = QApplication.activeModalWidget()
         assert isinstance(prompt, AdjustSwipePrompt)
         _type_swipe(qtbot, prompt, swipe_of(EXECUTIVE))
+        qtbot.waitUntil(prompt.pin_field.isVisible, timeout=10000)
         QTimer.singleShot(20, step_when(SECOND_CARD, second_card, errors))
+        type_pin(prompt, EXECUTIVE)
 
     def second_card() -> None:
         prompt = QApplication.activeModalWidget()

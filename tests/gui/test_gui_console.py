@@ -1,6 +1,7 @@
 """The console as a supervisor uses it: a hit arrives from a simulated controller over TCP,
-shows in the queue, is verified in the dialog, a too-low card is refused, an Executive card
-swipe (real key events, typed at reader speed) pays it, the meter reseeds and the slip prints.
+shows in the queue, is verified in the dialog, a supervisor's card confirms the verification, a
+too-low card is refused, an Executive card swipe (real key events, typed at reader speed) and
+PIN pay it, the meter reseeds and the slip prints.
 
 Screenshots of each screen go to $PODIUM_SCREENSHOT_DIR when it is set."""
 
@@ -13,13 +14,13 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QWidget
 
-from core.demo import swipe_of
+from core.demo import demo_credential, swipe_of
 from gui.authorize import SwipePrompt
 from gui.main_window import MainWindow
 from gui.swipe import SwipeCatcher
 from gui.verify import VerifyDialog
 from tests.fake_printer import FakePrinter
-from tests.gui.swiping import type_swipe
+from tests.gui.swiping import type_pin, type_swipe
 from tests.harness import FloorHarness, wait_for
 
 ROYAL_SF7 = ["8s", "9s", "Ts", "Js", "Qs", "Ks", "As"]
@@ -66,18 +67,37 @@ def test_supervisor_verifies_and_pays_a_jackpot_with_a_swipe(qtbot, console_wind
         seen["evaluated"] = dlg.evaluated.text()
         seen["pay_enabled"] = dlg.pay_btn.isEnabled()
         shot(dlg, "verify-dialog")
-        QTimer.singleShot(100, in_prompt)
+        QTimer.singleShot(100, in_verifier)
         dlg.pay_btn.click()  # opens the swipe prompt (modal)
 
-    def in_prompt() -> None:
+    def in_verifier() -> None:
+        # $10,000.60: two people, the verifier's card first (a supervisor may verify)
         prompt = QApplication.activeModalWidget()
         assert isinstance(prompt, SwipePrompt)
+        seen["verifier_text"] = " ".join(w.text() for w in prompt.findChildren(QLabel))
+        shot(prompt, "swipe-prompt-verifier")
+        seen["verifier_prompt"] = prompt
+        QTimer.singleShot(100, in_prompt)
+        _type_swipe(qtbot, prompt, swipe_of("1001"))
+
+    def in_prompt() -> None:
+        qtbot.waitUntil(lambda: isinstance(QApplication.activeModalWidget(), SwipePrompt)
+                        and QApplication.activeModalWidget() is not seen["verifier_prompt"],
+                        timeout=10000)
+        prompt = QApplication.activeModalWidget()
+        assert isinstance(prompt, SwipePrompt)
+        seen["authorizer_text"] = " ".join(w.text() for w in prompt.findChildren(QLabel))
         shot(prompt, "swipe-prompt")
-        _type_swipe(qtbot, prompt, swipe_of("1001"))  # a Supervisor: not enough for 100%
+        _type_swipe(qtbot, prompt, swipe_of("1002"))  # a Supervisor: not enough for 100%
+        qtbot.waitUntil(lambda: prompt.pin_field.isVisible(), timeout=10000)
+        shot(prompt, "swipe-prompt-pin")
+        type_pin(prompt, "1002")
         qtbot.waitUntil(lambda: "executive" in prompt.message.text().lower(), timeout=10000)
         seen["refusal"] = prompt.message.text()
         shot(prompt, "swipe-prompt-refused")
         _type_swipe(qtbot, prompt, swipe_of("2001"))  # the Executive
+        qtbot.waitUntil(lambda: prompt.pin_field.isVisible(), timeout=10000)
+        type_pin(prompt, "2001")
 
     QTimer.singleShot(100, in_dialog)
     window.open_selected_hit()  # blocks until the dialog closes
@@ -87,6 +107,8 @@ def test_supervisor_verifies_and_pays_a_jackpot_with_a_swipe(qtbot, console_wind
     assert seen["pay_enabled"] is True
     assert "executive" in str(seen["refusal"]).lower()
     assert "6011" not in str(seen["refusal"])  # never echo card data
+    assert "VERIFIER" in str(seen["verifier_text"])
+    assert "AUTHORIZER" in str(seen["authorizer_text"]) and "PIN" in str(seen["authorizer_text"])
     snap = floor.console.floor.snapshot()
     assert snap.pending == ()
     main = {(lv.group, lv.level): lv for lv in snap.levels}[("WA01", "MAIN")]
@@ -267,7 +289,8 @@ def test_a_locked_hit_shows_its_meter_pending_beside_the_live_amount(qtbot, qapp
                 shot(view, "jackpot-lock-pending-simulator")
                 view.deleteLater()
             hit = floor.pending()[0]
-            floor.console.floor.pay(hit.hit_id, ROYAL_SF7, swipe_of("2001"))
+            floor.console.floor.pay(hit.hit_id, ROYAL_SF7, demo_credential("2001"),
+                                    verifier=swipe_of("1001"))
             qtbot.waitUntil(lambda: not tile.pending.isVisible(), timeout=5000)
             window.close()
     finally:

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication
 from sqlalchemy import Engine
 
 from core.auth import AuthError
-from core.demo import swipe_of
+from core.demo import demo_credential, swipe_of
 from gui.main_window import MainWindow
 from gui.swipe import SwipeCatcher
 from gui.winpage_dialog import print_html, save_winpage_pdf, winpage_for
@@ -47,12 +47,14 @@ def console_window(qtbot, qapp, engine: Engine):  # type: ignore[no-untyped-def]
 
 def _pay_royal(floor: FloorHarness) -> int:
     """A 7-card straight flush at PG-1 seat 3: a supervisor's card is refused, then an
-    executive pays it.  Returns the slip number."""
+    executive (with her PIN) pays it, the supervisor being the verifier.  Returns the slip
+    number."""
     floor.deal_hit("PG-1", seat=3, cards=ROYAL_SF7, wagers=[1, 3, 5])
     [hit] = wait_for(floor.pending, what="the hit")
     with pytest.raises(AuthError):
         floor.console.floor.pay(hit.hit_id, ROYAL_SF7, swipe_of("1001"))
-    return floor.console.floor.pay(hit.hit_id, ROYAL_SF7, swipe_of("2001")).slip_no
+    return floor.console.floor.pay(hit.hit_id, ROYAL_SF7, demo_credential("2001"),
+                                   verifier=swipe_of("1001")).slip_no
 
 
 def test_win_page_pdf_of_the_selected_slip_is_written_to_the_data_folder(  # type: ignore[no-untyped-def]
