@@ -4,9 +4,9 @@ numbers as Decimal (never float), a key given twice refused, every problem named
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 
@@ -65,19 +65,82 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def load_json_file(path: str) -> object:
-    """The document in ``path``; JsonDocError for a missing, unreadable or malformed file."""
-    p = Path(path)
+MAX_DEPTH = 64  # arrays and objects inside each other; a rules document needs about 5
+MAX_BYTES = 16 * 1024 * 1024  # a case or a scenario is a few kilobytes
+MAX_NUMBER = 40  # characters of a JSON number (core.money.MAX_TEXT)
+
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``text`` nests arrays/objects more than ``limit`` deep (brackets inside
+    strings do not count).  Checked before parsing: the parser would recurse that deep."""
+    depth = 0
+    for m in _TOKENS.finditer(text):
+        ch = m.group()
+        if ch in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif ch in "]}":
+            depth -= 1
+    return False
+
+
+def _int(text: str) -> int:
+    if len(text) > MAX_NUMBER:
+        raise JsonDocError(f"the number {text[:20]}... is longer than {MAX_NUMBER} characters")
+    return int(text)
+
+
+def _decimal(text: str) -> Decimal:
+    if len(text) > MAX_NUMBER:
+        raise JsonDocError(f"the number {text[:20]}... is longer than {MAX_NUMBER} characters")
+    return Decimal(text)  # an exponent is kept as written; parse_decimal bounds the magnitude
+
+
+def _constant(text: str) -> object:
+    raise JsonDocError(f"{text} is not a JSON number")
+
+
+def parse_json_text(text: str) -> object:
+    """A JSON document: numbers as int or Decimal (never float), at most
+    :data:`MAX_DEPTH` deep, no number longer than :data:`MAX_NUMBER` characters, no NaN or
+    Infinity, no key twice in one object; JsonDocError (without a file name) otherwise."""
+    if too_deep(text):
+        raise JsonDocError(f"nested too deeply (more than {MAX_DEPTH} arrays or objects "
+                           "inside each other)")
     try:
-        text = p.read_text(encoding="utf-8")
+        return json.loads(text, parse_float=_decimal, parse_int=_int,
+                          parse_constant=_constant, object_pairs_hook=_no_duplicate_keys)
+    except json.JSONDecodeError as exc:
+        raise JsonDocError(f"not valid JSON: {exc.msg} at line {exc.lineno} "
+                           f"column {exc.colno}") from None
+    except RecursionError:  # too_deep should have said so; never a traceback
+        raise JsonDocError("nested too deeply") from None
+
+
+def load_json_file(path: str) -> object:
+    """The document in ``path``; JsonDocError for a missing, unreadable, oversized or
+    malformed file (:func:`parse_json_text`)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_BYTES + 1)
     except FileNotFoundError:
         raise JsonDocError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise JsonDocError(f"{path}: can not be read: {exc}") from None
+    except OSError as exc:
+        raise JsonDocError(f"{path}: can not be read: {exc.strerror or exc}") from None
+    except ValueError:  # a NUL in the name
+        raise JsonDocError(f"{path!r}: not a file name") from None
+    if len(raw) > MAX_BYTES:
+        raise JsonDocError(f"{path}: larger than {MAX_BYTES // (1024 * 1024)} MB; not a case "
+                           "or scenario file")
     try:
-        return json.loads(text, parse_float=Decimal, object_pairs_hook=_no_duplicate_keys)
-    except json.JSONDecodeError as exc:
-        raise JsonDocError(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} "
-                           f"column {exc.colno}") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise JsonDocError(f"{path}: can not be read: not UTF-8 text ({exc.reason} at byte "
+                           f"{exc.start})") from None
+    try:
+        return parse_json_text(text)
     except JsonDocError as exc:
         raise JsonDocError(f"{path}: {exc}") from None

@@ -63,6 +63,33 @@ def parse_decimal(text: str | int | Decimal, what: str = "amount") -> Decimal:
     return value
 
 
+_COUNT = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+", re.ASCII)
+
+
+def parse_count(text: str | int, what: str, *, low: int = 1, high: int) -> int:
+    """A whole number as a person types it on a command line or a file gives it: ASCII digits,
+    optionally grouped by commas in threes (``100,000``), between ``low`` and ``high``.
+    Refused, naming ``what``: a sign, a point, ``_``, an exponent, digits of other scripts,
+    more than :data:`MAX_TEXT` characters, and anything out of range (so a count can never
+    ask for unbounded work or memory)."""
+    if isinstance(text, bool) or not isinstance(text, (str, int)):
+        raise MoneyError(f"{what}: {text!r} is not a whole number")
+    if isinstance(text, int):
+        value = text
+    else:
+        raw = text.strip()
+        if len(raw) > MAX_TEXT:
+            raise MoneyError(f"{what}: {raw[:MAX_TEXT]!r}... is longer than {MAX_TEXT} "
+                             "characters")
+        if not _COUNT.fullmatch(raw):
+            raise MoneyError(f"{what}: {raw!r} is not a whole number")
+        value = int(raw.replace(",", ""))
+    if not low <= value <= high:
+        shown = f"{value:,}" if abs(value) < 10**MAX_TEXT else "a number that large"
+        raise MoneyError(f"{what}: {shown} is out of range ({low:,} to {high:,})")
+    return value
+
+
 def parse_cents(text: str | int | Decimal, what: str = "amount", *,
                 allow_negative: bool = False) -> int:
     """Parse ``"1250.00"`` into cents (125000).  More than two decimals is an error."""

@@ -32,8 +32,14 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
+from core.money import MoneyError, parse_count
+
 if TYPE_CHECKING:  # the ledger and Qt are imported only when a form is written
     from printing.ledger_forms import FormRequest
+
+NAME_MAX = 255  # bytes of one file or folder name (Linux, macOS, Windows)
+PATH_MAX = 4096
+
 
 class FormError(ValueError):
     """Bad command-line input or an unreadable ledger (the forms' own refusals are
@@ -56,11 +62,37 @@ def _day(value: str, what: str) -> date:
         raise FormError(f"{what}: {value!r} is not a date YYYY-MM-DD") from None
 
 
-def _whole(value: str, what: str) -> int:
+MAX_CASE = 2**63 - 1  # a ledger row id (a 64-bit integer column)
+
+
+def _whole(value: str, what: str, low: int, high: int) -> int:
     try:
-        return int(value.strip())
-    except ValueError:
-        raise FormError(f"{what}: {value!r} is not a whole number") from None
+        return parse_count(value, what, low=low, high=high)
+    except MoneyError as exc:
+        raise FormError(str(exc)) from None
+
+
+def _output(path: str, what: str) -> Path:
+    """Where the form goes, checked before the ledger is opened (a refusal writes nothing)."""
+    if not path.strip():
+        raise FormError(f"{what}: an empty file name")
+    if "\0" in path:
+        raise FormError(f"{what}: a file name with a NUL character")
+    out = Path(path)
+    long = next((part for part in out.parts if len(part.encode("utf-8", "surrogatepass"))
+                 > NAME_MAX), None)
+    if long is not None:
+        raise FormError(f"{what}: the name {long[:40]!r}... is longer than {NAME_MAX} bytes")
+    if len(path.encode("utf-8", "surrogatepass")) > PATH_MAX:
+        raise FormError(f"{what}: the path is longer than {PATH_MAX} bytes")
+    try:
+        if out.is_dir():
+            raise FormError(f"{what}: {path} is a folder; give a file name")
+        if not out.parent.is_dir():
+            raise FormError(f"{what}: the folder {out.parent} does not exist")
+    except OSError as exc:
+        raise FormError(f"{what}: {path}: {exc.strerror or exc}") from None
+    return out
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str = "forms") -> None:
@@ -119,8 +151,12 @@ def _open(url: str) -> Engine:
                         "postgresql+psycopg://user@host/podium)") from None
     if parsed.get_backend_name() == "sqlite":
         path = parsed.database or ""
-        if not path or path == ":memory:" or not Path(path).is_file():
-            raise FormError(f"ledger {_safe_url(url)}: no such ledger file")
+        try:
+            is_file = bool(path) and path != ":memory:" and Path(path).is_file()
+        except (OSError, ValueError):  # a name too long, a NUL
+            is_file = False
+        if not is_file:
+            raise FormError(f"ledger {_short(_safe_url(url))}: no such ledger file")
     try:
         engine = make_engine(url)
     except ValueError as exc:
@@ -155,10 +191,10 @@ def _request(args: argparse.Namespace) -> FormRequest:
         return FormRequest("daily", fund_id=args.fund, business_date=_day(args.date, "--date"),
                            onsite=not args.offsite)
     if kind == "award":
-        return FormRequest("award", case_id=_whole(args.case, "--case"))
+        return FormRequest("award", case_id=_whole(args.case, "--case", 1, MAX_CASE))
     if kind == "quarterly":
-        return FormRequest("quarterly", year=_whole(args.year, "--year"),
-                           quarter=_whole(args.quarter, "--quarter"))
+        return FormRequest("quarterly", year=_whole(args.year, "--year", 1, 9999),
+                           quarter=_whole(args.quarter, "--quarter", 0, 99))
     if (args.to is None) != (args.effective is None):
         raise FormError("--to and --effective: a planned transfer needs both")
     return FormRequest("cessation", fund_id=args.fund, to_fund_id=args.to,
@@ -173,8 +209,19 @@ def _write(args: argparse.Namespace) -> Path:
     from printing.winpage import render_png, write_pdf
 
     request = _request(args)
-    config = (floorconfig.load_demo_floor() if args.floor == "demo"
-              else floorconfig.load_floor(args.floor))
+    option, target = ("--pdf", args.pdf) if args.pdf is not None else ("--png", args.png)
+    out = _output(str(target), option)
+    try:
+        config = (floorconfig.load_demo_floor() if args.floor == "demo"
+                  else floorconfig.load_floor(args.floor))
+    except (OSError, ValueError) as exc:  # a name too long, a NUL: unreadable as a floor
+        if isinstance(exc, floorconfig.FloorConfigError):
+            raise
+        raise FormError(f"--floor: {_short(args.floor)}: can not be read "
+                        f"({getattr(exc, 'strerror', None) or exc})") from None
+    except RecursionError:  # tomllib on arrays nested thousands deep
+        raise FormError(f"--floor: {_short(args.floor)}: not valid TOML (nested too "
+                        "deeply)") from None
     casino = config.casino
     url = args.db or default_url()
     engine = _open(url)
@@ -186,9 +233,16 @@ def _write(args: argparse.Namespace) -> Path:
         raise FormError(_ledger_problem(url, exc)) from None
     finally:
         engine.dispose()
-    if args.pdf:
-        return write_pdf(form.html, args.pdf, page_size=args.page_size, title=form.title)
-    return render_png(form.html, args.png, page_size=args.page_size)
+    try:
+        if option == "--pdf":
+            return write_pdf(form.html, out, page_size=args.page_size, title=form.title)
+        return render_png(form.html, out, page_size=args.page_size)
+    except OSError as exc:
+        raise FormError(f"{option}: {out}: can not be written ({exc.strerror or exc})") from None
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 255 else f"{text[:60]}... ({len(text):,} characters)"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -197,7 +251,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         out = _write(args)
     except ValueError as exc:  # FormError, FloorConfigError, WinPageError: each names it
-        print(f"podium forms: {exc}", file=sys.stderr)
+        from core.text import printable  # what was typed may come back in the message
+
+        print(f"podium forms: {printable(str(exc))}", file=sys.stderr)
         return 2
     print(out)
     return 0

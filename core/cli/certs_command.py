@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from core.cli.options import whole_number
 from core.controllers import certs
 
 SUBCOMMANDS: dict[str, str] = {
@@ -27,6 +28,10 @@ SUBCOMMANDS: dict[str, str] = {
     "issue": "more (or renewed) table or console certificates from the CA in DIR",
     "revoke": "list certificates as revoked in DIR/crl.pem (the floor file's controller_link.crl)",
 }
+
+
+MAX_TABLES = 1000
+MAX_DAYS = 36_500  # a hundred years: any validity longer is a typing mistake
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
@@ -40,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
             which = p.add_mutually_exclusive_group(required=True)
             which.add_argument("--floor", metavar="FILE|demo",
                                help="one certificate per table of this floor file")
-            which.add_argument("--tables", type=int, metavar="N",
+            which.add_argument("--tables", type=whole_number(0, MAX_TABLES), metavar="N",
                                help="tables T1..TN, as podium simulate --tables N names them")
             p.add_argument("--console", action="append", default=None, metavar="NAME",
                            help=f"console certificate(s) to make (default "
@@ -48,7 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
             p.add_argument("--organization", default=None,
                            help="the subject O of every certificate (default: the floor's "
                                 "casino name)")
-            p.add_argument("--ca-days", type=int, default=certs.DEFAULT_CA_DAYS,
+            p.add_argument("--ca-days", type=whole_number(0, MAX_DAYS),
+                           default=certs.DEFAULT_CA_DAYS,
                            help=f"the CA's validity in days (default {certs.DEFAULT_CA_DAYS})")
         if cmd == "issue":
             p.add_argument("--table", action="append", default=[], metavar="ID",
@@ -58,13 +64,13 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
             p.add_argument("--replace", action="store_true",
                            help="renew: replace a certificate and key that exist")
         if cmd in ("init", "issue"):
-            p.add_argument("--days", type=int, default=certs.DEFAULT_DAYS,
+            p.add_argument("--days", type=whole_number(0, MAX_DAYS), default=certs.DEFAULT_DAYS,
                            help=f"validity of each certificate in days (default "
                                 f"{certs.DEFAULT_DAYS}); renew before it runs out")
         if cmd == "revoke":
             p.add_argument("cert", nargs="+", metavar="CERT",
                            help="the certificate file(s) to revoke (PEM, issued by DIR's CA)")
-            p.add_argument("--days", type=int, default=30,
+            p.add_argument("--days", type=whole_number(0, MAX_DAYS), default=30,
                            help="the revocation list's validity in days (default 30): publish "
                                 "a new one before then, or consoles refuse every controller")
 
@@ -95,8 +101,8 @@ def _init(args: argparse.Namespace) -> int:
         tables = [t.id for t in floor.tables]
         organization = organization or floor.casino.name
     else:
-        if not 1 <= args.tables <= 1000:
-            raise certs.CertsError(f"--tables: {args.tables} must be 1..1000")
+        if not 1 <= args.tables <= MAX_TABLES:
+            raise certs.CertsError(f"--tables: {args.tables} must be 1..{MAX_TABLES}")
         tables = [f"T{i}" for i in range(1, args.tables + 1)]
     consoles = args.console or [certs.DEFAULT_CONSOLE]
     written = certs.init(args.dir, tables, organization=organization or "Podium test casino",

@@ -103,6 +103,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except OSError as exc:  # a path the command was given: too long, a folder, no permission
+        from core.text import printable
+
+        name = exc.filename if isinstance(exc.filename, str) else ""
+        if len(name) > 255:
+            name = f"{name[:60]}... ({len(name):,} characters)"
+        what = f"{name}: " if name else ""
+        print(f"podium {args._command}: {printable(what)}{exc.strerror or exc.__class__.__name__}",
+              file=sys.stderr)
+        return 2
+    except RecursionError:  # an input nested thousands deep that no reader caught first
+        print(f"podium {args._command}: the input is nested too deeply", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(f"podium {args._command}: the input needs more memory than there is; ask for "
+              "less", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -96,6 +96,9 @@ def _keys(obj: Mapping[str, Any], where: str, required: tuple[str, ...],
 def _money(value: object, where: str) -> int:
     if isinstance(value, (dict, list)) or value is None:
         raise ScenarioError(f"{where}: must be an amount like \"1250.00\", not {json_type(value)}")
+    if isinstance(value, Decimal):  # a JSON number with a point or an exponent: a float
+        raise ScenarioError(f"{where}: must be an amount written as a string like "
+                            f"\"1250.00\", not the JSON number {value}")
     try:
         return parse_cents(value, where)  # type: ignore[arg-type]
     except ValueError as exc:
@@ -113,8 +116,8 @@ def _rate(value: object, where: str) -> Decimal:
 
 def _seat(key: str, where: str) -> int:
     text = key.strip()
-    if not (text.isascii() and text.isdigit()) or int(text) < 1:
-        raise ScenarioError(f"{where}: seat {key!r} is not a seat number (1 or more)")
+    if not (text.isascii() and text.isdigit()) or len(text) > 3 or int(text) < 1:
+        raise ScenarioError(f"{where}: seat {key[:20]!r} is not a seat number (1 to 999)")
     return int(text)
 
 

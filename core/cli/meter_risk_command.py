@@ -15,7 +15,7 @@ import sys
 from fractions import Fraction
 from typing import Any
 
-from core.money import json_cents, json_units_floor
+from core.money import MoneyError, json_cents, json_units_floor, parse_count
 from core.rules.edge_command import (
     decimal_text,
     fraction_text,
@@ -25,6 +25,8 @@ from core.rules.edge_command import (
 )
 from core.rules.paytables import load_paytables
 from core.tablegames.meter_risk import (
+    MAX_BINS,
+    MAX_SEATS,
     ON_DRY,
     UPC,
     LevelRisk,
@@ -32,12 +34,17 @@ from core.tablegames.meter_risk import (
     MeterRiskError,
     histogram,
     level_plans,
+    pay_events,
     simulate,
 )
 
 DEFAULT_ROUNDS = 100_000
 DEFAULT_PATHS = 100
 DEFAULT_BINS = 50
+MAX_ROUNDS = 10**12  # rounds per path
+MAX_PATHS = 1_000_000  # the simulator keeps a few numbers per path: ~100 MB at this bound
+MAX_RNG_SEED = 2**64 - 1
+DEFAULT_MAX_HITS = 100_000_000  # pays simulated (each one is work): about 75 s on one core
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
@@ -55,11 +62,17 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     parser.add_argument("--start-meter", metavar="AMOUNT",
                         help="the meters at the start, like --seed-amount (default: the seeds)")
     parser.add_argument("--rounds", default=str(DEFAULT_ROUNDS), metavar="N",
-                        help=f"rounds per path, the horizon (default {DEFAULT_ROUNDS:,})")
+                        help=f"rounds per path, the horizon (default {DEFAULT_ROUNDS:,}, at "
+                             f"most {MAX_ROUNDS:,})")
     parser.add_argument("--paths", default=str(DEFAULT_PATHS), metavar="P",
-                        help=f"independent paths (default {DEFAULT_PATHS})")
+                        help=f"independent paths (default {DEFAULT_PATHS}, at most "
+                             f"{MAX_PATHS:,})")
     parser.add_argument("--seats", default="1", metavar="N",
-                        help="progressive wagers per round (default 1)")
+                        help=f"progressive wagers per round (default 1, at most {MAX_SEATS})")
+    parser.add_argument("--max-hits", default=str(DEFAULT_MAX_HITS), metavar="N",
+                        help="refuse when paths x rounds x seats x the chance of a pay expects "
+                             f"more pays than this (default {DEFAULT_MAX_HITS:,}, about a "
+                             "minute and a half; the work grows with the pays simulated)")
     parser.add_argument("--all-pays-from-meter", action="store_true",
                         help="fixed pays are also taken from the (first) meter; a pay larger "
                              "than the meter runs it dry")
@@ -71,18 +84,17 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
                         help="random seed: the same seed and options give the same result "
                              "(default: a fresh one, printed)")
     parser.add_argument("--bins", default=str(DEFAULT_BINS), metavar="N",
-                        help=f"histogram bins (default {DEFAULT_BINS})")
+                        help=f"histogram bins (default {DEFAULT_BINS}, at most {MAX_BINS})")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
 
 
-def _whole(text: object, opt: str, *, low: int = 1) -> int:
-    raw = str(text).strip().replace(",", "").replace("_", "")
-    if not (raw.isascii() and raw.isdigit()):
-        raise MeterRiskError(f"{opt}: {text!r} is not a whole number")
-    value = int(raw)
-    if value < low:
-        raise MeterRiskError(f"{opt}: {value} must be at least {low}")
-    return value
+def _whole(text: object, opt: str, *, low: int = 1, high: int) -> int:
+    """A count option: digits, optionally grouped (``100,000``), between ``low`` and
+    ``high``."""
+    try:
+        return parse_count(str(text), opt, low=low, high=high)
+    except MoneyError as exc:
+        raise MeterRiskError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,16 +112,25 @@ def run(args: argparse.Namespace) -> int:
     reserve = parse_rates(args.reserve_rate, table.levels, "--reserve-rate")
     starts = (parse_meter(args.start_meter, table.levels, "--start-meter")
               if args.start_meter is not None else None)
-    rounds = _whole(args.rounds, "--rounds")
-    paths = _whole(args.paths, "--paths")
-    seats = _whole(args.seats, "--seats")
-    bins = _whole(args.bins, "--bins")
-    rng_seed = (_whole(args.rng_seed, "--rng-seed", low=0) if args.rng_seed is not None
-                else secrets.randbits(48))
+    rounds = _whole(args.rounds, "--rounds", high=MAX_ROUNDS)
+    paths = _whole(args.paths, "--paths", high=MAX_PATHS)
+    seats = _whole(args.seats, "--seats", high=MAX_SEATS)
+    bins = _whole(args.bins, "--bins", high=MAX_BINS)
+    max_hits = _whole(args.max_hits, "--max-hits", high=10**15)
+    rng_seed = (_whole(args.rng_seed, "--rng-seed", low=0, high=MAX_RNG_SEED)
+                if args.rng_seed is not None else secrets.randbits(48))
     plans = level_plans(table, seeds, contrib, reserve, starts)
     from core.rules.enumerate import count_hands  # numpy: only when asked for
 
-    risk = simulate(table, count_hands(table.joker), plans, rounds=rounds, paths=paths,
+    counts = count_hands(table.joker)
+    events = pay_events(table, counts, args.all_pays_from_meter)
+    expected = Fraction(rounds * paths * seats * sum(e.hands for e in events), counts.total)
+    if expected > max_hits:
+        raise MeterRiskError(f"--rounds x --paths x --seats: {paths:,} paths x {rounds:,} "
+                             f"rounds x {seats} seat(s) expect about {round(expected):,} pays "
+                             f"to simulate, more than --max-hits {max_hits:,}; ask for fewer "
+                             "rounds or paths, or raise --max-hits")
+    risk = simulate(table, counts, plans, rounds=rounds, paths=paths,
                     seats=seats, all_pays_from_meter=args.all_pays_from_meter,
                     on_dry=args.on_dry, rng_seed=rng_seed, bins=bins)
     if args.json:

@@ -54,6 +54,9 @@ def _keys(obj: Mapping[str, Any], where: str, required: tuple[str, ...],
 def _money(value: object, where: str) -> int:
     if not isinstance(value, (str, int, Decimal)) or isinstance(value, bool):
         raise BbjError(f"{where}: must be an amount like \"1250.00\", not {json_type(value)}")
+    if isinstance(value, Decimal):  # a JSON number with a point or an exponent: a float
+        raise BbjError(f"{where}: must be an amount written as a string like \"1250.00\", "
+                       f"not the JSON number {value}")
     try:
         return parse_cents(value, where)
     except ValueError as exc:
@@ -70,16 +73,16 @@ def _rate(value: object, where: str) -> Decimal:
 
 
 def _seat(value: object, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 999:
         shown = json.dumps(value) if not isinstance(value, Decimal) else str(value)
-        raise BbjError(f"{where}: {shown} is not a seat number (a whole number, 1 or more)")
+        raise BbjError(f"{where}: {shown} is not a seat number (a whole number, 1 to 999)")
     return value
 
 
 def _seat_key(key: str, where: str) -> int:
     text = key.strip()
-    if not (text.isascii() and text.isdigit()) or int(text) < 1:
-        raise BbjError(f"{where}: {key!r} is not a seat number (1 or more)")
+    if not (text.isascii() and text.isdigit()) or len(text) > 3 or int(text) < 1:
+        raise BbjError(f"{where}: {key[:20]!r} is not a seat number (1 to 999)")
     return int(text)
 
 

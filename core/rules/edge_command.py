@@ -35,6 +35,7 @@ from core.rules.paytables import ENVY_WAGER_CENTS, Paytable, load_paytables
 if TYPE_CHECKING:
     from core.rules.enumerate import HandCounts
 
+MAX_METER_POINTS = 100  # --meter values in one run
 MAX_OTHERS = 5  # the most other players a pai gow table seats (RULES.md 2)
 ENVY_SCALES = ("fixed", "proportional")
 NO_PAY = "NONE"  # pay_counts key of the hands a progressive table does not pay
@@ -320,6 +321,9 @@ def run(args: argparse.Namespace) -> int:
     if args.wager is not None or args.envy_scale != "fixed":
         raise EdgeError(f"--wager/--envy-scale: {table.id} is a progressive paytable "
                         "(its wager is fixed, no envy)")
+    if len(args.meter) > MAX_METER_POINTS:
+        raise EdgeError(f"--meter: given {len(args.meter):,} times; at most "
+                        f"{MAX_METER_POINTS} meter values in one run")
     points = [parse_meter(spec, table.levels, "--meter") for spec in args.meter]
     contrib = (parse_rates(args.contribution_rate, table.levels, "--contribution-rate")
                if args.contribution_rate is not None else None)

@@ -23,7 +23,14 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Literal
 
-from core.money import MoneyError, json_cents, parse_cents, parse_decimal, parse_rate
+from core.money import (
+    MAX_MAGNITUDE,
+    MoneyError,
+    json_cents,
+    parse_cents,
+    parse_decimal,
+    parse_rate,
+)
 from core.rules.cards import Card
 from core.rules.fortune import HAND_IDS, JOKER_MODES, hands_made
 
@@ -166,6 +173,8 @@ class _Reader:
         value = self.data[key]
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             raise self.error(key, f"{value!r} must be a whole number above 0")
+        if value >= MAX_MAGNITUDE:
+            raise self.error(key, f"must be below {MAX_MAGNITUDE:,}")
         return value
 
     def money(self, key: str) -> int:
@@ -387,6 +396,9 @@ def _load(entry: Traversable | Path, fname: str) -> Paytable:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PaytableError(f"{fname}: not a valid TOML file ({exc})") from None
+    except RecursionError:  # [[[[...]]]] or {a={a=...}} thousands deep
+        raise PaytableError(f"{fname}: not a valid TOML file (arrays or tables nested too "
+                            "deeply)") from None
     return parse_paytable(data, fname)
 
 

@@ -14,6 +14,8 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 from typing import Any
 
+from core.cli.options import whole_number
+from core.rules import slot_return
 from core.rules.slot_games import Game, find_game
 from core.rules.slot_return import CycleCounts, GameReturn, game_return
 from core.rules.slots import Outcome, Pattern, SpinError, Win, evaluate, spin_from_text
@@ -84,11 +86,9 @@ def outcome_text(game: Game, screen: tuple[tuple[str, ...], ...], out: Outcome) 
     return "\n".join(lines)
 
 
-def _count(text: str) -> int:
-    t = text.strip()
-    if not (t.isascii() and t.isdigit()) or int(t) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a whole number, 1 or more")
-    return int(t)
+MAX_BET_PER_LINE = 1_000_000  # credits
+MAX_LINES = 10_000
+DEFAULT_MAX_STEPS = slot_return.DEFAULT_MAX_STEPS
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
@@ -108,10 +108,16 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     parser.add_argument("--initial", action="append", default=[], metavar="LINE:SYMBOL:COUNT",
                         help="a winning pattern that stood on the held reels when the free "
                              "spins began (repeat for each)")
-    parser.add_argument("--bet-per-line", type=_count, default=1, metavar="N",
-                        help="credits bet on each line (default 1)")
-    parser.add_argument("--lines", type=_count, default=None, metavar="N",
+    parser.add_argument("--bet-per-line", type=whole_number(1, MAX_BET_PER_LINE), default=1,
+                        metavar="N", help="credits bet on each line (default 1)")
+    parser.add_argument("--lines", type=whole_number(1, MAX_LINES), default=None, metavar="N",
                         help="lines played: lines 1 to N (default every line)")
+    parser.add_argument("--max-steps", type=whole_number(1, 10**12),
+                        default=DEFAULT_MAX_STEPS, metavar="N",
+                        help="--return refuses a game whose computation would take more than "
+                             f"N steps (default {DEFAULT_MAX_STEPS:,}: about 40 s and at most "
+                             "about 1 GB; a step is about 1 us and at most 25 bytes; "
+                             "docs/slots.md)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
 
 
@@ -163,7 +169,7 @@ def _run_return(args: argparse.Namespace, game: Game) -> int:
                           ("--held", args.held is not None), ("--initial", bool(args.initial))):
         if given:
             raise SpinError(f"{option}: not with --return (the return covers every screen)")
-    r = game_return(game, args.lines)
+    r = game_return(game, args.lines, max_steps=args.max_steps)
     print(json.dumps(return_json(r)) if args.json else return_text(game, r))
     sys.stdout.flush()
     return 0

@@ -30,6 +30,10 @@ from typing import Any, Literal
 
 SymbolKind = Literal["normal", "substitute", "scatter"]
 KINDS: tuple[SymbolKind, ...] = ("normal", "substitute", "scatter")
+MAX_REELS = 100  # reels (columns) of a game file
+MAX_ROWS = 100  # rows shown per reel
+MAX_WHOLE = 10**9  # any other whole number of a game file (prizes, games, multipliers)
+MAX_FILE_CHARS = 4_000_000  # a game file is a few kilobytes
 _BAD_ID_CHARS = set("/:,") | {" ", "\t", "\n", "\r"}
 
 
@@ -129,8 +133,10 @@ class _Reader:
             raise self.error(key, f"{value!r} must be a whole number")
         if value < lowest:
             raise self.error(key, f"{value} must be {lowest} or more{what}")
-        if highest is not None and value > highest:
-            raise self.error(key, f"{value} must be at most {highest}{what}")
+        top = MAX_WHOLE if highest is None else highest
+        if value > top:
+            shown = f"{value}" if value < 10**40 else "a number that large"
+            raise self.error(key, f"{shown} must be at most {top:,}{what}")
         return value
 
     def flag(self, key: str) -> bool:
@@ -314,7 +320,8 @@ def parse_game(data: Mapping[str, Any], fname: str = "<game>") -> Game:
     g = r.table("game")
     g.check_keys(("name", "reels", "rows"), ("name", "reels", "rows"))
     name = g.text("name")
-    reels, rows = g.whole("reels", 1), g.whole("rows", 1)
+    reels = g.whole("reels", 1, highest=MAX_REELS)
+    rows = g.whole("rows", 1, highest=MAX_ROWS)
     symbols = _symbols(r)
 
     subs_table = r.table("substitutes").data if "substitutes" in data else {}
@@ -363,10 +370,15 @@ def _load(entry: Traversable | Path, fname: str) -> Game:
         raise GameError(f"{fname}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise GameError(f"{fname}: can not be read ({exc})") from None
+    if len(text) > MAX_FILE_CHARS:
+        raise GameError(f"{fname}: longer than {MAX_FILE_CHARS:,} characters; not a game file")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise GameError(f"{fname}: not a valid TOML file ({exc})") from None
+    except RecursionError:  # [[[[...]]]] or {a={a=...}} thousands deep
+        raise GameError(f"{fname}: not a valid TOML file (arrays or tables nested too "
+                        "deeply)") from None
     return parse_game(data, fname)
 
 
@@ -390,11 +402,16 @@ def find_game(ref: str) -> Game:
     """``ref`` is a game file's path, or the name of a shipped game (``jade-harbour``,
     also with ``.toml``).  A path that exists wins over a shipped name."""
     p = Path(ref)
-    if p.is_file():
+    try:
+        is_file = p.is_file()
+    except (OSError, ValueError):  # a name too long, a NUL: no file of that name
+        is_file = False
+    if is_file:
         return load_game_file(p)
     shipped = _shipped()
     stem = ref[:-len(".toml")] if ref.endswith(".toml") else ref
     if stem in shipped:
         return _load(shipped[stem], f"games/{stem}.toml")
-    raise GameError(f"{ref}: no such file, and no shipped game of that name (shipped: "
+    shown = ref if len(ref) <= 255 else f"{ref[:60]}... ({len(ref):,} characters)"
+    raise GameError(f"{shown}: no such file, and no shipped game of that name (shipped: "
                     f"{', '.join(sorted(shipped)) or 'none'})")

@@ -18,6 +18,17 @@ exact :class:`~fractions.Fraction`.  The prizes are those of :func:`core.rules.s
   drops the combination; a line that can no longer win becomes "dead") plus the capped
   scatter counts; states are merged after each reel (docs/slots.md has the complexity).
 
+Bounded work and memory: every part first charges what it is about to do to a step budget
+(``max_steps``, default :data:`DEFAULT_MAX_STEPS`; ``podium rules slot --return --max-steps``),
+and a game that would exceed it is refused with a :class:`ReturnError` before that part runs.
+The line sums are known exactly before anything is computed (one step per distinct symbol tuple
+and line); the scatter convolution and the no-win programme charge each reel before it is
+processed.  One step is about 1 microsecond (0.4 to 2 measured).  Memory: the line sums stream
+over the symbol tuples (nothing kept per tuple); the only large structures are the merged
+states of the scatter convolution and of the no-win programme, at most one per
+:data:`STATE_STEPS` steps charged, 200 to 400 bytes each: at most about 25 bytes per step of
+the budget (about 1 GB at the default of 40 million).
+
 Free games: a base-game trigger awards ``games`` free games; one free game's value is its own
 full-cycle expectation (the free strips if the file gives them).  With ``retrigger = true``
 the value V solves V = E[prizes] + P(trigger) x games x V exactly.
@@ -40,7 +51,38 @@ Window = tuple[str, ...]  # the symbols a reel shows, top row first
 
 
 class ReturnError(ValueError):
-    """The return can not be computed (no reel strips, retriggers without end); names why."""
+    """The return can not be computed (no reel strips, retriggers without end, more work than
+    allowed); names why."""
+
+
+DEFAULT_MAX_STEPS = 40_000_000  # about 40 s on one core (1 step ~ 1 us), at most about 1 GB
+STATE_STEPS = 10  # steps charged per state the convolution or the no-win programme may keep
+EVAL_STEPS = 10  # steps charged per symbol tuple evaluated (about 10 us)
+
+
+class Steps:
+    """The step budget of one return computation (module docstring)."""
+
+    def __init__(self, game: Game, limit: int | None = DEFAULT_MAX_STEPS) -> None:
+        self.game, self.limit, self.used = game, limit, 0
+
+    def charge(self, steps: int, what: str) -> None:
+        """Count ``steps`` about to be taken by ``what``; refuse before taking them if that
+        would pass the limit."""
+        self.used += steps
+        if self.limit is not None and self.used > self.limit:
+            raise ReturnError(
+                f"--return: {self.game.source or self.game.name}: the exact return would take "
+                f"more than {self.limit:,} steps (at least {self.used:,}, stopped at {what}; "
+                f"{self.game.reels} reels of "
+                f"{'/'.join(str(len(s)) for s in self.game.strips or ())} stops); "
+                "--max-steps N raises the limit (about 1 us and at most 25 bytes of memory a step)")
+
+
+def line_steps(strips: Strips, lines: int) -> int:
+    """The steps of the line sums of one set of strips: per distinct symbol tuple (one symbol
+    each reel can show), one evaluation and one product per line played."""
+    return prod(len(set(strip)) for strip in strips) * (EVAL_STEPS + lines)
 
 
 @dataclass(frozen=True)
@@ -122,22 +164,29 @@ def windows(strip: Sequence[str], rows: int) -> Counter[Window]:
     return Counter(tuple(strip[(s + row) % n] for row in range(rows)) for s in range(n))
 
 
-def _line_prizes(game: Game, strips: Strips, lines: int, cache: dict[Window, int]) -> int:
-    """Sum over the cycle of the line prizes of lines 1..``lines``."""
-    total = 0
-    for payline in game.paylines[:lines]:
-        hists = []
+def _line_prizes(game: Game, strips: Strips, lines: int, steps: Steps | None = None) -> int:
+    """Sum over the cycle of the line prizes of lines 1..``lines``: every tuple of symbols the
+    reels can show is evaluated once, and its prize counted on each line with the number of
+    stops that put that tuple on the line.  Streams: memory O(lines x reels x symbols)."""
+    if steps is not None:
+        steps.charge(line_steps(strips, lines), "the line sums")
+    paylines = game.paylines[:lines]
+    symbols = [sorted(set(strip)) for strip in strips]
+    # per line, per reel: symbol -> stops that show it on that line's row
+    hists: list[list[Counter[str]]] = []
+    for payline in paylines:
+        per_reel = []
         for reel, row in enumerate(payline):
             n = len(strips[reel])
-            hists.append(sorted(Counter(strips[reel][(s + row) % n] for s in range(n)).items()))
-        for combo in product(*hists):
-            cells = tuple(sym for sym, _ in combo)
-            prize = cache.get(cells)
-            if prize is None:
-                win = line_win(game, cells)
-                prize = cache[cells] = 0 if win is None else win.prize
-            if prize:
-                total += prize * prod(c for _, c in combo)
+            per_reel.append(Counter(strips[reel][(s + row) % n] for s in range(n)))
+        hists.append(per_reel)
+    total = 0
+    for cells in product(*symbols):
+        win = line_win(game, cells)
+        if win is None or not win.prize:
+            continue
+        for per_reel in hists:
+            total += win.prize * prod(h[sym] for h, sym in zip(per_reel, cells, strict=True))
     return total
 
 
@@ -148,7 +197,7 @@ def _scatter_state(game: Game, window: Window) -> tuple[int, ...]:
     return tuple(window.count(s) for s in (*scat, *subs))
 
 
-def _scatters(game: Game, strips: Strips) -> tuple[int, int]:
+def _scatters(game: Game, strips: Strips, steps: Steps | None = None) -> tuple[int, int]:
     """Sum over the cycle of the scatter prizes (per credit of total bet) and the number of
     combinations showing the trigger."""
     dist: Counter[tuple[int, ...]] = Counter({(0,) * (len(game.scatter_symbols()) + sum(
@@ -157,6 +206,8 @@ def _scatters(game: Game, strips: Strips) -> tuple[int, int]:
         reel: Counter[tuple[int, ...]] = Counter()
         for w, c in windows(strip, game.rows).items():
             reel[_scatter_state(game, w)] += c
+        if steps is not None:
+            steps.charge(len(dist) * len(reel) * STATE_STEPS, "the scatter counts")
         nxt: Counter[tuple[int, ...]] = Counter()
         for a, ca in dist.items():
             for b, cb in reel.items():
@@ -241,7 +292,7 @@ class _NoWin:
         self.step_cache[key] = result
         return result
 
-    def count(self, strips: Strips) -> int:
+    def count(self, strips: Strips, steps: Steps | None = None) -> int:
         game = self.game
         start: _LineState = tuple((s, -1) for s in game.pays)
         scat0 = (0,) * len(self.scat)
@@ -257,6 +308,9 @@ class _NoWin:
                 add = tuple(w.count(s) + n_sub if i in live else 0
                             for i, s in enumerate(self.scat))
                 reel_windows.append((cells, add, c))
+            if steps is not None:
+                steps.charge(len(states) * len(reel_windows) * (STATE_STEPS + self.lines),
+                             f"reel {reel + 1} of the free games without a win")
             nxt: dict[tuple[tuple[_LineState, ...], tuple[int, ...]], int] = {}
             for (line_states, scat), n in states.items():
                 for cells, add, c in reel_windows:
@@ -280,21 +334,25 @@ class _NoWin:
 # ------------------------------------------------------------------------------------------
 
 def cycle_counts(game: Game, strips: Strips, *, free_game: bool, lines: int | None = None,
-                 line_cache: dict[Window, int] | None = None) -> CycleCounts:
-    """The full-cycle sums of one set of strips (base or free game)."""
+                 steps: Steps | None = None) -> CycleCounts:
+    """The full-cycle sums of one set of strips (base or free game), within ``steps`` if
+    given (module docstring)."""
     played = len(game.paylines) if lines is None else lines
-    line_total = _line_prizes(game, strips, played, {} if line_cache is None else line_cache)
-    scatter_total, triggers = _scatters(game, strips)
+    line_total = _line_prizes(game, strips, played, steps)
+    scatter_total, triggers = _scatters(game, strips, steps)
     fg = game.free_games
     no_win = 0
     if free_game and fg is not None and fg.consolation:
-        no_win = _NoWin(game, played).count(strips)
+        no_win = _NoWin(game, played).count(strips, steps)
     return CycleCounts(prod(len(s) for s in strips), line_total, scatter_total, triggers,
                        no_win)
 
 
-def game_return(game: Game, lines: int | None = None) -> GameReturn:
-    """The exact return of ``game`` from its ``[reels]`` strips (module docstring)."""
+def game_return(game: Game, lines: int | None = None, *,
+                max_steps: int | None = DEFAULT_MAX_STEPS) -> GameReturn:
+    """The exact return of ``game`` from its ``[reels]`` strips (module docstring); refused
+    (:class:`ReturnError`) before the work when it would take more than ``max_steps`` steps
+    (None: no limit)."""
     if game.strips is None:
         raise ReturnError(f"{game.source or game.name}: reels: the game file gives no reel "
                           "strips ([reels] strips = [...]); the return needs them")
@@ -302,16 +360,21 @@ def game_return(game: Game, lines: int | None = None) -> GameReturn:
     if not 1 <= played <= len(game.paylines):
         raise ReturnError(f"--lines: {played} must be 1 to {len(game.paylines)} "
                           f"({game.name} has {len(game.paylines)} lines)")
-    cache: dict[Window, int] = {}
-    base = cycle_counts(game, game.strips, free_game=False, lines=played, line_cache=cache)
     fg = game.free_games
+    free_strips = game.free_strips or game.strips
+    separate_free = fg is not None and (free_strips != game.strips or bool(fg.consolation))
+    # What is known before anything is computed: the line sums of each cycle.
+    Steps(game, max_steps).charge(
+        line_steps(game.strips, played)
+        + (line_steps(free_strips, played) if separate_free else 0), "the line sums")
+    steps = Steps(game, max_steps)
+    base = cycle_counts(game, game.strips, free_game=False, lines=played, steps=steps)
     if fg is None:
         return GameReturn(game.name, played, base, None, 0, 1, False, 0, 0)
-    free_strips = game.free_strips or game.strips
-    if free_strips == game.strips and not fg.consolation:
+    if not separate_free:
         free = base
     else:
-        free = cycle_counts(game, free_strips, free_game=True, lines=played, line_cache=cache)
+        free = cycle_counts(game, free_strips, free_game=True, lines=played, steps=steps)
     return GameReturn(game.name, played, base, free, fg.games, fg.multiplier, fg.retrigger,
                       fg.retrigger_prize, fg.consolation)
 
