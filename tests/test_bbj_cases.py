@@ -359,8 +359,8 @@ def test_the_console_count_and_posting_need_a_supervisor_and_log_the_swipe(room:
         outcomes = s.execute(select(SwipeLog.outcome).where(SwipeLog.action == "bbj_count")
                              .order_by(SwipeLog.id)).scalars().all()
         by = s.execute(select(BbjPosting.recorded_by)).scalar_one()
-    # the posting refused for want of a count wrote nothing, not even its accepted swipe
-    assert outcomes == ["insufficient_authority", "accepted", "accepted"]
+    # the posting refused for want of a count wrote nothing but its refusal (who and why)
+    assert outcomes == ["insufficient_authority", "refused", "accepted", "accepted"]
     assert by.startswith("1002 ")
 
 

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import Engine, func, select
 
 from core.auth import AuthError
-from core.demo import swipe_of
+from core.demo import demo_credential, swipe_of
 from core.ledger.models import Award, RefusedEvent, Slip, SwipeLog
 from core.tablegames.balances import check_balances as check_meter_invariant
 from printing.preview import recovered_text
@@ -51,7 +51,8 @@ def test_jackpot_from_controller_to_printed_slip(engine: Engine) -> None:
         assert _count(engine, Award) == 0
         assert _count(engine, SwipeLog) == 1
 
-        paid = floor.console.floor.pay(hit.hit_id, ROYAL_SF7, swipe_of("2001"))
+        paid = floor.console.floor.pay(hit.hit_id, ROYAL_SF7, demo_credential("2001"),
+                                       verifier=swipe_of("1001"))
         assert paid.amount_cents == 1_000_060
         assert paid.meter_before_cents == 1_000_060
         assert paid.meter_after_cents == 1_000_006  # reseeded at seed + reserve
@@ -83,7 +84,8 @@ def test_slip_that_cannot_print_stays_queued_and_prints_later(engine: Engine) ->
     with FloorHarness(engine, port) as floor:
         floor.deal_hit("PG-1", seat=2, cards=ROYAL_SF7, wagers=[2])
         hit = wait_for(lambda: floor.pending(), what="the hit")[0]
-        paid = floor.console.floor.pay(hit.hit_id, ROYAL_SF7, swipe_of("2001"))
+        paid = floor.console.floor.pay(hit.hit_id, ROYAL_SF7, demo_credential("2001"),
+                                       verifier=swipe_of("1001"))
         wait_for(lambda: any("did not print" in m for m in floor.messages),
                  what="the printer failure message")
         assert [s.slip_no for s in floor.console.floor.pending_slips()] == [paid.slip_no]
@@ -103,7 +105,8 @@ def test_a_slip_sent_to_a_printer_out_of_paper_stays_queued_until_paper_is_loade
             FloorHarness(engine, printer.port) as floor:
         floor.deal_hit("PG-1", seat=2, cards=ROYAL_SF7, wagers=[2])
         hit = wait_for(lambda: floor.pending(), what="the hit")[0]
-        paid = floor.console.floor.pay(hit.hit_id, ROYAL_SF7, swipe_of("2001"))
+        paid = floor.console.floor.pay(hit.hit_id, ROYAL_SF7, demo_credential("2001"),
+                                       verifier=swipe_of("1001"))
         wait_for(lambda: any("out of paper" in m for m in floor.messages),
                  what="the out-of-paper message")
         assert printer.received == b"" and printer.status_queries >= 1
@@ -142,8 +145,10 @@ def test_lock_at_hit_over_tcp_two_hits_paid_in_seat_order_and_a_misdeal_after_a_
         six = meter // 2
         two = meter - six
         assert floor.console.floor.evaluate(by_seat[2].hit_id, SF7_HEARTS).amount_cents == two
-        paid2 = floor.console.floor.pay(by_seat[2].hit_id, SF7_HEARTS, swipe_of("2001"))
-        paid6 = floor.console.floor.pay(by_seat[6].hit_id, ROYAL_MATCH, swipe_of("2001"))
+        paid2 = floor.console.floor.pay(by_seat[2].hit_id, SF7_HEARTS, demo_credential("2001"),
+                                        verifier=swipe_of("1001"))
+        paid6 = floor.console.floor.pay(by_seat[6].hit_id, ROYAL_MATCH, demo_credential("2001"),
+                                        verifier=swipe_of("1001"))
         assert (paid6.amount_cents, paid2.amount_cents) == (six, two)
         wait_for(lambda: sorted(pg1.decisions.values()) == ["paid", "paid"],
                  what="both PAYs at the controller")
@@ -200,7 +205,8 @@ def test_jackpot_lock_pending_reaches_every_linked_table_and_clears_after_the_pa
         floor.on_sim(lambda: pg2.jackpot.clear())
         wait_for(lambda: pg2.jackpot.get("MAIN") is not None, what="the state after reconnect")
         assert pg2.jackpot["MAIN"].amount_cents == 1_000_020
-        paid = floor.console.floor.pay(hit.hit_id, SF7_HEARTS, swipe_of("2001"))
+        paid = floor.console.floor.pay(hit.hit_id, SF7_HEARTS, demo_credential("2001"),
+                                       verifier=swipe_of("1001"))
         assert paid.amount_cents == 1_000_020
         for sim in (pg1, pg2):
             wait_for(lambda sim=sim: sim.jackpot["MAIN"].state == "CLEAR",

@@ -99,7 +99,8 @@ def test_a_rejected_hit_gives_its_share_back_and_the_rest_of_the_round_is_fixed_
     l1.send(HitClaimed(1, 2, "RF_ROYAL_MATCH"))
     h6, h2 = hit_ids(engine)
     assert floor.evaluate(h2, HANDS["RF_ROYAL_MATCH"].split()).amount_cents == 250_000
-    floor.reject(h6, "surveillance: seat 6 had no royal match", swipe_of(SUP))
+    # its locked 5,000.00 is executive-level: rejecting it needs an executive too
+    floor.reject(h6, "surveillance: seat 6 had no royal match", swipe_of(EXE))
     # seat 2 is now the round's only hit: half of the whole meter
     assert floor.evaluate(h2, HANDS["RF_ROYAL_MATCH"].split()).amount_cents == 500_000
     assert floor.pay(h2, HANDS["RF_ROYAL_MATCH"].split(), swipe_of(EXE)).amount_cents == 500_000

@@ -16,7 +16,7 @@ from sqlalchemy import Engine, select
 from core.controllers.events import GameStarted, HitClaimed, Origin
 from core.controllers.protocol import Command, HitRejected, PayConfirmed
 from core.controllers.simulator import SimulatedTable
-from core.demo import swipe_of
+from core.demo import demo_credential, swipe_of
 from core.ledger.models import Round
 from core.rules.cards import parse_cards
 from core.runtime import ConsoleCore
@@ -76,9 +76,10 @@ def test_decision_taken_while_the_console_was_down_reaches_the_table_after_resta
     harness.console.stop()
     floor = harness.console.floor
     if decision == "pay":
-        paid = floor.pay(hit.hit_id, ROYAL_SF7, swipe_of("2001"))
+        paid = floor.pay(hit.hit_id, ROYAL_SF7, demo_credential("2001"),
+                         verifier=swipe_of("1001"))
     else:
-        floor.reject(hit.hit_id, "cards shuffled before verification", swipe_of("1001"))
+        floor.reject(hit.hit_id, "cards shuffled before verification", demo_credential("2001"))
     assert sim.decisions == {} and len(sim.open_hits) == 1  # the table still waits
 
     console = _second_console(harness)
@@ -144,7 +145,8 @@ def test_link_drop_resends_decisions_of_the_open_round_quietly(
 
     # the supervisor pays seat 5: the PAY goes out, the table ends the round
     seat5 = wait_for(harness.pending, what="seat 5 in the queue")[0]
-    harness.console.floor.pay(seat5.hit_id, ROYAL_SF7, swipe_of("2001"))
+    harness.console.floor.pay(seat5.hit_id, ROYAL_SF7, demo_credential("2001"),
+                              verifier=swipe_of("1001"))
     wait_for(lambda: len(sim.decisions) == 2, what="the second PAY")
     assert [type(f.event).__name__ for f in harness.on_sim(sim.step)] == ["GameEnded"]
     wait_for(lambda: _round_state(engine, "PG-1", 1) == "ended", what="round 1 ended")
