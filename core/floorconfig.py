@@ -586,8 +586,9 @@ def _authorization(sec: _Section, base: Path | None) -> Authorization:
         if value <= 0:
             raise sec.error(key, "must be more than 0.00")
     sec.done()
-    return Authorization(threshold, _path(card_key, base) if card_key else "", pin, failures,
-                         minutes, separate, adjust_exec)
+    if card_key:
+        card_key = _path(sec, "card_key", base)
+    return Authorization(threshold, card_key, pin, failures, minutes, separate, adjust_exec)
 
 
 def _printer(sec: _Section) -> PrinterConfig:

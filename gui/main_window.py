@@ -35,6 +35,7 @@ from gui import model
 from gui.adjust import AdjustDialog, AdjustSwipePrompt
 from gui.authorize import SwipePrompt
 from gui.bridge import default_bridge
+from gui.card_locks import lift_lock
 from gui.swipe import SwipeCatcher
 from gui.unprinted_slips import UnprintedSlipsDialog, fill_slip_row
 from gui.verify import VerifyDialog
@@ -133,6 +134,10 @@ class MainWindow(QMainWindow):
         self.adjust_action.setShortcut(QKeySequence("Ctrl+J"))
         self.adjust_action.triggered.connect(self.open_adjust)
         meters_menu.addAction(self.adjust_action)
+        people_menu = self.menuBar().addMenu("&People")
+        self.unlock_action = QAction("&Lift a card lock…", self)
+        self.unlock_action.triggered.connect(self.open_unlock)
+        people_menu.addAction(self.unlock_action)
 
         QShortcut(QKeySequence(Qt.Key.Key_F2), self, activated=self.open_selected_hit)
         # the usual keys: next / previous tab, Alt+1.. a tab, Ctrl+Q quits (asking first when
@@ -529,9 +534,11 @@ class MainWindow(QMainWindow):
         return bool(policy is not None and policy.pin_needed(role))
 
     def authorize(self, role: str, what: str, kind: str, action: Any) -> bool:
+        # the PIN follows the authority exercised ("employee": any active card); the locked
+        # card swiped to lift its lock is only named, never authorizes
+        needed = role if role in ("supervisor", "executive") else None
         prompt = SwipePrompt(self.catcher, role, what, action, self,
-                             pin=self.pin_needed(role if role in ("supervisor", "executive")
-                                                 else None))
+                             pin=kind != "locked_card" and self.pin_needed(needed))
         self._prompt_open = True
         self._swipe_prompt = prompt
         try:
@@ -557,6 +564,12 @@ class MainWindow(QMainWindow):
             self._prompt_open = False
             self._swipe_prompt = None
             prompt.deleteLater()
+
+    def open_unlock(self) -> None:
+        """People > Lift a card lock…: an executive lets a locked card swipe again."""
+        done = lift_lock(self, self.console.floor)
+        if done:
+            self._log(done)
 
     def open_adjust(self) -> None:
         """Meters > Adjust meter… (Ctrl+J): a manual adjustment by two people."""

@@ -11,6 +11,7 @@ The regression examples are the inputs that once ended in a traceback with statu
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import json
@@ -38,7 +39,8 @@ FAST = settings(max_examples=150, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 ROOT = Path(__file__).resolve().parent.parent
-TMP = Path(tempfile.mkdtemp(prefix="podium-fuzz-"))
+TMP = Path(tempfile.mkdtemp(prefix="podium-fuzz-"))  # named in parametrize ids: made at import
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)
 DEEP = 100_000
 
 

@@ -399,3 +399,31 @@ def test_refusals_decided_after_the_swipe_are_logged_with_who_and_why(
     assert "already paid" in (logged[0].reason or "")
     assert "negative" in (logged[1].reason or "")
     assert "give a reason" in (logged[2].reason or "")
+
+
+# --- the floor file's [authorization] --------------------------------------------------------
+
+def test_the_people_controls_are_floor_settings_with_safe_defaults(tmp_path: Path) -> None:
+    config = loads_floor(DEFAULTS_TOML.format(rate="0.20"), "people.toml")
+    a = config.authorization
+    assert (a.pin, a.lockout_failures, a.lockout_minutes, a.separate_verifier_cents,
+            a.adjustment_second_executive_cents, a.card_key) == (
+        "executive", 5, 10, 1_000_000, 1_000_000, "")
+    assert a.pin_needed("executive") and not a.pin_needed("supervisor")
+    toml = DEFAULTS_TOML.replace('executive_threshold = "5000.00"',
+                                 'executive_threshold = "5000.00"\ncard_key = "keys/card.key"\n'
+                                 'pin = "every_swipe"\nlockout_failures = 3\n'
+                                 'separate_verifier_at = "2,500.00"')
+    b = loads_floor(toml.format(rate="0.20"), "people.toml", tmp_path).authorization
+    assert (b.card_key, b.pin, b.lockout_failures, b.separate_verifier_cents) == (
+        str(tmp_path / "keys" / "card.key"), "every_swipe", 3, 250_000)
+    assert b.pin_needed("supervisor") and b.pin_needed(None)
+    for bad, words in (('pin = "sometimes"', "must be one of"),
+                       ("lockout_failures = 0", "between 1 and 1000"),
+                       ('separate_verifier_at = "1e30"', "separate_verifier_at"),
+                       ('adjustment_second_executive_at = "0"', "more than 0.00"),
+                       ("lockout_minutes = true", "whole number")):
+        with pytest.raises(ValueError, match=words):
+            loads_floor(DEFAULTS_TOML.replace('executive_threshold = "5000.00"',
+                                              f'executive_threshold = "5000.00"\n{bad}')
+                        .format(rate="0.20"), "people.toml")

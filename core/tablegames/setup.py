@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
+from core.auth import CARD_KEY_ID, key_mismatch
 from core.floorconfig import FloorConfig, validate
 from core.ledger import audit
 from core.ledger.db import lock_record
 from core.ledger.models import (
     Base,
+    Employee,
     GameTable,
     Group,
     Level,
@@ -65,6 +67,15 @@ def start(ctx: FloorContext, u: Unit) -> list[str]:
     notes: list[str] = [f"LEDGER GUARD MISSING: {p}; records may have been edited: run "
                         "podium audit verify" for p in audit.guard_problems(u.s.connection())]
     s, now = u.s, u.now
+    key_row = s.get(Setting, CARD_KEY_ID)
+    if key_row is not None and key_row.value != ctx.gate.key.key_id():
+        notes.append(f"CARD KEY MISMATCH: {key_mismatch(ctx.gate.key, key_row.value)}; every "
+                     "card will be refused until the floor's key is installed")
+    legacy = s.scalar(select(func.count()).select_from(Employee)
+                      .where(Employee.card_mac.is_(None))) or 0
+    if legacy:
+        notes.append(f"{legacy} employee card(s) from before the card key: each is re-kept "
+                     "under the key when next swiped (podium employees list shows which)")
     u.cache.clear()
     notes += record_parameters(u, ctx.config)
     if s.get(Setting, SLIP_SEQUENCE_KEY) is None:
