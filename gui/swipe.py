@@ -20,6 +20,7 @@ import re
 import time
 import weakref
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication, QWidget
@@ -149,8 +150,8 @@ class SwipeCatcher(QObject):
         try:
             for ref, key, mods, text in held:
                 widget = ref()
-                if widget is None:
-                    continue
+                if widget is None or not shiboken6.isValid(widget):
+                    continue  # its window closed meanwhile (the keys were meant for it only)
                 for etype in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
                     QApplication.sendEvent(widget, QKeyEvent(etype, key, mods, text))
         finally:

@@ -51,7 +51,10 @@ def adjust(ctx: FloorContext, group: str, level: str, meter_delta_cents: int, re
         return retrying(lambda: _adjust(ctx, group, level, meter_delta_cents, reason, first,
                                         second, second_role))
     except ValueError as exc:
-        raise gate.refused(exc, hit_id=None, action="adjust", role="executive",
+        # a refusal of the second card (its authority, the same person) names its role
+        second_refused = isinstance(exc, AuthError) and exc.card_mac == second.card_mac
+        raise gate.refused(exc, hit_id=None, action="adjust",
+                           role=second_role if second_refused else "executive",
                            who=first) from None
 
 

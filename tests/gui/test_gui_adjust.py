@@ -79,7 +79,7 @@ def step_when(heading: str, fn: Callable[[], None],
     def poll() -> None:
         w = QApplication.activeModalWidget()
         if isinstance(w, AdjustSwipePrompt) and \
-                w.findChild(type(w.message), "title").text() == heading:
+                w.findChild(type(w.message), "title").text() in (heading, f"{heading} + PIN"):
             step(fn, errors)()
         elif time.monotonic() > deadline:
             info = (f"active: {w!r}" + (f"; problem {w.problem.text()!r}, confirm enabled "

@@ -40,6 +40,9 @@ def test_an_executive_lifts_a_locked_card_from_the_console(  # type: ignore[no-u
         seen["no_number"] = dlg.message.text()
         qtbot.keyClicks(dlg.number, SUPERVISOR)
         qtbot.keyClicks(dlg.reason, "tried an executive pay; identity checked in person")
+        # typed in one burst, ';' (a track sentinel) and all: the swipe catcher holds the keys
+        # after it until the burst proves not to be a card, then gives them to the field
+        qtbot.waitUntil(lambda: dlg.reason.text().endswith("in person"), timeout=10000)
         shot(dlg, "unlock-dialog")
         QTimer.singleShot(100, step(in_prompt, errors))
         dlg._confirm()
