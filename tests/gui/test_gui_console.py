@@ -527,17 +527,17 @@ def test_activity_is_read_back_from_the_ledger_after_a_restart_and_can_be_filter
     floor.deal_hit("PG-1", seat=3, cards=ROYAL_SF7, wagers=[3])
     hit = wait_for(lambda: floor.pending(), what="the hit")[0]
     floor.console.floor.reject(hit.hit_id, "no wager on seat 3; dealer pressed the wrong seat",
-                               swipe_of("1001"))
+                               demo_credential("2001"))  # an executive-level hit
     # a new console window on the same ledger (a restart of the console)
     again = MainWindow(floor.console, window.catcher)
     qtbot.addWidget(again)
     again.show()
     qtbot.waitUntil(lambda: any(
-        "rejected by 1001" in again.log_list.item(i).text()
+        "rejected by 2001" in again.log_list.item(i).text()
         for i in range(again.log_list.count())), timeout=5000)
     texts = [again.log_list.item(i).text() for i in range(again.log_list.count())]
-    line = next(t for t in texts if "rejected by 1001" in t)
-    assert f"Hit H{hit.hit_id} (PG-1 seat 3, round 1) rejected by 1001" in line
+    line = next(t for t in texts if "rejected by 2001" in t)
+    assert f"Hit H{hit.hit_id} (PG-1 seat 3, round 1) rejected by 2001" in line
     assert line.endswith("no wager on seat 3; dealer pressed the wrong seat")
     again.activity_filter.setText("rejected PG-1")
     shown = [again.log_list.item(i).text() for i in range(again.log_list.count())
