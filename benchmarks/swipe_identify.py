@@ -16,6 +16,7 @@ which had to try every one of them.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
 import tempfile
@@ -84,10 +85,8 @@ def timed(fn: object, count: int) -> list[float]:
     out = []
     for _ in range(count):
         t0 = time.perf_counter()
-        try:
+        with contextlib.suppress(AuthError):
             fn()  # type: ignore[operator]
-        except AuthError:
-            pass
         out.append((time.perf_counter() - t0) * 1000)
     return out
 
@@ -98,19 +97,19 @@ def summary(ms: list[float]) -> str:
     return f"p50 {statistics.median(ms):7.2f} ms  p99 {p99:7.2f} ms  max {ms[-1]:7.2f} ms"
 
 
-def writer_wait(engine: Engine, gate: Gate, seconds: float) -> list[float]:
+def writer_wait(engine: Engine, gate: Gate, seconds: float,
+                swiping: bool = True) -> list[float]:
     """Write transactions (BEGIN .. COMMIT of one settings row) timed while another thread
-    identifies unknown swipes without pause: how long the ledger writer waits for them."""
+    identifies unknown swipes without pause (``swiping``; else alone, the baseline): how long
+    the ledger writer waits for them."""
     stop = threading.Event()
 
     def swiper() -> None:
         while not stop.is_set():
-            try:
+            with contextlib.suppress(AuthError):
                 gate.identify(swipe("6999999999999999"))
-            except AuthError:
-                pass
 
-    th = threading.Thread(target=swiper)
+    th = threading.Thread(target=swiper if swiping else stop.wait)
     th.start()
     waits = []
     end = time.monotonic() + seconds
@@ -142,11 +141,29 @@ def legacy(engine: Engine, n: int) -> float:
                            card_iterations=PBKDF2_ITERATIONS, created_at=now))
     gate = Gate(engine, cardkey.ephemeral(), Authorization(500_000))
     t0 = time.perf_counter()
-    try:
+    with contextlib.suppress(AuthError):
         gate.identify(swipe("6888888888888888"))
-    except AuthError:
-        pass
     return time.perf_counter() - t0
+
+
+def measure(engine: Engine, key: cardkey.CardKey, n: int, setup: float,
+            args: argparse.Namespace) -> None:
+    gate = Gate(engine, key, Authorization(500_000))
+    known = timed(lambda: gate.identify(swipe(card_of(n - 1))), args.swipes)
+    unknown = timed(lambda: gate.identify(swipe("6999999999999999")), args.swipes)
+    with_pin = timed(lambda: gate.identify(Credential(swipe(card_of(0)), "4321")),
+                     max(10, args.swipes // 10))
+    check = timed(lambda: gate.check(swipe(card_of(n // 2)), "executive", "adjust"),
+                  args.swipes)
+    alone = writer_wait(engine, gate, args.writer_seconds, swiping=False)
+    waits = writer_wait(engine, gate, args.writer_seconds)
+    print(f"{n:>6} employees ({engine.dialect.name}; enrolled in {setup:.1f} s)")
+    print(f"   identify, known card      {summary(known)}")
+    print(f"   identify, unknown card    {summary(unknown)}")
+    print(f"   identify + PIN (scrypt)   {summary(with_pin)}")
+    print(f"   check (identify+authority, no PIN) {summary(check)}")
+    print(f"   a write transaction alone:                        {summary(alone)}")
+    print(f"   ... while unknown swipes are identified without pause: {summary(waits)}")
 
 
 def main() -> int:
@@ -164,21 +181,7 @@ def main() -> int:
             t0 = time.perf_counter()
             enroll(engine, key, n)
             setup = time.perf_counter() - t0
-            gate = Gate(engine, key, Authorization(500_000))
-            known = timed(lambda: gate.identify(swipe(card_of(n - 1))), args.swipes)
-            unknown = timed(lambda: gate.identify(swipe("6999999999999999")), args.swipes)
-            with_pin = timed(lambda: gate.identify(Credential(swipe(card_of(0)), "4321")),
-                             max(10, args.swipes // 10))
-            check = timed(lambda: gate.check(swipe(card_of(n // 2)), "executive", "adjust"),
-                          args.swipes)
-            waits = writer_wait(engine, gate, args.writer_seconds)
-            print(f"{n:>6} employees ({engine.dialect.name}; enrolled in {setup:.1f} s)")
-            print(f"   identify, known card      {summary(known)}")
-            print(f"   identify, unknown card    {summary(unknown)}")
-            print(f"   identify + PIN (scrypt)   {summary(with_pin)}")
-            print(f"   check (identify+authority, no PIN) {summary(check)}")
-            print(f"   a write transaction while unknown swipes are identified without pause: "
-                  f"{summary(waits)} ({len(waits)} transactions)")
+            measure(engine, key, n, setup, args)
             engine.dispose()
         if args.legacy:
             engine = fresh_engine(args.db, Path(tmp), "legacy")
