@@ -13,6 +13,7 @@ import logging
 import os
 import shutil
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -56,13 +57,21 @@ def demo_credential(number: str) -> Credential:
 
 def enroll_demo_employees(engine: Engine, key: CardKey | None = None) -> int:
     """Enroll the demo employees that are not enrolled yet (with their demo PINs); returns how
-    many were added.  ``key``: the card key (default: the one the ledger's gate uses)."""
+    many were added.  A demo ledger from before PINs gets its demo employees' PINs here (each
+    with a ``pin_set`` event).  ``key``: the card key (default: the one the ledger's gate
+    uses)."""
     key = key if key is not None else gate_for(engine).key
     added = 0
     with Session(engine) as s, s.begin():
-        known = set(s.scalars(select(Employee.number)))
+        known = {e.number: e for e in s.scalars(select(Employee))}
         for no, name, role, card, _swipe in DEMO_EMPLOYEES:
-            if no not in known:
+            old = known.get(no)
+            if old is not None and old.pin is None:
+                old.pin = pin_hash(key, old.id, demo_pin(no))
+                s.add(EmployeeEvent(employee_id=old.id, event="pin_set",
+                                    reason="demo employee's PIN", operator="podium demo",
+                                    created_at=datetime.now(UTC)))
+            if old is None:
                 emp = add_employee(s, key, no, name, role, card)
                 emp.pin = pin_hash(key, emp.id, demo_pin(no))
                 s.add(EmployeeEvent(employee_id=emp.id, event="enrolled",
