@@ -125,6 +125,7 @@ class SwipePrompt(QDialog):
             self.pin_field.setFocus()
             self.message.setText("Card read. Type your PIN and press Enter.")
             self.message.setStyleSheet("font-size: 14pt;")
+            self.adjustSize()  # grow with the field instead of squeezing the text above it
             return
         self._run(raw)
 

@@ -31,9 +31,13 @@ class UnlockDialog(QDialog):
         self.setWindowTitle("Lift a card lock")
         self.setMinimumWidth(560)
         lay = QVBoxLayout(self)
-        title = QLabel("<b>Lift a card lock</b> (an executive's card)")
+        title = QLabel("Lift a card lock")
         title.setObjectName("title")
         lay.addWidget(title)
+        note = QLabel("An executive's card (and PIN) lifts it; the lift is kept in the ledger "
+                      "with the reason.")
+        note.setWordWrap(True)
+        lay.addWidget(note)
         self.by_number = QRadioButton("The card of employee number:")
         self.by_card = QRadioButton("A card nobody enrolled: swipe the locked card first")
         group = QButtonGroup(self)
@@ -68,6 +72,8 @@ class UnlockDialog(QDialog):
             buttons.addWidget(b)
         lay.addLayout(buttons)
         self.by_card.toggled.connect(lambda on: self.number.setEnabled(not on))
+        for field in (self.number, self.reason):  # a problem shown goes once it is mended
+            field.textChanged.connect(lambda _t: self.message.setText(""))
         self.reason.returnPressed.connect(self._confirm)
         self.number.setFocus()
 
