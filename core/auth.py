@@ -44,7 +44,7 @@ from sqlalchemy.orm import Session
 from core import cardkey
 from core.cardkey import CardKey
 from core.floorconfig import Authorization
-from core.ledger.db import reader
+from core.ledger.db import lock_record, reader
 from core.ledger.models import ROLES, CardLock, Employee, EmployeeEvent, Setting, SwipeLog
 
 log = logging.getLogger("podium.auth")
@@ -371,9 +371,9 @@ class Gate:
         with Session(reader(self.engine), expire_on_commit=False) as s, s.begin():
             locked = self._lock_row(s, mac)
             emp = s.scalar(select(Employee).where(Employee.card_mac == mac))
-            legacy = emp is None and s.scalar(
-                select(func.count()).select_from(Employee)
-                .where(Employee.card_mac.is_(None))) != 0
+            # an enrolment from before the card key is found by its slow hash, here in the
+            # read session (never under the write lock), only while such rows remain
+            old = _find_legacy(s, number) if emp is None else None
             ledger_key = s.get(Setting, CARD_KEY_ID)
             ledger_key_id = None if ledger_key is None else ledger_key.value
         if locked is not None:
@@ -381,8 +381,8 @@ class Gate:
             raise AuthError(f"card locked{who} since {_clock_text(locked.created_at)}: "
                             f"{locked.reason}. An executive must lift the lock "
                             "(podium employees unlock)", "locked", locked.employee_id, mac)
-        if emp is None and legacy:
-            emp = self._rekey(number, mac)
+        if old is not None:
+            emp = self._rekey(old.id, mac)
         if emp is None:
             if ledger_key_id is not None and ledger_key_id != self.key.key_id():
                 exc = key_mismatch(self.key, ledger_key_id)
@@ -406,13 +406,15 @@ class Gate:
                        .order_by(CardLock.id.desc()).limit(1))
         return row if row is not None and row.event == "locked" else None
 
-    def _rekey(self, number: str, mac: bytes) -> Employee | None:
-        """An enrolment from before the card key, found by its slow hash: kept from now on as
-        its HMAC (its old hash erased), with an ``employee_events`` row.  None: not one."""
+    def _rekey(self, employee_id: int, mac: bytes) -> Employee | None:
+        """Keep an enrolment from before the card key, found by its slow hash (outside the
+        write lock), as its HMAC from now on: its old hash erased, an ``employee_events`` row
+        written.  A short write transaction; if another podium re-kept it first, its row is
+        read back by the HMAC."""
         with Session(self.engine, expire_on_commit=False) as s, s.begin():
-            emp = _find_legacy(s, number)
-            if emp is None:
-                return None
+            emp = s.get(Employee, employee_id)
+            if emp is None or emp.card_mac is not None:
+                return s.scalar(select(Employee).where(Employee.card_mac == mac))
             note_key(s, self.key)
             emp.card_mac = mac
             emp.card_salt, emp.card_hash, emp.card_iterations = b"", b"", 0
@@ -434,6 +436,10 @@ class Gate:
         if emp is None or not emp.active:
             raise AuthError(f"card of employee {who.number} ({who.name}): the employee is not "
                             "active", "inactive", who.employee_id, who.card_mac)
+        if self._lock_row(s, who.card_mac) is not None:  # locked since it was identified
+            raise AuthError(f"card of employee {who.number} ({who.name}): card locked; an "
+                            "executive must lift the lock", "locked", who.employee_id,
+                            who.card_mac)
         words = words or ACTION_WORDS.get(action, action)
         if needed is not None and not has_authority(emp.role, needed):
             verb = "may not" if emp.role not in PAY_AUTHORITY else "can not"
@@ -480,6 +486,7 @@ class Gate:
                       action=action, role_required=role, now=now, card_mac=mac,
                       reason=str(exc)[:2000])
             if mac is not None and outcome in COUNTED:
+                lock_record(s, "card", mac.hex())  # two podiums counting one card: in turn
                 locked = self._count(s, mac, employee, now)
         log.info("swipe refused (%s) for %s on hit %s", outcome, action, hit_id)
         if locked is not None and isinstance(exc, AuthError):
@@ -535,26 +542,28 @@ class Gate:
              reason: str) -> str:
         """An executive (``swipe``, with the PIN the floor asks for) lifts the lock of a card:
         the card swiped (``locked_card``) or employee ``employee_number``'s card.  Returns what
-        was lifted, in words; AuthError / ValueError if nothing is locked."""
-        reason = (reason or "").strip()
-        if not reason:
-            raise ValueError("unlock: give a reason (it is kept in the ledger)")
-        if locked_card is not None:
-            mac, whose = self.key.card_mac(parse_swipe(_split(locked_card)[0])), "the card"
-        else:
-            with Session(reader(self.engine), expire_on_commit=False) as s:
-                owner = s.scalar(select(Employee).where(Employee.number == employee_number))
-            if owner is None or owner.card_mac is None:
-                raise ValueError(f"employee {employee_number}: not enrolled (or their card was "
-                                 "never swiped since the card key came in)")
-            mac, whose = owner.card_mac, f"the card of employee {owner.number} ({owner.name})"
+        was lifted, in words.  Any refusal (not an executive, no reason, a bad read of the
+        locked card, an unknown employee, a card not locked) is logged with the executive who
+        tried."""
 
         def write(s: Session, emp: Employee, now: datetime) -> str:
+            why = (reason or "").strip()
+            if not why:
+                raise ValueError("unlock: give a reason (it is kept in the ledger)")
+            if locked_card is not None:
+                mac, whose = self.key.card_mac(parse_swipe(_split(locked_card)[0])), "the card"
+            else:
+                owner = s.scalar(select(Employee).where(Employee.number == employee_number))
+                if owner is None or owner.card_mac is None:
+                    raise ValueError(f"employee {employee_number}: not enrolled (or their card "
+                                     "was never swiped since the card key came in)")
+                mac = owner.card_mac
+                whose = f"the card of employee {owner.number} ({owner.name})"
             row = self._lock_row(s, mac)
             if row is None:
                 raise ValueError(f"unlock: {whose} is not locked")
             s.add(CardLock(card_mac=mac, event="lifted", employee_id=row.employee_id,
-                           by_employee_id=emp.id, reason=reason, created_at=now))
+                           by_employee_id=emp.id, reason=why, created_at=now))
             s.flush()
             return f"{whose}: lock lifted by employee {emp.number} ({emp.name})"
 

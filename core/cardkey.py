@@ -20,6 +20,7 @@ The key is 32 random bytes, kept in a file (hex, one line) that only its owner m
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import os
@@ -109,15 +110,29 @@ def load(path: str | Path | None = None, *, create: bool = True) -> CardKey:
 
 
 def _make(p: Path) -> None:
+    """Write a new key beside ``p`` (mode 0600, synced), then link it into place: a podium
+    starting at the same moment sees no key or a whole one, never a half-written file; if it
+    made one first, that one stays."""
     try:
         p.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return  # another process made it a moment ago: use theirs
+        tmp = p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except OSError as exc:
         raise CardKeyError(f"card key {p}: can not be made: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "w", encoding="ascii") as f:
-        f.write(secrets.token_hex(KEY_BYTES) + "\n")
+    try:
+        with os.fdopen(fd, "w", encoding="ascii") as f:
+            f.write(secrets.token_hex(KEY_BYTES) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, p)
+        except FileExistsError:
+            pass  # another process made it a moment ago: use theirs
+        except OSError as exc:
+            raise CardKeyError(f"card key {p}: can not be made: {exc.strerror or exc}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
 
 
 def ephemeral() -> CardKey:

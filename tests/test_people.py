@@ -427,3 +427,36 @@ def test_the_people_controls_are_floor_settings_with_safe_defaults(tmp_path: Pat
             loads_floor(DEFAULTS_TOML.replace('executive_threshold = "5000.00"',
                                               f'executive_threshold = "5000.00"\n{bad}')
                         .format(rate="0.20"), "people.toml")
+
+
+def test_a_refused_lift_and_a_refused_verifier_are_logged_with_who_and_what(
+        engine: Engine, floor: Floor) -> None:
+    with pytest.raises(ValueError, match="give a reason"):
+        floor.lift_lock(None, "S1", with_pin(EXE), "  ")
+    with pytest.raises(ValueError, match="is not locked"):
+        floor.lift_lock(None, "S1", with_pin(EXE), "just in case")
+    logged = last_swipes(engine, 2)
+    assert [(r.outcome, r.action) for r in logged] == [("refused", "unlock")] * 2
+    with Session(engine) as s:
+        assert {s.get(Employee, r.employee_id).number for r in logged} == {"X1"}  # type: ignore[union-attr]
+    h = hit(floor, engine, "SF7_NATURAL")
+    with pytest.raises(AuthError, match="may not authorize the verification"):
+        floor.pay(h, HANDS["SF7_NATURAL"].split(), with_pin(EXE), verifier=swipe(ACC))
+    (row,) = last_swipes(engine, 1)
+    assert (row.outcome, row.action, row.role_required) == (
+        "insufficient_authority", "verify", "supervisor")
+
+
+def test_the_upgrade_to_0015_is_not_undone_once_cards_are_keyed(engine: Engine,
+                                                                floor: Floor) -> None:
+    from alembic import command
+
+    from core.ledger.db import alembic_config
+
+    cfg = alembic_config()
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        with pytest.raises(RuntimeError, match="can not be downgraded"):
+            command.downgrade(cfg, "0014")
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0015"

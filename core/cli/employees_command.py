@@ -296,14 +296,16 @@ def check_card(engine: Engine, swipe: str, *, now: datetime | None = None,
 
 
 def set_pin(engine: Engine, number: str, swipe: str, old_pin: str | None, new_pin: str,
-            *, key: CardKey | None = None, now: datetime | None = None) -> EmployeeRecord:
+            *, key: CardKey | None = None, now: datetime | None = None,
+            policy: Authorization | None = None) -> EmployeeRecord:
     """Set employee ``number``'s PIN: their own card (``swipe``) and, if they have a PIN, the
     old one.  One transaction: the slow hash of the keyed PIN, a ``pin_set`` employee event and
     the swipe-log row.  A wrong card or old PIN is logged and counts towards the lockout."""
     number = _number(number)
     check_pin_text(new_pin, f"employee {number}")
     key = _key(key)
-    gate = Gate(engine, key, default_policy(), (lambda: now) if now is not None else None)
+    gate = Gate(engine, key, policy or default_policy(),
+                (lambda: now) if now is not None else None)  # the floor's lockout counts
     credential = Credential(swipe, old_pin) if old_pin else swipe
 
     def write(s: Session, emp: Employee, when: datetime) -> EmployeeRecord:
@@ -517,7 +519,7 @@ def run(args: argparse.Namespace) -> int:
         if command == "replace-card":
             return _replace(args, engine, key)
         if command == "set-pin":
-            return _set_pin(args, engine, key)
+            return _set_pin(args, engine, key, policy)
         if command == "reset-pin":
             rec = _guarded(args.db, lambda: reset_pin(engine, args.number, args.reason))
             _say(f"employee {rec.number} ({rec.name}): PIN cleared; they set a new one with "
@@ -595,7 +597,8 @@ def read_pin(prompt: str, stdin: TextIO | None = None) -> str:
     return line.strip()
 
 
-def _set_pin(args: argparse.Namespace, engine: Engine, key: CardKey) -> int:
+def _set_pin(args: argparse.Namespace, engine: Engine, key: CardKey,
+             policy: Authorization) -> int:
     number = _number(args.number)
     who = _guarded(args.db, lambda: [r for r in list_employees(engine) if r.number == number])
     if not who:
@@ -606,7 +609,8 @@ def _set_pin(args: argparse.Namespace, engine: Engine, key: CardKey) -> int:
     check_pin_text(new, f"employee {number}")
     if read_pin("New PIN again: ") != new:
         raise EmployeeError(f"employee {number}: the two new PINs differ; nothing was changed")
-    rec = _guarded(args.db, lambda: set_pin(engine, number, swipe, old, new, key=key))
+    rec = _guarded(args.db, lambda: set_pin(engine, number, swipe, old, new, key=key,
+                                            policy=policy))
     _say(f"employee {rec.number} ({rec.name}): PIN set")
     return 0
 

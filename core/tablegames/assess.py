@@ -164,8 +164,10 @@ def claim_role(ctx: FloorContext, u: Unit, hit: Hit, *, lock: bool = True) -> st
     ``executive`` if any of them needs one."""
     t = u.s.get(GameTable, hit.table_id)
     assert t is not None
-    if blocking_flags(hit):
-        return "supervisor"  # it can only be rejected (no wager, a void round ...): no pay
+    if hit.wager_id is None:
+        return "supervisor"  # no wager on the seat: nothing could ever be paid
+    # other flags (a void round, a second hit) block the pay too, but the claim may still be
+    # a large one: rejecting it takes the authority its pay would
     g = ctx.group_cfg(t.group_id)
     pt = ctx.table_paytable(t.id)
     threshold = ctx.config.authorization.executive_threshold_cents

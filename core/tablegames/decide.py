@@ -63,7 +63,11 @@ def pay(ctx: FloorContext, hit_id: int, cards: Sequence[str] | Sequence[Card], s
         return retrying(lambda: _pay(ctx, hit_id, parsed, who, checker, correct_claim,
                                      expected_cents, role))
     except ValueError as exc:
-        raise ctx.gate.refused(exc, hit_id=hit_id, action="pay", role=role[0],
+        # the verifier's card refused (its authority, the same person as the authorizer)
+        verifier_refused = (checker is not None and isinstance(exc, AuthError)
+                            and exc.card_mac == checker.card_mac and exc.outcome != "same_person")
+        raise ctx.gate.refused(exc, hit_id=hit_id, action="verify" if verifier_refused else "pay",
+                               role="supervisor" if verifier_refused else role[0],
                                who=who) from None
 
 

@@ -83,6 +83,18 @@ def upgrade() -> None:
 def downgrade() -> None:
     conn = op.get_bind()
     dialect = conn.dialect.name
+    # Refused once the ledger holds what 0014 can not read: keyed cards (their old hashes are
+    # gone: the cards would stop working), locks, or swipe rows with the new columns (dropping
+    # a column changes those rows' chained content: audit verify would fail).
+    used = conn.execute(sa.text(
+        "SELECT (SELECT count(*) FROM employees WHERE card_mac IS NOT NULL OR pin IS NOT NULL)"
+        " + (SELECT count(*) FROM card_locks)"
+        " + (SELECT count(*) FROM swipe_log WHERE card_mac IS NOT NULL OR reason IS NOT NULL)"
+    )).scalar()
+    if used:
+        raise RuntimeError("revision 0015 can not be downgraded: the ledger holds keyed cards, "
+                           "PINs, card locks or swipe rows of 0015 that revision 0014 can not "
+                           "read or would change (restore a backup taken before the upgrade)")
     for ddl in integrity.unprotect_ddl(dialect, "card_locks"):
         op.execute(ddl)
     op.drop_index("ix_card_locks_card_mac", table_name="card_locks")
