@@ -370,10 +370,9 @@ class Gate:
         mac = self.key.card_mac(number)
         with Session(reader(self.engine), expire_on_commit=False) as s, s.begin():
             locked = self._lock_row(s, mac)
-            emp = s.scalar(select(Employee).where(Employee.card_mac == mac))
             # an enrolment from before the card key is found by its slow hash, here in the
             # read session (never under the write lock), only while such rows remain
-            old = _find_legacy(s, number) if emp is None else None
+            emp = find_by_card(s, self.key, number)
             ledger_key = s.get(Setting, CARD_KEY_ID)
             ledger_key_id = None if ledger_key is None else ledger_key.value
         if locked is not None:
@@ -381,8 +380,8 @@ class Gate:
             raise AuthError(f"card locked{who} since {_clock_text(locked.created_at)}: "
                             f"{locked.reason}. An executive must lift the lock "
                             "(podium employees unlock)", "locked", locked.employee_id, mac)
-        if old is not None:
-            emp = self._rekey(old.id, mac)
+        if emp is not None and emp.card_mac is None:  # found by its old hash
+            emp = self._rekey(emp.id, mac)
         if emp is None:
             if ledger_key_id is not None and ledger_key_id != self.key.key_id():
                 exc = key_mismatch(self.key, ledger_key_id)
@@ -400,6 +399,17 @@ class Gate:
                                 emp.id, mac)
             checked = True
         return Swiper(emp.id, emp.number, emp.name, emp.role, mac, checked)
+
+    def identified(self, swipe: Swipe, *, hit_id: int | None, action: str,
+                   role: str | None | Callable[[], str | None]) -> Swiper:
+        """:meth:`identify`, with a refused card logged by :meth:`refused` and raised.
+        ``role``: the authority the action needs, as the log records it (a function: worked
+        out only when the card is refused)."""
+        try:
+            return self.identify(swipe)
+        except AuthError as exc:
+            needed = role() if callable(role) else role
+            raise self.refused(exc, hit_id=hit_id, action=action, role=needed) from None
 
     def _lock_row(self, s: Session, mac: bytes) -> CardLock | None:
         row = s.scalar(select(CardLock).where(CardLock.card_mac == mac)
@@ -524,10 +534,7 @@ class Gate:
         accepted swipe and ``write(session, employee, now)``.  Any refusal (the card, or a
         ValueError from ``write``) is logged by :meth:`refused` and raised; nothing else is
         written then."""
-        try:
-            who = self.identify(swipe)
-        except AuthError as exc:
-            raise self.refused(exc, hit_id=hit_id, action=action, role=needed) from None
+        who = self.identified(swipe, hit_id=hit_id, action=action, role=needed)
         try:
             with Session(self.engine, expire_on_commit=False) as s, s.begin():
                 now = self.now()

@@ -9,9 +9,9 @@ The key is 32 random bytes, kept in a file (hex, one line) that only its owner m
 - where: the floor file's ``[authorization] card_key`` (relative to the floor file's folder),
   else the environment variable ``PODIUM_CARD_KEY``, else ``card.key`` in the user
   configuration folder (``platformdirs.user_config_dir("podium")``);
-- made at first use with mode 0600 (``O_CREAT | O_EXCL``: two podiums starting at once can not
-  make two keys in one place); a key file that others may read or write is refused, like an ssh
-  private key;
+- made at first use with mode 0600 (written beside its place, synced, then linked in: two
+  podiums starting at once can not make two keys in one place, nor read a half-written one); a
+  key file that others may read or write is refused, like an ssh private key;
 - every podium and service of one floor uses the SAME key file (copy it, as the TLS keys are
   copied: docs/operator.md "Card key").  The ledger records the key's fingerprint
   (:meth:`CardKey.key_id`, not the key) so a podium with another key is told so instead of

@@ -25,17 +25,11 @@ def adjust(ctx: FloorContext, group: str, level: str, meter_delta_cents: int, re
     way.  Every refusal is logged in swipe_log with who and why."""
     gate = ctx.gate
     policy = ctx.config.authorization
-    try:
-        first = gate.identify(swipe)
-    except AuthError as exc:
-        raise gate.refused(exc, hit_id=None, action="adjust", role="executive") from None
+    first = gate.identified(swipe, hit_id=None, action="adjust", role="executive")
     big = (isinstance(meter_delta_cents, int) and not isinstance(meter_delta_cents, bool)
            and abs(meter_delta_cents) >= policy.adjustment_second_executive_cents)
     second_role = "executive" if big else "supervisor"
-    try:
-        second = gate.identify(second_swipe)
-    except AuthError as exc:
-        raise gate.refused(exc, hit_id=None, action="adjust", role=second_role) from None
+    second = gate.identified(second_swipe, hit_id=None, action="adjust", role=second_role)
     try:
         reason = (reason or "").strip()
         if not reason:

@@ -23,15 +23,6 @@ from core.tablegames.views import AmountChanged, FloorError, HitOutcome, PaidHit
 log = logging.getLogger("podium.floor")
 
 
-def _identified(ctx: FloorContext, swipe: Swipe, *, hit_id: int | None, action: str,
-                role: str | None) -> Swiper:
-    """Who swiped (outside the write lock); a refused card is logged and raised."""
-    try:
-        return ctx.gate.identify(swipe)
-    except AuthError as exc:
-        raise ctx.gate.refused(exc, hit_id=hit_id, action=action, role=role) from None
-
-
 def _role_now(ctx: FloorContext, needed: Callable[[Unit], str | None]) -> str | None:
     """The authority an action on a hit needs as the ledger stands (read-only; None if it can
     not be told now): what a refused card's swipe-log row records as required."""
@@ -54,11 +45,16 @@ def pay(ctx: FloorContext, hit_id: int, cards: Sequence[str] | Sequence[Card], s
     separate_verifier_at`` needs it, from another person.  Every refusal after the swipe is
     logged in swipe_log with who and why."""
     parsed = parse(cards)
-    role: list[str | None] = [_role_now(ctx, lambda u: assess(
-        ctx, u, load_hit(u, hit_id, lock=False), parsed, lock=False).role)]
-    who = _identified(ctx, swipe, hit_id=hit_id, action="pay", role=role[0])
+
+    def needed_now() -> str | None:  # only for a refusal's log row, before the transaction
+        return _role_now(ctx, lambda u: assess(ctx, u, load_hit(u, hit_id, lock=False), parsed,
+                                               lock=False).role)
+
+    gate = ctx.gate
+    who = gate.identified(swipe, hit_id=hit_id, action="pay", role=needed_now)
     checker = (None if verifier is None else
-               _identified(ctx, verifier, hit_id=hit_id, action="verify", role="supervisor"))
+               gate.identified(verifier, hit_id=hit_id, action="verify", role="supervisor"))
+    role: list[str | None] = [None]  # the assessment's, once the transaction has made it
     try:
         return retrying(lambda: _pay(ctx, hit_id, parsed, who, checker, correct_claim,
                                      expected_cents, role))
@@ -66,9 +62,9 @@ def pay(ctx: FloorContext, hit_id: int, cards: Sequence[str] | Sequence[Card], s
         # the verifier's card refused (its authority, the same person as the authorizer)
         verifier_refused = (checker is not None and isinstance(exc, AuthError)
                             and exc.card_mac == checker.card_mac and exc.outcome != "same_person")
-        raise ctx.gate.refused(exc, hit_id=hit_id, action="verify" if verifier_refused else "pay",
-                               role="supervisor" if verifier_refused else role[0],
-                               who=who) from None
+        raise gate.refused(exc, hit_id=hit_id, action="verify" if verifier_refused else "pay",
+                           role="supervisor" if verifier_refused else role[0] or needed_now(),
+                           who=who) from None
 
 
 def _pay(ctx: FloorContext, hit_id: int, parsed: tuple[Card, ...], who: Swiper,
@@ -195,17 +191,20 @@ def reject(ctx: FloorContext, hit_id: int, reason: str, swipe: Swipe) -> None:
     """Reject a pending hit; it needs the authority that paying it would (a supervisor, or an
     executive for an executive-level hit).  A lock-at-hit amount goes back to the meter by
     reversal entries.  Every refusal after the swipe is logged with who and why."""
-    role: list[str | None] = [_role_now(ctx, lambda u: claim_role(
-        ctx, u, load_hit(u, hit_id, lock=False), lock=False))]
-    who = _identified(ctx, swipe, hit_id=hit_id, action="reject", role=role[0])
+    def needed_now() -> str | None:  # only for a refusal's log row, before the transaction
+        return _role_now(ctx, lambda u: claim_role(ctx, u, load_hit(u, hit_id, lock=False),
+                                                   lock=False))
+
+    who = ctx.gate.identified(swipe, hit_id=hit_id, action="reject", role=needed_now)
+    role: list[str | None] = [None]  # claim_role's, once the transaction has worked it out
     try:
         reason = (reason or "").strip()
         if not reason:
             raise FloorError(f"hit #{hit_id}: give a reason to reject it")
         retrying(lambda: _reject(ctx, hit_id, reason, who, role))
     except ValueError as exc:
-        raise ctx.gate.refused(exc, hit_id=hit_id, action="reject", role=role[0],
-                               who=who) from None
+        raise ctx.gate.refused(exc, hit_id=hit_id, action="reject",
+                               role=role[0] or needed_now(), who=who) from None
 
 
 def _reject(ctx: FloorContext, hit_id: int, reason: str, who: Swiper,
@@ -230,7 +229,7 @@ def check_swipe(ctx: FloorContext, swipe: Swipe, needed: str,
     """Check one card for ``needed`` authority before an action that takes several swipes
     (the first card of a manual adjustment): (number, name, role) if it may; a refusal is
     logged in swipe_log and raised as AuthError.  An accepted check writes nothing."""
-    who = _identified(ctx, swipe, hit_id=None, action=action, role=needed)
+    who = ctx.gate.identified(swipe, hit_id=None, action=action, role=needed)
     try:
         with ctx.read() as s:
             emp = ctx.gate.authority(s, who, needed, action)
