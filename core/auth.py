@@ -337,7 +337,7 @@ def log_swipe(session: Session, outcome: SwipeOutcome, *, employee_id: int | Non
 ACTION_WORDS = {"pay": "this pay", "reject": "a rejection", "adjust": "a meter adjustment",
                 "bbj_case": "a Bad Beat Jackpot step", "machine_check": "a machine check",
                 "verify": "the verification of this hit", "unlock": "lifting a card lock",
-                "check": "a card check"}
+                "check": "a card check", "void": "voiding a win slip"}
 
 
 def _article(role: str) -> str:

@@ -21,6 +21,15 @@ Example (``resources/floors/demo.toml`` is the full one)::
     # separate_verifier_at = "10000.00"            # verifier and authorizer: two people
     # adjustment_second_executive_at = "10000.00"  # the second card must be an executive
 
+    [surveillance]                    # docs/operator.md "Surveillance": when a hit is flagged
+    # near_threshold_margin = "0.05"  # a pay this share or less below executive_threshold
+    # same_person_from = "0.00"       # one person verified and authorized a pay of this or more
+    # adjustment_window_minutes = 60  # a manual adjustment of the hit's level this near it
+    # hit_rate_tail = "0.001"         # a table's hits of a hand this improbable (binomial tail)
+    # hit_rate_days = 30              # ... counted over the days up to the hit
+    # print_delay_seconds = 120       # the first confirmed print this long after the pay
+    # refused_frames_minutes = 5      # refused frames of the table this near the round
+
     [printer]
     kind = "file"                     # or "network" with host, port, timeout, status_timeout,
                                       # send_timeout, confirm_timeout (seconds)
@@ -68,7 +77,7 @@ import unicodedata
 import zoneinfo
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime
+from datetime import date, datetime, time
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
@@ -119,6 +128,11 @@ class Casino:
     public_holidays: tuple[date, ...] = ()
     # a hit waiting this long turns red in the queue and sounds once (internal controls)
     hit_alert_minutes: int = 5
+    # the gaming day begins at this local time (accounting: a day's reconciliation runs from
+    # it to the next day's); shifts are (name, local start) in order through the gaming day
+    gaming_day_starts: time = time(6, 0)
+    shifts: tuple[tuple[str, time], ...] = (("Day", time(6, 0)), ("Swing", time(14, 0)),
+                                            ("Grave", time(22, 0)))
 
     @property
     def operator_name(self) -> str:
@@ -152,6 +166,27 @@ class Authorization:
         if self.pin == "every_swipe":
             return True
         return self.pin == "executive" and needed == "executive"
+
+
+@dataclass(frozen=True)
+class SurveillanceConfig:
+    """When surveillance's hit timeline flags a hit (``[surveillance]``, docs/operator.md
+    "Surveillance"; core/surveillance/flags.py).  Every key optional; the defaults are here."""
+
+    # a pay in [threshold x (1 - margin), threshold) is "just below the executive threshold"
+    near_threshold_margin: Decimal = Decimal("0.05")
+    # a pay of at least this, verified and authorized by one person, is flagged (0: every one)
+    same_person_from_cents: int = 0
+    # a manual adjustment of the hit's level within this many minutes either side of the hit
+    adjustment_window_minutes: int = 60
+    # a table's hits of the hit's hand whose binomial upper tail is below this are flagged
+    hit_rate_tail: Decimal = Decimal("0.001")
+    # ... counted over the wagers and hits of the table in this many days up to the hit
+    hit_rate_days: int = 30
+    # the first confirmed print of the slip later than this after the pay (or none by then)
+    print_delay_seconds: int = 120
+    # frames of the table refused within this many minutes of the hit's round are shown
+    refused_frames_minutes: int = 5
 
 
 @dataclass(frozen=True)
@@ -285,6 +320,7 @@ class FloorConfig:
     poker_room: PokerRoomConfig = field(default_factory=PokerRoomConfig)
     sha256: str = ""  # of the file's text (parameter changes name it)
     controller_link: ControllerLinkConfig = field(default_factory=ControllerLinkConfig)
+    surveillance: SurveillanceConfig = field(default_factory=SurveillanceConfig)
 
     def group(self, group_id: str) -> GroupConfig:
         for g in self.groups:
@@ -499,8 +535,94 @@ def _casino(sec: _Section) -> Casino:
     operator = sec.text("operator", "", empty_ok=True)
     holidays = sec.convert("public_holidays", _holidays, [])
     alert = sec.integer("hit_alert_minutes", 1, 240, 5)
+    day_starts = sec.convert("gaming_day_starts", _clock_time, time(6, 0))
+    shifts = sec.convert("shifts", _shifts, None)
+    if shifts is None:
+        shifts = (("Day", day_starts), ("Swing", _plus_hours(day_starts, 8)),
+                  ("Grave", _plus_hours(day_starts, 16)))
+    elif shifts[0][1] != day_starts:
+        raise sec.error("shifts", f"the first shift starts at {shifts[0][1]:%H:%M}, but the "
+                        f"gaming day at {day_starts:%H:%M}; the first shift begins the day")
+    for key, what, t in [("gaming_day_starts", "the gaming day", day_starts)] + [
+            ("shifts", f"shift {n}", t) for n, t in shifts]:
+        off = _off_the_utc_hour(tz, t)
+        if off:
+            raise sec.error(key, f"{what} starts at {t:%H:%M}, which in {tz} is {off}; the "
+                            "ledger keeps its totals by whole hours of UTC, so a gaming day "
+                            "and its shifts start on a whole hour of UTC (e.g. "
+                            f"{_plus_minutes(t, -int(off.split()[0]))})")
     sec.done()
-    return Casino(name, tz, symbol, operator, holidays, alert)
+    return Casino(name, tz, symbol, operator, holidays, alert, day_starts, shifts)
+
+
+def _off_the_utc_hour(tz: str, t: time) -> str:
+    """"" when local ``t`` is a whole hour of UTC on every day of the year in ``tz``, else
+    "N minutes past a whole hour of UTC"."""
+    zone = zoneinfo.ZoneInfo(tz)
+    year = datetime.now().year
+    for month in range(1, 13):
+        for day in (1, 15):
+            local = datetime(year, month, day, t.hour, t.minute, tzinfo=zone)
+            minutes = int(local.utcoffset().total_seconds() // 60)  # type: ignore[union-attr]
+            past = (t.hour * 60 + t.minute - minutes) % 60
+            if past:
+                return f"{past} minutes past a whole hour of UTC"
+    return ""
+
+
+def _plus_minutes(t: time, minutes: int) -> str:
+    total = (t.hour * 60 + t.minute + minutes) % 1440
+    return f"{total // 60:02d}:{total % 60:02d}"
+
+
+def _plus_hours(t: time, hours: int) -> time:
+    return time((t.hour + hours) % 24, t.minute)
+
+
+def _clock_time(value: Any, what: str) -> time:
+    """A local clock time "HH:MM" (a TOML time is taken as it is, to the minute)."""
+    if isinstance(value, time):
+        if value.second or value.microsecond:
+            raise ValueError(f"{what}: {value} must be a whole minute, HH:MM")
+        return value.replace(tzinfo=None)
+    if isinstance(value, str):
+        text_ = value.strip()
+        try:
+            hh, mm = text_.split(":")
+            if len(hh) != 2 or len(mm) != 2 or not (hh + mm).isdigit():
+                raise ValueError
+            return time(int(hh), int(mm))
+        except ValueError:
+            pass
+    raise ValueError(f"{what}: {_shown(value)} is not a clock time HH:MM such as \"06:00\"")
+
+
+def _shifts(value: Any, what: str) -> tuple[tuple[str, time], ...] | None:
+    """Shifts in order through the gaming day: [["Day", "06:00"], ["Swing", "14:00"], ...]
+    (None: not given)."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not 1 <= len(value) <= 6:
+        raise ValueError(f"{what}: must be a list of 1 to 6 [name, \"HH:MM\"] pairs, e.g. "
+                         "[[\"Day\", \"06:00\"], [\"Swing\", \"14:00\"]]")
+    out: list[tuple[str, time]] = []
+    for i, item in enumerate(value, 1):
+        if not isinstance(item, list) or len(item) != 2 or not isinstance(item[0], str) \
+                or not 1 <= len(item[0].strip()) <= 32 or not item[0].strip().isprintable():
+            raise ValueError(f"{what}: shift {i} must be [name, \"HH:MM\"] with a name of 1 "
+                             "to 32 printable characters")
+        name = item[0].strip()
+        if any(n.casefold() == name.casefold() for n, _ in out):
+            raise ValueError(f"{what}: shift {name!r} is listed twice")
+        out.append((name, _clock_time(item[1], f"{what}: shift {name}")))
+    starts = [t for _, t in out]
+    first = starts[0]
+    offsets = [((t.hour * 60 + t.minute) - (first.hour * 60 + first.minute)) % 1440
+               for t in starts]
+    if offsets != sorted(offsets) or len(set(offsets)) != len(offsets):
+        raise ValueError(f"{what}: shifts must start in order through the day, each at its "
+                         "own time")
+    return tuple(out)
 
 
 def _holidays(value: Any, what: str) -> tuple[date, ...]:
@@ -589,6 +711,25 @@ def _authorization(sec: _Section, base: Path | None) -> Authorization:
     if card_key:
         card_key = _path(sec, "card_key", base)
     return Authorization(threshold, card_key, pin, failures, minutes, separate, adjust_exec)
+
+
+def _surveillance(sec: _Section) -> SurveillanceConfig:
+    d = SurveillanceConfig()
+    margin = sec.convert("near_threshold_margin", _rate, str(d.near_threshold_margin))
+    if not 0 < margin < 1:
+        raise sec.error("near_threshold_margin", f"{margin} must be more than 0 and less than 1 "
+                        "(a share of the executive threshold, e.g. \"0.05\")")
+    same = sec.convert("same_person_from", _cents, json_cents(d.same_person_from_cents))
+    window = sec.integer("adjustment_window_minutes", 1, 7 * 24 * 60, d.adjustment_window_minutes)
+    tail = sec.convert("hit_rate_tail", _rate, str(d.hit_rate_tail))
+    if not 0 < tail < 1:
+        raise sec.error("hit_rate_tail", f"{tail} must be more than 0 and less than 1 (a "
+                        "probability, e.g. \"0.001\")")
+    days = sec.integer("hit_rate_days", 1, 366, d.hit_rate_days)
+    delay = sec.integer("print_delay_seconds", 1, 24 * 3600, d.print_delay_seconds)
+    refused = sec.integer("refused_frames_minutes", 0, 24 * 60, d.refused_frames_minutes)
+    sec.done()
+    return SurveillanceConfig(margin, same, window, tail, days, delay, refused)
 
 
 def _printer(sec: _Section) -> PrinterConfig:
@@ -795,10 +936,11 @@ def parse_floor(data: Mapping[str, object], source: str = "<floor>",
     poker_room = _poker_room(top.sub("poker_room", {}))
     link = (_controller_link(top.sub("controller_link"), base) if "controller_link" in top.data
             else ControllerLinkConfig())
+    surveillance = _surveillance(top.sub("surveillance", {}))
     top.done()
     _check_links(source, groups, tables)
     return FloorConfig(casino, authorization, printer, groups, tables, source, poker_room,
-                       controller_link=link)
+                       controller_link=link, surveillance=surveillance)
 
 
 def loads_floor(text: str, source: str = "<floor>", base: Path | None = None) -> FloorConfig:

@@ -167,3 +167,27 @@ def json_units_floor(units: int) -> str:
 
 def format_units(units: int, symbol: str = "") -> str:
     return format_cents(units_floor_cents(units), symbol)
+
+
+def units_decimal(units: int) -> Decimal:
+    """Exact units as money (a Decimal of the major unit, every digit kept, at least two
+    decimals): 2_500_040_450_000 units -> Decimal("25000.4045")."""
+    value = Decimal(units).scaleb(-8)  # 1 unit = 1/1,000,000 cent = 1e-8 of the major unit
+    if value == value.quantize(Decimal("0.01")):
+        return value.quantize(Decimal("0.01"))
+    return Decimal(f"{value:f}".rstrip("0"))
+
+
+def decimal_text(value: Decimal) -> str:
+    """A money Decimal as plain text for JSON and CSV ("0.00000001", never "1E-8")."""
+    return f"{value:f}"
+
+
+def format_units_exact(units: int, symbol: str = "") -> str:
+    """``"$25,000.40"``, or every digit of a fraction of a cent (``"$25,000.4045"``): the
+    accountant's figures add up to the unit."""
+    value = units_decimal(units)
+    sign = "-" if value < 0 else ""
+    text = f"{abs(value):,f}"
+    whole, _, frac = text.partition(".")
+    return f"{sign}{symbol}{whole}.{frac.ljust(2, '0')}"

@@ -88,6 +88,9 @@ def _print_words(st: SlipPrintState, printing: bool) -> tuple[str, bool, str, st
     return "queued", False, "queued", "not printed yet"
 
 
+_VOID_WORDS = ("VOID", False, "void", "voided by an executive: not payable, never printed "
+               "again; its win page shows who voided it, when and why")
+
 Printer = Any  # printing.printers.NetworkPrinter | FilePrinter: .send(data, name) and str()
 
 
@@ -409,7 +412,16 @@ class ConsoleCore:
 
     # -- printing ---------------------------------------------------------------------------
     def slip_bytes(self, slip_no: int) -> bytes:
-        return self.floor.slip_bytes(slip_no)
+        """The slip as it is shown (the preview): its stored bytes, after the VOID banner when
+        it was voided."""
+        data = self.floor.slip_bytes(slip_no)
+        void = self.floor.slip_void(slip_no)
+        if void is None:
+            return data
+        from printing.slip import VoidMark, mark_void
+
+        return mark_void(data, VoidMark(void.at, void.by, void.reason, void.money_returned),
+                         self.config.casino.timezone)
 
     def _slip_records(self, lines: list[SlipLine]) -> list[SlipRecord]:
         names = {t.id: t.name for t in self.config.tables}
@@ -417,7 +429,8 @@ class ConsoleCore:
             printing = set(self._printing)
         return [SlipRecord(ln.slip_no, f"H{ln.hit_id}", f"{names.get(ln.table, ln.table)} seat "
                            f"{ln.seat}", ln.amount_cents, ln.created_at,
-                           *_print_words(ln.print_state, ln.slip_no in printing))
+                           *(_VOID_WORDS if ln.voided else
+                             _print_words(ln.print_state, ln.slip_no in printing)))
                 for ln in lines]
 
     def recent_slips(self, limit: int = 200) -> list[SlipRecord]:
@@ -516,6 +529,11 @@ class ConsoleCore:
         from printing.slip import mark_copy
 
         assert self.printer is not None
+        void = self.floor.slip_void(slip_no)
+        if void is not None:  # a void slip is not payable: it never goes to the printer again
+            self._say(f"Win slip {slip_no} is VOID (voided by {void.by}: {void.reason}): not "
+                      "printed. Its win page shows the void.")
+            return
         state = self.floor.print_state(slip_no)
         if state.printed and not again:
             log.info("win slip %d: printed already, not printed again", slip_no)

@@ -1,4 +1,5 @@
-"""``podium console`` and ``podium demo``: start the supervisor console."""
+"""``podium console`` and ``podium demo``: start the supervisor console, or with ``--role`` a
+read-only desk (the accountant's or surveillance's: gui/desk_window.py)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,10 @@ def _options(p: argparse.ArgumentParser, demo: bool) -> None:
         p.add_argument("--no-simulator", action="store_true",
                        help="do not start the simulated controllers "
                             "(run them with podium simulate)")
+    p.add_argument("--role", choices=("accountant", "surveillance", "card"), default=None,
+                   help="open a READ-ONLY desk instead of the supervisor console: the "
+                        "accountant's, surveillance's, or 'card': the desk of the card swiped "
+                        "at start (no table controller, no printer, no change to the ledger)")
     p.add_argument("--screenshots", default=None, metavar="DIR",
                    help="save screenshots of the main window after a few seconds into DIR and quit")
     p.add_argument("--log-level", default="INFO")
@@ -65,6 +70,26 @@ def _qt_messages() -> None:
         qtlog.log(levels.get(mode, logging.WARNING), "%s", message)
 
     qInstallMessageHandler(handler)
+
+
+def _qt_application(demo: bool) -> tuple[Any, Any]:
+    """The Qt application, themed, with the card-swipe catcher installed (the console's and the
+    desk's alike); in the demo the swipe prompt offers typed entry."""
+    from PySide6.QtWidgets import QApplication
+
+    from gui import theme
+    from gui.authorize import SwipePrompt
+    from gui.swipe import SwipeCatcher
+
+    _qt_messages()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Podium")
+    theme.apply(app)  # type: ignore[arg-type]
+    catcher = SwipeCatcher()
+    catcher.install(app)  # type: ignore[arg-type]
+    if demo:
+        SwipePrompt.demo_entry = True
+    return app, catcher
 
 
 def build_console(floor: str, db: str | None, *, demo: bool) -> tuple[Any, list[str]]:
@@ -110,6 +135,106 @@ def build_console(floor: str, db: str | None, *, demo: bool) -> tuple[Any, list[
     return ConsoleCore(engine, config, paytables, printer=printer), warnings
 
 
+def open_desk_ledger(floor: str, db: str | None, *,
+                     demo: bool) -> tuple[Any, dict[str, Any], Any]:
+    """For a desk: the floor configuration, the paytables and the ledger opened read-only
+    (core.desks.open_ledger: never migrated; no certificate, card key or printer needed)."""
+    import platformdirs
+
+    from core import floorconfig
+    from core.desks import open_ledger
+    from core.ledger.db import default_url
+    from core.rules.paytables import load_paytables
+
+    config = floorconfig.load_demo_floor() if floor == "demo" else floorconfig.load_floor(floor)
+    paytables = load_paytables()
+    for w in floorconfig.validate(config, paytables):
+        log.warning("configuration warning: %s", w)
+    if db is None:
+        data_dir = Path(platformdirs.user_data_dir("podium"))
+        db = f"sqlite:///{data_dir / 'demo.sqlite'}" if demo else default_url()
+    return config, paytables, open_ledger(db)
+
+
+def desk_window(role: str, config: Any, paytables: dict[str, Any], engine: Any,
+                catcher: Any) -> Any:
+    """The desk's window for ``role`` ("accountant", "surveillance", or "card": the start
+    prompt asks for a card and its role picks the desk); None if the start was cancelled."""
+    from core.desks import Desk
+    from gui.desk_window import DeskWindow
+
+    employee = ""
+    if role == "card":
+        from PySide6.QtWidgets import QDialog
+
+        from gui.desk_start import card_prompt, choose_desk
+
+        prompt = card_prompt(catcher, engine, config)
+        if prompt.exec() != QDialog.DialogCode.Accepted:
+            return None
+        who = prompt.result_value
+        chosen = choose_desk(who)  # type: ignore[arg-type]
+        if chosen is None:
+            return None
+        role, employee = chosen, who.label  # type: ignore[attr-defined]
+    return DeskWindow(Desk(role, engine, config, paytables, employee))
+
+
+def _run_desk(command: str, opts: argparse.Namespace, demo: bool) -> int:
+    """``podium console --role ...``: a read-only desk; no ConsoleCore, no controller link, no
+    printer, no simulator."""
+    try:
+        config, paytables, engine = open_desk_ledger(opts.floor, opts.db, demo=demo)
+    except (ValueError, OSError) as exc:  # DeskError, FloorConfigError ... name the problem
+        print(f"podium {command}: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # e.g. the ledger database does not answer
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        print(f"podium {command}: could not open the ledger: {reason}", file=sys.stderr)
+        return 2
+    from PySide6.QtCore import QTimer
+
+    from gui import collector
+
+    app, catcher = _qt_application(demo)
+    collector.install(app, freeze=True)
+    window = desk_window(opts.role, config, paytables, engine, catcher)
+    if window is None:
+        print(f"podium {command}: no desk opened (the start was cancelled)", file=sys.stderr)
+        engine.dispose()
+        return 1
+    window.show()
+    if opts.screenshots:
+        out = Path(opts.screenshots)
+        out.mkdir(parents=True, exist_ok=True)
+
+        def shoot() -> None:
+            from gui.bridge import default_bridge
+
+            default_bridge().wait_idle(3000)
+            window.grab().save(str(out / f"desk-{window.desk.role}.png"))
+            for i in range(window.tabs.count()):
+                window.tabs.setCurrentIndex(i)
+                default_bridge().wait_idle(3000)
+                app.processEvents()
+                name = window.tabs.tabText(i).lower().replace(" ", "-")
+                window.grab().save(str(out / f"desk-{window.desk.role}-{name}.png"))
+            app.quit()
+
+        QTimer.singleShot(3000, shoot)
+    try:
+        rc = app.exec()
+    finally:
+        window.close()
+        window.deleteLater()
+        app.processEvents()
+        engine.dispose()
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(rc)
+
+
 def _report_ready(app: Any, window: Any, console: Any) -> None:
     """For benchmarks/startup.py: READY once the first frame with the floor is painted,
     ONLINE once every configured table's link is up; then quit."""
@@ -139,6 +264,8 @@ def run(args: argparse.Namespace) -> int:
     _options(parser, demo)
     opts = parser.parse_args(args.rest)
     configure_logging(opts.log_level)
+    if opts.role is not None:
+        return _run_desk(args._command, opts, demo)
     try:
         console, warnings = build_console(opts.floor, opts.db, demo=demo)
     except (ValueError, OSError) as exc:
@@ -170,22 +297,11 @@ def run(args: argparse.Namespace) -> int:
             return 2
 
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication, QTabWidget
+    from PySide6.QtWidgets import QTabWidget
 
-    from gui import theme
     from gui.main_window import MainWindow
-    from gui.swipe import SwipeCatcher
 
-    _qt_messages()
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("Podium")
-    theme.apply(app)  # type: ignore[arg-type]
-    catcher = SwipeCatcher()
-    catcher.install(app)  # type: ignore[arg-type]
-    if demo:
-        from gui.authorize import SwipePrompt
-
-        SwipePrompt.demo_entry = True
+    app, catcher = _qt_application(demo)
     console.start()
     from gui import collector
 

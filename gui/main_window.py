@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -127,13 +126,20 @@ class MainWindow(QMainWindow):
         left.currentChanged.connect(lambda _i: self._load_slips_if_shown())
         self.setCentralWidget(central)
         self.statusBar().showMessage("Ready")
-        self.winpage_dir: Path | None = None  # None: <user data folder>/winpages
-        self.last_winpage: Path | None = None  # the win page PDF last written
         meters_menu = self.menuBar().addMenu("&Meters")
         self.adjust_action = QAction("&Adjust meter…", self)
         self.adjust_action.setShortcut(QKeySequence("Ctrl+J"))
         self.adjust_action.triggered.connect(self.open_adjust)
         meters_menu.addAction(self.adjust_action)
+        slips_menu = self.menuBar().addMenu("&Slips")
+        self.winpages_action = QAction("&Win pages… (search any slip)", self)
+        self.winpages_action.setShortcut(QKeySequence("Ctrl+F"))
+        self.winpages_action.triggered.connect(lambda: self.open_winpages())
+        slips_menu.addAction(self.winpages_action)
+        self.void_action = QAction("&Void slip…", self)
+        self.void_action.triggered.connect(lambda: self.open_void())
+        slips_menu.addAction(self.void_action)
+        self.winpages_dialog: Any = None
         people_menu = self.menuBar().addMenu("&People")
         self.unlock_action = QAction("&Lift a card lock…", self)
         self.unlock_action.triggered.connect(self.open_unlock)
@@ -289,12 +295,11 @@ class MainWindow(QMainWindow):
         self.preview_btn = QPushButton("Preview selected slip")
         self.preview_btn.clicked.connect(self._preview_selected)
         row.addWidget(self.preview_btn)
-        self.winpage_btn = QPushButton("Win page (PDF)…")
-        self.winpage_btn.clicked.connect(self.save_selected_winpage)
-        row.addWidget(self.winpage_btn)
-        self.print_winpage_btn = QPushButton("Print win page…")
-        self.print_winpage_btn.clicked.connect(self._print_selected_winpage)
-        row.addWidget(self.print_winpage_btn)
+        self.find_btn = QPushButton("Win pages…")
+        self.find_btn.setToolTip("Search any win slip (by date, table, amount, employee, "
+                                 "number) for its win page; void a slip there")
+        self.find_btn.clicked.connect(lambda: self.open_winpages(self._selected_slip()))
+        row.addWidget(self.find_btn)
         self.retry_btn = QPushButton("Print all queued slips")
         self.retry_btn.clicked.connect(lambda: self.bridge.query(
             self.console.print_queued, lambda _n: None,
@@ -420,7 +425,9 @@ class MainWindow(QMainWindow):
                     continue
                 tile = self._meter_tiles.get(key)
                 if tile is None:
-                    tile = MeterTile(key, tz=ZoneInfo(self.console.config.casino.timezone))
+                    casino = self.console.config.casino
+                    tile = MeterTile(key, tz=ZoneInfo(casino.timezone),
+                                     symbol=casino.currency_symbol)
                     self._meter_tiles[key] = tile
                     self._meter_layout.insertWidget(self._meter_layout.count() - 1, tile)
                     tile.plotMade.connect(self._trends_stale.add)
@@ -571,6 +578,56 @@ class MainWindow(QMainWindow):
         if done:
             self._log(done)
 
+    def winpage_desk(self) -> Any:
+        """The console's read-only desk on its own ledger (the win page search reads it)."""
+        from core.desks import Desk
+        from core.ledger.db import reader
+
+        c = self.console
+        return Desk("supervisor", reader(c.engine), c.config, c.paytables)
+
+    def open_winpages(self, slip_no: int | None = None) -> None:
+        """Slips > Win pages… (Ctrl+F): search any win slip for its win page (print, PDF) and
+        void one; opened on ``slip_no`` when given (the slip selected in Win slips)."""
+        from gui.winpage_search import WinPageSearchDialog
+
+        dlg = WinPageSearchDialog(self.winpage_desk(), self, on_void=self._void_row)
+        self.winpages_dialog = dlg
+        if slip_no is not None:  # the panel searches when it is first shown
+            dlg.panel.slip_no.setText(str(slip_no))
+        try:
+            dlg.exec()
+        finally:
+            self.winpages_dialog = None
+            dlg.deleteLater()
+
+    def _void_row(self, row: Any) -> None:
+        from core.money import format_cents
+
+        money = format_cents(row.amount_cents, self.console.config.casino.currency_symbol)
+        summary = (f"Slip {row.slip_no:06d}: {money}, {row.table_id} seat {row.seat}, "
+                   f"{row.hand.replace('_', ' ')}, paid {row.local}; authorized by "
+                   f"{row.authorized_by}")
+        if self.open_void(row.slip_no, summary) and self.winpages_dialog is not None:
+            self.winpages_dialog.panel.refresh()
+
+    def open_void(self, slip_no: int | None = None, summary: str = "") -> bool:
+        """Slips > Void slip…: an executive voids a win slip (the slip selected in Win slips,
+        or the number typed); True when it was voided."""
+        from gui.void_slip import void_slip
+
+        if slip_no is None and self.tabs.currentWidget() is self.slips_tab:
+            slip_no = self._selected_slip()
+        done = void_slip(self, self.console.floor, slip_no=slip_no, summary=summary,
+                         dialog=self._void_dialog_hook)
+        if done:
+            self._log(done)
+            self._slips_stale = True
+        return bool(done)
+
+    # a test's or screenshot's look at the void dialog before it is shown
+    _void_dialog_hook: Any = None
+
     def open_adjust(self) -> None:
         """Meters > Adjust meter… (Ctrl+J): a manual adjustment by two people."""
         dlg = AdjustDialog(self.console.floor, self.console.config, self.swipe_prompt, self)
@@ -637,43 +694,3 @@ class MainWindow(QMainWindow):
         self.bridge.query(lambda: self.console.slip_bytes(n), show,
                           lambda exc: self._log(f"Win slip {n} can not be shown: {exc}"))
 
-    def save_selected_winpage(self) -> None:
-        """Win slips > Win page (PDF)…: the selected slip's accounting win page (read off the
-        GUI thread) as a PDF in the user data folder's ``winpages``; the path goes to the
-        status bar and Activity, and to ``last_winpage``."""
-        from gui.winpage_dialog import winpage_for, write_winpage_pdf
-
-        n = self._selected_slip()
-        if n is None:
-            self.statusBar().showMessage("Select a win slip first")
-            return
-        floor, folder = self.console.floor, self.winpage_dir
-
-        def write(page: tuple[Any, str]) -> None:
-            try:
-                path = write_winpage_pdf(n, *page, folder)
-            except Exception as exc:  # a full disk, a folder not writable: say so, keep going
-                log.warning("win page of slip %s: %s", n, exc)
-                self._log(f"Win page of slip {n} not written: {exc}")
-                return
-            self.last_winpage = path
-            self._log(f"Win page of slip {n} written to {path}")
-
-        self.bridge.query(lambda: winpage_for(floor, n), write,
-                          lambda exc: self._log(f"Win page of slip {n} not written: {exc}"))
-
-    def _print_selected_winpage(self) -> None:
-        from gui.winpage_dialog import print_winpage, winpage_for
-
-        n = self._selected_slip()
-        if n is None:
-            self.statusBar().showMessage("Select a win slip first")
-            return
-        floor = self.console.floor
-
-        def show(page: tuple[Any, str]) -> None:
-            if print_winpage(n, *page, self):
-                self._log(f"Win page of slip {n} sent to the printer")
-
-        self.bridge.query(lambda: winpage_for(floor, n), show,
-                          lambda exc: self._log(f"Win page of slip {n} not printed: {exc}"))

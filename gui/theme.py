@@ -44,6 +44,10 @@ QCheckBox {{ spacing: 10px; }}
 QCheckBox::indicator {{ width: 20px; height: 20px; border: 2px solid {MUTED}; border-radius: 4px;
               background: #0f1216; }}
 QCheckBox::indicator:checked {{ background: {OK}; border-color: {OK}; }}
+QRadioButton {{ spacing: 10px; }}
+QRadioButton::indicator {{ width: 16px; height: 16px; border: 2px solid {MUTED};
+              border-radius: 10px; background: #0f1216; }}
+QRadioButton::indicator:checked {{ background: {OK}; border-color: {OK}; }}
 QLineEdit, QPlainTextEdit, QComboBox {{ background: #0f1216; border: 1px solid #3a424d;
               border-radius: 6px; padding: 6px; selection-background-color: {INFO}; }}
 QTableWidget, QTableView, QListWidget {{ background: {PANEL}; alternate-background-color: {PANEL_2};

@@ -26,7 +26,7 @@ from gui import model
 
 STATE_WORDS = {"queued": "never tried", "failed": "failed", "unknown": "UNKNOWN (may be on paper)",
                "printing": "printing now"}
-STATE_COLORS = {"failed": "#ff4d4f", "unknown": "#ffa940"}
+STATE_COLORS = {"failed": "#ff4d4f", "unknown": "#ffa940", "void": "#ff4d4f"}
 
 
 def fill_slip_row(table: QTableWidget, row: int, s: model.SlipView, state_text: str) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 
 from core.money import format_cents
 from gui import theme
+from gui.axes import LocalTimeAxis, MoneyAxis
 from gui.cards import hand_label, with_hand_names
 
 
@@ -254,17 +255,6 @@ class TileDelegate(QStyledItemDelegate):
 PLOT_DELAY_MS = 50
 
 
-class MoneyAxis(pg.AxisItem):
-    """A meter trend's amounts as people read money: "$10,000.20" ("$12.5k" when wide)."""
-
-    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
-        if spacing >= 1000:
-            return [f"${v / 1000:,.1f}k" for v in values]
-        if spacing >= 1:
-            return [f"${v:,.0f}" for v in values]
-        return [f"${v:,.2f}" for v in values]
-
-
 class MeterTile(QFrame):
     """One meter: the amount large, the reserve and seed small, and its trend with hits marked.
     ``plotMade(key)`` says the trend plot was made (the tile was first seen): time to read
@@ -273,7 +263,7 @@ class MeterTile(QFrame):
     plotMade = Signal(object)  # noqa: N815
 
     def __init__(self, key: tuple[str, str], parent: QWidget | None = None,
-                 tz: ZoneInfo | None = None) -> None:
+                 tz: ZoneInfo | None = None, symbol: str = "$") -> None:
         super().__init__(parent)
         self.key = key
         self.setObjectName("panel")
@@ -296,6 +286,7 @@ class MeterTile(QFrame):
         self.pending.hide()
         lay.addWidget(self.pending)
         self._tz = tz or ZoneInfo("UTC")
+        self._symbol = symbol
         # The trend plot is made when the tile is first painted: a floor of a hundred meters
         # scrolls, and a plot nobody has seen costs nothing.
         self.plot: Any = None
@@ -342,13 +333,12 @@ class MeterTile(QFrame):
     def _make_plot(self) -> None:
         if self.plot is not None:
             return
-        # the time axis in the casino's local time (pyqtgraph's offset: seconds WEST of UTC)
-        offset = self._tz.utcoffset(datetime.now()) or timedelta(0)
-        self._time_axis = pg.DateAxisItem(orientation="bottom",
-                                          utcOffset=-int(offset.total_seconds()))
+        # the casino's clock on the time axis (across a daylight-saving change too), money
+        # as "$25,000.40"
+        self._time_axis = LocalTimeAxis(self._tz)
         self.plot = pg.PlotWidget(background=theme.PANEL,
                                   axisItems={"bottom": self._time_axis,
-                                             "left": MoneyAxis(orientation="left")})
+                                             "left": MoneyAxis("left", self._symbol)})
         self.plot.setMinimumHeight(90)
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=False, y=False)
@@ -360,9 +350,10 @@ class MeterTile(QFrame):
             self.plot.getAxis(ax).setPen(axis_pen)
             self.plot.getAxis(ax).setTextPen(axis_pen)
         # a step line: the meter holds its value until the next change (a pay is a drop at
-        # its moment, not a slope from the point before)
+        # its moment, not a slope from the point before); pyqtgraph's "right": each point is a
+        # step's left edge ("left" drew each value from the point BEFORE it, too early)
         self.curve = self.plot.plot([], [], pen=pg.mkPen(theme.ACCENT, width=2),
-                                    stepMode="left")
+                                    stepMode="right")
         self.hits = pg.ScatterPlotItem(size=11, brush=pg.mkBrush(theme.ALERT), pen=None,
                                        symbol="t")
         self.plot.addItem(self.hits)

@@ -1,4 +1,5 @@
-"""The accounting win page of a win slip: saved as PDF, or printed through Qt's print preview.
+"""The accounting win page of a win slip, as the win page search (gui/winpage_search.py) shows,
+prints and saves it.
 
 The page is ``printing.winpage.winpage_html`` of the slip record rebuilt from the ledger
 (``Floor.win_slip``) plus the hit's verification details (``Floor.hit_record``): the claim,
@@ -117,15 +118,3 @@ def preview_dialog(html: str, *, doc_name: str, title: str, parent: Any = None) 
     dlg.setWindowTitle(title)
     dlg.paintRequested.connect(lambda p: print_html(html, p))
     return dlg
-
-
-def print_winpage(slip_no: int, slip: WinSlip, html: str, parent: Any = None) -> bool:
-    """Open Qt's print preview for a win page already read (``winpage_for``); True if it was
-    printed."""
-    from PySide6.QtWidgets import QDialog
-
-    dlg = preview_dialog(html, doc_name=f"Win page {slip_no:06d} {slip.hit_ref}",
-                         title=f"Print win page — win slip {slip_no:06d}", parent=parent)
-    printed = dlg.exec() == QDialog.DialogCode.Accepted
-    dlg.deleteLater()
-    return bool(printed)

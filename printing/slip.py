@@ -48,6 +48,21 @@ class Signer:
 
 
 @dataclass(frozen=True)
+class VoidMark:
+    """A voided slip's void as paper shows it: when (UTC), by whom, why, and whether the paid
+    money came back."""
+
+    at: datetime
+    by: str  # "Exe Cutive #X1 (executive)"
+    reason: str
+    money_returned: bool
+
+    def money_text(self) -> str:
+        return ("the paid money came back; the award's meter movements were reversed"
+                if self.money_returned else "the paid money did not come back")
+
+
+@dataclass(frozen=True)
 class WinSlip:
     """Everything the win slip shows; built by the floor from the ledger record of a paid hit."""
 
@@ -73,6 +88,7 @@ class WinSlip:
     reprint: bool = False
     currency: str = "$"
     notes: tuple[str, ...] = field(default=())
+    void: VoidMark | None = None  # set on a voided slip read back from the ledger
 
     def __post_init__(self) -> None:
         # Accept lists from callers (cards=[...]) but keep the record immutable.
@@ -149,6 +165,12 @@ def _validate(s: WinSlip) -> None:
     except (ZoneInfoNotFoundError, ValueError):
         raise SlipError(f"win slip timezone: unknown time zone {s.timezone!r} "
                         f"(use an IANA name such as 'America/Los_Angeles')") from None
+    if s.void is not None:
+        if not isinstance(s.void, VoidMark) or not isinstance(s.void.at, datetime) or \
+                s.void.at.utcoffset() is None:
+            raise SlipError("win slip void: must be a VoidMark with a timezone-aware time")
+        need_text("void.by", s.void.by)
+        need_text("void.reason", s.void.reason)
 
 
 # --------------------------------------------------------------------------------------
@@ -525,3 +547,35 @@ def mark_copy(data: bytes, marking: str, *, profile: str = DEFAULT_PROFILE) -> b
     if marking == "duplicate":
         return duplicate_banner(profile=profile) + data
     raise SlipError(f"print marking: {marking!r} is not '', 'reprint' or 'duplicate'")
+
+
+VOID_BANNER = " VOID - NOT PAYABLE "
+
+
+def void_banner(mark: VoidMark, timezone: str, *, profile: str = DEFAULT_PROFILE) -> bytes:
+    """The bytes that say a slip is VOID: a large inverted VOID, then when, by whom, why and
+    whether the money came back.  Put in front of a voided slip's stored bytes wherever it is
+    shown (:func:`mark_void`); a voided slip is never printed on the receipt printer again."""
+    p = escpos_dummy(profile)
+    w = _Writer(p, profile_columns(p))
+    w.style(align="center", bold=True, size="3x", invert=True)
+    w.line(" VOID ", width=w.cols // 3)
+    w.style(align="center", bold=True, size="2h", invert=True)
+    w.line(VOID_BANNER)
+    w.style()
+    local, utc = paid_time_text(mark.at, ZoneInfo(timezone))
+    w.field("Voided", local, bold=True)
+    w.field("", utc)
+    w.field("Voided by", mark.by)
+    w.field("Reason", mark.reason)
+    w.field("Money", mark.money_text())
+    w.rule("=")
+    p.text("\n")
+    return bytes(p.output)
+
+
+def mark_void(data: bytes, mark: VoidMark, timezone: str, *,
+              profile: str = DEFAULT_PROFILE) -> bytes:
+    """A voided slip's stored bytes as they are shown: after the VOID banner (the stored bytes
+    stay unchanged in the ledger)."""
+    return void_banner(mark, timezone, profile=profile) + data

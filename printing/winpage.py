@@ -15,7 +15,13 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from printing.slip import WinSlip, amount_in_words, cards_text, local_time_text
+from printing.slip import (
+    WinSlip,
+    amount_in_words,
+    cards_text,
+    local_time_text,
+    paid_time_text,
+)
 
 PAGE_SIZES = ("A4", "Letter")
 _TABLE_STYLE = "border-color:#888888; border-style:solid; border-collapse:collapse;"
@@ -67,6 +73,25 @@ def winpage_html(slip: WinSlip, extra: Mapping[str, str] | None = None,
               'font-size:14pt; font-weight:bold;">&nbsp;REPRINT - COPY - NOT AN ORIGINAL&nbsp;</p>'
               if slip.reprint else "")
 
+    void = slip.void
+    void_box = ""
+    if void is not None:
+        v_local, v_utc = paid_time_text(void.at, slip.zone)
+        title = "VOID - " + title
+        void_box = (
+            '<table width="100%" border="3" cellspacing="0" cellpadding="6" '
+            'style="border-color:#c00000; border-style:solid; border-collapse:collapse;">'
+            '<tr><td align="center">'
+            '<p align="center" style="font-size:44pt; font-weight:bold; color:#c00000; '
+            'margin:0px;">VOID</p>'
+            '<p align="center" style="font-size:11pt; font-weight:bold; color:#c00000; '
+            'margin:0px;">This win slip is void and not payable</p>'
+            f'<p align="center" style="font-size:9pt; margin:2px;">Voided {escape(v_local)} '
+            f"({escape(v_utc)}) by <b>{escape(void.by)}</b><br>"
+            f"Reason: <b>{escape(void.reason)}</b><br>"
+            f"Money: {escape(void.money_text())}</p>"
+            "</td></tr></table>")
+
     hit_rows = [
         _row("Hit reference", slip.hit_ref, strong=True),
         _row("Win slip number", f"{slip.slip_no:06d}"),
@@ -112,7 +137,7 @@ def winpage_html(slip: WinSlip, extra: Mapping[str, str] | None = None,
         "<!DOCTYPE html><html><head><meta charset=\"utf-8\">"
         f"<title>{escape(title)}Win page {slip.slip_no:06d} {escape(slip.hit_ref)}</title></head>"
         '<body style="font-family:\'DejaVu Sans\', Arial, sans-serif; font-size:9pt;">'
-        f"{banner}"
+        f"{banner}{void_box}"
         f'<p align="center" style="font-size:16pt; font-weight:bold; margin-bottom:0px;">'
         f"{escape(slip.casino)}</p>"
         f'<p align="center" style="font-size:13pt; margin-top:2px;">Progressive jackpot win page'
@@ -133,6 +158,7 @@ def winpage_html(slip: WinSlip, extra: Mapping[str, str] | None = None,
         + f'<p style="font-size:8pt; color:#555555;">{escape(slip.casino)} - {escape(slip.hit_ref)}'
         f" - win slip {slip.slip_no:06d} - {escape(utc)}"
         + (" - REPRINT / COPY" if slip.reprint else "")
+        + (" - VOID" if void is not None else "")
         + "</p>"
         + (f'<p style="font-size:7pt; font-family:monospace;">{escape(chain)}</p>' if chain
            else "")

@@ -114,8 +114,16 @@ def test_events_waiting_together_are_committed_in_one_batch_each_once(floor: Flo
                                                                       engine: Engine) -> None:
     changes: list[FloorChange] = []
     floor.add_listener(changes.append)
-    gate = threading.Event()
-    floor.writer.submit(lambda u: gate.wait(5))  # hold the writer: the next events queue up
+    gate, entered = threading.Event(), threading.Event()
+
+    def hold(u: object) -> bool:
+        entered.set()
+        return gate.wait(5)
+
+    floor.writer.submit(hold)  # hold the writer: the next events queue up
+    # wait until the writer is inside it: on a loaded machine the writer could otherwise
+    # take the first few events into the held batch (seen: two batches of 5)
+    assert entered.wait(5)
     futures = [floor.writer.submit_event(Origin(f"T{i}", "b", 1), GameStarted(1, {1: 100, 2: 100}))
                for i in range(1, 9)]
     replay = floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100, 2: 100}))

@@ -15,7 +15,7 @@ from sqlalchemy import Engine, inspect, text
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from core.cli.dispatch import UsageError
-from core.ledger.audit import Report, verify
+from core.ledger.audit import Report, parse_head, verify
 from core.ledger.db import default_url, make_engine
 
 
@@ -35,12 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
 
 
 def _head(text_: str) -> tuple[int, str]:
-    row, sep, digest = text_.strip().partition(":")
-    digest = digest.strip().lower()
-    if not sep or not row.strip().replace(",", "").isdigit() or len(digest) != 64 or \
-            any(c not in "0123456789abcdef" for c in digest):
-        raise UsageError(f"--head {text_!r}: expected ROW:HASH, e.g. 1234:<64 hex digits>")
-    return int(row.replace(",", "")), digest
+    try:
+        return parse_head(text_)
+    except ValueError:
+        raise UsageError(f"--head {text_!r}: expected ROW:HASH, e.g. 1234:<64 hex digits>") \
+            from None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -32,12 +32,28 @@ COMMANDS_RULES: dict[str, tuple[str, str]] = {
              "scatter, free games, held reels)"),
     "bbj": ("core.rules.bbj_command", "decide a poker Bad Beat Jackpot claim and its shares"),
 }
+# ``podium report <name>``: the accountant's and surveillance's reports (read-only).
+COMMANDS_REPORT: dict[str, tuple[str, str]] = {
+    "reconcile": ("core.cli.report_accounting", "the table progressives' reconciliation of a "
+                  "gaming day, shift, month or range: every level, adding up or naming the "
+                  "difference"),
+    "liability": ("core.cli.report_accounting", "every meter, reserve and amount held at hit, "
+                  "at a moment"),
+    "slips": ("core.cli.report_accounting", "the slip register: every slip number in order, "
+              "paid, void or reprinted, with who"),
+    "hits": ("core.cli.report_accounting", "jackpot hits by level, with the last 25 of each"),
+    "drop": ("core.cli.report_accounting", "progressive drop against contributions, per table"),
+    "timeline": ("core.cli.report_timeline", "surveillance: one hit's timeline and flags"),
+    "flags": ("core.cli.report_timeline", "surveillance: the flagged hits of a period"),
+}
 COMMANDS_TOP: dict[str, tuple[str, str]] = {
     "simulate": ("core.controllers.simulator", "run simulated table controllers"),
     "certs": ("core.cli.certs_command", "a test CA and the controller link's TLS certificates "
               "(one per table, one per console)"),
     "console": ("gui.app", "start the supervisor console"),
     "demo": ("gui.app", "start the console on the embedded demo floor"),
+    "display": ("gui.signage", "full-screen room display of a group's live meters or a Bad "
+                "Beat Jackpot, read from the ledger (read-only)"),
     "employees": ("core.cli.employees_command", "enroll employees and their cards, list, "
                   "deactivate, check or replace a card"),
     "audit": ("core.cli.audit_command", "re-check the ledger's hash chain, meters, pays and "
@@ -69,6 +85,13 @@ def build_parser() -> _Parser:
     rsub = rules.add_subparsers(dest="rules_command", required=True, parser_class=_Parser)
     for name, (module, helptext) in COMMANDS_RULES.items():
         _add(rsub, name, module, helptext, "rules ")
+    if COMMANDS_REPORT:
+        report = sub.add_parser("report", help="the accountant's and surveillance's reports "
+                                "from the ledger (read-only)")
+        repsub = report.add_subparsers(dest="report_command", required=True,
+                                       parser_class=_Parser)
+        for name, (module, helptext) in COMMANDS_REPORT.items():
+            _add(repsub, name, module, helptext, "report ")
     for name, (module, helptext) in COMMANDS_TOP.items():
         if module.startswith("gui."):
             # Do not import Qt to build the parser: the console parses its own options.

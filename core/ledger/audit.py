@@ -10,7 +10,10 @@ Checks, each naming the row it finds broken (docs/ledger.md "Tamper evidence"):
 5. **meters**: every level's kept balance and hourly totals equal the sums of its entries;
 6. **pays**: every paid hit has exactly one award and a pay decision, every award a paid hit;
 7. **slips**: slip numbers 1..n without a gap, each slip's award is its hit's, and the slip's
-   stored bytes print its award's amount.
+   stored bytes print its award's amount;
+8. **voids**: a void with the money returned has reversal entries that exactly negate its
+   award's meter movements (each movement reversed once, on its level, by the negated
+   amounts); a void without it, and an award not void, has none.
 
 The first break is the one with the lowest chain position (a row's place in the ledger's
 history); checks 1, 2 and 5 have no position and come first.
@@ -27,11 +30,11 @@ from sqlalchemy.types import BigInteger
 
 from core.ledger import integrity
 from core.ledger.db import reader
-from core.ledger.models import Award, Base, Hit, HitDecision, Slip
+from core.ledger.models import Award, Base, Hit, HitDecision, MeterEntry, Slip, SlipVoid
 from core.money import format_cents
 
 PAID = ("paid", "auto_paid")
-ROW_CHECKS = ("rows", "journal", "pays", "slips")
+ROW_CHECKS = ("rows", "journal", "pays", "slips", "voids")
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,21 @@ class Report:
                 "breaks": [b.line() for b in self.breaks]}
 
 
+def parse_head(text_: str) -> tuple[int, str]:
+    """A chain head as a win page or daily report prints it, ``ROW:HASH`` (a leading "Ledger
+    chain head" is allowed), as (row, hash); ValueError naming the form otherwise."""
+    body = text_.strip()
+    if body.lower().startswith("ledger chain head"):
+        body = body[len("ledger chain head"):].strip()
+    row, sep, digest = body.partition(":")
+    digest = digest.strip().lower()
+    if not sep or not row.strip().replace(",", "").isdigit() or len(digest) != 64 or \
+            any(c not in "0123456789abcdef" for c in digest):
+        raise ValueError(f"chain head {text_.strip()[:100]!r}: expected ROW:HASH, e.g. "
+                         "1234:<64 hex digits>")
+    return int(row.replace(",", "")), digest
+
+
 def verify(engine: Engine, heads: Sequence[tuple[int, str]] = ()) -> Report:
     """Every check above, on one consistent snapshot of the ledger where the database gives one
     (PostgreSQL: REPEATABLE READ; SQLite: one read transaction).
@@ -102,10 +120,15 @@ def verify(engine: Engine, heads: Sequence[tuple[int, str]] = ()) -> Report:
             _rows(conn, Base.metadata.tables[name], report)
         _pays(conn, report)
         _slips(conn, report)
+        _voids(conn, report)
         conn.rollback()
-    from core.tablegames.balances import check_balances  # the floor's own invariant
+    from core.tablegames.balances import (  # the floor's own invariants
+        check_balances,
+        check_table_totals,
+    )
 
     report.breaks.extend(Break("meters", p) for p in check_balances(reader(engine)))
+    report.breaks.extend(Break("meters", p) for p in check_table_totals(reader(engine)))
     return report
 
 
@@ -291,3 +314,65 @@ def _slips(conn: Connection, report: Report) -> None:
         elif printed not in bytes(escpos):
             broken(f"slip {slip_no}: the printed slip does not show its award's amount "
                    f"{printed.decode()}")
+
+
+def _voids(conn: Connection, report: Report) -> None:
+    """Check 8: what each void gave back to the meters is exactly what its award took."""
+    voids = {int(award_id): (int(void_id), int(slip_no), int(hit_id), bool(returned))
+             for void_id, slip_no, hit_id, award_id, returned in conn.execute(
+                 select(SlipVoid.id, Slip.slip_no, Slip.hit_id, Slip.award_id,
+                        SlipVoid.money_returned)
+                 .join(Slip, Slip.id == SlipVoid.slip_id).order_by(SlipVoid.id))}
+    # every reversal that names an award is a void's (a lock given back names only its hit)
+    reversals: dict[int, list[Any]] = {}
+    for row in conn.execute(select(MeterEntry.id, MeterEntry.award_id, MeterEntry.level_id,
+                                   MeterEntry.meter_delta, MeterEntry.reserve_delta,
+                                   MeterEntry.reverses_id)
+                            .where(MeterEntry.kind == "reversal",
+                                   MeterEntry.award_id.is_not(None))
+                            .order_by(MeterEntry.id)):
+        reversals.setdefault(int(row.award_id), []).append(row)
+    for award_id in sorted(set(reversals) - set(voids)):
+        first = reversals[award_id][0]
+        report.breaks.append(Break("voids", f"meter entry {first.id} reverses award "
+                                            f"#{award_id}, which no void gave back",
+                                   _position(conn, "meter_entries", first.id)))
+    for award_id, (void_id, slip_no, hit_id, returned) in voids.items():
+        got = reversals.get(award_id, [])
+
+        def broken(message: str, void_id: int = void_id) -> None:
+            report.breaks.append(Break("voids", message,
+                                       _position(conn, "slip_voids", void_id)))
+
+        if not returned:
+            if got:
+                broken(f"win slip {slip_no}: voided without the money back, yet {len(got)} "
+                       "reversal entries give its award back")
+            continue
+        lock_returns = select(MeterEntry.reverses_id).where(
+            MeterEntry.hit_id == hit_id, MeterEntry.kind == "reversal",
+            MeterEntry.reverses_id.is_not(None), MeterEntry.award_id.is_(None))
+        moved = {int(r.id): r for r in conn.execute(
+            select(MeterEntry.id, MeterEntry.level_id, MeterEntry.meter_delta,
+                   MeterEntry.reserve_delta)
+            .where((MeterEntry.hit_id == hit_id) | (MeterEntry.award_id == award_id),
+                   MeterEntry.kind != "reversal", MeterEntry.id.not_in(lock_returns)))
+            if r.meter_delta or r.reserve_delta}
+        seen: set[int] = set()
+        for r in got:
+            target = moved.get(int(r.reverses_id)) if r.reverses_id is not None else None
+            if target is None:
+                broken(f"win slip {slip_no}: reversal entry {r.id} does not reverse one of its "
+                       "award's movements")
+            elif int(r.reverses_id) in seen:
+                broken(f"win slip {slip_no}: movement {r.reverses_id} of its award is reversed "
+                       "twice")
+            elif (r.level_id, r.meter_delta, r.reserve_delta) != \
+                    (target.level_id, -target.meter_delta, -target.reserve_delta):
+                broken(f"win slip {slip_no}: reversal entry {r.id} does not negate movement "
+                       f"{target.id} exactly")
+            if r.reverses_id is not None:
+                seen.add(int(r.reverses_id))
+        for missing in sorted(set(moved) - seen):
+            broken(f"win slip {slip_no}: movement {missing} of its award was not given back by "
+                   "its void")

@@ -13,6 +13,10 @@ take no lock).
 
 PostgreSQL: ``postgresql+psycopg://`` (psycopg 3); the floor locks rows with SELECT ... FOR UPDATE.
 
+The accountant's and surveillance's desks open the ledger with :func:`read_only_engine`: an engine
+the database itself refuses to let write (SQLite: the file opened read-only; PostgreSQL: the
+``podium_reader`` role, read-only transactions).
+
 Every engine made here seals its transactions into the ledger's hash chain just before they
 commit (:func:`core.ledger.integrity.install`).
 """
@@ -23,12 +27,13 @@ import threading
 import weakref
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote
 
 import platformdirs
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session
 
 from core.ledger import integrity
@@ -68,15 +73,16 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     raise ValueError(f"ledger url: unsupported database {backend!r} (use sqlite or postgresql)")
 
 
-def _sqlite_recipe(engine: Engine, *, read_only: bool = False) -> None:
+def _sqlite_recipe(engine: Engine, *, read_only: bool = False, set_wal: bool = True) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, connection_record: Any) -> None:
         # Stop pysqlite from emitting its own BEGIN (and COMMIT before DDL).
         dbapi_connection.isolation_level = None
         cur = dbapi_connection.cursor()
         try:
-            cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA synchronous=FULL")
+            if set_wal:  # (a file opened read-only keeps the journal mode it has: WAL)
+                cur.execute("PRAGMA journal_mode=WAL")
+                cur.execute("PRAGMA synchronous=FULL")
             cur.execute("PRAGMA foreign_keys=ON")
             if read_only:
                 cur.execute("PRAGMA query_only=ON")
@@ -87,6 +93,76 @@ def _sqlite_recipe(engine: Engine, *, read_only: bool = False) -> None:
     def _on_begin(conn: Any) -> None:
         # a reader's deferred BEGIN reads one WAL snapshot and never waits for a writer
         conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+
+
+def sqlite_file(url: str | URL) -> Path | None:
+    """The database file of a SQLite ledger URL (plain or ``file:`` URI form); None for an
+    in-memory database."""
+    parsed = make_url(url)
+    database = parsed.database or ""
+    if database.startswith("file:"):
+        database = unquote(database[5:].split("?", 1)[0])
+    if database in ("", ":memory:"):
+        return None
+    return Path(database)
+
+
+def read_only_engine(url: str, *, connect_args: dict[str, Any] | None = None,
+                     role: str = integrity.READER_ROLE, **engine_args: Any) -> Engine:
+    """An engine on the ledger at ``url`` that the database refuses to let write: the desks'
+    (core/desks.py).  It neither migrates nor checks anything: :func:`core.desks.open_ledger`
+    does that first.
+
+    SQLite: the file opened read-only (``file:...?mode=ro`` URI): any INSERT, UPDATE, DELETE
+    or DDL fails with "attempt to write a readonly database"; its connections are also
+    ``query_only`` and begin plain deferred transactions, so a desk reads a WAL snapshot beside
+    a live console and never waits for its write lock.  PostgreSQL: every connection runs ``SET
+    ROLE`` ``role`` (SELECT only; the login role must be a member) and ``SET SESSION
+    CHARACTERISTICS AS TRANSACTION READ ONLY``: a write fails as a read-only transaction, and
+    with the transaction made READ WRITE, for want of the privilege.
+
+    The hash chain's commit hook is installed as on every ledger engine: it seals only a
+    transaction that inserted chained rows, which these connections can not do, so committing
+    a read writes nothing.  ``engine_args`` go to ``create_engine`` (a room display's pool
+    settings: core/signage.py)."""
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        path = sqlite_file(parsed)
+        if path is None:
+            raise ValueError("ledger url: an in-memory SQLite database has no ledger to read")
+        query = {k: v for k, v in parsed.query.items() if k not in ("mode", "uri")}
+        query.update({"mode": "ro", "uri": "true"})
+        ro = URL.create("sqlite", database="file:" + quote(str(path.resolve())), query=query)
+        args = dict(connect_args or {})
+        args.setdefault("timeout", 30)
+        args.setdefault("check_same_thread", False)
+        engine = create_engine(ro, connect_args=args, **engine_args)
+        _sqlite_recipe(engine, read_only=True, set_wal=False)
+        integrity.install(engine)
+        return engine
+    if backend == "postgresql":
+        if not role.replace("_", "").isalnum():
+            raise ValueError(f"reader role {role!r}: not a plain role name")
+        if parsed.get_driver_name() not in ("psycopg", ""):
+            raise ValueError(f"ledger url: use postgresql+psycopg:// (psycopg 3), not {url!r}")
+        engine = create_engine(parsed.set(drivername="postgresql+psycopg"),
+                               connect_args=dict(connect_args or {}), **engine_args)
+
+        @event.listens_for(engine, "connect")
+        def _as_reader(dbapi_connection: Any, connection_record: Any) -> None:
+            autocommit = dbapi_connection.autocommit
+            dbapi_connection.autocommit = True
+            try:
+                with dbapi_connection.cursor() as cur:
+                    cur.execute(f"SET ROLE {role}")
+                    cur.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+            finally:
+                dbapi_connection.autocommit = autocommit
+
+        integrity.install(engine)
+        return engine
+    raise ValueError(f"ledger url: unsupported database {backend!r} (use sqlite or postgresql)")
 
 
 _readers: weakref.WeakKeyDictionary[Engine, Engine] = weakref.WeakKeyDictionary()

@@ -45,6 +45,7 @@ from sqlalchemy import Connection, Engine, Table, bindparam, event, select, text
 GENESIS = bytes(32)
 CHAIN_LOCK_KEY = 7_411_820_461  # pg_advisory_xact_lock key of the chain (arbitrary, fixed)
 WRITER_ROLE = "podium_writer"
+READER_ROLE = "podium_reader"  # accountants' and surveillance's consoles: SELECT only
 
 APPEND_ONLY: tuple[str, ...] = (
     "levels", "level_settings", "parameter_changes", "employee_events", "controller_events",
@@ -52,6 +53,7 @@ APPEND_ONLY: tuple[str, ...] = (
     "slip_print_attempts", "machine_checks", "bbj_funds", "bbj_drop_counts",
     "poker_tournament_fees", "bbj_postings", "bbj_awards", "bbj_award_shares", "bbj_cessations",
     "bbj_entries", "bbj_cases", "bbj_case_events", "bbj_slip_prints", "card_locks",
+    "slip_voids",
 )
 """Tables whose rows never change once written."""
 

@@ -254,6 +254,26 @@ class LevelHourTotal(Base):
     reserve_units: Mapped[int] = mapped_column(BigInteger)
 
 
+class TableHourTotal(Base):
+    """Per table and UTC hour: rounds started, wagers locked (count and cents), wagers returned
+    by a misdeal or an undone START GAME, and what the table's wagers put into every level of
+    its group (contributions, and the reversals of contributions), kept in the same
+    transaction as the rounds and entries they sum (revision 0016): drop against contributions
+    per table costs the same for a month of 10 million rounds as for a day.  The rounds, wagers
+    and entries stay the truth; ``core.ledger.accounting.check_table_totals`` compares."""
+
+    __tablename__ = "table_hour_totals"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    hour: Mapped[datetime] = mapped_column(UTCDateTime, primary_key=True)
+    rounds: Mapped[int] = mapped_column(BigInteger)
+    wagers: Mapped[int] = mapped_column(BigInteger)
+    wager_cents: Mapped[int] = mapped_column(BigInteger)
+    returned_wagers: Mapped[int] = mapped_column(BigInteger)
+    returned_cents: Mapped[int] = mapped_column(BigInteger)
+    contribution_units: Mapped[int] = mapped_column(BigInteger)
+    reversal_units: Mapped[int] = mapped_column(BigInteger)
+
+
 class Round(Base):
     """A game round; ``state``: locked, ended, misdealt, undone.  A round is found by (table,
     boot, round_no): ``boot`` is the controller boot whose START GAME opened it (revision 0013;
@@ -402,11 +422,26 @@ class Slip(Base):
     """Append-only: a win slip with its sequential number and the exact ESC/POS bytes."""
 
     __tablename__ = "slips"
+    __table_args__ = (Index("ix_slips_created_at", "created_at"),)  # 0017: search by date
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     slip_no: Mapped[int] = mapped_column(Integer, unique=True)
     hit_id: Mapped[int] = mapped_column(ForeignKey("hits.id"), index=True)
     award_id: Mapped[int] = mapped_column(ForeignKey("awards.id"))
     escpos: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class SlipVoid(Base):
+    """Append-only (revision 0016): a slip voided by an executive, with the reason.  The award
+    stays; ``money_returned`` says the paid money came back, and then the award's movements
+    are reversed by ``reversal`` meter entries written in the same transaction."""
+
+    __tablename__ = "slip_voids"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    slip_id: Mapped[int] = mapped_column(ForeignKey("slips.id"), unique=True)
+    employee_id: Mapped[int] = mapped_column(ForeignKey("employees.id"))
+    reason: Mapped[str] = mapped_column(Text)
+    money_returned: Mapped[bool] = mapped_column(Boolean)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 

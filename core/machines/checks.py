@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from core.auth import Swipe, gate_for
@@ -129,5 +129,39 @@ def record_check(engine: Engine, game: Game, spin: Spin, claimed: int, swipe: Sw
     return recorded
 
 
-__all__ = ["CheckResult", "MachineCheckError", "RecordedCheck", "check", "parse_claim",
+__all__ = ["CheckLine", "CheckResult", "MachineCheckError", "RecordedCheck", "check", "checks_in",
+           "parse_claim",
            "record_check", "screen_text", "spin_options"]
+
+
+@dataclass(frozen=True)
+class CheckLine:
+    """A recorded check as a desk lists it."""
+
+    check_id: int
+    at: datetime  # UTC
+    game_name: str
+    screen: str
+    options: dict[str, Any]
+    claimed: int
+    evaluated: int
+    verdict: str
+    employee: str  # "Name #number (role)"
+    wins: dict[str, Any]
+
+
+def checks_in(desk: Any, start: datetime, end: datetime, *, mismatches_only: bool = False,
+              limit: int = 2000) -> list[CheckLine]:
+    """The machine checks recorded in ``[start, end)`` (UTC), newest first, at most ``limit``
+    (read-only, through a :class:`core.desks.Desk`)."""
+    q = (select(MachineCheck, Employee).join(Employee, Employee.id == MachineCheck.employee_id)
+         .where(MachineCheck.created_at >= start, MachineCheck.created_at < end)
+         .order_by(MachineCheck.id.desc()).limit(limit))
+    if mismatches_only:
+        q = q.where(MachineCheck.verdict == "mismatch")
+    with desk.read() as s:
+        rows = s.execute(q).all()
+    return [CheckLine(c.id, c.created_at, c.game_name, c.screen, dict(c.options or {}),
+                      int(c.claimed_credits), int(c.evaluated_credits), c.verdict,
+                      f"{e.name} #{e.number} ({e.role})", dict(c.wins or {}))
+            for c, e in rows]

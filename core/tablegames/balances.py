@@ -165,10 +165,26 @@ def add_to_levels(u: Unit, items: Sequence[tuple[LevelRef | Level,
     u.s.connection().execute(_INSERT_ENTRY, every)
 
 
+_UPSERT_TABLE_HOUR = text(
+    "INSERT INTO table_hour_totals (table_id, hour, rounds, wagers, wager_cents, "
+    "returned_wagers, returned_cents, contribution_units, reversal_units) "
+    "VALUES (:table_id, :hour, :v0, :v1, :v2, :v3, :v4, :v5, :v6) "
+    "ON CONFLICT (table_id, hour) DO UPDATE SET "
+    + ", ".join(f"{c} = table_hour_totals.{c} + excluded.{c}" for c in (
+        "rounds", "wagers", "wager_cents", "returned_wagers", "returned_cents",
+        "contribution_units", "reversal_units"))
+).bindparams(bindparam("hour", type_=UTCDateTime()))
+
+
 def flush(u: Unit) -> None:
     """Fold the unit's movements into the kept balances and hourly totals (once, at its end)."""
     if u.parent is not None:
         raise RuntimeError("balances.flush: only the root unit of a transaction is flushed")
+    if u.table_hours:
+        u.s.connection().execute(_UPSERT_TABLE_HOUR, [
+            {"table_id": t, "hour": hour, **{f"v{i}": v for i, v in enumerate(values)}}
+            for (t, hour), values in sorted(u.table_hours.items())])
+        u.table_hours.clear()
     if not u.deltas:
         return
     conn = u.s.connection()
@@ -214,7 +230,7 @@ def reverse(u: Unit, level_by_id: dict[int, LevelRef], entries: Sequence[MeterEn
 
 
 def reverse_contributions(u: Unit, level_by_id: dict[int, LevelRef],
-                          entries: Sequence[MeterEntry], reason: str, **refs: Any) -> None:
+                          entries: Sequence[MeterEntry], reason: str, **refs: Any) -> int:
     """Take back a round's contributions (a misdeal) from wherever the money now is, never
     below zero, each as a ``reversal`` entry pointing at what it reverses:
 
@@ -223,7 +239,9 @@ def reverse_contributions(u: Unit, level_by_id: dict[int, LevelRef],
       meter (a 100% award's reseed moved the reserve there).
 
     What neither holds any more was paid out to a winner: the entry says how much, and takes
-    only what is there (an entry of 0.00 when nothing is).  Never refused."""
+    only what is there (an entry of 0.00 when nothing is).  Never refused.  Returns the units
+    taken back (meter and reserve, <= 0)."""
+    taken = 0
     by_level: dict[int, list[MeterEntry]] = {}
     for e in entries:
         by_level.setdefault(e.level_id, []).append(e)
@@ -248,6 +266,8 @@ def reverse_contributions(u: Unit, level_by_id: dict[int, LevelRef],
             out.append(entry("reversal", -take_m, -take_r, words, u.now, reverses_id=e.id,
                              **refs))
         add_entries(u, lv, out, keep_zero=True)
+        taken += sum(int(r["meter_delta"]) + int(r["reserve_delta"]) for r in out)
+    return taken
 
 
 def format_exact(units: int) -> str:
@@ -296,4 +316,49 @@ def check_balances(engine: Engine) -> list[str]:
             if (int(hn), int(hm), int(hr)) != (int(n), int(m), int(r)):
                 problems.append(f"{where}: hourly totals ({hn} entries, meter {hm}, reserve "
                                 f"{hr}) differ from its entries")
+    return problems
+
+
+_TABLE_TRUTH = (
+    ("rounds", "SELECT r.table_id, count(*) FROM rounds r GROUP BY r.table_id"),
+    ("wagers locked", "SELECT r.table_id, count(*) FROM wagers w JOIN rounds r "
+     "ON r.id = w.round_id WHERE w.status IN ('locked', 'returned') GROUP BY r.table_id"),
+    ("cents wagered", "SELECT r.table_id, sum(w.amount_cents) FROM wagers w JOIN rounds r "
+     "ON r.id = w.round_id WHERE w.status IN ('locked', 'returned') GROUP BY r.table_id"),
+    ("wagers returned", "SELECT r.table_id, count(*) FROM wagers w JOIN rounds r "
+     "ON r.id = w.round_id WHERE w.status = 'returned' GROUP BY r.table_id"),
+    ("cents returned", "SELECT r.table_id, sum(w.amount_cents) FROM wagers w JOIN rounds r "
+     "ON r.id = w.round_id WHERE w.status = 'returned' GROUP BY r.table_id"),
+    ("contribution units", "SELECT r.table_id, sum(e.meter_delta + e.reserve_delta) FROM "
+     "meter_entries e JOIN rounds r ON r.id = e.round_id WHERE e.kind IN ('contribution', "
+     "'reserve_contribution') GROUP BY r.table_id"),
+    ("units taken back", "SELECT r.table_id, sum(e.meter_delta + e.reserve_delta) FROM "
+     "meter_entries e JOIN rounds r ON r.id = e.round_id JOIN meter_entries o "
+     "ON o.id = e.reverses_id WHERE e.kind = 'reversal' AND o.kind IN ('contribution', "
+     "'reserve_contribution') GROUP BY r.table_id"),
+)
+_TABLE_KEPT = text(
+    "SELECT table_id, sum(rounds), sum(wagers), sum(wager_cents), sum(returned_wagers), "
+    "sum(returned_cents), sum(contribution_units), sum(reversal_units) "
+    "FROM table_hour_totals GROUP BY table_id")
+
+
+def check_table_totals(engine: Engine) -> list[str]:
+    """Every table's kept ``table_hour_totals`` (revision 0016) add up to its rounds, wagers
+    and contribution entries.  Returns the problems; empty means fine.  Reads every round."""
+    problems: list[str] = []
+    with Session(engine) as s, s.begin():
+        conn = s.connection()
+        kept = {r[0]: [int(x or 0) for x in r[1:]] for r in conn.execute(_TABLE_KEPT)}
+        truth: dict[str, list[int]] = {}
+        for i, (_what, sql) in enumerate(_TABLE_TRUTH):
+            for tid, value in conn.execute(text(sql)):
+                truth.setdefault(tid, [0] * len(_TABLE_TRUTH))[i] = int(value or 0)
+    for tid in sorted(set(kept) | set(truth)):
+        k = kept.get(tid, [0] * len(_TABLE_TRUTH))
+        t = truth.get(tid, [0] * len(_TABLE_TRUTH))
+        for (what, _sql), a, b in zip(_TABLE_TRUTH, k, t, strict=True):
+            if a != b:
+                problems.append(f"table {tid}: kept hourly totals say {a} {what}, its rounds "
+                                f"and entries {b}")
     return problems

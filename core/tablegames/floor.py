@@ -23,7 +23,7 @@ from core.floorconfig import FloorConfig
 from core.ledger import integrity
 from core.rules.cards import Card
 from core.tablegames import adjust as adjusting
-from core.tablegames import assess, decide, ingest, meters, queries, replies, setup, slips
+from core.tablegames import assess, decide, ingest, meters, queries, replies, setup, slips, voids
 from core.tablegames.unit import FloorContext, Unit, utcnow
 from core.tablegames.views import (
     ControllerDecision,
@@ -35,7 +35,9 @@ from core.tablegames.views import (
     PendingSlip,
     SlipLine,
     SlipPrintState,
+    SlipVoidView,
     Verification,
+    VoidedSlip,
 )
 from core.tablegames.writer import LedgerWriter
 
@@ -113,6 +115,13 @@ class Floor:
         return adjusting.adjust(self.ctx, group, level, meter_delta_cents, reason, swipe,
                                 second_swipe)
 
+    def void_slip(self, slip_no: int, reason: str, money_returned: bool,
+                  swipe: Swipe) -> VoidedSlip:
+        """Void a win slip on an executive's swipe, with a reason; when the paid money came
+        back, the award's meter movements are reversed in the same transaction
+        (core/tablegames/voids.py)."""
+        return voids.void_slip(self.ctx, slip_no, reason, money_returned, swipe)
+
     # -- reading ----------------------------------------------------------------------------------
     def meter(self, group: str, level: str) -> meters.LevelState:
         return queries.meter(self.ctx, group, level)
@@ -166,6 +175,11 @@ class Floor:
 
     def win_slip(self, slip_no: int) -> WinSlip:
         return slips.win_slip(self.ctx, slip_no)
+
+    def slip_void(self, slip_no: int) -> SlipVoidView | None:
+        """The void of a win slip, or None when it is not void."""
+        with self.ctx.read() as s:
+            return voids.slip_void(s, slip_no)
 
     def print_state(self, slip_no: int) -> SlipPrintState:
         return slips.print_state(self.ctx, slip_no)

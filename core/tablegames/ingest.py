@@ -319,6 +319,10 @@ def _game_started(ctx: FloorContext, u: Unit, t: Any, ev: int, boot: str,
     if wagers:
         conn.execute(_INSERT_WAGER, wagers)
     balances.add_to_levels(u, [(lv, moves[name]) for name, lv in lvls.items()])
+    locked = [w["amount_cents"] for w in wagers if w["status"] == "locked"]
+    u.count_table(t.id, (1, len(locked), sum(locked), 0, 0,
+                         sum(int(m["meter_delta"]) + int(m["reserve_delta"])
+                             for rows in moves.values() for m in rows), 0))
 
 
 def _hit_claimed(ctx: FloorContext, u: Unit, t: Any, ev: int, boot: str,
@@ -551,18 +555,29 @@ def void_round(ctx: FloorContext, u: Unit, t: Any, rnd: Round, state: str,
     for hit in s.scalars(select(Hit).where(Hit.round_id == rnd.id,
                                            Hit.status == "pending").order_by(Hit.id)):
         cancel_hit(u, hit, "cancelled", reason)
-    level_by_id = {lv.id: lv for lv in levels(u, t.group_id).values()}
     entries = list(s.scalars(select(MeterEntry).where(
         MeterEntry.round_id == rnd.id, MeterEntry.kind.in_(CONTRIBUTION_KINDS))
         .order_by(MeterEntry.id)))
+    # the levels the round paid into (its group then: the table may have moved since)
+    level_by_id = {lv.id: lv for lv in levels(u, t.group_id).values()}
+    missing = {e.level_id for e in entries} - set(level_by_id)
+    if missing:
+        level_by_id.update({lv.id: LevelRef(lv.id, lv.group_id, lv.name) for lv in s.scalars(
+            select(Level).where(Level.id.in_(missing)))})
+    taken = 0
     if entries:
-        balances.reverse_contributions(u, level_by_id, entries, reason, round_id=rnd.id)
+        taken = balances.reverse_contributions(u, level_by_id, entries, reason,
+                                               round_id=rnd.id)
     paid = s.scalar(select(func.count()).select_from(Hit).where(
         Hit.round_id == rnd.id, Hit.status.in_(("paid", "auto_paid"))))
     if paid:
         log.warning("table %s round %s: %s with %s paid hit(s); a paid hit is backed out "
                     "only by a manual adjustment", t.id, rnd.round_no, state, paid)
+    returned = [0, 0]
     for w in s.scalars(select(Wager).where(Wager.round_id == rnd.id,
                                            Wager.status == "locked")):
         w.status = "returned"
+        returned[0] += 1
+        returned[1] += int(w.amount_cents)
+    u.count_table(t.id, (0, 0, 0, returned[0], returned[1], 0, taken))
     rnd.state = state

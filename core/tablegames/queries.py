@@ -251,17 +251,18 @@ class ActivityRecord:
     """One line of the console's Activity, read back from the ledger."""
 
     at: datetime
-    kind: str  # decision | adjustment | swipe | print | parameter
+    kind: str  # decision | adjustment | swipe | print | void | parameter
     text: str
 
 
 def activity(ctx: FloorContext, limit: int = 300) -> list[ActivityRecord]:
     """What happened on the floor, newest first, from the ledger (so Activity is not empty
     after a restart): hit decisions with who, manual adjustments with both people, refused
-    card swipes, slip print attempts and parameter changes; ``limit`` of each kind."""
+    card swipes, slip print attempts, voided slips and parameter changes; ``limit`` of each
+    kind."""
     from sqlalchemy.orm import aliased
 
-    from core.ledger.models import ParameterChange, SlipPrintAttempt, SwipeLog
+    from core.ledger.models import ParameterChange, SlipPrintAttempt, SlipVoid, SwipeLog
 
     def who(e: Employee | None) -> str:
         return f"{e.number} {e.name}" if e is not None else "the floor"
@@ -311,6 +312,15 @@ def activity(ctx: FloorContext, limit: int = 300) -> list[ActivityRecord]:
                     f"print started on {a.printer}{marked}" if state == "started"
                     else f"printed on {a.printer}" if state == "printed"
                     else f"NOT printed on {a.printer}: {a.error}")))
+        for v, slip_no, e in s.execute(
+                select(SlipVoid, Slip.slip_no, Employee).join(Slip, Slip.id == SlipVoid.slip_id)
+                .outerjoin(Employee, Employee.id == SlipVoid.employee_id)
+                .order_by(SlipVoid.id.desc()).limit(limit)):
+            out.append(ActivityRecord(
+                v.created_at, "void",
+                f"Win slip {slip_no} VOID by {who(e)} ("
+                f"{'money returned to the meter' if v.money_returned else 'money not returned'}"
+                f"): {v.reason}"))
         for pc in s.scalars(select(ParameterChange).where(ParameterChange.old_value != "")
                             .order_by(ParameterChange.id.desc()).limit(limit)):
             out.append(ActivityRecord(

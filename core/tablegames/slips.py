@@ -4,6 +4,7 @@ time and for :func:`win_slip` later), its ESC/POS bytes kept in the ledger, prin
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,7 @@ from core.ledger.models import (
     Setting,
     Slip,
     SlipPrintAttempt,
+    SlipVoid,
 )
 from core.rules import fortune
 from core.rules.cards import Card, format_cards, parse_card
@@ -137,14 +139,25 @@ def _paytable_of(ctx: FloorContext, table_id: str, group_paytable: str) -> str:
 
 def win_slip(ctx: FloorContext, slip_no: int) -> WinSlip:
     with ctx.read() as s:
-        slip = s.scalars(select(Slip).where(Slip.slip_no == slip_no)).first()
+        # the slip's record, not its stored bytes (a win page never needs them)
+        slip = s.execute(select(Slip.slip_no, Slip.hit_id, Slip.award_id, Slip.created_at)
+                         .where(Slip.slip_no == slip_no)).first()
         if slip is None:
             raise FloorError(f"slip {slip_no}: no such slip")
         hit = s.get(Hit, slip.hit_id)
         award = s.get(Award, slip.award_id)
         if hit is None or award is None:
             raise FloorError(f"slip {slip_no}: its hit or award is missing from the ledger")
-        return slip_record(ctx, s, slip.slip_no, hit, award, slip.created_at)
+        record = slip_record(ctx, s, slip.slip_no, hit, award, slip.created_at)
+        from core.tablegames.voids import slip_void
+
+        void = slip_void(s, slip.slip_no)
+        if void is None:
+            return record
+        from printing.slip import VoidMark
+
+        return replace(record, void=VoidMark(void.at, void.by, void.reason,
+                                             void.money_returned))
 
 
 def slip_bytes(ctx: FloorContext, slip_no: int) -> bytes:
@@ -203,7 +216,9 @@ def pending_slips(ctx: FloorContext) -> list[PendingSlip]:
     """Slips not yet printed successfully (no print the printer confirmed), oldest first."""
     with ctx.read() as s:
         ok_ids = select(SlipPrintAttempt.slip_id).where(SlipPrintAttempt.ok.is_(True))
-        slips = list(s.scalars(select(Slip).where(Slip.id.not_in(ok_ids))
+        void_ids = select(SlipVoid.slip_id)  # a void slip is never printed again
+        slips = list(s.scalars(select(Slip).where(Slip.id.not_in(ok_ids),
+                                                  Slip.id.not_in(void_ids))
                                .order_by(Slip.slip_no)))
         states = print_states(s, slips)
         return [PendingSlip(slip.slip_no, slip.hit_id, bytes(slip.escpos), slip.created_at,
@@ -215,11 +230,13 @@ def slip_lines(ctx: FloorContext, *, limit: int | None = None, unprinted: bool =
     """Win slips with their print state: the latest ``limit`` (newest first), or with
     ``unprinted`` every slip no print of which the printer confirmed (oldest first), made
     before ``before`` if given."""
-    q = (select(Slip, Hit.table_id, Hit.seat, Award.amount_cents)
-         .join(Hit, Hit.id == Slip.hit_id).join(Award, Award.id == Slip.award_id))
+    q = (select(Slip, Hit.table_id, Hit.seat, Award.amount_cents, SlipVoid.id)
+         .join(Hit, Hit.id == Slip.hit_id).join(Award, Award.id == Slip.award_id)
+         .outerjoin(SlipVoid, SlipVoid.slip_id == Slip.id))
     if unprinted:
         ok_ids = select(SlipPrintAttempt.slip_id).where(SlipPrintAttempt.ok.is_(True))
-        q = q.where(Slip.id.not_in(ok_ids)).order_by(Slip.slip_no)
+        q = q.where(Slip.id.not_in(ok_ids), Slip.id.not_in(select(SlipVoid.slip_id))
+                    ).order_by(Slip.slip_no)
     else:
         q = q.order_by(Slip.slip_no.desc())
     if before is not None:
@@ -227,11 +244,12 @@ def slip_lines(ctx: FloorContext, *, limit: int | None = None, unprinted: bool =
     if limit is not None:
         q = q.limit(limit)
     with ctx.read() as s:
-        rows: list[tuple[Slip, str, int, int]] = [(r[0], r[1], r[2], r[3])
-                                                  for r in s.execute(q)]
+        rows: list[tuple[Slip, str, int, int, int | None]] = [
+            (r[0], r[1], r[2], r[3], r[4]) for r in s.execute(q)]
         states = print_states(s, [slip for slip, *_ in rows])
         return [SlipLine(slip.slip_no, slip.hit_id, table, seat, amount, slip.created_at,
-                         states[slip.id]) for slip, table, seat, amount in rows]
+                         states[slip.id], void_id is not None)
+                for slip, table, seat, amount, void_id in rows]
 
 
 def _slip_id(u: Unit, slip_no: int) -> int:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -101,6 +101,9 @@ class Unit:
     deltas: dict[int, list[int]] = field(default_factory=dict)
     # (level id, UTC hour, kind) -> [entries, meter units, reserve units]
     hours: dict[tuple[int, datetime, str], list[int]] = field(default_factory=dict)
+    # (table id, UTC hour) -> [rounds, wagers, wager cents, returned wagers, returned cents,
+    #                         contribution units, reversal units] (table_hour_totals)
+    table_hours: dict[tuple[str, datetime], list[int]] = field(default_factory=dict)
     # level id -> (meter units, reserve units) as read from level_balances (root unit only)
     read_balances: dict[int, tuple[int, int]] = field(default_factory=dict)
     slips_locked: bool = False  # the slip sequence is locked (root unit only; PostgreSQL)
@@ -131,6 +134,17 @@ class Unit:
             acc[0] += n
             acc[1] += m
             acc[2] += r
+        for tkey, values in other.table_hours.items():
+            self.count_table(tkey[0], values, hour=tkey[1])
+
+    def count_table(self, table_id: str, values: Sequence[int], *,
+                    hour: datetime | None = None) -> None:
+        """Add to the table's totals of this hour (``table_hour_totals``: rounds, wagers,
+        wager cents, returned wagers, returned cents, contribution units, reversal units)."""
+        at = hour or self.now.replace(minute=0, second=0, microsecond=0)
+        acc = self.table_hours.setdefault((table_id, at), [0] * 7)
+        for i, v in enumerate(values):
+            acc[i] += int(v)
 
 
 class FloorContext:

@@ -297,3 +297,35 @@ class SlipLine:
     amount_cents: int
     created_at: datetime
     print_state: SlipPrintState
+    voided: bool = False  # a void slip (slip_voids): not payable, never printed again
+
+
+@dataclass(frozen=True)
+class SlipVoidView:
+    """A voided win slip as papers and screens show it: when (UTC), by whom, why, and whether
+    the paid money came back (then the award's meter movements were reversed)."""
+
+    slip_no: int
+    at: datetime
+    employee_number: str
+    employee_name: str
+    employee_role: str
+    reason: str
+    money_returned: bool
+
+    @property
+    def by(self) -> str:
+        return f"{self.employee_name} #{self.employee_number} ({self.employee_role})"
+
+
+@dataclass(frozen=True)
+class VoidedSlip:
+    """What :meth:`Floor.void_slip` recorded: the void, the award it voids, and the meter
+    movements written back (``returned_units``: per level "GROUP/LEVEL", exact units the meter
+    got back; empty when no money came back or the pay moved no meter)."""
+
+    void: SlipVoidView
+    hit_id: int
+    amount_cents: int
+    reversals: int
+    returned_units: tuple[tuple[str, int], ...] = ()

@@ -9,6 +9,13 @@ from zoneinfo import ZoneInfo
 from gui.widgets import LevelView, MeterTile
 
 
+def value_at(curve, x: float) -> float:  # type: ignore[no-untyped-def]
+    """The height of the drawn line at ``x`` (its path, as painted)."""
+    path = curve.curve.getPath() if hasattr(curve, "curve") else curve.getPath()
+    points = [(path.elementAt(i).x, path.elementAt(i).y) for i in range(path.elementCount())]
+    return [y for px, y in points if px <= x][-1]
+
+
 def test_the_trend_time_axis_shows_casino_local_time(qtbot) -> None:  # type: ignore[no-untyped-def]
     # three hours ago on the hour (the trend is drawn to now: the axis zooms to hours)
     start = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=3)
@@ -50,7 +57,10 @@ def test_the_trend_is_a_step_line_to_now_with_markers_at_pays_and_adjustments(qt
     tile.show_history(xs, ys, [now - 1790], [30_400.0], [now - 600], [5_400.0])
     qtbot.waitUntil(lambda: tile.plot is not None and tile.plot.isVisible())
     tile.redraw()
-    assert tile.curve.opts["stepMode"] == "left"
+    assert tile.curve.opts["stepMode"] == "right"
+    assert value_at(tile.curve, now - 1791) == 30_400.0  # before the pay: the meter it paid
+    assert value_at(tile.curve, now - 1790) == 5_400.0  # the drop at the pay's moment
+    assert value_at(tile.curve, now - 3000) == 30_000.0  # not yet the 30,400 of now - 1800
     x, y = tile.curve.getData()
     assert list(y[:4]) == ys and y[-1] == ys[-1] and x[-1] >= now  # held to now
     hx, hy = tile.hits.getData()
@@ -59,7 +69,7 @@ def test_the_trend_is_a_step_line_to_now_with_markers_at_pays_and_adjustments(qt
     assert list(ax) == [now - 600] and list(ay) == [5_400.0]
     axis = tile.plot.getAxis("left")
     assert isinstance(axis, MoneyAxis)
-    assert axis.tickStrings([10_000.0, 20_000.0], 1, 10_000) == ["$10.0k", "$20.0k"]
+    assert axis.tickStrings([10_000.0, 20_000.0], 1, 10_000) == ["$10,000.00", "$20,000.00"]
     assert axis.tickStrings([10_000.2, 10_000.4], 1, 0.2) == ["$10,000.20", "$10,000.40"]
     import os
     from pathlib import Path

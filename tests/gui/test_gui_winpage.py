@@ -1,6 +1,7 @@
 """The accounting win page of a win slip (RULES.md 5: "a win page may be printed for
-accounting"): built from the ledger, saved as PDF from the Win slips tab, printed through
-Qt's print preview (the function the preview calls is tested; the dialog is not opened).
+accounting"): built from the ledger, saved as PDF from the win page search opened on the slip
+selected in the Win slips tab, printed through Qt's print dialog (the function it calls is
+tested; the dialog is not opened).
 
 With $PODIUM_SCREENSHOT_DIR set, the rendered win page is saved there as a PNG."""
 
@@ -10,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QEvent
+from PySide6.QtCore import QEvent, QTimer
 from PySide6.QtPrintSupport import QPrinter
 from PySide6.QtWidgets import QApplication
 from sqlalchemy import Engine
@@ -20,6 +21,7 @@ from core.demo import demo_credential, swipe_of
 from gui.main_window import MainWindow
 from gui.swipe import SwipeCatcher
 from gui.winpage_dialog import print_html, save_winpage_pdf, winpage_for
+from gui.winpage_search import WinPageSearchDialog
 from printing.slip import render_slip
 from printing.winpage import render_png
 from tests.fake_printer import FakePrinter
@@ -57,31 +59,32 @@ def _pay_royal(floor: FloorHarness) -> int:
                                    verifier=swipe_of("1001")).slip_no
 
 
-def test_win_page_pdf_of_the_selected_slip_is_written_to_the_data_folder(  # type: ignore[no-untyped-def]
+def test_win_pages_open_on_the_slip_selected_in_win_slips_and_save_its_pdf(  # type: ignore[no-untyped-def]
         qtbot, console_window, tmp_path: Path) -> None:
     window, floor = console_window
     slip_no = _pay_royal(floor)
     window.tabs.setCurrentIndex(1)
-    # printed (and said so) first: the win page's message is then the latest
     qtbot.waitUntil(lambda: window.slips.rowCount() == 1
                     and window.slips.item(0, 5).text() == "yes", timeout=10000)
-    qtbot.waitUntil(lambda: window.log_list.count() > 0
-                    and "printed on" in window.log_list.item(0).text(), timeout=5000)
     window.slips.selectRow(0)
-    window.winpage_dir = tmp_path / "winpages"  # not the real user data folder
-    # the slip's own print is logged first (it would else come between save and check)
-    qtbot.waitUntil(lambda: f"Win slip {slip_no} printed" in window.statusBar().currentMessage()
-                    or window.log_list.count() and "printed" in window.log_list.item(0).text(),
-                    timeout=5000)
+    saved: list[Path] = []
 
-    window.save_selected_winpage()  # read off the GUI thread, written when it arrives
-    qtbot.waitUntil(lambda: window.last_winpage is not None, timeout=5000)
+    def in_dialog() -> None:
+        dlg = QApplication.activeModalWidget()
+        if not isinstance(dlg, WinPageSearchDialog) or dlg.panel.shown_slip() != slip_no:
+            QTimer.singleShot(20, in_dialog)
+            return
+        panel = dlg.panel
+        panel.ask_pdf_path = lambda name: tmp_path / name  # not the real user data folder
+        panel.save_pdf()
+        if panel.last_pdf is not None:
+            saved.append(panel.last_pdf)
+        dlg.accept()
 
-    path = window.last_winpage
-    assert path == tmp_path / "winpages" / f"win-page-{slip_no:06d}.pdf"
-    assert path.read_bytes().startswith(b"%PDF")
-    assert str(path) in window.log_list.item(0).text()
-    assert str(path) in window.statusBar().currentMessage()
+    QTimer.singleShot(20, in_dialog)
+    window.find_btn.click()  # Win pages…, opened on the selected slip (modal)
+    assert saved == [tmp_path / f"win-page-{slip_no:06d}.pdf"]
+    assert saved[0].read_bytes().startswith(b"%PDF")
 
 
 def test_win_page_shows_slip_amount_authorizer_and_every_decision_with_who(  # type: ignore[no-untyped-def]

@@ -1,0 +1,106 @@
+"""Plot axes people read: money as money, time as the casino's clock.
+
+- :class:`MoneyAxis`: "$25,000.40": the floor file's currency symbol, thousands separators and
+  two decimals (a tick is a plot coordinate, a float; its label is rounded to the cent with
+  Decimal, so 25000.4 reads $25,000.40, never 25000.4 or $25,000.39).
+- :class:`LocalTimeAxis`: UNIX times as clock times in the casino's time zone ("17:30"), ticks
+  on round local minutes or hours whatever the computer's own zone (pyqtgraph's DateAxisItem
+  knows only the computer's zone or one fixed offset, which is wrong across a daylight-saving
+  change), and dates ("Jun 02") when the ticks are days apart.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pyqtgraph as pg
+
+from core.money import format_cents
+
+CENT = Decimal("0.01")
+# tick steps (seconds) a time axis chooses from: the first that leaves room for every label
+TIME_STEPS = (60, 120, 300, 600, 900, 1800, 3600, 2 * 3600, 3 * 3600, 6 * 3600, 12 * 3600,
+              86400, 2 * 86400, 7 * 86400)
+DAY = 86400
+
+
+def money_tick(value: float, symbol: str = "$") -> str:
+    """A money axis label for a plot coordinate in major units (dollars): ``$25,000.40``."""
+    try:
+        cents = int((Decimal(repr(value)) / CENT).quantize(Decimal(1), ROUND_HALF_UP))
+    except (InvalidOperation, ValueError):  # inf / nan: no label rather than a wrong one
+        return ""
+    return format_cents(cents, symbol) if cents >= 0 else f"-{format_cents(-cents, symbol)}"
+
+
+def local_clock(timestamp: float, tz: ZoneInfo, step: float = 3600) -> str:
+    """A time axis label: the casino's clock time ("17:30") of a UNIX time, or its date
+    ("Jun 02") when ticks are a day or more apart."""
+    try:
+        local = datetime.fromtimestamp(timestamp, UTC).astimezone(tz)
+    except (OverflowError, OSError, ValueError):
+        return ""
+    return f"{local:%b %d}" if step >= DAY else f"{local:%H:%M}"
+
+
+def local_ticks(lo: float, hi: float, step: int, tz: ZoneInfo) -> list[float]:
+    """UNIX times in [lo, hi] on round local times: multiples of ``step`` counted from local
+    midnight (a step of a day or more: local midnights)."""
+    if not (hi > lo) or hi - lo > 400 * DAY:
+        return []
+    start = datetime.fromtimestamp(lo, UTC).astimezone(tz)
+    midnight = start.replace(hour=0, minute=0, second=0, microsecond=0)
+    out: list[float] = []
+    if step >= DAY:
+        days = step // DAY
+        d = midnight
+        while d.timestamp() <= hi and len(out) < 1000:
+            if d.timestamp() >= lo:
+                out.append(d.timestamp())
+            # the next local midnight (23 or 25 hours away across a daylight-saving change)
+            d = (d + timedelta(days=days, hours=3)).replace(hour=0, minute=0, second=0,
+                                                            microsecond=0)
+        return out
+    into = (start - midnight).total_seconds()
+    first = midnight + timedelta(seconds=(into // step) * step)
+    t = first.astimezone(UTC).timestamp()
+    while t <= hi and len(out) < 1000:
+        if t >= lo:
+            out.append(t)
+        t += step
+    return out
+
+
+class MoneyAxis(pg.AxisItem):
+    """A money axis: every label ``$25,000.40`` with the casino's currency symbol."""
+
+    def __init__(self, orientation: str = "left", symbol: str = "$", **kwargs: Any) -> None:
+        super().__init__(orientation, **kwargs)
+        self.symbol = symbol
+        self.enableAutoSIPrefix(False)
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
+        return [money_tick(v * scale, self.symbol) for v in values]
+
+
+class LocalTimeAxis(pg.AxisItem):
+    """A time axis in the casino's local time (UNIX seconds as plot coordinates)."""
+
+    def __init__(self, tz: ZoneInfo, orientation: str = "bottom", **kwargs: Any) -> None:
+        super().__init__(orientation, **kwargs)
+        self.tz = tz
+        self.enableAutoSIPrefix(False)
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list[Any]:  # noqa: N802, N803
+        if not (maxVal > minVal) or size <= 0:
+            return []
+        label_px = 60.0  # "00:00" with room around it
+        fit = max(1.0, size / label_px)
+        step = next((s for s in TIME_STEPS if (maxVal - minVal) / s <= fit), TIME_STEPS[-1])
+        return [(float(step), local_ticks(minVal, maxVal, step, self.tz))]
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
+        return [local_clock(v, self.tz, spacing) for v in values]

@@ -1,0 +1,275 @@
+"""Win pages for any slip (gui/winpage_search.py) and voiding a slip from the supervisor's
+console (gui/void_slip.py): the search panel shows a known slip and its win page, saves and
+prints it; the console's Slips > Win pages… voids the selected slip on an executive's card
+(swiped as real key events, then the PIN), after a supervisor's card was refused.
+
+Screenshots go to $PODIUM_SCREENSHOT_DIR when it is set (docs/screenshots/winpage-search.png,
+void-dialog.png and winpage-void.png were made so)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QTimer
+from PySide6.QtPrintSupport import QPrinter
+from PySide6.QtWidgets import QApplication, QWidget
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session
+
+from core.accounting.slip_search import WinPages
+from core.controllers.events import GameEnded, GameStarted, HitClaimed, Origin
+from core.demo import demo_credential, demo_pin, enroll_demo_employees, swipe_of
+from core.desks import Desk
+from core.floorconfig import loads_floor
+from core.ledger.db import reader
+from core.ledger.models import MeterEntry, SwipeLog
+from core.rules.cards import parse_cards
+from core.runtime import ConsoleCore
+from gui.authorize import SwipePrompt
+from gui.main_window import MainWindow
+from gui.swipe import SwipeCatcher
+from gui.void_slip import VoidDialog
+from gui.winpage_dialog import winpage_for
+from gui.winpage_search import WinPageSearch, WinPageSearchDialog
+from printing.winpage import render_png
+from tests.gui.swiping import type_pin, type_swipe
+from tests.paid_slips import FLOOR, PAYTABLES, make_slips
+
+SHOTS = os.environ.get("PODIUM_SCREENSHOT_DIR")
+SF7 = ["Ah", "Kh", "Qh", "Jh", "Th", "9h", "8h"]  # a seven-card straight flush: 100% of the meter
+EXECUTIVE, SUPERVISOR = "2001", "1001"
+
+
+def shot(widget: QWidget, name: str) -> None:
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        widget.grab().save(str(Path(SHOTS) / f"{name}.png"))
+
+
+@pytest.fixture
+def ledger(sqlite_engine: Engine) -> Iterator[tuple[ConsoleCore, list[int]]]:
+    """Two auto-paid full houses and a 100% meter pay authorized by the executive (with her
+    PIN: this floor asks executives for it); a console on it without links or printer."""
+    config = loads_floor(FLOOR.replace('pin = "none"', 'pin = "executive"'), "slips.toml")
+    nos = make_slips(sqlite_engine, config, 2)
+    enroll_demo_employees(sqlite_engine)
+    c = ConsoleCore(sqlite_engine, config, PAYTABLES)
+    c.start(links=False)
+    floor = c.floor
+    floor.set_link("PG-1", True)
+    for seq, event in enumerate((GameStarted(9, {1: 100, 4: 100}),
+                                 HitClaimed(9, 4, "SF7_NATURAL", parse_cards(SF7))), 1):
+        floor.handle(Origin("PG-1", "b-meter", seq), event)
+    hit = floor.snapshot().pending[0].hit_id
+    paid = floor.pay(hit, SF7, demo_credential(EXECUTIVE), verifier=swipe_of(SUPERVISOR))
+    floor.handle(Origin("PG-1", "b-meter", 3), GameEnded(9))
+    try:
+        yield c, [*nos, int(paid.slip_no or 0)]
+    finally:
+        c.stop()
+
+
+def test_the_search_panel_shows_a_known_slip_its_win_page_and_saves_and_prints_it(  # type: ignore[no-untyped-def]
+        qtbot, ledger, tmp_path: Path) -> None:
+    c, nos = ledger
+    desk = Desk("accountant", reader(c.engine), c.config, c.paytables)
+    panel = WinPageSearch(desk)
+    qtbot.addWidget(panel)
+    panel.resize(1500, 820)
+    panel.show()  # lists the latest slips when first shown
+    qtbot.waitUntil(lambda: len(panel.rows) == 3, timeout=5000)
+    assert [r.slip_no for r in panel.rows] == sorted(nos, reverse=True)
+    assert panel.void_btn is None  # a desk never writes: no void here
+    # a known slip by its number: the meter pay, authorized by the executive
+    panel.slip_no.setText(str(nos[2]))
+    panel.search()
+    qtbot.waitUntil(lambda: [r.slip_no for r in panel.rows] == [nos[2]], timeout=5000)
+    assert panel.table.item(0, 8).text() == "Evelyn Cruz #2001"
+    assert panel.table.item(0, 9).text() == "Dana Reyes #1001"
+    assert panel.table.item(0, 1).text() == "paid"
+    qtbot.waitUntil(lambda: panel.shown_slip() == nos[2], timeout=5000)
+    assert f"win slip No. {nos[2]:06d}" in panel.preview.toPlainText()
+    # by employee: the supervisor verified only the meter pay
+    panel.slip_no.setText("")
+    panel.employee.setText("dana")
+    panel.search()
+    qtbot.waitUntil(lambda: [r.slip_no for r in panel.rows] == [nos[2]], timeout=5000)
+    panel.employee.setText("")
+    panel.amount_min.setText("1,000,000.00")  # nothing pays that much
+    panel.search()
+    qtbot.waitUntil(lambda: panel.count.text() == "No win slip matches.", timeout=5000)
+    assert panel.shown_slip() is None and not panel.print_btn.isEnabled()
+    panel.amount_min.setText("12.3.4")
+    panel.search()
+    assert "amount" in panel.message.text()  # said by name; nothing searched
+    panel.amount_min.setText("")
+    panel.search()
+    qtbot.waitUntil(lambda: len(panel.rows) == 3, timeout=5000)
+    panel.table.selectRow(2)  # the oldest: slip 1
+    qtbot.waitUntil(lambda: panel.shown_slip() == nos[0], timeout=5000)
+    panel.ask_pdf_path = lambda name: tmp_path / name
+    panel.save_pdf()
+    assert panel.last_pdf == tmp_path / f"win-page-{nos[0]:06d}.pdf"
+    assert panel.last_pdf.read_bytes().startswith(b"%PDF")
+    printed = tmp_path / "printed.pdf"
+
+    def printer() -> QPrinter:
+        p = QPrinter(QPrinter.PrinterMode.HighResolution)
+        p.setOutputFormat(QPrinter.OutputFormat.PdfFormat)
+        p.setOutputFileName(str(printed))
+        return p
+
+    panel.ask_printer = printer
+    panel.print_page()
+    assert printed.read_bytes().startswith(b"%PDF")
+    assert "sent to the printer" in panel.message.text()
+
+
+@pytest.fixture
+def console_window(qtbot, qapp, ledger):  # type: ignore[no-untyped-def]
+    c, nos = ledger
+    catcher = SwipeCatcher()
+    catcher.install(qapp)
+    window = MainWindow(c, catcher)
+    qtbot.addWidget(window)
+    window.show()
+    yield window, c, nos
+    qapp.removeEventFilter(catcher)
+
+
+def when(check: Callable[[], Any], then: Callable[[Any], None], errors: list[BaseException],
+         what: str) -> None:
+    """Poll from a timer (a modal dialog blocks the test) until ``check()`` gives something,
+    then ``then(it)``; a failure closes every modal dialog and is kept for the test."""
+    deadline = time.monotonic() + 10
+
+    def fail(exc: BaseException) -> None:
+        errors.append(exc)
+        while (w := QApplication.activeModalWidget()) is not None:
+            w.reject()  # type: ignore[attr-defined]
+
+    def poll() -> None:
+        try:
+            it = check()
+            if it:
+                then(it)
+            elif time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}")
+            else:
+                QTimer.singleShot(20, poll)
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            fail(exc)
+
+    QTimer.singleShot(20, poll)
+
+
+def modal(kind: type) -> Callable[[], Any]:
+    return lambda: (w if isinstance(w := QApplication.activeModalWidget(), kind) else None)
+
+
+def test_the_console_voids_a_slip_on_an_executive_card_after_refusing_a_supervisor_s(  # type: ignore[no-untyped-def]
+        qtbot, console_window, tmp_path: Path) -> None:
+    window, c, nos = console_window
+    slip = nos[2]  # the meter pay
+    errors: list[BaseException] = []
+    seen: dict[str, Any] = {}
+    meter_paid = c.floor.meter("LINK", "MAIN")
+
+    def fill(dlg: VoidDialog) -> None:
+        dlg.reason.setText("cards switched at the table, seen on CCTV; player gave it back")
+        dlg.reason.deselect()
+        dlg.returned.setChecked(True)
+        dlg.adjustSize()
+        seen["void_dialog"] = True
+        QTimer.singleShot(0, lambda: (dlg.reason.deselect(), shot(dlg, "void-dialog"),
+                                      dlg.ok_btn.click()))
+
+    window._void_dialog_hook = fill
+
+    def in_search(dlg: WinPageSearchDialog) -> None:
+        panel = dlg.panel
+        when(lambda: panel.shown_slip() == slip and panel.void_btn.isEnabled(),
+             lambda _ok: void_from(panel), errors, "the known slip's win page")
+
+    def void_from(panel: WinPageSearch) -> None:
+        assert [r.slip_no for r in panel.rows] == [slip]
+        assert panel.rows[0].state == "paid"
+        panel.void_btn.click()  # the void dialog (filled by the hook), then the swipe prompt
+
+    def swipe_then_pin(prompt: SwipePrompt, number: str, then: Callable[[], None]) -> None:
+        type_swipe(prompt, swipe_of(number))  # the card, at reader speed
+        when(lambda: prompt.pin_field.isVisible(),
+             lambda _ok: (type_pin(prompt, demo_pin(number)), then()), errors,
+             f"the PIN field after {number}'s swipe")
+
+    def supervisor(prompt: SwipePrompt) -> None:
+        swipe_then_pin(prompt, SUPERVISOR, lambda: when(
+            lambda: "needs an executive" in prompt.message.text() and not prompt.busy,
+            lambda _ok: executive(prompt), errors, "the supervisor's card refused"))
+
+    def executive(prompt: SwipePrompt) -> None:
+        seen["refused"] = prompt.message.text()
+        shot(prompt, "void-swipe-refused")
+        swipe_then_pin(prompt, EXECUTIVE, lambda: when(lambda: window.winpages_dialog is not None
+             and window.winpages_dialog.panel.rows
+             and window.winpages_dialog.panel.rows[0].voided
+             and window.winpages_dialog.panel.shown_slip() == slip
+             and "VOID" in window.winpages_dialog.panel.preview.toPlainText(),
+             lambda _ok: done(window.winpages_dialog), errors, "the slip shown void"))
+
+    def done(dlg: WinPageSearchDialog) -> None:
+        seen["preview"] = dlg.panel.preview.toPlainText()
+        panel = dlg.panel
+        panel.slip_no.setText("")  # every slip: the void among them
+        panel.search()
+        when(lambda: len(panel.rows) == 3 and panel.shown_slip() == slip,
+             lambda _ok: (shot(dlg, "winpage-search"), dlg.accept()), errors,
+             "every slip listed")
+
+    when(modal(WinPageSearchDialog), in_search, errors, "the win page search")
+    when(modal(SwipePrompt), supervisor, errors, "the executive swipe prompt")
+    window.open_winpages(slip)
+    if errors:
+        raise errors[0]
+    assert seen.get("void_dialog")
+    assert "may not authorize voiding a win slip: it needs an executive" in seen["refused"] \
+        or "can not authorize voiding a win slip: it needs an executive" in seen["refused"]
+    assert "This win slip is void and not payable" in seen["preview"]
+    void = c.floor.slip_void(slip)
+    assert void is not None and void.money_returned and void.employee_number == EXECUTIVE
+    # the ledger: the supervisor's refusal and the executive's acceptance, both logged
+    with Session(c.engine) as s:
+        rows = list(s.scalars(select(SwipeLog).where(SwipeLog.action == "void")
+                              .order_by(SwipeLog.id)))
+        assert [(r.outcome, r.role_required) for r in rows] == [
+            ("insufficient_authority", "executive"), ("accepted", "executive")]
+        assert len(list(s.scalars(select(MeterEntry).where(
+            MeterEntry.kind == "reversal", MeterEntry.award_id.is_not(None))))) == 3
+    after = c.floor.meter("LINK", "MAIN")
+    assert after != meter_paid
+    assert window.log_list.count() and f"Win slip {slip:06d} VOID by Evelyn Cruz #2001" in \
+        window.log_list.item(0).text()
+    # the voided win page, as paper shows it
+    html = winpage_for(WinPages(Desk("accountant", reader(c.engine), c.config,
+                                     c.paytables)), slip)[1]
+    out = render_png(html, Path(SHOTS or tmp_path) / "winpage-void.png")
+    assert out.stat().st_size > 0
+    # a void slip never goes to the printer again; its preview says VOID
+    from printing.preview import preview_png, recovered_text
+
+    shown = c.slip_bytes(slip)
+    text = recovered_text(shown)
+    assert "VOID - NOT PAYABLE" in text and "Evelyn Cruz #2001" in text
+    assert text.index("VOID - NOT PAYABLE") < text.index(f"WIN SLIP No. {slip:06d}")
+    preview_png(shown, Path(SHOTS or tmp_path) / "win-slip-void.png")
+    assert slip not in {p.slip_no for p in c.floor.pending_slips()}
+    # the Win slips tab says VOID (newest first: the void slip is the top row)
+    window.tabs.setCurrentWidget(window.slips_tab)
+    qtbot.waitUntil(lambda: window.slips.rowCount() == 3
+                    and window.slips.item(0, 5).text() == "VOID", timeout=5000)
+    assert window.slips.item(0, 0).text() == str(slip)
