@@ -25,7 +25,7 @@ import queue
 import ssl
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
@@ -34,11 +34,13 @@ from typing import Any
 from sqlalchemy import Engine
 
 from core.controllers.events import Delivery, Origin, Refused, SequenceGap
-from core.controllers.link import LinkManager
+from core.controllers.link import LinkManager, endpoints_from_floor
+from core.controllers.ownership import ClaimError, TableClaims, service_name
 from core.controllers.protocol import HitRejected, JackpotState, PayConfirmed
 from core.controllers.tls import link_tls
 from core.floorconfig import FloorConfig
 from core.money import format_cents
+from core.tablegames.feed import FeedListener
 from core.tablegames.floor import Floor
 from core.tablegames.views import (
     ControllerDecision,
@@ -99,6 +101,11 @@ def _jackpot_state(lv: LevelView) -> JackpotState:
                         lv.frozen_cents, lv.frozen_hits)
 
 
+def _names(tables: list[str], most: int = 12) -> str:
+    shown = ", ".join(tables[:most])
+    return shown + (f" and {len(tables) - most} more" if len(tables) > most else "")
+
+
 def controller_command(d: ControllerDecision) -> PayConfirmed | HitRejected:
     """The PAY or REJECT a decided hit's controller must receive."""
     if d.outcome in ("paid", "auto_paid"):
@@ -109,7 +116,18 @@ def controller_command(d: ControllerDecision) -> PayConfirmed | HitRejected:
 class ConsoleCore:
     def __init__(self, engine: Engine, config: FloorConfig, paytables: dict[str, Any], *,
                  printer: Printer | None = None, link_options: dict[str, Any] | None = None,
-                 floor: Floor | None = None) -> None:
+                 floor: Floor | None = None, serve: Iterable[str] | None = None,
+                 name: str | None = None, kind: str = "console",
+                 print_tables: Iterable[str] | None = None,
+                 claim_interval: float = 1.0) -> None:
+        """``serve``: the tables whose controller links this process serves (None: every
+        table of the floor; ``()``: none, a console that is a client of the floor services).
+        On PostgreSQL a table is served only while this process holds its claim
+        (core/controllers/ownership.py: a second process asking is refused and stands by);
+        on SQLite (one podium) every table in ``serve`` is linked at once.  ``name`` names
+        the service in the ledger and to the other podiums; ``kind`` is "console" or
+        "serve".  ``print_tables``: the tables whose slips made by another process (a
+        service's auto-pay) this console prints (None: none; its own pays always print)."""
         self.engine = engine
         self.config = config
         self.paytables = paytables
@@ -137,6 +155,21 @@ class ConsoleCore:
         # version of the level view it came from)
         self._jackpot: dict[tuple[str, str], tuple[JackpotState, int]] = {}
         self._jackpot_lock = threading.Lock()
+        configured = [t.id for t in config.tables]
+        unknown = sorted(set(serve or ()) - set(configured))
+        if unknown:
+            raise ValueError(f"tables to serve: {', '.join(unknown)} not on this floor")
+        self.serve: frozenset[str] = frozenset(configured if serve is None else serve)
+        self.kind = kind
+        self.name = service_name(name, kind)
+        self.print_tables: frozenset[str] = frozenset(print_tables or ())
+        self.claim_interval = claim_interval
+        self.claims: TableClaims | None = None
+        self.feed: FeedListener | None = None
+        self._claim_thread: threading.Thread | None = None
+        self._claim_wake = threading.Event()
+        self._refusals_said: dict[str, str] = {}
+        self._resync_listeners: list[Callable[[], None]] = []
         self.floor.add_listener(self._on_change)
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -146,9 +179,19 @@ class ConsoleCore:
         ``[controller_link]`` whose certificates are missing or wrong is refused first
         (``tls.TlsError``, naming the key and the file), before anything starts."""
         self.started_at = self.floor.ctx.now()
-        if links:
+        pg = self.floor.ctx.pg
+        serving = links and bool(self.serve)
+        if serving:
             self._link_tls = link_tls(self.config)
-        warnings = self.floor.start()
+        # one podium (SQLite) resets its tables OFFLINE; on a shared ledger each table's
+        # service does it when it takes the table
+        warnings = self.floor.start(None if not pg else ())
+        if pg:  # what the other processes on this ledger change, live (no polling)
+            self.feed = FeedListener(self.floor.ctx, on_resync=self._resync)
+            self.feed.start()
+            if not self.feed.connected.is_set():
+                warnings.append(f"live feed: not listening yet ({self.feed.last_error}); "
+                                "the screens follow the other podiums once it is")
         for lv in self.floor.snapshot().levels:  # what each controller is told after WELCOME
             self._jackpot[(lv.group, lv.level)] = (_jackpot_state(lv), lv.version)
         # The ledger writer, the links and the GUI share one interpreter lock; every database
@@ -162,7 +205,7 @@ class ConsoleCore:
         self._print_thread = threading.Thread(target=self._print_worker, name="podium-printer",
                                               daemon=True)
         self._print_thread.start()
-        if links:
+        if serving:
             if self._link_tls is None:
                 self._say("Controller link: PLAIN TCP (the floor file says plain-lab-only): "
                           "anyone on the network can pose as a table. Lab use only.")
@@ -170,6 +213,12 @@ class ConsoleCore:
             self._thread = threading.Thread(target=self._run_loop, name="podium-links", daemon=True)
             self._thread.start()
             self._ready.wait(10)
+            if pg:  # a table is linked only while this process holds its claim
+                self.claims = TableClaims(self.floor, self.name, self.kind)
+                self._claim_once()
+                self._claim_thread = threading.Thread(target=self._claim_worker,
+                                                      name="podium-claims", daemon=True)
+                self._claim_thread.start()
         if self.printer is not None:
             pending = self.floor.pending_slips()
             if pending:
@@ -184,6 +233,9 @@ class ConsoleCore:
         if self._stopped:
             return
         self._stopped = True
+        self._claim_wake.set()
+        if self._claim_thread is not None:
+            self._claim_thread.join(10)
         if self._loop is not None and self._links is not None:
             fut = asyncio.run_coroutine_threadsafe(self._links.close(), self._loop)
             try:
@@ -194,6 +246,10 @@ class ConsoleCore:
         if self._thread is not None:
             self._thread.join(10)
         self.floor.writer.stop()
+        if self.claims is not None:  # after the last event is committed: a standby goes on
+            self.claims.close()
+        if self.feed is not None:
+            self.feed.stop()
         self._io.shutdown(wait=True, cancel_futures=True)
         self._print_queue.put(None)
         if self._print_thread is not None:
@@ -203,15 +259,132 @@ class ConsoleCore:
         loop = asyncio.new_event_loop()
         self._loop = loop
         asyncio.set_event_loop(loop)
-        # every table is OFFLINE in the ledger since Floor.start(), until its link is up
-        self._links = LinkManager.from_floor(self.config, self._on_event, self._on_status,
-                                             tls=self._link_tls, **self._link_options)
+        # every table is OFFLINE in the ledger since Floor.start(), until its link is up; on
+        # a shared ledger a table's link starts when this process has claimed it
+        self._links = LinkManager.from_floor(
+            self.config, self._on_event, self._on_status,
+            tables=() if self.floor.ctx.pg else self.serve, tls=self._link_tls,
+            **self._link_options)
         loop.create_task(self._links.run())
         self._ready.set()
         try:
             loop.run_forever()
         finally:
             loop.close()
+
+    # -- claims: the tables this process serves (PostgreSQL) --------------------------------
+    def _claim_worker(self) -> None:
+        while not self._claim_wake.wait(self.claim_interval):
+            if self._stopped:
+                return
+            self._claim_once()
+
+    def _claim_once(self) -> None:
+        """One round: the lock connection alive (else every link is closed at once), then
+        the tables not held yet asked for; the links follow what is held."""
+        claims = self.claims
+        if claims is None or self._stopped:
+            return
+        try:
+            claims.open()
+            if not claims.beat():
+                self._sync_links()  # lost: closed before anything is asked again
+                self._say(f"Service {self.name}: the ledger's lock connection dropped; "
+                          "every table was given up and is asked for again")
+                return
+            taken, refused = claims.claim(self.serve - claims.owned)
+        except ClaimError as exc:
+            self._sync_links()
+            if self._refusals_said.get("") != str(exc):
+                self._refusals_said[""] = str(exc)
+                self._say(f"Service {self.name}: can not claim tables: {exc}")
+            return
+        except Exception:
+            log.exception("service %s: claiming tables failed", self.name)
+            self._sync_links()
+            return
+        self._refusals_said.pop("", None)
+        if taken:
+            self._say(f"Service {self.name} serves {len(taken)} table(s) now: "
+                      + _names(taken))
+        for table, why in sorted(refused.items()):
+            if self._refusals_said.get(table) != why:
+                self._refusals_said[table] = why
+                self._say(f"Table {table}: not served here: {why}; standing by")
+        for table in taken:
+            self._refusals_said.pop(table, None)
+        self._sync_links()
+
+    def _sync_links(self) -> None:
+        """Links for exactly the tables this process holds (on the link loop)."""
+        loop, links, claims = self._loop, self._links, self.claims
+        if loop is None or links is None or claims is None:
+            return
+        held = set(claims.owned)
+        eps = {ep.table_id: ep for ep in endpoints_from_floor(self.config)}
+
+        async def sync() -> None:
+            for table in sorted(set(links.links) - held):
+                await links.remove(table)
+            for table in sorted(held - set(links.links)):
+                links.add(eps[table])
+
+        with contextlib.suppress(RuntimeError):  # the loop is closing
+            fut = asyncio.run_coroutine_threadsafe(sync(), loop)
+            try:
+                fut.result(10)
+            except Exception as exc:
+                log.warning("service %s: links not in step with the claims: %s", self.name,
+                            exc)
+
+    def served_tables(self) -> frozenset[str]:
+        """The tables whose controller links this process runs now."""
+        links = self._links
+        return frozenset(links.links) if links is not None else frozenset()
+
+    def _resync(self) -> None:
+        """The live feed was lost and is back: decisions taken meanwhile are sent again, and
+        the screens read everything again."""
+        links = self._links
+        if links is not None:
+            with self._resend_lock:
+                self._resend_tables |= {t for t, (up, _d) in links.status().items() if up}
+            self._submit_io(self._resend_decisions)
+        for fn in list(self._resync_listeners):
+            try:
+                fn()
+            except Exception:
+                log.exception("resync listener failed")
+
+    def add_resync_listener(self, fn: Callable[[], None]) -> Callable[[], None]:
+        """``fn()`` when changes may have been missed (the live feed reconnected): read the
+        whole floor again.  Returns its remover."""
+        self._resync_listeners.append(fn)
+
+        def remove() -> None:
+            if fn in self._resync_listeners:
+                self._resync_listeners.remove(fn)
+
+        return remove
+
+    def health(self) -> dict[str, Any]:
+        """What ``podium serve`` reports on its health endpoint and in its log."""
+        links = self._links
+        status = links.status() if links is not None else {}
+        writer = self.floor.writer.stats
+        return {
+            "service": self.name, "kind": self.kind,
+            "service_id": self.claims.service_id if self.claims is not None else None,
+            "started_at": self.started_at.isoformat() if self.started_at else None,
+            "tables_wanted": len(self.serve),
+            "tables_served": len(status),
+            "tables_online": sum(1 for up, _d in status.values() if up),
+            "offline": sorted(t for t, (up, _d) in status.items() if not up),
+            "feed_listening": bool(self.feed and self.feed.connected.is_set()),
+            "writer": {"running": self.floor.writer.running, "batches": writer.batches,
+                       "jobs": writer.jobs, "largest_batch": writer.largest},
+            "lock_connection": bool(self.claims is not None and self.claims.db_pid),
+        }
 
     # -- listeners --------------------------------------------------------------------------
     def add_listener(self, fn: Callable[[FloorChange], None]) -> Callable[[], None]:
@@ -282,6 +455,9 @@ class ConsoleCore:
                 fn(table)
             except Exception:
                 log.exception("status listener failed")
+        claims = self.claims
+        if claims is not None and table not in claims.owned:
+            return  # given up: its link state is its next service's to write
         fut = self.floor.writer.submit_link(table, online)
         if online:
             self._send_jackpot_states([table], self._group_states(table))
@@ -336,8 +512,11 @@ class ConsoleCore:
 
         async def send() -> None:
             for table in tables:
+                link = links.links.get(table)  # another service's table: it tells it
+                if link is None:
+                    continue
                 for st in states:
-                    await links.link(table).send_state(st)
+                    await link.send_state(st)
 
         with contextlib.suppress(RuntimeError):  # the loop is closing
             asyncio.run_coroutine_threadsafe(send(), loop)
@@ -367,11 +546,17 @@ class ConsoleCore:
                     f"JACKPOT PENDING {format_cents(st.amount_cents)} frozen for {st.hits} "
                     "hit(s); the linked tables keep playing" if st.state == "PENDING"
                     else "no jackpot pending"))
+        linked = self.served_tables()
         for outcome in change.outcomes:
-            if outcome.outcome != "cancelled":
+            if outcome.outcome != "cancelled" and (outcome.table in linked
+                                                   or not self.floor.ctx.pg):
                 self._submit_io(self._answer_controller, outcome)
-        for slip_no in change.slips:  # a new slip (a pay); print attempts are change.prints
-            self.print_slip(slip_no)
+        # a new slip (a pay) prints here when this process made it, or when another process
+        # (a service's auto-pay) made it for a table this console prints for
+        for i, slip_no in enumerate(change.slips):
+            if not change.remote or (i < len(change.slip_tables)
+                                     and change.slip_tables[i] in self.print_tables):
+                self.print_slip(slip_no)
 
     def _answer_controller(self, outcome: HitOutcome) -> None:
         if outcome.outcome == "cancelled":
@@ -379,6 +564,10 @@ class ConsoleCore:
         if self._stopped or self._loop is None or self._links is None:
             log.info("table %s: hit #%d %s; no controller link now, the answer is sent when "
                      "the link comes up", outcome.table, outcome.hit_id, outcome.outcome)
+            return
+        if outcome.table not in self._links.links:
+            log.info("table %s: hit #%d %s; this process does not serve the table now: its "
+                     "service sends the answer", outcome.table, outcome.hit_id, outcome.outcome)
             return
         decision = self.floor.controller_decision(outcome.hit_id)
         if decision is not None:

@@ -274,6 +274,47 @@ class TableHourTotal(Base):
     reversal_units: Mapped[int] = mapped_column(BigInteger)
 
 
+class FloorService(Base):
+    """Operational state, not a record: one run of a process serving controller links
+    (``podium serve``, or a console with the service inside: ``kind`` serve | console), its
+    host and process, the PostgreSQL backend holding its table locks (``db_pid``), its
+    heartbeat (every second while it runs) and when it stopped (NULL: running, or died)."""
+
+    __tablename__ = "floor_services"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(200))
+    host: Mapped[str] = mapped_column(String(200))
+    pid: Mapped[int] = mapped_column(Integer)
+    db_pid: Mapped[int | None] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(16))
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    heartbeat_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    stopped_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class TableOwner(Base):
+    """Operational state: the service that serves a table now (its advisory lock decides;
+    this row names it for the others).  The history is ``ownership_events``."""
+
+    __tablename__ = "table_owners"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    service_id: Mapped[int] = mapped_column(ForeignKey("floor_services.id"))
+    since: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class OwnershipEvent(Base):
+    """Append-only: a table claimed, released, lost (the lock connection dropped) or refused
+    (another service holds it: ``detail`` names it) by a floor service (revision 0018)."""
+
+    __tablename__ = "ownership_events"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), index=True)
+    service_id: Mapped[int] = mapped_column(ForeignKey("floor_services.id"))
+    event: Mapped[str] = mapped_column(String(16))
+    detail: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
 class Round(Base):
     """A game round; ``state``: locked, ended, misdealt, undone.  A round is found by (table,
     boot, round_no): ``boot`` is the controller boot whose START GAME opened it (revision 0013;

@@ -10,7 +10,7 @@ events normally reach the ledger through :attr:`Floor.writer` (group commit,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -66,9 +66,11 @@ class Floor:
         return self.ctx.add_listener(fn)
 
     # -- set-up and links -------------------------------------------------------------------------
-    def start(self) -> list[str]:
+    def start(self, offline: Iterable[str] | None = None) -> list[str]:
+        """Sync the floor file into the ledger (setup.start); ``offline``: the tables this
+        process serves, set OFFLINE until their links are up (None: every table)."""
         with self.ctx.unit("start") as u:
-            return setup.start(self.ctx, u)
+            return setup.start(self.ctx, u, offline)
 
     def set_link(self, table: str, online: bool) -> None:
         with self.ctx.unit("link") as u:

@@ -3,6 +3,7 @@ tables; and the link state of each table (a table starts OFFLINE until its link 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 
 from sqlalchemy import func, select, update
@@ -57,12 +58,14 @@ def settings(u: Unit, level_id: int) -> meters.LevelSettings:
     return found
 
 
-def start(ctx: FloorContext, u: Unit) -> list[str]:
+def start(ctx: FloorContext, u: Unit, offline: Iterable[str] | None = None) -> list[str]:
     """Sync the floor configuration into the ledger; returns what it did (for the log).
 
     New levels are seeded (a ``seed`` entry); a changed seed or rate appends a
-    ``level_settings`` row (history is never updated).  Every table starts OFFLINE until
-    its link reports it online."""
+    ``level_settings`` row (history is never updated).  The tables this process will serve
+    (``offline``; None: every table, one podium serving the whole floor) start OFFLINE until
+    their links report them online; the others' link state is their service's (a new table
+    starts OFFLINE in any case)."""
     validate(ctx.config, ctx.paytables)  # refused (FloorConfigError): nothing is written
     notes: list[str] = [f"LEDGER GUARD MISSING: {p}; records may have been edited: run "
                         "podium audit verify" for p in audit.guard_problems(u.s.connection())]
@@ -77,6 +80,7 @@ def start(ctx: FloorContext, u: Unit) -> list[str]:
         notes.append(f"{legacy} employee card(s) from before the card key: each is re-kept "
                      "under the key when next swiped (podium employees list shows which)")
     u.cache.clear()
+    reset = None if offline is None else set(offline)
     notes += record_parameters(u, ctx.config)
     if s.get(Setting, SLIP_SEQUENCE_KEY) is None:
         s.add(Setting(key=SLIP_SEQUENCE_KEY, value="slip numbers: max(slips.slip_no)+1"))
@@ -122,7 +126,9 @@ def start(ctx: FloorContext, u: Unit) -> list[str]:
             trow = GameTable(id=t.id, created_at=now)
             s.add(trow)
             notes.append(f"table {t.id}: created")
-        trow.name, trow.group_id, trow.seats, trow.online = t.name, t.group, t.seats, False
+        trow.name, trow.group_id, trow.seats = t.name, t.group, t.seats
+        if trow.online is None or reset is None or t.id in reset:
+            trow.online = False
         u.tables.add(t.id)
     s.flush()
     u.cache.clear()

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import secrets
+import socket
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -179,6 +182,17 @@ class FloorContext:
             config.authorization.card_key or None)
         self.gate = Gate(engine, key, config.authorization, self.now)
         register_gate(self.gate)
+        # who this process is on the ledger's live feed (core/tablegames/feed.py)
+        self.origin = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+        self._channel: str | None = None
+
+    def feed_channel(self, s: Session) -> str:
+        """The ledger's notification channel (read once)."""
+        if self._channel is None:
+            from core.tablegames.feed import channel_of
+
+            self._channel = channel_of(s)
+        return self._channel
 
     # -- time, configuration ------------------------------------------------------------------
     def now(self) -> datetime:
@@ -233,9 +247,15 @@ class FloorContext:
 
         flush(u)
         tables, levels, pending, closed = touched_views(self, u)
-        return FloorChange(action, frozenset(u.tables), frozenset(u.levels), frozenset(u.hits),
-                           tuple(u.outcomes), tuple(u.slips), 0, tables, levels, pending,
-                           closed, u.events, u.now, tuple(u.prints))
+        change = FloorChange(action, frozenset(u.tables), frozenset(u.levels),
+                             frozenset(u.hits), tuple(u.outcomes), tuple(u.slips), 0, tables,
+                             levels, pending, closed, u.events, u.now, tuple(u.prints))
+        if self.pg and change.touched:
+            # the other processes on this ledger hear it when (and only if) it commits
+            from core.tablegames.feed import publish
+
+            publish(u.s, self, change)
+        return change
 
     # -- listeners ------------------------------------------------------------------------------
     def add_listener(self, fn: Callable[[FloorChange], None]) -> Callable[[], None]:

@@ -74,6 +74,15 @@ class FloorChange:
     events: int = 0  # controller events recorded (a batch counts each)
     at: datetime | None = None  # when the transaction was made (its entries' time)
     prints: tuple[int, ...] = ()  # slips whose print attempt was recorded
+    # "" when this process made it; else the process that did (core/tablegames/feed.py:
+    # heard through the ledger's notifications), e.g. "serve pit-a@host1 #12"
+    origin: str = ""
+    slip_tables: tuple[str, ...] = ()  # a remote change: the table of each of ``slips``
+    sent: float = 0.0  # a remote change: when its first notification was sent (time.time())
+
+    @property
+    def remote(self) -> bool:
+        return bool(self.origin)
 
     @property
     def touched(self) -> bool:

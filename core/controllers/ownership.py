@@ -1,0 +1,378 @@
+"""Who serves which table: one floor service per table at a time (PostgreSQL).
+
+A table's controller link is served by exactly one process (``podium serve``, or a console
+running the service inside it).  Two processes linking the same controller fight: each
+connection replaces the other's, and events are refused while the ledger thinks the table is
+OFFLINE.  So a process may link a table only while it holds the table's **advisory lock** on
+the ledger database, taken with ``pg_try_advisory_lock`` on a connection of its own (the
+*lock connection*, never returned to a pool):
+
+- a second service asking for a held table is refused, and told who holds it (the
+  ``table_owners`` row the holder wrote, with its ``floor_services`` row: name, host, process);
+- a service that dies (killed, crashed, its machine gone) loses its lock connection, and
+  PostgreSQL releases its locks with it: at once for a killed process (the kernel closes its
+  socket), within about 11 s for a machine that vanished (the lock connection asks the server
+  for TCP keepalives every 5 s, 3 probes 2 s apart); a standby asking every second then gets
+  the tables;
+- a service that loses its lock connection (the database restarted, the network dropped)
+  stops serving every table at once, before it tries to take any again.
+
+Every claim, release, loss and refusal is a row of ``ownership_events`` (append-only,
+chained): which process answered a table at any moment.  ``floor_services`` keeps each
+service's heartbeat (written every second) so a console can tell a service that is up from one
+that stopped answering.  SQLite (one podium) needs none of this: the console serves its tables.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select, text, update
+
+from core.ledger.models import FloorService, OwnershipEvent, TableOwner
+from core.tablegames import setup
+
+if TYPE_CHECKING:
+    from core.tablegames.floor import Floor
+
+log = logging.getLogger("podium.ownership")
+
+HEARTBEAT_S = 1.0
+STALE_AFTER = timedelta(seconds=10)  # a heartbeat older than this: the service is not answering
+_LOCK_SPACE = "podium-table:"  # first key of a table's lock: hashtext of this and the schema
+
+
+class ClaimError(RuntimeError):
+    """The lock connection could not be made or was lost."""
+
+
+@dataclass(frozen=True)
+class ServiceInfo:
+    id: int
+    name: str
+    host: str
+    pid: int
+    kind: str
+    started_at: datetime
+    heartbeat_at: datetime
+    stopped_at: datetime | None
+    up: bool  # its lock connection is alive and its heartbeat is recent
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({self.host}, pid {self.pid})"
+
+
+@dataclass(frozen=True)
+class TableService:
+    """A table's service as a console shows it."""
+
+    table: str
+    service: str  # the service's name ("" when no service ever served it)
+    up: bool
+    since: datetime | None
+    detail: str  # in words: "served by pit-a (host1, pid 4242) since ..." / "NO SERVICE: ..."
+
+
+def service_name(name: str | None, kind: str) -> str:
+    return name or f"{kind}@{socket.gethostname()}"
+
+
+class TableClaims:
+    """This process's claims on tables (PostgreSQL advisory locks on a lock connection)."""
+
+    def __init__(self, floor: Floor, name: str, kind: str = "serve") -> None:
+        if not floor.ctx.pg:
+            raise ValueError("table claims need a PostgreSQL ledger (SQLite: one podium serves "
+                             "every table)")
+        self.floor = floor
+        self.name = name
+        self.kind = kind
+        self.service_id: int | None = None
+        self.owned: set[str] = set()
+        self._conn: Any = None
+        self._lock = threading.Lock()
+        self._refused: dict[str, str] = {}  # table -> the refusal last recorded (once each)
+        self._lost: set[str] = set()  # tables lost with a lock connection, to be recorded
+        self.db_pid: int | None = None
+
+    # -- the lock connection ------------------------------------------------------------------
+    def open(self) -> int:
+        """Make the lock connection (and, the first time, this service's row); the service id.
+        ClaimError when the database does not answer."""
+        with self._lock:
+            if self._conn is not None:
+                assert self.service_id is not None
+                return self.service_id
+            try:
+                raw = self.floor.engine.raw_connection()
+                conn = raw.driver_connection
+                raw.detach()  # its own: never back in the pool
+                assert conn is not None
+                conn.autocommit = True
+                with conn.cursor() as cur:
+                    # a vanished machine's session (and its locks) ends in about 11 s
+                    cur.execute("SET tcp_keepalives_idle = 5")
+                    cur.execute("SET tcp_keepalives_interval = 2")
+                    cur.execute("SET tcp_keepalives_count = 3")
+                    cur.execute("SELECT set_config('application_name', %s, false)",
+                                (f"podium {self.kind} {self.name}"[:63],))
+                    cur.execute("SELECT pg_backend_pid()")
+                    row = cur.fetchone()
+            except Exception as exc:
+                raise ClaimError(f"the ledger database does not answer: "
+                                 f"{_reason(exc)}") from None
+            self._conn = conn
+            self.db_pid = int(row[0]) if row else None
+            now = self.floor.ctx.now()
+            with self.floor.ctx.session() as s, s.begin():
+                if self.service_id is None:
+                    svc = FloorService(name=self.name, host=socket.gethostname(),
+                                       pid=os.getpid(), db_pid=self.db_pid, kind=self.kind,
+                                       started_at=now, heartbeat_at=now, stopped_at=None)
+                    s.add(svc)
+                    s.flush()
+                    self.service_id = int(svc.id)
+                else:
+                    s.execute(update(FloorService).where(FloorService.id == self.service_id)
+                              .values(db_pid=self.db_pid, heartbeat_at=now))
+            log.info("service %s (#%d): lock connection is backend %s", self.name,
+                     self.service_id, self.db_pid)
+            return self.service_id
+
+    def _drop_conn(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:
+                pass
+
+    def beat(self) -> bool:
+        """The heartbeat: the lock connection still answers (so its locks are still held) and
+        the service's row says when.  False when the lock connection is gone: every table it
+        held is released (``owned`` is empty; :meth:`lost` says which), and the next
+        :meth:`open` makes a new one."""
+        with self._lock:
+            conn = self._conn
+            if conn is None:
+                return False
+            try:
+                with conn.cursor() as cur:
+                    cur.execute("SELECT 1")
+            except Exception as exc:
+                log.error("service %s: the lock connection dropped (%s): every table it "
+                          "served is given up", self.name, _reason(exc))
+                self._drop_conn()
+                self._lost |= self.owned
+                self.owned = set()
+                return False
+        try:
+            with self.floor.ctx.session() as s, s.begin():
+                s.execute(update(FloorService).where(FloorService.id == self.service_id)
+                          .values(heartbeat_at=self.floor.ctx.now()))
+        except Exception as exc:  # the locks are held; the heartbeat is only for the screens
+            log.warning("service %s: heartbeat not written: %s", self.name, _reason(exc))
+        return True
+
+    def lost(self) -> set[str]:
+        """The tables given up with a lost lock connection since the last call."""
+        with self._lock:
+            out, self._lost = self._lost, set()
+        return out
+
+    # -- claims -------------------------------------------------------------------------------
+    def claim(self, tables: Iterable[str]) -> tuple[list[str], dict[str, str]]:
+        """Try to take ``tables`` (those not held already).  Returns (taken, refused: table ->
+        who holds it, in words).  A taken table is set OFFLINE in the ledger (until its link
+        is up) and named as this service's in ``table_owners``; a lost table taken again, or a
+        refusal not recorded before, is recorded in ``ownership_events``."""
+        want = sorted(set(tables) - self.owned)
+        if not want:
+            return [], {}
+        with self._lock:
+            conn = self._conn
+            if conn is None:
+                raise ClaimError("no lock connection")
+            try:
+                with conn.cursor() as cur:
+                    cur.execute(
+                        "SELECT t, pg_try_advisory_lock(hashtext(%s || current_schema()), "
+                        "hashtext(t)) FROM unnest(%s::text[]) AS t", (_LOCK_SPACE, want))
+                    got = {str(t): bool(ok) for t, ok in cur.fetchall()}
+            except Exception as exc:
+                self._drop_conn()
+                self._lost |= self.owned
+                self.owned = set()
+                raise ClaimError(f"the lock connection dropped: {_reason(exc)}") from None
+            taken = [t for t in want if got.get(t)]
+            self.owned |= set(taken)
+        others = [t for t in want if not got.get(t)]
+        refused = self._holders(others) if others else {}
+        lost = self.lost()
+        if taken or lost or any(self._refused.get(t) != why for t, why in refused.items()):
+            try:
+                self._record(taken, refused, lost)
+            except Exception:
+                # taken, but not recorded: give them back, the next round tries again
+                self.release(taken, record=False)
+                raise
+        return taken, refused
+
+    def _holders(self, tables: list[str]) -> dict[str, str]:
+        with self.floor.ctx.read() as s:
+            rows = s.execute(
+                select(TableOwner.table_id, TableOwner.since, FloorService.name,
+                       FloorService.host, FloorService.pid, FloorService.id)
+                .join(FloorService, FloorService.id == TableOwner.service_id)
+                .where(TableOwner.table_id.in_(tables))).all()
+        named = {str(t): (since, name, host, pid, sid) for t, since, name, host, pid, sid in rows}
+        out: dict[str, str] = {}
+        for t in tables:
+            found = named.get(t)
+            if found is None or found[4] == self.service_id:
+                out[t] = "held by another service that has not named itself yet"
+            else:
+                since, name, host, pid, sid = found
+                out[t] = (f"served by {name} (service #{sid} on {host}, pid {pid}) since "
+                          f"{since:%Y-%m-%d %H:%M:%S} UTC")
+        return out
+
+    def _record(self, taken: list[str], refused: dict[str, str], lost: set[str]) -> None:
+        assert self.service_id is not None
+        ctx = self.floor.ctx
+        with ctx.unit("ownership") as u:
+            s = u.s
+            for t in sorted(lost):
+                s.add(OwnershipEvent(table_id=t, service_id=self.service_id, event="lost",
+                                     detail="the lock connection dropped; the table was given "
+                                            "up at once", created_at=u.now))
+            for t in taken:
+                row = s.get(TableOwner, t)
+                if row is None:
+                    s.add(TableOwner(table_id=t, service_id=self.service_id, since=u.now))
+                else:
+                    row.service_id, row.since = self.service_id, u.now
+                s.add(OwnershipEvent(table_id=t, service_id=self.service_id, event="claimed",
+                                     detail=f"{self.kind} {self.name}", created_at=u.now))
+                s.flush()
+                setup.set_link(u, t, False)  # OFFLINE until this service's link is up
+            for t, why in sorted(refused.items()):
+                if self._refused.get(t) != why:
+                    s.add(OwnershipEvent(table_id=t, service_id=self.service_id,
+                                         event="refused", detail=why, created_at=u.now))
+                    u.tables.add(t)
+        for t, why in refused.items():
+            self._refused[t] = why
+        for t in taken:
+            self._refused.pop(t, None)
+
+    def release(self, tables: Iterable[str], *, record: bool = True,
+                detail: str = "released") -> None:
+        """Give tables up (their links closed first by the caller)."""
+        tables = sorted(set(tables) & self.owned)
+        if not tables:
+            return
+        with self._lock:
+            conn = self._conn
+            self.owned -= set(tables)
+            if conn is not None:
+                try:
+                    with conn.cursor() as cur:
+                        cur.execute(
+                            "SELECT pg_advisory_unlock(hashtext(%s || current_schema()), "
+                            "hashtext(t)) FROM unnest(%s::text[]) AS t", (_LOCK_SPACE, tables))
+                except Exception as exc:
+                    log.warning("service %s: releasing %s: %s", self.name, ", ".join(tables),
+                                _reason(exc))
+                    self._drop_conn()
+        if record and self.service_id is not None:
+            try:
+                with self.floor.ctx.unit("ownership") as u:
+                    for t in tables:
+                        u.s.add(OwnershipEvent(table_id=t, service_id=self.service_id,
+                                               event="released", detail=detail,
+                                               created_at=u.now))
+                        u.tables.add(t)
+            except Exception as exc:
+                log.warning("service %s: the release of %s was not recorded: %s", self.name,
+                            ", ".join(tables), _reason(exc))
+
+    def close(self, detail: str = "the service stopped") -> None:
+        """Release every table and mark the service stopped (a clean shutdown)."""
+        self.release(list(self.owned), detail=detail)
+        if self.service_id is not None:
+            try:
+                with self.floor.ctx.session() as s, s.begin():
+                    s.execute(update(FloorService).where(FloorService.id == self.service_id)
+                              .values(stopped_at=self.floor.ctx.now()))
+            except Exception as exc:
+                log.warning("service %s: its stop was not recorded: %s", self.name,
+                            _reason(exc))
+        with self._lock:
+            self._drop_conn()
+
+
+def services(floor: Floor, *, include_stopped: bool = False) -> list[ServiceInfo]:
+    """The floor services on this ledger: up when its lock connection is alive (PostgreSQL's
+    own list of sessions) and its heartbeat recent."""
+    ctx = floor.ctx
+    now = ctx.now()
+    with ctx.read() as s:
+        q = select(FloorService).order_by(FloorService.id)
+        if not include_stopped:
+            q = q.where(FloorService.stopped_at.is_(None))
+        rows = list(s.scalars(q))
+        pids = [r.db_pid for r in rows if r.db_pid is not None]
+        alive: set[int] = set()
+        if pids and ctx.pg:
+            alive = {int(p) for p in s.execute(
+                text("SELECT pid FROM pg_stat_activity WHERE pid = ANY(:p)"),
+                {"p": pids}).scalars()}
+    return [ServiceInfo(r.id, r.name, r.host, r.pid, r.kind, r.started_at, r.heartbeat_at,
+                        r.stopped_at,
+                        r.stopped_at is None and r.db_pid in alive
+                        and now - r.heartbeat_at < STALE_AFTER)
+            for r in rows]
+
+
+def table_services(floor: Floor) -> dict[str, TableService]:
+    """Per table: the service serving it and whether that service is up (for the screens)."""
+    svc = {s.id: s for s in services(floor, include_stopped=True)}
+    with floor.ctx.read() as s:
+        owners = {str(t): (int(sid), since) for t, sid, since in s.execute(
+            select(TableOwner.table_id, TableOwner.service_id, TableOwner.since)).all()}
+    out: dict[str, TableService] = {}
+    for t in floor.config.tables:
+        found = owners.get(t.id)
+        if found is None:
+            out[t.id] = TableService(t.id, "", False, None,
+                                     "NO SERVICE: no floor service has served this table yet")
+            continue
+        sid, since = found
+        info = svc.get(sid)
+        if info is None:
+            out[t.id] = TableService(t.id, f"#{sid}", False, since, "NO SERVICE")
+        elif info.up:
+            out[t.id] = TableService(t.id, info.name, True, since,
+                                     f"served by {info.label} since {since:%H:%M:%S} UTC")
+        else:
+            why = ("stopped" if info.stopped_at is not None else
+                   "not answering (last heartbeat "
+                   f"{info.heartbeat_at:%H:%M:%S} UTC)")
+            out[t.id] = TableService(t.id, info.name, False, since,
+                                     f"NO SERVICE: {info.label} {why}; a standby takes the "
+                                     "table within seconds, if one runs")
+    return out
+
+
+def _reason(exc: BaseException) -> str:
+    return str(getattr(exc, "orig", None) or exc).strip().splitlines()[0] if str(exc) else \
+        type(exc).__name__

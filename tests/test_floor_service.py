@@ -1,0 +1,197 @@
+"""One floor, many podiums (issue 14), in one process: table claims (PostgreSQL advisory locks),
+the live feed between processes (LISTEN / NOTIFY), and a floor service with a console that is a
+client of it.  tests/test_multi_podium.py runs the same with real processes."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import Engine, select, text
+
+from core.controllers.ownership import TableClaims, services, table_services
+from core.demo import demo_credential, swipe_of
+from core.floorconfig import load_demo_floor
+from core.ledger.db import make_engine, upgrade
+from core.ledger.models import OwnershipEvent
+from core.rules.paytables import load_paytables
+from core.runtime import ConsoleCore
+from core.tablegames.feed import MAX_PAYLOAD, FeedListener, Notice, _chunks
+from core.tablegames.floor import Floor
+from core.tablegames.views import FloorChange, HitOutcome
+from tests.conftest import PG_URL
+from tests.fake_printer import FakePrinter
+from tests.harness import FloorHarness, wait_for
+
+pytestmark = pytest.mark.postgres
+ROYAL_SF7 = ["8s", "9s", "Ts", "Js", "Qs", "Ks", "As"]
+
+
+@pytest.fixture
+def pg(pg_engine_factory: object) -> Iterator[Engine]:
+    eng: Engine = pg_engine_factory()  # type: ignore[operator]
+    upgrade(eng)
+    yield eng
+
+
+def _same_ledger(engine: Engine) -> Engine:
+    """A second engine on the same schema: another process's view of the ledger."""
+    with engine.connect() as conn:
+        schema = conn.execute(text("SELECT current_schema()")).scalar()
+    return make_engine(PG_URL, connect_args={"options": f"-csearch_path={schema}"})
+
+
+def _floor(engine: Engine) -> Floor:
+    return Floor(engine, load_demo_floor(), load_paytables())
+
+
+def test_a_second_service_is_refused_naming_the_owner_and_a_standby_takes_over(
+        pg: Engine) -> None:
+    a = _floor(pg)
+    a.start(())
+    tables = [t.id for t in a.config.tables]
+    claims_a = TableClaims(a, "pit-a", "serve")
+    claims_a.open()
+    taken, refused = claims_a.claim(tables)
+    assert sorted(taken) == sorted(tables) and refused == {}
+
+    other = _same_ledger(pg)
+    try:
+        b = _floor(other)
+        claims_b = TableClaims(b, "standby", "serve")
+        claims_b.open()
+        taken_b, refused_b = claims_b.claim(tables)
+        assert taken_b == []
+        assert set(refused_b) == set(tables)
+        why = refused_b[tables[0]]
+        assert f"served by pit-a (service #{claims_a.service_id}" in why
+        # asking again is refused again, and recorded once
+        assert claims_b.claim(tables)[0] == []
+
+        shown = table_services(b)
+        assert shown[tables[0]].up and shown[tables[0]].service == "pit-a"
+
+        # pit-a dies: its lock connection goes with it, and PostgreSQL frees its tables
+        claims_a._conn.close()
+        wait_for(lambda: claims_b.claim(tables)[0] or claims_b.owned == set(tables),
+                 what="the standby takes the tables")
+        assert claims_b.owned == set(tables)
+        shown = table_services(b)
+        assert shown[tables[0]].service == "standby" and shown[tables[0]].up
+        dead = next(s for s in services(b) if s.name == "pit-a")
+        assert not dead.up  # its backend is gone
+
+        with pg.connect() as conn:
+            rows = conn.execute(select(OwnershipEvent.table_id, OwnershipEvent.event,
+                                       OwnershipEvent.service_id)
+                                .where(OwnershipEvent.table_id == tables[0])
+                                .order_by(OwnershipEvent.id)).all()
+        assert [(e, sid) for _t, e, sid in rows] == [
+            ("claimed", claims_a.service_id), ("refused", claims_b.service_id),
+            ("claimed", claims_b.service_id)]
+        claims_b.close()
+        assert claims_b.owned == set()
+        stopped = [s for s in services(b, include_stopped=True) if s.name == "standby"]
+        assert stopped[0].stopped_at is not None and not stopped[0].up
+    finally:
+        other.dispose()
+
+
+def test_the_feed_carries_a_commit_to_another_process_and_not_a_rollback(pg: Engine) -> None:
+    a = _floor(pg)
+    a.start(())
+    other = _same_ledger(pg)
+    try:
+        b = _floor(other)
+        seen: list[FloorChange] = []
+        got = threading.Event()
+
+        def hear(change: FloorChange) -> None:
+            seen.append(change)
+            got.set()
+
+        b.add_listener(hear)
+        listener = FeedListener(b.ctx)
+        listener.start()
+        assert listener.connected.is_set()
+        table = a.config.tables[0].id
+
+        # a rolled-back transaction is never heard
+        with pytest.raises(RuntimeError), a.ctx.unit("link") as u:
+            from core.tablegames import setup
+
+            setup.set_link(u, table, True)
+            raise RuntimeError("rolled back")
+        a.set_link(table, True)
+        assert got.wait(10)
+        (change,) = seen
+        assert change.remote and change.origin == a.ctx.origin
+        assert change.tables == {table}
+        (view,) = change.table_views
+        assert view.id == table and view.online
+        # B's own commit is announced once, by B itself, not again by the feed
+        seen.clear()
+        got.clear()
+        b.set_link(table, False)
+        assert [c.remote for c in seen] == [False]
+        assert not got.wait(1.0) or [c.remote for c in seen] == [False]
+        listener.stop()
+    finally:
+        other.dispose()
+
+
+def test_a_big_change_is_split_into_notifications_that_each_fit() -> None:
+    notice = Notice("host:1:abc", "event", [f"T{i:04d}" for i in range(2000)],
+                    [("WA01", "MAIN")], list(range(900)),
+                    [HitOutcome(i, f"T{i:04d}", 1, 2, "auto_paid", 500) for i in range(300)],
+                    list(range(100)), [], 2500, "2026-12-03T10:00:00+00:00", 1.0)
+    parts = [Notice.decode(p) for p in _chunks(notice)]
+    assert len(parts) > 1
+    assert all(len(p.encode()) and len(_encoded(p)) <= MAX_PAYLOAD for p in parts)
+    assert sorted(t for p in parts for t in p.tables) == sorted(notice.tables)
+    assert sorted(h for p in parts for h in p.hits) == sorted(notice.hits)
+    assert sorted(o.hit_id for p in parts for o in p.outcomes) == list(range(300))
+    assert sum(p.events for p in parts) == 2500
+    with pytest.raises(ValueError, match="not understood"):
+        Notice.decode('{"o": "x"}')
+
+
+def _encoded(n: Notice) -> bytes:
+    import json
+
+    return json.dumps(n.encode(), separators=(",", ":")).encode()
+
+
+def test_a_console_without_links_pays_and_the_service_tells_the_table(pg: Engine) -> None:
+    """The service owns the link; the console is a client of the ledger: it sees the hit
+    through the feed, pays it as a ledger transaction, and the service carries the PAY to
+    the table."""
+    with FakePrinter() as printer:
+        h = FloorHarness(pg, printer.port, tables=("PG-1",))
+        h.console.kind = "serve"
+        h.start()
+        other = _same_ledger(pg)
+        client = ConsoleCore(other, h.config, h.paytables, serve=())
+        changes: list[FloorChange] = []
+        client.add_listener(changes.append)
+        try:
+            client.start()
+            assert client.served_tables() == frozenset()
+            sim = h.sims["PG-1"]
+            h.deal_hit("PG-1", seat=3, cards=ROYAL_SF7, wagers=[1, 3, 5])
+            hit = wait_for(lambda: next((p for c in list(changes) for p in c.pending), None),
+                           what="the hit heard by the client console")
+            assert hit.table == "PG-1" and hit.seat == 3
+            paid = client.floor.pay(hit.hit_id, ROYAL_SF7, demo_credential("2001"),
+                                    verifier=swipe_of("1001"))
+            wait_for(lambda: sim.decisions, what="the PAY at the table")
+            assert list(sim.decisions.values()) == ["paid"]
+            # the service heard the pay too (its own screen would show the hit closed)
+            assert client.floor.awaited_decisions("PG-1")[0].amount_cents == paid.amount_cents
+            shown = table_services(client.floor)
+            assert shown["PG-1"].up and shown["PG-1"].service == h.console.name
+        finally:
+            client.stop()
+            other.dispose()
+            h.stop()
