@@ -267,6 +267,7 @@ class GroupConfig:
     # the hands paid at once without a floor supervisor's verification (fixed pays only);
     # None: the paytable's (only its lowest fixed pay, the full house, by default)
     auto_pay_hands: tuple[str, ...] | None = None
+    pit: str = ""  # the pit its tables stand in (a table may say otherwise); "" none named
 
     def auto_paid(self, pay: Any) -> bool:
         """Whether a claimed pay is paid at HIT JACKPOT, with no secondary verification."""
@@ -297,6 +298,7 @@ class TableConfig:
     seats: int = 6
     decks: int = 1
     paytable: str | None = None  # None: the group's
+    pit: str = ""  # the pit it stands in (its own ``pit``, else its group's); "" none named
 
 
 @dataclass(frozen=True)
@@ -336,6 +338,19 @@ class FloorConfig:
 
     def tables_in(self, group_id: str) -> tuple[TableConfig, ...]:
         return tuple(t for t in self.tables if t.group == group_id)
+
+    @property
+    def pits(self) -> tuple[str, ...]:
+        """The pits the floor file names (``pit`` of a group or a table), in file order."""
+        return tuple(dict.fromkeys(t.pit for t in self.tables if t.pit))
+
+    def tables_of_pit(self, pit: str) -> tuple[TableConfig, ...]:
+        """A pit's tables; KeyError naming the pits there are when the floor has no such pit."""
+        found = tuple(t for t in self.tables if t.pit == pit)
+        if not found:
+            named = ", ".join(self.pits) or "none: give groups or tables a pit = \"...\""
+            raise KeyError(f"no pit {pit!r} on this floor (pits: {named})")
+        return found
 
     def group_of(self, table_id: str) -> GroupConfig:
         return self.group(self.table(table_id).group)
@@ -827,6 +842,7 @@ def _group(sec: _Section) -> GroupConfig:
     all_pays = sec.typed("all_pays_from_meter", bool, False)
     override = sec.text("contribution_override", "", empty_ok=True)
     auto: tuple[str, ...] | None = None
+    pit = sec.text("pit", "", empty_ok=True).strip()
     if "auto_pay_hands" in sec.data:
         raw = sec.typed("auto_pay_hands", list)
         if not all(isinstance(h, str) and h.strip() for h in raw):
@@ -854,7 +870,7 @@ def _group(sec: _Section) -> GroupConfig:
                                   "whole wager")
     pay_order: PayOrder = "left_first" if order == "left_first" else "right_first"
     return GroupConfig(gid, name, paytable, levels, decks, lock, pay_order, all_pays,
-                       override.strip(), auto)
+                       override.strip(), auto, pit)
 
 
 def _table(sec: _Section) -> TableConfig:
@@ -868,6 +884,7 @@ def _table(sec: _Section) -> TableConfig:
         seats=sec.integer("seats", 1, MAX_SEATS, 6),
         decks=sec.integer("decks", 1, MAX_DECKS, 1),
         paytable=sec.text("paytable") if "paytable" in sec.data else None,
+        pit=sec.text("pit", "", empty_ok=True).strip(),
     )
     sec.done()
     return table
@@ -933,6 +950,9 @@ def parse_floor(data: Mapping[str, object], source: str = "<floor>",
     printer = _printer(top.sub("printer", {}))
     groups = tuple(_group(s) for s in top.array("groups"))
     tables = tuple(_table(s) for s in top.array("tables"))
+    group_pits = {g.id: g.pit for g in groups}
+    tables = tuple(t if t.pit else replace(t, pit=group_pits.get(t.group, ""))
+                   for t in tables)
     poker_room = _poker_room(top.sub("poker_room", {}))
     link = (_controller_link(top.sub("controller_link"), base) if "controller_link" in top.data
             else ControllerLinkConfig())

@@ -35,7 +35,13 @@ from sqlalchemy import Engine
 
 from core.controllers.events import Delivery, Origin, Refused, SequenceGap
 from core.controllers.link import LinkManager, endpoints_from_floor
-from core.controllers.ownership import ClaimError, TableClaims, service_name
+from core.controllers.ownership import (
+    ClaimError,
+    TableClaims,
+    TableService,
+    service_name,
+    table_services,
+)
 from core.controllers.protocol import HitRejected, JackpotState, PayConfirmed
 from core.controllers.tls import link_tls
 from core.floorconfig import FloorConfig
@@ -164,6 +170,7 @@ class ConsoleCore:
         self.name = service_name(name, kind)
         self.print_tables: frozenset[str] = frozenset(print_tables or ())
         self.claim_interval = claim_interval
+        self.pit: str | None = None  # the pit this podium stands at (the console shows it)
         self.claims: TableClaims | None = None
         self.feed: FeedListener | None = None
         self._claim_thread: threading.Thread | None = None
@@ -336,6 +343,17 @@ class ConsoleCore:
             except Exception as exc:
                 log.warning("service %s: links not in step with the claims: %s", self.name,
                             exc)
+
+    def table_services(self) -> dict[str, TableService]:
+        """Per table: which process serves its controller link and whether it is up (a read;
+        PostgreSQL.  One podium on SQLite serves every table itself: this console)."""
+        if not self.floor.ctx.pg:
+            up = self._links is not None
+            return {t.id: TableService(t.id, self.name, up, self.started_at,
+                                       f"served by this console ({self.name})" if up else
+                                       "NO SERVICE: this console links no controller")
+                    for t in self.config.tables}
+        return table_services(self.floor)
 
     def served_tables(self) -> frozenset[str]:
         """The tables whose controller links this process runs now."""

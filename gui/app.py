@@ -35,6 +35,17 @@ def _options(p: argparse.ArgumentParser, demo: bool) -> None:
         p.add_argument("--no-simulator", action="store_true",
                        help="do not start the simulated controllers "
                             "(run them with podium simulate)")
+    p.add_argument("--pit", default=None,
+                   help="the pit this podium stands at (a pit = \"...\" of the floor file): its "
+                        "tables are shown first, its auto-paid slips print here; the others "
+                        "can still be looked at")
+    p.add_argument("--serve", action="store_true",
+                   help="on a PostgreSQL ledger, also serve the controller links of this "
+                        "podium's tables (its --pit, else every table) inside the console, "
+                        "as podium serve does; without it a console on PostgreSQL is a client "
+                        "of the floor services (SQLite: the console always serves its tables)")
+    p.add_argument("--name", default=None,
+                   help="this podium's name to the other podiums (default console@HOST)")
     p.add_argument("--role", choices=("accountant", "surveillance", "card"), default=None,
                    help="open a READ-ONLY desk instead of the supervisor console: the "
                         "accountant's, surveillance's, or 'card': the desk of the card swiped "
@@ -92,8 +103,13 @@ def _qt_application(demo: bool) -> tuple[Any, Any]:
     return app, catcher
 
 
-def build_console(floor: str, db: str | None, *, demo: bool) -> tuple[Any, list[str]]:
-    """Load and check the configuration, open the ledger, make the ConsoleCore (not started)."""
+def build_console(floor: str, db: str | None, *, demo: bool, pit: str | None = None,
+                  serve: bool = False, name: str | None = None) -> tuple[Any, list[str]]:
+    """Load and check the configuration, open the ledger, make the ConsoleCore (not started).
+
+    SQLite (one podium): the console serves every table's link itself.  PostgreSQL (a floor
+    shared by podiums): the console is a client of the floor services (``podium serve``) and
+    links no controller, unless ``serve`` (then it serves its pit's tables, or all)."""
     import platformdirs
 
     from core import floorconfig
@@ -132,7 +148,25 @@ def build_console(floor: str, db: str | None, *, demo: bool) -> tuple[Any, list[
 
         enroll_demo_employees(engine)
         open_demo_bbj_fund(engine)
-    return ConsoleCore(engine, config, paytables, printer=printer), warnings
+    pit_tables = None
+    if pit is not None:
+        try:
+            pit_tables = [t.id for t in config.tables_of_pit(pit)]
+        except KeyError as exc:
+            raise ValueError(f"--pit: {exc.args[0]}") from None
+    shared = engine.dialect.name == "postgresql"
+    if not shared:
+        tables = None  # one podium: every table
+    elif serve:
+        tables = pit_tables  # its pit's (None: every table)
+    else:
+        tables = []  # a client of the floor services
+    console = ConsoleCore(engine, config, paytables, printer=printer, serve=tables, name=name,
+                          kind="console",
+                          print_tables=pit_tables if pit_tables is not None else (
+                              [t.id for t in config.tables] if not shared else ()))
+    console.pit = pit
+    return console, warnings
 
 
 def open_desk_ledger(floor: str, db: str | None, *,
@@ -267,7 +301,8 @@ def run(args: argparse.Namespace) -> int:
     if opts.role is not None:
         return _run_desk(args._command, opts, demo)
     try:
-        console, warnings = build_console(opts.floor, opts.db, demo=demo)
+        console, warnings = build_console(opts.floor, opts.db, demo=demo, pit=opts.pit,
+                                          serve=opts.serve, name=opts.name)
     except (ValueError, OSError) as exc:
         print(f"podium {args._command}: {exc}", file=sys.stderr)
         return 2
