@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench clean screenshots system-libs-run system-libs-test
+# One floor, many podiums on the local PostgreSQL: a floor service and two consoles (pits A, B)
+.PHONY: run demo-floor test lint typecheck bench clean screenshots system-libs-run system-libs-test
 
 # The system libraries Qt needs, as "library file:Debian package".  The desktop console (xcb
 # platform plugin) needs them all; the offscreen tests only the first line's.
@@ -52,6 +53,9 @@ $(STAMP): pyproject.toml
 
 run: system-libs-run $(STAMP)
 	$(BIN)/podium demo
+
+demo-floor: system-libs-run $(STAMP)
+	$(BIN)/podium demo-floor
 
 test: system-libs-test $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q

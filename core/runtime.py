@@ -145,6 +145,7 @@ class ConsoleCore:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._links: LinkManager | None = None
+        self._links_task: asyncio.Task[None] | None = None
         self._link_tls: ssl.SSLContext | None = None
         self._ready = threading.Event()
         self._stopped = False
@@ -244,7 +245,14 @@ class ConsoleCore:
         if self._claim_thread is not None:
             self._claim_thread.join(10)
         if self._loop is not None and self._links is not None:
-            fut = asyncio.run_coroutine_threadsafe(self._links.close(), self._loop)
+            links, task = self._links, self._links_task
+
+            async def close() -> None:
+                await links.close()
+                if task is not None:
+                    await task
+
+            fut = asyncio.run_coroutine_threadsafe(close(), self._loop)
             try:
                 fut.result(10)
             except Exception as exc:  # closing anyway
@@ -272,7 +280,7 @@ class ConsoleCore:
             self.config, self._on_event, self._on_status,
             tables=() if self.floor.ctx.pg else self.serve, tls=self._link_tls,
             **self._link_options)
-        loop.create_task(self._links.run())
+        self._links_task = loop.create_task(self._links.run())
         self._ready.set()
         try:
             loop.run_forever()

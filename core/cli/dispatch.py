@@ -50,6 +50,13 @@ COMMANDS_TOP: dict[str, tuple[str, str]] = {
     "simulate": ("core.controllers.simulator", "run simulated table controllers"),
     "certs": ("core.cli.certs_command", "a test CA and the controller link's TLS certificates "
               "(one per table, one per console)"),
+    "serve": ("core.cli.serve_command", "the floor service: serve the controller links of "
+              "a pit or the whole floor on a shared PostgreSQL ledger, headless"),
+    "services": ("core.cli.serve_command", "the floor services on a shared ledger and the "
+                 "tables each serves"),
+    "demo-floor": ("core.cli.demo_floor_command", "one floor, two podiums on the local "
+                   "PostgreSQL: simulated tables, a floor service and the consoles of pits A "
+                   "and B"),
     "console": ("gui.app", "start the supervisor console"),
     "demo": ("gui.app", "start the console on the embedded demo floor"),
     "display": ("gui.signage", "full-screen room display of a group's live meters or a Bad "

@@ -213,5 +213,10 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     """Bring the ledger schema up to ``revision`` (one transaction)."""
     cfg = alembic_config()
     with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            # several podiums and services start at once on one ledger: one migrates, the
+            # others wait for it and then find the schema up to date
+            conn.execute(text("SELECT pg_advisory_xact_lock(hashtext('podium-migrate:' || "
+                              "current_schema()))"))
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, revision)

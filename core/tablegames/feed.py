@@ -163,7 +163,7 @@ def read_change(ctx: FloorContext, notices: Iterable[Notice]) -> FloorChange:
         if slips:
             where = dict(s.execute(select(Slip.slip_no, Hit.table_id)
                                    .join(Hit, Hit.id == Slip.hit_id)
-                                   .where(Slip.slip_no.in_(slips))).tuples().all())
+                                   .where(Slip.slip_no.in_(slips))).all())
             slip_tables = tuple(str(where.get(n, "")) for n in slips)
     origin = ", ".join(sorted({n.origin for n in notices}))
     action = notices[-1].action if len(notices) == 1 else "remote"

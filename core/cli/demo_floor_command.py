@@ -1,0 +1,128 @@
+"""``podium demo-floor`` (``make demo-floor``): one floor, many podiums, on this machine.
+
+Starts, on the local PostgreSQL (``--db``, default the ``test`` database at 127.0.0.1:5432 in
+a schema of its own, ``podium_demo_floor``): the demo floor's simulated table controllers, ONE
+floor service (``podium serve``) serving every table, and TWO consoles, the podium of pit A and
+the podium of pit B (``podium demo --pit A|B``), each a client of the ledger with no
+controller link of its own.  Pay a hit on one podium and watch the other follow it; stop the
+service (``kill`` the ``podium serve`` process this prints) and every tile says NO SERVICE
+until ``podium serve`` runs again.  Closing both consoles stops the rest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+from core.cli.dispatch import UsageError
+
+DEFAULT_DB = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+SCHEMA = "podium_demo_floor"
+
+
+def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
+    parser.add_argument("--db", default=DEFAULT_DB,
+                        help=f"a PostgreSQL database (default {DEFAULT_DB}); the demo keeps its "
+                             f"ledger in the schema {SCHEMA}")
+    parser.add_argument("--fresh", action="store_true",
+                        help="start from an empty ledger (drops the demo's schema first)")
+    parser.add_argument("--speed", type=float, default=25.0,
+                        help="simulated table pace (default 25)")
+    parser.add_argument("--jackpot-rate", type=float, default=0.02,
+                        help="chance a simulated round deals a stacked qualifying hand")
+
+
+def _pg_up() -> None:
+    """Start the local PostgreSQL cluster when it is down (as .ci/run does)."""
+    if shutil.which("pg_isready") is None:
+        return
+    if subprocess.run(["pg_isready", "-h", "127.0.0.1", "-p", "5432"],
+                      capture_output=True).returncode == 0:
+        return
+    versions = sorted(os.listdir("/etc/postgresql")) if os.path.isdir("/etc/postgresql") else []
+    if versions and shutil.which("pg_ctlcluster"):
+        print(f"starting PostgreSQL {versions[-1]} ...", flush=True)
+        subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", versions[-1], "main",
+                        "start"], check=False)
+        for _ in range(30):
+            if subprocess.run(["pg_isready", "-h", "127.0.0.1", "-p", "5432"],
+                              capture_output=True).returncode == 0:
+                return
+            time.sleep(1)
+
+
+def _ledger(db: str, fresh: bool) -> str:
+    from sqlalchemy import text
+
+    from core.demo import enroll_demo_employees, open_demo_bbj_fund
+    from core.ledger.db import make_engine, upgrade
+
+    admin = make_engine(db)
+    if admin.dialect.name != "postgresql":
+        raise UsageError("--db: the floor demo needs PostgreSQL (postgresql+psycopg://...)")
+    try:
+        with admin.begin() as c:
+            if fresh:
+                c.execute(text(f'DROP SCHEMA IF EXISTS "{SCHEMA}" CASCADE'))
+            c.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{SCHEMA}"'))
+    except Exception as exc:
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        raise UsageError(f"PostgreSQL at {db}: {reason} (is it running? make demo-floor starts "
+                         "a local cluster when it can)") from None
+    admin.dispose()
+    url = db + ("&" if "?" in db else "?") + f"options=-csearch_path%3D{SCHEMA}"
+    engine = make_engine(url)
+    upgrade(engine)
+    enroll_demo_employees(engine)
+    open_demo_bbj_fund(engine)
+    engine.dispose()
+    return url
+
+
+def run(args: argparse.Namespace) -> int:
+    _pg_up()
+    url = _ledger(args.db, args.fresh)
+    podium = [sys.executable, "-m", "core.cli.dispatch"]
+    procs: list[tuple[str, subprocess.Popen[Any]]] = []
+
+    def start(name: str, argv: list[str]) -> subprocess.Popen[Any]:
+        p = subprocess.Popen(podium + argv)
+        procs.append((name, p))
+        print(f"started {name}: pid {p.pid}", flush=True)
+        return p
+
+    try:
+        start("the simulated tables", ["simulate", "--floor", "demo", "--speed",
+                                       str(args.speed), "--jackpot-rate",
+                                       str(args.jackpot_rate)])
+        time.sleep(1.0)
+        start("the floor service", ["serve", "--floor", "demo", "--db", url, "--name",
+                                    "floor-service", "--log-format", "plain"])
+        time.sleep(3.0)
+        consoles = [start(f"the podium of pit {pit}",
+                          ["demo", "--db", url, "--pit", pit, "--no-simulator", "--name",
+                           f"podium-{pit}"]) for pit in ("A", "B")]
+        print("\nOne floor, two podiums.  Pay a hit on one podium; the other follows it.\n"
+              "Stop the floor service (kill <its pid>) and the tables say NO SERVICE; start it\n"
+              f"again with: podium serve --floor demo --db '{url}'\n"
+              "Close both consoles to stop everything.", flush=True)
+        for c in consoles:
+            c.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for name, p in reversed(procs):
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(20)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                print(f"stopped {name}", flush=True)
+    return 0
