@@ -195,3 +195,49 @@ def test_a_console_without_links_pays_and_the_service_tells_the_table(pg: Engine
             client.stop()
             other.dispose()
             h.stop()
+
+
+def test_serve_refuses_sqlite_and_an_unknown_pit_naming_what_is_wrong(
+        tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    from core.cli.dispatch import main
+
+    rc = main(["serve", "--floor", "demo", "--db", f"sqlite:///{tmp_path}/l.sqlite3"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "PostgreSQL" in err and "podium console serves its tables" in err
+    rc = main(["serve", "--floor", "demo", "--db", PG_URL, "--pit", "Z"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "no pit 'Z'" in err and "pits: A, B" in err
+    rc = main(["serve", "--floor", "demo", "--db", PG_URL, "--tables", "PG-1,XX-9"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "XX-9" in err and "not tables of this floor" in err
+    assert "Traceback" not in err
+
+
+def test_the_health_endpoint_answers_503_naming_the_problem() -> None:
+    import json
+    import urllib.error
+    import urllib.request
+
+    from core.cli.serve_command import _health_server
+
+    class Core:
+        state = {"writer": {"running": True, "batches": 3, "jobs": 9, "largest_batch": 4},
+                 "lock_connection": True, "feed_listening": True, "tables_served": 2}
+
+        def health(self) -> dict[str, object]:
+            return dict(self.state)
+
+    core = Core()
+    server = _health_server("127.0.0.1:0", core)
+    url = f"http://127.0.0.1:{server.server_address[1]}/health"
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            assert r.status == 200 and json.loads(r.read())["healthy"] is True
+        core.state = {**core.state, "lock_connection": False}
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(url, timeout=5)
+        assert err.value.code == 503
+        body = json.loads(err.value.read())
+        assert body["healthy"] is False and "lock connection" in body["problem"]
+    finally:
+        server.shutdown()

@@ -251,6 +251,7 @@ def test_one_service_two_consoles_a_killed_service_and_a_standby(
     for tid in sims:
         events = [e for t, e in claims if t == tid]
         assert events[0] == "claimed" and events.count("claimed") == 2, events
+        assert events[-1] == "released"  # the standby stopped cleanly (SIGTERM)
     assert check_balances(engine) == []
 
 
