@@ -15,7 +15,10 @@ the ledger database, taken with ``pg_try_advisory_lock`` on a connection of its 
   for TCP keepalives every 5 s, 3 probes 2 s apart); a standby asking every second then gets
   the tables;
 - a service that loses its lock connection (the database restarted, the network dropped)
-  stops serving every table at once, before it tries to take any again.
+  stops serving every table at once, before it tries to take any again.  Its own side of the
+  connection notices a dead network within about 5 s (``core.ledger.db.PG_KEEPALIVES``), the
+  heartbeat asks every second: it has closed its links well before the server frees the
+  locks for a standby (about 11 s), so two services never serve one table.
 
 Every claim, release, loss and refusal is a row of ``ownership_events`` (append-only,
 chained): which process answered a table at any moment.  ``floor_services`` keeps each

@@ -50,6 +50,10 @@ def default_url() -> str:
     return f"sqlite:///{folder / 'ledger.sqlite3'}"
 
 
+PG_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 2, "keepalives_interval": 1,
+                 "keepalives_count": 3, "tcp_user_timeout": 5000}
+
+
 def make_engine(url: str, **kwargs: Any) -> Engine:
     """An engine for ``url`` with the durability and locking settings of this module."""
     parsed = make_url(url)
@@ -67,7 +71,12 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
             raise ValueError(f"ledger url: use postgresql+psycopg:// (psycopg 3), not {url!r}")
         if parsed.get_driver_name() == "":
             url = parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
-        engine = create_engine(url, **kwargs)
+        # a dead network is noticed in about 5 s on every connection (TCP keepalives, and
+        # data unacknowledged for 5 s): a floor service whose lock connection died gives its
+        # tables up before the server frees their locks for a standby (about 11 s: see
+        # core/controllers/ownership.py)
+        connect_args = {**PG_KEEPALIVES, **kwargs.pop("connect_args", {})}
+        engine = create_engine(url, connect_args=connect_args, **kwargs)
         integrity.install(engine)
         return engine
     raise ValueError(f"ledger url: unsupported database {backend!r} (use sqlite or postgresql)")
