@@ -193,7 +193,8 @@ class ConsoleCore:
             self._link_tls = link_tls(self.config)
         # one podium (SQLite) resets its tables OFFLINE; on a shared ledger each table's
         # service does it when it takes the table
-        warnings = self.floor.start(None if not pg else ())
+        warnings = (self.floor.start(None if not pg else ()) if not pg or self.serve
+                    else self.floor.join())
         if pg:  # what the other processes on this ledger change, live (no polling)
             self.feed = FeedListener(self.floor.ctx, on_resync=self._resync)
             self.feed.start()

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import Engine, select, text
+from sqlalchemy import Engine, func, select, text
 
 from core.controllers.ownership import TableClaims, services, table_services
 from core.demo import demo_credential, swipe_of
@@ -241,3 +241,29 @@ def test_the_health_endpoint_answers_503_naming_the_problem() -> None:
         assert body["healthy"] is False and "lock connection" in body["problem"]
     finally:
         server.shutdown()
+
+
+def test_a_client_console_checks_its_floor_file_and_writes_no_configuration(
+        pg: Engine) -> None:
+    from dataclasses import replace
+
+    from core.ledger.models import ParameterChange
+
+    service = _floor(pg)
+    service.start(())
+    with pg.connect() as c:
+        before = c.execute(select(func.count()).select_from(ParameterChange)).scalar()
+    other = _same_ledger(pg)
+    try:
+        config = load_demo_floor()
+        changed = replace(config, tables=tuple(
+            replace(t, seats=5) if t.id == "PG-2" else t for t in config.tables))
+        client = Floor(other, changed, load_paytables())
+        notes = client.join()
+        assert any("FLOOR FILE DIFFERS" in n and "table PG-2 seats: the ledger has 6, this "
+                   "file 5" in n for n in notes), notes
+        assert Floor(other, config, load_paytables()).join() == []  # the same file: silent
+    finally:
+        other.dispose()
+    with pg.connect() as c:
+        assert c.execute(select(func.count()).select_from(ParameterChange)).scalar() == before

@@ -28,6 +28,7 @@ that stopped answering.  SQLite (one podium) needs none of this: the console ser
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -153,10 +154,8 @@ class TableClaims:
     def _drop_conn(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
-            try:
+            with contextlib.suppress(Exception):
                 conn.close()
-            except Exception:
-                pass
 
     def beat(self) -> bool:
         """The heartbeat: the lock connection still answers (so its locks are still held) and

@@ -22,6 +22,7 @@ same transaction, delivered together, in order.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
@@ -241,10 +242,8 @@ class FeedListener:
                     log.warning("floor feed: the ledger connection dropped: %s", exc)
             finally:
                 self.connected.clear()
-                try:
+                with contextlib.suppress(Exception):
                     conn.close()
-                except Exception:
-                    pass
             self._stop.wait(self.reconnect_delay)
 
     def _listen(self, conn: Any) -> None:

@@ -72,6 +72,16 @@ class Floor:
         with self.ctx.unit("start") as u:
             return setup.start(self.ctx, u, offline)
 
+    def join(self) -> list[str]:
+        """A console that is a client of the floor services (a shared ledger) checks its floor
+        file against the ledger and writes nothing (setup.check); on a ledger nobody has set
+        up yet it sets it up (as :meth:`start`, every table OFFLINE)."""
+        with self.ctx.unit("join") as u:
+            notes = setup.check(self.ctx, u)
+            if notes is None:
+                return setup.start(self.ctx, u, ())
+            return notes
+
     def set_link(self, table: str, online: bool) -> None:
         with self.ctx.unit("link") as u:
             setup.set_link(u, table, online)

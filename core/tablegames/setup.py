@@ -58,6 +58,32 @@ def settings(u: Unit, level_id: int) -> meters.LevelSettings:
     return found
 
 
+def check(ctx: FloorContext, u: Unit) -> list[str] | None:
+    """A console that is a client of the floor services does not write the floor file into
+    the ledger (the services' file does): what in its file differs from the ledger, in words;
+    None when the ledger was never set up (then the console sets it up)."""
+    if u.s.scalar(select(func.count()).select_from(Group)) == 0:
+        return None
+    validate(ctx.config, ctx.paytables)
+    latest: dict[tuple[str, str, str], str] = {}
+    for row in u.s.scalars(select(ParameterChange).order_by(ParameterChange.id)):
+        latest[(row.scope, row.subject, row.name)] = row.new_value
+    differ = [f"{key[0]} {key[1]} {key[2]}: the ledger has {latest.get(key) or '(none)'}, "
+              f"this file {value or '(none)'}"
+              for key, (value, _when) in sorted(parameters(ctx.config).items())
+              if latest.get(key, "") != value]
+    missing = [t.id for t in ctx.config.tables if u.s.get(GameTable, t.id) is None]
+    notes = []
+    if differ:
+        notes.append(f"FLOOR FILE DIFFERS from the ledger's in {len(differ)} parameter(s) (first: "
+                     f"{differ[0]}); the floor services' file decides what tables pay: this "
+                     "console shows the ledger and writes no configuration")
+    if missing:
+        notes.append(f"tables {', '.join(missing)} are not in the ledger yet (no floor service "
+                     "has started with them): they stay empty until one does")
+    return notes
+
+
 def start(ctx: FloorContext, u: Unit, offline: Iterable[str] | None = None) -> list[str]:
     """Sync the floor configuration into the ledger; returns what it did (for the log).
 
