@@ -174,11 +174,13 @@ def _qt_app() -> Any:
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY")
                                                  or os.environ.get("WAYLAND_DISPLAY")):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtGui import QGuiApplication
+    # a QApplication (not only a QGuiApplication): a console, a desk or a test that opens
+    # windows later in the same process needs the widgets' application, and Qt allows one
+    from PySide6.QtWidgets import QApplication
 
-    app = QGuiApplication.instance()
+    app = QApplication.instance()
     if app is None:
-        app = QGuiApplication(["podium"])
+        app = QApplication(["podium"])
     return app
 
 
