@@ -29,7 +29,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, select, text
@@ -166,11 +166,13 @@ def read_change(ctx: FloorContext, notices: Iterable[Notice]) -> FloorChange:
                                    .join(Hit, Hit.id == Slip.hit_id)
                                    .where(Slip.slip_no.in_(slips))).all())
             slip_tables = tuple(str(where.get(n, "")) for n in slips)
+    made = [datetime.fromisoformat(n.at) for n in notices if n.at]
+    at = max(made) if made else now  # when the last of them was made (its entries' time)
     origin = ", ".join(sorted({n.origin for n in notices}))
     action = notices[-1].action if len(notices) == 1 else "remote"
     return FloorChange(action, frozenset(tables), frozenset(levels), frozenset(hits),
                        tuple(outcomes), tuple(slips), 0, tviews, lviews, pending, closed,
-                       events, now, tuple(prints), origin=origin, slip_tables=slip_tables,
+                       events, at, tuple(prints), origin=origin, slip_tables=slip_tables,
                        sent=min((n.sent for n in notices), default=0.0))
 
 
@@ -285,5 +287,3 @@ def _quote(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
 
 
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat()
