@@ -57,6 +57,12 @@ class TableView:
     pending_hits: int
     detail: str = ""
     wager_seats: tuple[int, ...] = ()  # locked progressive wagers of the current round
+    pit: str = ""  # the pit it stands in ("" none named)
+    # who serves its controller link (a shared PostgreSQL ledger; "" on one podium, SQLite,
+    # where this console serves every table and the tile says nothing of it)
+    service: str = ""
+    service_up: bool = True
+    service_detail: str = ""  # in words (the tooltip): "served by ... since" / "NO SERVICE: ..."
 
 
 @dataclass(frozen=True)
@@ -116,24 +122,49 @@ class TileText:
     note: str
     note_alert: bool
     border_alert: bool
+    service: str = ""  # who serves the table ("" on one podium: nothing to say)
+    service_alert: bool = False
+    tooltip_detail: str = ""  # the service in words, for the tooltip
 
 
 def tile_text(t: TableView) -> TileText:
+    """A table's tile in words.  A table whose floor service is down (or that none serves)
+    says NO SERVICE whatever the ledger's ``online`` flag says: a killed service never wrote
+    its tables OFFLINE, and nobody answers their controllers."""
     rnd = f"Round {t.round_no}" if t.round_no else "No round yet"
     state = t.round_state.replace("_", " ").lower()
+    no_service = bool(t.service_detail) and not t.service_up
+    online = t.online and not no_service
     if t.pending_hits:
         plural = "S" if t.pending_hits > 1 else ""
         note, note_alert = f"▲ {t.pending_hits} HIT{plural} WAITING", True
+    elif no_service:
+        note, note_alert = "", True
     else:
-        note, note_alert = t.detail, not t.online
+        note, note_alert = t.detail, not online
+    if no_service:  # nobody records the round's bets now
+        bets = ""
+    elif t.wager_seats:
+        bets = "Bets: seat " + " ".join(str(seat) for seat in t.wager_seats)
+    else:
+        bets = "No progressive bets" if t.round_state == "locked" else ""
+    if no_service:
+        link = "● NO SERVICE"
+        service = (f"{t.service} is down" if t.service and not t.service.startswith("#")
+                   else "no floor service serves it")
+        round_ = "Progressive LOCKED"  # nobody links its controller
+    else:
+        link = "● ONLINE" if online else "● OFFLINE"
+        service = f"served by {t.service}" if t.service else ""
+        round_ = f"{rnd} · {state}" if online else "Progressive LOCKED (link down)"
     return TileText(
-        name=t.name, link="● ONLINE" if t.online else "● OFFLINE", link_alert=not t.online,
+        name=t.name, link=link, link_alert=not online,
         game=f"{t.paytable} · {t.group}",
-        round=f"{rnd} · {state}" if t.online else "Progressive LOCKED (link down)",
-        bets=("Bets: seat " + " ".join(str(seat) for seat in t.wager_seats)
-              if t.wager_seats else ("No progressive bets" if t.round_state == "locked"
-                                     else "")),
-        note=note, note_alert=note_alert, border_alert=bool(t.pending_hits) or not t.online)
+        round=round_,
+        bets=bets,
+        note=note, note_alert=note_alert,
+        border_alert=bool(t.pending_hits) or not online,
+        service=service, service_alert=no_service, tooltip_detail=t.service_detail)
 
 
 class TableListModel(QAbstractListModel):
@@ -162,8 +193,8 @@ class TableListModel(QAbstractListModel):
             return view.name
         if role == Qt.ItemDataRole.ToolTipRole:
             text = tile_text(view)
-            return "\n".join(x for x in (text.name, text.link, text.game, text.round, text.note)
-                             if x)
+            return "\n".join(x for x in (text.name, text.link, text.game, text.round, text.note,
+                                          text.tooltip_detail) if x)
         return None
 
     def update(self, views: list[TableView]) -> None:
@@ -184,6 +215,9 @@ class TableListModel(QAbstractListModel):
 
     def view(self, table_id: str) -> TableView:
         return self._views[table_id]
+
+    def view_at(self, row: int) -> TableView:
+        return self._views[self._ids[row]]
 
 
 class TileDelegate(QStyledItemDelegate):
@@ -224,17 +258,36 @@ class TileDelegate(QStyledItemDelegate):
                          Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, t.name)
         painter.setFont(bold)
         painter.setPen(QColor(theme.ALERT if t.link_alert else theme.OK))
-        painter.drawText(QRect(inner.left(), top, inner.width(), head),
-                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, t.link)
         y = top + head + 2
+        beside = (QFontMetrics(big).horizontalAdvance(t.name) + 4
+                  + QFontMetrics(bold).horizontalAdvance(t.link) <= inner.width())
+        if beside:  # the link state beside the name
+            painter.drawText(QRect(inner.left(), top, inner.width(), head),
+                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                             t.link)
+        else:  # a long name or a long state (NO SERVICE): the state on a line of its own
+            painter.drawText(QRect(inner.left(), y, inner.width(), line),
+                             Qt.AlignmentFlag.AlignLeft, t.link)
+            y += line
         painter.setFont(base)
         painter.setPen(QColor(theme.MUTED))
         painter.drawText(QRect(inner.left(), y, inner.width(), line),
                          Qt.AlignmentFlag.AlignLeft, t.game)
         y += line
+        if t.service:  # a shared ledger: which floor service answers its controller
+            painter.setFont(bold if t.service_alert else base)
+            painter.setPen(QColor(theme.ALERT if t.service_alert else theme.MUTED))
+            painter.drawText(QRect(inner.left(), y, inner.width(), line),
+                             Qt.AlignmentFlag.AlignLeft,
+                             QFontMetrics(painter.font()).elidedText(
+                                 t.service, Qt.TextElideMode.ElideRight, inner.width()))
+            painter.setFont(base)
+            y += line
         painter.setPen(QColor(theme.TEXT))
         painter.drawText(QRect(inner.left(), y, inner.width(), line),
-                         Qt.AlignmentFlag.AlignLeft, t.round)
+                         Qt.AlignmentFlag.AlignLeft,
+                         QFontMetrics(base).elidedText(t.round, Qt.TextElideMode.ElideRight,
+                                                       inner.width()))
         y += line
         if t.bets:  # which seats' sensors were lit at START GAME
             painter.setPen(QColor(theme.ACCENT))
@@ -527,9 +580,27 @@ class TableGrid(QListView):
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setFrameShape(QFrame.Shape.NoFrame)
+        self._pit: str | None = None
+        self.model_.rowsInserted.connect(lambda _parent, first, last: self._filter(first, last))
 
     def show_tables(self, tables: list[TableView]) -> None:
         self.model_.update(tables)
+
+    def show_pit(self, pit: str | None) -> None:
+        """Only the tiles of ``pit``'s tables (None: every table)."""
+        self._pit = pit
+        self._filter(0, self.model_.rowCount() - 1)
+        self.doItemsLayout()
+
+    def _filter(self, first: int, last: int) -> None:
+        for row in range(first, last + 1):
+            view = self.model_.view_at(row)
+            self.setRowHidden(row, self._pit is not None and view.pit != self._pit)
+
+    def shown(self) -> list[str]:
+        """The tables whose tiles the grid shows (in floor order)."""
+        return [self.model_.view_at(r).id for r in range(self.model_.rowCount())
+                if not self.isRowHidden(r)]
 
     def tile(self, table_id: str) -> TileText:
         """What the table's tile says now."""
