@@ -88,6 +88,8 @@ class MainWindow(QMainWindow):
         fl = QVBoxLayout(floor)
         fl.addLayout(self._pit_bar())
         self.grid = TableGrid()
+        if self.shared:
+            self.grid.show_services()
         fl.addWidget(self.grid, 3)
         qhead = QHBoxLayout()
         self.queue_title = QLabel("HIT QUEUE")
@@ -332,7 +334,8 @@ class MainWindow(QMainWindow):
         self.services_label = QLabel("Floor services: reading…")
         self.services_label.setTextFormat(Qt.TextFormat.RichText)
         self.services_label.setVisible(self.shared)  # one podium: this console serves all
-        bar.addWidget(self.services_label, 1)
+        bar.addWidget(self.services_label)
+        bar.addStretch(1)
         return bar
 
     def _slips_tab(self) -> QWidget:
@@ -404,6 +407,7 @@ class MainWindow(QMainWindow):
         self.grid.show_pit(pit)
         self.queue_title.setText(f"HIT QUEUE · {model.pit_label(pit)}" if pit else "HIT QUEUE")
         self._dirty_hits = True
+        self._dirty_tables |= set(self.state.tables)  # (the header's count says "Floor:")
         self._paint()
 
     def read_services(self) -> None:
@@ -539,6 +543,8 @@ class MainWindow(QMainWindow):
             total = len(state.tables)
             color = "#3ecf8e" if online == total else "#ff4d4f"
             text = f"● {online}/{total} tables online"
+            if self.shown_pit:  # the count is the floor's, not the pit's shown
+                text = f"● Floor: {online}/{total} tables online"
             down = len(no_service & set(state.tables))
             if down:
                 text += f" · {down} with NO SERVICE"

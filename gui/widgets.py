@@ -225,16 +225,24 @@ class TileDelegate(QStyledItemDelegate):
     waiting or why the link is down; a red border when the table needs the supervisor."""
 
     SIZE = QSize(240, 146)
+    # lines beyond SIZE: on a shared ledger, the line naming the table's service
+    # (TableGrid.show_services); a tile short of room leaves out its paytable line, then its
+    # bets
+    extra_lines = 0
 
     def sizeHint(self, option: QStyleOptionViewItem,  # noqa: N802
                  index: QModelIndex | QPersistentModelIndex) -> QSize:
-        return self.SIZE
+        if not self.extra_lines:
+            return self.SIZE
+        line = QFontMetrics(option.font).height() + 2  # type: ignore[attr-defined]
+        return QSize(self.SIZE.width(), self.SIZE.height() + self.extra_lines * line)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem,
               index: QModelIndex | QPersistentModelIndex) -> None:
         view = index.data(TableListModel.ViewRole)
-        if view is None:
-            return
+        rect = option.rect  # type: ignore[attr-defined]
+        if view is None or rect.width() < 40 or rect.height() < 40:
+            return  # (a tile hidden by the pit filter: the icon view still asks it to paint)
         t = tile_text(view)
         painter.save()
         r = option.rect.adjusted(2, 2, -2, -2)  # type: ignore[attr-defined]
@@ -256,52 +264,42 @@ class TileDelegate(QStyledItemDelegate):
         head = QFontMetrics(big).height()
         painter.drawText(QRect(inner.left(), top, inner.width(), head),
                          Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, t.name)
-        painter.setFont(bold)
-        painter.setPen(QColor(theme.ALERT if t.link_alert else theme.OK))
         y = top + head + 2
-        beside = (QFontMetrics(big).horizontalAdvance(t.name) + 4
+        beside = (QFontMetrics(big).horizontalAdvance(t.name) + 2
                   + QFontMetrics(bold).horizontalAdvance(t.link) <= inner.width())
+        link_color = theme.ALERT if t.link_alert else theme.OK
         if beside:  # the link state beside the name
+            painter.setFont(bold)
+            painter.setPen(QColor(link_color))
             painter.drawText(QRect(inner.left(), top, inner.width(), head),
                              Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                              t.link)
-        else:  # a long name or a long state (NO SERVICE): the state on a line of its own
-            painter.drawText(QRect(inner.left(), y, inner.width(), line),
-                             Qt.AlignmentFlag.AlignLeft, t.link)
-            y += line
-        painter.setFont(base)
-        painter.setPen(QColor(theme.MUTED))
-        painter.drawText(QRect(inner.left(), y, inner.width(), line),
-                         Qt.AlignmentFlag.AlignLeft, t.game)
-        y += line
+        # (what, text, font, colour), top to bottom
+        rows: list[tuple[str, str, QFont, str]] = []
+        if not beside:  # a long name or a long state (NO SERVICE): a line of its own
+            rows.append(("link", t.link, bold, link_color))
+        rows.append(("game", t.game, base, theme.MUTED))
         if t.service:  # a shared ledger: which floor service answers its controller
-            painter.setFont(bold if t.service_alert else base)
-            painter.setPen(QColor(theme.ALERT if t.service_alert else theme.MUTED))
-            painter.drawText(QRect(inner.left(), y, inner.width(), line),
-                             Qt.AlignmentFlag.AlignLeft,
-                             QFontMetrics(painter.font()).elidedText(
-                                 t.service, Qt.TextElideMode.ElideRight, inner.width()))
-            painter.setFont(base)
-            y += line
-        painter.setPen(QColor(theme.TEXT))
-        painter.drawText(QRect(inner.left(), y, inner.width(), line),
-                         Qt.AlignmentFlag.AlignLeft,
-                         QFontMetrics(base).elidedText(t.round, Qt.TextElideMode.ElideRight,
-                                                       inner.width()))
-        y += line
+            rows.append(("service", t.service, bold if t.service_alert else base,
+                         theme.ALERT if t.service_alert else theme.MUTED))
+        rows.append(("round", t.round, base, theme.TEXT))
         if t.bets:  # which seats' sensors were lit at START GAME
-            painter.setPen(QColor(theme.ACCENT))
-            painter.drawText(QRect(inner.left(), y, inner.width(), line),
-                             Qt.AlignmentFlag.AlignLeft, t.bets)
-            y += line
+            rows.append(("bets", t.bets, base, theme.ACCENT))
         if t.note:
-            painter.setFont(bold if t.note_alert else base)
-            painter.setPen(QColor(theme.ALERT if t.note_alert else theme.MUTED))
-            metrics = QFontMetrics(painter.font())
-            painter.drawText(QRect(inner.left(), y, inner.width(), inner.bottom() - y),
+            rows.append(("note", t.note, bold if t.note_alert else base,
+                         theme.ALERT if t.note_alert else theme.MUTED))
+        room = max(0, (inner.bottom() - y + 2) // line)
+        for spare in ("game", "bets"):  # too many lines: these say the least
+            if len(rows) > room:
+                rows = [row for row in rows if row[0] != spare]
+        for _what, text, font, color in rows[:room]:
+            painter.setFont(font)
+            painter.setPen(QColor(color))
+            painter.drawText(QRect(inner.left(), y, inner.width(), line),
                              Qt.AlignmentFlag.AlignLeft,
-                             metrics.elidedText(t.note, Qt.TextElideMode.ElideRight,
-                                                inner.width()))
+                             QFontMetrics(font).elidedText(text, Qt.TextElideMode.ElideRight,
+                                                           inner.width()))
+            y += line
         painter.restore()
 
 
@@ -570,7 +568,8 @@ class TableGrid(QListView):
         super().__init__(parent)
         self.model_ = TableListModel(self)
         self.setModel(self.model_)
-        self.setItemDelegate(TileDelegate(self))
+        self.delegate = TileDelegate(self)
+        self.setItemDelegate(self.delegate)
         self.setViewMode(QListView.ViewMode.IconMode)
         self.setResizeMode(QListView.ResizeMode.Adjust)
         self.setMovement(QListView.Movement.Static)
@@ -585,6 +584,12 @@ class TableGrid(QListView):
 
     def show_tables(self, tables: list[TableView]) -> None:
         self.model_.update(tables)
+
+    def show_services(self) -> None:
+        """Tiles a line taller, for the line that names the table's floor service (a shared
+        ledger)."""
+        self.delegate.extra_lines = 1
+        self.scheduleDelayedItemsLayout()
 
     def show_pit(self, pit: str | None) -> None:
         """Only the tiles of ``pit``'s tables (None: every table)."""

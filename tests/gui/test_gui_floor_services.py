@@ -91,6 +91,7 @@ def test_a_hit_of_another_pit_is_counted_not_hidden(qtbot, pit_a_window):  # typ
     assert window.other_hits.text() == "▲ 1 hit in other pits: show all pits"
     assert "No hits waiting in Pit A" in window.pending_label.text()
     assert "1 in other pits" in window.pending_label.text()
+    qtbot.wait(100)  # (the header laid out for the new text before the picture)
     shot(window, "console-pit-other-hit")
 
     window.other_hits.click()  # shows every pit, the hit with them
@@ -210,8 +211,8 @@ def test_a_table_whose_service_is_down_says_no_service_and_names_it(
     assert "● pit-b</b> DOWN</span> · 1 table" in text
     assert "1/2 tables online · 1 with NO SERVICE" in window.links.text()
     window.show_pit(None)
-    window.resize(1500, 900)
-    qtbot.wait(200)
+    window.resize(1600, 980)
+    qtbot.wait(1500)  # the meters' trends read and drawn
     shot(window, "console-no-service")
 
 
@@ -261,6 +262,7 @@ def test_the_client_console_at_pit_a(qtbot, client_window):  # type: ignore[no-u
                     timeout=8000)
     assert window.windowTitle().endswith("— Pit A")
     assert window.grid.shown() == ["PG-1"]
-    window.resize(1500, 900)
-    qtbot.wait(200)
+    assert "Floor: 1/2 tables online · 1 with NO SERVICE" in window.links.text()
+    window.resize(1600, 980)
+    qtbot.wait(1500)  # the meters' trends read and drawn
     shot(window, "console-pit-client")
