@@ -671,7 +671,10 @@ class MainWindow(QMainWindow):
         ids = self.queue.hit_ids()
         row = self.queue.currentRow()
         if not ids:
-            self.statusBar().showMessage("No hit waiting")
+            others = len(self.state.pending)
+            self.statusBar().showMessage(
+                f"No hit waiting in {model.pit_label(self.shown_pit)} ({others} in other pits: "
+                "Showing > All pits)" if others and self.shown_pit else "No hit waiting")
             return
         self.open_hit(ids[row] if 0 <= row < len(ids) else ids[0])
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from core.runtime import ConsoleCore
 from core.tablegames.floor import Floor
 from gui.main_window import MainWindow
 from gui.swipe import SwipeCatcher
+from gui.widgets import TableView, tile_text
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for
 from tests.test_floor_service import _same_ledger
@@ -49,6 +51,27 @@ def catcher(qapp) -> Iterator[SwipeCatcher]:  # type: ignore[no-untyped-def]
     c.install(qapp)
     yield c
     qapp.removeEventFilter(c)
+
+
+# -- the tile's words (no database) ----------------------------------------------------------
+
+def test_no_service_overrides_the_ledgers_online_flag_on_the_tile() -> None:
+    base = TableView("PG-4", "Pai Gow 4", "ML2 Link", "FPGPP-ML2", True, 7, "locked", 0,
+                     wager_seats=(1, 3), pit="B")
+    assert tile_text(base).link == "● ONLINE" and tile_text(base).service == ""  # SQLite
+    dead = replace(base, service="pit-b", service_up=False,
+                   service_detail="NO SERVICE: pit-b (host1, pid 42) not answering")
+    t = tile_text(dead)
+    assert (t.link, t.link_alert, t.border_alert) == ("● NO SERVICE", True, True)
+    assert t.service == "pit-b is down" and t.service_alert
+    assert t.round == "Progressive LOCKED" and t.bets == ""  # nobody records its bets now
+    never = replace(base, service="", service_up=False,
+                    service_detail="NO SERVICE: no floor service has served this table yet")
+    assert tile_text(never).service == "no floor service serves it"
+    up = replace(base, service="pit-b", service_up=True,
+                 service_detail="served by pit-b (host1, pid 42) since 10:00:00 UTC")
+    assert tile_text(up).link == "● ONLINE" and tile_text(up).service == "served by pit-b"
+    assert tile_text(up).bets == "Bets: seat 1 3"
 
 
 # -- one podium (SQLite): pits, the hit queue, the resync ------------------------------------
@@ -93,6 +116,10 @@ def test_a_hit_of_another_pit_is_counted_not_hidden(qtbot, pit_a_window):  # typ
     assert "1 in other pits" in window.pending_label.text()
     qtbot.wait(100)  # (the header laid out for the new text before the picture)
     shot(window, "console-pit-other-hit")
+
+    window.open_selected_hit()  # Enter on an empty queue says where the hit is
+    assert window.statusBar().currentMessage() == (
+        "No hit waiting in Pit A (1 in other pits: Showing > All pits)")
 
     window.other_hits.click()  # shows every pit, the hit with them
     assert window.shown_pit is None
