@@ -234,13 +234,13 @@ class TileDelegate(QStyledItemDelegate):
                  index: QModelIndex | QPersistentModelIndex) -> QSize:
         if not self.extra_lines:
             return self.SIZE
-        line = QFontMetrics(option.font).height() + 2  # type: ignore[attr-defined]
+        line = QFontMetrics(option.font).height() + 2
         return QSize(self.SIZE.width(), self.SIZE.height() + self.extra_lines * line)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem,
               index: QModelIndex | QPersistentModelIndex) -> None:
         view = index.data(TableListModel.ViewRole)
-        rect = option.rect  # type: ignore[attr-defined]
+        rect = option.rect
         if view is None or rect.width() < 40 or rect.height() < 40:
             return  # (a tile hidden by the pit filter: the icon view still asks it to paint)
         t = tile_text(view)
