@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import logging
 import time
 from datetime import UTC, datetime
@@ -13,6 +14,7 @@ from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
+    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -30,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.money import UNITS_PER_MAJOR
-from gui import model
+from gui import model, theme
 from gui.adjust import AdjustDialog, AdjustSwipePrompt
 from gui.authorize import SwipePrompt
 from gui.bridge import default_bridge
@@ -46,6 +48,7 @@ REFRESH_MS = 100  # repaint at most ~10 times a second, however fast the meters 
 HISTORY_S = 0.5  # meter trends
 URGENT_MS = 20  # a hit arriving or decided is shown at once (hits are rare; meters are not)
 RESYNC_MS = 60_000  # the whole floor read again (off the GUI thread) as a check
+SERVICES_MS = 2_000  # who serves which table, read again (a killed service tells nobody)
 
 
 class MainWindow(QMainWindow):
@@ -54,7 +57,17 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.console = console
         self.catcher = catcher
-        self.setWindowTitle(f"Podium — {console.config.casino.name}")
+        # the pit this podium stands at: the title says it, the floor shows its tables first
+        self.pit: str | None = getattr(console, "pit", None) or None
+        title = f"Podium — {console.config.casino.name}"
+        if self.pit:
+            title += f" — {model.pit_label(self.pit)}"
+        self.setWindowTitle(title)
+        # a shared (PostgreSQL) ledger: floor services serve the tables' links, and the
+        # console shows who serves each; one podium (SQLite) serves every table itself
+        self.shared = bool(console.floor.ctx.pg)
+        self._services: dict[str, Any] = {}  # table -> TableService (a shared ledger)
+        self._services_error = ""
         self.resize(1600, 980)
         self._prompt_open = False
         self._closed = False
@@ -73,12 +86,25 @@ class MainWindow(QMainWindow):
         self.tabs = left
         floor = QWidget()
         fl = QVBoxLayout(floor)
+        fl.addLayout(self._pit_bar())
         self.grid = TableGrid()
+        if self.shared:
+            self.grid.show_services()
         fl.addWidget(self.grid, 3)
         qhead = QHBoxLayout()
-        qt = QLabel("HIT QUEUE")
-        qt.setObjectName("muted")
-        qhead.addWidget(qt)
+        self.queue_title = QLabel("HIT QUEUE")
+        self.queue_title.setObjectName("muted")
+        qhead.addWidget(self.queue_title)
+        qhead.addSpacing(16)
+        # hits of the pits not shown are counted here, never hidden silently
+        self.other_hits = QPushButton("")
+        self.other_hits.setFlat(True)
+        self.other_hits.setStyleSheet(f"color: {theme.ALERT}; font-weight: bold;")
+        self.other_hits.setToolTip("Hits waiting at tables of other pits: click to show "
+                                   "every pit")
+        self.other_hits.clicked.connect(lambda: self.show_pit(None))
+        self.other_hits.setVisible(False)
+        qhead.addWidget(self.other_hits)
         qhead.addStretch(1)
         self.verify_btn = QPushButton("Verify selected hit (Enter)")
         self.verify_btn.setObjectName("primary")
@@ -88,6 +114,9 @@ class MainWindow(QMainWindow):
         self.queue = HitQueue()
         self.queue.openHit.connect(self.open_hit)
         fl.addWidget(self.queue, 2)
+        self.grid.show_pit(self.shown_pit)
+        if self.shown_pit:
+            self.queue_title.setText(f"HIT QUEUE · {model.pit_label(self.shown_pit)}")
         left.addTab(floor, "Floor")
         self.slips_tab = self._slips_tab()
         left.addTab(self.slips_tab, "Win slips")
@@ -180,6 +209,11 @@ class MainWindow(QMainWindow):
             # a tile follows this console's own link at once (the ledger's flag is written by
             # the writer a moment later, and on a shared ledger by every podium)
             self.bridge.listen(console.add_status_listener, self._dirty_tables.add),
+            # the live feed lost and back: changes may have been missed, read everything
+            # again (the core calls on its feed thread; the bridge brings it to this one)
+            self.bridge.listen(
+                lambda fn: console.add_resync_listener(lambda: fn(None)),
+                lambda _none: self._on_resync()),
         ]
 
         self._timer = QTimer(self)
@@ -191,6 +225,10 @@ class MainWindow(QMainWindow):
         self._resync = QTimer(self)
         self._resync.timeout.connect(self.reload)
         self._resync.start(RESYNC_MS)
+        self._services_timer = QTimer(self)
+        self._services_timer.timeout.connect(self.read_services)
+        if self.shared:
+            self._services_timer.start(SERVICES_MS)
         self._clock_timer = QTimer(self)
         self._clock_timer.timeout.connect(self._update_clock)
         self._clock_timer.start(1000)
@@ -247,12 +285,14 @@ class MainWindow(QMainWindow):
         self._removers = []
         self._timer.stop()
         self._resync.stop()
+        self._services_timer.stop()
         super().closeEvent(event)
 
     # -- layout pieces ----------------------------------------------------------------------
     def _header(self) -> QHBoxLayout:
         bar = QHBoxLayout()
-        title = QLabel(self.console.config.casino.name)
+        title = QLabel(self.console.config.casino.name
+                       + (f" · {model.pit_label(self.pit)}" if self.pit else ""))
         title.setObjectName("title")
         bar.addWidget(title)
         bar.addSpacing(30)
@@ -267,6 +307,35 @@ class MainWindow(QMainWindow):
         self.clock = QLabel("")
         self.clock.setStyleSheet("font-size: 18pt; font-weight: bold;")
         bar.addWidget(self.clock)
+        return bar
+
+    def _pit_bar(self) -> QHBoxLayout:
+        """Above the grid: which pit the floor shows, and who serves the floor."""
+        bar = QHBoxLayout()
+        pits = tuple(self.console.config.pits)
+        self.pit_box = QComboBox()
+        self.pit_box.setObjectName("pitSelector")
+        for pit in pits:
+            label = model.pit_label(pit)
+            if pit == self.pit:
+                label += " (this podium)"
+            self.pit_box.addItem(label, pit)
+        self.pit_box.addItem("All pits", None)
+        self.pit_box.setToolTip("The pit whose tables and hits the floor shows")
+        self.pit_box.setCurrentIndex(pits.index(self.pit) if self.pit in pits else len(pits))
+        self.pit_box.currentIndexChanged.connect(self._pit_chosen)
+        shows = QLabel("Showing")
+        shows.setObjectName("muted")
+        bar.addWidget(shows)
+        bar.addWidget(self.pit_box)
+        shows.setVisible(bool(pits))
+        self.pit_box.setVisible(bool(pits))  # a floor file with no pits: nothing to choose
+        bar.addSpacing(24)
+        self.services_label = QLabel("Floor services: reading…")
+        self.services_label.setTextFormat(Qt.TextFormat.RichText)
+        self.services_label.setVisible(self.shared)  # one podium: this console serves all
+        bar.addWidget(self.services_label)
+        bar.addStretch(1)
         return bar
 
     def _slips_tab(self) -> QWidget:
@@ -315,6 +384,71 @@ class MainWindow(QMainWindow):
         self.bridge.query(self.console.floor.snapshot, self._on_snapshot, self._read_failed,
                           key="snapshot")
         self._slips_stale = True
+        self.read_services()
+
+    def _on_resync(self) -> None:
+        """The live feed was lost and is back (on the GUI thread)."""
+        self._log("The live feed from the ledger was interrupted: the floor is read again")
+        self.reload()
+
+    # -- pits and floor services --------------------------------------------------------------
+    @property
+    def shown_pit(self) -> str | None:
+        """The pit the floor shows now (None: every pit)."""
+        pit = self.pit_box.currentData()
+        return str(pit) if pit is not None else None
+
+    def show_pit(self, pit: str | None) -> None:
+        """Show ``pit``'s tables and hits (None: all pits), as the selector does."""
+        self.pit_box.setCurrentIndex(self.pit_box.findData(pit))
+
+    def _pit_chosen(self, _index: int) -> None:
+        pit = self.shown_pit
+        self.grid.show_pit(pit)
+        self.queue_title.setText(f"HIT QUEUE · {model.pit_label(pit)}" if pit else "HIT QUEUE")
+        self._dirty_hits = True
+        self._dirty_tables |= set(self.state.tables)  # (the header's count says "Floor:")
+        self._paint()
+
+    def read_services(self) -> None:
+        """Who serves which table, read off the GUI thread (a shared ledger only)."""
+        if self.shared and not self._closed:
+            self.bridge.query(lambda: model.floor_services(self.console), self._on_services,
+                              self._services_failed, key="services")
+
+    def _on_services(self, found: model.FloorServices) -> None:
+        self._services_error = ""
+        changed = {t for t in set(found.tables) | set(self._services)
+                   if found.tables.get(t) != self._services.get(t)}
+        self._services = dict(found.tables)
+        self._dirty_tables |= changed & set(self.state.tables)
+        parts = []
+        for line in found.services:
+            color = theme.OK if line.up else theme.ALERT
+            what = ("standing by" if line.up and not line.tables else
+                    f"{line.tables} table{'s' if line.tables != 1 else ''}")
+            parts.append(f'<span style="color:{color}"><b>● {html.escape(line.name)}</b> '
+                         f'{"up" if line.up else "DOWN"}</span> · {what}')
+        if found.unserved:
+            n = found.unserved
+            parts.append(f'<span style="color:{theme.ALERT}"><b>{n} table'
+                         f'{"s" if n != 1 else ""} never served</b></span>')
+        if not any(line.up for line in found.services):
+            parts.insert(0, f'<span style="color:{theme.ALERT}"><b>NONE UP</b></span>')
+        self.services_label.setText("Floor services: " + " &nbsp; ".join(parts))
+        self.services_label.setToolTip("\n".join(
+            f"{label}: {'up' if line.up else 'DOWN'}" for line in found.services
+            for label in line.labels) or "No floor service is running")
+        if changed:
+            self._paint()
+
+    def _services_failed(self, exc: BaseException) -> None:
+        why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        if why != self._services_error:  # said once, not every 2 s
+            self._services_error = why
+            log.warning("could not read the floor services: %s", why)
+        self.services_label.setText(f'<span style="color:{theme.ALERT}">Floor services: '
+                                    f'could not be read ({html.escape(why)})</span>')
 
     def refresh(self) -> None:
         """Repaint what is stale now, and read the floor again (tests and tools)."""
@@ -339,6 +473,8 @@ class MainWindow(QMainWindow):
         """A committed change (on the GUI thread, from the bridge): fold it into the state."""
         dirty = self.state.apply(change)
         self._mark(dirty)
+        if change.action == "ownership":  # a service took, gave up or was refused a table
+            self.read_services()
         if change.slips or change.prints:  # a new slip, or a print attempt of one
             self._slips_stale = True
         if change.at is not None:
@@ -397,23 +533,40 @@ class MainWindow(QMainWindow):
         if self._dirty_tables:
             ids = [tid for tid in state.tables if tid in self._dirty_tables]
             self._dirty_tables.clear()
-            self.grid.show_tables([model.table_view(self.console, state.tables[i], links)
+            services = self._services
+            self.grid.show_tables([model.table_view(self.console, state.tables[i], links,
+                                                    services.get(i))
                                    for i in ids if i in state.tables])
+            no_service = {t for t, ts in services.items() if not ts.up}
             online = sum(1 for t in state.tables.values()
-                         if links.get(t.id, (t.online, ""))[0])
+                         if links.get(t.id, (t.online, ""))[0] and t.id not in no_service)
             total = len(state.tables)
             color = "#3ecf8e" if online == total else "#ff4d4f"
-            self.links.setText(
-                f'<span style="color:{color}">● {online}/{total} tables online</span>')
+            text = f"● {online}/{total} tables online"
+            if self.shown_pit:  # the count is the floor's, not the pit's shown
+                text = f"● Floor: {online}/{total} tables online"
+            down = len(no_service & set(state.tables))
+            if down:
+                text += f" · {down} with NO SERVICE"
+            self.links.setText(f'<span style="color:{color}">{text}</span>')
         if self._dirty_hits:
             self._dirty_hits = False
-            hits = [model.hit_view(self.console, h)
-                    for _, h in sorted(state.pending.items())]
+            pit = self.shown_pit
+            waiting = [h for _, h in sorted(state.pending.items())]
+            hits = [model.hit_view(self.console, h) for h in waiting
+                    if pit is None or model.table_pit(self.console, h.table) == pit]
             self.queue.show_hits(hits, datetime.now(UTC))
-            n = len(hits)
-            self.pending_label.setText(
-                f'<span style="color:#ff4d4f">▲ {n} HIT{"S" if n != 1 else ""} WAITING</span>'
-                if n else '<span style="color:#3ecf8e">No hits waiting</span>')
+            n, others = len(hits), len(waiting) - len(hits)
+            where = f" in {model.pit_label(pit)}" if pit else ""
+            text = (f'<span style="color:#ff4d4f">▲ {n} HIT{"S" if n != 1 else ""} WAITING'
+                    f'{where}</span>' if n else
+                    f'<span style="color:#3ecf8e">No hits waiting{where}</span>')
+            if others:
+                text += f' <span style="color:#ff4d4f">· ▲ {others} in other pits</span>'
+            self.pending_label.setText(text)
+            self.other_hits.setText(f"▲ {others} hit{'s' if others != 1 else ''} in other "
+                                    "pits: show all pits")
+            self.other_hits.setVisible(bool(others))
             self.verify_btn.setEnabled(bool(n))
         if self._dirty_levels:
             # in the floor's order (group, then level as configured), not alphabetical
@@ -518,7 +671,10 @@ class MainWindow(QMainWindow):
         ids = self.queue.hit_ids()
         row = self.queue.currentRow()
         if not ids:
-            self.statusBar().showMessage("No hit waiting")
+            others = len(self.state.pending)
+            self.statusBar().showMessage(
+                f"No hit waiting in {model.pit_label(self.shown_pit)} ({others} in other pits: "
+                "Showing > All pits)" if others and self.shown_pit else "No hit waiting")
             return
         self.open_hit(ids[row] if 0 <= row < len(ids) else ids[0])
 

@@ -4,7 +4,7 @@ rows turned into widget views (read-only; no rule lives here)."""
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -114,15 +114,79 @@ def _group(console: Any, group_id: str) -> Any:
         return None
 
 
-def table_view(console: Any, t: Any, links: dict[str, tuple[bool, str]]) -> TableView:
+def table_pit(console: Any, table_id: str) -> str:
+    """The pit a table stands in ("" none named, or no longer in the floor file)."""
+    try:
+        return str(console.config.table(table_id).pit)
+    except KeyError:
+        return ""
+
+
+def pit_label(pit: str) -> str:
+    """"Pit A" for the floor file's ``pit = "A"`` (a pit already called "Pit 3" stays so)."""
+    return pit if pit.lower().startswith("pit") else f"Pit {pit}"
+
+
+def table_view(console: Any, t: Any, links: dict[str, tuple[bool, str]],
+               service: Any = None) -> TableView:
     """``links``: ``console.link_status()``: this console's own link decides ONLINE (at once;
-    the ledger's flag follows a moment later) and says why an OFFLINE link is down."""
+    the ledger's flag follows a moment later) and says why an OFFLINE link is down.
+    ``service``: the table's :class:`~core.controllers.ownership.TableService` on a shared
+    ledger (None on one podium: the console serves every table and the tile says nothing)."""
     g = _group(console, t.group)
     online, why = links.get(t.id, (t.online, ""))
     detail = "" if online else why
-    return TableView(t.id, t.name, g.name if g is not None else t.group, t.paytable, online,
+    view = TableView(t.id, t.name, g.name if g is not None else t.group, t.paytable, online,
                      t.round_no, t.round_state or "idle", t.pending_hits, detail,
-                     t.wager_seats)
+                     t.wager_seats, table_pit(console, t.id))
+    if service is None:
+        return view
+    return replace(view, service=service.service, service_up=service.up,
+                   service_detail=service.detail)
+
+
+@dataclass(frozen=True)
+class ServiceLine:
+    """One floor service as the header's "Floor services" line shows it."""
+
+    name: str
+    up: bool
+    tables: int  # the tables it serves (up) or still holds while down
+    labels: tuple[str, ...]  # "name (host, pid n)" of each process of that name
+
+
+@dataclass(frozen=True)
+class FloorServices:
+    """Who serves the floor (read off the GUI thread by :func:`floor_services`)."""
+
+    tables: dict[str, Any]  # table id -> TableService
+    services: tuple[ServiceLine, ...]
+    unserved: int  # tables no service has ever served
+
+
+def floor_services(console: Any) -> FloorServices:
+    """A read (a reader thread, never the GUI thread): every table's service and every
+    floor service that is up, or is down and still named as some table's service (a killed
+    process stays in the ledger; once its tables are taken over it is not shown again)."""
+    from core.controllers.ownership import services
+
+    tables = console.table_services()
+    infos = services(console.floor, include_stopped=True)
+    counts: dict[tuple[str, bool], int] = {}
+    for ts in tables.values():
+        if ts.service and not ts.service.startswith("#"):
+            counts[(ts.service, ts.up)] = counts.get((ts.service, ts.up), 0) + 1
+    lines: dict[tuple[str, bool], list[str]] = {}
+    for info in infos:
+        key = (info.name, info.up)
+        if info.up or counts.get(key):
+            lines.setdefault(key, []).append(info.label)
+    unserved = sum(1 for ts in tables.values()
+                   if not ts.service or ts.service.startswith("#"))
+    return FloorServices(tables, tuple(ServiceLine(name, up, counts.get((name, up), 0),
+                                                   tuple(labels))
+                                       for (name, up), labels in sorted(lines.items())),
+                         unserved)
 
 
 def level_view(console: Any, lv: Any) -> LevelView:

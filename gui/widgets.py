@@ -57,6 +57,12 @@ class TableView:
     pending_hits: int
     detail: str = ""
     wager_seats: tuple[int, ...] = ()  # locked progressive wagers of the current round
+    pit: str = ""  # the pit it stands in ("" none named)
+    # who serves its controller link (a shared PostgreSQL ledger; "" on one podium, SQLite,
+    # where this console serves every table and the tile says nothing of it)
+    service: str = ""
+    service_up: bool = True
+    service_detail: str = ""  # in words (the tooltip): "served by ... since" / "NO SERVICE: ..."
 
 
 @dataclass(frozen=True)
@@ -116,24 +122,49 @@ class TileText:
     note: str
     note_alert: bool
     border_alert: bool
+    service: str = ""  # who serves the table ("" on one podium: nothing to say)
+    service_alert: bool = False
+    tooltip_detail: str = ""  # the service in words, for the tooltip
 
 
 def tile_text(t: TableView) -> TileText:
+    """A table's tile in words.  A table whose floor service is down (or that none serves)
+    says NO SERVICE whatever the ledger's ``online`` flag says: a killed service never wrote
+    its tables OFFLINE, and nobody answers their controllers."""
     rnd = f"Round {t.round_no}" if t.round_no else "No round yet"
     state = t.round_state.replace("_", " ").lower()
+    no_service = bool(t.service_detail) and not t.service_up
+    online = t.online and not no_service
     if t.pending_hits:
         plural = "S" if t.pending_hits > 1 else ""
         note, note_alert = f"▲ {t.pending_hits} HIT{plural} WAITING", True
+    elif no_service:
+        note, note_alert = "", True
     else:
-        note, note_alert = t.detail, not t.online
+        note, note_alert = t.detail, not online
+    if no_service:  # nobody records the round's bets now
+        bets = ""
+    elif t.wager_seats:
+        bets = "Bets: seat " + " ".join(str(seat) for seat in t.wager_seats)
+    else:
+        bets = "No progressive bets" if t.round_state == "locked" else ""
+    if no_service:
+        link = "● NO SERVICE"
+        service = (f"{t.service} is down" if t.service and not t.service.startswith("#")
+                   else "no floor service serves it")
+        round_ = "Progressive LOCKED"  # nobody links its controller
+    else:
+        link = "● ONLINE" if online else "● OFFLINE"
+        service = f"served by {t.service}" if t.service else ""
+        round_ = f"{rnd} · {state}" if online else "Progressive LOCKED (link down)"
     return TileText(
-        name=t.name, link="● ONLINE" if t.online else "● OFFLINE", link_alert=not t.online,
+        name=t.name, link=link, link_alert=not online,
         game=f"{t.paytable} · {t.group}",
-        round=f"{rnd} · {state}" if t.online else "Progressive LOCKED (link down)",
-        bets=("Bets: seat " + " ".join(str(seat) for seat in t.wager_seats)
-              if t.wager_seats else ("No progressive bets" if t.round_state == "locked"
-                                     else "")),
-        note=note, note_alert=note_alert, border_alert=bool(t.pending_hits) or not t.online)
+        round=round_,
+        bets=bets,
+        note=note, note_alert=note_alert,
+        border_alert=bool(t.pending_hits) or not online,
+        service=service, service_alert=no_service, tooltip_detail=t.service_detail)
 
 
 class TableListModel(QAbstractListModel):
@@ -162,8 +193,8 @@ class TableListModel(QAbstractListModel):
             return view.name
         if role == Qt.ItemDataRole.ToolTipRole:
             text = tile_text(view)
-            return "\n".join(x for x in (text.name, text.link, text.game, text.round, text.note)
-                             if x)
+            return "\n".join(x for x in (text.name, text.link, text.game, text.round, text.note,
+                                          text.tooltip_detail) if x)
         return None
 
     def update(self, views: list[TableView]) -> None:
@@ -185,22 +216,33 @@ class TableListModel(QAbstractListModel):
     def view(self, table_id: str) -> TableView:
         return self._views[table_id]
 
+    def view_at(self, row: int) -> TableView:
+        return self._views[self._ids[row]]
+
 
 class TileDelegate(QStyledItemDelegate):
     """Paints a table's tile: name and link state, paytable and link group, round, a hit
     waiting or why the link is down; a red border when the table needs the supervisor."""
 
     SIZE = QSize(240, 146)
+    # lines beyond SIZE: on a shared ledger, the line naming the table's service
+    # (TableGrid.show_services); a tile short of room leaves out its paytable line, then its
+    # bets
+    extra_lines = 0
 
     def sizeHint(self, option: QStyleOptionViewItem,  # noqa: N802
                  index: QModelIndex | QPersistentModelIndex) -> QSize:
-        return self.SIZE
+        if not self.extra_lines:
+            return self.SIZE
+        line = QFontMetrics(option.font).height() + 2
+        return QSize(self.SIZE.width(), self.SIZE.height() + self.extra_lines * line)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem,
               index: QModelIndex | QPersistentModelIndex) -> None:
         view = index.data(TableListModel.ViewRole)
-        if view is None:
-            return
+        rect = option.rect
+        if view is None or rect.width() < 40 or rect.height() < 40:
+            return  # (a tile hidden by the pit filter: the icon view still asks it to paint)
         t = tile_text(view)
         painter.save()
         r = option.rect.adjusted(2, 2, -2, -2)  # type: ignore[attr-defined]
@@ -222,33 +264,42 @@ class TileDelegate(QStyledItemDelegate):
         head = QFontMetrics(big).height()
         painter.drawText(QRect(inner.left(), top, inner.width(), head),
                          Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, t.name)
-        painter.setFont(bold)
-        painter.setPen(QColor(theme.ALERT if t.link_alert else theme.OK))
-        painter.drawText(QRect(inner.left(), top, inner.width(), head),
-                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, t.link)
         y = top + head + 2
-        painter.setFont(base)
-        painter.setPen(QColor(theme.MUTED))
-        painter.drawText(QRect(inner.left(), y, inner.width(), line),
-                         Qt.AlignmentFlag.AlignLeft, t.game)
-        y += line
-        painter.setPen(QColor(theme.TEXT))
-        painter.drawText(QRect(inner.left(), y, inner.width(), line),
-                         Qt.AlignmentFlag.AlignLeft, t.round)
-        y += line
+        beside = (QFontMetrics(big).horizontalAdvance(t.name) + 2
+                  + QFontMetrics(bold).horizontalAdvance(t.link) <= inner.width())
+        link_color = theme.ALERT if t.link_alert else theme.OK
+        if beside:  # the link state beside the name
+            painter.setFont(bold)
+            painter.setPen(QColor(link_color))
+            painter.drawText(QRect(inner.left(), top, inner.width(), head),
+                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                             t.link)
+        # (what, text, font, colour), top to bottom
+        rows: list[tuple[str, str, QFont, str]] = []
+        if not beside:  # a long name or a long state (NO SERVICE): a line of its own
+            rows.append(("link", t.link, bold, link_color))
+        rows.append(("game", t.game, base, theme.MUTED))
+        if t.service:  # a shared ledger: which floor service answers its controller
+            rows.append(("service", t.service, bold if t.service_alert else base,
+                         theme.ALERT if t.service_alert else theme.MUTED))
+        rows.append(("round", t.round, base, theme.TEXT))
         if t.bets:  # which seats' sensors were lit at START GAME
-            painter.setPen(QColor(theme.ACCENT))
-            painter.drawText(QRect(inner.left(), y, inner.width(), line),
-                             Qt.AlignmentFlag.AlignLeft, t.bets)
-            y += line
+            rows.append(("bets", t.bets, base, theme.ACCENT))
         if t.note:
-            painter.setFont(bold if t.note_alert else base)
-            painter.setPen(QColor(theme.ALERT if t.note_alert else theme.MUTED))
-            metrics = QFontMetrics(painter.font())
-            painter.drawText(QRect(inner.left(), y, inner.width(), inner.bottom() - y),
+            rows.append(("note", t.note, bold if t.note_alert else base,
+                         theme.ALERT if t.note_alert else theme.MUTED))
+        room = max(0, (inner.bottom() - y + 2) // line)
+        for spare in ("game", "bets"):  # too many lines: these say the least
+            if len(rows) > room:
+                rows = [row for row in rows if row[0] != spare]
+        for _what, text, font, color in rows[:room]:
+            painter.setFont(font)
+            painter.setPen(QColor(color))
+            painter.drawText(QRect(inner.left(), y, inner.width(), line),
                              Qt.AlignmentFlag.AlignLeft,
-                             metrics.elidedText(t.note, Qt.TextElideMode.ElideRight,
-                                                inner.width()))
+                             QFontMetrics(font).elidedText(text, Qt.TextElideMode.ElideRight,
+                                                           inner.width()))
+            y += line
         painter.restore()
 
 
@@ -517,7 +568,8 @@ class TableGrid(QListView):
         super().__init__(parent)
         self.model_ = TableListModel(self)
         self.setModel(self.model_)
-        self.setItemDelegate(TileDelegate(self))
+        self.delegate = TileDelegate(self)
+        self.setItemDelegate(self.delegate)
         self.setViewMode(QListView.ViewMode.IconMode)
         self.setResizeMode(QListView.ResizeMode.Adjust)
         self.setMovement(QListView.Movement.Static)
@@ -527,9 +579,33 @@ class TableGrid(QListView):
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setFrameShape(QFrame.Shape.NoFrame)
+        self._pit: str | None = None
+        self.model_.rowsInserted.connect(lambda _parent, first, last: self._filter(first, last))
 
     def show_tables(self, tables: list[TableView]) -> None:
         self.model_.update(tables)
+
+    def show_services(self) -> None:
+        """Tiles a line taller, for the line that names the table's floor service (a shared
+        ledger)."""
+        self.delegate.extra_lines = 1
+        self.scheduleDelayedItemsLayout()
+
+    def show_pit(self, pit: str | None) -> None:
+        """Only the tiles of ``pit``'s tables (None: every table)."""
+        self._pit = pit
+        self._filter(0, self.model_.rowCount() - 1)
+        self.doItemsLayout()
+
+    def _filter(self, first: int, last: int) -> None:
+        for row in range(first, last + 1):
+            view = self.model_.view_at(row)
+            self.setRowHidden(row, self._pit is not None and view.pit != self._pit)
+
+    def shown(self) -> list[str]:
+        """The tables whose tiles the grid shows (in floor order)."""
+        return [self.model_.view_at(r).id for r in range(self.model_.rowCount())
+                if not self.isRowHidden(r)]
 
     def tile(self, table_id: str) -> TileText:
         """What the table's tile says now."""
