@@ -36,6 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
                         help="simulated table pace (default 25)")
     parser.add_argument("--jackpot-rate", type=float, default=0.02,
                         help="chance a simulated round deals a stacked qualifying hand")
+    parser.add_argument("--screenshots", default=None, metavar="DIR",
+                        help="each podium saves screenshots into DIR/pit-A, DIR/pit-B after a "
+                             "few seconds and quits (then the rest stops)")
 
 
 def _pg_up() -> None:
@@ -88,7 +91,10 @@ def _ledger(db: str, fresh: bool) -> str:
 def run(args: argparse.Namespace) -> int:
     _pg_up()
     url = _ledger(args.db, args.fresh)
-    podium = [sys.executable, "-m", "core.cli.dispatch"]
+    script = os.path.join(os.path.dirname(sys.executable), "podium")
+    podium = [script] if os.path.exists(script) else [
+        sys.executable, "-c", "import sys; from core.cli.dispatch import main; "
+        "sys.exit(main(sys.argv[1:]))"]
     procs: list[tuple[str, subprocess.Popen[Any]]] = []
 
     def start(name: str, argv: list[str]) -> subprocess.Popen[Any]:
@@ -98,16 +104,24 @@ def run(args: argparse.Namespace) -> int:
         return p
 
     try:
-        start("the simulated tables", ["simulate", "--floor", "demo", "--speed",
-                                       str(args.speed), "--jackpot-rate",
-                                       str(args.jackpot_rate)])
-        time.sleep(1.0)
-        start("the floor service", ["serve", "--floor", "demo", "--db", url, "--name",
-                                    "floor-service", "--log-format", "plain"])
+        tables = start("the simulated tables", ["simulate", "--floor", "demo", "--speed",
+                                                str(args.speed), "--jackpot-rate",
+                                                str(args.jackpot_rate)])
+        time.sleep(1.5)
+        if tables.poll() is not None:
+            raise UsageError("the simulated tables did not start (their message is above: "
+                             "another demo still running on ports 17301-17306?)")
+        service = start("the floor service", ["serve", "--floor", "demo", "--db", url,
+                                              "--name", "floor-service", "--log-format",
+                                              "plain"])
         time.sleep(3.0)
+        if service.poll() is not None:
+            raise UsageError("the floor service did not start (its message is above)")
+        shots = (lambda pit: ["--screenshots", f"{args.screenshots}/pit-{pit}"]
+                 ) if args.screenshots else (lambda pit: [])
         consoles = [start(f"the podium of pit {pit}",
                           ["demo", "--db", url, "--pit", pit, "--no-simulator", "--name",
-                           f"podium-{pit}"]) for pit in ("A", "B")]
+                           f"podium-{pit}", *shots(pit)]) for pit in ("A", "B")]
         print("\nOne floor, two podiums.  Pay a hit on one podium; the other follows it.\n"
               "Stop the floor service (kill <its pid>) and the tables say NO SERVICE; start it\n"
               f"again with: podium serve --floor demo --db '{url}'\n"
