@@ -42,8 +42,13 @@ Figures per run:
   them (auto-pay), the claim's send -> the PAY applied;
 - events never acknowledged, events acknowledged ok but not in the ledger, duplicated
   (ledger rows for the same table, boot and seq), meter drift (per level: the ledger's
-  contributions net of reversals against floor_sim.expected_contributions), PAY amounts the
-  tables applied against the ledger's awards, check_balances;
+  contributions net of reversals against floor_sim.expected_contributions, as floor_scale
+  computes it; and again counting the events the ledger committed whose ACK had not reached
+  the table when the simulator stopped: an overloaded service leaves many, and the first
+  figure then shows them as drift), PAY amounts the tables applied against the ledger's
+  awards (and the awards whose PAY never reached the table), check_balances.  A decision the
+  table could not apply is told apart: the table withdrew the claim (UNDO HIT) as the console
+  decided it, or the console decided after the tables had stopped;
 - notify latency console -> console: for every decision a console committed, the time until
   the OTHER console's feed listener announced a remote FloorChange whose ``outcomes`` hold
   that hit (both ends time.time() on this machine), p50/p95/p99 and how many of the decisions
@@ -362,6 +367,7 @@ def run_once(n_services: int, args: argparse.Namespace) -> dict[str, Any]:
         awards = int(s.scalar(select(func.coalesce(func.sum(Award.amount_cents), 0))) or 0)
         first = s.scalar(select(func.min(EventRow.received_at)))
         last = s.scalar(select(func.max(EventRow.received_at)))
+        award_of = {h: c for h, c in s.execute(select(Award.hit_id, Award.amount_cents))}
         hit_ref = {hid: (t, f"{b}:{q}") for hid, t, b, q in s.execute(
             select(Hit.id, EventRow.table_id, EventRow.boot, EventRow.seq)
             .join(EventRow, EventRow.id == Hit.event_id))}
@@ -373,6 +379,19 @@ def run_once(n_services: int, args: argparse.Namespace) -> dict[str, Any]:
     got = ledger_contributions(engine)
     drift = {k: (got.get(k, (0, 0))[0] - v[0], got.get(k, (0, 0))[1] - v[1])
              for k, v in expected.items() if got.get(k, (0, 0)) != v}
+    # the same against every event the ledger holds, acknowledged or not (an event committed
+    # whose ACK the table had not had when the simulator stopped counts there)
+    held = json.loads(json.dumps(record))
+    for tid, tab in held["tables"].items():
+        for e in tab["events"]:
+            if e["ack_result"] is None and (tid, tab["boot"], e["seq"]) in in_ledger:
+                e["ack_result"], e["acked_at"] = "ok", e["sent_at"]
+    expected_held = floor_sim.expected_contributions(held, config, paytables)
+    drift_held = {k: (got.get(k, (0, 0))[0] - v[0], got.get(k, (0, 0))[1] - v[1])
+                  for k, v in expected_held.items() if got.get(k, (0, 0)) != v}
+    unacked_in_ledger = sum(1 for tid, tab in record["tables"].items() for e in tab["events"]
+                            if e["ack_result"] is None
+                            and (tid, tab["boot"], e["seq"]) in in_ledger)
     from core.tablegames.balances import check_balances
 
     invariant = check_balances(engine)
@@ -390,7 +409,7 @@ def run_once(n_services: int, args: argparse.Namespace) -> dict[str, Any]:
                 applied_at.setdefault((tid, c["hit_ref"]), (c["command"], c["at"]))
     to_table: list[float] = []
     to_table_pay: list[float] = []
-    not_applied = withdrawn = 0
+    not_applied = withdrawn = after_end = 0
     not_applied_detail: list[str] = []
     for w in workers:
         for hid, t in w["decided"].items():
@@ -408,12 +427,15 @@ def run_once(n_services: int, args: argparse.Namespace) -> dict[str, Any]:
                     for e in tab.get("events", []))
                 if undone:  # the table withdrew the claim as the console decided it
                     withdrawn += 1
+                elif t >= record["ended_at"]:  # the tables had stopped (the end of the run)
+                    after_end += 1
                 else:
                     not_applied += 1
                     cmds = [c for c in tab.get("commands", []) if ev is not None
                             and c["round_no"] == ev["payload"].get("round_no")]
                     not_applied_detail.append(
-                        f"hit #{hid} {ref} decided at {t:.3f} ({w['pit']}): commands at the "
+                        f"hit #{hid} {ref} decided {record['ended_at'] - t:.1f} s before the "
+                        f"simulator stopped (console {w['pit']}): commands at the "
                         f"table {cmds}; table at the end {tab.get('phase')}, "
                         f"{tab.get('open_hits')} open")
                 continue
@@ -425,9 +447,11 @@ def run_once(n_services: int, args: argparse.Namespace) -> dict[str, Any]:
                for tid, tab in record["tables"].items() for e in tab["events"]}
     auto_pay: list[float] = []
     for hid in auto_paid:
-        ref = hit_ref.get(hid)
-        if ref in applied_at and ref in sent_at:
-            auto_pay.append(applied_at[ref][1] - sent_at[ref])
+        auto_ref = hit_ref.get(hid)
+        if auto_ref is not None and auto_ref in applied_at and auto_ref in sent_at:
+            auto_pay.append(applied_at[auto_ref][1] - sent_at[auto_ref])
+    pays_applied = {k for k, (cmd, _at) in applied_at.items() if cmd == "PAY"}
+    unpaid = [cents for hid, cents in award_of.items() if hit_ref.get(hid) not in pays_applied]
     origins = {w["origin"] for w in workers}
     c2c: list[float] = []
     c2c_unheard = 0
@@ -458,11 +482,13 @@ def run_once(n_services: int, args: argparse.Namespace) -> dict[str, Any]:
         "events_per_s": recorded / span, "ack": ack_all, "ack_warm": ack_warm,
         "svc_cpu": svc_cpu, "health": health, "rcs": rcs,
         "to_table": to_table, "to_table_pay": to_table_pay, "auto_pay": auto_pay,
-        "not_applied": not_applied, "withdrawn": withdrawn,
+        "not_applied": not_applied, "withdrawn": withdrawn, "after_end": after_end,
         "not_applied_detail": not_applied_detail,
         "lost": floor_sim.lost(record), "reconnects": floor_sim.reconnects(record),
         "retransmitted": floor_sim.retransmitted(record), "duplicated": len(dup),
         "acked_not_in_ledger": len(acked_ok - in_ledger), "drift": drift,
+        "drift_held": drift_held, "unacked_in_ledger": unacked_in_ledger,
+        "unpaid": unpaid,
         "levels": len(expected), "paid_applied_cents": floor_sim.paid_cents(record),
         "awards_cents": awards, "statuses": statuses, "invariant": invariant,
         "c2c": c2c, "c2c_unheard": c2c_unheard, "svc2c": svc2c,
@@ -503,6 +529,8 @@ def report(r: dict[str, Any]) -> None:
     never = (f"; {r['withdrawn']} withdrawn by the table (UNDO HIT) as they were decided"
              if r["withdrawn"] else "")
     never += f"; {r['not_applied']} decided but never applied" if r["not_applied"] else ""
+    never += (f"; {r['after_end']} decided after the simulator stopped" if r["after_end"]
+              else "")
     print(f"decided -> applied at the table (PAY/REJECT): {fmt(r['to_table'], 'hits')}{never}")
     for line in r["not_applied_detail"][:3]:
         print(f"  never applied: {line}")
@@ -520,12 +548,22 @@ def report(r: dict[str, Any]) -> None:
     print(f"reconnects {r['reconnects']}, events never acked {r['lost']}, retransmitted "
           f"{r['retransmitted']}, duplicated {r['duplicated']}, acked ok but not in the ledger "
           f"{r['acked_not_in_ledger']}")
-    drift = ("0 on every level" if not r["drift"] else
-             "; ".join(f"{g}/{lv}: meter {m:+d} reserve {rr:+d} units"
-                       for (g, lv), (m, rr) in r["drift"].items()))
-    print(f"meter drift ({r['levels']} levels): {drift}")
+    def drift_words(d: dict[tuple[str, str], tuple[int, int]]) -> str:
+        if not d:
+            return "0 on every level"
+        worst = sorted(d.items(), key=lambda kv: -abs(kv[1][0]))[:3]
+        return (f"{len(d)} level(s) off, e.g. " + "; ".join(
+            f"{g}/{lv}: meter {m:+d} reserve {rr:+d} units" for (g, lv), (m, rr) in worst))
+
+    print(f"meter drift ({r['levels']} levels) against the events the tables had ACKed ok: "
+          f"{drift_words(r['drift'])}")
+    print(f"  against every event the ledger holds ({r['unacked_in_ledger']} of them committed "
+          f"but not ACKed when the simulator stopped): {drift_words(r['drift_held'])}")
+    unpaid = r["unpaid"]
     print(f"hits by status {r['statuses']}; PAY applied by tables "
-          f"{r['paid_applied_cents'] / 100:,.2f} vs ledger awards {r['awards_cents'] / 100:,.2f}")
+          f"{r['paid_applied_cents'] / 100:,.2f} vs ledger awards {r['awards_cents'] / 100:,.2f}"
+          f" ({len(unpaid)} award(s), {sum(unpaid) / 100:,.2f}, whose PAY the table never "
+          "applied)")
     sim_cpu = r["sim_cpu"]["cpu_user_s"] + r["sim_cpu"]["cpu_system_s"]
     print(f"invariant: {'ok' if not r['invariant'] else r['invariant']}; simulator CPU "
           f"{sim_cpu:.1f} s, loop lag max {r['sim_cpu']['loop_lag_max_s'] * 1000:.0f} ms")
