@@ -267,6 +267,8 @@ class RecordingTable(SimulatedTable):
     rec_commands: list[dict[str, Any]]
     rec_connected_at: list[float]
     no_new_rounds: bool
+    frozen: bool  # the record is written: the game does not move on (its events would be
+    # missing from the record)
     start_delay: float  # seconds before the first round (--stagger)
     _rec_written_at: float | None
 
@@ -280,13 +282,14 @@ class RecordingTable(SimulatedTable):
         recording.rec_commands = []
         recording.rec_connected_at = []
         recording.no_new_rounds = False
+        recording.frozen = False
         recording.start_delay = 0.0
         recording._rec_written_at = None
         return recording
 
     # The game: no new round once told so; the round in progress plays to its END GAME.
     def step(self) -> list[EventFrame]:
-        if self.no_new_rounds and self.phase == "idle":
+        if self.frozen or (self.no_new_rounds and self.phase == "idle"):
             return []
         return super().step()
 
@@ -479,6 +482,8 @@ async def _serve(run: Run) -> int:
             for t in run.tables:
                 t.no_new_rounds = True
             await until_stopped(args.drain)
+        for t in run.tables:  # a round still in play when the record is written stays as it is
+            t.frozen = True
         run.write_record()
     finally:
         watcher.cancel()
