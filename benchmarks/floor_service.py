@@ -381,11 +381,13 @@ def run_once(n_services: int, args: argparse.Namespace) -> dict[str, Any]:
              for k, v in expected.items() if got.get(k, (0, 0)) != v}
     # the same against every event the ledger holds, acknowledged or not (an event committed
     # whose ACK the table had not had when the simulator stopped counts there)
+    # (such an event is in the ledger after every one the table had ACKed: it is replayed
+    # last, in seq order)
     held = json.loads(json.dumps(record))
     for tid, tab in held["tables"].items():
         for e in tab["events"]:
             if e["ack_result"] is None and (tid, tab["boot"], e["seq"]) in in_ledger:
-                e["ack_result"], e["acked_at"] = "ok", e["sent_at"]
+                e["ack_result"], e["acked_at"] = "ok", record["ended_at"]
     expected_held = floor_sim.expected_contributions(held, config, paytables)
     drift_held = {k: (got.get(k, (0, 0))[0] - v[0], got.get(k, (0, 0))[1] - v[1])
                   for k, v in expected_held.items() if got.get(k, (0, 0)) != v}
@@ -474,7 +476,10 @@ def run_once(n_services: int, args: argparse.Namespace) -> dict[str, Any]:
     else:
         logs = {}
         shutil.rmtree(tmp, ignore_errors=True)
-    drop_schema(args.db, schema)
+    if args.keep_logs:
+        logs["schema"] = schema
+    else:
+        drop_schema(args.db, schema)
     return {
         "services": n_services, "tables": args.tables, "pits": {p: len(t) for p, t in
                                                                 pit_tables.items()},
@@ -572,7 +577,7 @@ def report(r: dict[str, Any]) -> None:
         for line in r["service_log_problems"][:8]:
             print(f"  {line}")
     if r.get("folder"):
-        print(f"logs kept in {r['folder']}")
+        print(f"logs kept in {r['folder']}, the ledger in schema {r['schema']} (drop it after)")
 
 
 def main() -> None:
@@ -587,7 +592,8 @@ def main() -> None:
     ap.add_argument("--health-port", type=int, default=28700)
     ap.add_argument("--db", default=DEFAULT_DB, help="PostgreSQL URL (a fresh schema per run)")
     ap.add_argument("--keep-logs", action="store_true",
-                    help="keep the run's folder (service, console and simulator logs)")
+                    help="keep the run's folder (service, console and simulator logs) and its "
+                         "schema (the ledger)")
     # the console processes (internal)
     ap.add_argument("--console-worker", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--url", default=None, help=argparse.SUPPRESS)
