@@ -304,6 +304,7 @@ def run_once(n_services: int, args: argparse.Namespace) -> dict[str, Any]:
     with admin.begin() as conn:
         conn.execute(text(f'CREATE SCHEMA "{schema}"'))
     admin.dispose()
+    args.schema_made = schema  # dropped by main() should the run fail
     url = schema_url(args.db, schema)
     engine = make_engine(url)
     upgrade(engine)
@@ -603,7 +604,13 @@ def main() -> None:
     if args.console_worker:
         sys.exit(console_worker(args))
     for n in args.services:
-        r = run_once(n, args)
+        args.schema_made = None
+        try:
+            r = run_once(n, args)
+        except BaseException:
+            if args.schema_made and not args.keep_logs:
+                drop_schema(args.db, args.schema_made)
+            raise
         report(r)
 
 
