@@ -4,17 +4,19 @@ Run as a subprocess by the benchmark::
 
     .venv/bin/python benchmarks/floor_sim.py --floor FILE --speed 10 --seconds S --drain D \
         --seed N --record OUT.json [--mistake-rate 0.02] [--jackpot-rate 0.0] [--stagger]
+        [--hold]
 
 It loads the floor (:func:`write_floor` makes one), builds its tables with
 ``core.controllers.simulator.build_simulator`` and serves them all on one asyncio loop (uvloop
 if it is installed), over TLS with the certificates beside the floor's ``controller_link.ca``,
 or plain TCP where the floor says ``plain-lab-only``.  Once every table listens it prints
-``SIM READY <n> tables`` (flushed).  For ``--seconds`` the tables play; then no table starts
-a new round, but a table finishes the round it is in (it still takes PAY/REJECT and sends END
-GAME), and all keep serving for ``--drain`` more seconds so that outstanding events can be
-acknowledged.  Then the record is written to ``--record`` (atomically) and the process exits 0.
-SIGTERM or SIGINT ends it early: the record is written the same way, with ``"end":
-"SIGTERM"`` (or ``"SIGINT"``).
+``SIM READY <n> tables`` (flushed).  (With ``--hold`` the tables then wait, connected but
+dealing nothing, until the process gets SIGUSR1.)  For ``--seconds`` the tables play; then no
+table starts a new round, but a table finishes the round it is in (it still takes PAY/REJECT
+and sends END GAME), and all keep serving for ``--drain`` more seconds so that outstanding
+events can be acknowledged.  Then the record is written to ``--record`` (atomically) and the
+process exits 0.  SIGTERM or SIGINT ends it early: the record is written the same way, with
+``"end": "SIGTERM"`` (or ``"SIGINT"``).
 
 Record format (JSON; wall times are ``time.time()`` seconds, money is int cents)::
 
@@ -24,6 +26,7 @@ Record format (JSON; wall times are ``time.time()`` seconds, money is int cents)
       "drain": 15.0, "mistake_rate": 0.02, "jackpot_rate": 0.0, "stagger": false,
       "started_at": t,              # before the servers were started
       "ready_at": t,                # every server listens (SIM READY printed)
+      "play_at": t,                 # play began: ready_at, or SIGUSR1 with --hold
       "no_new_rounds_at": t | null, # --seconds elapsed (null: ended by a signal first)
       "ended_at": t, "end": "completed" | "SIGTERM" | "SIGINT",
       "process": {"cpu_user_s": 1.2, "cpu_system_s": 0.3, "max_rss_kb": 81234,
@@ -264,6 +267,8 @@ class RecordingTable(SimulatedTable):
     rec_commands: list[dict[str, Any]]
     rec_connected_at: list[float]
     no_new_rounds: bool
+    frozen: bool  # the record is written: the game does not move on (its events would be
+    # missing from the record)
     start_delay: float  # seconds before the first round (--stagger)
     _rec_written_at: float | None
 
@@ -277,13 +282,14 @@ class RecordingTable(SimulatedTable):
         recording.rec_commands = []
         recording.rec_connected_at = []
         recording.no_new_rounds = False
+        recording.frozen = False
         recording.start_delay = 0.0
         recording._rec_written_at = None
         return recording
 
     # The game: no new round once told so; the round in progress plays to its END GAME.
     def step(self) -> list[EventFrame]:
-        if self.no_new_rounds and self.phase == "idle":
+        if self.frozen or (self.no_new_rounds and self.phase == "idle"):
             return []
         return super().step()
 
@@ -391,6 +397,7 @@ class Run:
     tables: list[RecordingTable] = field(default_factory=list)
     started_at: float = 0.0
     ready_at: float | None = None
+    play_at: float | None = None
     no_new_rounds_at: float | None = None
     end: str = "completed"
     lag: LoopLag = field(default_factory=LoopLag)
@@ -404,6 +411,7 @@ class Run:
             "mistake_rate": a.mistake_rate, "jackpot_rate": a.jackpot_rate,
             "stagger": a.stagger,
             "started_at": self.started_at, "ready_at": self.ready_at,
+            "play_at": self.play_at,
             "no_new_rounds_at": self.no_new_rounds_at, "ended_at": time.time(),
             "end": self.end,
             "process": {"cpu_user_s": usage.ru_utime, "cpu_system_s": usage.ru_stime,
@@ -432,6 +440,8 @@ async def _serve(run: Run) -> int:
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, on_signal, sig)
+    go = asyncio.Event()
+    loop.add_signal_handler(signal.SIGUSR1, go.set)
 
     async def until_stopped(seconds: float) -> bool:
         """Wait ``seconds``; True if a signal came first."""
@@ -443,6 +453,8 @@ async def _serve(run: Run) -> int:
                           mistake_rate=args.mistake_rate, jackpot_rate=args.jackpot_rate,
                           heartbeat=args.heartbeat)
     run.tables = [RecordingTable.adopt(t) for t in sim.tables.values()]
+    for t in run.tables:
+        t.no_new_rounds = args.hold
     if args.stagger:
         cycle = sum(PHASE_SECONDS.values()) / args.speed
         for t in run.tables:
@@ -457,11 +469,21 @@ async def _serve(run: Run) -> int:
             return 2
         run.ready_at = time.time()
         print(f"SIM READY {len(run.tables)} tables", flush=True)
-        if not await until_stopped(args.seconds):
+        if args.hold:  # the tables listen, but deal no round before SIGUSR1
+            waits = [asyncio.create_task(stop.wait()), asyncio.create_task(go.wait())]
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            for w in waits:
+                w.cancel()
+            for t in run.tables:
+                t.no_new_rounds = False
+        run.play_at = time.time()
+        if not stop.is_set() and not await until_stopped(args.seconds):
             run.no_new_rounds_at = time.time()
             for t in run.tables:
                 t.no_new_rounds = True
             await until_stopped(args.drain)
+        for t in run.tables:  # a round still in play when the record is written stays as it is
+            t.frozen = True
         run.write_record()
     finally:
         watcher.cancel()
@@ -500,6 +522,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     help="delay each table's first round by a random part of one round (from "
                          "the seed) so the tables do not play in lockstep; without it every "
                          "table starts, deals and ends its rounds at the same moments")
+    ap.add_argument("--hold", action="store_true",
+                    help="listen, but deal no round before SIGUSR1; --seconds of play count "
+                         "from then (the record's play_at)")
     ap.add_argument("--heartbeat", type=float, default=5.0, help="seconds (default 5)")
     ap.add_argument("--log-level", default="WARNING",
                     help="simulator log level on stderr (default WARNING; INFO logs every "
