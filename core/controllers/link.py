@@ -534,7 +534,9 @@ class ControllerLink:
                 return
             if seq < st.expected and seq in st.decided:  # its ACK was lost: the same answer
                 before = st.refused.get(seq)
-                log.info("table %s: event %s:%d answered already (%s), acknowledged again",
+                # DEBUG: a slow ledger makes every table resend, and a floor service logs for
+                # months (journald): one line per repeat would flood it
+                log.debug("table %s: event %s:%d answered already (%s), acknowledged again",
                          self.table_id, origin.boot, seq, "ok" if before is None else "refused")
                 await self._send(Ack(origin.boot, seq, "ok" if before is None else "refused",
                                      before or ""))
@@ -578,7 +580,7 @@ class ControllerLink:
             await self._send(Ack(origin.boot, seq, "refused", reason))
         else:
             if replay:
-                log.info("table %s: event %s:%d already recorded, acknowledged again",
+                log.debug("table %s: event %s:%d already recorded, acknowledged again",
                          self.table_id, origin.boot, seq)
             await self._send(Ack(origin.boot, seq, "ok"))
 
