@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import signal
 import statistics
 import subprocess
@@ -124,7 +125,10 @@ def run_once(tables: int, args: argparse.Namespace) -> dict[str, Any]:
         procs[standby] = serve(floor_file, url, standby, log, args.claim_interval)
         time.sleep(args.settle)
         kills: list[dict[str, Any]] = []
+        rng = random.Random(args.seed)
         for _ in range(args.kills):
+            # the kill lands anywhere in the standby's claim interval, as a crash would
+            time.sleep(rng.uniform(0, args.claim_interval))
             victim = first
             killed_at = time.time()
             procs[victim].send_signal(signal.SIGKILL)
@@ -206,6 +210,7 @@ def main() -> None:
     ap.add_argument("--settle", type=float, default=5.0,
                     help="seconds of play between a takeover and the next kill")
     ap.add_argument("--base-port", type=int, default=21000)
+    ap.add_argument("--seed", type=int, default=7, help="when in the claim interval to kill")
     args = ap.parse_args()
     for n in args.tables:
         r = run_once(n, args)
