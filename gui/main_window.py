@@ -402,9 +402,19 @@ class MainWindow(QMainWindow):
         """Show ``pit``'s tables and hits (None: all pits), as the selector does."""
         self.pit_box.setCurrentIndex(self.pit_box.findData(pit))
 
+    def _meter_shown(self, key: tuple[str, str]) -> bool:
+        """A level's meter shows when its group has a table in the pit shown (all pits: every
+        meter)."""
+        pit = self.shown_pit
+        if pit is None:
+            return True
+        return any(t.pit == pit for t in self.console.config.tables_in(key[0]))
+
     def _pit_chosen(self, _index: int) -> None:
         pit = self.shown_pit
         self.grid.show_pit(pit)
+        for key, tile in self._meter_tiles.items():
+            tile.setVisible(self._meter_shown(key))
         self.queue_title.setText(f"HIT QUEUE · {model.pit_label(pit)}" if pit else "HIT QUEUE")
         self._dirty_hits = True
         self._dirty_tables |= set(self.state.tables)  # (the header's count says "Floor:")
@@ -584,6 +594,7 @@ class MainWindow(QMainWindow):
                     self._meter_tiles[key] = tile
                     self._meter_layout.insertWidget(self._meter_layout.count() - 1, tile)
                     tile.plotMade.connect(self._trends_stale.add)
+                    tile.setVisible(self._meter_shown(key))
                 tile.show_level(model.level_view(self.console, lv))
 
     def _on_slips(self, records: list[Any]) -> None:

@@ -99,11 +99,21 @@ def test_the_podiums_pit_is_in_the_title_and_the_selector_filters_the_grid(
     assert window.shown_pit == "A" and window.grid.shown() == ["PG-1"]
     assert window.queue_title.text() == "HIT QUEUE · Pit A"
 
+    # the meters beside the floor: the pit's links only (WA01 is pit A's, ML2 pit B's)
+    qtbot.waitUntil(lambda: len(window._meter_tiles) == 4)
+
+    def meters() -> list[str]:
+        return sorted(f"{g}/{lv}" for (g, lv), t in window._meter_tiles.items()
+                      if not t.isHidden())
+
+    assert meters() == ["WA01/MAIN"]
     box.setCurrentIndex(box.findText("Pit B"))
     assert window.grid.shown() == ["PG-4"]
+    assert meters() == ["ML2/MAJOR", "ML2/MEGA", "ML2/MINOR"]
     box.setCurrentIndex(box.findText("All pits"))
     assert window.grid.shown() == ["PG-1", "PG-4"]
     assert window.queue_title.text() == "HIT QUEUE"
+    assert len(meters()) == 4
 
 
 def test_a_hit_of_another_pit_is_counted_not_hidden(qtbot, pit_a_window):  # type: ignore[no-untyped-def]
