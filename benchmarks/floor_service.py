@@ -262,6 +262,9 @@ def console_worker(args: argparse.Namespace) -> int:
     stop.wait()
     sup.stop_flag.set()
     sup.join(10)
+    # both consoles are told to stop at once: each stops deciding, then listens 2 s more,
+    # so that the other's last decisions are heard, not cut off by the stop
+    time.sleep(2.0)
     cpu, wall = proc_cpu(os.getpid()) - cpu0, time.time() - wall0
     received = core.feed.received if core.feed is not None else 0
     core.stop()
