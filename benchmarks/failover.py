@@ -179,7 +179,7 @@ def run_once(tables: int, args: argparse.Namespace) -> dict[str, Any]:
              for ev in tab["events"] if ev.get("ack_result") == "ok"}
     connected: list[float] = []
     for k in kills:
-        for tid, tab in record["tables"].items():
+        for _tid, tab in record["tables"].items():
             after = [t - k["killed_at"] for t in tab.get("connected_at", [])
                      if t >= k["killed_at"]]
             if after:
@@ -224,7 +224,7 @@ def main() -> None:
         print(f"  kill -> ONLINE in ledger  {fmt(online)}")
         print(f"  tables not back within 120 s: {unserved}; acknowledged events lost: "
               f"{r['lost']}")
-        print(f"  median per kill (online): "
+        print("  median per kill (online): "
               + ", ".join(f"{statistics.median(k['online'].values()) * 1000:.0f} ms"
                           for k in r["kills"] if k["online"]), flush=True)
 

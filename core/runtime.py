@@ -336,7 +336,7 @@ class ConsoleCore:
         loop, links, claims = self._loop, self._links, self.claims
         if loop is None or links is None or claims is None:
             return
-        held = set(claims.owned)
+        held = claims.linkable()
         eps = {ep.table_id: ep for ep in endpoints_from_floor(self.config)}
 
         async def sync() -> None:
@@ -377,11 +377,22 @@ class ConsoleCore:
             with self._resend_lock:
                 self._resend_tables |= {t for t, (up, _d) in links.status().items() if up}
             self._submit_io(self._resend_decisions)
+            self._submit_io(self._reread_jackpot_states)
         for fn in list(self._resync_listeners):
             try:
                 fn()
             except Exception:
                 log.exception("resync listener failed")
+
+    def _reread_jackpot_states(self) -> None:
+        """Every level's Jackpot Lock state from the ledger, told to the tables where it
+        changed (a change heard by nobody while the feed was down)."""
+        try:
+            levels = self.floor.snapshot().levels
+        except Exception:
+            log.exception("the levels could not be read again after the feed reconnected")
+            return
+        self._on_change(FloorChange("resync", level_views=levels))
 
     def add_resync_listener(self, fn: Callable[[], None]) -> Callable[[], None]:
         """``fn()`` when changes may have been missed (the live feed reconnected): read the
@@ -410,7 +421,7 @@ class ConsoleCore:
             "feed_listening": bool(self.feed and self.feed.connected.is_set()),
             "writer": {"running": self.floor.writer.running, "batches": writer.batches,
                        "jobs": writer.jobs, "largest_batch": writer.largest},
-            "lock_connection": bool(self.claims is not None and self.claims.db_pid),
+            "lock_connection": bool(self.claims is not None and self.claims.connected),
         }
 
     # -- listeners --------------------------------------------------------------------------

@@ -127,6 +127,9 @@ class MachineCheckList(QWidget):
         self.table.resizeColumnsToContents()
         if lines:
             self.table.selectRow(0)
+            # row 0 may have been selected already (the day shown before): no selection
+            # change then, so the detail is filled here, from the new lines
+            self._selected()
         else:
             self.detail.setPlainText("")
 

@@ -285,6 +285,9 @@ class WinPageSearch(QWidget):
                             + ("; Older… shows more" if page.more else ""))
         if not append and self.rows:
             self.table.selectRow(0)
+            # row 0 may have been selected already (the search before): no selection change
+            # then, so the win page is read here for the new row 0
+            self._selected()
         elif not self.rows:
             self._show_page(None)
 

@@ -267,3 +267,60 @@ def test_a_client_console_checks_its_floor_file_and_writes_no_configuration(
         other.dispose()
     with pg.connect() as c:
         assert c.execute(select(func.count()).select_from(ParameterChange)).scalar() == before
+
+
+def test_a_lock_connection_ended_by_the_server_gives_every_table_up_at_once(
+        pg: Engine) -> None:
+    """The server ends the service's lock session (a failover, pg_terminate_backend): its
+    tables are free there at once, so the service must give up every one of them, not only
+    the ones it was asking about, and ask for them again."""
+    a = _floor(pg)
+    a.start(())
+    tables = [t.id for t in a.config.tables]
+    claims = TableClaims(a, "pit-a", "serve", grace_s=0.0)
+    claims.open()
+    assert sorted(claims.claim(tables)[0]) == sorted(tables)
+    assert claims.linkable() == set(tables)
+    with pg.connect() as c:
+        c.execute(text("SELECT pg_terminate_backend(:p)"), {"p": claims.db_pid})
+        c.commit()
+    assert claims.beat() is False
+    assert claims.owned == set() and claims.linkable() == set() and not claims.connected
+    claims.open()
+    taken, _refused = claims.claim(tables)
+    assert sorted(taken) == sorted(tables)
+    with pg.connect() as c:
+        events = [e for (e,) in c.execute(select(OwnershipEvent.event)
+                                          .where(OwnershipEvent.table_id == tables[0])
+                                          .order_by(OwnershipEvent.id))]
+    assert events == ["claimed", "lost", "claimed"]
+    claims.close()
+
+
+def test_a_table_taken_from_a_service_that_died_is_linked_after_the_grace(
+        pg: Engine) -> None:
+    """A standby that takes a table from a service that did not stop cleanly waits the grace
+    before linking it (the other may still be linked until its own heartbeat fails); a table
+    released cleanly is linked at once."""
+    a = _floor(pg)
+    a.start(())
+    tables = ["PG-1", "PG-2"]
+    first = TableClaims(a, "first", "serve")
+    first.open()
+    assert sorted(first.claim(tables)[0]) == tables
+    assert first.linkable() == set(tables)  # never served before: no one to wait for
+    first.release(["PG-2"])  # a clean hand-over of PG-2
+    other = _same_ledger(pg)
+    try:
+        standby = TableClaims(_floor(other), "standby", "serve", grace_s=1.5)
+        standby.open()
+        first._conn.close()  # the first dies holding PG-1
+        wait_for(lambda: standby.claim(tables)[0] or standby.owned == set(tables),
+                 what="the standby takes both tables")
+        assert standby.owned == set(tables)
+        assert standby.linkable() == {"PG-2"}  # released cleanly: at once
+        wait_for(lambda: standby.linkable() == set(tables), timeout=5,
+                 what="PG-1 linked after the grace")
+        standby.close()
+    finally:
+        other.dispose()

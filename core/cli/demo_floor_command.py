@@ -117,8 +117,10 @@ def run(args: argparse.Namespace) -> int:
         time.sleep(3.0)
         if service.poll() is not None:
             raise UsageError("the floor service did not start (its message is above)")
-        shots = (lambda pit: ["--screenshots", f"{args.screenshots}/pit-{pit}"]
-                 ) if args.screenshots else (lambda pit: [])
+        def shots(pit: str) -> list[str]:
+            return ["--screenshots", f"{args.screenshots}/pit-{pit}"] if args.screenshots \
+                else []
+
         consoles = [start(f"the podium of pit {pit}",
                           ["demo", "--db", url, "--pit", pit, "--no-simulator", "--name",
                            f"podium-{pit}", *shots(pit)]) for pit in ("A", "B")]

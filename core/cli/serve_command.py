@@ -231,7 +231,11 @@ def run(args: argparse.Namespace) -> int:
     beat = min(watchdog / 2, 5.0) if watchdog > 0 else 5.0
     last_line = time.monotonic()
     while not stop.wait(beat):
-        h = console.health()
+        try:
+            h = console.health()
+        except Exception:  # a figure could not be read this time: the service goes on
+            log.exception("health: could not be read")
+            continue
         ok, why = healthy(h)
         status = (f"serving {h['tables_served']} of {want} tables, {h['tables_online']} "
                   f"online" + ("" if ok else f"; PROBLEM: {why}"))

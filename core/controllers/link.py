@@ -751,4 +751,5 @@ class LinkManager:
         return await self.link(table_id).send_command(command)
 
     def status(self) -> dict[str, tuple[bool, str]]:
-        return {tid: (link.online, link.detail) for tid, link in self.links.items()}
+        # a copy first: other threads ask while the link loop adds and removes links
+        return {tid: (link.online, link.detail) for tid, link in list(self.links.items())}

@@ -33,12 +33,13 @@ import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select, text, update
+from sqlalchemy import delete, select, text, update
 
 from core.ledger.models import FloorService, OwnershipEvent, TableOwner
 from core.tablegames import setup
@@ -49,6 +50,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("podium.ownership")
 
 HEARTBEAT_S = 1.0
+# a table taken from a service that did not stop cleanly is linked this long after: that
+# service, if it is alive and only lost its lock (its session ended on the server), notices at
+# its next heartbeat (every HEARTBEAT_S) and closes its links first
+TAKEOVER_GRACE_S = 2.0
 STALE_AFTER = timedelta(seconds=10)  # a heartbeat older than this: the service is not answering
 _LOCK_SPACE = "podium-table:"  # first key of a table's lock: hashtext of this and the schema
 
@@ -92,7 +97,8 @@ def service_name(name: str | None, kind: str) -> str:
 class TableClaims:
     """This process's claims on tables (PostgreSQL advisory locks on a lock connection)."""
 
-    def __init__(self, floor: Floor, name: str, kind: str = "serve") -> None:
+    def __init__(self, floor: Floor, name: str, kind: str = "serve", *,
+                 grace_s: float = TAKEOVER_GRACE_S) -> None:
         if not floor.ctx.pg:
             raise ValueError("table claims need a PostgreSQL ledger (SQLite: one podium serves "
                              "every table)")
@@ -105,13 +111,18 @@ class TableClaims:
         self._lock = threading.Lock()
         self._refused: dict[str, str] = {}  # table -> the refusal last recorded (once each)
         self._lost: set[str] = set()  # tables lost with a lock connection, to be recorded
+        self._grace: dict[str, float] = {}  # table -> monotonic time its link may start
+        self._closed = False
         self.db_pid: int | None = None
+        self.grace_s = grace_s
 
     # -- the lock connection ------------------------------------------------------------------
     def open(self) -> int:
         """Make the lock connection (and, the first time, this service's row); the service id.
         ClaimError when the database does not answer."""
         with self._lock:
+            if self._closed:
+                raise ClaimError("the service is stopping")
             if self._conn is not None:
                 assert self.service_id is not None
                 return self.service_id
@@ -152,10 +163,29 @@ class TableClaims:
             return self.service_id
 
     def _drop_conn(self) -> None:
+        """Close the lock connection (the caller holds ``_lock``).  Every table it held is
+        free on the server now: each is given up here too (``lost``), whatever the reason."""
         conn, self._conn = self._conn, None
+        self.db_pid = None
+        self._lost |= self.owned
+        self.owned = set()
+        self._grace.clear()
         if conn is not None:
             with contextlib.suppress(Exception):
                 conn.close()
+
+    @property
+    def connected(self) -> bool:
+        """Whether this service has a lock connection now (it may hold tables)."""
+        return self._conn is not None
+
+    def linkable(self) -> set[str]:
+        """The tables held whose links may run now: held, and past the grace after a take-over
+        from a service that did not stop cleanly (it may be alive and still linked for up to
+        a heartbeat: it closes its links when its own heartbeat fails)."""
+        now = time.monotonic()
+        with self._lock:
+            return {t for t in self.owned if self._grace.get(t, 0.0) <= now}
 
     def beat(self) -> bool:
         """The heartbeat: the lock connection still answers (so its locks are still held) and
@@ -167,21 +197,16 @@ class TableClaims:
             if conn is None:
                 return False
             try:
+                # one round trip on the lock connection itself: it answers (its locks are
+                # held) and the heartbeat is written (floor_services is not a chained record)
                 with conn.cursor() as cur:
-                    cur.execute("SELECT 1")
+                    cur.execute("UPDATE floor_services SET heartbeat_at = %s WHERE id = %s",
+                                (self.floor.ctx.now(), self.service_id))
             except Exception as exc:
                 log.error("service %s: the lock connection dropped (%s): every table it "
                           "served is given up", self.name, _reason(exc))
                 self._drop_conn()
-                self._lost |= self.owned
-                self.owned = set()
                 return False
-        try:
-            with self.floor.ctx.session() as s, s.begin():
-                s.execute(update(FloorService).where(FloorService.id == self.service_id)
-                          .values(heartbeat_at=self.floor.ctx.now()))
-        except Exception as exc:  # the locks are held; the heartbeat is only for the screens
-            log.warning("service %s: heartbeat not written: %s", self.name, _reason(exc))
         return True
 
     def lost(self) -> set[str]:
@@ -211,21 +236,25 @@ class TableClaims:
                     got = {str(t): bool(ok) for t, ok in cur.fetchall()}
             except Exception as exc:
                 self._drop_conn()
-                self._lost |= self.owned
-                self.owned = set()
                 raise ClaimError(f"the lock connection dropped: {_reason(exc)}") from None
             taken = [t for t in want if got.get(t)]
             self.owned |= set(taken)
+            # linked only after the grace (``linkable``) until _record says otherwise
+            for t in taken:
+                self._grace[t] = time.monotonic() + self.grace_s
         others = [t for t in want if not got.get(t)]
-        refused = self._holders(others) if others else {}
         lost = self.lost()
-        if taken or lost or any(self._refused.get(t) != why for t, why in refused.items()):
-            try:
+        try:
+            refused = self._holders(others) if others else {}
+            if taken or lost or any(self._refused.get(t) != why for t, why in refused.items()):
                 self._record(taken, refused, lost)
-            except Exception:
-                # taken, but not recorded: give them back, the next round tries again
-                self.release(taken, record=False)
-                raise
+        except Exception:
+            # taken, but not recorded: given back (the next round asks again), and the
+            # losses recorded with the next claim
+            self.release(taken, record=False)
+            with self._lock:
+                self._lost |= lost
+            raise
         return taken, refused
 
     def _holders(self, tables: list[str]) -> dict[str, str]:
@@ -256,11 +285,17 @@ class TableClaims:
                 s.add(OwnershipEvent(table_id=t, service_id=self.service_id, event="lost",
                                      detail="the lock connection dropped; the table was given "
                                             "up at once", created_at=u.now))
+            clean: set[str] = set()
             for t in taken:
                 row = s.get(TableOwner, t)
                 if row is None:
+                    clean.add(t)  # never served: nobody to wait for
                     s.add(TableOwner(table_id=t, service_id=self.service_id, since=u.now))
                 else:
+                    before = s.get(FloorService, row.service_id)
+                    if row.service_id == self.service_id or (
+                            before is not None and before.stopped_at is not None):
+                        clean.add(t)  # its last service stopped cleanly (links closed first)
                     row.service_id, row.since = self.service_id, u.now
                 s.add(OwnershipEvent(table_id=t, service_id=self.service_id, event="claimed",
                                      detail=f"{self.kind} {self.name}", created_at=u.now))
@@ -273,8 +308,11 @@ class TableClaims:
                     u.tables.add(t)
         for t, why in refused.items():
             self._refused[t] = why
-        for t in taken:
-            self._refused.pop(t, None)
+        with self._lock:
+            for t in taken:
+                self._refused.pop(t, None)
+                if t in clean:
+                    self._grace.pop(t, None)
 
     def release(self, tables: Iterable[str], *, record: bool = True,
                 detail: str = "released") -> None:
@@ -285,6 +323,8 @@ class TableClaims:
         with self._lock:
             conn = self._conn
             self.owned -= set(tables)
+            for t in tables:
+                self._grace.pop(t, None)
             if conn is not None:
                 try:
                     with conn.cursor() as cur:
@@ -298,6 +338,10 @@ class TableClaims:
         if record and self.service_id is not None:
             try:
                 with self.floor.ctx.unit("ownership") as u:
+                    # nobody serves them now: the next service links them at once
+                    u.s.execute(delete(TableOwner).where(
+                        TableOwner.table_id.in_(tables),
+                        TableOwner.service_id == self.service_id))
                     for t in tables:
                         u.s.add(OwnershipEvent(table_id=t, service_id=self.service_id,
                                                event="released", detail=detail,
@@ -309,6 +353,8 @@ class TableClaims:
 
     def close(self, detail: str = "the service stopped") -> None:
         """Release every table and mark the service stopped (a clean shutdown)."""
+        with self._lock:
+            self._closed = True
         self.release(list(self.owned), detail=detail)
         if self.service_id is not None:
             try:
@@ -356,7 +402,7 @@ def table_services(floor: Floor) -> dict[str, TableService]:
         found = owners.get(t.id)
         if found is None:
             out[t.id] = TableService(t.id, "", False, None,
-                                     "NO SERVICE: no floor service has served this table yet")
+                                     "NO SERVICE: no floor service serves this table now")
             continue
         sid, since = found
         info = svc.get(sid)

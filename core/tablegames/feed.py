@@ -191,6 +191,8 @@ class FeedListener:
         self.last_error = ""
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._late = False  # start() gave up waiting: the first connection resyncs too
+        self._late_lock = threading.Lock()
 
     def start(self, timeout: float = 10.0) -> None:
         """Start listening; returns once LISTEN is in force (every commit after this is
@@ -198,7 +200,10 @@ class FeedListener:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="podium-feed", daemon=True)
             self._thread.start()
-        self.connected.wait(timeout)
+        if not self.connected.wait(timeout):
+            with self._late_lock:
+                if not self.connected.is_set():
+                    self._late = True
 
     def stop(self) -> None:
         self._stop.set()
@@ -227,8 +232,10 @@ class FeedListener:
                 log.warning("floor feed: can not listen on the ledger: %s", self.last_error)
                 self._stop.wait(self.reconnect_delay)
                 continue
-            self.connected.set()
-            if not first:
+            with self._late_lock:
+                self.connected.set()
+                late = self._late
+            if not first or late:
                 log.info("floor feed: listening again; everything is read again")
                 if self.on_resync is not None:
                     try:
