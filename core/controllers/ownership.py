@@ -18,7 +18,10 @@ the ledger database, taken with ``pg_try_advisory_lock`` on a connection of its 
   stops serving every table at once, before it tries to take any again.  Its own side of the
   connection notices a dead network within about 5 s (``core.ledger.db.PG_KEEPALIVES``), the
   heartbeat asks every second: it has closed its links well before the server frees the
-  locks for a standby (about 11 s), so two services never serve one table.
+  locks for a standby (about 11 s).  When the server ends its session at once (a failover,
+  ``pg_terminate_backend``), its locks are free before it knows: so a standby that takes a
+  table from a service that did not stop cleanly links it only after ``TAKEOVER_GRACE_S``
+  (2 s: two heartbeats), and two services never serve one table.
 
 Every claim, release, loss and refusal is a row of ``ownership_events`` (append-only,
 chained): which process answered a table at any moment.  ``floor_services`` keeps each
