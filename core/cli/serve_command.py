@@ -186,7 +186,6 @@ def _tables(args: argparse.Namespace, config: Any) -> list[str] | None:
 def run(args: argparse.Namespace) -> int:
     if args._command == "services":
         return _services(args)
-    _configure_logging(args.log_level, args.log_format)
     from core.controllers.tls import link_tls
     from core.runtime import ConsoleCore
 
@@ -200,6 +199,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     tables = _tables(args, config)
+    # the process's logging is the service's only once everything given was found good (a
+    # refusal is one line on stderr, and a caller's own logging is left alone)
+    _configure_logging(args.log_level, args.log_format)
     name = args.name or (f"serve-{args.pit}@{socket.gethostname()}" if args.pit
                          else f"serve@{socket.gethostname()}")
     console = ConsoleCore(engine, config, paytables, serve=tables, name=name, kind="serve",
