@@ -25,6 +25,7 @@ import queue
 import ssl
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -290,8 +291,13 @@ class ConsoleCore:
 
     # -- claims: the tables this process serves (PostgreSQL) --------------------------------
     def _claim_worker(self) -> None:
-        while not self._claim_wake.wait(self.claim_interval):
-            if self._stopped:
+        while True:
+            delay = self.claim_interval
+            claims = self.claims
+            at = claims.next_link_at() if claims is not None else None
+            if at is not None:  # a table's grace ends sooner: link it then, not a round later
+                delay = max(0.01, min(delay, at - time.monotonic()))
+            if self._claim_wake.wait(delay) or self._stopped:
                 return
             self._claim_once()
 

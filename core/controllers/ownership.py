@@ -182,6 +182,13 @@ class TableClaims:
         """Whether this service has a lock connection now (it may hold tables)."""
         return self._conn is not None
 
+    def next_link_at(self) -> float | None:
+        """When (time.monotonic()) the next table held but still in its grace may be linked;
+        None when none waits."""
+        with self._lock:
+            waiting = [at for t, at in self._grace.items() if t in self.owned]
+        return min(waiting) if waiting else None
+
     def linkable(self) -> set[str]:
         """The tables held whose links may run now: held, and past the grace after a take-over
         from a service that did not stop cleanly (it may be alive and still linked for up to
