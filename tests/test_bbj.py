@@ -225,17 +225,117 @@ def test_not_qualifying_pays_nothing_and_leaves_the_funds() -> None:
 
 # --- ties ----------------------------------------------------------------------------------------
 
-def test_tie_for_the_bad_beat_hand_that_would_qualify_is_refused() -> None:
-    # seats 1 and 2 both hold AAATT (an Ace and a Ten in the hole); 7777A wins
-    c = claim("Ah Ad Tc 7s 7c", {1: "As Td", 2: "Ac Th", 4: "7h 7d"})
-    with pytest.raises(BbjError, match="seats 1 and 2 tie for the losing hand"):
-        decide(c)
+# Seats 1 and 2 both hold an Ace and a Ten: AAATT each, both hole cards playing, an Ace in the
+# hole; seat 4's 7h 7d make 7777A and win the pot.  Seven players dealt in, pot 25 big blinds.
+TIE = {1: "As Td", 2: "Ac Th", 4: "7h 7d"}
 
 
-def test_tie_for_the_second_hand_that_fails_anyway_is_decided() -> None:
-    c = claim("Ah Ad Tc 7s 7c", {1: "As Td", 2: "Ac Th", 4: "7h 7d"}, dealt_in=(1, 2, 3, 4))
+def test_a_tie_for_the_bad_beat_hand_splits_the_losing_share_by_default() -> None:
+    # RULES.md 6.6, tie = split: the losing place's share (award x 0.40, rounded down) is divided
+    # equally between seats 1 and 2, each rounded down; the table share goes to every other
+    # seat dealt in (3, 5, 6, 7); the centavos left stay in main.  An odd main to see it:
+    # main 123,456.79 at a full-cap table -> award 123,456.79
+    #   winning 20%: 24,691.358 -> 24,691.35 to seat 4
+    #   losing 40%: 49,382.716 -> 49,382.71, / 2 = 24,691.355 -> 24,691.35 each to seats 1, 2
+    #   table 40%: 49,382.716 / 4 = 12,345.679 -> 12,345.67 each to seats 3, 5, 6, 7
+    #   paid 24,691.35 + 2 x 24,691.35 + 4 x 12,345.67 = 123,456.73; 0.06 left in main
+    # every share is above 10,000.00: citizens pay 20% (24,691.35 -> 4,938.27; 12,345.67 ->
+    # 2,469.13, half up).  Reserve 300.01 moves up whole (fraction 1).
+    c = claim(showdown=TIE, main_jackpot_cents=12_345_679, reserve_jackpot_cents=30_001)
     d = decide(c)
-    assert (d.losing_seat, d.reasons) == (1, ("NOT_ENOUGH_PLAYERS",))
+    assert d.qualifies and d.reasons == ()
+    assert (d.winning_seat, d.winning_seats, d.losing_seat, d.losing_seats) == (4, (4,), 1, (1, 2))
+    assert d.losing_tie == (1, 2) and d.losing_hand is not None
+    assert d.losing_hand.category == "FULL_HOUSE"
+    assert gross(d) == [(4, "winning", 2_469_135), (1, "losing", 2_469_135),
+                        (2, "losing", 2_469_135), (3, "table", 1_234_567),
+                        (5, "table", 1_234_567), (6, "table", 1_234_567),
+                        (7, "table", 1_234_567)]
+    assert [s.tax_cents for s in d.shares] == [493_827] * 3 + [246_913] * 4
+    assert (d.award_cents, d.paid_cents, d.left_in_main_cents) == (12_345_679, 12_345_673, 6)
+    assert (d.main_after_cents, d.reserve_after_cents) == (6 + 30_001, 0)
+    assert d.main_after_cents + d.reserve_after_cents + d.paid_cents == 12_345_679 + 30_001
+
+
+def test_a_tie_split_at_a_lower_cap_rounds_the_place_share_then_each_seat() -> None:
+    # cap 75 of 100 -> award = 1,000,000.00 x 3/4 = 750,000.00; split 0.25/0.35/0.40:
+    # losing 262,500.00 / 2 = 131,250.00 each; winning 187,500.00; table 300,000.00 / 4 =
+    # 75,000.00 each.
+    s = BbjSettings(split=Split(Decimal("0.25"), Decimal("0.35"), Decimal("0.40")))
+    d = decide(claim(showdown=TIE, table_jackpot_rake_cap_cents=7_500), s)
+    assert gross(d) == [(4, "winning", 18_750_000), (1, "losing", 13_125_000),
+                        (2, "losing", 13_125_000), (3, "table", 7_500_000),
+                        (5, "table", 7_500_000), (6, "table", 7_500_000),
+                        (7, "table", 7_500_000)]
+    assert d.left_in_main_cents == 0
+
+
+def test_a_tie_under_the_refuse_policy_names_both_seats_and_the_place() -> None:
+    with pytest.raises(BbjError, match=r"seats 1 and 2 tie for the losing hand \(FULL_HOUSE\);"
+                                       r" the room's tie policy is refuse"):
+        decide(claim(showdown=TIE), BbjSettings(tie="refuse"))
+
+
+def test_a_tie_policy_that_is_not_split_or_refuse_is_refused_by_name() -> None:
+    with pytest.raises(BbjError, match="tie: 'toss' is not a tie policy"):
+        BbjSettings(tie="toss")
+
+
+def test_a_tie_for_the_second_hand_that_fails_anyway_is_decided_under_either_policy() -> None:
+    c = claim(showdown=TIE, dealt_in=(1, 2, 3, 4))
+    for policy in ("split", "refuse"):
+        d = decide(c, BbjSettings(tie=policy))
+        assert (d.losing_seat, d.losing_seats, d.reasons) == (1, (1, 2), ("NOT_ENOUGH_PLAYERS",))
+
+
+def test_a_tie_where_no_tied_seat_passes_fails_with_the_lowest_seats_reasons() -> None:
+    # board Ah Ad Tc Ts 2c: seats 1 (As 3d) and 2 (Ac 4h) both make AAATT, and in both the low
+    # card does not play: no tied seat can be the bad beat.  Seat 6's Th Td make TTTTA and win.
+    c = claim("Ah Ad Tc Ts 2c", {1: "As 3d", 2: "Ac 4h", 6: "Th Td"})
+    for policy in ("split", "refuse"):
+        d = decide(c, BbjSettings(tie=policy))
+        assert not d.qualifies
+        assert (d.winning_seats, d.losing_seat, d.losing_tie) == ((6,), 1, (1, 2))
+        assert d.reasons == ("LOSING_HOLE_CARDS_DO_NOT_PLAY",)
+
+
+def test_a_tied_seat_that_fails_its_own_hand_rules_takes_the_table_share(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # With real cards a tie for a place is all-pass (each holds an Ace and a Ten) or all-fail
+    # (docs/bbj.md "Ties"); the reading for a mixed tie is checked with seat 2's hand rules
+    # made to fail: seat 2 is then an "other player dealt in" (RULES.md 6.6), so seat 1 alone
+    # takes the losing 40% and seat 2 a table share: 1,000,000.00 -> 200,000.00 to seat 4,
+    # 400,000.00 to seat 1, 400,000.00 / 5 = 80,000.00 to each of seats 2, 3, 5, 6, 7.
+    import core.rules.bbj as bbj
+
+    real = bbj._hand_reasons
+
+    def failing_for_seat_2(role: str, hand: Any, board: Any, hole: Any) -> set[str]:
+        out = real(role, hand, board, hole)
+        if hole == tuple(cards("Ac Th")):
+            out.add(f"{role}_HOLE_CARDS_DO_NOT_PLAY")
+        return out
+
+    monkeypatch.setattr(bbj, "_hand_reasons", failing_for_seat_2)
+    d = decide(claim(showdown=TIE))
+    assert (d.losing_seats, d.losing_tie) == ((1,), (1, 2))
+    assert gross(d) == [(4, "winning", 20_000_000), (1, "losing", 40_000_000),
+                        (2, "table", 8_000_000), (3, "table", 8_000_000),
+                        (5, "table", 8_000_000), (6, "table", 8_000_000),
+                        (7, "table", 8_000_000)]
+    # two hands of equal value are still a tie for the refuse policy: the manager decides
+    with pytest.raises(BbjError, match="seats 1 and 2 tie for the losing hand"):
+        decide(claim(showdown=TIE), BbjSettings(tie="refuse"))
+
+
+def test_a_tie_for_the_pot_is_the_winning_place_and_the_next_hand_the_losing_one() -> None:
+    # board 7h 7d 7c 7s 2c: seats 1 (Ks 3d) and 2 (Kc 4h) both make 7777K and split the pot;
+    # seat 3 (Qs Qd) makes 7777Q, the losing place.  A tied winning place never passes its
+    # rules (here the low cards do not play), so the claim fails, reported on seat 1.
+    c = claim("7h 7d 7c 7s 2c", {1: "Ks 3d", 2: "Kc 4h", 3: "Qs Qd"})
+    d = decide(c)
+    assert (d.winning_seat, d.winning_tie, d.losing_seats) == (1, (1, 2), (3,))
+    assert "WINNING_HOLE_CARDS_DO_NOT_PLAY" in d.reasons
 
 
 # --- payout: the split and the table share ----------------------------------------------------
@@ -392,10 +492,7 @@ def test_funds_are_conserved_and_shares_round_down(seed: int, players: int, show
     showdown = tuple(ShownHand(seat, (deck[5 + 2 * i], deck[6 + 2 * i]))
                      for i, seat in enumerate(seats[:shown]))
     c = Claim(100, 2_000, seats, tuple(deck[:5]), showdown, cap, 10_000, main, reserve)
-    try:
-        d = decide(c)
-    except BbjError:  # a tie for a bad beat hand that would qualify
-        return
+    d = decide(c)  # a tie is split by default: never refused
     assert d.main_after_cents + d.reserve_after_cents + d.paid_cents == main + reserve
     assert 0 <= d.left_in_main_cents < max(1, len(d.shares))
     if d.qualifies:

@@ -259,11 +259,53 @@ def test_bad_input_exits_2_with_one_line_naming_the_field(
     assert message in line
 
 
-def test_tie_for_the_bad_beat_hand_is_refused_not_guessed(
+# Seats 1 (As Td) and 2 (Ac Th) both make AAATT on Ah Ad Tc 7s 7c, seat 4 (7h 7d) 7777A.
+TIE_SHOWDOWN = [{"seat": 1, "hole": ["As", "Td"]}, {"seat": 2, "hole": ["Ac", "Th"]},
+                {"seat": 4, "hole": ["7h", "7d"]}]
+
+
+def test_a_tie_for_the_bad_beat_hand_is_split_by_default(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    case = _with(showdown=[{"seat": 1, "hole": ["As", "Td"]}, {"seat": 2, "hole": ["Ac", "Th"]},
-                           {"seat": 4, "hole": ["7h", "7d"]}])
-    assert "seats 1 and 2 tie for the losing hand" in refusal(tmp_path, capsys, case)
+    # RULES.md 6.6, tie = split. Main 100,000.01, cap 100 of 100: award 100,000.01.
+    # winning 20%: 20,000.002 -> 20,000.00 to seat 4 (NRANETB: 25% = 5,000.00);
+    # losing 40%: 40,000.004 -> 40,000.00, / 2 -> 20,000.00 each to seats 1 and 2 (20%:
+    # 4,000.00); table 40%: 40,000.004 / 4 (seats 3, 5, 6, 7) = 10,000.001 -> 10,000.00 each,
+    # not above 10,000.00: no tax.  Paid 100,000.00, 0.01 left in main; reserve 300,000.00 up.
+    got = run_json(tmp_path, capsys, _with(showdown=TIE_SHOWDOWN, main_jackpot="100000.01"))
+    assert (got["qualifies"], got["winning_seat"], got["losing_seat"]) == (True, 4, 1)
+    assert [(s["seat"], s["role"], s["gross"], s["tax"]) for s in got["shares"]] == [
+        (4, "winning", "20000.00", "5000.00"), (1, "losing", "20000.00", "4000.00"),
+        (2, "losing", "20000.00", "4000.00"), (3, "table", "10000.00", "0.00"),
+        (5, "table", "10000.00", "0.00"), (6, "table", "10000.00", "0.00"),
+        (7, "table", "10000.00", "0.00")]
+    assert (got["award"], got["main_after"], got["reserve_after"]) == (
+        "100000.01", "300000.01", "0.00")
+    assert list(got) == ["qualifies", "reasons", "winning_seat", "winning_hand", "losing_seat",
+                         "losing_hand", "payout_fraction", "award", "shares", "main_after",
+                         "reserve_after"]  # a tie adds no key to CLI.md's output
+    case = _with(showdown=TIE_SHOWDOWN, tie="split", main_jackpot="100000.01")
+    assert run_json(tmp_path, capsys, case) == got
+    code, out, err = run_bbj(tmp_path, capsys, case)
+    assert (code, err) == (0, "")
+    assert "losing   seats 1 and 2 (tie, split)  FULL_HOUSE" in out
+    assert "left in main (rounding) 0.01" in out
+
+
+def test_a_tie_under_the_refuse_policy_exits_2_naming_both_seats(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = refusal(tmp_path, capsys, _with(showdown=TIE_SHOWDOWN, tie="refuse"))
+    assert "showdown: seats 1 and 2 tie for the losing hand (FULL_HOUSE)" in line
+    assert "tie policy is refuse" in line
+    # no tie: refuse changes nothing
+    assert run_json(tmp_path, capsys, _with(tie="refuse")) == run_json(
+        tmp_path, capsys, qualifying_example())
+
+
+@pytest.mark.parametrize("value", ["Split", "toss", "", 1, None, ["split"]])
+def test_a_tie_policy_other_than_split_or_refuse_is_refused_by_name(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], value: object) -> None:
+    line = refusal(tmp_path, capsys, _with(tie=value))
+    assert "tie: " in line and 'is not a tie policy (use "split" or "refuse")' in line
 
 
 def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

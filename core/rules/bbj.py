@@ -23,12 +23,19 @@ Qualification (RULES.md 6, "Qualification"):
 * at least ``min_players`` dealt in (``NOT_ENOUGH_PLAYERS``); the pot at least
   ``min_pot_big_blinds`` big blinds (``POT_TOO_SMALL``); no void observed (``VOIDED``).
 
-Ties: a tie for the highest hand is a split pot; it can never qualify (two players can not
-both hold four of a kind or a straight flush with both hole cards playing), and the lower seat
-is reported as winning.  A tie for the SECOND hand (two bad beat hands) is not decided by
-RULES.md: when the claim would qualify with either of them, :func:`decide` refuses it with a
-:class:`BbjError` rather than pick one; when it fails whichever is taken, the lower seat is
-reported.
+Ties (RULES.md 6 point 6: room policy, :attr:`BbjSettings.tie`): the seats whose hands
+have the highest value are the WINNING place, the seats with the next value below it the
+LOSING place.  A tied seat whose own hand fails the per-hand rules (both hole cards play, an Ace
+in the hole) is not part of its place: it is an "other player dealt in" and takes the table
+share; when no tied seat passes them, the place fails with the lowest tied seat's reasons.
+``split`` (default): the place's share (award x its part, rounded down) is divided equally
+among its seats, each rounded down, the centavos left stay in main.  ``refuse``: a claim that
+would qualify with a tie (two or more hands of the place's value) is a :class:`BbjError`
+naming the tied seats and the place (the room manager decides).  A tie for the winning place
+can never qualify (two players can not both hold the same four of a kind or straight flush
+with both hole cards playing), but it is handled the same way.  The Decision's
+``winning_seat``/``losing_seat`` are the lowest seat of each place; ``winning_seats`` /
+``losing_seats`` every seat of it.
 """
 
 from __future__ import annotations
@@ -62,6 +69,7 @@ VOID_REASONS: tuple[str, ...] = (
     "unverifiable_hand",
 )
 ROLES: tuple[str, ...] = ("winning", "losing", "table")
+TIE_POLICIES: tuple[str, ...] = ("split", "refuse")  # RULES.md 6 point 6, [poker_room] tie
 ACE = 14
 
 
@@ -102,8 +110,12 @@ class BbjSettings:
     tax_threshold_cents: int = 1_000_000  # 10,000.00: citizens and NRAETB pay tax ABOVE it
     resident_tax_rate: Decimal = Decimal("0.20")  # citizen, nraetb: of the WHOLE share
     nranetb_tax_rate: Decimal = Decimal("0.25")  # regardless of amount
+    tie: str = "split"  # two hands of equal value for a place: split | refuse
 
     def __post_init__(self) -> None:
+        if self.tie not in TIE_POLICIES:
+            raise BbjError(f"tie: {self.tie!r} is not a tie policy (use "
+                           f"{' or '.join(TIE_POLICIES)})")
         if self.min_players < 2:
             raise BbjError(f"min_players: {self.min_players} is fewer than the two hands "
                            "a bad beat needs")
@@ -247,6 +259,13 @@ class Decision:
     shares: tuple[Share, ...]  # winning, losing, then the table share in seat order
     main_after_cents: int
     reserve_after_cents: int
+    # every seat of the winning / losing place (more than one: a tie split); the lowest is
+    # winning_seat / losing_seat.  A tied seat that fails its own hand's rules is not in it.
+    winning_seats: tuple[int, ...] = ()
+    losing_seats: tuple[int, ...] = ()
+    # every seat whose hand has the place's value (the tie as shown down, failing seats too)
+    winning_tie: tuple[int, ...] = ()
+    losing_tie: tuple[int, ...] = ()
 
     @property
     def paid_cents(self) -> int:
@@ -278,8 +297,36 @@ def _hand_reasons(role: str, hand: HoldemHand, board: Sequence[Card],
     return reasons
 
 
+Ranked = tuple[int, HoldemHand, tuple[Card, Card]]
+
+
+@dataclass(frozen=True)
+class _Place:
+    """The winning or the losing place at showdown: the hands of one value."""
+
+    tied: tuple[int, ...]  # every seat with the place's value, in seat order
+    seats: tuple[int, ...]  # those whose hand passes its own rules (else every tied seat)
+    hand: HoldemHand
+    reasons: frozenset[str]  # empty when a seat passes; else the lowest tied seat's
+
+
+def _place(role: str, group: Sequence[Ranked], board: Sequence[Card]) -> _Place:
+    per_seat = [(seat, _hand_reasons(role, hand, board, hole)) for seat, hand, hole in group]
+    tied = tuple(seat for seat, _ in per_seat)
+    passing = tuple(seat for seat, r in per_seat if not r)
+    if passing:
+        return _Place(tied, passing, group[0][1], frozenset())
+    return _Place(tied, tied, group[0][1], frozenset(per_seat[0][1]))
+
+
+def _seats_text(seats: Sequence[int]) -> str:
+    names = [str(s) for s in seats]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def decide(claim: Claim, settings: BbjSettings | None = None) -> Decision:
-    """Decide a claim under every rule of RULES.md section 6 and compute the payout."""
+    """Decide a claim under every rule of RULES.md section 6 and compute the payout.  With
+    the ``refuse`` tie policy a claim that would qualify with a tie raises :class:`BbjError`."""
     s = settings if settings is not None else BbjSettings()
     reasons: set[str] = set()
     if len(claim.dealt_in) < s.min_players:
@@ -290,40 +337,51 @@ def decide(claim: Claim, settings: BbjSettings | None = None) -> Decision:
         reasons.add("VOIDED")
 
     ranked = _ranked(claim)
-    winning = ranked[0] if ranked else None
-    losing = ranked[1] if len(ranked) > 1 else None
-    if losing is None:
+    winning = lost = None
+    if ranked:
+        top = ranked[0][1].value
+        winning = _place("WINNING", [t for t in ranked if t[1].value == top], claim.board)
+        below = [t for t in ranked if t[1].value < top]
+        if below:
+            second = below[0][1].value
+            lost = _place("LOSING", [t for t in below if t[1].value == second], claim.board)
+    if len(ranked) < 2:
         reasons.add("NO_SHOWDOWN")
-    if winning is not None:
-        reasons |= _hand_reasons("WINNING", winning[1], claim.board, winning[2])
-    if losing is not None:
-        tied = [t for t in ranked[1:] if t[1].value == losing[1].value]
-        per_seat = [_hand_reasons("LOSING", hand, claim.board, hole) for _, hand, hole in tied]
-        if len(tied) > 1 and not all(reasons | r for r in per_seat):
-            seats = " and ".join(str(t[0]) for t in tied)
-            raise BbjError(f"showdown: seats {seats} tie for the losing hand "
-                           f"({losing[1].category}); RULES.md section 6 does not say which "
-                           "one is the bad beat")
-        reasons |= per_seat[0]
+    for place in (winning, lost):
+        if place is not None:
+            reasons |= place.reasons
+    if lost is None and not reasons:  # every hand shown ties for the pot: no bad beat (a
+        reasons.add("NO_SHOWDOWN")    # tied winning place never passes its rules anyway)
 
     ordered = tuple(r for r in REASONS if r in reasons)
-    win_seat = winning[0] if winning else None
-    win_hand = winning[1] if winning else None
-    lose_seat = losing[0] if losing else None
-    lose_hand = losing[1] if losing else None
-    if ordered or winning is None or losing is None:
+    seats = {
+        "winning_seats": winning.seats if winning else (),
+        "losing_seats": lost.seats if lost else (),
+        "winning_tie": winning.tied if winning else (),
+        "losing_tie": lost.tied if lost else (),
+    }
+    win_seat = winning.seats[0] if winning else None
+    win_hand = winning.hand if winning else None
+    lose_seat = lost.seats[0] if lost else None
+    lose_hand = lost.hand if lost else None
+    if ordered or winning is None or lost is None:
         return Decision(False, ordered, win_seat, win_hand, lose_seat, lose_hand, Fraction(0),
-                        0, (), claim.main_jackpot_cents, claim.reserve_jackpot_cents)
-    assert winning[1].value > losing[1].value  # a tie at the top never passes the rules
+                        0, (), claim.main_jackpot_cents, claim.reserve_jackpot_cents, **seats)
+    if s.tie == "refuse":
+        for name, place in (("winning", winning), ("losing", lost)):
+            if len(place.tied) > 1:
+                raise BbjError(f"showdown: seats {_seats_text(place.tied)} tie for the {name} "
+                               f"hand ({place.hand.category}); the room's tie policy is "
+                               "refuse: the room manager decides ([poker_room] tie)")
 
     fraction = claim.payout_fraction
     award = claim.main_jackpot_cents * fraction.numerator // fraction.denominator
-    shares = _shares(claim, s, award, winning[0], losing[0])
+    shares = _shares(claim, s, award, winning.seats, lost.seats)
     paid = sum(x.gross_cents for x in shares)
     moved = claim.reserve_jackpot_cents * fraction.numerator // fraction.denominator
     return Decision(True, (), win_seat, win_hand, lose_seat, lose_hand, fraction, award, shares,
                     claim.main_jackpot_cents - paid + moved,
-                    claim.reserve_jackpot_cents - moved)
+                    claim.reserve_jackpot_cents - moved, **seats)
 
 
 def _floor_share(award_cents: int, rate: Decimal, people: int = 1) -> int:
@@ -331,13 +389,17 @@ def _floor_share(award_cents: int, rate: Decimal, people: int = 1) -> int:
     return award_cents * num // (den * people)
 
 
-def _shares(claim: Claim, s: BbjSettings, award: int, winning_seat: int,
-            losing_seat: int) -> tuple[Share, ...]:
-    others = sorted(seat for seat in claim.dealt_in if seat not in (winning_seat, losing_seat))
-    gross: list[tuple[int, str, int]] = [
-        (winning_seat, "winning", _floor_share(award, s.split.winning)),
-        (losing_seat, "losing", _floor_share(award, s.split.losing)),
-    ]
+def _shares(claim: Claim, s: BbjSettings, award: int, winning_seats: tuple[int, ...],
+            losing_seats: tuple[int, ...]) -> tuple[Share, ...]:
+    """Each place's share (award x its part, rounded down) divided equally among its seats,
+    each rounded down; the table part among every other seat dealt in, each rounded down."""
+    placed = set(winning_seats) | set(losing_seats)
+    others = sorted(seat for seat in claim.dealt_in if seat not in placed)
+    gross: list[tuple[int, str, int]] = []
+    for role, seats, rate in (("winning", winning_seats, s.split.winning),
+                              ("losing", losing_seats, s.split.losing)):
+        each = _floor_share(award, rate) // len(seats)
+        gross += [(seat, role, each) for seat in sorted(seats)]
     if others:
         each = _floor_share(award, s.split.table, len(others))
         gross += [(seat, "table", each) for seat in others]

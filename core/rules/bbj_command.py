@@ -19,6 +19,7 @@ from core.jsondoc import check_keys, json_array, json_object, json_type, load_js
 from core.money import format_cents, json_cents, parse_cents, parse_rate
 from core.rules.bbj import (
     BbjError,
+    TIE_POLICIES,
     BbjSettings,
     Claim,
     Decision,
@@ -32,7 +33,7 @@ REQUIRED_KEYS: tuple[str, ...] = (
     "big_blind", "pot", "dealt_in", "board", "showdown", "table_jackpot_rake_cap",
     "room_max_jackpot_rake", "main_jackpot", "reserve_jackpot",
 )
-OPTIONAL_KEYS: tuple[str, ...] = ("taxpayers", "voids", "split")
+OPTIONAL_KEYS: tuple[str, ...] = ("taxpayers", "voids", "split", "tie")
 FRACTION_DECIMALS = 6
 
 
@@ -142,12 +143,20 @@ def _split(value: object) -> Split:
                  _rate(obj["table"], "split.table"))
 
 
+def _tie(value: object) -> str:
+    if value not in TIE_POLICIES:  # exactly as written: "Split" or " split" is a typo too
+        shown = json.dumps(value) if not isinstance(value, Decimal) else str(value)
+        raise BbjError(f"tie: {shown} is not a tie policy (use \"split\" or \"refuse\")")
+    return str(value)
+
+
 def parse_case(data: object) -> tuple[Claim, BbjSettings]:
-    """Check a parsed case file completely; the settings carry its ``split``."""
+    """Check a parsed case file completely; the settings carry its ``split`` and ``tie``."""
     top = _object(data, "case")
     _keys(top, "case", REQUIRED_KEYS, OPTIONAL_KEYS)
     dealt_in = tuple(_seat(s, "dealt_in") for s in _array(top["dealt_in"], "dealt_in"))
-    settings = BbjSettings(split=_split(top["split"])) if "split" in top else BbjSettings()
+    settings = BbjSettings(split=_split(top["split"]) if "split" in top else Split(),
+                           tie=_tie(top["tie"]) if "tie" in top else "split")
     claim = Claim(
         big_blind_cents=_money(top["big_blind"], "big_blind"),
         pot_cents=_money(top["pot"], "pot"),
@@ -178,6 +187,8 @@ def fraction_text(value: Fraction) -> str:
 
 
 def decision_json(d: Decision) -> dict[str, Any]:
+    """CLI.md's output, key for key.  A tie adds no key: ``winning_seat`` / ``losing_seat`` are
+    the lowest seat of each place, and the shares name every seat of it by its role."""
     return {
         "qualifies": d.qualifies,
         "reasons": list(d.reasons),
@@ -199,10 +210,11 @@ def decision_text(claim: Claim, d: Decision) -> str:
     lines = ["Bad Beat Jackpot: " + ("QUALIFIES" if d.qualifies else "does not qualify")]
     if d.reasons:
         lines.append("reasons  " + ", ".join(d.reasons))
-    for role, seat, hand in (("winning", d.winning_seat, d.winning_hand),
-                             ("losing", d.losing_seat, d.losing_hand)):
-        lines.append(f"{role:<8} " + (f"seat {seat}  {hand.category}" if seat is not None
-                                      and hand is not None else "-"))
+    for role, seats, tie, hand in (("winning", d.winning_seats, d.winning_tie, d.winning_hand),
+                                   ("losing", d.losing_seats, d.losing_tie, d.losing_hand)):
+        text = (f"{_seats_words(seats)}  {hand.category}{_tie_words(seats, tie)}"
+                if seats and hand is not None else "-")
+        lines.append(f"{role:<8} {text}")
     lines.append(f"main     {format_cents(claim.main_jackpot_cents):>16}   reserve "
                  f"{format_cents(claim.reserve_jackpot_cents)}")
     if d.qualifies:
@@ -220,6 +232,21 @@ def decision_text(claim: Claim, d: Decision) -> str:
     lines.append(f"after    main {format_cents(d.main_after_cents)}   reserve "
                  f"{format_cents(d.reserve_after_cents)}")
     return "\n".join(lines)
+
+
+def _seats_words(seats: tuple[int, ...]) -> str:
+    if len(seats) == 1:
+        return f"seat {seats[0]}"
+    return "seats " + ", ".join(map(str, seats[:-1])) + f" and {seats[-1]} (tie, split)"
+
+
+def _tie_words(seats: tuple[int, ...], tie: tuple[int, ...]) -> str:
+    """The tied seats left out of the place (their own hand fails its rules: table share)."""
+    out = [s for s in tie if s not in seats]
+    if not out:
+        return ""
+    return ("; also tied: seat" + ("s " if len(out) > 1 else " ") + ", ".join(map(str, out))
+            + ", whose own hand fails its rules (a table share)")
 
 
 # --- the command ------------------------------------------------------------------------------
