@@ -86,7 +86,7 @@ from typing import Any, Literal, TypeVar
 from core.controllers.protocol import MAX_AMOUNT_CENTS, MAX_ID_CHARS
 from core.money import cents_to_units, json_cents, parse_cents, parse_rate
 from core.pokerroom.fund import FundSettings
-from core.rules.bbj import BbjSettings, Split
+from core.rules.bbj import TIE_POLICIES, BbjSettings, Split
 from core.rules.paytables import Paytable, link_problem
 from core.tablegames.meters import PAY_ORDERS, LevelSettings, PayOrder
 from core.text import printable
@@ -686,11 +686,13 @@ def _poker_room(sec: _Section) -> PokerRoomConfig:
     admin = sec.convert("admin_fee_rate", _rate, str(fund_default.admin_fee_rate))
     main = sec.convert("main_rate", _rate, str(fund_default.main_rate))
     denoms = sec.convert("denominations", _denominations, list(fund_default.denominations))
+    # RULES.md 6.6: two hands of equal value for a place: split the place's share, or refuse
+    tie = sec.choice("tie", TIE_POLICIES, rules_default.tie)
     sec.done()
     try:
         rules = BbjSettings(split=Split(**split), min_players=min_players,
                             min_pot_big_blinds=min_pot, tax_threshold_cents=threshold,
-                            resident_tax_rate=resident, nranetb_tax_rate=nranetb)
+                            resident_tax_rate=resident, nranetb_tax_rate=nranetb, tie=tie)
         fund = FundSettings(rake_rate=rake_rate, room_max_rake_cents=room_max,
                             caps_by_big_blind=tuple(caps), admin_fee_rate=admin, main_rate=main,
                             denominations=denoms)

@@ -412,8 +412,10 @@ caps_by_big_blind = [ { big_blind = "20.00", cap = "50.00" },
                       { big_blind = "50.00", cap = "75.00" } ]
 admin_fee_rate = "0.25"
 denominations = [1000, 500, 100, 50, 25, 10]
+tie = "refuse"
 ''')
     rules, fund = cfg.poker_room.rules, cfg.poker_room.fund
+    assert (rules.tie, loads_floor(BASE).poker_room.rules.tie) == ("refuse", "split")
     assert rules.split == Split(Decimal("0.30"), Decimal("0.30"), Decimal("0.40"))
     assert (rules.min_players, rules.min_pot_big_blinds, rules.tax_threshold_cents) == (
         6, 25, 2_000_000)
@@ -433,6 +435,8 @@ denominations = [1000, 500, 100, 50, 25, 10]
     ('admin_fee_rate = 0.3', ("poker_room.admin_fee_rate", "TOML float")),
     ("denominations = [500, 0]", ("poker_room.denominations", "whole pesos")),
     ('splits = { winning = "0.20" }', ("poker_room.splits", "unknown key")),
+    ('tie = "toss"', ("poker_room.tie", "'toss' must be one of split, refuse")),
+    ("tie = 1", ("poker_room.tie",)),
 ])
 def test_a_malformed_poker_room_section_is_refused_by_key(
         section: str, fragments: tuple[str, ...]) -> None:
