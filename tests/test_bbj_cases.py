@@ -5,6 +5,7 @@ weekends) and overdue detection, a voided case kept with its reason.  SQLite and
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -13,8 +14,10 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 import core.pokerroom.fund as bf
-from core.auth import AuthError
-from core.demo import enroll_demo_employees, swipe_of
+from core import cardkey
+from core.auth import AuthError, Gate, gate_for, register_gate
+from core.demo import demo_credential, enroll_demo_employees, swipe_of
+from core.floorconfig import Authorization
 from core.ledger.models import (
     BbjAward,
     BbjAwardShare,
@@ -27,11 +30,12 @@ from core.ledger.models import (
     SwipeLog,
 )
 from core.pokerroom import cases as bc
-from core.rules.bbj import ShownHand, decide
+from core.rules.bbj import BbjError, BbjSettings, ShownHand, decide
 from core.rules.cards import Card, parse_cards
 
 MANILA = ZoneInfo("Asia/Manila")
 SUP, SUP2, SURVEILLANCE = swipe_of("1001"), swipe_of("1002"), swipe_of("3001")
+EXEC = swipe_of("2001")  # Evelyn Cruz, the demo's executive (demo PIN 2001)
 DAY1 = date(2026, 12, 1)  # a Tuesday
 HIT = datetime(2026, 12, 1, 14, 0, tzinfo=UTC)
 
@@ -64,8 +68,20 @@ class Clock:
         return self
 
 
+def floor_policy(engine: Engine, **kw: object) -> Authorization:
+    """Register the gate a floor file with these ``[authorization]`` keys gives the ledger."""
+    policy = Authorization(**kw)  # type: ignore[arg-type]
+    register_gate(Gate(engine, cardkey.load(), policy))
+    return policy
+
+
 @pytest.fixture
 def room(engine: Engine) -> Engine:
+    # A floor whose executive threshold (and separate-verifier amount) is 1,000,000.00: every
+    # award and share of these tests is below it, so a supervisor's card takes every step
+    # ("Authority by size" below registers the demo floor's 5,000.00).
+    floor_policy(engine, executive_threshold_cents=100_000_000,
+                 separate_verifier_cents=100_000_000)
     enroll_demo_employees(engine)
     bf.create_fund(engine, "bbj", "Poker room BBJ", at=HIT - timedelta(days=2))
     bf.seed(engine, "bbj", 5_000_000, by="operator", reason="opening seed",
@@ -537,3 +553,157 @@ def test_every_rule_is_reported_passed_or_failed_in_cli_md_order() -> None:
     assert results["POT_TOO_SMALL"] == (False, "the pot is under 20 big blinds")
     assert results["WINNING_HAND_TOO_LOW"] == (True, "the winning hand is four of a kind or "
                                                      "better")
+
+
+# --- ties (RULES.md 6.6, [poker_room] tie) --------------------------------------------------
+
+def tie_entry() -> bc.ClaimEntry:
+    """Seats 1 (As Td) and 2 (Ac Th) both make AAATT on Ah Ad Tc 7s 7c and tie for the bad
+    beat; seat 4 (7h 7d) wins with 7777A; 7 seats dealt in, cap 77.77 of 100.00."""
+    shown = {1: "As Td", 2: "Ac Th", 4: "7h 7d"}
+    return replace(entry(seats=7, cap_cents=7_777), showdown=tuple(
+        ShownHand(seat, (cards(h)[0], cards(h)[1])) for seat, h in shown.items()))
+
+
+def test_an_approved_tie_case_pays_each_tied_seat_and_the_fund_is_the_sum_of_its_rows(
+        room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = bc.open_case(room, "bbj", tie_entry(), HIT, SUP, clock=clock)
+    assert bc.get_case(room, cid).share_seats == (4, 1, 2, 3, 5, 6, 7)
+    bc.advance(room, cid, "verified", SUP2, deck_sorted=True, cctv_reviewed=True, clock=clock)
+    bc.advance(room, cid, "request_filed", SUP, clock=clock)
+    post_day1(room)
+    # main 50,705.60 x 0.7777 = 39,433.74512 -> award 39,433.74
+    #   winning 20%: 7,886.748 -> 7,886.74 to seat 4
+    #   losing 40%: 15,773.496 -> 15,773.49, / 2 = 7,886.745 -> 7,886.74 each to seats 1, 2
+    #   table 40%: 15,773.496 / 4 = 3,943.374 -> 3,943.37 each to seats 3, 5, 6, 7
+    #   paid 3 x 7,886.74 + 4 x 3,943.37 = 39,433.70: 0.04 stays in main
+    # seat 2 is NRANETB: 25% of 7,886.74 = 1,971.685 -> 1,971.69; the others are citizens at
+    # or below 10,000.00: no tax.  Reserve moved 302.40 x 0.7777 = 235.17648 -> 235.17.
+    # main after 50,705.60 - 39,433.70 + 235.17 = 11,507.07; reserve after 67.23.
+    case = bc.advance(room, cid, "approved", SUP, clock=clock.step(days=1))
+    assert bf.funds(room, "bbj") == bf.Funds(1_150_707, 6_723)
+    _n, awards, main, reserve = _fund_rows(room)
+    assert (awards, main, reserve) == (1, 1_150_707, 6_723)
+    with Session(room) as s:
+        award = s.get(BbjAward, case.award_id)
+        assert award is not None
+        assert (award.award_cents, award.paid_cents) == (3_943_374, 3_943_370)
+        rows = s.execute(select(BbjAwardShare.seat, BbjAwardShare.role,
+                                BbjAwardShare.gross_cents, BbjAwardShare.tax_cents)
+                         .where(BbjAwardShare.award_id == award.id)
+                         .order_by(BbjAwardShare.id)).all()
+    assert [tuple(r) for r in rows] == [
+        (4, "winning", 788_674, 0), (1, "losing", 788_674, 0), (2, "losing", 788_674, 197_169),
+        (3, "table", 394_337, 0), (5, "table", 394_337, 0), (6, "table", 394_337, 0),
+        (7, "table", 394_337, 0)]
+    case = bc.advance(room, cid, "share_paid", SUP, seat=2, clock=clock.step(minutes=5))
+    assert case.events[-1].detail == "award 1: gross 7,886.74, tax 1,971.69, net 5,915.05"
+
+
+def test_a_tie_under_the_refuse_policy_opens_no_case(room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    with pytest.raises(BbjError, match="seats 1 and 2 tie for the losing hand"):
+        bc.open_case(room, "bbj", tie_entry(), HIT, SUP, settings=BbjSettings(tie="refuse"),
+                     clock=clock)
+    assert bc.list_cases(room) == []
+    with Session(room) as s:
+        assert s.execute(select(func.count()).select_from(SwipeLog)).scalar() == 0
+
+
+# --- authority by size ([authorization], as the table progressives' pays) --------------------
+
+def _swipes(engine: Engine) -> list[tuple[str, str | None]]:
+    with Session(engine) as s:
+        return [tuple(r) for r in s.execute(  # type: ignore[misc]
+            select(SwipeLog.outcome, SwipeLog.role_required)
+            .where(SwipeLog.action == "bbj_case").order_by(SwipeLog.id)).all()]
+
+
+def _events(engine: Engine) -> int:
+    with Session(engine) as s:
+        return s.execute(select(func.count()).select_from(BbjCaseEvent)).scalar_one()
+
+
+def test_a_supervisor_is_refused_a_large_award_and_only_the_swipe_is_written(
+        room: Engine) -> None:
+    floor_policy(room, executive_threshold_cents=500_000)  # the demo floor's 5,000.00
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = _filed(room, clock)
+    post_day1(room)
+    need = bc.step_authority(room, cid, "approved")
+    assert (need.role, need.amount_cents, need.threshold_cents) == ("executive", 5_070_560,
+                                                                    500_000)
+    assert need.prompt.startswith("50,705.60 is at or above the executive threshold 5,000.00")
+    before, events, swipes = _fund_rows(room), _events(room), _swipes(room)
+    with pytest.raises(AuthError, match=r"employee 1001 \(Dana Reyes, supervisor\) can not "
+                       r"authorize the approval of a Bad Beat Jackpot award of 50,705.60 "
+                       r"\(at or above the executive threshold 5,000.00\): it needs an "
+                       r"executive"):
+        bc.advance(room, cid, "approved", SUP, clock=clock)
+    assert (_fund_rows(room), _events(room)) == (before, events)
+    assert _swipes(room) == [*swipes, ("insufficient_authority", "executive")]
+    assert bc.get_case(room, cid).award_id is None
+
+
+def test_an_executive_approves_a_large_award_with_the_pin_the_floor_asks(room: Engine) -> None:
+    floor_policy(room, executive_threshold_cents=500_000)  # pin = "executive" (the default)
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = _filed(room, clock)
+    post_day1(room)
+    before, events = _fund_rows(room), _events(room)
+    with pytest.raises(AuthError, match="needs the PIN after the swipe"):
+        bc.advance(room, cid, "approved", EXEC, clock=clock)
+    assert (_fund_rows(room), _events(room)) == (before, events)
+    assert _swipes(room)[-1] == ("pin_missing", "executive")
+    case = bc.advance(room, cid, "approved", demo_credential("2001"), clock=clock)
+    assert case.state == "approved" and case.events[-1].employee_number == "2001"
+    assert _swipes(room)[-1] == ("accepted", "executive")
+    assert bf.funds(room, "bbj") == bf.Funds(30_240, 0)  # 50,705.60 paid; 302.40 moved up
+    # a share of 10,141.12 (seat 4, winning) is an executive's too; with pin = "none" the
+    # executive's swipe alone does
+    with pytest.raises(AuthError, match="the payment of a Bad Beat Jackpot share of "
+                                        "10,141.12"):
+        bc.advance(room, cid, "share_paid", SUP, seat=4, clock=clock)
+    assert _swipes(room)[-1] == ("insufficient_authority", "executive")
+    floor_policy(room, executive_threshold_cents=500_000, pin="none")
+    case = bc.advance(room, cid, "share_paid", EXEC, seat=4, clock=clock)
+    assert case.paid_seats == (4,)
+
+
+def test_the_verifier_may_not_approve_an_award_at_or_above_separate_verifier_at(
+        room: Engine) -> None:
+    floor_policy(room, executive_threshold_cents=500_000, separate_verifier_cents=1_000_000)
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = opened(room, clock)
+    bc.advance(room, cid, "verified", EXEC, deck_sorted=True, cctv_reviewed=True, clock=clock)
+    bc.advance(room, cid, "request_filed", SUP, clock=clock)
+    post_day1(room)
+    assert "Another person than employee 2001 Evelyn Cruz" in \
+        bc.step_authority(room, cid, "approved").prompt
+    before, events, swipes = _fund_rows(room), _events(room), _swipes(room)
+    with pytest.raises(AuthError, match=r"an award of 50,705.60 \(at or above 10,000.00\) is "
+                       r"approved by another person than the one who verified it: employee "
+                       r"2001 \(Evelyn Cruz\)") as refused:
+        bc.advance(room, cid, "approved", demo_credential("2001"), clock=clock)
+    assert refused.value.outcome == "same_person"
+    assert (_fund_rows(room), _events(room)) == (before, events)
+    assert _swipes(room) == [*swipes, ("same_person", "executive")]
+    # below separate_verifier_at the verifier may approve: 50,705.60 < 100,000.00
+    floor_policy(room, executive_threshold_cents=500_000, separate_verifier_cents=10_000_000)
+    assert bc.advance(room, cid, "approved", demo_credential("2001"),
+                      clock=clock).state == "approved"
+
+
+def test_a_small_award_and_its_shares_need_only_a_supervisor(room: Engine) -> None:
+    floor_policy(room, executive_threshold_cents=500_000)
+    clock = Clock(HIT + timedelta(minutes=10))
+    # cap 5.00 of 100.00: award 50,705.60 x 0.05 = 2,535.28, below 5,000.00 (and below
+    # separate_verifier_at: the one supervisor verifies and approves)
+    cid = _filed(room, clock, cap_cents=500)
+    post_day1(room)
+    assert bc.step_authority(room, cid, "approved").role == "supervisor"
+    case = bc.advance(room, cid, "approved", SUP, clock=clock)
+    for seat in case.share_seats:
+        case = bc.advance(room, cid, "share_paid", SUP, seat=seat, clock=clock)
+    assert case.unpaid_seats == () and {r for _o, r in _swipes(room)} == {"supervisor"}

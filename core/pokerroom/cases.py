@@ -47,7 +47,8 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from core.auth import Swipe, gate_for
+from core.auth import AuthError, Gate, Swipe, Swiper, gate_for, required_role, same_person
+from core.floorconfig import Authorization
 from core.ledger.db import lock_record
 from core.ledger.models import (
     BbjAward,
@@ -62,8 +63,10 @@ from core.pokerroom.fund import (
     BbjFundError,
     FundSettings,
     Posting,
+    Funds,
     amount_for_hit,
     amount_for_hit_in,
+    hit_funds_read,
     open_fund,
     post_day_in,
     record_award_in,
@@ -80,7 +83,7 @@ T = TypeVar("T")
 
 SWIPE_ACTION = "bbj_case"
 COUNT_ACTION = "bbj_count"  # the daily drop-box count and its posting (swipe_log.action)
-ROLE = "supervisor"  # every step needs a supervisor's (or executive's) card
+ROLE = "supervisor"  # a step's card, unless the award or the share is large (StepAuthority)
 CHAIN: tuple[str, ...] = ("claimed", "verified", "request_filed", "approved", "share_paid",
                           "acknowledged")
 STATES: tuple[str, ...] = (*CHAIN, "attachments_filed", "voided")
@@ -390,6 +393,100 @@ def overdue(engine: Engine, now: datetime, tz: ZoneInfo,
     return sorted(out, key=lambda cd: cd[1].due)
 
 
+@dataclass(frozen=True)
+class StepAuthority:
+    """Whose card a case step needs (``[authorization]``, as the table progressives' pays):
+    ``approved`` an executive when the award (decided again at approval) is at or above
+    ``executive_threshold``, and another person than the one who recorded ``verified`` when it
+    is at or above ``separate_verifier_at``; ``share_paid`` an executive when the share's gross
+    is at or above the threshold; every other step a supervisor."""
+
+    step: str  # the state the step records
+    role: str  # supervisor | executive
+    amount_cents: int | None  # the award (approved) or the share's gross (share_paid)
+    threshold_cents: int  # the floor's executive threshold
+    separate: bool = False  # approved at or above separate_verifier_at
+    verified_by: str = ""  # "employee N name", who recorded verified (separate only)
+
+    @property
+    def words(self) -> str:
+        """The step as a refusal names it: with the amount and the threshold when they made it
+        an executive's."""
+        if self.amount_cents is None or self.role != "executive":
+            return "a Bad Beat Jackpot step"
+        what = ("the approval of a Bad Beat Jackpot award" if self.step == "approved"
+                else "the payment of a Bad Beat Jackpot share")
+        return (f"{what} of {format_cents(self.amount_cents)} (at or above the executive "
+                f"threshold {format_cents(self.threshold_cents)})")
+
+    @property
+    def prompt(self) -> str:
+        """What the swipe prompt adds about the card it asks for (empty: a supervisor's)."""
+        text = ""
+        if self.role == "executive" and self.amount_cents is not None:
+            text = (f"{format_cents(self.amount_cents)} is at or above the executive threshold "
+                    f"{format_cents(self.threshold_cents)}: an EXECUTIVE card.")
+        if self.separate and self.verified_by:
+            text += (" " if text else "") + (f"Another person than {self.verified_by}, who "
+                                             "verified the hand.")
+        return text
+
+
+def _approval_authority(policy: Authorization, award_cents: int,
+                        verified_by: str) -> StepAuthority:
+    role = required_role("supervisor", award_cents, policy.executive_threshold_cents)
+    separate = award_cents >= policy.separate_verifier_cents
+    return StepAuthority("approved", role, award_cents, policy.executive_threshold_cents,
+                         separate, verified_by if separate else "")
+
+
+def _share_authority(policy: Authorization, gross_cents: int | None) -> StepAuthority:
+    if gross_cents is None:  # no such share: the step refuses it by name
+        return StepAuthority("share_paid", ROLE, None, policy.executive_threshold_cents)
+    return StepAuthority("share_paid", required_role("supervisor", gross_cents,
+                                                     policy.executive_threshold_cents),
+                         gross_cents, policy.executive_threshold_cents)
+
+
+def _verified_by(s: Session, case_id: int) -> Employee | None:
+    """Who recorded the case's ``verified`` step."""
+    return s.execute(select(Employee).join(BbjCaseEvent, BbjCaseEvent.employee_id == Employee.id)
+                     .where(BbjCaseEvent.case_id == case_id, BbjCaseEvent.state == "verified")
+                     .order_by(BbjCaseEvent.id)).scalars().first()
+
+
+def _who(emp: Employee | None) -> str:
+    return "" if emp is None else f"employee {emp.number} {emp.name}"
+
+
+def _decide_again(row: BbjCase, funds: Funds, settings: BbjSettings | None) -> Decision:
+    return decide(entry_from_json(row.claim).claim(funds.main_cents, funds.reserve_cents),
+                  settings)
+
+
+def step_authority(engine: Engine, case_id: int, state: str, *, seat: int | None = None,
+                   settings: BbjSettings | None = None, cease: bool = False) -> StepAuthority:
+    """Read only: the card ``state`` needs now (the console asks for it before the swipe; the
+    step checks it again in its transaction, on the amounts as they are then)."""
+    policy = gate_for(engine).policy
+    with Session(engine) as s:
+        row = s.get(BbjCase, case_id)
+        if row is None:
+            raise BbjCaseError(f"case {case_id}: no such case")
+        if state == "approved":
+            stood, _posted = hit_funds_read(s, row.fund_id, row.hit_at)
+            funds = Funds(stood.total_cents, 0) if cease else stood
+            decision = _decide_again(row, funds, settings)
+            return _approval_authority(policy, decision.award_cents,
+                                       _who(_verified_by(s, case_id)))
+        if state == "share_paid":
+            award_id = _award_id(s, row)
+            gross = s.execute(select(BbjAwardShare.gross_cents).where(
+                BbjAwardShare.award_id == award_id, BbjAwardShare.seat == seat)).scalar()
+            return _share_authority(policy, gross)
+    return StepAuthority(state, ROLE, None, policy.executive_threshold_cents)
+
+
 def _swiped(engine: Engine, swipe: Swipe, now: datetime,
             write: Callable[[Session, Employee], T], action: str = SWIPE_ACTION) -> T:
     """Authorize a supervisor's card and ``write`` in one transaction with the swipe-log row
@@ -435,12 +532,15 @@ def open_case(engine: Engine, fund_id: str, entry: ClaimEntry, hit_at: datetime,
     return case_id
 
 
-def advance(engine: Engine, case_id: int, state: str, swipe: str, *, seat: int | None = None,
+def advance(engine: Engine, case_id: int, state: str, swipe: Swipe, *, seat: int | None = None,
             detail: str = "", deck_sorted: bool = False, cctv_reviewed: bool = False,
             settings: BbjSettings | None = None, cease: bool = False,
             clock: Callable[[], datetime] = _utcnow) -> CaseView:
-    """Move the case to ``state`` (one of :meth:`CaseView.next_states`) with a supervisor's
-    swipe; the case afterwards.  ``verified`` needs ``deck_sorted`` and ``cctv_reviewed``;
+    """Move the case to ``state`` (one of :meth:`CaseView.next_states`) with the card the step
+    needs (:class:`StepAuthority`: a supervisor's, an executive's with the PIN the floor asks
+    for a large award or share, another person than the verifier for an award at or above
+    ``separate_verifier_at``); the case afterwards.  A refused card writes only its swipe-log
+    row, with the role the step needed.  ``verified`` needs ``deck_sorted`` and ``cctv_reviewed``;
     ``share_paid`` a ``seat`` with a share, not yet paid, whose ID was checked (RULES.md 6.10);
     ``voided`` a reason in ``detail``.  ``approved`` writes the fund's award in the same
     transaction: the claim decided again on :func:`core.pokerroom.fund.amount_for_hit_in` for the
@@ -454,67 +554,114 @@ def advance(engine: Engine, case_id: int, state: str, swipe: str, *, seat: int |
     if cease and state != "approved":
         raise BbjCaseError(f"case {case_id}: a fund ceases only with an approval")
     now = clock().astimezone(UTC)
+    gate = gate_for(engine)
+    needed: list[StepAuthority] = []  # the transaction's, once it has worked it out
 
-    def write(s: Session, emp: Employee) -> int:
-        lock_record(s, "bbj_cases", case_id)
-        row = s.execute(select(BbjCase).where(BbjCase.id == case_id)).scalar_one_or_none()
-        if row is None:
-            raise BbjCaseError(f"case {case_id}: no such case")
-        view = _view(s, row)
-        allowed = view.next_states()
-        if state not in allowed:
-            may = ", ".join(allowed) or "nothing (the case is closed)"
-            raise BbjCaseError(f"case {case_id}: can not go from {view.state} to {state} "
-                               f"(next: {may})")
-        text = detail.strip()
-        at_seat: int | None = None
-        if state == "verified":
-            if not (deck_sorted and cctv_reviewed):
-                raise BbjCaseError(f"case {case_id}: verify only once the deck is sorted and "
-                                   "the CCTV reviewed (RULES.md 6.9)")
-            text = text or "deck sorted, CCTV reviewed"
-        elif state == "approved":
-            text = _award(s, row, view, emp, now, settings, cease) + (f"; {text}" if text else "")
-        elif state == "share_paid":
-            if seat not in view.unpaid_seats:
-                raise BbjCaseError(f"case {case_id}: seat {seat} has no unpaid share (unpaid: "
-                                   f"{', '.join(map(str, view.unpaid_seats)) or 'none'})")
-            if seat not in view.claim["id_checked"]:
-                raise BbjCaseError(f"case {case_id}: seat {seat}: no valid government ID "
-                                   "checked; a share is paid only on ID (RULES.md 6.10)")
-            at_seat = seat
-            share = s.execute(select(BbjAwardShare).where(
-                BbjAwardShare.award_id == view.award_id, BbjAwardShare.seat == seat)) \
-                .scalar_one_or_none()
-            if share is None:
-                raise BbjCaseError(f"case {case_id}: seat {seat} has no share in the fund's "
-                                   "award")
-            paid = (f"award {view.award_id}: gross {format_cents(share.gross_cents)}, tax "
-                    f"{format_cents(share.tax_cents)}, net "
-                    f"{format_cents(share.gross_cents - share.tax_cents)}")
-            text = paid + (f"; {text}" if text else "")
-        elif state == "voided":
-            if not text:
-                raise BbjCaseError(f"case {case_id}: a void needs the reason")
-            if view.award_id is not None:  # approved, nothing paid yet: the fund gets it back
-                main, reserve = void_award_in(s, row.fund_id, view.award_id,
-                                              by=f"{emp.number} {emp.name}", reason=text,
-                                              now=now)
-                text += (f"; award {view.award_id} undone: main {format_cents(main)}, reserve "
-                         f"{format_cents(reserve)} back in the fund")
-        s.add(BbjCaseEvent(case_id=case_id, state=state, seat=at_seat, detail=text,
-                           employee_id=emp.id, created_at=now))
-        return case_id
+    def role_now() -> str:  # for a card refused before the transaction: the log's role
+        try:
+            return step_authority(engine, case_id, state, seat=seat, settings=settings,
+                                  cease=cease).role
+        except ValueError:
+            return ROLE
 
-    _swiped(engine, swipe, now, write)
+    who = gate.identified(swipe, hit_id=None, action=SWIPE_ACTION, role=role_now)
+    try:
+        with Session(engine, expire_on_commit=False) as s, s.begin():
+            _step(s, gate, who, case_id, state, seat, detail, deck_sorted, cctv_reviewed,
+                  settings, cease, now, needed)
+    except ValueError as exc:
+        role = needed[0].role if needed else role_now()
+        raise gate.refused(exc, hit_id=None, action=SWIPE_ACTION, role=role, who=who) from None
     log.info("bbj case %d: %s%s", case_id, state, f" seat {seat}" if seat else "")
     return get_case(engine, case_id)
 
 
-def _award(s: Session, row: BbjCase, view: CaseView, emp: Employee, now: datetime,
-           settings: BbjSettings | None, cease: bool) -> str:
-    """Write the fund's award for an approved case in the caller's transaction; the approval
-    row's detail (award id, amount, the fund after)."""
+def _step(s: Session, gate: Gate, who: Swiper, case_id: int, state: str, seat: int | None,
+          detail: str, deck_sorted: bool, cctv_reviewed: bool, settings: BbjSettings | None,
+          cease: bool, now: datetime, needed: list[StepAuthority]) -> None:
+    """One step of :func:`advance` in its transaction: the case locked, the card's authority
+    for the step (:class:`StepAuthority`) checked, the accepted swipe and the state row
+    written.  A ValueError anywhere: nothing of it is written."""
+    lock_record(s, "bbj_cases", case_id)
+    row = s.execute(select(BbjCase).where(BbjCase.id == case_id)).scalar_one_or_none()
+    if row is None:
+        raise BbjCaseError(f"case {case_id}: no such case")
+    view = _view(s, row)
+    allowed = view.next_states()
+    if state not in allowed:
+        may = ", ".join(allowed) or "nothing (the case is closed)"
+        raise BbjCaseError(f"case {case_id}: can not go from {view.state} to {state} "
+                           f"(next: {may})")
+    policy = gate.policy
+    decided: tuple[Funds, Decision] | None = None
+    verifier: Employee | None = None
+    if state == "approved":
+        _not_awarded_yet(s, row)
+        funds = amount_for_hit_in(s, row.fund_id, row.hit_at, ceasing=cease)
+        decided = (funds, _decide_again(row, funds, settings))
+        verifier = _verified_by(s, case_id)
+        need = _approval_authority(policy, decided[1].award_cents, _who(verifier))
+    elif state == "share_paid":
+        gross = s.execute(select(BbjAwardShare.gross_cents).where(
+            BbjAwardShare.award_id == view.award_id, BbjAwardShare.seat == seat)).scalar()
+        need = _share_authority(policy, gross)
+    else:
+        need = StepAuthority(state, ROLE, None, policy.executive_threshold_cents)
+    needed.append(need)
+    emp = gate.authority(s, who, need.role, SWIPE_ACTION, need.words)
+    if need.separate and verifier is not None and same_person(verifier, emp):
+        assert need.amount_cents is not None
+        raise AuthError(f"case {case_id}: an award of {format_cents(need.amount_cents)} (at or "
+                        f"above {format_cents(policy.separate_verifier_cents)}) is approved "
+                        f"by another person than the one who verified it: employee "
+                        f"{verifier.number} ({verifier.name}) verified this hand",
+                        "same_person",
+                        emp.id, who.card_mac)
+    gate.accepted(s, emp, who, hit_id=None, action=SWIPE_ACTION, role=need.role,
+                  now=gate.now())
+    text = detail.strip()
+    at_seat: int | None = None
+    if state == "verified":
+        if not (deck_sorted and cctv_reviewed):
+            raise BbjCaseError(f"case {case_id}: verify only once the deck is sorted and "
+                               "the CCTV reviewed (RULES.md 6.9)")
+        text = text or "deck sorted, CCTV reviewed"
+    elif state == "approved":
+        assert decided is not None
+        text = _award(s, row, view, emp, now, decided, cease) + (f"; {text}" if text else "")
+    elif state == "share_paid":
+        if seat not in view.unpaid_seats:
+            raise BbjCaseError(f"case {case_id}: seat {seat} has no unpaid share (unpaid: "
+                               f"{', '.join(map(str, view.unpaid_seats)) or 'none'})")
+        if seat not in view.claim["id_checked"]:
+            raise BbjCaseError(f"case {case_id}: seat {seat}: no valid government ID "
+                               "checked; a share is paid only on ID (RULES.md 6.10)")
+        at_seat = seat
+        share = s.execute(select(BbjAwardShare).where(
+            BbjAwardShare.award_id == view.award_id, BbjAwardShare.seat == seat)) \
+            .scalar_one_or_none()
+        if share is None:
+            raise BbjCaseError(f"case {case_id}: seat {seat} has no share in the fund's "
+                               "award")
+        paid = (f"award {view.award_id}: gross {format_cents(share.gross_cents)}, tax "
+                f"{format_cents(share.tax_cents)}, net "
+                f"{format_cents(share.gross_cents - share.tax_cents)}")
+        text = paid + (f"; {text}" if text else "")
+    elif state == "voided":
+        if not text:
+            raise BbjCaseError(f"case {case_id}: a void needs the reason")
+        if view.award_id is not None:  # approved, nothing paid yet: the fund gets it back
+            main, reserve = void_award_in(s, row.fund_id, view.award_id,
+                                          by=f"{emp.number} {emp.name}", reason=text,
+                                          now=now)
+            text += (f"; award {view.award_id} undone: main {format_cents(main)}, reserve "
+                     f"{format_cents(reserve)} back in the fund")
+    s.add(BbjCaseEvent(case_id=case_id, state=state, seat=at_seat, detail=text,
+                       employee_id=emp.id, created_at=now))
+
+
+def _not_awarded_yet(s: Session, row: BbjCase) -> None:
+    """Refuse a second award for one hit (fund, hit time, table), by a case or directly."""
     same_hit = s.execute(select(BbjAward.id, BbjAward.case_id).where(
         BbjAward.fund_id == row.fund_id, BbjAward.hit_at == row.hit_at,
         BbjAward.table_name == row.table_name)).first()
@@ -522,9 +669,14 @@ def _award(s: Session, row: BbjCase, view: CaseView, emp: Employee, now: datetim
         by_case = f" in case {same_hit.case_id}" if same_hit.case_id is not None else ""
         raise BbjCaseError(f"case {row.id}: the hit at table {row.table_name} is already "
                            f"awarded (award {same_hit.id}{by_case})")
-    funds = amount_for_hit_in(s, row.fund_id, row.hit_at, ceasing=cease)
-    entry = entry_from_json(row.claim)
-    decision = decide(entry.claim(funds.main_cents, funds.reserve_cents), settings)
+
+
+def _award(s: Session, row: BbjCase, view: CaseView, emp: Employee, now: datetime,
+           decided: tuple[Funds, Decision], cease: bool) -> str:
+    """Write the fund's award for an approved case in the caller's transaction (the claim
+    decided again on the fund for the hit); the approval row's detail (award id, amount, the
+    fund after)."""
+    funds, decision = decided
     if [sh.seat for sh in decision.shares] != list(view.share_seats):
         raise BbjCaseError(f"case {row.id}: the claim decided again does not pay the same "
                            "seats (other settings than when the case was opened?)")
