@@ -277,13 +277,14 @@ class FormsPanel(QWidget):
             return
         engine, tz = self.console.engine, self.tz
         fund_settings = self.console.config.poker_room.fund
+        rules = self.console.config.poker_room.rules
         self._asked += 1
         asked = self._asked
 
         def fill() -> Any:
             return render(engine, request, casino=casino.name, operator=casino.operator_name,
                           tz=tz, holidays=tuple(casino.public_holidays),
-                          fund_settings=fund_settings)
+                          fund_settings=fund_settings, rules=rules)
 
         def filled(form: Any) -> None:
             if asked != self._asked:  # asked again since: that answer counts

@@ -439,6 +439,17 @@ class AwardingRequest:
     reserve_after_cents: int
     reference: str = ""  # e.g. "case 3 / award 1" (the ledger's case and award)
     notes: tuple[str, ...] = ()  # printed under the hand
+    # every seat of the winning / losing place, (seat, hole, hand), when a tie split it (RULES.md
+    # 6.6, [poker_room] tie = "split"); empty: the one seat above
+    winning_hands: tuple[tuple[int, tuple[str, str], str], ...] = ()
+    losing_hands: tuple[tuple[int, tuple[str, str], str], ...] = ()
+
+    def hands(self, role: str) -> tuple[tuple[int, tuple[str, str], str], ...]:
+        """Every seat of the ``winning`` or ``losing`` place with its hole cards and hand."""
+        if role == "winning":
+            return self.winning_hands or ((self.winning_seat, self.winning_hole,
+                                           self.winning_hand),)
+        return self.losing_hands or ((self.losing_seat, self.losing_hole, self.losing_hand),)
 
     @property
     def paid_cents(self) -> int:
@@ -464,7 +475,9 @@ def awarding_request(decision: Decision, claim: Claim, names: Mapping[int, str],
     assert decision.winning_seat is not None and decision.losing_seat is not None
     assert decision.winning_hand is not None and decision.losing_hand is not None
     holes = {h.seat: h.hole for h in claim.showdown}
-    if decision.winning_seat not in holes or decision.losing_seat not in holes:
+    won = decision.winning_seats or (decision.winning_seat,)
+    lost = decision.losing_seats or (decision.losing_seat,)
+    if not set(won) | set(lost) <= set(holes):
         raise FormError("awarding request: the decision's seats are not in the claim's showdown")
     if decision.paid_cents > decision.award_cents:
         raise FormError("awarding request: the shares add up to more than the award")
@@ -495,7 +508,11 @@ def awarding_request(decision: Decision, claim: Claim, names: Mapping[int, str],
         losing_seat=decision.losing_seat, losing_hole=hole(decision.losing_seat),
         losing_hand=decision.losing_hand.category,
         sharers=tuple(sharers), main_after_cents=decision.main_after_cents,
-        reserve_after_cents=decision.reserve_after_cents)
+        reserve_after_cents=decision.reserve_after_cents,
+        winning_hands=tuple((s, hole(s), decision.winning_hand.category) for s in won)
+        if len(won) > 1 else (),
+        losing_hands=tuple((s, hole(s), decision.losing_hand.category) for s in lost)
+        if len(lost) > 1 else ())
 
 
 def _percent_text(fraction: Fraction) -> str:
@@ -506,6 +523,24 @@ def _percent_text(fraction: Fraction) -> str:
 
 def _hand_name(category: str) -> str:
     return category.replace("_", " ").lower()
+
+
+def _place_rows(req: AwardingRequest) -> list[tuple[str, str]]:
+    """One line per seat of the winning and the losing place (a tie: every tied seat)."""
+    rows = []
+    for role, label in (("winning", "Winning hand"), ("losing", "Losing hand")):
+        hands = req.hands(role)
+        tie = " (tie, shared)" if len(hands) > 1 else ""
+        rows += [(f"{label}{tie}: seat {seat}", f"{' '.join(hole)} ({_hand_name(hand)})")
+                 for seat, hole, hand in hands]
+    return rows
+
+
+def _role_name(req: AwardingRequest, role: str) -> str:
+    name = _ROLE_NAMES.get(role, role)
+    if role in ("winning", "losing") and len(req.hands(role)) > 1:
+        return f"{name} (tie)"
+    return name
 
 
 def awarding_request_html(req: AwardingRequest) -> str:
@@ -521,10 +556,7 @@ def awarding_request_html(req: AwardingRequest) -> str:
         ("Pot (house and jackpot rake included)", peso(req.pot_cents)),
         ("Jackpot rake taken from the pot", peso(req.jackpot_rake_cents)),
         ("Board", " ".join(req.board)),
-        (f"Winning hand: seat {req.winning_seat}",
-         f"{' '.join(req.winning_hole)} ({_hand_name(req.winning_hand)})"),
-        (f"Losing hand: seat {req.losing_seat}",
-         f"{' '.join(req.losing_hole)} ({_hand_name(req.losing_hand)})"),
+        *_place_rows(req),
     ], label_width=45)
     left = req.award_cents - req.paid_cents
     fund = _pairs([
@@ -539,7 +571,7 @@ def awarding_request_html(req: AwardingRequest) -> str:
     sharers = _grid(
         ("Seat", "Name (as on government ID)", "Share", "Taxpayer", "Gross share",
          "Withholding tax", "Net share"),
-        [(str(s.seat), s.name, _ROLE_NAMES.get(s.role, s.role),
+        [(str(s.seat), s.name, _role_name(req, s.role),
           _TAXPAYER_NAMES.get(s.taxpayer, s.taxpayer), peso(s.gross_cents), peso(s.tax_cents),
           peso(s.net_cents)) for s in req.sharers],
         right=(0, 4, 5, 6), widths=(5, 22, 13, 10, 17, 16, 17),

@@ -228,7 +228,7 @@ def _write(args: argparse.Namespace) -> Path:
     try:
         form = render(engine, request, casino=casino.name, operator=casino.operator_name,
                       tz=ZoneInfo(casino.timezone), holidays=casino.public_holidays,
-                      fund_settings=config.poker_room.fund)
+                      fund_settings=config.poker_room.fund, rules=config.poker_room.rules)
     except SQLAlchemyError as exc:
         raise FormError(_ledger_problem(url, exc)) from None
     finally:

@@ -53,7 +53,7 @@ from core.pokerroom.fund import (
     posting_settings,
     seed_outstanding_cents,
 )
-from core.rules.bbj import decide
+from core.rules.bbj import BbjSettings, decide
 from core.rules.holdem import evaluate
 from printing import forms
 from printing.forms import (
@@ -220,9 +220,11 @@ def daily_report(engine: Engine, fund_id: str, business_date: date, *, onsite: b
 
 
 def awarding_request(engine: Engine, case_id: int, *, casino: str, operator: str,
-                     tz: ZoneInfo) -> AwardingRequest:
+                     tz: ZoneInfo, rules: BbjSettings | None = None) -> AwardingRequest:
     """TGD-1500 of an approved case: the hand from the stored claim, every money figure from
-    the fund's award (``bbj_awards.case_id``) and its share rows; the hit time in ``tz``."""
+    the fund's award (``bbj_awards.case_id``) and its share rows (a tie: every tied seat of a
+    place with its hand); the hit time in ``tz``.  Before approval the claim is decided on
+    ``rules`` (the floor's ``[poker_room]``, as the case was opened and will be approved)."""
     with _reading(engine) as s:
         case = s.get(BbjCase, case_id)
         if case is None:
@@ -235,7 +237,8 @@ def awarding_request(engine: Engine, case_id: int, *, casino: str, operator: str
         award = s.execute(select(BbjAward).where(BbjAward.case_id == case_id)) \
             .scalar_one_or_none()
         if award is None:
-            return _request_before_approval(s, case, casino=casino, operator=operator, tz=tz)
+            return _request_before_approval(s, case, casino=casino, operator=operator, tz=tz,
+                                            rules=rules)
         shares = list(s.execute(select(BbjAwardShare).where(
             BbjAwardShare.award_id == award.id).order_by(BbjAwardShare.id)).scalars())
         entry = entry_from_json(case.claim)
@@ -252,8 +255,9 @@ def awarding_request(engine: Engine, case_id: int, *, casino: str, operator: str
         if sum(sh.gross_cents for sh in shares) != award.paid_cents:
             raise FormError(f"case {case_id}: award {award.id}'s shares do not add up to its "
                             f"paid amount {peso(award.paid_cents)}")
-        seats = {sh.role: sh.seat for sh in shares if sh.role in ("winning", "losing")}
-        if set(seats) != {"winning", "losing"} or not set(seats.values()) <= set(holes):
+        seats = {role: [sh.seat for sh in shares if sh.role == role]
+                 for role in ("winning", "losing")}
+        if not all(seats.values()) or not set(seats["winning"] + seats["losing"]) <= set(holes):
             raise FormError(f"case {case_id}: award {award.id} has no winning and losing "
                             "share from the claim's showdown")
 
@@ -261,7 +265,9 @@ def awarding_request(engine: Engine, case_id: int, *, casino: str, operator: str
             a, b = holes[seat]
             return (str(a), str(b)), evaluate([*entry.board, a, b]).category
 
-        (w_hole, w_hand), (l_hole, l_hand) = hand(seats["winning"]), hand(seats["losing"])
+        places = {role: tuple((seat, *hand(seat)) for seat in seats[role])
+                  for role in ("winning", "losing")}
+        (_w, w_hole, w_hand), (_l, l_hole, l_hand) = places["winning"][0], places["losing"][0]
         ceased: tuple[str, ...] = ()
         if award.ceases_fund:
             c = _cessation(s, award.fund_id)
@@ -277,8 +283,10 @@ def awarding_request(engine: Engine, case_id: int, *, casino: str, operator: str
             main_cents=award.main_before_cents, reserve_cents=award.reserve_before_cents,
             payout_fraction=Fraction(award.fraction_num, award.fraction_den),
             award_cents=award.award_cents, board=tuple(str(c) for c in entry.board),
-            winning_seat=seats["winning"], winning_hole=w_hole, winning_hand=w_hand,
-            losing_seat=seats["losing"], losing_hole=l_hole, losing_hand=l_hand,
+            winning_seat=seats["winning"][0], winning_hole=w_hole, winning_hand=w_hand,
+            losing_seat=seats["losing"][0], losing_hole=l_hole, losing_hand=l_hand,
+            winning_hands=places["winning"] if len(seats["winning"]) > 1 else (),
+            losing_hands=places["losing"] if len(seats["losing"]) > 1 else (),
             sharers=tuple(sharers), main_after_cents=award.main_after_cents,
             reserve_after_cents=award.reserve_after_cents,
             reference=_reference(case_id, award.id), notes=(*_blind_note(entry), *ceased))
@@ -310,7 +318,7 @@ def _hand_rake(case_id: int, entry: ClaimEntry) -> int:
 
 
 def _request_before_approval(s: Session, case: BbjCase, *, casino: str, operator: str,
-                             tz: ZoneInfo) -> AwardingRequest:
+                             tz: ZoneInfo, rules: BbjSettings | None) -> AwardingRequest:
     """TGD-1500 filed before the approval (it is due within 24 hours of the hit; the award is
     written in the fund only at approval): the stored claim decided on the fund as it stands
     for the hit, exactly as the approval will decide it, so the hit's day must be posted (the
@@ -324,7 +332,10 @@ def _request_before_approval(s: Session, case: BbjCase, *, casino: str, operator
                         "count and post the day first")
     entry = entry_from_json(case.claim)
     claim = entry.claim(main_reserve.main_cents, main_reserve.reserve_cents)
-    decision = decide(claim)
+    try:
+        decision = decide(claim, rules)
+    except ValueError as exc:  # e.g. a tie under the refuse policy
+        raise FormError(f"case {case.id}: {exc}") from None
     stored = [int(sh["seat"]) for sh in case.decision.get("shares", [])]
     if not decision.qualifies or [sh.seat for sh in decision.shares] != stored:
         raise FormError(f"case {case.id}: the claim decided again does not pay the same seats "
@@ -504,7 +515,8 @@ def safe_stem(text: str) -> str:
 
 
 def render(engine: Engine, request: FormRequest, *, casino: str, operator: str, tz: ZoneInfo,
-           holidays: Iterable[date] = (), fund_settings: FundSettings | None = None) \
+           holidays: Iterable[date] = (), fund_settings: FundSettings | None = None,
+           rules: BbjSettings | None = None) \
         -> RenderedForm:
     """The form ``request`` asks for, filled from the ledger, as HTML with its title and a
     safe file stem.  A missing field of the request is a FormError naming it."""
@@ -532,7 +544,8 @@ def render(engine: Engine, request: FormRequest, *, casino: str, operator: str, 
     if kind == "award":
         case_id = need("case_id", int)
         assert isinstance(case_id, int)
-        req = awarding_request(engine, case_id, casino=casino, operator=operator, tz=tz)
+        req = awarding_request(engine, case_id, casino=casino, operator=operator, tz=tz,
+                               rules=rules)
         return RenderedForm(f"TGD-1500 awarding request case {case_id}",
                             safe_stem(f"TGD-1500_case-{case_id}"), awarding_request_html(req))
     if kind == "quarterly":

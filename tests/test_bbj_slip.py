@@ -28,6 +28,14 @@ def paid(engine: Engine) -> Iterator[tuple[Engine, int]]:
     633.82) paid."""
     from core.demo import enroll_demo_employees
 
+    # a floor whose executive threshold is above these awards: supervisors take every step
+    # (the authority by size is tested in tests/test_bbj_cases.py)
+    from core import cardkey
+    from core.auth import Gate, register_gate
+    from core.floorconfig import Authorization
+
+    register_gate(Gate(engine, cardkey.load(), Authorization(100_000_000,
+                                                             separate_verifier_cents=100_000_000)))
     enroll_demo_employees(engine)
     bf.create_fund(engine, "bbj", "Poker room BBJ", at=HIT - timedelta(days=2))
     bf.seed(engine, "bbj", 5_000_000, by="operator", reason="opening seed",

@@ -32,11 +32,11 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 import core.pokerroom.fund as bf
-from core.demo import enroll_demo_employees, swipe_of
+from core.demo import demo_credential, enroll_demo_employees, swipe_of
 from core.ledger.audit import verify
 from core.ledger.models import BbjPosting
 from core.pokerroom import cases as bc
-from core.rules.bbj import ShownHand
+from core.rules.bbj import BbjSettings, ShownHand
 from core.rules.cards import Card, parse_cards
 from printing import ledger_forms as lf
 from printing.forms import (
@@ -132,6 +132,14 @@ def fee(engine: Engine, day: date, cents: int, reason: str = "") -> None:
 @pytest.fixture
 def days(engine: Engine) -> Engine:
     """The fund and both days counted and posted (no case)."""
+    # a floor whose executive threshold is above these awards: supervisors take every step
+    # (the authority by size is tested in tests/test_bbj_cases.py)
+    from core import cardkey
+    from core.auth import Gate, register_gate
+    from core.floorconfig import Authorization
+
+    register_gate(Gate(engine, cardkey.load(), Authorization(100_000_000,
+                                                             separate_verifier_cents=100_000_000)))
     enroll_demo_employees(engine)
     bf.create_fund(engine, "bbj", "Poker room BBJ", at=local(2026, 11, 28, 9))
     bf.seed(engine, "bbj", 5_000_000, by="operator", reason="opening seed",
@@ -510,7 +518,9 @@ def test_cessation_once_hit_prints_the_hit_and_the_award(engine: Engine) -> None
                                                    cap=5_000), HIT, SUP, clock=clock)
     bc.advance(engine, cid, "verified", SUP, deck_sorted=True, cctv_reviewed=True, clock=clock)
     bc.advance(engine, cid, "request_filed", SUP, clock=clock)
-    bc.advance(engine, cid, "approved", SUP, cease=True, clock=clock.set(local(2026, 12, 4, 9)))
+    # 5,504.00 is at or above the default executive threshold 5,000.00: an executive with PIN
+    bc.advance(engine, cid, "approved", demo_credential("2001"), cease=True,
+               clock=clock.set(local(2026, 12, 4, 9)))
     t = lf.transfer_cessation(engine, "bbjc", holidays=HOLIDAYS, **KW)
     assert (t.mode, t.main_cents, t.reserve_cents, t.seed_cents) == ("cease", 1_070_560,
                                                                      30_240, 0)
@@ -617,3 +627,40 @@ def test_render_refuses_a_request_without_its_fields(days: Engine, request_: lf.
                                                      message: str) -> None:
     with pytest.raises(FormError, match=message):
         lf.render(days, request_, **KW)
+
+
+def test_awarding_request_of_a_tie_prints_every_tied_seat_and_every_sharer_with_its_role(
+        days: Engine) -> None:
+    # seats 1 (As Td) and 2 (Ac Th) tie for the bad beat (AAATT each); [poker_room] tie = split
+    tie = replace(claim_entry(), showdown=(
+        ShownHand(1, (cards("As Td")[0], cards("As Td")[1])),
+        ShownHand(2, (cards("Ac Th")[0], cards("Ac Th")[1])),
+        ShownHand(4, (cards("7h 7d")[0], cards("7h 7d")[1]))))
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = bc.open_case(days, "bbj", tie, HIT, SUP, clock=clock)
+    bf.post_day(days, "bbj", DAY2, by="cage", at=local(2026, 12, 2, 6))
+    for state in ("verified", "request_filed"):
+        bc.advance(days, cid, state, SUP, deck_sorted=True, cctv_reviewed=True, clock=clock)
+    before = lf.awarding_request(days, cid, **KW)  # filed before approval: decided again
+    with pytest.raises(FormError, match="seats 1 and 2 tie for the losing hand"):
+        lf.awarding_request(days, cid, **KW, rules=BbjSettings(tie="refuse"))
+    bc.advance(days, cid, "approved", SUP, clock=clock)
+    req = lf.awarding_request(days, cid, **KW)
+    for r in (before, req):
+        assert [(s.seat, s.role) for s in r.sharers] == [
+            (4, "winning"), (1, "losing"), (2, "losing"), (3, "table"), (5, "table"),
+            (6, "table")]
+        assert r.hands("losing") == ((1, ("As", "Td"), "FULL_HOUSE"),
+                                     (2, ("Ac", "Th"), "FULL_HOUSE"))
+        assert r.hands("winning") == ((4, ("7h", "7d"), "FOUR_OF_A_KIND"),)
+        # the losing 40% (rounded down) shared equally, each rounded down
+        each = r.award_cents * 2 // 5 // 2
+        assert [s.gross_cents for s in r.sharers if s.role == "losing"] == [each, each]
+    assert [(s.seat, s.gross_cents, s.tax_cents) for s in req.sharers] == [
+        (s.seat, s.gross_cents, s.tax_cents) for s in before.sharers]
+    page = text(awarding_request_html(req))
+    assert "Losing hand (tie, shared): seat 1" in page and "Ac Th (full house)" in page
+    assert "Losing hand (tie, shared): seat 2" in page
+    assert page.count("Losing hand (tie)") == 2 and page.count("Winning hand") == 2
+    for s in req.sharers:
+        assert s.name in page and peso(s.gross_cents) in page
