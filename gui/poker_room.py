@@ -77,6 +77,46 @@ def _show(label: QLabel, text: str, ok: bool) -> None:
     label.setStyleSheet(f"color: {theme.OK if ok else theme.ALERT};")
 
 
+def _seats(seats: tuple[int, ...]) -> str:
+    """``seat 4``, ``seats 1 and 2``, ``seats 1, 2 and 3``."""
+    if len(seats) == 1:
+        return f"seat {seats[0]}"
+    return "seats " + ", ".join(map(str, seats[:-1])) + f" and {seats[-1]}"
+
+
+def _tie_lines(d: Any) -> list[str]:
+    """The tie of a place in words (RULES.md 6.6, [poker_room] tie = split)."""
+    out = []
+    for place, seats, tie in (("winning", d.winning_seats, d.winning_tie),
+                              ("losing", d.losing_seats, d.losing_tie)):
+        if len(tie) < 2:
+            continue
+        line = f"TIE for the {place} hand: {_seats(tie)}."
+        if len(seats) > 1:
+            line += f" The {place} share is split equally ({_seats(seats)}), each rounded down."
+        out_of = [s for s in tie if s not in seats]
+        if out_of:
+            line += (f" {_seats(tuple(out_of)).capitalize()}: its own hand fails the rules, so "
+                     "it takes a table share.")
+        out.append(line)
+    return out
+
+
+def _shares_text(decision: dict[str, Any]) -> str:
+    """A case's shares as decided (CLI.md JSON), a tied place named: empty when none."""
+    shares = decision.get("shares", [])
+    if not shares:
+        return ""
+    ties = []
+    for place in ("winning", "losing"):
+        seats = tuple(int(s["seat"]) for s in shares if s["role"] == place)
+        if len(seats) > 1:
+            ties.append(f"tie for the {place} hand, split: {_seats(seats)}")
+    each = "; ".join(f"seat {s['seat']} {s['role']} {format_cents(parse_cents(s['gross']))}"
+                     for s in shares)
+    return "\nShares: " + each + "".join(f" ({t})" for t in ties)
+
+
 def _qdatetime(local: datetime) -> QDateTime:
     """A naive casino-local time for a date-time field (to the minute)."""
     return QDateTime(QDate(local.year, local.month, local.day), QTime(local.hour, local.minute))
@@ -383,17 +423,21 @@ class PokerRoomScreen(QWidget):
     def _show_decision(self, entry: bc.ClaimEntry, d: Any) -> None:
         self.decision = d
         if d.qualifies:
-            lines = [f"QUALIFIES: seat {d.winning_seat} "
-                     f"({d.winning_hand.category if d.winning_hand else ''}) beat seat "
-                     f"{d.losing_seat} ({d.losing_hand.category if d.losing_hand else ''}). "
+            lines = [f"QUALIFIES: {_seats(d.winning_seats)} "
+                     f"({d.winning_hand.category if d.winning_hand else ''}) beat "
+                     f"{_seats(d.losing_seats)} "
+                     f"({d.losing_hand.category if d.losing_hand else ''}). "
                      f"Award {format_cents(d.award_cents)} "
                      f"({fraction_text(d.payout_fraction)} of main)."]
+            lines += _tie_lines(d)
             for s in d.shares:
                 name = entry.names.get(s.seat, "")
                 idc = "" if s.seat in entry.id_checked else "  NO ID CHECKED"
                 lines.append(f"  seat {s.seat} {name} ({s.role}, {s.taxpayer}): gross "
                              f"{format_cents(s.gross_cents)}, tax {format_cents(s.tax_cents)}, "
                              f"net {format_cents(s.net_cents)}{idc}")
+            if d.left_in_main_cents:
+                lines.append(f"  left in main (rounding): {format_cents(d.left_in_main_cents)}")
             lines.append(f"After the hit: main {format_cents(d.main_after_cents)}, reserve "
                          f"{format_cents(d.reserve_after_cents)}")
             color = theme.OK
@@ -482,6 +526,14 @@ class PokerRoomScreen(QWidget):
         self.step_btn.setObjectName("primary")
         self.step_btn.clicked.connect(self.record_step)
         grid.addWidget(self.step_btn, 4, 0, 1, 2)
+        # the card the chosen step needs ([authorization]: an executive for a large award or
+        # share, another person than the verifier), read off the GUI thread
+        self.step_card = QLabel("")
+        self.step_card.setObjectName("stepCard")
+        self.step_card.setWordWrap(True)
+        grid.addWidget(self.step_card, 7, 0, 1, 2)
+        self.share_seat.currentIndexChanged.connect(lambda _i: self._show_step_card())
+        self.cease_box.toggled.connect(lambda _on: self._show_step_card())
         self.void_reason = QLineEdit()
         self.void_reason.setPlaceholderText("reason for the void")
         grid.addWidget(self.void_reason, 5, 0)
@@ -576,7 +628,8 @@ class PokerRoomScreen(QWidget):
                          f"{f' ({e.detail})' if e.detail else ''}" for e in c.events)
         dls = "; ".join(self._deadline_text(d) + (" (met)" if d.met_at else "")
                         for d in bc.deadlines(c, self.tz, self._holidays()))
-        text = (f"Case #{c.case_id}: {hist}" + (f"\nDeadlines: {dls}" if dls else ""))
+        text = (f"Case #{c.case_id}: {hist}" + (f"\nDeadlines: {dls}" if dls else "")
+                + _shares_text(c.decision))
         self.case_info.setText(text)
         engine, case_id = self.console.engine, c.case_id
 
@@ -605,17 +658,87 @@ class PokerRoomScreen(QWidget):
         self.cease_box.setVisible(state == "approved")
         if state != "approved":
             self.cease_box.setChecked(False)
+        self._show_step_card()
+
+    def _step_args(self) -> tuple[bc.CaseView, str, dict[str, Any]] | None:
+        c = self.selected_case()
+        state = self.next_box.currentData()
+        if c is None or state is None:
+            return None
+        kw: dict[str, Any] = {}
+        if state == "share_paid":
+            kw["seat"] = self.share_seat.currentData()
+        if state == "approved" and self.cease_box.isChecked():
+            kw["cease"] = True
+        return c, state, kw
+
+    def _show_step_card(self) -> None:
+        """Say which card the chosen step needs, before anyone swipes."""
+        args = self._step_args()
+        if args is None:
+            self.step_card.setText("")
+            self.step_btn.setText("Record step (supervisor swipe)…")
+            return
+        c, state, kw = args
+        engine, rules = self.console.engine, self.rules
+
+        def shown(need: bc.StepAuthority) -> None:
+            if self._step_args() != args:  # the choice changed since
+                return
+            self._show_need(need)
+
+        default_bridge().query(
+            lambda: bc.step_authority(engine, c.case_id, state, settings=rules, **kw), shown,
+            lambda exc: self.step_card.setText(""), key="poker-room-step-card")
+
+    def _card_words(self, role: str) -> str:
+        pin = " + PIN" if self.window_.pin_needed(role) else ""
+        return f"{role} swipe{pin}"
+
+    def _show_need(self, need: bc.StepAuthority) -> None:
+        self.step_btn.setText(f"Record step ({self._card_words(need.role)})…")
+        text = f"Card needed: {need.role.upper()}"
+        if self.window_.pin_needed(need.role):
+            text += " + PIN"
+        if need.prompt:
+            text += f". {need.prompt}"
+        self.step_card.setText(text)
+        warn = need.role != "supervisor" or need.separate
+        self.step_card.setStyleSheet(f"color: {theme.WARN if warn else theme.OK};"
+                                     + (" font-weight: bold;" if warn else ""))
 
     def _swiped_step(self, c: bc.CaseView, state: str, what: str, **kw: Any) -> None:
+        """Work out the card the step needs (off the GUI thread), then ask for it."""
+        engine, rules = self.console.engine, self.rules
+        seat_kw = {k: v for k, v in kw.items() if k in ("seat", "cease")}
+
+        def ask(need: bc.StepAuthority) -> None:
+            self._show_need(need)
+            self._authorized_step(c, state, what + (f"\n{need.prompt}" if need.prompt else ""),
+                                  need.role, **kw)
+
+        def failed(exc: BaseException) -> None:
+            if isinstance(exc, ValueError):
+                self._case_message(str(exc))
+                return
+            log.warning("could not read the case: %s", exc)
+            self._case_message("The ledger could not be read: nothing was recorded.")
+
+        default_bridge().query(
+            lambda: bc.step_authority(engine, c.case_id, state, settings=rules, **seat_kw),
+            ask, failed)
+
+    def _authorized_step(self, c: bc.CaseView, state: str, what: str, role: str,
+                         **kw: Any) -> None:
         done: list[bc.CaseView] = []
 
-        def do(swipe: str) -> bc.CaseView:
+        def do(swipe: Any) -> bc.CaseView:
             view = bc.advance(self.console.engine, c.case_id, state, swipe,
                               settings=self.rules, **kw)
             done.append(view)
             return view
 
-        if self.window_.authorize(bc.ROLE, what, "bbj_case", do) and done:
+        if self.window_.authorize(role, what, "bbj_case", do) and done:
             ceased = " The fund has ceased (TGD-1540)." if kw.get("cease") else ""
             message = f"Case #{c.case_id}: {bc.STATE_TEXT[done[0].state]}.{ceased}"
             self._case_message(message, True)

@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 
 import core.pokerroom.cases as bc
 import core.pokerroom.fund as bf
-from core.demo import swipe_of
+from core.demo import demo_credential, swipe_of
 from core.ledger.models import (
     BbjAward,
     BbjCessation,
@@ -47,6 +47,7 @@ from tests.harness import FloorHarness
 
 SHOTS = Path(os.environ.get("PODIUM_SCREENSHOT_DIR") or "/tmp/poker-shots")
 SUPERVISOR = swipe_of("1001")  # Dana Reyes
+EXECUTIVE = demo_credential("2001")  # Evelyn Cruz and her PIN (the demo floor asks it)
 
 
 def settle() -> None:
@@ -88,17 +89,20 @@ def room_tab(qtbot, qapp, sqlite_engine: Engine):  # type: ignore[no-untyped-def
 
 
 class Swiper:
-    """Stands in for ``window.authorize``: runs the action with a supervisor's card; a refusal
-    (a ValueError) is kept, as the swipe prompt shows it, and nothing is authorized."""
+    """Stands in for ``window.authorize``: runs the action with the card the tab asks for (a
+    supervisor's, or the executive's with her PIN); a refusal (a ValueError) is kept, as the
+    swipe prompt shows it, and nothing is authorized."""
 
     def __init__(self) -> None:
         self.prompts: list[str] = []
+        self.roles: list[str] = []
         self.refusals: list[str] = []
 
     def __call__(self, role: str, what: str, kind: str, action: Any) -> bool:
         self.prompts.append(what)
+        self.roles.append(role)
         try:
-            return action(SUPERVISOR) is not None
+            return action(EXECUTIVE if role == "executive" else SUPERVISOR) is not None
         except ValueError as exc:
             self.refusals.append(str(exc))
             return False
@@ -394,6 +398,10 @@ def test_an_approval_that_ceases_the_fund(  # type: ignore[no-untyped-def]
     qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
     settle()
     assert "CEASES with this hit" in swiper.prompts[-1]
+    # 51,008.00 is above the demo floor's executive threshold: the executive's card was asked
+    assert swiper.roles[-1] == "executive"
+    assert ("51,008.00 is at or above the executive threshold 5,000.00: an EXECUTIVE card."
+            in swiper.prompts[-1])
     assert screen.case_msg.text() == "Case #1: approved. The fund has ceased (TGD-1540)."
     with Session(engine) as s:
         c = s.execute(select(BbjCessation)).scalar_one()
@@ -616,8 +624,9 @@ def test_each_share_paid_prints_its_slip_and_a_paid_share_can_be_reprinted(  # t
     screen.hit_time.setDateTime(_local(yesterday, 20))
     qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
     settle()
-    for state in ("verified", "request_filed", "approved"):
+    for state in ("verified", "request_filed"):
         bc.advance(engine, 1, state, SUPERVISOR, deck_sorted=True, cctv_reviewed=True)
+    bc.advance(engine, 1, "approved", EXECUTIVE)  # 50,705.60: above the executive threshold
     screen.refresh_cases()
     settle()
     screen.case_table.selectRow(0)
@@ -699,3 +708,144 @@ def test_the_print_preview_of_a_form_opens_and_shows_its_pages(  # type: ignore[
     assert not dlg.grab().isNull()
     dlg.close()
     dlg.deleteLater()
+
+
+TIE_CARDS = "Ah Ad Tc 7s 7c  As Td  Ac Th  7h 7d"  # board; seats 1 and 2 AAATT; seat 4 7777A
+
+
+def test_a_tie_for_the_bad_beat_shows_the_split_and_every_share(  # type: ignore[no-untyped-def]
+        qtbot, room_tab, swiper) -> None:
+    from core.rules.bbj import BbjSettings
+
+    window, screen = room_tab
+    engine = screen.console.engine
+    yesterday = datetime.now(screen.tz).date() - timedelta(days=1)
+    _count_and_post(engine, yesterday, screen.tz)  # main 50,705.60, reserve 302.40
+    screen.refresh_funds()
+    settle()
+    _enter(qtbot, screen, seats=7, showed=(1, 2, 4), cards=TIE_CARDS)
+    screen.hit_time.setDateTime(_local(yesterday, 20))
+    screen.cap.setText("77.77")
+    qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    settle()
+    text = screen.result.text()
+    # award 50,705.60 x 0.7777 = 39,433.74; winning 20% 7,886.74; losing 40% 15,773.49 split
+    # 7,886.74 each; table 15,773.49 / 4 = 3,943.37 each; 0.04 left in main; seat 2 NRANETB
+    assert text.startswith("QUALIFIES: seat 4 (FOUR_OF_A_KIND) beat seats 1 and 2 "
+                           "(FULL_HOUSE). Award 39,433.74 (0.7777 of main).")
+    assert ("TIE for the losing hand: seats 1 and 2. The losing share is split equally "
+            "(seats 1 and 2), each rounded down.") in text
+    for line in ("seat 4 Player 4 (winning, citizen): gross 7,886.74, tax 0.00, net 7,886.74",
+                 "seat 1 Player 1 (losing, citizen): gross 7,886.74, tax 0.00, net 7,886.74",
+                 "seat 2 Player 2 (losing, nranetb): gross 7,886.74, tax 1,971.69, net "
+                 "5,915.05",
+                 *(f"seat {s} Player {s} (table, citizen): gross 3,943.37, tax 0.00, net "
+                   "3,943.37" for s in (3, 5, 6, 7)),
+                 "left in main (rounding): 0.04"):
+        assert f"  {line}" in text.splitlines()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    qtbot.wait(50)
+    window.grab().save(str(SHOTS / "bbj-tie-split.png"))
+
+    # the room's tie policy refuse: the tie is named, nothing decided
+    screen.rules = BbjSettings(tie="refuse")
+    qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    settle()
+    assert screen.result.text().startswith("showdown: seats 1 and 2 tie for the losing hand "
+                                           "(FULL_HOUSE); the room's tie policy is refuse")
+    assert screen.decision is None
+    qtbot.wait(50)
+    window.grab().save(str(SHOTS / "bbj-tie-refused.png"))
+    screen.rules = BbjSettings()
+
+    qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    settle()
+    assert "Case #1 opened." in screen.result.text()
+    assert [s["role"] for s in bc.get_case(engine, 1).decision["shares"]] == [
+        "winning", "losing", "losing", "table", "table", "table", "table"]
+    screen.case_table.selectRow(0)
+    settle()
+    assert ("Shares: seat 4 winning 7,886.74; seat 1 losing 7,886.74; seat 2 losing 7,886.74; "
+            "seat 3 table 3,943.37; seat 5 table 3,943.37; seat 6 table 3,943.37; seat 7 table "
+            "3,943.37 (tie for the losing hand, split: seats 1 and 2)") in screen.case_info.text()
+
+
+def test_the_tab_asks_for_the_executive_card_and_pin_a_large_award_needs(  # type: ignore[no-untyped-def]
+        qtbot, room_tab) -> None:
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QLabel
+
+    from gui.authorize import SwipePrompt
+    from tests.gui.swiping import type_pin, type_swipe
+
+    window, screen = room_tab
+    engine = screen.console.engine
+    yesterday = datetime.now(screen.tz).date() - timedelta(days=1)
+    _count_and_post(engine, yesterday, screen.tz)  # main 50,705.60, reserve 302.40
+    hit = datetime.combine(yesterday, time(20), screen.tz)
+    entry = bc.ClaimEntry(
+        table="P1", big_blind_cents=10_000, pot_cents=250_000, dealt_in=(1, 2, 3, 4, 5, 6),
+        board=tuple(parse_cards("Ah Ad Tc 7s 7c".split(), None)),
+        showdown=(ShownHand(1, tuple(parse_cards(["As", "Td"], 2))),  # type: ignore[arg-type]
+                  ShownHand(4, tuple(parse_cards(["7h", "7d"], 2)))),  # type: ignore[arg-type]
+        table_jackpot_rake_cap_cents=10_000, room_max_jackpot_rake_cents=10_000,
+        names={i: f"Player {i}" for i in range(1, 7)}, id_checked=frozenset(range(1, 7)))
+    cid = bc.open_case(engine, "bbj", entry, hit, SUPERVISOR)
+    bc.advance(engine, cid, "verified", SUPERVISOR, deck_sorted=True, cctv_reviewed=True)
+    bc.advance(engine, cid, "request_filed", SUPERVISOR)
+    screen.refresh_funds()
+    screen.refresh_cases()
+    settle()
+    screen.case_table.selectRow(0)
+    settle()  # the card the step needs is read off the GUI thread
+    assert screen.next_box.currentData() == "approved"
+    # before anyone swipes, the tab says which card: the demo floor's threshold is 5,000.00
+    # and its PIN policy "executive"
+    assert screen.step_btn.text() == "Record step (executive swipe + PIN)…"
+    assert screen.step_card.text() == (
+        "Card needed: EXECUTIVE + PIN. 50,705.60 is at or above the executive threshold "
+        "5,000.00: an EXECUTIVE card. Another person than employee 1001 Dana Reyes, who "
+        "verified the hand.")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    qtbot.wait(50)
+    window.grab().save(str(SHOTS / "bbj-authority-tab.png"))
+
+    seen: dict[str, str] = {}
+    errors: list[BaseException] = []
+
+    def in_prompt() -> None:
+        try:
+            prompt = QApplication.activeModalWidget()
+            if not isinstance(prompt, SwipePrompt):
+                QTimer.singleShot(20, in_prompt)
+                return
+            seen["labels"] = " | ".join(w.text() for w in prompt.findChildren(QLabel))
+            prompt.grab().save(str(SHOTS / "bbj-authority-prompt.png"))
+            type_swipe(prompt, swipe_of("1001"))  # a supervisor: refused, nothing written
+            qtbot.waitUntil(prompt.pin_field.isVisible, timeout=10000)
+            type_pin(prompt, "1001")
+            qtbot.waitUntil(lambda: "needs an executive" in prompt.message.text(),
+                            timeout=10000)
+            seen["refusal"] = prompt.message.text()
+            prompt.grab().save(str(SHOTS / "bbj-authority-refused.png"))
+            type_swipe(prompt, swipe_of("2001"))
+            qtbot.waitUntil(prompt.pin_field.isVisible, timeout=10000)
+            type_pin(prompt, "2001")
+        except BaseException as exc:  # close the prompt: the test ends and re-raises
+            errors.append(exc)
+            while (w := QApplication.activeModalWidget()) is not None:
+                w.done(0)
+
+    QTimer.singleShot(20, in_prompt)
+    qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: bool(errors) or bc.get_case(engine, cid).state == "approved",
+                    timeout=20000)
+    assert not errors, errors
+    assert "EXECUTIVE card + PIN" in seen["labels"]
+    assert "50,705.60 is at or above the executive threshold 5,000.00" in seen["labels"]
+    assert seen["refusal"] == (
+        "employee 1001 (Dana Reyes, supervisor) can not authorize the approval of a Bad Beat "
+        "Jackpot award of 50,705.60 (at or above the executive threshold 5,000.00): it needs "
+        "an executive")
+    case = bc.get_case(engine, cid)
+    assert case.events[-1].employee_number == "2001" and case.award_id is not None
