@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 import core.pokerroom.fund as bf
 from core import cardkey
-from core.auth import AuthError, Gate, gate_for, register_gate
+from core.auth import AuthError, Gate, register_gate
 from core.demo import demo_credential, enroll_demo_employees, swipe_of
 from core.floorconfig import Authorization
 from core.ledger.models import (

@@ -26,12 +26,11 @@ def paid(engine: Engine) -> Iterator[tuple[Engine, int]]:
     """A case approved at cap 50.00 of 100.00 (award 25,352.80 on main 50,705.60) with seat 1
     (losing, citizen: 10,141.12, tax 2,028.22) and seat 2 (table, NRANETB: 2,535.28, tax
     633.82) paid."""
-    from core.demo import enroll_demo_employees
-
     # a floor whose executive threshold is above these awards: supervisors take every step
     # (the authority by size is tested in tests/test_bbj_cases.py)
     from core import cardkey
     from core.auth import Gate, register_gate
+    from core.demo import enroll_demo_employees
     from core.floorconfig import Authorization
 
     register_gate(Gate(engine, cardkey.load(), Authorization(100_000_000,

@@ -61,9 +61,9 @@ from core.ledger.models import (
 from core.money import format_cents, json_cents, parse_cents
 from core.pokerroom.fund import (
     BbjFundError,
+    Funds,
     FundSettings,
     Posting,
-    Funds,
     amount_for_hit,
     amount_for_hit_in,
     hit_funds_read,

@@ -18,8 +18,8 @@ from typing import Any
 from core.jsondoc import check_keys, json_array, json_object, json_type, load_json_file
 from core.money import format_cents, json_cents, parse_cents, parse_rate
 from core.rules.bbj import (
-    BbjError,
     TIE_POLICIES,
+    BbjError,
     BbjSettings,
     Claim,
     Decision,

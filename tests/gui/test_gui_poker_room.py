@@ -785,7 +785,7 @@ def test_the_tab_asks_for_the_executive_card_and_pin_a_large_award_needs(  # typ
     hit = datetime.combine(yesterday, time(20), screen.tz)
     entry = bc.ClaimEntry(
         table="P1", big_blind_cents=10_000, pot_cents=250_000, dealt_in=(1, 2, 3, 4, 5, 6),
-        board=tuple(parse_cards("Ah Ad Tc 7s 7c".split(), None)),
+        board=tuple(parse_cards(["Ah", "Ad", "Tc", "7s", "7c"], None)),
         showdown=(ShownHand(1, tuple(parse_cards(["As", "Td"], 2))),  # type: ignore[arg-type]
                   ShownHand(4, tuple(parse_cards(["7h", "7d"], 2)))),  # type: ignore[arg-type]
         table_jackpot_rake_cap_cents=10_000, room_max_jackpot_rake_cents=10_000,
