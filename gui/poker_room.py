@@ -7,9 +7,12 @@ failed rule in words, and beside it three pages: the cases (state, next deadline
 floor file's public holidays, overdue in red, the buttons that move a case on or void it; an
 approval may cease the fund, TGD-1540), the daily count (per table: the jackpot drop box with
 its chip pieces and the house rake box; "Record count", then "Post the day" showing the
-distribution; a tournament's fees), each after a supervisor's swipe (``window.authorize``), and
-the regulator's forms (gui/forms_panel.py).  Core: core/pokerroom/cases.py (which calls
-core/pokerroom/fund.py in the swipe's transaction)."""
+distribution; a tournament's fees), each after a supervisor's swipe (``window.authorize``; a
+large award's approval or share asks for the executive's card and PIN, said before the swipe:
+``core.pokerroom.cases.step_authority``), and the regulator's forms (gui/forms_panel.py).  A tie
+(RULES.md 6.6) shows the split and every share, or, under the refuse policy, is named.
+Core: core/pokerroom/cases.py (which calls core/pokerroom/fund.py in the swipe's
+transaction)."""
 
 from __future__ import annotations
 

@@ -6,9 +6,9 @@ seats dealt in, board, showdown hole cards, names, ID checked per seat, taxpayer
 decision is ``core.rules.bbj.decide`` on the fund's
 :func:`core.pokerroom.fund.amount_for_hit` for the
 hit time.  The claim and the decision are stored with the case (``bbj_cases``); its history is
-append-only state rows (``bbj_case_events``), each with who (a supervisor's swipe) and when,
-written in ONE transaction with its ``swipe_log`` row.  A refused card writes only its swipe-log
-row.
+append-only state rows (``bbj_case_events``), each with who (a supervisor's swipe; an
+executive's for a large award or share, :class:`StepAuthority`) and when, written in ONE
+transaction with its ``swipe_log`` row.  A refused card writes only its swipe-log row.
 
 States, in order (none can be skipped)::
 
