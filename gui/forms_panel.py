@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, cast
 from zoneinfo import ZoneInfo
 
-from PySide6.QtCore import QDate, QDateTime, QTime, Qt
+from PySide6.QtCore import QDate, QDateTime, Qt, QTime
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,

@@ -31,13 +31,13 @@ the decision.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
-from zoneinfo import ZoneInfo
 from decimal import Decimal
 from fractions import Fraction
 from html import escape
+from zoneinfo import ZoneInfo
 
 from core.money import format_cents
 from core.pokerroom import implementation
@@ -797,18 +797,16 @@ def quarterly_tax_html(q: QuarterlyTax) -> str:
         f"(PAGCOR sharing 60%-40%) &nbsp;&nbsp; "
         f'<span style="font-size:10pt;">{box if q.onsite else checked}</span> Offsite '
         f"(PAGCOR sharing 75%-25%)</p>")
+    figures = [(m.taxable_cents, m.franchise_tax_cents, m.net_cents,
+                m.pagcor_share_cents(q.onsite), m.net_cents - m.pagcor_share_cents(q.onsite))
+               for m in q.months]
     sharing = _grid(
         ("Month", "Taxable (D)", f"Franchise tax {FRANCHISE_TAX_PERCENT}% (E)",
          "Net (F = D - E)", f"Less {pct}% PAGCOR", "Operator's share"),
-        [(f"{m.month:%B %Y}", peso(m.taxable_cents), peso(m.franchise_tax_cents),
-          peso(m.net_cents), peso(m.pagcor_share_cents(q.onsite)),
-          peso(m.net_cents - m.pagcor_share_cents(q.onsite))) for m in q.months],
+        [(f"{m.month:%B %Y}", *(peso(c) for c in row)) for m, row in zip(q.months, figures,
+                                                                         strict=True)],
         right=(1, 2, 3, 4, 5), widths=(15, 17, 17, 17, 17, 17),
-        total=(f"Q{q.quarter} total",
-               *(peso(sum(f(m) for m in q.months)) for f in (
-                   lambda m: m.taxable_cents, lambda m: m.franchise_tax_cents,
-                   lambda m: m.net_cents, lambda m: m.pagcor_share_cents(q.onsite),
-                   lambda m: m.net_cents - m.pagcor_share_cents(q.onsite)))))
+        total=(f"Q{q.quarter} total", *(peso(sum(col)) for col in zip(*figures, strict=True))))
     body = (club + _section("Poker room fees and franchise tax") + fees
             + _section(f"PAGCOR sharing (less {pct}%)") + sharing
             + _section("Jackpot winnings and final tax withheld") + summary
@@ -1056,17 +1054,15 @@ def _affirmations(t: TransferCessation) -> str:
 # The qualifying hand and its conditions (RULES.md 6 "Qualification", core.rules.bbj.decide):
 # the rules of the game, not the operator's to set, printed as the request states them.
 HAND_REQUIREMENTS: tuple[str, ...] = (
-    "Game: Texas Hold'em only.",
-    "Losing (bad beat) hand: Aces full of Tens or better (AAATT, AAAJJ, AAAQQ, AAAKK, any four "
-    "of a kind, straight flush, royal flush), beaten by four of a kind or better.",
-    "Both hands are each player's best five-card hand and both went to showdown; the two "
-    "highest hands at showdown are the winning and the losing hand.",
-    "Both hole cards of each of the two players play; a kicker must play and beat the board.",
-    "Aces full of Tens needs an Ace in the hole (three Aces on the board and a pocket pair do "
-    "not qualify).",
-    "Void for: discussion of hands during play, one player to a hand violated, a fouled deck, "
-    "switched cards, an unverifiable hand; the deck is sorted and CCTV reviewed before award.",
-    "Every player at the table shows a valid government ID to be paid a share.",
+    "Texas Hold'em only.",
+    "Losing hand Aces full of Tens or better (AAATT, AAAJJ, AAAQQ, AAAKK, four of a kind, "
+    "straight flush, royal flush), beaten by four of a kind or better.",
+    "The two highest hands at showdown, each the player's best five cards.",
+    "Both hole cards of each player play; a kicker must beat the board; Aces full needs an "
+    "Ace in the hole.",
+    "Void for: hands discussed, one player to a hand violated, fouled deck, switched cards, "
+    "unverifiable hand; deck sorted and CCTV reviewed before award.",
+    "Every player shows a valid government ID to be paid.",
 )
 
 

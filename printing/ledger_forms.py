@@ -34,6 +34,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
+from core.floorconfig import PokerRoomConfig
 from core.ledger import integrity
 from core.ledger.models import (
     BbjAward,
@@ -47,7 +48,6 @@ from core.ledger.models import (
     BbjPosting,
     PokerTournamentFee,
 )
-from core.floorconfig import PokerRoomConfig
 from core.pokerroom.cases import ClaimEntry, entry_from_json
 from core.pokerroom.fund import (
     FundSettings,

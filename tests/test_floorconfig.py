@@ -424,6 +424,13 @@ denominations = [1000, 500, 100, 50, 25, 10]
     assert fund.denominations == (1000, 500, 100, 50, 25, 10)
 
 
+def test_the_poker_rooms_location_for_the_forms_is_optional_text() -> None:
+    assert loads_floor(BASE).poker_room.room_location == ""  # the forms print a blank
+    cfg = loads_floor(BASE + '\n[poker_room]\nroom_location = "  2/F Grand Hall,   Manila "\n')
+    assert cfg.poker_room.room_location == "2/F Grand Hall, Manila"
+    assert load_demo_floor().poker_room.room_location == ""
+
+
 @pytest.mark.parametrize(("section", "fragments"), [
     ('split = { winning = "0.30", losing = "0.40", table = "0.40" }',
      ("poker_room", "must add up to 1")),
@@ -433,6 +440,8 @@ denominations = [1000, 500, 100, 50, 25, 10]
     ('admin_fee_rate = 0.3', ("poker_room.admin_fee_rate", "TOML float")),
     ("denominations = [500, 0]", ("poker_room.denominations", "whole pesos")),
     ('splits = { winning = "0.20" }', ("poker_room.splits", "unknown key")),
+    ("room_location = 12", ("poker_room.room_location",)),
+    (f'room_location = "{"x" * 201}"', ("poker_room.room_location", "at most 200")),
 ])
 def test_a_malformed_poker_room_section_is_refused_by_key(
         section: str, fragments: tuple[str, ...]) -> None:

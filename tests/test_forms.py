@@ -549,7 +549,7 @@ def test_transfer_cessation_has_the_linked_tables_and_the_affirmations() -> None
         assert f"{BOX} {s}" in page
     none = flat(transfer_cessation_html(TransferCessation(**{**t.__dict__,
                                                              "linked_tables": ()})))
-    assert f"No drop box of this jackpot is counted in the ledger. Tables: " in none
+    assert "No drop box of this jackpot is counted in the ledger. Tables: " in none
     cease = TransferCessation("C", "O", "BBJ", "cease", None, date(2026, 12, 14), None,
                               seed_cents=0, main_cents=1_000_000, reserve_cents=200_000)
     assert "the reserve is added to the main amount won" in affirmations(cease)[2]

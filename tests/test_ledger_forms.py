@@ -33,13 +33,12 @@ from sqlalchemy.orm import Session
 
 import core.pokerroom.fund as bf
 from core.demo import enroll_demo_employees, swipe_of
-from core.ledger.audit import verify
 from core.floorconfig import PokerRoomConfig
+from core.ledger.audit import verify
 from core.ledger.models import BbjPosting
-from core.pokerroom.fund import FundSettings
-from core.rules.bbj import BbjSettings, Split
 from core.pokerroom import cases as bc
-from core.rules.bbj import ShownHand
+from core.pokerroom.fund import FundSettings
+from core.rules.bbj import BbjSettings, ShownHand, Split
 from core.rules.cards import Card, parse_cards
 from printing import ledger_forms as lf
 from printing.forms import (
