@@ -309,6 +309,8 @@ class PokerRoomConfig:
 
     rules: BbjSettings = field(default_factory=BbjSettings)
     fund: FundSettings = field(default_factory=FundSettings)
+    # the regulator's forms (docs/forms.md): where the poker room is; "" prints a blank
+    room_location: str = ""
 
 
 @dataclass(frozen=True)
@@ -688,6 +690,10 @@ def _poker_room(sec: _Section) -> PokerRoomConfig:
     denoms = sec.convert("denominations", _denominations, list(fund_default.denominations))
     # RULES.md 6.6: two hands of equal value for a place: split the place's share, or refuse
     tie = sec.choice("tie", TIE_POLICIES, rules_default.tie)
+    # the regulator's forms: the poker room's location ("" = a blank filled in by hand)
+    room_location = " ".join(sec.text("room_location", "", empty_ok=True).split())
+    if len(room_location) > 200:
+        raise sec.error("room_location", f"{len(room_location)} characters: at most 200")
     sec.done()
     try:
         rules = BbjSettings(split=Split(**split), min_players=min_players,
@@ -698,7 +704,7 @@ def _poker_room(sec: _Section) -> PokerRoomConfig:
                             denominations=denoms)
     except ValueError as exc:
         raise sec.error("", str(exc)) from None
-    return PokerRoomConfig(rules, fund)
+    return PokerRoomConfig(rules, fund, room_location=room_location)
 
 
 def _denominations(value: Any, what: str) -> tuple[int, ...]:

@@ -4,8 +4,10 @@ previewed and printed through Qt's print preview, or saved as PDF.
 
 The accountant picks the form and its period: the daily report (a business date, onsite
 TGD-1623 or offsite TGD-1494), the awarding request TGD-1500 (a case), the quarterly tax
-compliance TGD-108 (year and quarter) or the transfer / cessation TGD-1540 (the fund chosen at
-the top of the tab; for a fund not ceased, the destination fund and the effective date).  A
+compliance TGD-108 (year and quarter, onsite or offsite), the transfer / cessation TGD-1540
+(the fund chosen at the top of the tab; for a fund not ceased, the destination fund and the
+effective date) or the implementation request TGD-1581 (the fund chosen at the top, the
+requested implementation date and, when known, the filing time).  A
 refusal (``printing.forms.FormError``, a ValueError) is shown in red in the panel.
 
 The form is filled from the ledger off the GUI thread (the bridge, :meth:`FormsPanel.with_form`);
@@ -23,10 +25,12 @@ from pathlib import Path
 from typing import Any, cast
 from zoneinfo import ZoneInfo
 
-from PySide6.QtCore import QDate, Qt
+from PySide6.QtCore import QDate, QDateTime, Qt, QTime
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDateEdit,
+    QDateTimeEdit,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -49,6 +53,7 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("award", "Awarding request (TGD-1500)"),
     ("quarterly", "Quarterly tax compliance (TGD-108)"),
     ("cessation", "Transfer / cessation (TGD-1540)"),
+    ("implementation", "Implementation request (TGD-1581, Annex A)"),
 )
 
 
@@ -135,6 +140,10 @@ class FormsPanel(QWidget):
             self.quarter.addItem(f"Q{q} ({months})", q)
         self.quarter.setCurrentIndex((today.month - 1) // 3)
         f.addRow("Quarter", self.quarter)
+        self.q_onsite_box = QComboBox()
+        self.q_onsite_box.addItem("Onsite (PAGCOR sharing 60%–40%)", True)
+        self.q_onsite_box.addItem("Offsite (PAGCOR sharing 75%–25%)", False)
+        f.addRow("Poker club", self.q_onsite_box)
         self.pages.addWidget(quarterly)
         # transfer / cessation
         cess = QWidget()
@@ -153,12 +162,39 @@ class FormsPanel(QWidget):
         self.cess_note.setWordWrap(True)
         f.addRow(self.cess_note)
         self.pages.addWidget(cess)
+        # implementation request (TGD-1581)
+        impl = QWidget()
+        f = QFormLayout(impl)
+        f.setContentsMargins(0, 0, 0, 0)
+        self.impl_fund = QLabel("—")
+        f.addRow("Fund", self.impl_fund)
+        self.impl_effective = QDateEdit(_qdate(today))
+        self.impl_effective.setDisplayFormat("yyyy-MM-dd")
+        self.impl_effective.setCalendarPopup(True)
+        f.addRow("Implementation on", self.impl_effective)
+        self.impl_filed_known = QCheckBox("Filing time known")
+        f.addRow(self.impl_filed_known)
+        self.impl_filed = QDateTimeEdit(QDateTime(_qdate(today), QTime(14, 0)))
+        self.impl_filed.setDisplayFormat("yyyy-MM-dd HH:mm")
+        self.impl_filed.setCalendarPopup(True)
+        self.impl_filed.setEnabled(False)
+        self.impl_filed_known.toggled.connect(self.impl_filed.setEnabled)
+        f.addRow("Filed at (casino time)", self.impl_filed)
+        impl_note = QLabel("Filed at least 8 business days before the implementation date; "
+                           "after 3:00 PM counts as the next business day. The form prints "
+                           "the latest filing time, and on time or LATE.")
+        impl_note.setObjectName("muted")
+        impl_note.setWordWrap(True)
+        f.addRow(impl_note)
+        self.pages.addWidget(impl)
         lay.addWidget(self.pages)
         self.kind_box.currentIndexChanged.connect(self._kind_changed)
         for changed in (self.daily_date.dateChanged, self.onsite_box.currentIndexChanged,
                         self.case_box.currentIndexChanged, self.year.valueChanged,
                         self.quarter.currentIndexChanged, self.to_fund.currentIndexChanged,
-                        self.effective.dateChanged):
+                        self.effective.dateChanged, self.q_onsite_box.currentIndexChanged,
+                        self.impl_effective.dateChanged, self.impl_filed_known.toggled,
+                        self.impl_filed.dateTimeChanged):
             changed.connect(self._clear_message)  # a message is about the choice made
 
         buttons = QHBoxLayout()
@@ -200,6 +236,7 @@ class FormsPanel(QWidget):
         self.funds = list(funds)
         self.fund = next((f for f in self.funds if f.fund_id == current), None)
         self.cess_fund.setText(self.fund.label if self.fund else "— (no fund)")
+        self.impl_fund.setText(self.fund.label if self.fund else "— (no fund)")
         keep = self.to_fund.currentData()
         self.to_fund.clear()
         for f in self.funds:
@@ -254,7 +291,16 @@ class FormsPanel(QWidget):
                                onsite=bool(self.onsite_box.currentData()))
         if kind == "quarterly":
             return FormRequest(kind="quarterly", fund_id=fund, year=self.year.value(),
-                               quarter=self.quarter.currentData())
+                               quarter=self.quarter.currentData(),
+                               onsite=bool(self.q_onsite_box.currentData()))
+        if kind == "implementation":
+            filed = None
+            if self.impl_filed_known.isChecked():
+                naive = cast(datetime, self.impl_filed.dateTime().toPython())
+                filed = naive.replace(second=0, microsecond=0, tzinfo=self.tz)
+            return FormRequest(kind="implementation", fund_id=fund,
+                               effective_on=cast(date, self.impl_effective.date().toPython()),
+                               filed_at=filed)
         if self.fund is not None and self.fund.ceased:
             return FormRequest(kind="cessation", fund_id=fund)
         to_fund = self.to_fund.currentData()
@@ -276,15 +322,14 @@ class FormsPanel(QWidget):
             self._message(str(exc), False)
             return
         engine, tz = self.console.engine, self.tz
-        fund_settings = self.console.config.poker_room.fund
-        rules = self.console.config.poker_room.rules
+        poker_room = self.console.config.poker_room
         self._asked += 1
         asked = self._asked
 
         def fill() -> Any:
             return render(engine, request, casino=casino.name, operator=casino.operator_name,
                           tz=tz, holidays=tuple(casino.public_holidays),
-                          fund_settings=fund_settings, rules=rules)
+                          poker_room=poker_room)
 
         def filled(form: Any) -> None:
             if asked != self._asked:  # asked again since: that answer counts

@@ -9,7 +9,14 @@ print that HTML to PDF / PNG (Qt is imported only there).
 * TGD-1500: :class:`AwardingRequest` (build it with :func:`awarding_request` from a bbj
   ``Decision``, its ``Claim`` and the sharers' names) -> :func:`awarding_request_html`;
 * TGD-108: :class:`QuarterlyTax` -> :func:`quarterly_tax_html`;
-* TGD-1540: :class:`TransferCessation` -> :func:`transfer_cessation_html` (parts 1 and 2).
+* TGD-1540: :class:`TransferCessation` -> :func:`transfer_cessation_html` (parts 1 and 2);
+* TGD-1581 (Annex A): :class:`ImplementationRequest` -> :func:`implementation_request_html`
+  (the filing deadline: :mod:`core.pokerroom.implementation`).
+
+Every form also has the poker room's location, PAGCOR's TGD reference number box, the
+operator's certification with PAGCOR's attestation and a "For PAGCOR use" action section; a
+field the ledger can not fill is a ruled :func:`blank` marked "(to be filled by hand: not in
+the ledger)" or "(PAGCOR use)".
 
 Money is ``int`` centavos, shown as ``PHP 1,234.56``.  The jackpot rake's split (the 30%
 admin fee, which is also TGD-1623's B, and the fund's 70% main / 30% reserve) is the ledger's
@@ -24,16 +31,19 @@ the decision.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from fractions import Fraction
 from html import escape
+from zoneinfo import ZoneInfo
 
 from core.money import format_cents
+from core.pokerroom import implementation
+from core.pokerroom.business_days import add_business_days
 from core.pokerroom.fund import FundSettings, distribute
-from core.rules.bbj import Claim, Decision, Share
+from core.rules.bbj import BbjSettings, Claim, Decision, Share
 
 _FUND = FundSettings()  # the rates every form prints (RULES.md 6 "Funding")
 DENOMINATIONS: tuple[int, ...] = _FUND.denominations  # pesos: the chips of a jackpot drop box
@@ -43,6 +53,14 @@ _RULE = "border-color:#444444; border-style:solid; border-collapse:collapse;"
 _ROLE_NAMES = {"winning": "Winning hand", "losing": "Losing hand",
                "table": "Table share"}
 _TAXPAYER_NAMES = {"citizen": "Citizen", "nraetb": "NRAETB", "nranetb": "NRANETB"}
+# The marks of a field the form can not fill (docs/forms.md "Blanks"): printed small after a
+# ruled blank, so a reader sees at once who fills it in.
+HAND_MARK = "to be filled by hand: not in the ledger"
+PAGCOR_MARK = "PAGCOR use"
+BOX = "\u2610"  # a check box to tick by hand
+# PAGCOR's share of the poker room's net revenue (the guideline: "The applicable PAGCOR sharing
+# scheme (75%-25% for off-site and 60%-40% for on-site poker clubs)"), TGD-108's "less 25%".
+PAGCOR_SHARING_PERCENT = {False: 25, True: 40}  # onsite? -> PAGCOR's percent
 
 
 class FormError(ValueError):
@@ -137,14 +155,27 @@ def fund_split(jackpot_rake_cents: int, settings: FundSettings = _FUND) -> FundS
 
 
 def _page(title: str, form_no: str, casino: str, operator: str, period: str, body: str,
-          *, signers: Sequence[str] = ("Prepared by", "Checked by", "Approved by")) -> str:
+          *, signers: Sequence[str] = ("Prepared by", "Checked by", "Approved by"),
+          location: str = "", annex: str = "PAGCOR annex form",
+          certify: str = ("We certify that the figures above are true and correct and agree "
+                          "with the count and the records of the poker room.")) -> str:
+    """The form's frame: casino, operator and the poker room's location (a blank to fill in
+    when the floor file has no ``[poker_room] room_location``), the form number and PAGCOR's
+    TGD reference number box (PAGCOR use), the title and period, ``body``, the certification
+    with the operator's signers and PAGCOR's attestation, and the "For PAGCOR use" action
+    section (docs/forms.md "On every form")."""
+    where = escape(location) if location.strip() else blank(width=28)
     head = (
         f'<table width="100%" cellspacing="0" cellpadding="0"><tr>'
-        f'<td width="70%"><span style="font-size:15pt; font-weight:bold;">{escape(casino)}</span>'
-        f'<br>Operator: {escape(operator)}</td>'
-        f'<td width="30%" align="right"><span style="font-size:14pt; font-weight:bold;">'
-        f'{escape(form_no)}</span><br><span style="font-size:7pt;">PAGCOR annex form</span>'
-        f"</td></tr></table>"
+        f'<td width="64%" valign="top"><span style="font-size:15pt; font-weight:bold;">'
+        f"{escape(casino)}</span><br>Operator: {escape(operator)}"
+        f"<br>Poker room location: {where}</td>"
+        f'<td width="36%" align="right" valign="top"><span style="font-size:14pt; '
+        f'font-weight:bold;">{escape(form_no)}</span><br><span style="font-size:7pt;">'
+        f"{escape(annex)}</span>"
+        f'<table cellspacing="0" cellpadding="3" border="1" align="right" '
+        f'style="{_RULE} margin-top:3px;"><tr><td>TGD reference no.: {blank(PAGCOR_MARK, 12)}'
+        f"</td></tr></table></td></tr></table>"
         f'<p align="center" style="font-size:13pt; font-weight:bold; margin-top:8px; '
         f'margin-bottom:0px;">{escape(title)}</p>'
         f'<p align="center" style="margin-top:2px; margin-bottom:6px;">{escape(period)}</p>'
@@ -153,30 +184,77 @@ def _page(title: str, form_no: str, casino: str, operator: str, period: str, bod
         "<!DOCTYPE html><html><head><meta charset=\"utf-8\">"
         f"<title>{escape(form_no)} {escape(title)}</title></head>"
         '<body style="font-family:\'DejaVu Sans\', Arial, sans-serif; font-size:8pt;">'
-        f"{head}{body}{_signatures(signers)}"
+        f"{head}{body}{_signatures(signers, certify)}{_pagcor_action()}"
         f'<p style="font-size:7pt; color:#555555;">{escape(form_no)} - {escape(casino)} - '
         f"{escape(period)} - produced by Podium</p></body></html>"
     )
 
 
-def _signatures(signers: Sequence[str]) -> str:
-    width = 100 // len(signers)
-    cells = "".join(
-        f'<td width="{width}%" valign="top" style="padding-right:14px;">'
-        f"<b>{escape(role)}:</b><br><br>"
-        "______________________________<br>"
-        '<span style="font-size:7pt;">Signature over printed name</span><br>'
-        "Position: _____________________<br>"
-        "Date: _________________________</td>" for role in signers)
-    return ('<h3 style="margin-top:14px; margin-bottom:4px;">Certification</h3>'
-            '<p style="margin-top:0px;">We certify that the figures above are true and correct '
-            "and agree with the count and the records of the poker room.</p>"
+def _signature_cell(role: str, width: int, mark: str = "") -> str:
+    return (f'<td width="{width}%" valign="top" style="padding-right:10px;">'
+            f"<b>{escape(role)}:</b>{(' ' + _mark(mark)) if mark else ''}<br><br>"
+            "__________________________<br>"
+            '<span style="font-size:7pt;">Signature over printed name</span><br>'
+            "Position: _________________<br>"
+            "Date: _____________________</td>")
+
+
+def _signatures(signers: Sequence[str], certify: str) -> str:
+    """The operator's signers, then PAGCOR's representative attesting (PAGCOR use)."""
+    width = 100 // (len(signers) + 1)
+    cells = "".join(_signature_cell(role, width) for role in signers)
+    cells += _signature_cell("Attested by PAGCOR", width, PAGCOR_MARK)
+    return ('<h3 style="margin-top:14px; margin-bottom:4px;"><a name="podium-keep-together">'
+            "</a>Certification and attestation</h3>"
+            f'<p style="margin-top:0px;">{escape(certify)}</p>'
             f'<table width="100%" cellspacing="0" cellpadding="2"><tr>{cells}</tr></table>')
+
+
+def _pagcor_action() -> str:
+    """PAGCOR's own section: when and by whom received, the action taken (approved /
+    disapproved, ticked by hand), remarks and signature: all blank, PAGCOR use."""
+    box = f'<span style="font-size:10pt;">{BOX}</span>'
+    rows = (
+        ("Date and time received", blank(PAGCOR_MARK), "Received by", blank(PAGCOR_MARK)),
+        ("Action taken", Html(f"{box} Approved &nbsp;&nbsp; {box} Disapproved "
+                              + _mark(PAGCOR_MARK)),
+         "Remarks", blank(PAGCOR_MARK)),
+        ("Acted on by (signature over printed name)", blank(PAGCOR_MARK),
+         "Position / date", blank(PAGCOR_MARK)),
+    )
+    body = "".join(
+        f'<tr><td width="20%">{_text(a)}</td><td width="30%">{_text(b)}</td>'
+        f'<td width="16%">{_text(c)}</td><td width="34%">{_text(d)}</td></tr>'
+        for a, b, c, d in rows)
+    return ('<h3 style="margin-top:12px; margin-bottom:4px;">For PAGCOR use only: action '
+            "taken</h3>"
+            f'<table width="100%" border="1" cellspacing="0" cellpadding="3" style="{_RULE}">'
+            f"{body}</table>")
+
+
+class Html(str):
+    """Cell content that is HTML already (a blank with its mark, check boxes): not escaped."""
 
 
 def _text(text: str) -> str:
     """Escaped cell text; an amount never breaks between "PHP" and its figures."""
+    if isinstance(text, Html):
+        return str(text)
     return escape(text).replace("PHP ", "PHP&nbsp;")
+
+
+def _mark(mark: str) -> str:
+    return f'<span style="font-size:6.5pt; color:#555555;">({escape(mark)})</span>'
+
+
+def blank(mark: str = HAND_MARK, width: int = 22) -> Html:
+    """A ruled blank to fill in, with its small mark: "(to be filled by hand: not in the
+    ledger)" or "(PAGCOR use)"."""
+    return Html("_" * width + " " + _mark(mark))
+
+
+def _filled_or_blank(value: str, mark: str = HAND_MARK) -> str:
+    return value if value.strip() else blank(mark)
 
 
 def _section(name: str) -> str:
@@ -293,6 +371,7 @@ class DailyReport:
     jackpot: str = ""  # the fund's name (a room with several funds files one report each)
     settings: FundSettings = _FUND  # the distribution rates and chips ([poker_room])
     chain: str = ""  # the ledger's chain head when the report was made (integrity.head_text)
+    room_location: str = ""  # [poker_room] room_location; "" prints a blank to fill in
 
     def __post_init__(self) -> None:
         if self.form not in ("TGD-1494", "TGD-1623"):
@@ -356,6 +435,17 @@ def daily_report_html(report: DailyReport) -> str:
         right=tuple(range(1, len(denoms) + 2)),
         total=("Total", *(str(sum(t.chips.get(d, 0) for t in report.tables))
                           for d in denoms), peso(report.jackpot_rake_cents)))
+    # The cash game's (house rake) drop box is counted as a total only: its chips per
+    # denomination are not in the ledger (bbj_drop_counts.rake_cents), so they print blank.
+    cash = _grid(
+        ("Table", "Rake box", *(f"PHP {d} x" for d in denoms), "Rake (counted)"),
+        [(t.table, t.rake_box, *(Html("&nbsp;") for _ in denoms), peso(t.rake_cents))
+         for t in report.tables],
+        right=tuple(range(2, len(denoms) + 3)),
+        total=("Total", "", *(Html("&nbsp;") for _ in denoms), peso(report.rake_cents)))
+    cash_note = ('<p style="font-size:7.5pt; margin-top:2px; margin-bottom:0px;">Number of '
+                 "chips per denomination: " + _mark(HAND_MARK) + " (the ledger keeps the house "
+                 "rake box's counted total; the jackpot drop box's chips are above).</p>")
     f = report.fund
     fund = _grid(
         ("", f"Main jackpot ({main_pct})", f"Reserve ({reserve_pct})", "Total"),
@@ -377,6 +467,8 @@ def daily_report_html(report: DailyReport) -> str:
     ], strong=(f"To the jackpot fund ({fund_pct})",))
     body = (_section("Active tables, rake and jackpot rake") + tables
             + _section("Jackpot drop box count by denomination (number of chips)") + chips
+            + _section("Cash game (house rake) drop box chip count by denomination") + cash
+            + cash_note
             + _section("Jackpot fund distribution") + collection + "<br>" + fund
             + _notes(report.notes))
     if report.chain:
@@ -397,7 +489,8 @@ def daily_report_html(report: DailyReport) -> str:
         ], strong=("D. Total (A + B + C)", "TOTAL REMITTANCE"))
     period = f"Gaming day {_day(report.gaming_day)}"
     return _page(title, report.form, report.casino, report.operator,
-                 f"{period} - {report.jackpot}" if report.jackpot else period, body)
+                 f"{period} - {report.jackpot}" if report.jackpot else period, body,
+                 location=report.room_location)
 
 
 # --------------------------------------------------------------------------------------
@@ -450,6 +543,10 @@ class AwardingRequest:
             return self.winning_hands or ((self.winning_seat, self.winning_hole,
                                            self.winning_hand),)
         return self.losing_hands or ((self.losing_seat, self.losing_hole, self.losing_hand),)
+    room_location: str = ""  # [poker_room] room_location; "" prints a blank to fill in
+    # seat -> the day its share was paid (the case's share_paid rows); a seat not paid yet
+    # prints a blank on its acknowledgment receipt
+    paid_on: Mapping[int, date] = field(default_factory=dict)
 
     @property
     def paid_cents(self) -> int:
@@ -583,9 +680,31 @@ def awarding_request_html(req: AwardingRequest) -> str:
                "of approval; signed acknowledgment receipt within 24 hours after payout.</p>")
     body = (_side_by_side(_section("The hand") + hit + _notes(req.notes),
                           _section("The jackpot") + fund)
-            + _section("Sharers") + sharers + receipt)
+            + _section("Sharers") + sharers + receipt
+            + _section("Acknowledgment receipts") + _receipts(req, local))
     return _page("Bad Beat Jackpot - request for awarding", "TGD-1500", req.casino,
-                 req.operator, f"Hit of {local} - {req.table}", body)
+                 req.operator, f"Hit of {local} - {req.table}", body,
+                 location=req.room_location)
+
+
+def _receipts(req: AwardingRequest, hit: str) -> str:
+    """One receipt line per sharer: the net amount from the award, the day paid from the
+    ledger (a blank until paid), the payee's signature and the date received by hand."""
+    rows = "".join(
+        f'<tr><td align="right">{s.seat}</td><td>{_text(s.name)}</td>'
+        f'<td align="right" style="white-space:nowrap;">{_text(peso(s.net_cents))}</td>'
+        f"<td>{_day(req.paid_on[s.seat]) if s.seat in req.paid_on else _mark('not paid yet')}"
+        f'</td><td height="26">&nbsp;</td><td>&nbsp;</td></tr>' for s in req.sharers)
+    head = "".join(f'<th bgcolor="#e6e6e6" align="left" width="{w}%">{_text(h)}</th>' for h, w in (
+        ("Seat", 5), ("Name (as on government ID)", 22), ("Net share received", 15),
+        ("Paid on (ledger)", 18), ("Payee's signature", 24), ("Date received", 16)))
+    return ('<p style="margin-top:0px; margin-bottom:3px;">Each sharer acknowledges receipt of '
+            f"the net share below (gross share less the withholding tax) of the Bad Beat "
+            f"Jackpot hit of {_text(hit)} at table {_text(req.table)}, by signing within 24 "
+            "hours after the payout. Signature and date received: " + _mark(HAND_MARK)
+            + ".</p>"
+            f'<table width="100%" border="1" cellspacing="0" cellpadding="2" style="{_RULE}">'
+            f"<tr>{head}</tr>{rows}</table>")
 
 
 # --------------------------------------------------------------------------------------
@@ -611,6 +730,16 @@ class MonthFees:
     @property
     def franchise_tax_cents(self) -> int:
         return percent_of(self.taxable_cents, FRANCHISE_TAX_PERCENT)
+
+    @property
+    def net_cents(self) -> int:
+        """The taxable amount less the franchise tax (TGD-1623's F)."""
+        return self.taxable_cents - self.franchise_tax_cents
+
+    def pagcor_share_cents(self, onsite: bool) -> int:
+        """TGD-108's "less 25%": PAGCOR's share of the net (25% offsite, 40% onsite), half
+        up; the operator keeps the rest (:attr:`net_cents` minus this)."""
+        return percent_of(self.net_cents, PAGCOR_SHARING_PERCENT[onsite])
 
 
 @dataclass(frozen=True)
@@ -642,6 +771,8 @@ class QuarterlyTax:
     quarter: int  # 1..4
     months: tuple[MonthFees, ...]
     payments: tuple[JackpotPayment, ...] = ()
+    onsite: bool = True  # the poker club: onsite (PAGCOR 40%) or offsite (PAGCOR 25%)
+    room_location: str = ""  # [poker_room] room_location; "" prints a blank to fill in
 
     def __post_init__(self) -> None:
         if self.quarter not in (1, 2, 3, 4):
@@ -690,29 +821,51 @@ def quarterly_tax_html(q: QuarterlyTax) -> str:
           peso(p.gross_cents), peso(p.tax_cents), peso(p.gross_cents - p.tax_cents))
          for p in sorted(q.payments, key=lambda p: (p.paid_on, p.reference))],
         right=(4, 5, 6)) if q.payments else "<p>No jackpot was paid in the quarter.</p>"
-    body = (_section("Poker room fees and franchise tax") + fees
+    pct = PAGCOR_SHARING_PERCENT[q.onsite]
+    checked, box = "\u2612", BOX
+    club = Html(
+        f'<p style="margin-top:2px; margin-bottom:4px;">Poker club: '
+        f'<span style="font-size:10pt;">{checked if q.onsite else box}</span> Onsite '
+        f"(PAGCOR sharing 60%-40%) &nbsp;&nbsp; "
+        f'<span style="font-size:10pt;">{box if q.onsite else checked}</span> Offsite '
+        f"(PAGCOR sharing 75%-25%)</p>")
+    figures = [(m.taxable_cents, m.franchise_tax_cents, m.net_cents,
+                m.pagcor_share_cents(q.onsite), m.net_cents - m.pagcor_share_cents(q.onsite))
+               for m in q.months]
+    sharing = _grid(
+        ("Month", "Taxable (D)", f"Franchise tax {FRANCHISE_TAX_PERCENT}% (E)",
+         "Net (F = D - E)", f"Less {pct}% PAGCOR", "Operator's share"),
+        [(f"{m.month:%B %Y}", *(peso(c) for c in row)) for m, row in zip(q.months, figures,
+                                                                         strict=True)],
+        right=(1, 2, 3, 4, 5), widths=(15, 17, 17, 17, 17, 17),
+        total=(f"Q{q.quarter} total", *(peso(sum(col)) for col in zip(*figures, strict=True))))
+    body = (club + _section("Poker room fees and franchise tax") + fees
+            + _section(f"PAGCOR sharing (less {pct}%)") + sharing
             + _section("Jackpot winnings and final tax withheld") + summary
             + _section("Jackpot shares paid") + detail)
     first = date(q.year, 3 * q.quarter - 2, 1)
     return _page("Quarterly tax compliance report", "TGD-108", q.casino, q.operator,
-                 f"Q{q.quarter} {q.year} ({first:%B} to {q.months[-1].month:%B %Y})", body)
+                 f"Q{q.quarter} {q.year} ({first:%B} to {q.months[-1].month:%B %Y})", body,
+                 location=q.room_location)
 
 
 # --------------------------------------------------------------------------------------
 # TGD-1540 transfer / cessation
 
 
-def add_business_days(start: date, days: int, holidays: Iterable[date] = ()) -> date:
-    """``start`` moved by ``days`` business days (negative: back): Monday to Friday, not one of
-    ``holidays`` (the floor file's ``[casino] public_holidays``)."""
-    off = set(holidays)
-    step = 1 if days >= 0 else -1
-    d, left = start, abs(days)
-    while left:
-        d += timedelta(days=step)
-        if d.weekday() < 5 and d not in off:
-            left -= 1
-    return d
+# add_business_days: core.pokerroom.business_days (imported above; the one business-day count)
+
+
+@dataclass(frozen=True)
+class LinkedTable:
+    """A poker table linked to the jackpot (its drop box feeds the fund): the ledger's drop
+    counts of the fund for that table."""
+
+    table: str
+    first_day: date
+    last_day: date
+    days: int  # gaming days counted
+    jackpot_rake_cents: int  # counted in those days
 
 
 @dataclass(frozen=True)
@@ -747,6 +900,8 @@ class TransferCessation:
     hit_on: date | None = None  # mode cease, part 2: the day of the hit
     amount_won_cents: int | None = None  # mode cease, part 2: the amount awarded
     award_reference: str = ""  # mode cease, part 2: the TGD-1500 (case / award)
+    room_location: str = ""  # [poker_room] room_location; "" prints a blank to fill in
+    linked_tables: tuple[LinkedTable, ...] = ()  # the tables feeding the fund (drop counts)
 
     def __post_init__(self) -> None:
         if self.mode not in ("transfer", "cease"):
@@ -874,9 +1029,234 @@ def transfer_cessation_html(t: TransferCessation) -> str:
             + _section(funds_title) + _pairs(amounts, strong=(label,))
             + _section("Part 2 - completion (within 2 business days after)")
             + _pairs(part2_rows)
-            + f'<p style="font-size:7.5pt;">{_text(_holiday_note(t))}</p>')
+            + f'<p style="font-size:7.5pt;">{_text(_holiday_note(t))}</p>'
+            + _section("Linked tables (their jackpot drop boxes feed this jackpot)")
+            + _linked_tables(t)
+            + _section("Affirmations (tick each box that is true)") + _affirmations(t))
     return _page("Progressive jackpot transfer / cessation", "TGD-1540", t.casino, t.operator,
-                 f"{t.jackpot} - effective {_day(t.effective_on)}", body)
+                 f"{t.jackpot} - effective {_day(t.effective_on)}", body,
+                 location=t.room_location)
+
+
+def _linked_tables(t: TransferCessation) -> str:
+    if not t.linked_tables:
+        return ('<p style="margin-top:0px;">No drop box of this jackpot is counted in the '
+                f"ledger. Tables: {blank(width=40)}</p>")
+    ts = sorted(t.linked_tables, key=lambda x: (x.first_day, x.table))
+    return _grid(
+        ("Table", "First gaming day counted", "Last gaming day counted", "Days counted",
+         "Jackpot rake counted"),
+        [(x.table, _day(x.first_day), _day(x.last_day), str(x.days),
+          peso(x.jackpot_rake_cents)) for x in ts],
+        right=(3, 4), widths=(16, 24, 24, 12, 24),
+        total=(_count(len(ts), "table"), "", "", "",
+               peso(sum(x.jackpot_rake_cents for x in ts))))
+
+
+def affirmations(t: TransferCessation) -> tuple[str, ...]:
+    """The statements the operator affirms on TGD-1540 (ticked and signed by hand)."""
+    what = "transfer" if t.mode == "transfer" else "cessation"
+    out = [f"The players were told of the {what} at least 7 calendar days before the effective "
+           "date, by a notice posted in the poker room.",
+           "The jackpot drop boxes of the linked tables are counted and posted up to the "
+           "effective date, and the amounts above agree with the poker room's records."]
+    if t.mode == "transfer":
+        out += [f"The increment and the whole reserve go to {t.destination}; only the seed "
+                "outstanding returns to the operator.",
+                f"No jackpot rake is collected for {t.jackpot} after the effective date, and "
+                "its posted jackpot display is taken down on that date."]
+    else:
+        out += ["The jackpot rake is collected until the jackpot is hit; once hit, the reserve "
+                "is added to the main amount won and the jackpot ceases.",
+                "No seed money returns to the operator once the jackpot is hit."]
+    return tuple(out)
+
+
+def _affirmations(t: TransferCessation) -> str:
+    rows = "".join(f'<tr><td width="4%" valign="top"><span style="font-size:10pt;">{BOX}'
+                   f"</span></td><td>{_text(a)}</td></tr>" for a in affirmations(t))
+    return (f'<table width="100%" cellspacing="0" cellpadding="1">{rows}</table>'
+            f'<p style="font-size:7.5pt; margin-top:2px;">The boxes: {_mark(HAND_MARK)}; '
+            "the operator's signers below affirm the ticked statements.</p>")
+
+
+# --------------------------------------------------------------------------------------
+# TGD-1581 implementation request and approval (Annex A)
+
+# The qualifying hand and its conditions (RULES.md 6 "Qualification", core.rules.bbj.decide):
+# the rules of the game, not the operator's to set, printed as the request states them.
+HAND_REQUIREMENTS: tuple[str, ...] = (
+    "Texas Hold'em only.",
+    "Losing hand Aces full of Tens or better (AAATT, AAAJJ, AAAQQ, AAAKK, four of a kind, "
+    "straight flush, royal flush), beaten by four of a kind or better.",
+    "The two highest hands at showdown, each the player's best five cards.",
+    "Both hole cards of each player play; a kicker must beat the board; Aces full needs an "
+    "Ace in the hole.",
+    "Void for: hands discussed, one player to a hand violated, fouled deck, switched cards, "
+    "unverifiable hand; deck sorted and CCTV reviewed before award.",
+    "Every player shows a valid government ID to be paid.",
+)
+
+
+@dataclass(frozen=True)
+class ImplementationRequest:
+    """TGD-1581: the request for PAGCOR's approval to implement a Bad Beat Jackpot, with the
+    room's rules (``rules``, ``fund``: the floor file's ``[poker_room]``), the fund from the
+    ledger, and the requested implementation (effective) date.  The filing deadline is
+    :mod:`core.pokerroom.implementation`'s (8 business days before, 15:00 cut-off) in ``tz``
+    with ``holidays``; ``filed_at`` (aware) prints whether the request is timely or LATE, and a
+    filing received on or after the effective date is refused."""
+
+    casino: str
+    operator: str
+    jackpot: str  # the fund's name and id
+    effective_on: date
+    tz: ZoneInfo
+    rules: BbjSettings
+    fund: FundSettings
+    seed_cents: int  # seed money infused so far (the ledger's seed entries)
+    main_cents: int  # the fund now (0 / 0 before anything is recorded)
+    reserve_cents: int
+    postings: int = 0  # days posted so far: 0 = not running yet
+    first_posted: date | None = None
+    filed_at: datetime | None = None
+    holidays: tuple[date, ...] = ()
+    room_location: str = ""  # [poker_room] room_location; "" prints a blank to fill in
+
+    def __post_init__(self) -> None:
+        for name in ("seed", "main", "reserve"):
+            _check_cents(getattr(self, f"{name}_cents"), f"{name} amount")
+        if self.filed_at is not None:
+            try:
+                got = self.received_on
+            except implementation.ImplementationError as exc:
+                raise FormError(str(exc)) from None
+            assert got is not None
+            if got >= self.effective_on:
+                raise FormError(
+                    f"effective date {self.effective_on}: a request filed "
+                    f"{self.filed_at.astimezone(self.tz):%Y-%m-%d %H:%M} is received on "
+                    f"{got}, not before the implementation date (it must be filed at least "
+                    f"{implementation.FILING_BUSINESS_DAYS} business days before)")
+
+    @property
+    def latest_filing(self) -> datetime:
+        return implementation.latest_filing(self.effective_on, self.tz, self.holidays)
+
+    @property
+    def received_on(self) -> date | None:
+        if self.filed_at is None:
+            return None
+        return implementation.received_on(self.filed_at, self.tz, self.holidays)
+
+    @property
+    def timely(self) -> bool | None:
+        got = self.received_on
+        return None if got is None else got <= self.latest_filing.date()
+
+    @property
+    def holidays_skipped(self) -> tuple[date, ...]:
+        """The weekday holidays between the latest filing day and the effective date."""
+        last = self.latest_filing.date()
+        return tuple(sorted(h for h in set(self.holidays)
+                            if h.weekday() < 5 and last < h < self.effective_on))
+
+
+def _when(at: datetime) -> str:
+    offset = at.strftime("%z")
+    return f"{at:%A %d %B %Y %H:%M}" + (f" (UTC{offset[:3]}:{offset[3:5]})" if offset else "")
+
+
+def implementation_request_html(r: ImplementationRequest) -> str:
+    latest = r.latest_filing
+    n = implementation.FILING_BUSINESS_DAYS
+    cut = implementation.CUT_OFF.strftime("%H:%M")
+    if r.filed_at is None:
+        filed: list[tuple[str, str]] = [
+            ("Date and time submitted", blank()),
+            ("Received on (business day)", blank())]
+    else:
+        got = r.received_on
+        assert got is not None
+        verdict = ("on time" if r.timely else
+                   f"LATE: received after the latest filing day {_day(latest.date())}")
+        filed = [("Date and time submitted", _when(r.filed_at.astimezone(r.tz))),
+                 ("Received on (business day)", f"{_day(got)} ({verdict})")]
+    if r.holidays:
+        skipped = r.holidays_skipped
+        hol = ("holidays skipped: " + ", ".join(_day(h) for h in skipped) if skipped
+               else f"none of the {len(r.holidays)} configured public holidays falls in "
+                    "the period")
+    else:
+        hol = ("no public holidays are configured (floor file [casino] public_holidays): the "
+               "preparer must check them")
+    request = _pairs([
+        ("Progressive jackpot", r.jackpot),
+        ("Requested implementation (effective) date", _day(r.effective_on)),
+        (f"Latest filing ({n} business days before, {cut} cut-off)", _when(latest)),
+        *filed,
+    ], strong=(f"Latest filing ({n} business days before, {cut} cut-off)",), label_width=45)
+    deadline_note = _notes((
+        f"The request is filed at least {n} business days before the implementation date; a "
+        f"request submitted after {cut} counts as received on the next business day. Business "
+        f"days are Monday to Friday except public holidays; {hol}.",))
+    rs, st = r.rules, r.fund
+    qualification = _pairs([
+        ("Players dealt in (at least)", str(rs.min_players)),
+        ("Pot, house and jackpot rake included (at least)",
+         f"{rs.min_pot_big_blinds} x the big blind"),
+    ], label_width=62)
+    hands = "".join(f"<li>{_text(h)}</li>" for h in HAND_REQUIREMENTS)
+    split = _pairs([
+        ("Winning hand", rate_text(rs.split.winning)),
+        ("Losing (bad beat) hand", rate_text(rs.split.losing)),
+        ("Table share (the other players dealt in, equally)", rate_text(rs.split.table)),
+        ("A table at a lower jackpot rake cap wins", "cap / room maximum of the main jackpot"),
+        ("Withholding tax: citizens, residents and NRAETB",
+         f"{rate_text(rs.resident_tax_rate)} of the whole share above "
+         f"{peso(rs.tax_threshold_cents)}"),
+        ("Withholding tax: NRANETB", f"{rate_text(rs.nranetb_tax_rate)} of any share"),
+    ], label_width=55)
+    caps = _grid(("Big blind", "Cap per hand", "Share of main won"),
+                 [(peso(bb), peso(cap), _percent_text(Fraction(cap, st.room_max_rake_cents)))
+                  for bb, cap in sorted(st.caps_by_big_blind)],
+                 right=(0, 1, 2), widths=(30, 35, 35)) if st.caps_by_big_blind else (
+        '<p style="margin-top:2px;">No lower caps by blind level: every table collects up to '
+        "the room maximum.</p>")
+    rake = _pairs([
+        ("Jackpot rake (of each eligible pot; no flop, no drop; once per hand)",
+         rate_text(st.rake_rate)),
+        ("Room maximum jackpot rake per hand", peso(st.room_max_rake_cents)),
+        ("Operator's administrative fee (of the daily jackpot rake)",
+         rate_text(st.admin_fee_rate)),
+        ("To the jackpot fund", rate_text(1 - st.admin_fee_rate)),
+        ("Main jackpot (of the fund's share)", rate_text(st.main_rate)),
+        ("Reserve jackpot (of the fund's share)", rate_text(1 - st.main_rate)),
+        ("Jackpot drop box chips (pesos)", ", ".join(str(d) for d in st.denominations)),
+    ], label_width=62)
+    running = r.postings > 0
+    fund = _pairs([
+        ("Seed money infused by the operator so far", peso(r.seed_cents)),
+        ("Days posted so far", f"{r.postings} (first {_day(r.first_posted)})"
+         if running and r.first_posted else "none: not running yet"),
+        ("Main jackpot now", peso(r.main_cents) if running else
+         f"{peso(r.main_cents)} (the seed; no collection yet)"),
+        ("Reserve jackpot now", peso(r.reserve_cents)),
+    ], label_width=55)
+    body = (_section("The request") + request + deadline_note
+            + _side_by_side(_section("Qualifying hand") + qualification
+                            + f'<ul style="margin-top:3px; margin-left:12px;">{hands}</ul>',
+                            _section("Payout split and withholding tax") + split)
+            + _side_by_side(_section("Jackpot rake and fund") + rake,
+                            _section("The fund (from the ledger)") + fund
+                            + _section("Jackpot rake caps by blind level") + caps))
+    return _page("Bad Beat Jackpot - implementation request and approval", "TGD-1581",
+                 r.casino, r.operator,
+                 f"{r.jackpot} - implementation on {_day(r.effective_on)}", body,
+                 location=r.room_location, annex="PAGCOR annex form - Annex A",
+                 certify="We request approval to implement the Bad Beat Jackpot above under "
+                         "these rules, and certify that the information given is true and "
+                         "correct.")
 
 
 # --------------------------------------------------------------------------------------
@@ -885,6 +1265,8 @@ def transfer_cessation_html(t: TransferCessation) -> str:
 
 def demo_forms() -> dict[str, str]:
     """HTML of every form filled with the example figures of docs/forms.md (file stem -> HTML)."""
+    from dataclasses import replace
+
     from core.rules.bbj import ShownHand, decide
     from core.rules.cards import parse_cards
 
@@ -897,9 +1279,10 @@ def demo_forms() -> dict[str, str]:
         TableDay("PK-03", time(18, 0), time(2, 10), "R. Villanueva", "R-0103", "J-0103",
                  3_102_000, 1_455_000, {500: 20, 100: 40, 50: 10, 25: 2}),
     )
+    location = "2/F Grand Hall, Podium Demo Casino, Entertainment City, Paranaque"
     daily = DailyReport("TGD-1623", casino, operator, date(2026, 11, 30), tables,
                         previous_main_cents=152_345_600, previous_reserve_cents=65_290_900,
-                        seed_cents=0, tournament_fee_cents=1_250_000)
+                        seed_cents=0, tournament_fee_cents=1_250_000, room_location=location)
     offsite = DailyReport("TGD-1494", casino, operator, date(2026, 11, 30), tables[:2],
                           previous_main_cents=152_345_600, previous_reserve_cents=65_290_900,
                           seed_cents=5_000_000)
@@ -917,6 +1300,8 @@ def demo_forms() -> dict[str, str]:
     award = awarding_request(decide(claim), claim, names, casino=casino, operator=operator,
                              table="PK-03", hit_at=datetime(2026, 11, 30, 21, 47),
                              small_blind_cents=5_000, jackpot_rake_cents=10_000)
+    award = replace(award, room_location=location,
+                    paid_on={1: date(2026, 12, 2), 4: date(2026, 12, 2)})
     quarterly = QuarterlyTax(
         casino, operator, 2026, 4,
         (MonthFees(date(2026, 10, 1), 215_430_000, 27_911_250, 3_750_000),
@@ -925,19 +1310,33 @@ def demo_forms() -> dict[str, str]:
         tuple(JackpotPayment(date(2026, 12, 2), "BBJ-2026-0007", s.name, s.taxpayer,
                              s.gross_cents, s.tax_cents) for s in award.sharers)
         + (JackpotPayment(date(2026, 10, 14), "BBJ-2026-0006", "Ramon Cruz", "citizen",
-                          900_000, 0),))
+                          900_000, 0),), room_location=location)
     transfer = TransferCessation(casino, operator, "Bad Beat Jackpot PK room", "transfer",
                                  date(2026, 11, 2), date(2026, 11, 23), date(2026, 11, 16),
                                  seed_cents=5_000_000, main_cents=153_400_000,
                                  reserve_cents=65_743_500,
                                  destination="Bad Beat Jackpot PK room (new hall)",
                                  completed_on=date(2026, 11, 24),
-                                 reason="Poker room moves to the new hall")
+                                 reason="Poker room moves to the new hall",
+                                 linked_tables=tuple(
+                                     LinkedTable(t, date(2026, 1, 5), date(2026, 11, 22), days,
+                                                 rake)
+                                     for t, days, rake in (("PK-01", 312, 281_450_000),
+                                                           ("PK-02", 298, 190_215_000),
+                                                           ("PK-03", 305, 301_770_500))))
+    implement = ImplementationRequest(
+        casino, operator, "Bad Beat Jackpot PK room (new hall)", date(2026, 12, 14),
+        ZoneInfo("Asia/Manila"), BbjSettings(),
+        FundSettings(caps_by_big_blind=((2_000, 2_500), (5_000, 5_000), (10_000, 7_500))),
+        seed_cents=5_000_000, main_cents=5_000_000, reserve_cents=0,
+        filed_at=datetime(2026, 12, 2, 16, 20, tzinfo=ZoneInfo("Asia/Manila")),
+        holidays=(date(2026, 12, 8), date(2026, 12, 25)), room_location=location)
     return {"tgd-1623-daily-onsite": daily_report_html(daily),
             "tgd-1494-daily-offsite": daily_report_html(offsite),
             "tgd-1500-awarding-request": awarding_request_html(award),
             "tgd-108-quarterly-tax": quarterly_tax_html(quarterly),
-            "tgd-1540-transfer-cessation": transfer_cessation_html(transfer)}
+            "tgd-1540-transfer-cessation": transfer_cessation_html(transfer),
+            "tgd-1581-implementation-request": implementation_request_html(implement)}
 
 
 def write_demo_forms(folder: str, *, pdf: bool = True) -> list[str]:

@@ -1,16 +1,20 @@
-"""``podium forms daily|award|quarterly|cessation ... --pdf OUT.pdf | --png OUT.png``: the
+"""``podium forms daily|award|quarterly|cessation|implementation ... --pdf OUT.pdf | --png
+OUT.png``: the
 regulator's poker-room forms filled from the ledger (printing/ledger_forms.py), for accountants'
 scripts (docs/forms.md "From the ledger")::
 
     podium forms daily --fund bbj --date 2026-11-30 [--offsite] --pdf tgd-1623.pdf
     podium forms award --case 3 --pdf tgd-1500.pdf
-    podium forms quarterly --year 2026 --quarter 4 --pdf tgd-108.pdf
+    podium forms quarterly --year 2026 --quarter 4 [--offsite] --pdf tgd-108.pdf
     podium forms cessation --fund bbj [--to bbj2 --effective 2027-01-15] --png tgd-1540.png
+    podium forms implementation --fund bbj --effective 2026-12-14 \
+        [--filed '2026-12-01 14:30'] --pdf tgd-1581.pdf
 
 ``--db`` is the ledger (default: the console's, :func:`core.ledger.db.default_url`); it is only
 read: never created nor migrated (a ledger at another schema revision is refused: open it
 once with the console).  ``--floor`` is the floor file giving the casino's name, the operator,
-the time zone and the public holidays (default: the embedded demo floor).  On success the
+the time zone, the public holidays and the ``[poker_room]`` rules and location (default: the
+embedded demo floor).  On success the
 written path is printed; a refusal is one line ``podium forms: <message>`` on stderr and exit
 status 2.
 
@@ -23,7 +27,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from datetime import date
+from dataclasses import replace
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
@@ -52,6 +57,8 @@ KINDS: dict[str, str] = {
     "quarterly": "TGD-108 quarterly tax compliance report",
     "cessation": "TGD-1540 transfer / cessation of a fund (part 1 of a planned transfer with "
                  "--to and --effective)",
+    "implementation": "TGD-1581 Bad Beat Jackpot implementation request and approval (Annex A) "
+                      "of a fund for an effective date",
 }
 
 
@@ -60,6 +67,17 @@ def _day(value: str, what: str) -> date:
         return date.fromisoformat(value.strip())
     except ValueError:
         raise FormError(f"{what}: {value!r} is not a date YYYY-MM-DD") from None
+
+
+def _moment(value: str, what: str) -> datetime:
+    """``YYYY-MM-DD HH:MM``, naive: the casino's local time (its zone is the floor file's,
+    given once the floor is read)."""
+    try:
+        at = datetime.strptime(" ".join(value.split()), "%Y-%m-%d %H:%M")
+    except ValueError:
+        raise FormError(f"{what}: {value!r} is not a date and time 'YYYY-MM-DD HH:MM' (the "
+                        "casino's local time)") from None
+    return at
 
 
 MAX_CASE = 2**63 - 1  # a ledger row id (a 64-bit integer column)
@@ -101,12 +119,21 @@ def add_arguments(parser: argparse.ArgumentParser, name: str = "forms") -> None:
                                 metavar="KIND")
     for kind, helptext in KINDS.items():
         p = sub.add_parser(kind, help=helptext, description=helptext)
-        if kind in ("daily", "cessation"):
+        if kind in ("daily", "cessation", "implementation"):
             p.add_argument("--fund", required=True, help="the fund's id, e.g. bbj")
         if kind == "daily":
             p.add_argument("--date", required=True, help="the gaming day, YYYY-MM-DD")
             p.add_argument("--offsite", action="store_true",
                            help="TGD-1494 (offsite, no remittance) instead of TGD-1623")
+        if kind == "quarterly":
+            p.add_argument("--offsite", action="store_true",
+                           help="an offsite poker club: PAGCOR's share 25%% (onsite: 40%%)")
+        if kind == "implementation":
+            p.add_argument("--effective", required=True,
+                           help="the requested implementation (effective) date, YYYY-MM-DD")
+            p.add_argument("--filed", default=None, metavar="'YYYY-MM-DD HH:MM'",
+                           help="when the request is submitted (casino time): printed as on "
+                                "time or LATE")
         if kind == "award":
             p.add_argument("--case", required=True, help="the case number")
         if kind == "quarterly":
@@ -187,6 +214,11 @@ def _request(args: argparse.Namespace) -> FormRequest:
     from printing.ledger_forms import FormRequest
 
     kind = str(args.form_kind)
+    if kind == "implementation":
+        return FormRequest("implementation", fund_id=args.fund,
+                           effective_on=_day(args.effective, "--effective"),
+                           filed_at=None if args.filed is None
+                           else _moment(args.filed, "--filed"))
     if kind == "daily":
         return FormRequest("daily", fund_id=args.fund, business_date=_day(args.date, "--date"),
                            onsite=not args.offsite)
@@ -194,7 +226,8 @@ def _request(args: argparse.Namespace) -> FormRequest:
         return FormRequest("award", case_id=_whole(args.case, "--case", 1, MAX_CASE))
     if kind == "quarterly":
         return FormRequest("quarterly", year=_whole(args.year, "--year", 1, 9999),
-                           quarter=_whole(args.quarter, "--quarter", 0, 99))
+                           quarter=_whole(args.quarter, "--quarter", 0, 99),
+                           onsite=not args.offsite)
     if (args.to is None) != (args.effective is None):
         raise FormError("--to and --effective: a planned transfer needs both")
     return FormRequest("cessation", fund_id=args.fund, to_fund_id=args.to,
@@ -223,12 +256,14 @@ def _write(args: argparse.Namespace) -> Path:
         raise FormError(f"--floor: {_short(args.floor)}: not valid TOML (nested too "
                         "deeply)") from None
     casino = config.casino
+    tz = ZoneInfo(casino.timezone)
+    if request.filed_at is not None:  # --filed is the casino's local time
+        request = replace(request, filed_at=request.filed_at.replace(tzinfo=tz))
     url = args.db or default_url()
     engine = _open(url)
     try:
         form = render(engine, request, casino=casino.name, operator=casino.operator_name,
-                      tz=ZoneInfo(casino.timezone), holidays=casino.public_holidays,
-                      fund_settings=config.poker_room.fund, rules=config.poker_room.rules)
+                      tz=tz, holidays=casino.public_holidays, poker_room=config.poker_room)
     except SQLAlchemyError as exc:
         raise FormError(_ledger_problem(url, exc)) from None
     finally:

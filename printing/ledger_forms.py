@@ -12,7 +12,10 @@ REPEATABLE READ transaction, so every figure of a form comes from one snapshot) 
 * :func:`quarterly_tax`: TGD-108, the month's rake, admin fees and tournament fees of every fund
   and every jackpot share paid in the quarter;
 * :func:`transfer_cessation`: TGD-1540 of a ceased fund (parts 1 and 2 from its
-  ``bbj_cessations`` row), or part 1 of a planned transfer of a fund still open.
+  ``bbj_cessations`` row), or part 1 of a planned transfer of a fund still open; its linked
+  tables (:func:`linked_tables`) from the fund's drop counts;
+* :func:`implementation_request`: TGD-1581 (Annex A), the floor file's ``[poker_room]`` rules
+  and the fund as the ledger has it, for a requested implementation date.
 
 A form that can not be produced is a :class:`printing.forms.FormError` whose message tells the
 accountant what to do ("2026-11-30: fund 'bbj' has no posting for the day; count and post it
@@ -31,6 +34,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
+from core.floorconfig import PokerRoomConfig
 from core.ledger import integrity
 from core.ledger.models import (
     BbjAward,
@@ -60,7 +64,9 @@ from printing.forms import (
     AwardingRequest,
     DailyReport,
     FormError,
+    ImplementationRequest,
     JackpotPayment,
+    LinkedTable,
     MonthFees,
     QuarterlyTax,
     Sharer,
@@ -69,13 +75,14 @@ from printing.forms import (
     awarding_request_html,
     daily_report_html,
     fund_split,
+    implementation_request_html,
     peso,
     quarterly_tax_html,
     rate_text,
     transfer_cessation_html,
 )
 
-FORM_KINDS: tuple[str, ...] = ("daily", "award", "quarterly", "cessation")
+FORM_KINDS: tuple[str, ...] = ("daily", "award", "quarterly", "cessation", "implementation")
 SMALL_BLIND_NOTE = ("small blind: not recorded with the claim; half the big blind (rounded "
                     "down) is printed")
 
@@ -84,15 +91,17 @@ SMALL_BLIND_NOTE = ("small blind: not recorded with the claim; half the big blin
 class FormRequest:
     """Which form to produce: ``kind`` and the fields that kind needs."""
 
-    kind: str  # "daily" | "award" | "quarterly" | "cessation"
-    fund_id: str | None = None  # daily, cessation
+    kind: str  # "daily" | "award" | "quarterly" | "cessation" | "implementation"
+    fund_id: str | None = None  # daily, cessation, implementation
     business_date: date | None = None  # daily
-    onsite: bool = True  # daily: True TGD-1623 (with remittance), False TGD-1494
+    # daily: True TGD-1623 (with remittance), False TGD-1494; quarterly: the PAGCOR sharing
+    onsite: bool = True
     case_id: int | None = None  # award
     year: int | None = None  # quarterly
     quarter: int | None = None  # quarterly, 1..4
     to_fund_id: str | None = None  # cessation part 1 of a planned transfer
-    effective_on: date | None = None  # cessation part 1 planned effective date
+    effective_on: date | None = None  # cessation part 1 / implementation: effective date
+    filed_at: datetime | None = None  # implementation: when the request is (was) submitted
 
 
 @dataclass(frozen=True)
@@ -276,6 +285,10 @@ def awarding_request(engine: Engine, case_id: int, *, casino: str, operator: str
                       "added to the main jackpot",)
         bb = entry.big_blind_cents
         rake = _hand_rake(case_id, entry)
+        paid_on = {int(ev.seat): _local(ev.created_at, tz).date() for ev in s.execute(
+            select(BbjCaseEvent).where(BbjCaseEvent.case_id == case_id,
+                                       BbjCaseEvent.state == "share_paid")).scalars()
+            if ev.seat is not None}
         return AwardingRequest(
             casino=casino, operator=operator, hit_at=_local(award.hit_at, tz),
             table=award.table_name, small_blind_cents=_small_blind(entry), big_blind_cents=bb,
@@ -289,7 +302,8 @@ def awarding_request(engine: Engine, case_id: int, *, casino: str, operator: str
             losing_hands=places["losing"] if len(seats["losing"]) > 1 else (),
             sharers=tuple(sharers), main_after_cents=award.main_after_cents,
             reserve_after_cents=award.reserve_after_cents,
-            reference=_reference(case_id, award.id), notes=(*_blind_note(entry), *ceased))
+            reference=_reference(case_id, award.id), notes=(*_blind_note(entry), *ceased),
+            paid_on=paid_on)
 
 
 def _small_blind(entry: ClaimEntry) -> int:
@@ -363,10 +377,11 @@ def _quarter(year: object, quarter: object) -> tuple[int, int]:
 
 
 def quarterly_tax(engine: Engine, year: int, quarter: int, *, casino: str, operator: str,
-                  tz: ZoneInfo) -> QuarterlyTax:
+                  tz: ZoneInfo, onsite: bool = True) -> QuarterlyTax:
     """TGD-108: per month (business dates) the rake and the jackpot admin fees of every fund's
     counts and postings and the tournament fees; every jackpot share paid in the quarter (the
-    ``share_paid`` rows, dated in ``tz``) with its award share."""
+    ``share_paid`` rows, dated in ``tz``) with its award share; ``onsite`` chooses PAGCOR's
+    sharing (40% onsite, 25% offsite: the "less 25%" line)."""
     year, quarter = _quarter(year, quarter)
     months = [date(year, 3 * quarter - 2 + k, 1) for k in range(3)]
     first = months[0]
@@ -423,7 +438,7 @@ def quarterly_tax(engine: Engine, year: int, quarter: int, *, casino: str, opera
     return QuarterlyTax(casino, operator, year, quarter,
                         tuple(MonthFees(m, rake[m.month], fees[m.month], tournaments[m.month])
                               for m in months),
-                        tuple(payments))
+                        tuple(payments), onsite=onsite)
 
 
 # --------------------------------------------------------------------------------------
@@ -505,6 +520,63 @@ def transfer_cessation(engine: Engine, fund_id: str, *, casino: str, operator: s
         destination=destination, jackpot_reset=seed == 0 and hit, holidays=hol)
 
 
+def linked_tables(engine: Engine, fund_id: str) -> tuple[LinkedTable, ...]:
+    """The tables whose jackpot drop boxes feed the fund: every table of the fund's drop counts
+    (``bbj_drop_counts``), with its first and last gaming day counted, the days and the
+    jackpot rake counted.  The floor file does not list poker tables, so a table never counted
+    is not known here (the form prints a blank then)."""
+    with _reading(engine) as s:
+        _fund(s, fund_id)
+        rows = s.execute(select(
+            BbjDropCount.table_name, func.min(BbjDropCount.business_date),
+            func.max(BbjDropCount.business_date),
+            func.count(func.distinct(BbjDropCount.business_date)),
+            func.sum(BbjDropCount.total_cents)).where(BbjDropCount.fund_id == fund_id)
+            .group_by(BbjDropCount.table_name).order_by(BbjDropCount.table_name)).all()
+    return tuple(LinkedTable(str(t), first, last, int(days), int(cents))
+                 for t, first, last, days, cents in rows)
+
+
+# --------------------------------------------------------------------------------------
+# TGD-1581
+
+
+def implementation_request(engine: Engine, fund_id: str, effective_on: date, *, casino: str,
+                           operator: str, tz: ZoneInfo, holidays: Iterable[date] = (),
+                           poker_room: PokerRoomConfig | None = None,
+                           filed_at: datetime | None = None) -> ImplementationRequest:
+    """TGD-1581 of a fund still open for ``effective_on``: the rules and the fund's settings
+    from the floor file's ``[poker_room]`` (``poker_room``; RULES.md's defaults when None), the
+    fund from the ledger (its name and id, the seed infused so far, the days posted, main and
+    reserve now).  ``filed_at`` (aware) prints the filing as timely or LATE; one received on
+    or after ``effective_on`` is refused."""
+    room = poker_room or PokerRoomConfig()
+    if filed_at is not None and (filed_at.tzinfo is None or filed_at.utcoffset() is None):
+        raise FormError(f"filing time {filed_at:%Y-%m-%d %H:%M}: give its time zone")
+    with _reading(engine) as s:
+        fund = _fund(s, fund_id)
+        c = _cessation(s, fund_id)
+        if c is not None:
+            raise FormError(f"fund {fund_id!r} ceased on {_local(c.created_at, tz).date()} "
+                            f"({c.kind}): there is nothing to implement; a new jackpot needs a "
+                            "new fund")
+        seed = int(s.execute(select(func.coalesce(func.sum(BbjEntry.main_delta_cents), 0))
+                             .where(BbjEntry.fund_id == fund_id, BbjEntry.kind == "seed"))
+                   .scalar_one())
+        main, reserve = (int(v) for v in s.execute(select(
+            func.coalesce(func.sum(BbjEntry.main_delta_cents), 0),
+            func.coalesce(func.sum(BbjEntry.reserve_delta_cents), 0))
+            .where(BbjEntry.fund_id == fund_id)).one())
+        postings, first = s.execute(select(func.count(BbjPosting.id),
+                                           func.min(BbjPosting.business_date))
+                                    .where(BbjPosting.fund_id == fund_id)).one()
+        return ImplementationRequest(
+            casino, operator, f"{fund.name} ({fund.id})", effective_on, tz, room.rules,
+            room.fund, seed_cents=seed, main_cents=main, reserve_cents=reserve,
+            postings=int(postings), first_posted=first, filed_at=filed_at,
+            holidays=tuple(sorted(set(holidays))), room_location=room.room_location)
+
+
 # --------------------------------------------------------------------------------------
 # One request -> HTML
 
@@ -516,11 +588,20 @@ def safe_stem(text: str) -> str:
 
 def render(engine: Engine, request: FormRequest, *, casino: str, operator: str, tz: ZoneInfo,
            holidays: Iterable[date] = (), fund_settings: FundSettings | None = None,
-           rules: BbjSettings | None = None) \
-        -> RenderedForm:
+           rules: BbjSettings | None = None,
+           poker_room: PokerRoomConfig | None = None) -> RenderedForm:
     """The form ``request`` asks for, filled from the ledger, as HTML with its title and a
-    safe file stem.  A missing field of the request is a FormError naming it."""
+    safe file stem.  ``poker_room`` is the floor file's ``[poker_room]`` (the room's location on
+    every form, TGD-1581's rules; its ``fund`` unless ``fund_settings`` is given, its ``rules``
+    (the tie policy of an award decided before approval) unless ``rules`` is given).  A missing
+    field of the request is a FormError naming it."""
     kind = request.kind
+    room = poker_room or PokerRoomConfig()
+    if fund_settings is None and poker_room is not None:
+        fund_settings = poker_room.fund
+    if rules is None and poker_room is not None:
+        rules = poker_room.rules
+    location = room.room_location
 
     def need(name: str, kind_of: type | tuple[type, ...]) -> object:
         value = getattr(request, name)
@@ -535,37 +616,55 @@ def render(engine: Engine, request: FormRequest, *, casino: str, operator: str, 
     if kind == "daily":
         fund_id, day = str(need("fund_id", str)), need("business_date", date)
         assert isinstance(day, date)
-        report = daily_report(engine, fund_id, day, onsite=request.onsite, casino=casino,
-                              settings=fund_settings,
-                              operator=operator, tz=tz)
+        report = replace(daily_report(engine, fund_id, day, onsite=request.onsite,
+                                      casino=casino, settings=fund_settings,
+                                      operator=operator, tz=tz), room_location=location)
         return RenderedForm(f"{report.form} daily report {day} - fund {fund_id}",
                             safe_stem(f"{report.form}_{fund_id}_{day}"),
                             daily_report_html(report))
     if kind == "award":
         case_id = need("case_id", int)
         assert isinstance(case_id, int)
-        req = awarding_request(engine, case_id, casino=casino, operator=operator, tz=tz,
-                               rules=rules)
+        req = replace(awarding_request(engine, case_id, casino=casino, operator=operator,
+                                       tz=tz, rules=rules), room_location=location)
         return RenderedForm(f"TGD-1500 awarding request case {case_id}",
                             safe_stem(f"TGD-1500_case-{case_id}"), awarding_request_html(req))
     if kind == "quarterly":
         year, quarter = need("year", int), need("quarter", int)
         assert isinstance(year, int) and isinstance(quarter, int)
-        q = quarterly_tax(engine, year, quarter, casino=casino, operator=operator, tz=tz)
-        return RenderedForm(f"TGD-108 quarterly tax Q{quarter} {year}",
+        q = replace(quarterly_tax(engine, year, quarter, casino=casino, operator=operator,
+                                  tz=tz, onsite=request.onsite), room_location=location)
+        where = "onsite" if q.onsite else "offsite"
+        return RenderedForm(f"TGD-108 quarterly tax Q{quarter} {year} ({where})",
                             safe_stem(f"TGD-108_{year}-Q{quarter}"), quarterly_tax_html(q))
     if kind == "cessation":
         fund_id = str(need("fund_id", str))
         t = transfer_cessation(engine, fund_id, casino=casino, operator=operator, tz=tz,
                                holidays=holidays, to_fund_id=request.to_fund_id,
                                effective_on=request.effective_on)
+        t = replace(t, room_location=location, linked_tables=linked_tables(engine, fund_id))
         part = "" if t.completed_on else " part 1"
         return RenderedForm(f"TGD-1540 transfer/cessation{part} - fund {fund_id}",
                             safe_stem(f"TGD-1540_{fund_id}" + ("" if t.completed_on
                                                                else "_part1")),
                             transfer_cessation_html(t))
+    if kind == "implementation":
+        fund_id = str(need("fund_id", str))
+        effective = need("effective_on", date)
+        assert isinstance(effective, date)
+        filed = request.filed_at
+        if filed is not None and not isinstance(filed, datetime):
+            raise FormError(f"implementation form: filed_at {filed!r} is not a datetime")
+        r = implementation_request(engine, fund_id, effective, casino=casino,
+                                   operator=operator, tz=tz, holidays=holidays,
+                                   poker_room=replace(room, fund=fund_settings or room.fund),
+                                   filed_at=filed)
+        return RenderedForm(f"TGD-1581 implementation request {effective} - fund {fund_id}",
+                            safe_stem(f"TGD-1581_{fund_id}_{effective}"),
+                            implementation_request_html(r))
     raise FormError(f"form kind {kind!r} is not one of {', '.join(FORM_KINDS)}")
 
 
 __all__ = ["FORM_KINDS", "FormRequest", "RenderedForm", "awarding_request", "daily_report",
-           "quarterly_tax", "render", "safe_stem", "transfer_cessation"]
+           "implementation_request", "linked_tables", "quarterly_tax", "render", "safe_stem",
+           "transfer_cessation"]

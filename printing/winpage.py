@@ -199,6 +199,36 @@ def document(html: str) -> Any:
     return doc
 
 
+KEEP_TOGETHER = "podium-keep-together"  # <a name=...>: the page's tail is kept on one page
+
+
+def keep_tail_together(doc: Any) -> None:
+    """A paginated ``doc`` whose HTML marks a block with ``<a name="podium-keep-together">``
+    (a form's certification, signatures and PAGCOR section) starts that block on a new page
+    when it would otherwise be split across two pages and fits on one (Qt's rich text has no
+    ``page-break-inside: avoid``)."""
+    from PySide6.QtGui import QTextBlockFormat, QTextCursor
+
+    height = doc.pageSize().height()
+    if height <= 0:
+        return
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            if KEEP_TOGETHER in it.fragment().charFormat().anchorNames():
+                top = doc.documentLayout().blockBoundingRect(block).top()
+                first, last = int(top // height), doc.pageCount() - 1
+                if first < last and doc.documentLayout().documentSize().height() - top \
+                        <= height * (last - first):
+                    fmt = QTextBlockFormat()
+                    fmt.setPageBreakPolicy(QTextBlockFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+                    QTextCursor(block).mergeBlockFormat(fmt)
+                return
+            it += 1
+        block = block.next()
+
+
 def print_on(html: str, device: Any) -> None:
     """Print ``html`` on a paged device (a ``QPdfWriter`` or a ``QPrinter``) with 15 mm margins,
     laid out on its printable area: a paginated document prints as laid out (an unpaginated one
@@ -213,6 +243,7 @@ def print_on(html: str, device: Any) -> None:
     rect = device.pageLayout().paintRectPixels(device.resolution())
     doc.setPageSize(QSizeF(rect.width(), rect.height()))
     doc.setDocumentMargin(0)
+    keep_tail_together(doc)
     doc.print_(device)
 
 
@@ -268,6 +299,7 @@ def render_png(html: str, path: str | Path, *, page_size: str = "A4", dpi: int =
     doc.documentLayout().setPaintDevice(probe)
     doc.setPageSize(QSizeF(width - 2 * margin, height - 2 * margin))
     doc.setDocumentMargin(0)
+    keep_tail_together(doc)
     pages = max(1, doc.pageCount())
     image = QImage(width, height * pages, QImage.Format.Format_RGB32)
     image.setDotsPerMeterX(dpm)

@@ -426,6 +426,13 @@ tie = "refuse"
     assert fund.denominations == (1000, 500, 100, 50, 25, 10)
 
 
+def test_the_poker_rooms_location_for_the_forms_is_optional_text() -> None:
+    assert loads_floor(BASE).poker_room.room_location == ""  # the forms print a blank
+    cfg = loads_floor(BASE + '\n[poker_room]\nroom_location = "  2/F Grand Hall,   Manila "\n')
+    assert cfg.poker_room.room_location == "2/F Grand Hall, Manila"
+    assert load_demo_floor().poker_room.room_location == ""
+
+
 @pytest.mark.parametrize(("section", "fragments"), [
     ('split = { winning = "0.30", losing = "0.40", table = "0.40" }',
      ("poker_room", "must add up to 1")),
@@ -437,6 +444,8 @@ tie = "refuse"
     ('splits = { winning = "0.20" }', ("poker_room.splits", "unknown key")),
     ('tie = "toss"', ("poker_room.tie", "'toss' must be one of split, refuse")),
     ("tie = 1", ("poker_room.tie",)),
+    ("room_location = 12", ("poker_room.room_location",)),
+    (f'room_location = "{"x" * 201}"', ("poker_room.room_location", "at most 200")),
 ])
 def test_a_malformed_poker_room_section_is_refused_by_key(
         section: str, fragments: tuple[str, ...]) -> None:

@@ -7,28 +7,39 @@ their form number, their totals and (rendered with Qt) a real PDF.
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, time
+from datetime import UTC, date, datetime, time
+from decimal import Decimal
+from html import unescape
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
-from core.pokerroom.fund import distribute
-from core.rules.bbj import Claim, ShownHand, decide
+from core.pokerroom import implementation as impl
+from core.pokerroom.fund import FundSettings, distribute
+from core.rules.bbj import BbjSettings, Claim, ShownHand, Split, decide
 from core.rules.cards import parse_cards
 from printing.forms import (
+    BOX,
+    HAND_MARK,
+    PAGCOR_MARK,
     DailyReport,
     FormError,
+    ImplementationRequest,
     JackpotPayment,
+    LinkedTable,
     MonthFees,
     QuarterlyTax,
     TableDay,
     TransferCessation,
     add_business_days,
+    affirmations,
     awarding_request,
     awarding_request_html,
     daily_report_html,
     demo_forms,
     fund_split,
+    implementation_request_html,
     percent_of,
     peso,
     quarterly_tax_html,
@@ -339,3 +350,206 @@ def test_the_daily_report_prints_the_floor_files_rates_and_chips() -> None:
     with pytest.raises(FormError, match="chip denomination 25 is not one of 1000, 500, 100"):
         TableDay("PK-01", time(10), time(22), "D", "R-1", "J-1", 0, 2_500, {25: 1},
                  denominations=st.denominations)
+
+
+# --- TGD-1581: the filing deadline (8 business days before, 3:00 PM cut-off) -------------
+
+MANILA = ZoneInfo("Asia/Manila")
+
+
+def flat(html: str) -> str:
+    """The visible text with every run of white space as one space."""
+    return re.sub(r"\s+", " ", unescape(text(html))).strip()
+
+
+def manila(y: int, mo: int, d: int, h: int, mi: int = 0, sec: int = 0) -> datetime:
+    return datetime(y, mo, d, h, mi, sec, tzinfo=MANILA)
+
+
+def test_latest_filing_is_15_00_eight_business_days_before_the_effective_date() -> None:
+    # Effective Monday 14 Dec 2026; back 8 business days: Fri 11, Thu 10, Wed 9, Tue 8, Mon 7,
+    # Fri 4, Thu 3, Wed 2 -> Wednesday 2 Dec 2026 at 15:00 Manila time.
+    assert impl.latest_filing(date(2026, 12, 14), MANILA) == manila(2026, 12, 2, 15)
+    # Tuesday 8 Dec a public holiday: one more day back, Tuesday 1 Dec
+    assert impl.latest_filing(date(2026, 12, 14), MANILA, (date(2026, 12, 8),)) == \
+        manila(2026, 12, 1, 15)
+    # a holiday on a Saturday changes nothing; an effective Saturday counts from Friday back
+    assert impl.latest_filing(date(2026, 12, 14), MANILA, (date(2026, 12, 5),)) == \
+        manila(2026, 12, 2, 15)
+    assert impl.latest_filing(date(2026, 12, 12), MANILA) == manila(2026, 12, 2, 15)
+
+
+def test_a_submission_after_3_pm_or_on_a_day_off_is_received_the_next_business_day() -> None:
+    wed = date(2026, 12, 2)
+    assert impl.received_on(manila(2026, 12, 2, 15, 0, 0), MANILA) == wed  # at 3:00 PM: that day
+    assert impl.received_on(manila(2026, 12, 2, 15, 0, 1), MANILA) == date(2026, 12, 3)
+    assert impl.received_on(manila(2026, 12, 2, 15, 1), MANILA) == date(2026, 12, 3)
+    # Friday 4 Dec 16:00 -> Monday 7 Dec; Saturday and Sunday -> Monday
+    assert impl.received_on(manila(2026, 12, 4, 16), MANILA) == date(2026, 12, 7)
+    assert impl.received_on(manila(2026, 12, 5, 10), MANILA) == date(2026, 12, 7)
+    assert impl.received_on(manila(2026, 12, 6, 9), MANILA) == date(2026, 12, 7)
+    # Friday 16:00 before a holiday Monday -> Tuesday; a holiday morning -> the next day
+    assert impl.received_on(manila(2026, 12, 4, 16), MANILA, (date(2026, 12, 7),)) == \
+        date(2026, 12, 8)
+    assert impl.received_on(manila(2026, 12, 8, 9), MANILA, (date(2026, 12, 8),)) == \
+        date(2026, 12, 9)
+    # the clock is the casino's: 07:30 UTC is 15:30 in Manila, after the cut-off
+    assert impl.received_on(datetime(2026, 12, 2, 7, 30, tzinfo=UTC), MANILA) == \
+        date(2026, 12, 3)
+    with pytest.raises(impl.ImplementationError, match="give its time zone"):
+        impl.received_on(datetime(2026, 12, 2, 9), MANILA)
+
+
+def test_is_timely_up_to_the_latest_filing_moment() -> None:
+    eff = date(2026, 12, 14)
+    assert impl.is_timely(manila(2026, 12, 2, 15), eff, MANILA)
+    assert not impl.is_timely(manila(2026, 12, 2, 15, 1), eff, MANILA)  # received Thu 3 Dec
+    assert impl.is_timely(manila(2026, 12, 1, 16), eff, MANILA)  # received Wed 2 Dec
+    assert impl.is_timely(manila(2026, 11, 28, 11), eff, MANILA)  # a Saturday: Mon 30 Nov
+    assert not impl.is_timely(manila(2026, 12, 1, 16), eff, MANILA, (date(2026, 12, 8),))
+
+
+def implementation_form(**kw: object) -> ImplementationRequest:
+    rules = BbjSettings(split=Split(Decimal("0.25"), Decimal("0.35"), Decimal("0.40")),
+                        min_players=6, min_pot_big_blinds=25, tax_threshold_cents=2_000_000,
+                        resident_tax_rate=Decimal("0.20"), nranetb_tax_rate=Decimal("0.25"))
+    fund = FundSettings(rake_rate=Decimal("0.10"), room_max_rake_cents=8_000,
+                        caps_by_big_blind=((2_000, 2_000), (5_000, 6_000)),
+                        admin_fee_rate=Decimal("0.30"), main_rate=Decimal("0.70"),
+                        denominations=(500, 100, 20))
+    args: dict[str, object] = dict(
+        casino="C", operator="O", jackpot="Poker room BBJ (bbj)", effective_on=date(2026, 12, 14),
+        tz=MANILA, rules=rules, fund=fund, seed_cents=5_000_000, main_cents=5_000_000,
+        reserve_cents=0)
+    args.update(kw)
+    return ImplementationRequest(**args)  # type: ignore[arg-type]
+
+
+def test_tgd_1581_prints_the_rooms_rules_and_the_latest_filing() -> None:
+    r = implementation_form(holidays=(date(2026, 12, 8),), room_location="2/F Grand Hall")
+    page = flat(implementation_request_html(r))
+    for shown in ("TGD-1581", "Annex A", "Poker room BBJ (bbj)", "14 December 2026",
+                  "Tuesday 01 December 2026 15:00 (UTC+08:00)", "08 December 2026",
+                  "Players dealt in (at least) 6", "25 x the big blind",
+                  "Winning hand 25%", "Losing (bad beat) hand 35%", "equally) 40%",
+                  "20% of the whole share above PHP 20,000.00", "25% of any share",
+                  "once per hand) 10%", "per hand PHP 80.00", "daily jackpot rake) 30%",
+                  "To the jackpot fund 70%", "fund's share) 70%", "fund's share) 30%",
+                  "500, 100, 20", "PHP 20.00 PHP 20.00 25.00%", "PHP 50.00 PHP 60.00 75.00%",
+                  "so far PHP 50,000.00", "none: not running yet", "2/F Grand Hall",
+                  "Aces full of Tens"):
+        assert shown in page, shown
+    # no filing time: the submission and its receipt are blanks to fill in by hand
+    assert page.count(f"({HAND_MARK})") == 2 and r.timely is None
+
+
+def test_tgd_1581_says_on_time_or_late_and_refuses_a_filing_after_the_effective_date() -> None:
+    on_time = implementation_form(filed_at=manila(2026, 12, 2, 15))
+    assert on_time.timely is True and on_time.received_on == date(2026, 12, 2)
+    assert "02 December 2026 (on time)" in flat(implementation_request_html(on_time))
+    late = implementation_form(filed_at=manila(2026, 12, 4, 16))  # received Mon 7 Dec
+    assert late.timely is False
+    assert ("07 December 2026 (LATE: received after the latest filing day 02 December 2026)"
+            in flat(implementation_request_html(late)))
+    with pytest.raises(FormError, match="effective date 2026-12-14: a request filed 2026-12-11 "
+                                        "16:00 is received on 2026-12-14, not before"):
+        implementation_form(filed_at=manila(2026, 12, 11, 16))  # Friday after 3 PM -> Monday
+    with pytest.raises(FormError, match="give its time zone"):
+        implementation_form(filed_at=datetime(2026, 12, 1, 9))
+    running = implementation_form(postings=12, first_posted=date(2026, 11, 20),
+                                  main_cents=7_000_000, reserve_cents=600_000)
+    page = flat(implementation_request_html(running))
+    assert "12 (first 20 November 2026)" in page and peso(600_000) in page
+
+
+# --- every form: location, TGD reference, attestation, PAGCOR action -------------------
+
+
+def test_every_form_has_the_pagcor_sections_and_the_room_location_or_a_blank() -> None:
+    forms = demo_forms()
+    assert set(forms) == {"tgd-1623-daily-onsite", "tgd-1494-daily-offsite",
+                          "tgd-1500-awarding-request", "tgd-108-quarterly-tax",
+                          "tgd-1540-transfer-cessation", "tgd-1581-implementation-request"}
+    for stem, html in forms.items():
+        page = flat(html)
+        for part in ("TGD reference no.:", "Certification and attestation",
+                     "Attested by PAGCOR:", "For PAGCOR use only: action taken",
+                     f"{BOX} Approved", f"{BOX} Disapproved", "Remarks",
+                     "Date and time received", "Poker room location:"):
+            assert part in page, (stem, part)
+        assert page.count(f"({PAGCOR_MARK})") >= 8, stem  # reference, attestation, action
+        assert 'name="podium-keep-together"' in html  # kept on one page when printed
+    # the demo's TGD-1540 has no location: a blank marked for the hand
+    assert f"Poker room location: {'_' * 28} ({HAND_MARK})" in flat(
+        forms["tgd-1540-transfer-cessation"])
+    assert "Poker room location: 2/F Grand Hall" in flat(forms["tgd-1623-daily-onsite"])
+
+
+def test_daily_report_cash_game_chip_counts_are_a_blank_the_rake_is_the_count() -> None:
+    report = DailyReport("TGD-1494", "C", "O", date(2026, 11, 30),
+                         (table("PK-01"), table("PK-02", rake=1_000_000)), 0, 0)
+    page = flat(daily_report_html(report))
+    cash = page[page.index("Cash game (house rake) drop box chip count"):
+                page.index("Jackpot fund distribution")]
+    assert "R-1" in cash and peso(2_845_000) in cash and peso(3_845_000) in cash
+    assert f"Number of chips per denomination: ({HAND_MARK})" in cash
+    # the jackpot drop box's chips are the ledger's: printed
+    assert "Jackpot drop box count by denomination" in page
+
+
+def test_awarding_request_has_a_receipt_per_sharer_with_the_net_and_the_day_paid() -> None:
+    html = demo_forms()["tgd-1500-awarding-request"]
+    page = flat(html)
+    receipts = page[page.index("Acknowledgment receipts"):page.index("Certification")]
+    # demo: seats 1 and 4 paid on 2 Dec; the others not yet
+    assert receipts.count("02 December 2026") == 2
+    assert receipts.count("(not paid yet)") == 6
+    for name, net in (("Pedro Aquino", 24_544_000), ("Maria Santos", 49_088_000),
+                      ("Kenji Watanabe", 7_669_999)):
+        assert f"{name} {peso(net)}" in receipts
+    assert f"Signature and date received: ({HAND_MARK})" in receipts
+
+
+def test_quarterly_tax_less_25_percent_offsite_40_percent_onsite() -> None:
+    # D = 100,000.00 + 10,000.01 = 110,000.01; E = 5% = 5,500.0005 -> 5,500.00;
+    # F = 104,500.01; offsite 25% = 26,125.0025 -> 26,125.00 (operator 78,375.01);
+    # onsite 40% = 41,800.004 -> 41,800.00 (operator 62,700.01)
+    months = (MonthFees(date(2026, 1, 1), 10_000_000, 1_000_001, 0),
+              MonthFees(date(2026, 2, 1), 0, 0, 0), MonthFees(date(2026, 3, 1), 0, 0, 0))
+    jan = months[0]
+    assert (jan.taxable_cents, jan.franchise_tax_cents, jan.net_cents) == (
+        11_000_001, 550_000, 10_450_001)
+    assert (jan.pagcor_share_cents(False), jan.pagcor_share_cents(True)) == (
+        2_612_500, 4_180_000)
+    off = flat(quarterly_tax_html(QuarterlyTax("C", "O", 2026, 1, months, onsite=False)))
+    assert f"{BOX} Onsite" in off and "\u2612 Offsite (PAGCOR sharing 75%-25%)" in off
+    assert "PAGCOR sharing (less 25%)" in off
+    assert (f"January 2026 {peso(11_000_001)} {peso(550_000)} {peso(10_450_001)} "
+            f"{peso(2_612_500)} {peso(7_837_501)}") in off
+    on = flat(quarterly_tax_html(QuarterlyTax("C", "O", 2026, 1, months)))
+    assert "\u2612 Onsite (PAGCOR sharing 60%-40%)" in on and "PAGCOR sharing (less 40%)" in on
+    assert f"{peso(4_180_000)} {peso(6_270_001)}" in on
+
+
+def test_transfer_cessation_has_the_linked_tables_and_the_affirmations() -> None:
+    t = TransferCessation("C", "O", "BBJ", "transfer", None, date(2026, 12, 14), None,
+                          seed_cents=0, main_cents=1_000_000, reserve_cents=200_000,
+                          destination="BBJ 2",
+                          linked_tables=(LinkedTable("PK-02", date(2026, 11, 2),
+                                                     date(2026, 12, 1), 20, 500_000),
+                                         LinkedTable("PK-01", date(2026, 11, 1),
+                                                     date(2026, 12, 1), 25, 700_000)))
+    page = flat(transfer_cessation_html(t))
+    linked = page[page.index("Linked tables"):page.index("Affirmations")]
+    assert ("PK-01 01 November 2026 01 December 2026 25 " + peso(700_000)) in linked
+    assert "2 tables" in linked and peso(1_200_000) in linked
+    statements = affirmations(t)
+    assert len(statements) == 4 and "go to BBJ 2" in statements[2]
+    for s in statements:
+        assert f"{BOX} {s}" in page
+    none = flat(transfer_cessation_html(TransferCessation(**{**t.__dict__,
+                                                             "linked_tables": ()})))
+    assert "No drop box of this jackpot is counted in the ledger. Tables: " in none
+    cease = TransferCessation("C", "O", "BBJ", "cease", None, date(2026, 12, 14), None,
+                              seed_cents=0, main_cents=1_000_000, reserve_cents=200_000)
+    assert "the reserve is added to the main amount won" in affirmations(cease)[2]

@@ -3,10 +3,11 @@ written PDF / PNG and its path on stdout, and every refusal as one line and exit
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from sqlalchemy import Engine
@@ -105,6 +106,21 @@ def test_the_floor_file_names_the_casino_operator_time_zone_and_holidays(
     (("cessation", "--fund", "bbj"),
      "fund 'bbj' has not ceased: part 1 (the notice) of a planned transfer needs the fund it "
      "goes to (to fund)"),
+    (("implementation", "--fund", "nope", "--effective", "2027-01-15"),
+     "fund 'nope' does not exist"),
+    (("implementation", "--fund", "bbj", "--effective", "2027-01-15", "--filed",
+      "2027-01-18 09:00"),
+     "effective date 2027-01-15: a request filed 2027-01-18 09:00 is received on 2027-01-18, "
+     "not before the implementation date (it must be filed at least 8 business days before)"),
+    (("implementation", "--fund", "bbj", "--effective", "2027-01-15", "--filed",
+      "2027-01-14 16:00"),  # Thursday after 3 PM: received Friday 15 Jan, the day itself
+     "effective date 2027-01-15: a request filed 2027-01-14 16:00 is received on 2027-01-15, "
+     "not before the implementation date (it must be filed at least 8 business days before)"),
+    (("implementation", "--fund", "bbj", "--effective", "2027-01-15", "--filed", "tomorrow"),
+     "--filed: 'tomorrow' is not a date and time 'YYYY-MM-DD HH:MM' (the casino's local "
+     "time)"),
+    (("implementation", "--fund", "bbj", "--effective", "15/01/2027"),
+     "--effective: '15/01/2027' is not a date YYYY-MM-DD"),
 ])
 def test_a_refusal_is_one_line_and_exit_2(db: str, tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str],
@@ -155,3 +171,53 @@ def test_options_are_checked_by_the_parser(db: str, tmp_path: Path,
     assert code == 2 and "one of the arguments --pdf --png is required" in err
     code, _, err = run(capsys, "weekly", "--pdf", "x.pdf")
     assert code == 2 and "invalid choice: 'weekly'" in err
+
+
+def test_implementation_request_to_pdf_with_the_filing_time_in_casino_time(
+        db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: dict[str, Any] = {}
+    real = ledger_forms.render
+
+    def spy(engine: Engine, request: ledger_forms.FormRequest,
+            **kw: Any) -> ledger_forms.RenderedForm:
+        form = real(engine, request, **kw)
+        seen.update(kw, request=request, form=form)
+        return form
+
+    monkeypatch.setattr(ledger_forms, "render", spy)
+    pdf = tmp_path / "tgd-1581.pdf"
+    code, out, err = run(capsys, "implementation", "--fund", "bbj", "--effective", "2027-01-15",
+                         "--filed", "2026-12-28  14:30", "--db", db, "--pdf", str(pdf))
+    assert (code, out, err) == (0, f"{pdf}\n", "")
+    assert pdf.read_bytes().startswith(b"%PDF")
+    manila = ZoneInfo("Asia/Manila")  # the demo floor's time zone
+    assert seen["request"] == ledger_forms.FormRequest(
+        "implementation", fund_id="bbj", effective_on=date(2027, 1, 15),
+        filed_at=datetime(2026, 12, 28, 14, 30, tzinfo=manila))
+    assert seen["poker_room"].rules.min_players == 5  # the demo floor's [poker_room]
+    assert seen["form"].title == "TGD-1581 implementation request 2027-01-15 - fund bbj"
+    assert "on time" in seen["form"].html
+    png = tmp_path / "tgd-1581.png"
+    code, out, _ = run(capsys, "implementation", "--fund", "bbj", "--effective", "2027-01-15",
+                       "--db", db, "--png", str(png))
+    assert (code, out) == (0, f"{png}\n") and png.read_bytes().startswith(b"\x89PNG")
+
+
+def test_quarterly_offsite_prints_the_25_percent_sharing(
+        db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: dict[str, Any] = {}
+    real = ledger_forms.render
+
+    def spy(engine: Engine, request: ledger_forms.FormRequest,
+            **kw: Any) -> ledger_forms.RenderedForm:
+        form = real(engine, request, **kw)
+        seen["form"] = form
+        return form
+
+    monkeypatch.setattr(ledger_forms, "render", spy)
+    code, _, err = run(capsys, "quarterly", "--year", "2026", "--quarter", "3", "--offsite",
+                       "--db", db, "--png", str(tmp_path / "q.png"))
+    assert (code, err) == (0, "")
+    assert "PAGCOR sharing (less 25%)" in seen["form"].html

@@ -33,16 +33,21 @@ from sqlalchemy.orm import Session
 
 import core.pokerroom.fund as bf
 from core.demo import demo_credential, enroll_demo_employees, swipe_of
+from core.floorconfig import PokerRoomConfig
 from core.ledger.audit import verify
 from core.ledger.models import BbjPosting
 from core.pokerroom import cases as bc
-from core.rules.bbj import BbjSettings, ShownHand
+from core.pokerroom.fund import FundSettings
+from core.rules.bbj import BbjSettings, ShownHand, Split
 from core.rules.cards import Card, parse_cards
 from printing import ledger_forms as lf
 from printing.forms import (
+    HAND_MARK,
     FormError,
+    LinkedTable,
     awarding_request_html,
     daily_report_html,
+    implementation_request_html,
     peso,
     quarterly_tax_html,
     transfer_cessation_html,
@@ -613,7 +618,11 @@ def test_render_names_the_form_and_a_safe_file_stem(ledger: Engine) -> None:
 
 @pytest.mark.parametrize(("request_", "message"), [
     (lf.FormRequest("weekly"), "form kind 'weekly' is not one of daily, award, quarterly, "
-                               "cessation"),
+                               "cessation, implementation$"),
+    (lf.FormRequest("implementation", effective_on=DAY2),
+     "implementation form: fund_id is missing"),
+    (lf.FormRequest("implementation", fund_id="bbj"),
+     "implementation form: effective_on is missing"),
     (lf.FormRequest("daily", business_date=DAY1), "daily form: fund_id is missing"),
     (lf.FormRequest("daily", fund_id="bbj"), "daily form: business_date is missing"),
     (lf.FormRequest("award"), "award form: case_id is missing"),
@@ -664,3 +673,99 @@ def test_awarding_request_of_a_tie_prints_every_tied_seat_and_every_sharer_with_
     assert page.count("Losing hand (tie)") == 2 and page.count("Winning hand") == 2
     for s in req.sharers:
         assert s.name in page and peso(s.gross_cents) in page
+# --- TGD-1581 and the sections the floor file and the ledger fill -----------------------
+
+ROOM = PokerRoomConfig(
+    rules=BbjSettings(split=Split(Decimal("0.25"), Decimal("0.35"), Decimal("0.40")),
+                      min_players=6, min_pot_big_blinds=25),
+    fund=FundSettings(room_max_rake_cents=8_000, caps_by_big_blind=((2_000, 4_000),),
+                      denominations=(500, 100, 50, 25, 10)),
+    room_location="2/F Grand Hall")
+
+
+def test_implementation_request_is_the_floor_files_rules_and_the_ledgers_fund(
+        days: Engine) -> None:
+    # fund bbj: seeds 50,000.00 + 10,000.00; 30 Nov posted (73,156.50 / 5,638.50), 1 Dec
+    # counted only.  Effective Monday 11 Jan 2027, back 8 business days: Fri 8 (1), Thu 7,
+    # Wed 6, Tue 5, Mon 4 (5), [Fri 1 Jan, Thu 31, Wed 30 Dec holidays] Tue 29 (6), Mon 28 (7),
+    # [Fri 25, Thu 24 holidays] Wed 23 Dec (8) -> Wednesday 23 Dec 2026 15:00.  Filed at 15:30
+    # that day: received the next business day, Monday 28 Dec (24, 25 holidays, a weekend).
+    eff = date(2027, 1, 11)
+    r = lf.implementation_request(days, "bbj", eff, **KW, holidays=HOLIDAYS, poker_room=ROOM,
+                                  filed_at=local(2026, 12, 23, 15, 30))
+    assert (r.jackpot, r.effective_on, r.rules, r.fund, r.room_location) == (
+        "Poker room BBJ (bbj)", eff, ROOM.rules, ROOM.fund, "2/F Grand Hall")
+    assert (r.seed_cents, r.main_cents, r.reserve_cents, r.postings, r.first_posted) == (
+        6_000_000, 7_315_650, 563_850, 1, DAY1)
+    assert r.latest_filing == local(2026, 12, 23, 15)
+    assert (r.received_on, r.timely) == (date(2026, 12, 28), False)
+    page = text(implementation_request_html(r))
+    for shown in ("LATE", "Players dealt in (at least) 6", "25 x the big blind",
+                  "Winning hand 25%", "PHP 80.00", "PHP 20.00 PHP 40.00 50.00%",
+                  peso(6_000_000), peso(7_315_650), peso(563_850), "1 (first 30 November 2026)",
+                  "2/F Grand Hall", "holidays skipped: 24 December 2026, 25 December 2026, "
+                  "30 December 2026, 31 December 2026, 01 January 2027"):
+        assert shown in page, shown
+    # RULES.md's defaults without a floor's [poker_room]; no filing time: blanks to fill in
+    plain = lf.implementation_request(days, "bbj", eff, **KW)
+    assert (plain.rules, plain.fund, plain.filed_at) == (BbjSettings(), FundSettings(), None)
+
+
+def test_implementation_request_refusals(ledger: Engine) -> None:
+    with pytest.raises(FormError, match="fund 'nope' does not exist"):
+        lf.implementation_request(ledger, "nope", date(2027, 1, 15), **KW)
+    with pytest.raises(FormError, match="effective date 2027-01-15: a request filed 2027-01-15 "
+                                        "09:00 is received on 2027-01-15, not before"):
+        lf.implementation_request(ledger, "bbj", date(2027, 1, 15), **KW,
+                                  filed_at=local(2027, 1, 15, 9))
+    with pytest.raises(FormError, match="filing time 2027-01-05 09:00: give its time zone"):
+        lf.implementation_request(ledger, "bbj", date(2027, 1, 15), **KW,
+                                  filed_at=datetime(2027, 1, 5, 9))
+    bf.create_fund(ledger, "bbj2", "New hall BBJ", at=local(2026, 12, 1, 9))
+    bf.cease_by_transfer(ledger, "bbj", "bbj2", by="cage", reason="moves",
+                         at=local(2026, 12, 15, 10))
+    with pytest.raises(FormError, match="fund 'bbj' ceased on 2026-12-15 .transfer.: there is "
+                                        "nothing to implement"):
+        lf.implementation_request(ledger, "bbj", date(2027, 1, 15), **KW)
+
+
+def test_linked_tables_are_the_funds_drop_counts(days: Engine) -> None:
+    # PK-01 counted 30 Nov (12,300.00) and 1 Dec (1,440.00); PK-03 30 Nov (14,550.00)
+    assert lf.linked_tables(days, "bbj") == (
+        LinkedTable("PK-01", DAY1, DAY2, 2, 1_374_000),
+        LinkedTable("PK-03", DAY1, DAY1, 1, 1_455_000))
+    bf.create_fund(days, "bbj2", "New hall BBJ", at=local(2026, 12, 1, 9))
+    assert lf.linked_tables(days, "bbj2") == ()
+    c = lf.render(days, lf.FormRequest("cessation", fund_id="bbj", to_fund_id="bbj2",
+                                       effective_on=date(2027, 6, 7)), **KW)
+    assert "PK-03 30 November 2026 30 November 2026 1 " + peso(1_455_000) in text(c.html)
+
+
+def test_acknowledgment_receipts_carry_the_day_each_share_was_paid(ledger: Engine) -> None:
+    req = lf.awarding_request(ledger, 1, **KW)
+    assert dict(req.paid_on) == {4: date(2026, 12, 3), 1: date(2026, 12, 3),
+                                 2: date(2026, 12, 3), 3: date(2026, 12, 3),
+                                 5: date(2026, 12, 3), 6: date(2027, 1, 1)}
+
+
+def test_render_prints_the_floor_files_location_on_every_form(ledger: Engine) -> None:
+    bf.create_fund(ledger, "bbj2", "New hall", at=local(2026, 12, 1, 9))
+    requests = (lf.FormRequest("daily", fund_id="bbj", business_date=DAY1),
+                lf.FormRequest("award", case_id=1),
+                lf.FormRequest("quarterly", year=2026, quarter=4, onsite=False),
+                lf.FormRequest("cessation", fund_id="bbj", to_fund_id="bbj2",
+                               effective_on=date(2027, 6, 7)),
+                lf.FormRequest("implementation", fund_id="bbj2", effective_on=date(2027, 6, 7),
+                               filed_at=local(2027, 5, 3, 10)))
+    for request in requests:
+        form = lf.render(ledger, request, **KW, poker_room=ROOM)
+        assert "Poker room location: 2/F Grand Hall" in text(form.html), request.kind
+        bare = lf.render(ledger, request, **KW)
+        assert f"({HAND_MARK})" in text(bare.html), request.kind
+    q = lf.render(ledger, requests[2], **KW)
+    assert q.title == "TGD-108 quarterly tax Q4 2026 (offsite)"
+    assert "PAGCOR sharing (less 25%)" in text(q.html)
+    impl = lf.render(ledger, requests[4], **KW, poker_room=ROOM)
+    assert (impl.title, impl.filename) == ("TGD-1581 implementation request 2027-06-07 - fund "
+                                           "bbj2", "TGD-1581_bbj2_2027-06-07")
+    assert "on time" in text(impl.html) and "Winning hand 25%" in text(impl.html)

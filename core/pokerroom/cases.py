@@ -59,6 +59,7 @@ from core.ledger.models import (
     Employee,
 )
 from core.money import format_cents, json_cents, parse_cents
+from core.pokerroom import business_days
 from core.pokerroom.fund import (
     BbjFundError,
     Funds,
@@ -313,14 +314,8 @@ def add_business_days(at: datetime, days: int, tz: ZoneInfo,
                       holidays: Iterable[date] = ()) -> datetime:
     """``at`` plus ``days`` business days (not Saturday, Sunday or a holiday, in ``tz``), at the
     same local time of day; UTC."""
-    off = set(holidays)
     local = at.astimezone(tz)
-    d = local.date()
-    counted = 0
-    while counted < days:
-        d += timedelta(days=1)
-        if d.weekday() < 5 and d not in off:
-            counted += 1
+    d = business_days.add_business_days(local.date(), max(days, 0), holidays)
     return datetime.combine(d, local.timetz().replace(tzinfo=None), tz).astimezone(UTC)
 
 

@@ -610,6 +610,39 @@ def test_the_forms_page_writes_a_daily_report_pdf_or_says_why_not(  # type: igno
     assert forms.msg.text().startswith("TGD-1540 transfer/cessation part 1 - fund bbj: saved")
 
 
+def test_the_forms_page_writes_a_tgd_1581_implementation_request(  # type: ignore[no-untyped-def]
+        qtbot, room_tab, tmp_path: Path) -> None:
+    window, screen = room_tab
+    forms = screen.forms
+    _page(screen, "Forms")
+    forms.kind_box.setCurrentIndex(forms.kind_box.findData("implementation"))
+    assert forms.impl_fund.text() == "Poker room BBJ"
+    today = datetime.now(screen.tz).date()
+    effective = today + timedelta(days=40)
+    forms.impl_effective.setDate(QDate(effective.year, effective.month, effective.day))
+    assert not forms.impl_filed.isEnabled()
+    request = forms.request()
+    assert (request.kind, request.fund_id, request.effective_on, request.filed_at) == (
+        "implementation", "bbj", effective, None)
+    out = _save_pdf(forms, tmp_path / "tgd-1581.pdf")
+    assert out is not None and out.read_bytes().startswith(b"%PDF")
+    assert forms.msg.text() == (f"TGD-1581 implementation request {effective} - fund bbj: "
+                                f"saved to {out}.")
+    # a filing time: casino time; one received on the implementation date is refused in red
+    forms.impl_filed_known.setChecked(True)
+    assert forms.impl_filed.isEnabled()
+    forms.impl_filed.setDateTime(_local(effective, 9, 30))
+    assert forms.request().filed_at == datetime.combine(effective, time(9, 30), screen.tz)
+    assert _save_pdf(forms, tmp_path / "late.pdf") is None
+    assert forms.msg.text().startswith(f"effective date {effective}: a request filed ")
+    assert "#ff4d4f" in forms.msg.styleSheet()
+    forms.impl_filed.setDateTime(_local(today, 14, 0))
+    assert _save_pdf(forms, tmp_path / "filed.pdf") is not None
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    qtbot.wait(50)
+    window.grab().save(str(SHOTS / "poker-room-1366x768-forms-implementation.png"))
+
+
 def test_each_share_paid_prints_its_slip_and_a_paid_share_can_be_reprinted(  # type: ignore[no-untyped-def]
         qtbot, room_tab, swiper) -> None:
     from printing.preview import recovered_text

@@ -1,0 +1,95 @@
+"""docs/screenshots/tgd-*-ledger.png: every form filled from a ledger built the way
+tests/test_ledger_forms.py's ``ledger`` fixture builds it (a SQLite file in the temporary folder),
+on the demo floor with a room location.  ``make screenshots`` runs
+``python -m tests.ledger_form_shots docs/screenshots``."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from dataclasses import replace
+from datetime import date, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import core.pokerroom.fund as bf
+from core import floorconfig
+from core.demo import enroll_demo_employees
+from core.ledger.db import make_engine, upgrade
+from core.pokerroom import cases as bc
+from printing import ledger_forms as lf
+from printing.winpage import render_png
+from tests.test_ledger_forms import (
+    DAY1,
+    DAY2,
+    HIT,
+    SUP,
+    Clock,
+    claim_entry,
+    count_day1,
+    count_day2,
+    fee,
+    local,
+)
+
+
+def main(folder: str) -> list[Path]:
+    db = Path(tempfile.gettempdir()) / "podium-form-shots.sqlite3"
+    db.unlink(missing_ok=True)
+    engine = make_engine(f"sqlite:///{db}")
+    upgrade(engine)
+    enroll_demo_employees(engine)
+    bf.create_fund(engine, "bbj", "Poker room BBJ", at=local(2026, 11, 28, 9))
+    bf.seed(engine, "bbj", 5_000_000, by="operator", reason="opening seed",
+            at=local(2026, 11, 28, 9))
+    count_day1(engine)
+    bf.seed(engine, "bbj", 1_000_000, by="operator", reason="top-up",
+            at=local(2026, 11, 30, 12))
+    fee(engine, DAY1, 1_250_000)
+    fee(engine, DAY2, 300_000)
+    bf.post_day(engine, "bbj", DAY1, by="cage", at=local(2026, 12, 1, 6))
+    count_day2(engine)
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = bc.open_case(engine, "bbj", claim_entry(), HIT, SUP, clock=clock)
+    bf.post_day(engine, "bbj", DAY2, by="cage", at=local(2026, 12, 2, 6))
+    bc.advance(engine, cid, "verified", SUP, deck_sorted=True, cctv_reviewed=True,
+               clock=clock.set(local(2026, 12, 1, 16)))
+    bc.advance(engine, cid, "request_filed", SUP, clock=clock.set(local(2026, 12, 1, 18)))
+    bc.advance(engine, cid, "approved", SUP, clock=clock.set(local(2026, 12, 2, 10)))
+    for i, seat in enumerate((4, 1, 2, 3, 5)):  # seat 6 not paid yet
+        bc.advance(engine, cid, "share_paid", SUP, seat=seat,
+                   clock=clock.set(local(2026, 12, 3, 11, i)))
+    bf.create_fund(engine, "bbj2", "New hall BBJ", at=local(2026, 12, 1, 9))
+    config = floorconfig.load_demo_floor()
+    room = replace(config.poker_room, room_location="Ground floor, Podium Demo Casino, Manila")
+    casino = config.casino
+    requests = {
+        "tgd-1623-daily-onsite-ledger": lf.FormRequest("daily", fund_id="bbj",
+                                                       business_date=DAY1),
+        "tgd-1494-daily-offsite-ledger": lf.FormRequest("daily", fund_id="bbj",
+                                                        business_date=DAY2, onsite=False),
+        "tgd-1500-awarding-request-ledger": lf.FormRequest("award", case_id=cid),
+        "tgd-108-quarterly-tax-ledger": lf.FormRequest("quarterly", year=2026, quarter=4,
+                                                       onsite=False),
+        "tgd-1540-transfer-cessation-ledger": lf.FormRequest(
+            "cessation", fund_id="bbj", to_fund_id="bbj2", effective_on=date(2027, 1, 15)),
+        "tgd-1581-implementation-request-ledger": lf.FormRequest(
+            "implementation", fund_id="bbj2", effective_on=date(2027, 1, 11),
+            filed_at=local(2026, 12, 23, 14, 45)),
+    }
+    out = []
+    try:
+        for stem, request in requests.items():
+            form = lf.render(engine, request, casino=casino.name,
+                             operator=casino.operator_name, tz=ZoneInfo(casino.timezone),
+                             holidays=casino.public_holidays, poker_room=room)
+            out.append(render_png(form.html, Path(folder) / f"{stem}.png"))
+    finally:
+        engine.dispose()
+        db.unlink(missing_ok=True)
+    return out
+
+
+if __name__ == "__main__":
+    for path in main(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots"):
+        print(path)
