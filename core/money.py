@@ -96,10 +96,9 @@ def parse_cents(text: str | int | Decimal, what: str = "amount", *,
     value = parse_decimal(text, what)
     if value < 0 and not allow_negative:
         raise MoneyError(f"{what}: {text!r} is negative")
-    cents = value * CENTS_PER_MAJOR
-    if cents != cents.to_integral_value():
+    if decimal_places(value) > 2:
         raise MoneyError(f"{what}: {text!r} has more than two decimals")
-    return int(cents)
+    return int(value.scaleb(2))  # exact: at most two decimals, at most MAX_DIGITS digits
 
 
 def parse_rate(text: str | int | Decimal, what: str = "rate") -> Decimal:
@@ -107,10 +106,26 @@ def parse_rate(text: str | int | Decimal, what: str = "rate") -> Decimal:
     value = parse_decimal(text, what)
     if value < 0 or value > 1:
         raise MoneyError(f"{what}: {text!r} must be between 0 and 1")
-    scaled = value * 10**RATE_DECIMALS
-    if scaled != scaled.to_integral_value():
+    if decimal_places(value) > RATE_DECIMALS:
         raise MoneyError(f"{what}: {text!r} has more than {RATE_DECIMALS} decimals")
     return value
+
+
+def decimal_places(value: Decimal) -> int:
+    """How many decimals a finite ``value`` has once its trailing zeros are dropped
+    (``"0.2500"`` -> 2, ``"1E+3"`` -> 0, ``"1E-999999999"`` -> 999999999), read from its digits
+    and exponent with no arithmetic: scaling a tiny value by a power of ten underflows to an
+    exact 0 in the decimal context, which would let it pass for a whole number."""
+    _sign, digits, exp = value.as_tuple()
+    if not isinstance(exp, int):
+        raise MoneyError(f"{value!r} is not a finite number")
+    end = len(digits)
+    while end > 0 and digits[end - 1] == 0 and exp < 0:
+        end -= 1
+        exp += 1
+    if end == 0:  # a zero, however it is written
+        return 0
+    return max(0, -exp)
 
 
 def cents_to_units(cents: int) -> int:

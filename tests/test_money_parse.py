@@ -67,3 +67,30 @@ def test_a_rate_is_strict_too() -> None:
     for bad in ("0,20", "2e-1", "1.0000001"):
         with pytest.raises(MoneyError, match="^rate: "):
             parse_rate(bad, "rate")
+
+
+@pytest.mark.parametrize("tiny", ["1e-999999999", "1E-1000000", "0.2000001e-999999"])
+def test_a_value_too_small_for_its_decimals_is_refused_not_rounded_to_zero(tiny: str) -> None:
+    """Scaling 1E-999999999 by 10**6 underflows to an exact 0 in the decimal context: the old
+    check took it for a six-decimal rate, and a meter replay then spent hours multiplying by
+    10**999999999 (the full test suite hung in tests/test_fuzz_cli.py)."""
+    value = Decimal(tiny)
+    with pytest.raises(MoneyError, match="^rate: .* more than 6 decimals"):
+        parse_rate(value, "rate")
+    with pytest.raises(MoneyError, match="^amount: .* more than two decimals"):
+        parse_cents(value, "amount")
+
+
+def test_a_zero_or_trailing_zeros_are_not_decimals() -> None:
+    assert parse_rate(Decimal("0E-999999999"), "rate") == 0
+    assert parse_rate(Decimal("0.250000000000"), "rate") == Decimal("0.25")
+    assert parse_cents(Decimal("12.5000000"), "amount") == 1250
+    assert parse_cents(Decimal("1.5E+3"), "amount") == 150_000
+
+
+def test_the_meter_refuses_a_tiny_rate_given_past_the_parser() -> None:
+    from core.tablegames.meters import LevelSettings, MeterError
+
+    with pytest.raises(MeterError, match="more than 6 decimals"):
+        LevelSettings(seed_units=100, contribution_rate=Decimal("1E-999999999"),
+                      reserve_rate=Decimal("0"))

@@ -26,7 +26,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
-from core.money import RATE_DECIMALS, UNITS_PER_CENT, MoneyError, cents_to_units
+from core.money import (
+    RATE_DECIMALS,
+    UNITS_PER_CENT,
+    MoneyError,
+    cents_to_units,
+    decimal_places,
+)
 
 MovementKind = Literal[
     "contribution",
@@ -63,8 +69,7 @@ def _check_rate(value: Decimal, what: str, *, allow_zero: bool = True) -> None:
     if value < 0 or value > 1 or (value == 0 and not allow_zero):
         limits = "between 0 and 1" if allow_zero else "above 0 and at most 1"
         raise MeterError(f"{what}: {value} must be {limits}")
-    scaled = value.scaleb(RATE_DECIMALS)
-    if scaled != scaled.to_integral_value():
+    if decimal_places(value) > RATE_DECIMALS:  # not a scaling: a tiny rate underflows to 0
         raise MeterError(f"{what}: {value} has more than {RATE_DECIMALS} decimals")
 
 
