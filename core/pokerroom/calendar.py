@@ -316,12 +316,12 @@ class RoomDeadline:
         f = self.filing
         if f is not None:
             when = _local_day(f.filed_at, tz).isoformat()
-            late = f" (LATE by {_days(self.late_days)})" if f.late else ""
+            late = f" (LATE by {days_text(self.late_days)})" if f.late else ""
             return f"filed {when}{late}"
         if self.overdue:
-            return f"LATE by {_days(self.late_days)}"
+            return f"LATE by {days_text(self.late_days)}"
         left = self.days_left(tz)
-        return "due today" if left == 0 else f"{_days(left)} left"
+        return "due today" if left == 0 else f"{days_text(left)} left"
 
     def to_json(self, tz: ZoneInfo) -> dict[str, object]:
         f = self.filing
@@ -336,7 +336,8 @@ class RoomDeadline:
                 "filings": [x.to_json() for x in self.filings]}
 
 
-def _days(n: int) -> str:
+def days_text(n: int) -> str:
+    """``1 day``, ``3 days``."""
     return f"{n} day{'s' if n != 1 else ''}"
 
 
@@ -605,6 +606,6 @@ def record_filing(engine: Engine, swipe: str, *, kind: str, period_start: date,
 
 __all__ = ["CESSATION_KINDS", "KINDS", "KIND_TEXT", "BbjFilingError", "CalendarSettings",
            "CessationNotice", "Filing", "RoomDeadline", "business_day_after",
-           "business_day_before", "end_of_day", "late_days", "month_end", "overdue",
+           "business_day_before", "days_text", "end_of_day", "late_days", "month_end", "overdue",
            "period_and_due", "quarter_end", "quarter_start", "record_filing",
            "room_deadlines"]
