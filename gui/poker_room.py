@@ -875,9 +875,9 @@ class PokerRoomScreen(QWidget):
         t.setRowCount(len(self.room_deadlines))
         for r, d in enumerate(self.room_deadlines):
             fund = f" · fund {d.fund_id}" if d.fund_id else ""
-            filed = f"{d.reference or '—'}\n{d.who}" if d.filing else ""
+            by = f"{d.reference or '—'}\n{d.who}" if d.filing else ""
             cells = [f"{d.what} {d.period}{fund}", f"{d.due_on:%a %d %b %Y}",
-                     d.status(self.tz).replace(" (LATE", "\n(LATE"), filed]
+                     d.status(self.tz).replace(" (LATE", "\n(LATE"), by]
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(cal.KIND_TEXT[d.kind] + f": {d.basis}")
