@@ -1229,6 +1229,8 @@ class PokerRoomScreen(QWidget):
     def _poll_fund(self) -> None:
         if self.isVisible():
             self.refresh_funds()
+            if self.pages.tabText(self.pages.currentIndex()).startswith("Deadlines"):
+                self.refresh_deadlines()  # days pass; another podium records a filing
 
     def refresh_funds(self) -> None:
         """Read the chosen fund's main and reserve (and whether another console ceased it) off
