@@ -85,6 +85,7 @@ from typing import Any, Literal, TypeVar
 
 from core.controllers.protocol import MAX_AMOUNT_CENTS, MAX_ID_CHARS
 from core.money import cents_to_units, json_cents, parse_cents, parse_rate
+from core.pokerroom.calendar import END_OF_NEXT_MONTH, CalendarSettings
 from core.pokerroom.fund import FundSettings
 from core.rules.bbj import TIE_POLICIES, BbjSettings, Split
 from core.rules.paytables import Paytable, link_problem
@@ -305,12 +306,14 @@ class TableConfig:
 class PokerRoomConfig:
     """The Bad Beat Jackpot rules RULES.md section 6 leaves to the operator (``[poker_room]``;
     every key optional, with the RULES.md defaults): ``rules`` for deciding a claim and its
-    shares, ``fund`` for the jackpot rake, its caps and the daily distribution."""
+    shares, ``fund`` for the jackpot rake, its caps and the daily distribution, ``calendar``
+    for the room's regulatory deadlines (core/pokerroom/calendar.py)."""
 
     rules: BbjSettings = field(default_factory=BbjSettings)
     fund: FundSettings = field(default_factory=FundSettings)
     # the regulator's forms (docs/forms.md): where the poker room is; "" prints a blank
     room_location: str = ""
+    calendar: CalendarSettings = field(default_factory=CalendarSettings)
 
 
 @dataclass(frozen=True)
@@ -694,6 +697,9 @@ def _poker_room(sec: _Section) -> PokerRoomConfig:
     room_location = " ".join(sec.text("room_location", "", empty_ok=True).split())
     if len(room_location) > 200:
         raise sec.error("room_location", f"{len(room_location)} characters: at most 200")
+    # the room's regulatory deadlines (core/pokerroom/calendar.py, docs/bbj.md "Room deadlines")
+    bir_day = sec.integer("bir_remittance_day", 1, 28, CalendarSettings().bir_remittance_day)
+    bank_days = sec.convert("bank_statement_days", _bank_statement_days, END_OF_NEXT_MONTH)
     sec.done()
     try:
         rules = BbjSettings(split=Split(**split), min_players=min_players,
@@ -704,7 +710,18 @@ def _poker_room(sec: _Section) -> PokerRoomConfig:
                             denominations=denoms)
     except ValueError as exc:
         raise sec.error("", str(exc)) from None
-    return PokerRoomConfig(rules, fund, room_location=room_location)
+    return PokerRoomConfig(rules, fund, room_location=room_location,
+                           calendar=CalendarSettings(bir_day, bank_days))
+
+
+def _bank_statement_days(value: Any, what: str) -> int | None:
+    """Days after the quarter's end (1 to 366), or "end_of_next_month" (None)."""
+    if value == END_OF_NEXT_MONTH:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 366:
+        raise ValueError(f"{what}: {_shown(value)} must be a number of days after the "
+                         f"quarter's end (1 to 366) or \"{END_OF_NEXT_MONTH}\"")
+    return value
 
 
 def _denominations(value: Any, what: str) -> tuple[int, ...]:

@@ -9,14 +9,19 @@ approval may cease the fund, TGD-1540), the daily count (per table: the jackpot 
 its chip pieces and the house rake box; "Record count", then "Post the day" showing the
 distribution; a tournament's fees), each after a supervisor's swipe (``window.authorize``; a
 large award's approval or share asks for the executive's card and PIN, said before the swipe:
-``core.pokerroom.cases.step_authority``), and the regulator's forms (gui/forms_panel.py).  A tie
-(RULES.md 6.6) shows the split and every share, or, under the refuse policy, is named.
-Core: core/pokerroom/cases.py (which calls core/pokerroom/fund.py in the swipe's
-transaction)."""
+``core.pokerroom.cases.step_authority``), the regulator's forms (gui/forms_panel.py), and the
+room's deadlines (BIR remittance, TGD-108, the fund's bank statement, TGD-1540 part 2, the notice
+to players: due, days left or LATE in red, filed with the reference and who; "Record filing"
+after a supervisor's swipe).  A tie (RULES.md 6.6) shows the split and every share, or, under
+the refuse policy, is named.  A case stays open for its attachments after its acknowledgment;
+they can be recorded missed with a reason once their 7 days have passed, and a late filing says
+LATE.  Core: core/pokerroom/cases.py (which calls core/pokerroom/fund.py in the swipe's
+transaction) and core/pokerroom/calendar.py."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import Any, cast
 from zoneinfo import ZoneInfo
@@ -52,6 +57,7 @@ from sqlalchemy.orm import Session
 
 from core.ledger.models import BbjCessation, BbjFund
 from core.money import format_cents, parse_cents
+from core.pokerroom import calendar as cal
 from core.pokerroom import cases as bc
 from core.pokerroom import fund as bf
 from core.rules.bbj import TAXPAYER_CLASSES, ShownHand
@@ -70,8 +76,17 @@ BOARD = "Board"
 COL_DEALT, COL_SHOWED, COL_NAME, COL_ID, COL_TAX = range(5)
 NEXT_TEXT = {"verified": "Verify (deck sorted, CCTV reviewed)",
              "request_filed": "Awarding request filed (TGD-1500)",
-             "attachments_filed": "Attachments filed", "approved": "Approval received",
+             "attachments_filed": "Attachments filed (IDs, bank statement, CCTV)",
+             "attachments_missed": "Attachments deadline missed (with the reason)",
+             "approved": "Approval received",
              "share_paid": "Pay share", "acknowledged": "Acknowledgment received"}
+# room deadlines table columns
+DL_WHAT, DL_DUE, DL_STATUS, DL_FILED = range(4)
+DL_HEADERS = ["Deadline", "Due", "Status", "Filed"]
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
 
 
 def _show(label: QLabel, text: str, ok: bool) -> None:
@@ -136,7 +151,10 @@ class PokerRoomScreen(QWidget):
         self.fund_settings = console.config.poker_room.fund
         self.last_slip: bytes | None = None  # the share slip last sent to the printer
         self.cases: list[bc.CaseView] = []
+        self.room_deadlines: list[cal.RoomDeadline] = []
         self.funds: list[FundInfo] = []
+        # the clock of the deadlines and of the steps taken here (a test sets its own)
+        self.now: Callable[[], datetime] = _utcnow
         self._asked = 0  # decisions asked for: only the latest one's answer is shown
         # the confirmation before an irreversible step (a test replaces it: no modal dialog)
         self.ask = self._ask
@@ -172,6 +190,8 @@ class PokerRoomScreen(QWidget):
         self.pages.addTab(self._scrolled(self._count_panel()), "Daily count")
         self.forms = FormsPanel(console, self.tz)
         self.pages.addTab(self._scrolled(self.forms), "Forms")
+        self.pages.addTab(self._deadline_panel(), "Deadlines")
+        self.pages.currentChanged.connect(self._page_changed)
         split.addWidget(self.pages)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
@@ -185,6 +205,7 @@ class PokerRoomScreen(QWidget):
         self._timer.start(FUND_REFRESH_MS)
         self.load_funds()
         self.refresh_cases()
+        self.refresh_deadlines()
 
     @staticmethod
     def _scrolled(w: QWidget) -> QScrollArea:
@@ -504,9 +525,9 @@ class PokerRoomScreen(QWidget):
         self.case_info.setWordWrap(True)
         self.case_info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.case_info.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        info_scroll = self._scrolled(self.case_info)
-        info_scroll.setMinimumHeight(90)
-        lay.addWidget(info_scroll, 1)
+        self.case_info_scroll = self._scrolled(self.case_info)
+        self.case_info_scroll.setMinimumHeight(90)
+        lay.addWidget(self.case_info_scroll, 1)
         grid = QGridLayout()
         self.next_box = QComboBox()
         self.next_box.currentIndexChanged.connect(self._next_changed)
@@ -525,6 +546,8 @@ class PokerRoomScreen(QWidget):
         self.cease_box.setToolTip("The fund's reserve is added to the main amount won and the "
                                   "fund takes nothing more afterwards. It can not be undone.")
         grid.addWidget(self.cease_box, 3, 0, 1, 2)
+        self.step_detail = QLineEdit()  # the reason attachments are missed; a filing's note
+        grid.addWidget(self.step_detail, 3, 0, 1, 2)
         self.step_btn = QPushButton("Record step (supervisor swipe)…")
         self.step_btn.setObjectName("primary")
         self.step_btn.clicked.connect(self.record_step)
@@ -562,6 +585,22 @@ class PokerRoomScreen(QWidget):
     def _deadline_text(self, d: bc.Deadline) -> str:
         return f"{d.what} by {d.due.astimezone(self.tz):%a %d %b %H:%M}"
 
+    def _deadline_outcome(self, d: bc.Deadline) -> str:
+        """How a case deadline ended: met (LATE when it was), or recorded missed."""
+        if d.met_at is not None:
+            late = bc.late_text(d.due, d.met_at)
+            return f" (met, {late})" if late else " (met)"
+        if d.missed_at is not None:
+            return f" (MISSED: {d.missed_reason})"
+        return ""
+
+    @staticmethod
+    def _state_text(c: bc.CaseView) -> str:
+        text = bc.STATE_TEXT[c.state] + ("" if c.qualifies else " (does not qualify)")
+        if c.state == "acknowledged" and c.is_open:
+            text += " — OPEN: attachments outstanding"
+        return text
+
     def refresh_cases(self) -> None:
         """Read the cases again, off the GUI thread (the bridge), and show them."""
         engine = self.console.engine
@@ -574,7 +613,7 @@ class PokerRoomScreen(QWidget):
         self.cases = cases
         selected = self.selected_case()
         keep = selected.case_id if selected else None
-        now = datetime.now(UTC)
+        now = self.now()
         holidays = self._holidays()
         self.case_table.blockSignals(True)
         self.case_table.setRowCount(len(self.cases))
@@ -582,8 +621,7 @@ class PokerRoomScreen(QWidget):
             nd = bc.next_deadline(c, self.tz, holidays)
             due = self._deadline_text(nd) if nd else "—"
             cells = [str(c.case_id), c.table, f"{c.hit_at.astimezone(self.tz):%d %b %H:%M}",
-                     bc.STATE_TEXT[c.state] + ("" if c.qualifies else " (does not qualify)"),
-                     due]
+                     self._state_text(c), due]
             late = nd is not None and nd.due < now
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -620,19 +658,22 @@ class PokerRoomScreen(QWidget):
             name = c.claim["names"].get(str(seat), "")
             self.reprint_seat.addItem(f"seat {seat} {name}".strip(), seat)
         self._show_reprint(bool(c.paid_seats))
-        for st in c.next_states():
+        for st in c.next_states(self.now()):
             if st != "voided":
                 self.next_box.addItem(NEXT_TEXT[st], st)
         for seat in c.unpaid_seats:
             name = c.claim["names"].get(str(seat), "")
             self.share_seat.addItem(f"seat {seat} {name}".strip(), seat)
-        hist = "; ".join(f"{bc.STATE_TEXT[e.state]}{f' seat {e.seat}' if e.seat else ''} by "
-                         f"{e.employee_number} {e.at.astimezone(self.tz):%d %b %H:%M}"
-                         f"{f' ({e.detail})' if e.detail else ''}" for e in c.events)
-        dls = "; ".join(self._deadline_text(d) + (" (met)" if d.met_at else "")
+        hist = "".join(f"\n  {bc.STATE_TEXT[e.state]}{f' seat {e.seat}' if e.seat else ''} by "
+                       f"{e.employee_number} {e.at.astimezone(self.tz):%d %b %H:%M}"
+                       f"{f' ({e.detail})' if e.detail else ''}" for e in c.events)
+        dls = "; ".join(self._deadline_text(d) + self._deadline_outcome(d)
                         for d in bc.deadlines(c, self.tz, self._holidays()))
-        text = (f"Case #{c.case_id}: {hist}" + (f"\nDeadlines: {dls}" if dls else "")
-                + _shares_text(c.decision))
+        status = "open" if c.is_open else "closed"
+        if c.attachments_outstanding and c.state == "acknowledged":
+            status += " (attachments outstanding)"
+        text = (f"Case #{c.case_id} ({status}):{hist}"
+                + (f"\nDeadlines: {dls}" if dls else "") + _shares_text(c.decision))
         self.case_info.setText(text)
         engine, case_id = self.console.engine, c.case_id
 
@@ -661,6 +702,10 @@ class PokerRoomScreen(QWidget):
         self.cease_box.setVisible(state == "approved")
         if state != "approved":
             self.cease_box.setChecked(False)
+        self.step_detail.setVisible(state in bc.ATTACHMENT_STATES)
+        self.step_detail.setPlaceholderText(
+            "why the attachments are missing (kept with the case)"
+            if state == "attachments_missed" else "note (optional), e.g. what was filed")
         self._show_step_card()
 
     def _step_args(self) -> tuple[bc.CaseView, str, dict[str, Any]] | None:
@@ -737,19 +782,28 @@ class PokerRoomScreen(QWidget):
 
         def do(swipe: Any) -> bc.CaseView:
             view = bc.advance(self.console.engine, c.case_id, state, swipe,
-                              settings=self.rules, **kw)
+                              settings=self.rules, clock=self.now, **kw)
             done.append(view)
             return view
 
         if self.window_.authorize(role, what, "bbj_case", do) and done:
             ceased = " The fund has ceased (TGD-1540)." if kw.get("cease") else ""
-            message = f"Case #{c.case_id}: {bc.STATE_TEXT[done[0].state]}.{ceased}"
+            shown = state if state in bc.ATTACHMENT_STATES else done[0].state
+            late = ""
+            if state == "attachments_filed" and done[0].attachments_needed:
+                late = bc.late_text(done[0].attachments_due, done[0].events[-1].at)
+            message = (f"Case #{c.case_id}: {bc.STATE_TEXT[shown]}"
+                       f"{', ' + late if late else ''}.{ceased}")
             self._case_message(message, True)
             if state == "share_paid":
                 self.print_share_slip(c.case_id, int(kw["seat"]), said=message + " ")
             if state in ("approved", "voided"):  # the award left (or came back to) the fund
                 self.load_funds()
+            if state in bc.ATTACHMENT_STATES:
+                self.step_detail.clear()
             self.refresh_cases()
+            if state == "share_paid":  # the tax withheld: the BIR remittance
+                self.refresh_deadlines()
 
     def _show_reprint(self, on: bool) -> None:
         self.reprint_seat.setVisible(on)
@@ -816,6 +870,15 @@ class PokerRoomScreen(QWidget):
                 self._case_message("Verify only once the deck is sorted and the CCTV "
                                    "reviewed: tick both.")
                 return
+        if state in bc.ATTACHMENT_STATES:
+            kw = {"detail": self.step_detail.text().strip()}
+            if state == "attachments_missed":
+                if not kw["detail"]:
+                    self._case_message("Type why the attachments are missing: the reason is "
+                                       "kept with the case.")
+                    return
+                what = (f"Case #{c.case_id}: the attachments' 7-day deadline is MISSED: "
+                        f"{kw['detail']}.")
         if state == "share_paid":
             kw = {"seat": self.share_seat.currentData()}
             what = f"Case #{c.case_id}: {NEXT_TEXT[state]} {self.share_seat.currentText()}."
@@ -840,6 +903,191 @@ class PokerRoomScreen(QWidget):
             self._case_message("Select a case and type the reason for the void.")
             return
         self._swiped_step(c, "voided", f"VOID case #{c.case_id}: {reason}", detail=reason)
+
+    # --- the room's deadlines (core/pokerroom/calendar.py) ----------------------------------
+
+    def _deadline_panel(self) -> QWidget:
+        page = QWidget()
+        lay = QVBoxLayout(page)
+        self.deadline_table = QTableWidget(0, len(DL_HEADERS))
+        self.deadline_table.setHorizontalHeaderLabels(DL_HEADERS)
+        filed_head = self.deadline_table.horizontalHeaderItem(DL_FILED)
+        if filed_head is not None:
+            filed_head.setToolTip("The filing's reference (the BIR confirmation, PAGCOR's "
+                                  "receiving number) and who recorded it")
+        self.deadline_table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.deadline_table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
+        self.deadline_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.deadline_table.verticalHeader().setVisible(False)
+        self.deadline_table.setWordWrap(True)
+        head = self.deadline_table.horizontalHeader()
+        for col in (DL_DUE, DL_STATUS):
+            head.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        for col in (DL_WHAT, DL_FILED):  # these wrap
+            head.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
+        self.deadline_table.itemSelectionChanged.connect(self._deadline_selected)
+        self.deadline_table.setMinimumHeight(140)
+        lay.addWidget(self.deadline_table, 3)
+        self.deadline_info = QLabel("")
+        self.deadline_info.setWordWrap(True)
+        self.deadline_info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.deadline_info.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        info = self._scrolled(self.deadline_info)
+        info.setMinimumHeight(60)
+        lay.addWidget(info, 1)
+        grid = QGridLayout()
+        now = datetime.now(self.tz).replace(tzinfo=None, second=0, microsecond=0)
+        self.filed_at = QDateTimeEdit(_qdatetime(now))  # casino local time
+        self.filed_at.setDisplayFormat("yyyy-MM-dd HH:mm")
+        self.filing_ref = QLineEdit()
+        self.filing_ref.setPlaceholderText("BIR confirmation / PAGCOR receiving no.")
+        self.filing_detail = QLineEdit()
+        self.filing_detail.setPlaceholderText("note (a correction: why)")
+        self.filing_correct = QCheckBox("Correction of the filing shown")
+        self.filing_correct.setToolTip("A second filing of the same period replaces the one "
+                                       "shown; both are kept, with why")
+        grid.addWidget(QLabel("Filed at"), 0, 0)
+        grid.addWidget(self.filed_at, 0, 1)
+        grid.addWidget(QLabel("Reference"), 0, 2)
+        grid.addWidget(self.filing_ref, 0, 3)
+        grid.addWidget(QLabel("Detail"), 1, 0)
+        grid.addWidget(self.filing_detail, 1, 1, 1, 3)
+        grid.setColumnStretch(3, 1)
+        lay.addLayout(grid)
+        buttons = QHBoxLayout()
+        self.filing_btn = QPushButton("Record filing (supervisor swipe)…")
+        self.filing_btn.setObjectName("primary")
+        self.filing_btn.setToolTip("Record that the selected deadline's report was filed: a "
+                                   "supervisor's swipe")
+        self.filing_btn.clicked.connect(self.record_filing)
+        buttons.addWidget(self.filing_btn)
+        buttons.addWidget(self.filing_correct)
+        buttons.addStretch(1)
+        lay.addLayout(buttons)
+        self.filing_msg = QLabel("")
+        self.filing_msg.setWordWrap(True)
+        lay.addWidget(self.filing_msg)
+        self._deadline_selected()
+        return page
+
+    def _page_changed(self, index: int) -> None:
+        if self.pages.tabText(index).startswith("Deadlines"):
+            self.refresh_deadlines()
+
+    def refresh_deadlines(self) -> None:
+        """Read the room's deadlines again, off the GUI thread (the bridge), and show them."""
+        engine, now, tz = self.console.engine, self.now(), self.tz
+        holidays = self._holidays()
+        settings = self.console.config.poker_room.calendar
+        default_bridge().query(
+            lambda: cal.room_deadlines(engine, now, tz, holidays, settings),
+            self._show_deadlines, lambda exc: log.warning(  # the ledger is away: keep the list
+                "could not read the poker room's deadlines: %s", exc),
+            key="poker-room-deadlines")
+
+    def _show_deadlines(self, found: list[cal.RoomDeadline]) -> None:
+        """Not filed first (the oldest due on top), then the filed ones (the latest first);
+        LATE in red."""
+        keep = self.selected_deadline()
+        keep_key = (keep.kind, keep.fund_id, keep.period_start) if keep else None
+        pending = [d for d in found if d.filing is None]
+        filed = sorted((d for d in found if d.filing is not None), key=lambda d: d.due,
+                       reverse=True)
+        self.room_deadlines = pending + filed
+        t = self.deadline_table
+        t.blockSignals(True)
+        t.setRowCount(len(self.room_deadlines))
+        for r, d in enumerate(self.room_deadlines):
+            fund = f" · fund {d.fund_id}" if d.fund_id else ""
+            by = f"{d.reference or '—'}\n{d.who}" if d.filing else ""
+            cells = [f"{d.what} {d.period}{fund}", f"{d.due_on:%a %d %b %Y}",
+                     d.status(self.tz).replace(" (LATE", "\n(LATE"), by]
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(cal.KIND_TEXT[d.kind] + f": {d.basis}")
+                if d.late and col in (DL_DUE, DL_STATUS):
+                    item.setForeground(QColor(theme.ALERT))
+                elif d.filing is not None and col == DL_STATUS:
+                    item.setForeground(QColor(theme.OK))
+                t.setItem(r, col, item)
+        t.resizeRowsToContents()
+        t.clearSelection()
+        for r, d in enumerate(self.room_deadlines):
+            if (d.kind, d.fund_id, d.period_start) == keep_key:
+                t.selectRow(r)
+        t.blockSignals(False)
+        late = sum(1 for d in found if d.overdue)
+        i = next(i for i in range(self.pages.count())
+                 if self.pages.tabText(i).startswith("Deadlines"))
+        self.pages.setTabText(i, f"Deadlines ({late} LATE)" if late else "Deadlines")
+        self._deadline_selected()
+
+    def selected_deadline(self) -> cal.RoomDeadline | None:
+        rows = self.deadline_table.selectionModel().selectedRows()
+        if not rows or rows[0].row() >= len(self.room_deadlines):
+            return None
+        return self.room_deadlines[rows[0].row()]
+
+    def _deadline_selected(self) -> None:
+        d = self.selected_deadline()
+        self.filing_correct.setChecked(False)
+        self.filing_correct.setVisible(d is not None and d.filing is not None)
+        if d is None:
+            self.deadline_info.setText("Select a deadline to record its filing.")
+            return
+        fund = f" (fund {d.fund_id})" if d.fund_id else ""
+        lines = [f"{cal.KIND_TEXT[d.kind]}{fund}, {d.period}: due {d.due_on:%a %d %b %Y} "
+                 f"(end of day). {d.basis}."]
+        for f in d.filings:
+            fix = f"correction of filing {f.corrects_id}, " if f.corrects_id else ""
+            late = (f", LATE by {cal.days_text(cal.late_days(f.due_at, f.filed_at))}"
+                    if f.late else "")
+            note = f" — {f.detail}" if f.detail else ""
+            lines.append(f"Filing {f.filing_id} ({fix}filed "
+                         f"{f.filed_at.astimezone(self.tz):%Y-%m-%d %H:%M}{late}): reference "
+                         f"{f.reference or '—'}, recorded by {f.who} "
+                         f"{f.created_at.astimezone(self.tz):%d %b %H:%M}{note}")
+        self.deadline_info.setText("\n".join(lines))
+
+    def _filing_message(self, text: str, ok: bool = False) -> None:
+        _show(self.filing_msg, text, ok)
+
+    def record_filing(self) -> None:
+        """Record the selected deadline's filing after a supervisor's swipe (a refusal shows
+        in the prompt; a second filing of the period is refused unless it is a correction)."""
+        d = self.selected_deadline()
+        if d is None:
+            self._filing_message("Select a deadline first.")
+            return
+        filed_at = self._local(self.filed_at)
+        reference, detail = self.filing_ref.text().strip(), self.filing_detail.text().strip()
+        corrects = (d.filing.filing_id if d.filing is not None
+                    and self.filing_correct.isChecked() else None)
+        done: list[cal.Filing] = []
+
+        def do(swipe: str) -> cal.Filing:
+            f = cal.record_filing(self.console.engine, swipe, kind=d.kind,
+                                  period_start=d.period_start, fund_id=d.fund_id,
+                                  filed_at=filed_at, reference=reference, detail=detail,
+                                  corrects=corrects, tz=self.tz, holidays=self._holidays(),
+                                  settings=self.console.config.poker_room.calendar,
+                                  clock=self.now)
+            done.append(f)
+            return f
+
+        kind = "correction of the filing" if corrects else "filing"
+        what = (f"Record the {kind} of {d.what} {d.period}"
+                f"{' fund ' + d.fund_id if d.fund_id else ''}: filed "
+                f"{filed_at.astimezone(self.tz):%Y-%m-%d %H:%M}, reference {reference or '—'}.")
+        if self.window_.authorize(cal.ROLE, what, cal.SWIPE_ACTION, do) and done:
+            f = done[0]
+            late = (f", LATE by {cal.days_text(cal.late_days(f.due_at, f.filed_at))}"
+                    if f.late else ", on time")
+            self._filing_message(f"{d.what} {d.period}: filing {f.filing_id} recorded{late}.",
+                                 True)
+            for edit in (self.filing_ref, self.filing_detail):
+                edit.clear()
+            self.refresh_deadlines()
 
     # --- daily count: drop boxes and tournament fees ----------------------------------------
 
@@ -1105,6 +1353,8 @@ class PokerRoomScreen(QWidget):
     def _poll_fund(self) -> None:
         if self.isVisible():
             self.refresh_funds()
+            if self.pages.tabText(self.pages.currentIndex()).startswith("Deadlines"):
+                self.refresh_deadlines()  # days pass; another podium records a filing
 
     def refresh_funds(self) -> None:
         """Read the chosen fund's main and reserve (and whether another console ceased it) off

@@ -618,6 +618,18 @@ def _swipes(engine: Engine) -> list[tuple[str, str | None]]:
         return [tuple(r) for r in s.execute(  # type: ignore[misc]
             select(SwipeLog.outcome, SwipeLog.role_required)
             .where(SwipeLog.action == "bbj_case").order_by(SwipeLog.id)).all()]
+# --- RULES.md 6: "A case stays open for its attachments (IDs, bank statement, CCTV) until they
+# are filed or the 7-day deadline is recorded as missed with a reason; closing a case never makes
+# a later filing impossible (a late filing is recorded as late)."
+
+def _acknowledged_without_attachments(room: Engine, clock: Clock) -> int:
+    cid = _filed(room, clock)
+    post_day1(room)
+    case = bc.advance(room, cid, "approved", SUP, clock=clock.step(hours=20))
+    for seat in case.share_seats:
+        bc.advance(room, cid, "share_paid", SUP, seat=seat, clock=clock.step(minutes=5))
+    bc.advance(room, cid, "acknowledged", SUP2, clock=clock.step(hours=2))
+    return cid
 
 
 def _events(engine: Engine) -> int:
@@ -707,3 +719,96 @@ def test_a_small_award_and_its_shares_need_only_a_supervisor(room: Engine) -> No
     for seat in case.share_seats:
         case = bc.advance(room, cid, "share_paid", SUP, seat=seat, clock=clock)
     assert case.unpaid_seats == () and {r for _o, r in _swipes(room)} == {"supervisor"}
+def test_an_acknowledged_case_without_attachments_stays_open_and_takes_them_late(
+        room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = _acknowledged_without_attachments(room, clock)
+    case = bc.get_case(room, cid)
+    assert case.state == "acknowledged" and case.is_open and case.attachments_outstanding
+    assert case.next_states() == ("attachments_filed",)
+    due = HIT + timedelta(days=7)  # 8 December 14:00 UTC
+    ten_days = HIT + timedelta(days=10)
+    assert [(c.case_id, d.what) for c, d in bc.overdue(room, ten_days, MANILA)] == [
+        (cid, "attachments")]
+    # filed 2 days and 1 hour after the deadline: LATE by 3 (started) days
+    clock.at = due + timedelta(days=2, hours=1)
+    case = bc.advance(room, cid, "attachments_filed", SUP, detail="CCTV from the vendor",
+                      clock=clock)
+    last = case.events[-1]
+    assert (last.state, last.detail, last.at) == (
+        "attachments_filed", "LATE by 3 days; CCTV from the vendor", clock.at)
+    att = next(d for d in bc.deadlines(case, MANILA) if d.what == "attachments")
+    assert att.met_at == clock.at and att.late and not att.pending
+    assert not case.is_open and case.state == "acknowledged" and case.next_states() == ()
+    assert bc.overdue(room, ten_days, MANILA) == []
+
+
+def test_attachments_recorded_missed_with_a_reason_are_not_overdue_and_can_still_be_filed(
+        room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = _acknowledged_without_attachments(room, clock)
+    clock.at = HIT + timedelta(days=7, minutes=1)
+    assert "attachments_missed" in bc.get_case(room, cid).next_states(clock.at)
+    case = bc.advance(room, cid, "attachments_missed", SUP2,
+                      detail="bank statement not issued yet by the bank", clock=clock)
+    att = next(d for d in bc.deadlines(case, MANILA) if d.what == "attachments")
+    assert (att.met_at, att.missed_at, att.missed_reason) == (
+        None, clock.at, "bank statement not issued yet by the bank")
+    assert not att.pending and not case.is_open and case.state == "acknowledged"
+    assert bc.overdue(room, HIT + timedelta(days=30), MANILA) == []
+    assert bc.next_deadline(case, MANILA) is None
+    with pytest.raises(bc.BbjCaseError, match="already recorded missed"):
+        bc.advance(room, cid, "attachments_missed", SUP, detail="again", clock=clock)
+    # the filing is still possible afterwards, and recorded as late (12 days and a minute)
+    clock.at = HIT + timedelta(days=19, minutes=2)
+    assert case.next_states(clock.at) == ("attachments_filed",)
+    case = bc.advance(room, cid, "attachments_filed", SUP, clock=clock)
+    assert case.events[-1].detail == "LATE by 13 days"
+    att = next(d for d in bc.deadlines(case, MANILA) if d.what == "attachments")
+    assert att.met_at == clock.at and att.late and att.missed_at is not None
+    assert [e.state for e in case.events][-2:] == ["attachments_missed", "attachments_filed"]
+
+
+def test_attachments_can_not_be_recorded_missed_before_the_deadline_nor_without_a_reason(
+        room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = _filed(room, clock)
+    before = _events(room)
+    clock.at = HIT + timedelta(days=7)  # the deadline itself: not passed yet
+    assert "attachments_missed" not in bc.get_case(room, cid).next_states(clock.at)
+    with pytest.raises(bc.BbjCaseError, match=r"case \d+: the attachments are due 2026-12-08 "
+                       r"14:00 UTC .* only once that has passed"):
+        bc.advance(room, cid, "attachments_missed", SUP, detail="no CCTV", clock=clock)
+    clock.at += timedelta(minutes=1)
+    with pytest.raises(bc.BbjCaseError, match="attachments missed needs the reason"):
+        bc.advance(room, cid, "attachments_missed", SUP, detail="  ", clock=clock)
+    assert _events(room) == before  # nothing written (only the refused swipes' log rows)
+    with Session(room) as s:
+        assert s.execute(select(SwipeLog.outcome).where(SwipeLog.action == "bbj_case")
+                         .order_by(SwipeLog.id.desc()).limit(2)).scalars().all() == [
+            "refused", "refused"]
+    case = bc.get_case(room, cid)
+    assert case.is_open and bc.overdue(room, clock.at, MANILA)[-1][1].what == "attachments"
+    # filed on time: not late, no LATE in the row
+    on_time = bc.get_case(room, _filed(room, Clock(HIT + timedelta(minutes=20))))
+    case = bc.advance(room, on_time.case_id, "attachments_filed", SUP,
+                      clock=Clock(HIT + timedelta(days=6)))
+    att = next(d for d in bc.deadlines(case, MANILA) if d.what == "attachments")
+    assert case.events[-1].detail == "" and not att.late
+    with pytest.raises(bc.BbjCaseError, match="the attachments are filed"):
+        bc.advance(room, on_time.case_id, "attachments_missed", SUP, detail="x",
+                   clock=Clock(HIT + timedelta(days=8)))
+
+
+def test_a_voided_case_needs_no_attachments_but_may_still_file_them(room: Engine) -> None:
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = _filed(room, clock)
+    case = bc.void(room, cid, "fouled deck found at the sort", SUP, clock=clock.step(hours=1))
+    assert not case.is_open and not case.attachments_needed
+    assert bc.deadlines(case, MANILA) == []
+    assert case.next_states(HIT + timedelta(days=9)) == ("attachments_filed",)
+    with pytest.raises(bc.BbjCaseError, match="a voided case needs no attachments"):
+        bc.advance(room, cid, "attachments_missed", SUP, detail="x",
+                   clock=Clock(HIT + timedelta(days=9)))
+    case = bc.advance(room, cid, "attachments_filed", SUP, clock=Clock(HIT + timedelta(days=9)))
+    assert case.state == "voided" and case.events[-1].detail == ""  # nothing was due: not late

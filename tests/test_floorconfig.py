@@ -452,6 +452,24 @@ def test_a_malformed_poker_room_section_is_refused_by_key(
     refused(BASE + "\n[poker_room]\n" + section + "\n", *fragments)
 
 
+def test_the_room_deadline_keys_come_from_the_poker_room_section() -> None:
+    from core.pokerroom.calendar import CalendarSettings
+
+    assert loads_floor(BASE).poker_room.calendar == CalendarSettings(10, None)
+    assert load_demo_floor().poker_room.calendar == CalendarSettings(10, None)
+    cfg = loads_floor(BASE + "\n[poker_room]\nbir_remittance_day = 15\n"
+                             "bank_statement_days = 30\n")
+    assert cfg.poker_room.calendar == CalendarSettings(15, 30)
+    cfg = loads_floor(BASE + '\n[poker_room]\nbank_statement_days = "end_of_next_month"\n')
+    assert cfg.poker_room.calendar.bank_statement_days is None
+    refused(BASE + "\n[poker_room]\nbir_remittance_day = 31\n",
+            "poker_room.bir_remittance_day")
+    refused(BASE + '\n[poker_room]\nbank_statement_days = "quarterly"\n',
+            "poker_room.bank_statement_days", "end_of_next_month")
+    refused(BASE + "\n[poker_room]\nbank_statement_days = 0\n",
+            "poker_room.bank_statement_days", "1 to 366")
+
+
 # --- linked equivalents (RULES.md 3; the seed's linked paytables) -----------------------------
 
 LINKED = """

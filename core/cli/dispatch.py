@@ -45,6 +45,9 @@ COMMANDS_REPORT: dict[str, tuple[str, str]] = {
     "drop": ("core.cli.report_accounting", "progressive drop against contributions, per table"),
     "timeline": ("core.cli.report_timeline", "surveillance: one hit's timeline and flags"),
     "flags": ("core.cli.report_timeline", "surveillance: the flagged hits of a period"),
+    "deadlines": ("core.cli.report_deadlines", "the poker room's regulatory deadlines (BIR "
+                  "remittance, TGD-108, TGD-1540, notice to players, bank statement) and "
+                  "their filings"),
 }
 COMMANDS_TOP: dict[str, tuple[str, str]] = {
     "simulate": ("core.controllers.simulator", "run simulated table controllers"),

@@ -743,6 +743,32 @@ class BbjSlipPrint(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+class BbjFiling(Base):
+    """Append-only: one filing of a poker-room deadline the guidelines name
+    (core/pokerroom/calendar.py): ``kind`` (bir_remittance, tgd108, tgd1540_part1,
+    tgd1540_part2, players_notice, bank_statement), the fund (None: casino-wide), the period
+    (first and last casino-local date), when it was due and filed, the reference (the BIR
+    confirmation, PAGCOR's receiving number), a detail, whether it was late, the filing it
+    corrects (None: a first filing), who recorded it (a supervisor's swipe) and when."""
+
+    __tablename__ = "bbj_filings"
+    __table_args__ = (Index("ix_bbj_filings_kind_period", "kind", "period_start"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    fund_id: Mapped[str | None] = mapped_column(ForeignKey("bbj_funds.id"))
+    period_start: Mapped[date] = mapped_column(Date)
+    period_end: Mapped[date] = mapped_column(Date)
+    due_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    filed_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    reference: Mapped[str] = mapped_column(String(200))
+    detail: Mapped[str] = mapped_column(Text)
+    late: Mapped[bool] = mapped_column(Boolean)
+    corrects_id: Mapped[int | None] = mapped_column(
+        ForeignKey("bbj_filings.id", name="fk_bbj_filings_corrects"))
+    employee_id: Mapped[int] = mapped_column(ForeignKey("employees.id"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
 class LedgerChain(Base):
     """Append-only: the hash chain over every row of the ledger's append-only and state tables
     (core/ledger/integrity.py, docs/ledger.md "Tamper evidence"), one row per ledger row in

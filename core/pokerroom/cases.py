@@ -16,10 +16,19 @@ States, in order (none can be skipped)::
             -> approved -> share_paid (one row per share, seat by seat) -> acknowledged
 
 ``attachments_filed`` (IDs, bank statement, CCTV) is recorded once, any time after the request
-is filed.  ``voided`` (with the reason and who decided) ends a case from any state before the
+is filed, also after the acknowledgment and after the deadline was recorded missed (RULES.md 6:
+closing a case never makes a later filing impossible); one filed after its 7-day deadline is
+LATE (:attr:`Deadline.late`, and its row's detail says "LATE by N days").
+``attachments_missed`` (once, with the reason) records that the 7-day deadline passed without
+them: the deadline then shows missed with the reason instead of overdue; refused before the
+deadline and once they are filed.  A case is OPEN (:attr:`CaseView.is_open`) until it is
+acknowledged AND its attachments are filed or recorded missed (or it is voided).
+``voided`` (with the reason and who decided) ends a case from any state before the
 first share is paid; voiding an approved case gives the award back to the fund in the same
-transaction (``core.pokerroom.fund.void_award_in``).  A claim that does not qualify can only be
-voided.
+transaction (``core.pokerroom.fund.void_award_in``).  A voided case needs no attachments (no
+award is paid on it, so nothing supports one; it has no deadline and is not open), yet they can
+still be filed for the record once its request was filed.  A claim that does not qualify can
+only be voided.
 
 Deadlines (:func:`deadlines`), from the hit time: TGD-1500 within 24 hours of the hit;
 attachments within 7 calendar days of the hit; approval within 3 business days of filing;
@@ -87,12 +96,15 @@ COUNT_ACTION = "bbj_count"  # the daily drop-box count and its posting (swipe_lo
 ROLE = "supervisor"  # a step's card, unless the award or the share is large (StepAuthority)
 CHAIN: tuple[str, ...] = ("claimed", "verified", "request_filed", "approved", "share_paid",
                           "acknowledged")
-STATES: tuple[str, ...] = (*CHAIN, "attachments_filed", "voided")
+ATTACHMENT_STATES: tuple[str, ...] = ("attachments_filed", "attachments_missed")
+STATES: tuple[str, ...] = (*CHAIN, *ATTACHMENT_STATES, "voided")
+ATTACHMENTS_DAYS = 7  # RULES.md 6: the TGD-1500 attachments within 7 calendar days of the hit
 STATE_TEXT: dict[str, str] = {
     "claimed": "claimed", "verified": "verified (deck sorted, CCTV reviewed)",
     "request_filed": "awarding request filed (TGD-1500)", "approved": "approved",
     "share_paid": "paying shares", "acknowledged": "acknowledgment received",
-    "attachments_filed": "attachments filed", "voided": "voided",
+    "attachments_filed": "attachments filed",
+    "attachments_missed": "attachments deadline missed", "voided": "voided",
 }
 REASON_TEXT: dict[str, str] = {
     "NOT_ENOUGH_PLAYERS": "fewer than 5 players dealt in",
@@ -241,6 +253,32 @@ class Deadline:
     what: str  # request | attachments | approval | payout | acknowledgment
     due: datetime  # UTC
     met_at: datetime | None
+    missed_at: datetime | None = None  # recorded missed (attachments only), with the reason
+    missed_reason: str = ""
+
+    @property
+    def late(self) -> bool:
+        """Met after it was due."""
+        return self.met_at is not None and self.met_at > self.due
+
+    @property
+    def pending(self) -> bool:
+        """Neither met nor recorded missed: it can be overdue."""
+        return self.met_at is None and self.missed_at is None
+
+
+def late_days(due: datetime, at: datetime) -> int:
+    """Whole days (started) from ``due`` to ``at``: 1 minute late is 1 day late; 0 if on
+    time."""
+    if at <= due:
+        return 0
+    return -(-(at - due) // timedelta(days=1))
+
+
+def late_text(due: datetime, at: datetime) -> str:
+    """``LATE by N day(s)`` ("" when on time)."""
+    n = late_days(due, at)
+    return f"LATE by {n} day{'s' if n != 1 else ''}" if n else ""
 
 
 @dataclass(frozen=True)
@@ -259,9 +297,53 @@ class CaseView:
     def state(self) -> str:
         """The latest state of the chain (or ``voided``); attachments do not change it."""
         for e in reversed(self.events):
-            if e.state != "attachments_filed":
+            if e.state not in ATTACHMENT_STATES:
                 return e.state
         return "claimed"
+
+    def event(self, state: str) -> Event | None:
+        """The (first) row of ``state`` (None: not yet)."""
+        return next((e for e in self.events if e.state == state), None)
+
+    @property
+    def attachments_due(self) -> datetime:
+        """The 7-day deadline of the attachments (UTC)."""
+        return self.hit_at + timedelta(days=ATTACHMENTS_DAYS)
+
+    @property
+    def attachments_needed(self) -> bool:
+        """Whether the case needs its attachments (a qualifying case not voided)."""
+        return self.qualifies and self.state != "voided"
+
+    @property
+    def attachments_outstanding(self) -> bool:
+        """Needed, and neither filed nor recorded missed."""
+        return (self.attachments_needed and self.at("attachments_filed") is None
+                and self.at("attachments_missed") is None)
+
+    @property
+    def is_open(self) -> bool:
+        """RULES.md 6: open until acknowledged AND the attachments filed or recorded missed;
+        a voided case is closed (a claim that does not qualify stays open until voided)."""
+        st = self.state
+        if st == "voided":
+            return False
+        return st != "acknowledged" or self.attachments_outstanding
+
+    def attachments_missed_refusal(self, now: datetime) -> str:
+        """Why the attachments can not be recorded missed at ``now`` ("" when they can)."""
+        if not self.attachments_needed:
+            what = "voided case" if self.qualifies else "claim that does not qualify"
+            return f"case {self.case_id}: a {what} needs no attachments"
+        if self.at("attachments_filed") is not None:
+            return f"case {self.case_id}: the attachments are filed"
+        if self.at("attachments_missed") is not None:
+            return f"case {self.case_id}: the attachments are already recorded missed"
+        if now <= self.attachments_due:
+            return (f"case {self.case_id}: the attachments are due "
+                    f"{self.attachments_due:%Y-%m-%d %H:%M} UTC (7 days after the hit); "
+                    "they can be recorded missed only once that has passed")
+        return ""
 
     def at(self, state: str) -> datetime | None:
         """When the case first entered ``state`` (None: not yet)."""
@@ -287,11 +369,18 @@ class CaseView:
             return None
         return max(e.at for e in self.events if e.state == "share_paid")
 
-    def next_states(self) -> tuple[str, ...]:
-        """The states this case may move to now (voided included when allowed)."""
+    def next_states(self, now: datetime | None = None) -> tuple[str, ...]:
+        """The states this case may move to now (voided included when allowed);
+        ``attachments_missed`` only when ``now`` is given and past the attachments'
+        deadline."""
         st = self.state
+        can_file = (self.at("request_filed") is not None
+                    and self.at("attachments_filed") is None)
+        missed = now is not None and not self.attachments_missed_refusal(now)
         if st in ("voided", "acknowledged"):
-            return ()
+            # closing a case never makes a later filing impossible (RULES.md 6)
+            return (*(("attachments_filed",) if can_file else ()),
+                    *(("attachments_missed",) if missed else ()))
         out: list[str] = []
         if not self.qualifies:
             return ("voided",)
@@ -303,8 +392,10 @@ class CaseView:
             out.append("approved")
         elif st in ("approved", "share_paid"):
             out.append("share_paid" if self.unpaid_seats else "acknowledged")
-        if st not in ("claimed", "verified") and self.at("attachments_filed") is None:
+        if can_file:
             out.append("attachments_filed")
+        if missed:
+            out.append("attachments_missed")
         if not self.paid_seats:
             out.append("voided")
         return tuple(out)
@@ -325,9 +416,10 @@ def deadlines(case: CaseView, tz: ZoneInfo, holidays: Iterable[date] = ()) -> li
     if not case.qualifies or case.state == "voided":
         return []
     hol = tuple(holidays)
+    missed = case.event("attachments_missed")
     out = [Deadline("request", case.hit_at + timedelta(hours=24), case.at("request_filed")),
-           Deadline("attachments", case.hit_at + timedelta(days=7),
-                    case.at("attachments_filed"))]
+           Deadline("attachments", case.attachments_due, case.at("attachments_filed"),
+                    missed.at if missed else None, missed.detail if missed else "")]
     filed = case.at("request_filed")
     if filed is not None:
         out.append(Deadline("approval", add_business_days(filed, 3, tz, hol),
@@ -345,8 +437,8 @@ def deadlines(case: CaseView, tz: ZoneInfo, holidays: Iterable[date] = ()) -> li
 
 def next_deadline(case: CaseView, tz: ZoneInfo, holidays: Iterable[date] = ()) \
         -> Deadline | None:
-    """The earliest deadline not yet met (None: nothing pending)."""
-    pending = [d for d in deadlines(case, tz, holidays) if d.met_at is None]
+    """The earliest deadline neither met nor recorded missed (None: nothing pending)."""
+    pending = [d for d in deadlines(case, tz, holidays) if d.pending]
     return min(pending, key=lambda d: d.due) if pending else None
 
 
@@ -382,9 +474,9 @@ def list_cases(engine: Engine) -> list[CaseView]:
 
 def overdue(engine: Engine, now: datetime, tz: ZoneInfo,
             holidays: Iterable[date] = ()) -> list[tuple[CaseView, Deadline]]:
-    """Every deadline passed at ``now`` and not met, oldest due first."""
+    """Every deadline passed at ``now``, not met and not recorded missed, oldest due first."""
     out = [(c, d) for c in list_cases(engine) for d in deadlines(c, tz, holidays)
-           if d.met_at is None and d.due < now]
+           if d.pending and d.due < now]
     return sorted(out, key=lambda cd: cd[1].due)
 
 
@@ -582,7 +674,14 @@ def _step(s: Session, gate: Gate, who: Swiper, case_id: int, state: str, seat: i
     if row is None:
         raise BbjCaseError(f"case {case_id}: no such case")
     view = _view(s, row)
-    allowed = view.next_states()
+    if state == "attachments_missed":
+        refusal = view.attachments_missed_refusal(now)
+        if refusal:
+            raise BbjCaseError(refusal)
+        if not detail.strip():
+            raise BbjCaseError(f"case {case_id}: recording the attachments missed needs "
+                               "the reason")
+    allowed = view.next_states(now)
     if state not in allowed:
         may = ", ".join(allowed) or "nothing (the case is closed)"
         raise BbjCaseError(f"case {case_id}: can not go from {view.state} to {state} "
@@ -621,6 +720,9 @@ def _step(s: Session, gate: Gate, who: Swiper, case_id: int, state: str, seat: i
             raise BbjCaseError(f"case {case_id}: verify only once the deck is sorted and "
                                "the CCTV reviewed (RULES.md 6.9)")
         text = text or "deck sorted, CCTV reviewed"
+    elif state == "attachments_filed" and view.attachments_needed:
+        late = late_text(view.attachments_due, now)
+        text = "; ".join(t for t in (late, text) if t)
     elif state == "approved":
         assert decided is not None
         text = _award(s, row, view, emp, now, decided, cease) + (f"; {text}" if text else "")
@@ -777,8 +879,8 @@ def record_tournament_fee(engine: Engine, swipe: str, *, business_date: date, to
     return row_id
 
 
-__all__ = ["BbjCaseError", "CaseView", "ClaimEntry", "Deadline", "Event", "add_business_days",
-           "advance", "deadlines", "decide_entry", "entry_from_json", "get_case", "list_cases",
-           "next_deadline", "open_case", "overdue", "post_day", "reasons_text", "record_count",
-           "rule_results",
-           "record_slip_print", "record_tournament_fee", "slip_prints", "void"]
+__all__ = ["ATTACHMENT_STATES", "BbjCaseError", "CaseView", "ClaimEntry", "Deadline", "Event",
+           "add_business_days", "advance", "deadlines", "decide_entry", "entry_from_json",
+           "get_case", "late_days", "late_text", "list_cases", "next_deadline", "open_case",
+           "overdue", "post_day", "reasons_text", "record_count", "record_slip_print",
+           "record_tournament_fee", "rule_results", "slip_prints", "void"]
