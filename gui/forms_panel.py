@@ -49,6 +49,7 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("award", "Awarding request (TGD-1500)"),
     ("quarterly", "Quarterly tax compliance (TGD-108)"),
     ("cessation", "Transfer / cessation (TGD-1540)"),
+    ("forfeiture", "Forfeiture on closure (report to PAGCOR)"),
 )
 
 
@@ -153,6 +154,18 @@ class FormsPanel(QWidget):
         self.cess_note.setWordWrap(True)
         f.addRow(self.cess_note)
         self.pages.addWidget(cess)
+        # forfeiture on closure
+        forfeit = QWidget()
+        f = QFormLayout(forfeit)
+        f.setContentsMargins(0, 0, 0, 0)
+        self.forfeit_fund = QLabel("—")
+        f.addRow("Fund", self.forfeit_fund)
+        note = QLabel("A fund forfeited to PAGCOR on the closure of the poker room: every "
+                      "amount forfeited and the remittance, from the ledger.")
+        note.setObjectName("muted")
+        note.setWordWrap(True)
+        f.addRow(note)
+        self.pages.addWidget(forfeit)
         lay.addWidget(self.pages)
         self.kind_box.currentIndexChanged.connect(self._kind_changed)
         for changed in (self.daily_date.dateChanged, self.onsite_box.currentIndexChanged,
@@ -200,6 +213,7 @@ class FormsPanel(QWidget):
         self.funds = list(funds)
         self.fund = next((f for f in self.funds if f.fund_id == current), None)
         self.cess_fund.setText(self.fund.label if self.fund else "— (no fund)")
+        self.forfeit_fund.setText(self.cess_fund.text())
         keep = self.to_fund.currentData()
         self.to_fund.clear()
         for f in self.funds:
@@ -255,6 +269,8 @@ class FormsPanel(QWidget):
         if kind == "quarterly":
             return FormRequest(kind="quarterly", fund_id=fund, year=self.year.value(),
                                quarter=self.quarter.currentData())
+        if kind == "forfeiture":
+            return FormRequest(kind="forfeiture", fund_id=fund)
         if self.fund is not None and self.fund.ceased:
             return FormRequest(kind="cessation", fund_id=fund)
         to_fund = self.to_fund.currentData()

@@ -1,4 +1,4 @@
-"""``podium forms daily|award|quarterly|cessation ... --pdf OUT.pdf | --png OUT.png``: the
+"""``podium forms daily|award|quarterly|cessation|forfeiture ... --pdf OUT.pdf | --png OUT.png``: the
 regulator's poker-room forms filled from the ledger (printing/ledger_forms.py), for accountants'
 scripts (docs/forms.md "From the ledger")::
 
@@ -6,6 +6,7 @@ scripts (docs/forms.md "From the ledger")::
     podium forms award --case 3 --pdf tgd-1500.pdf
     podium forms quarterly --year 2026 --quarter 4 --pdf tgd-108.pdf
     podium forms cessation --fund bbj [--to bbj2 --effective 2027-01-15] --png tgd-1540.png
+    podium forms forfeiture --fund bbj --pdf forfeiture.pdf
 
 ``--db`` is the ledger (default: the console's, :func:`core.ledger.db.default_url`); it is only
 read: never created nor migrated (a ledger at another schema revision is refused: open it
@@ -52,6 +53,8 @@ KINDS: dict[str, str] = {
     "quarterly": "TGD-108 quarterly tax compliance report",
     "cessation": "TGD-1540 transfer / cessation of a fund (part 1 of a planned transfer with "
                  "--to and --effective)",
+    "forfeiture": "report of a fund forfeited in favour of PAGCOR on the closure of the poker "
+                  "room",
 }
 
 
@@ -101,7 +104,7 @@ def add_arguments(parser: argparse.ArgumentParser, name: str = "forms") -> None:
                                 metavar="KIND")
     for kind, helptext in KINDS.items():
         p = sub.add_parser(kind, help=helptext, description=helptext)
-        if kind in ("daily", "cessation"):
+        if kind in ("daily", "cessation", "forfeiture"):
             p.add_argument("--fund", required=True, help="the fund's id, e.g. bbj")
         if kind == "daily":
             p.add_argument("--date", required=True, help="the gaming day, YYYY-MM-DD")
@@ -195,6 +198,8 @@ def _request(args: argparse.Namespace) -> FormRequest:
     if kind == "quarterly":
         return FormRequest("quarterly", year=_whole(args.year, "--year", 1, 9999),
                            quarter=_whole(args.quarter, "--quarter", 0, 99))
+    if kind == "forfeiture":
+        return FormRequest("forfeiture", fund_id=args.fund)
     if (args.to is None) != (args.effective is None):
         raise FormError("--to and --effective: a planned transfer needs both")
     return FormRequest("cessation", fund_id=args.fund, to_fund_id=args.to,
