@@ -521,8 +521,6 @@ def transfer_cessation(engine: Engine, fund_id: str, *, casino: str, operator: s
     assert effective_on is not None
     notice_on, players = (use.notice_on, use.players_told_on) if use is not None else (
         today if today is not None else datetime.now(tz).date(), None)
-    if notice_on > effective_on:
-        raise FormError(f"effective date {effective_on}: before the notice date {notice_on}")
     # The fund now and its seed outstanding: the ledger's own functions (their own read, once
     # this session has ended: SQLite allows one transaction at a time).
     now = funds(engine, fund_id)
