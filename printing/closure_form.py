@@ -132,8 +132,10 @@ def forfeiture_html(r: ForfeitureReport) -> str:
     body = (_section("The fund") + fund + _section("Last posting") + last
             + _section("Amounts forfeited") + amounts
             + _section("Remittance to PAGCOR") + remit + _notes(notes))
-    return _page(TITLE, FORM_NO, r.casino, r.operator,
+    page = _page(TITLE, FORM_NO, r.casino, r.operator,
                  f"{r.jackpot} - closed {_day(r.closed_on)}", body, signers=SIGNERS)
+    # not one of PAGCOR's annex forms: the page says what it is
+    return page.replace("PAGCOR annex form", "report to PAGCOR", 1)
 
 
 def _reading(engine: Engine) -> Session:
