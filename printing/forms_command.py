@@ -1,5 +1,5 @@
-"""``podium forms daily|award|quarterly|cessation|forfeiture ... --pdf OUT.pdf | --png OUT.png``: the
-regulator's poker-room forms filled from the ledger (printing/ledger_forms.py), for accountants'
+"""``podium forms daily|award|quarterly|cessation|forfeiture ... --pdf OUT.pdf | --png OUT.png``:
+the regulator's poker-room forms filled from the ledger (printing/ledger_forms.py), for accountants'
 scripts (docs/forms.md "From the ledger")::
 
     podium forms daily --fund bbj --date 2026-11-30 [--offsite] --pdf tgd-1623.pdf

@@ -53,9 +53,9 @@ from core.pokerroom.fund import (
     Notice,
     active_notice_in,
     funds,
-    notice_at_cessation,
     hit_funds_read,
     jackpot_rake_cents,
+    notice_at_cessation,
     posting_settings,
     seed_outstanding_cents,
 )

@@ -429,3 +429,21 @@ def test_podium_forms_forfeiture_writes_a_pdf(tmp_path: Path,
     code = forms_command.main(["forfeiture", "--fund", "bbj2", "--db", url, "--pdf", str(pdf)])
     out, err = capsys.readouterr()
     assert code == 2 and err.startswith("podium forms: fund 'bbj2' is not forfeited")
+
+
+def test_notices_and_the_forfeiture_are_chained_and_can_not_be_changed(room: Engine) -> None:
+    from sqlalchemy import text
+    from sqlalchemy.exc import DBAPIError
+
+    from core.ledger.audit import verify
+
+    nid = bc.give_notice(room, "bbj", EXEC, "closure", notice_on=DAY1, reason="lease ends",  # type: ignore[arg-type]
+                         clock=at(HIT))  # type: ignore[arg-type]
+    forfeit(room)
+    report = verify(room)
+    assert report.ok, [b.line() for b in report.breaks]
+    for sql in (f"UPDATE bbj_cessation_notices SET notice_on = NULL WHERE id = {nid}",
+                f"DELETE FROM bbj_cessation_notices WHERE id = {nid}",
+                "UPDATE bbj_cessations SET closed_on = NULL"):
+        with pytest.raises(DBAPIError), room.begin() as conn:
+            conn.execute(text(sql))

@@ -65,7 +65,7 @@ def _shot(window: Any, qtbot: Any, name: str) -> None:
 
 
 def test_a_cease_once_hit_notice_makes_the_next_approval_cease_the_fund(  # type: ignore[no-untyped-def]
-        qtbot, room_tab) -> None:
+        qtbot, room_tab) -> None:  # noqa: F811 - the fixture imported above
     window, screen = room_tab
     swiper = RoleSwiper()
     window.authorize = swiper
@@ -125,7 +125,7 @@ def test_a_cease_once_hit_notice_makes_the_next_approval_cease_the_fund(  # type
 
 
 def test_the_room_closes_and_the_fund_is_forfeited_to_pagcor(  # type: ignore[no-untyped-def]
-        qtbot, room_tab, tmp_path: Path) -> None:
+        qtbot, room_tab, tmp_path: Path) -> None:  # noqa: F811 - the fixture imported above
     window, screen = room_tab
     engine = screen.console.engine
     today = datetime.now(screen.tz).date()
