@@ -54,6 +54,7 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("quarterly", "Quarterly tax compliance (TGD-108)"),
     ("cessation", "Transfer / cessation (TGD-1540)"),
     ("implementation", "Implementation request (TGD-1581, Annex A)"),
+    ("forfeiture", "Forfeiture on closure (report to PAGCOR)"),
 )
 
 
@@ -187,6 +188,18 @@ class FormsPanel(QWidget):
         impl_note.setWordWrap(True)
         f.addRow(impl_note)
         self.pages.addWidget(impl)
+        # forfeiture on closure
+        forfeit = QWidget()
+        f = QFormLayout(forfeit)
+        f.setContentsMargins(0, 0, 0, 0)
+        self.forfeit_fund = QLabel("—")
+        f.addRow("Fund", self.forfeit_fund)
+        note = QLabel("A fund forfeited to PAGCOR on the closure of the poker room: every "
+                      "amount forfeited and the remittance, from the ledger.")
+        note.setObjectName("muted")
+        note.setWordWrap(True)
+        f.addRow(note)
+        self.pages.addWidget(forfeit)
         lay.addWidget(self.pages)
         self.kind_box.currentIndexChanged.connect(self._kind_changed)
         for changed in (self.daily_date.dateChanged, self.onsite_box.currentIndexChanged,
@@ -237,6 +250,7 @@ class FormsPanel(QWidget):
         self.fund = next((f for f in self.funds if f.fund_id == current), None)
         self.cess_fund.setText(self.fund.label if self.fund else "— (no fund)")
         self.impl_fund.setText(self.fund.label if self.fund else "— (no fund)")
+        self.forfeit_fund.setText(self.cess_fund.text())
         keep = self.to_fund.currentData()
         self.to_fund.clear()
         for f in self.funds:
@@ -301,6 +315,8 @@ class FormsPanel(QWidget):
             return FormRequest(kind="implementation", fund_id=fund,
                                effective_on=cast(date, self.impl_effective.date().toPython()),
                                filed_at=filed)
+        if kind == "forfeiture":
+            return FormRequest(kind="forfeiture", fund_id=fund)
         if self.fund is not None and self.fund.ceased:
             return FormRequest(kind="cessation", fund_id=fund)
         to_fund = self.to_fund.currentData()

@@ -9,14 +9,17 @@ approval may cease the fund, TGD-1540), the daily count (per table: the jackpot 
 its chip pieces and the house rake box; "Record count", then "Post the day" showing the
 distribution; a tournament's fees), each after a supervisor's swipe (``window.authorize``; a
 large award's approval or share asks for the executive's card and PIN, said before the swipe:
-``core.pokerroom.cases.step_authority``), the regulator's forms (gui/forms_panel.py), and the
-room's deadlines (BIR remittance, TGD-108, the fund's bank statement, TGD-1540 part 2, the notice
-to players: due, days left or LATE in red, filed with the reference and who; "Record filing"
-after a supervisor's swipe).  A tie (RULES.md 6.6) shows the split and every share, or, under
-the refuse policy, is named.  A case stays open for its attachments after its acknowledgment;
-they can be recorded missed with a reason once their 7 days have passed, and a late filing says
-LATE.  Core: core/pokerroom/cases.py (which calls core/pokerroom/fund.py in the swipe's
-transaction) and core/pokerroom/calendar.py."""
+``core.pokerroom.cases.step_authority``), the fund's cessation (a notice that it ceases once hit,
+is transferred or the room closes, TGD-1540 part 1; the players told; withdrawing a notice; the
+forfeiture of the whole balance to PAGCOR on the room's permanent closure: an executive's swipe
+after a confirmation), the regulator's forms (gui/forms_panel.py), and the room's deadlines (BIR
+remittance, TGD-108, the fund's bank statement, TGD-1540 part 2, the notice to players: due, days
+left or LATE in red, filed with the reference and who; "Record filing" after a supervisor's
+swipe).  A tie (RULES.md 6.6) shows the split and every share, or, under the refuse policy, is
+named.  A case stays open for its attachments after its acknowledgment; they can be recorded
+missed with a reason once their 7 days have passed, and a late filing says LATE.  Core:
+core/pokerroom/cases.py (which calls core/pokerroom/fund.py in the swipe's transaction) and
+core/pokerroom/calendar.py."""
 
 from __future__ import annotations
 
@@ -155,6 +158,8 @@ class PokerRoomScreen(QWidget):
         self.funds: list[FundInfo] = []
         # the clock of the deadlines and of the steps taken here (a test sets its own)
         self.now: Callable[[], datetime] = _utcnow
+        self.status: bf.FundStatus | None = None  # the chosen fund as last read
+        self._status_fund: str | None = None  # whose status that is
         self._asked = 0  # decisions asked for: only the latest one's answer is shown
         # the confirmation before an irreversible step (a test replaces it: no modal dialog)
         self.ask = self._ask
@@ -188,6 +193,8 @@ class PokerRoomScreen(QWidget):
         self.pages.setObjectName("pokerPages")
         self.pages.addTab(self._case_panel(), "Cases")
         self.pages.addTab(self._scrolled(self._count_panel()), "Daily count")
+        self.closure_scroll = self._scrolled(self._closure_panel())
+        self.pages.addTab(self.closure_scroll, "Cessation")
         self.forms = FormsPanel(console, self.tz)
         self.pages.addTab(self._scrolled(self.forms), "Forms")
         self.pages.addTab(self._deadline_panel(), "Deadlines")
@@ -706,6 +713,7 @@ class PokerRoomScreen(QWidget):
         self.step_detail.setPlaceholderText(
             "why the attachments are missing (kept with the case)"
             if state == "attachments_missed" else "note (optional), e.g. what was filed")
+        self._cease_follows_notice()
         self._show_step_card()
 
     def _step_args(self) -> tuple[bc.CaseView, str, dict[str, Any]] | None:
@@ -755,6 +763,30 @@ class PokerRoomScreen(QWidget):
         self.step_card.setStyleSheet(f"color: {theme.WARN if warn else theme.OK};"
                                      + (" font-weight: bold;" if warn else ""))
 
+    def _once_hit_notice(self, fund_id: str | None = None) -> bf.Notice | None:
+        """The cease-once-hit notice that holds on the chosen fund (or ``fund_id``), if any."""
+        st = self.status
+        fund = self.fund_box.currentData()
+        if st is None or st.notice is None or st.notice.kind != "cease_once_hit" or (
+                fund_id is not None and fund_id != fund):
+            return None
+        return st.notice
+
+    def _cease_follows_notice(self) -> None:
+        """With a cease-once-hit notice the approval MUST cease the fund: ticked, fixed."""
+        c = self.selected_case() if hasattr(self, "case_table") else None
+        notice = self._once_hit_notice(c.fund_id if c is not None else None)
+        if notice is not None:
+            self.cease_box.setText(f"The jackpot ceases with this hit: notice of "
+                                   f"{notice.notice_on}\n(TGD-1540: reserve added to the "
+                                   "amount won)")
+            self.cease_box.setChecked(self.cease_box.isVisible())
+            self.cease_box.setEnabled(False)
+        else:
+            self.cease_box.setText("The jackpot ceases with this hit\n"
+                                   "(TGD-1540: reserve added to the amount won)")
+            self.cease_box.setEnabled(True)
+
     def _swiped_step(self, c: bc.CaseView, state: str, what: str, **kw: Any) -> None:
         """Work out the card the step needs (off the GUI thread), then ask for it."""
         engine, rules = self.console.engine, self.rules
@@ -787,7 +819,9 @@ class PokerRoomScreen(QWidget):
             return view
 
         if self.window_.authorize(role, what, "bbj_case", do) and done:
-            ceased = " The fund has ceased (TGD-1540)." if kw.get("cease") else ""
+            ceases = kw.get("cease") or (state == "approved" and "the fund ceases" in
+                                         done[0].events[-1].detail)
+            ceased = " The fund has ceased (TGD-1540)." if ceases else ""
             shown = state if state in bc.ATTACHMENT_STATES else done[0].state
             late = ""
             if state == "attachments_filed" and done[0].attachments_needed:
@@ -882,13 +916,17 @@ class PokerRoomScreen(QWidget):
         if state == "share_paid":
             kw = {"seat": self.share_seat.currentData()}
             what = f"Case #{c.case_id}: {NEXT_TEXT[state]} {self.share_seat.currentText()}."
-        if state == "approved" and self.cease_box.isChecked():
+        notice = self._once_hit_notice(c.fund_id) if state == "approved" else None
+        if state == "approved" and (self.cease_box.isChecked() or notice is not None):
             name = self._fund_name(c.fund_id)
+            why = (f"\n\nThe notice of {notice.notice_on} says the fund ceases once hit: "
+                   "this approval can not be made without ceasing it." if notice else "")
             if not self.ask("Cease the jackpot?",
                             f"Approve case #{c.case_id} and CEASE the jackpot fund {name} "
                             "with this hit (TGD-1540)?\n\nThe reserve is added to the main "
                             "amount won, and nothing more can be recorded on the fund: no "
-                            "count, no posting, no new case.\n\nThis can not be undone."):
+                            "count, no posting, no new case." + why
+                            + "\n\nThis can not be undone."):
                 self._case_message("Not approved: the cessation was not confirmed.")
                 return
             kw = {"cease": True}
@@ -1307,6 +1345,284 @@ class PokerRoomScreen(QWidget):
             for edit in (self.fee_tournament, self.fee_amount, self.fee_reason):
                 edit.clear()
 
+    # --- cessation: notices and the forfeiture on closure -----------------------------------
+
+    def _closure_panel(self) -> QWidget:
+        page = QWidget()
+        lay = QVBoxLayout(page)
+        now = datetime.now(self.tz).date()
+
+        def day_edit() -> QDateEdit:
+            edit = QDateEdit(QDate(now.year, now.month, now.day))
+            edit.setDisplayFormat("yyyy-MM-dd")
+            edit.setCalendarPopup(True)
+            return edit
+
+        self.notice_status = QLabel("")
+        self.notice_status.setWordWrap(True)
+        self.notice_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        lay.addWidget(self.notice_status)
+
+        box = QGroupBox("Notice of cessation (TGD-1540 part 1)")
+        form = QFormLayout(box)
+        self.notice_kind = QComboBox()
+        self.notice_kind.addItem("Ceases once hit", "cease_once_hit")
+        self.notice_kind.addItem("Transfer", "transfer")
+        self.notice_kind.addItem("Closure of the room", "closure")
+        self.notice_kind.setToolTip("Ceases once hit: the fund's next approved award ceases "
+                                    "it, the reserve added to the main amount won (TGD-1540)")
+        self.notice_kind.currentIndexChanged.connect(self._notice_kind_changed)
+        form.addRow("Notice of", self.notice_kind)
+        self.notice_date = day_edit()
+        form.addRow("Part 1 filed on", self.notice_date)
+        eff = QHBoxLayout()
+        self.notice_has_effective = QCheckBox("planned")
+        self.notice_has_effective.setToolTip("A cessation once hit has no date until the hit; "
+                                             "a transfer needs its effective date")
+        self.notice_effective = day_edit()
+        eff.addWidget(self.notice_has_effective)
+        eff.addWidget(self.notice_effective, 1)
+        form.addRow("Effective on", eff)
+        self.notice_to = QComboBox()
+        self.notice_to.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.notice_to.setMinimumContentsLength(12)
+        form.addRow("Transfer to", self.notice_to)
+        self.notice_reason = QLineEdit()
+        self.notice_reason.setPlaceholderText("why the jackpot ceases")
+        form.addRow("Reason", self.notice_reason)
+        self.notice_btn = QPushButton("Record notice (executive swipe)…")
+        self.notice_btn.clicked.connect(self.give_notice)
+        form.addRow(self.notice_btn)
+        told = QHBoxLayout()
+        self.told_date = day_edit()
+        self.told_btn = QPushButton("Players told (swipe)…")
+        self.told_btn.setToolTip("The day the players were told of the notice: a "
+                                 "supervisor's swipe")
+        self.told_btn.clicked.connect(self.record_players_told)
+        told.addWidget(self.told_date, 1)
+        told.addWidget(self.told_btn)
+        form.addRow("Players told on", told)
+        withdraw = QHBoxLayout()
+        self.withdraw_reason = QLineEdit()
+        self.withdraw_reason.setPlaceholderText("reason for withdrawing the notice")
+        self.withdraw_btn = QPushButton("Withdraw (executive)…")
+        self.withdraw_btn.setToolTip("Withdraw the notice that holds (it stays in the ledger "
+                                     "with its withdrawal): an executive's swipe")
+        self.withdraw_btn.clicked.connect(self.withdraw_notice)
+        withdraw.addWidget(self.withdraw_reason, 1)
+        withdraw.addWidget(self.withdraw_btn)
+        form.addRow(withdraw)
+        lay.addWidget(box)
+
+        close = QGroupBox("Permanent closure: the fund forfeited in favour of PAGCOR")
+        cform = QFormLayout(close)
+        self.closed_on = day_edit()
+        cform.addRow("Room closed on", self.closed_on)
+        self.closure_reason = QLineEdit()
+        self.closure_reason.setPlaceholderText("e.g. poker room closed for good (lease ended)")
+        cform.addRow("Reason", self.closure_reason)
+        self.forfeit_btn = QPushButton("Forfeit to PAGCOR (executive swipe)…")
+        self.forfeit_btn.setToolTip("The whole fund (main with its seed, and reserve) is "
+                                    "forfeited in favour of PAGCOR: an executive's swipe")
+        self.forfeit_btn.setObjectName("danger")
+        self.forfeit_btn.clicked.connect(self.forfeit)
+        cform.addRow(self.forfeit_btn)
+        hint = QLabel("Every counted day must be posted and every case paid or voided first. "
+                      "Its report: Forms, \"Forfeiture on closure\".")
+        hint.setObjectName("muted")
+        hint.setWordWrap(True)
+        cform.addRow(hint)
+        lay.addWidget(close)
+        self.closure_msg = QLabel("")
+        self.closure_msg.setWordWrap(True)
+        self.closure_msg.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        lay.addWidget(self.closure_msg)
+        lay.addStretch(1)
+        self._notice_kind_changed()
+        return page
+
+    def _notice_kind_changed(self) -> None:
+        transfer = self.notice_kind.currentData() == "transfer"
+        self.notice_to.setEnabled(transfer)
+        if transfer:
+            self.notice_has_effective.setChecked(True)
+
+    def _closure_message(self, text: str, ok: bool) -> None:
+        _show(self.closure_msg, text, ok)
+
+    def _show_closure(self) -> None:
+        """The Cessation page follows the chosen fund: the notice that holds, how it ceased."""
+        fund = self.fund_box.currentData()
+        keep = self.notice_to.currentData()
+        self.notice_to.clear()
+        for f in self.funds:
+            if f.fund_id != fund and not f.ceased:
+                self.notice_to.addItem(f.name, f.fund_id)
+        i = self.notice_to.findData(keep)
+        if i >= 0:
+            self.notice_to.setCurrentIndex(i)
+        st = self.status
+        ceased = st is not None and st.ceased_kind is not None
+        notice = st.notice if st is not None else None
+        for w in (self.notice_btn, self.forfeit_btn):
+            w.setEnabled(fund is not None and not ceased)
+        for w in (self.told_btn, self.withdraw_btn):
+            w.setEnabled(notice is not None)
+        if st is None:
+            self.notice_status.setText("")
+            return
+        text, _color = self.status_text(st)
+        if ceased:
+            self.notice_status.setText(f"This fund has ceased: {text.lower()}. Nothing more "
+                                       "can be recorded on it.")
+        elif notice is not None:
+            told = (f"players told on {notice.players_told_on}" if notice.players_told_on
+                    else "players not told yet")
+            dl = bf.notice_deadlines(notice, self._holidays())
+            due = "; ".join(f"{d.what} due {d.due}{' (LATE)' if d.late else ''}"
+                            for d in dl if d.what != "part2")
+            self.notice_status.setText(
+                f"Holds: {notice.words} ({notice.reason}); recorded by {notice.recorded_by}; "
+                f"{told}." + (f" TGD-1540: {due}." if due else "")
+                + (" The next approved award of this fund ceases it, with the reserve added "
+                   "to the main amount won." if notice.kind == "cease_once_hit" else ""))
+        else:
+            self.notice_status.setText("No notice of cessation holds on this fund.")
+
+    def give_notice(self) -> None:
+        fund = self.fund_box.currentData()
+        if fund is None:
+            self._closure_message("No Bad Beat Jackpot fund: create one first.", False)
+            return
+        kind = self.notice_kind.currentData()
+        notice_on = cast(date, self.notice_date.date().toPython())
+        effective = (cast(date, self.notice_effective.date().toPython())
+                     if self.notice_has_effective.isChecked() else None)
+        to_fund = self.notice_to.currentData() if kind == "transfer" else None
+        reason = self.notice_reason.text().strip()
+        name = self._fund_name(fund)
+        words = {"cease_once_hit": "ceases once it is next hit (its next approved award "
+                                   "ceases it, the reserve added to the amount won)",
+                 "transfer": f"is transferred to {self._fund_name(to_fund or '?')}",
+                 "closure": "ends with the permanent closure of the poker room"}[kind]
+        when = f" on {effective}" if effective else ""
+        if not self.ask("Record a notice of cessation?",
+                        f"Record that the jackpot fund {name} {words}{when} (TGD-1540 part 1 "
+                        f"filed on {notice_on})?\n\nA notice is never changed: it can only be "
+                        "withdrawn by a further record."):
+            self._closure_message("No notice recorded: not confirmed.", False)
+            return
+        done: list[int] = []
+
+        def do(swipe: Any) -> int:
+            nid = bc.give_notice(self.console.engine, fund, swipe, kind, notice_on=notice_on,
+                                 effective_on=effective, to_fund_id=to_fund, reason=reason)
+            done.append(nid)
+            return nid
+
+        what = f"Notice: the jackpot fund {name} {words}{when}."
+        if self.window_.authorize(bc.EXECUTIVE, what, bc.CLOSURE_ACTION, do) and done:
+            self._closure_message(f"Notice {done[0]} recorded.", True)
+            self.notice_reason.clear()
+            self.refresh_funds()
+
+    def _held(self) -> bf.Notice | None:
+        st = self.status
+        if st is None or st.notice is None:
+            self._closure_message("No notice holds on this fund.", False)
+            return None
+        return st.notice
+
+    def record_players_told(self) -> None:
+        notice = self._held()
+        if notice is None:
+            return
+        fund, told = notice.fund_id, cast(date, self.told_date.date().toPython())
+        done: list[int] = []
+
+        def do(swipe: Any) -> int:
+            rid = bc.record_players_told(self.console.engine, fund, notice.notice_id, swipe,
+                                         told_on=told)
+            done.append(rid)
+            return rid
+
+        if self.window_.authorize(bc.ROLE, f"The players were told of notice "
+                                  f"{notice.notice_id} on {told}.", bc.CLOSURE_ACTION, do) \
+                and done:
+            self._closure_message(f"Notice {notice.notice_id}: players told on {told}.", True)
+            self.refresh_funds()
+
+    def withdraw_notice(self) -> None:
+        notice = self._held()
+        if notice is None:
+            return
+        reason = self.withdraw_reason.text().strip()
+        if not reason:
+            self._closure_message("Type the reason for withdrawing the notice.", False)
+            return
+        if not self.ask("Withdraw the notice?", f"Withdraw {notice.words}?\n\nThe notice "
+                        "stays in the ledger with its withdrawal."):
+            self._closure_message("Not withdrawn: not confirmed.", False)
+            return
+        done: list[int] = []
+
+        def do(swipe: Any) -> int:
+            rid = bc.withdraw_notice(self.console.engine, notice.fund_id, notice.notice_id,
+                                     swipe, reason=reason)
+            done.append(rid)
+            return rid
+
+        if self.window_.authorize(bc.EXECUTIVE, f"Withdraw {notice.words}: {reason}.",
+                                  bc.CLOSURE_ACTION, do) and done:
+            self._closure_message(f"Notice {notice.notice_id} withdrawn.", True)
+            self.withdraw_reason.clear()
+            self.refresh_funds()
+
+    def forfeit(self) -> None:
+        """The room closed for good: confirm, then an executive's swipe forfeits the whole
+        balance in favour of PAGCOR."""
+        fund = self.fund_box.currentData()
+        st = self.status
+        if fund is None or st is None:
+            self._closure_message("No Bad Beat Jackpot fund chosen.", False)
+            return
+        if st.ceased_kind is not None:
+            self._closure_message(f"Fund {self._fund_name(fund)} has ceased: nothing to "
+                                  "forfeit.", False)
+            return
+        closed = cast(date, self.closed_on.date().toPython())
+        reason = self.closure_reason.text().strip()
+        name = self._fund_name(fund)
+        f = st.funds
+        if not self.ask("Forfeit the jackpot fund to PAGCOR?",
+                        f"The poker room closed for good on {closed}.\n\nForfeit the WHOLE "
+                        f"jackpot fund {name} in favour of PAGCOR: main "
+                        f"{format_cents(f.main_cents)} (with any seed money) and reserve "
+                        f"{format_cents(f.reserve_cents)}, together "
+                        f"{format_cents(f.total_cents)}?\n\nThe fund then takes nothing more "
+                        "(no count, no posting, no case). This can not be undone."):
+            self._closure_message("Nothing forfeited: not confirmed.", False)
+            return
+        done: list[bf.Forfeiture] = []
+
+        def do(swipe: Any) -> bf.Forfeiture:
+            r = bc.forfeit_on_closure(self.console.engine, fund, swipe, closed_on=closed,
+                                      reason=reason)
+            done.append(r)
+            return r
+
+        what = (f"FORFEIT the jackpot fund {name} to PAGCOR (room closed {closed}): "
+                f"{format_cents(f.total_cents)}. Can not be undone.")
+        if self.window_.authorize(bc.EXECUTIVE, what, bc.CLOSURE_ACTION, do) and done:
+            r = done[0]
+            self._closure_message(
+                f"Fund {name} forfeited to PAGCOR: main {format_cents(r.main_cents)} (seed "
+                f"{format_cents(r.seed_cents)}), reserve {format_cents(r.reserve_cents)}, "
+                f"total {format_cents(r.total_cents)}. Print its report on Forms "
+                "(\"Forfeiture on closure\").", True)
+            self.load_funds()
+
     # --- funds -------------------------------------------------------------------------------
 
     def _fund_name(self, fund_id: str) -> str:
@@ -1357,33 +1673,61 @@ class PokerRoomScreen(QWidget):
                 self.refresh_deadlines()  # days pass; another podium records a filing
 
     def refresh_funds(self) -> None:
-        """Read the chosen fund's main and reserve (and whether another console ceased it) off
-        the GUI thread (the bridge) and show them."""
+        """Read the chosen fund's main and reserve, how it ceased or the notice that holds
+        (another console may have changed them) off the GUI thread (the bridge) and show
+        them."""
         fund = self.fund_box.currentData()
         info = next((f for f in self.funds if f.fund_id == fund), None)
-        self.ceased_label.setText("CEASED (TGD-1540)" if info and info.ceased else "")
+        if fund != self._status_fund:  # another fund chosen: nothing of the last one shows
+            self.status = None
+            self.ceased_label.setText("CEASED (TGD-1540)" if info and info.ceased else "")
         if fund is None:
+            self.status = None
             self.main_label.setText("MAIN —")
             self.reserve_label.setText("RESERVE —")
+            self._show_closure()
             return
         engine = self.console.engine
 
-        def read() -> tuple[str, bool, Any]:
-            with Session(engine) as s:
-                ceased = s.execute(select(BbjCessation.id).where(
-                    BbjCessation.fund_id == fund)).first() is not None
-            return fund, ceased, bf.funds(engine, fund)
+        def read() -> tuple[str, bf.FundStatus]:
+            return fund, bf.fund_status(engine, fund)
 
         default_bridge().query(read, self._show_fund, lambda exc: log.warning(
             "could not read fund %s: %s", fund, exc), key="poker-room-fund")
 
-    def _show_fund(self, result: tuple[str, bool, Any]) -> None:
-        fund, ceased, f = result
+    def status_text(self, st: bf.FundStatus) -> tuple[str, str]:
+        """The fund's status in words and its colour: how it ceased, or the notice that
+        holds ("" while neither)."""
+        if st.ceased_kind == "forfeiture" and st.ceased_at is not None:
+            on = st.ceased_at.astimezone(self.tz).date()
+            return f"FORFEITED TO PAGCOR ON {on}", theme.ALERT
+        if st.ceased_kind is not None:
+            return "CEASED (TGD-1540)", theme.ALERT
+        n = st.notice
+        if n is None:
+            return "", theme.ALERT
+        if n.kind == "cease_once_hit":
+            return f"ceases once hit (notice of {n.notice_on})", theme.WARN
+        if n.kind == "transfer":
+            to = self._fund_name(n.to_fund_id or "")
+            return (f"transfer to {to} on {n.effective_on} (notice of {n.notice_on})",
+                    theme.WARN)
+        when = f" on {n.effective_on}" if n.effective_on else ""
+        return f"room closes{when} (notice of {n.notice_on})", theme.WARN
+
+    def _show_fund(self, result: tuple[str, bf.FundStatus]) -> None:
+        fund, st = result
         if fund != self.fund_box.currentData():
             return
         info = next((x for x in self.funds if x.fund_id == fund), None)
-        if info is not None and ceased and not info.ceased:
+        self.status, self._status_fund = st, fund
+        if info is not None and st.ceased_kind is not None and not info.ceased:
             self.load_funds()  # another console ceased it: say so, refuse its steps
             return
-        self.main_label.setText(f"MAIN {format_cents(f.main_cents)}")
-        self.reserve_label.setText(f"RESERVE {format_cents(f.reserve_cents)}")
+        text, color = self.status_text(st)
+        self.ceased_label.setText(text)
+        self.ceased_label.setStyleSheet(f"color: {color}; font-size: 16pt; font-weight: bold;")
+        self.main_label.setText(f"MAIN {format_cents(st.funds.main_cents)}")
+        self.reserve_label.setText(f"RESERVE {format_cents(st.funds.reserve_cents)}")
+        self._cease_follows_notice()
+        self._show_closure()

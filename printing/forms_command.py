@@ -1,6 +1,6 @@
-"""``podium forms daily|award|quarterly|cessation|implementation ... --pdf OUT.pdf | --png
-OUT.png``: the
-regulator's poker-room forms filled from the ledger (printing/ledger_forms.py), for accountants'
+"""``podium forms daily|award|quarterly|cessation|implementation|forfeiture ... --pdf OUT.pdf |
+--png OUT.png``: the regulator's poker-room forms filled from the ledger
+(printing/ledger_forms.py), for accountants'
 scripts (docs/forms.md "From the ledger")::
 
     podium forms daily --fund bbj --date 2026-11-30 [--offsite] --pdf tgd-1623.pdf
@@ -9,6 +9,7 @@ scripts (docs/forms.md "From the ledger")::
     podium forms cessation --fund bbj [--to bbj2 --effective 2027-01-15] --png tgd-1540.png
     podium forms implementation --fund bbj --effective 2026-12-14 \
         [--filed '2026-12-01 14:30'] --pdf tgd-1581.pdf
+    podium forms forfeiture --fund bbj --pdf forfeiture.pdf
 
 ``--db`` is the ledger (default: the console's, :func:`core.ledger.db.default_url`); it is only
 read: never created nor migrated (a ledger at another schema revision is refused: open it
@@ -59,6 +60,8 @@ KINDS: dict[str, str] = {
                  "--to and --effective)",
     "implementation": "TGD-1581 Bad Beat Jackpot implementation request and approval (Annex A) "
                       "of a fund for an effective date",
+    "forfeiture": "report of a fund forfeited in favour of PAGCOR on the closure of the poker "
+                  "room",
 }
 
 
@@ -119,7 +122,7 @@ def add_arguments(parser: argparse.ArgumentParser, name: str = "forms") -> None:
                                 metavar="KIND")
     for kind, helptext in KINDS.items():
         p = sub.add_parser(kind, help=helptext, description=helptext)
-        if kind in ("daily", "cessation", "implementation"):
+        if kind in ("daily", "cessation", "implementation", "forfeiture"):
             p.add_argument("--fund", required=True, help="the fund's id, e.g. bbj")
         if kind == "daily":
             p.add_argument("--date", required=True, help="the gaming day, YYYY-MM-DD")
@@ -228,6 +231,8 @@ def _request(args: argparse.Namespace) -> FormRequest:
         return FormRequest("quarterly", year=_whole(args.year, "--year", 1, 9999),
                            quarter=_whole(args.quarter, "--quarter", 0, 99),
                            onsite=not args.offsite)
+    if kind == "forfeiture":
+        return FormRequest("forfeiture", fund_id=args.fund)
     if (args.to is None) != (args.effective is None):
         raise FormError("--to and --effective: a planned transfer needs both")
     return FormRequest("cessation", fund_id=args.fund, to_fund_id=args.to,

@@ -12,10 +12,13 @@ REPEATABLE READ transaction, so every figure of a form comes from one snapshot) 
 * :func:`quarterly_tax`: TGD-108, the month's rake, admin fees and tournament fees of every fund
   and every jackpot share paid in the quarter;
 * :func:`transfer_cessation`: TGD-1540 of a ceased fund (parts 1 and 2 from its
-  ``bbj_cessations`` row), or part 1 of a planned transfer of a fund still open; its linked
-  tables (:func:`linked_tables`) from the fund's drop counts;
+  ``bbj_cessations`` row, part 1's dates from the notice that held), or part 1 of a planned
+  transfer (or cessation once hit) of a fund still open; its linked tables
+  (:func:`linked_tables`) from the fund's drop counts;
 * :func:`implementation_request`: TGD-1581 (Annex A), the floor file's ``[poker_room]`` rules
-  and the fund as the ledger has it, for a requested implementation date.
+  and the fund as the ledger has it, for a requested implementation date;
+* ``forfeiture``: the report of a fund forfeited to PAGCOR on closure
+  (:func:`printing.closure_form.forfeiture_report`).
 
 A form that can not be produced is a :class:`printing.forms.FormError` whose message tells the
 accountant what to do ("2026-11-30: fund 'bbj' has no posting for the day; count and post it
@@ -51,9 +54,12 @@ from core.ledger.models import (
 from core.pokerroom.cases import ClaimEntry, entry_from_json
 from core.pokerroom.fund import (
     FundSettings,
+    Notice,
+    active_notice_in,
     funds,
     hit_funds_read,
     jackpot_rake_cents,
+    notice_at_cessation,
     posting_settings,
     seed_outstanding_cents,
 )
@@ -82,7 +88,8 @@ from printing.forms import (
     transfer_cessation_html,
 )
 
-FORM_KINDS: tuple[str, ...] = ("daily", "award", "quarterly", "cessation", "implementation")
+FORM_KINDS: tuple[str, ...] = ("daily", "award", "quarterly", "cessation", "implementation",
+                              "forfeiture")
 SMALL_BLIND_NOTE = ("small blind: not recorded with the claim; half the big blind (rounded "
                     "down) is printed")
 
@@ -91,8 +98,8 @@ SMALL_BLIND_NOTE = ("small blind: not recorded with the claim; half the big blin
 class FormRequest:
     """Which form to produce: ``kind`` and the fields that kind needs."""
 
-    kind: str  # "daily" | "award" | "quarterly" | "cessation" | "implementation"
-    fund_id: str | None = None  # daily, cessation, implementation
+    kind: str  # "daily" | "award" | "quarterly" | "cessation" | "implementation" | "forfeiture"
+    fund_id: str | None = None  # daily, cessation, implementation, forfeiture
     business_date: date | None = None  # daily
     # daily: True TGD-1623 (with remittance), False TGD-1494; quarterly: the PAGCOR sharing
     onsite: bool = True
@@ -459,10 +466,14 @@ def transfer_cessation(engine: Engine, fund_id: str, *, casino: str, operator: s
                        to_fund_id: str | None = None, effective_on: date | None = None,
                        today: date | None = None) -> TransferCessation:
     """TGD-1540.  A ceased fund: parts 1 and 2 from its cessation row, the figures exactly
-    what the ledger moved (the seed returned, the increment, the reserve); the notice dates
-    are not in the ledger and print blank.  A fund still open: part 1 (the notice, dated
-    ``today``, default the casino's date now) of a planned transfer to ``to_fund_id`` on
-    ``effective_on``, with the fund as it stands now and its outstanding seed."""
+    what the ledger moved (the seed returned, the increment, the reserve); part 1's notice
+    date and players-told date from the notice that held when it ceased (``transfer`` /
+    ``cease_once_hit``, ``bbj_cessation_notices``), blank without one.  A fund still open:
+    part 1 of a planned transfer to ``to_fund_id`` on ``effective_on`` (both default to the
+    transfer notice that holds, whose dates it prints; without a notice it is dated ``today``,
+    default the casino's date now), or of a cessation once hit on the cease-once-hit notice's
+    planned effective date, with the fund as it stands now and its outstanding seed.  A fund
+    forfeited on closure has the forfeiture report instead."""
     hol = tuple(sorted(set(holidays)))
     with _reading(engine) as s:
         fund = _fund(s, fund_id)
@@ -474,12 +485,17 @@ def transfer_cessation(engine: Engine, fund_id: str, *, casino: str, operator: s
                 raise FormError(f"fund {fund_id!r} ceased on {done} ({c.kind}): its TGD-1540 "
                                 "comes from the ledger; a planned transfer (to fund, "
                                 "effective date) is only for a fund still open")
+            if c.kind == "forfeiture":
+                raise FormError(f"fund {fund_id!r} was forfeited to PAGCOR on {done} (the "
+                                "poker room closed): its report is the forfeiture report "
+                                f"(podium forms forfeiture --fund {fund_id})")
             main = c.seed_returned_cents + c.increment_cents
             if c.kind == "transfer":
                 assert c.to_fund_id is not None
                 dest = _fund(s, c.to_fund_id)
+                n = notice_at_cessation(s, fund_id, "transfer", c.created_at)
                 return TransferCessation(
-                    casino, operator, jackpot, "transfer", None, done, None,
+                    casino, operator, jackpot, "transfer", *_notice_dates(n, done),
                     seed_cents=c.seed_returned_cents, main_cents=main,
                     reserve_cents=c.reserve_cents, destination=f"{dest.name} ({dest.id})",
                     jackpot_reset=(c.seed_returned_cents == 0
@@ -490,34 +506,71 @@ def transfer_cessation(engine: Engine, fund_id: str, *, casino: str, operator: s
                 raise FormError(f"fund {fund_id!r} ceased once hit, but its award "
                                 f"{c.award_id} is not in the ledger")
             hit_on = _local(award.hit_at, tz).date()
+            n = notice_at_cessation(s, fund_id, "cease_once_hit", c.created_at)
             return TransferCessation(
-                casino, operator, jackpot, "cease", None, hit_on, None,
+                casino, operator, jackpot, "cease", *_notice_dates(n, hit_on),
                 seed_cents=c.seed_returned_cents, main_cents=main,
                 reserve_cents=c.reserve_cents, completed_on=done, reason=c.reason,
                 holidays=hol, hit_on=hit_on, amount_won_cents=award.award_cents,
                 award_reference=_reference(award.case_id, award.id))
-        if to_fund_id is None:
-            raise FormError(f"fund {fund_id!r} has not ceased: part 1 (the notice) of a "
-                            "planned transfer needs the fund it goes to (to fund)")
-        if effective_on is None:
-            raise FormError(f"fund {fund_id!r} has not ceased: part 1 (the notice) of a "
-                            "planned transfer needs its effective date")
-        if to_fund_id == fund_id:
-            raise FormError(f"fund {fund_id!r}: a fund can not be transferred to itself")
-        dest = _fund(s, to_fund_id)
-        if _cessation(s, to_fund_id) is not None:
-            raise FormError(f"fund {to_fund_id!r} has ceased: it can not take a transfer")
-        destination = f"{dest.name} ({dest.id})"
+        held = active_notice_in(s, fund_id)
+        once_hit = (held is not None and held.kind == "cease_once_hit" and to_fund_id is None
+                    and effective_on is None)
+        if held is not None and held.kind == "transfer":
+            to_fund_id = to_fund_id or held.to_fund_id
+            effective_on = effective_on or held.effective_on
+        elif once_hit:
+            assert held is not None
+            if held.effective_on is None:
+                raise FormError(f"fund {fund_id!r}: {held.words} has no planned effective "
+                                "date; part 1 of a cessation once hit prints one (the form "
+                                "of a fund that ceased with its hit comes from the ledger)")
+            effective_on = held.effective_on
+        if not once_hit:
+            if to_fund_id is None:
+                raise FormError(f"fund {fund_id!r} has not ceased: part 1 (the notice) of a "
+                                "planned transfer needs the fund it goes to (to fund)")
+            if effective_on is None:
+                raise FormError(f"fund {fund_id!r} has not ceased: part 1 (the notice) of a "
+                                "planned transfer needs its effective date")
+            if to_fund_id == fund_id:
+                raise FormError(f"fund {fund_id!r}: a fund can not be transferred to itself")
+            dest = _fund(s, to_fund_id)
+            if _cessation(s, to_fund_id) is not None:
+                raise FormError(f"fund {to_fund_id!r} has ceased: it can not take a transfer")
+            destination = f"{dest.name} ({dest.id})"
         hit = _hit(s, fund_id)
+    # the notice's own dates only for the cessation it announces
+    use = held if held is not None and (once_hit or (
+        held.kind == "transfer" and held.to_fund_id == to_fund_id
+        and held.effective_on == effective_on)) else None
+    reason = use.reason if use is not None else ""
+    assert effective_on is not None
+    notice_on, players = (use.notice_on, use.players_told_on) if use is not None else (
+        today if today is not None else datetime.now(tz).date(), None)
     # The fund now and its seed outstanding: the ledger's own functions (their own read, once
     # this session has ended: SQLite allows one transaction at a time).
     now = funds(engine, fund_id)
     seed = seed_outstanding_cents(engine, fund_id)
+    if once_hit:
+        return TransferCessation(
+            casino, operator, jackpot, "cease", notice_on, effective_on, players,
+            seed_cents=seed, main_cents=now.main_cents, reserve_cents=now.reserve_cents,
+            reason=reason, holidays=hol)
     return TransferCessation(
-        casino, operator, jackpot, "transfer",
-        today if today is not None else datetime.now(tz).date(), effective_on, None,
+        casino, operator, jackpot, "transfer", notice_on, effective_on, players,
         seed_cents=seed, main_cents=now.main_cents, reserve_cents=now.reserve_cents,
-        destination=destination, jackpot_reset=seed == 0 and hit, holidays=hol)
+        destination=destination, jackpot_reset=seed == 0 and hit, reason=reason, holidays=hol)
+
+
+def _notice_dates(n: Notice | None, effective: date) -> tuple[date | None, date, date | None]:
+    """(notice date, effective date, players told on) of a ceased fund's part 1: from the
+    notice that held (blank without one)."""
+    if n is None:
+        return None, effective, None
+    # a notice dated after the cessation's effective date can not be printed as its notice
+    notice_on = n.notice_on if n.notice_on <= effective else None
+    return notice_on, effective, n.players_told_on
 
 
 def linked_tables(engine: Engine, fund_id: str) -> tuple[LinkedTable, ...]:
@@ -662,6 +715,13 @@ def render(engine: Engine, request: FormRequest, *, casino: str, operator: str, 
         return RenderedForm(f"TGD-1581 implementation request {effective} - fund {fund_id}",
                             safe_stem(f"TGD-1581_{fund_id}_{effective}"),
                             implementation_request_html(r))
+    if kind == "forfeiture":
+        from printing.closure_form import forfeiture_html, forfeiture_report
+
+        fund_id = str(need("fund_id", str))
+        f = forfeiture_report(engine, fund_id, casino=casino, operator=operator, tz=tz)
+        return RenderedForm(f"Forfeiture on closure - fund {fund_id}",
+                            safe_stem(f"BBJ-forfeiture_{fund_id}"), forfeiture_html(f))
     raise FormError(f"form kind {kind!r} is not one of {', '.join(FORM_KINDS)}")
 
 

@@ -657,12 +657,15 @@ class BbjAwardShare(Base):
 
 class BbjCessation(Base):
     """Append-only: a fund ceased (TGD-1540), once: ``transfer`` (increment + reserve to another
-    fund, the seed back to the operator if the jackpot was not reset) or ``after_hit``."""
+    fund, the seed back to the operator if the jackpot was not reset), ``after_hit``, or
+    ``forfeiture`` (the poker room closed for good: main and reserve forfeited in favour of
+    PAGCOR; ``increment_cents`` + ``seed_forfeited_cents`` = the main forfeited, ``closed_on``
+    the closure date; both NULL for the other kinds)."""
 
     __tablename__ = "bbj_cessations"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     fund_id: Mapped[str] = mapped_column(ForeignKey("bbj_funds.id"), unique=True)
-    kind: Mapped[str] = mapped_column(String(16))  # transfer | after_hit
+    kind: Mapped[str] = mapped_column(String(16))  # transfer | after_hit | forfeiture
     to_fund_id: Mapped[str | None] = mapped_column(ForeignKey("bbj_funds.id"))
     award_id: Mapped[int | None] = mapped_column(ForeignKey("bbj_awards.id"))
     seed_returned_cents: Mapped[int] = mapped_column(BigInteger)
@@ -671,12 +674,34 @@ class BbjCessation(Base):
     reason: Mapped[str] = mapped_column(Text)
     recorded_by: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    seed_forfeited_cents: Mapped[int | None] = mapped_column(BigInteger)  # forfeiture only
+    closed_on: Mapped[date | None] = mapped_column(Date)  # forfeiture: the closure date
+
+
+class BbjCessationNotice(Base):
+    """Append-only: a notice that a fund will cease (TGD-1540 part 1: ``cease_once_hit``,
+    ``transfer``, ``closure``), and the rows that follow a notice without changing it
+    (``players_told``: the day the players were told; ``withdrawn``), which name it in
+    ``refers_to_id`` (core/pokerroom/fund.py "Cessation notices")."""
+
+    __tablename__ = "bbj_cessation_notices"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    fund_id: Mapped[str] = mapped_column(ForeignKey("bbj_funds.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    refers_to_id: Mapped[int | None] = mapped_column(ForeignKey("bbj_cessation_notices.id"))
+    notice_on: Mapped[date | None] = mapped_column(Date)  # part 1 filed (a notice row)
+    effective_on: Mapped[date | None] = mapped_column(Date)  # planned, if any
+    players_told_on: Mapped[date | None] = mapped_column(Date)
+    to_fund_id: Mapped[str | None] = mapped_column(ForeignKey("bbj_funds.id"))  # transfer
+    reason: Mapped[str] = mapped_column(Text)
+    recorded_by: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
 class BbjEntry(Base):
     """Append-only: one movement of a fund's main and/or reserve, in centavos.  ``kind``: seed,
     collection, award, reserve_move, cessation_merge, seed_return, transfer_out, transfer_in,
-    award_void.
+    award_void, forfeiture.
     ``effective_at``: from when it counts for a hit (core.pokerroom.fund.amount_for_hit)."""
 
     __tablename__ = "bbj_entries"

@@ -72,17 +72,24 @@ from core.pokerroom import business_days
 from core.pokerroom.fund import (
     BbjFundError,
     Funds,
+    Forfeiture,
+    Notice,
     FundSettings,
     Posting,
+    active_notice_in,
     amount_for_hit,
     amount_for_hit_in,
     hit_funds_read,
+    forfeit_on_closure_in,
+    give_notice_in,
     open_fund,
+    players_told_in,
     post_day_in,
     record_award_in,
     record_count_in,
     record_tournament_fee_in,
     void_award_in,
+    withdraw_notice_in,
 )
 from core.rules.bbj import BbjSettings, Claim, Decision, ShownHand, decide
 from core.rules.bbj_command import decision_json
@@ -94,6 +101,8 @@ T = TypeVar("T")
 SWIPE_ACTION = "bbj_case"
 COUNT_ACTION = "bbj_count"  # the daily drop-box count and its posting (swipe_log.action)
 ROLE = "supervisor"  # a step's card, unless the award or the share is large (StepAuthority)
+EXECUTIVE = "executive"  # a notice of cessation, its withdrawal, the forfeiture on closure
+CLOSURE_ACTION = "bbj_closure"  # notices and the forfeiture (swipe_log.action)
 CHAIN: tuple[str, ...] = ("claimed", "verified", "request_filed", "approved", "share_paid",
                           "acknowledged")
 ATTACHMENT_STATES: tuple[str, ...] = ("attachments_filed", "attachments_missed")
@@ -562,6 +571,8 @@ def step_authority(engine: Engine, case_id: int, state: str, *, seat: int | None
             raise BbjCaseError(f"case {case_id}: no such case")
         if state == "approved":
             stood, _posted = hit_funds_read(s, row.fund_id, row.hit_at)
+            held = active_notice_in(s, row.fund_id)
+            cease = cease or (held is not None and held.kind == "cease_once_hit")
             funds = Funds(stood.total_cents, 0) if cease else stood
             decision = _decide_again(row, funds, settings)
             return _approval_authority(policy, decision.award_cents,
@@ -575,12 +586,13 @@ def step_authority(engine: Engine, case_id: int, state: str, *, seat: int | None
 
 
 def _swiped(engine: Engine, swipe: Swipe, now: datetime,
-            write: Callable[[Session, Employee], T], action: str = SWIPE_ACTION) -> T:
-    """Authorize a supervisor's card and ``write`` in one transaction with the swipe-log row
-    (``core.auth.Gate.run``); a refusal at any step writes only its swipe-log row (who, why)
-    and is re-raised."""
-    return gate_for(engine).run(swipe, ROLE, action, lambda s, emp, _now: write(s, emp),
-                                words="a Bad Beat Jackpot step")
+            write: Callable[[Session, Employee], T], action: str = SWIPE_ACTION,
+            role: str = ROLE, words: str = "a Bad Beat Jackpot step") -> T:
+    """Authorize a supervisor's card (``role``) and ``write`` in one transaction with the
+    swipe-log row (``core.auth.Gate.run``); a refusal at any step writes only its swipe-log row
+    (who, why) and is re-raised."""
+    return gate_for(engine).run(swipe, role, action, lambda s, emp, _now: write(s, emp),
+                                words=words)
 
 
 def open_case(engine: Engine, fund_id: str, entry: ClaimEntry, hit_at: datetime, swipe: str,
@@ -689,8 +701,12 @@ def _step(s: Session, gate: Gate, who: Swiper, case_id: int, state: str, seat: i
     policy = gate.policy
     decided: tuple[Funds, Decision] | None = None
     verifier: Employee | None = None
+    notice: Notice | None = None
     if state == "approved":
         _not_awarded_yet(s, row)
+        held = active_notice_in(s, row.fund_id)
+        if held is not None and held.kind == "cease_once_hit":  # this approval ceases the fund
+            notice, cease = held, True
         funds = amount_for_hit_in(s, row.fund_id, row.hit_at, ceasing=cease)
         decided = (funds, _decide_again(row, funds, settings))
         verifier = _verified_by(s, case_id)
@@ -725,7 +741,8 @@ def _step(s: Session, gate: Gate, who: Swiper, case_id: int, state: str, seat: i
         text = "; ".join(t for t in (late, text) if t)
     elif state == "approved":
         assert decided is not None
-        text = _award(s, row, view, emp, now, decided, cease) + (f"; {text}" if text else "")
+        text = (_award(s, row, view, emp, now, decided, cease, notice)
+                + (f"; {text}" if text else ""))
     elif state == "share_paid":
         if seat not in view.unpaid_seats:
             raise BbjCaseError(f"case {case_id}: seat {seat} has no unpaid share (unpaid: "
@@ -769,10 +786,12 @@ def _not_awarded_yet(s: Session, row: BbjCase) -> None:
 
 
 def _award(s: Session, row: BbjCase, view: CaseView, emp: Employee, now: datetime,
-           decided: tuple[Funds, Decision], cease: bool) -> str:
+           decided: tuple[Funds, Decision], cease: bool,
+           notice: Notice | None = None) -> str:
     """Write the fund's award for an approved case in the caller's transaction (the claim
     decided again on the fund for the hit); the approval row's detail (award id, amount, the
-    fund after)."""
+    fund after).  ``notice``: the cease-once-hit notice that made this approval cease the fund
+    (None: ``cease`` as asked)."""
     funds, decision = decided
     if [sh.seat for sh in decision.shares] != list(view.share_seats):
         raise BbjCaseError(f"case {row.id}: the claim decided again does not pay the same "
@@ -781,6 +800,9 @@ def _award(s: Session, row: BbjCase, view: CaseView, emp: Employee, now: datetim
                                table=row.table_name, by=f"{emp.number} {emp.name}", now=now,
                                cease=cease, case_id=row.id)
     ceased = "; the fund ceases with this hit (reserve added to main)" if cease else ""
+    if notice is not None:
+        ceased = (f"; the fund ceases with this hit ({notice.words}; reserve added to "
+                  "main)")
     return (f"award {award_id}{ceased}: {format_cents(decision.award_cents)} on main "
             f"{format_cents(funds.main_cents)}; main after "
             f"{format_cents(decision.main_after_cents)}, reserve after "
@@ -879,8 +901,78 @@ def record_tournament_fee(engine: Engine, swipe: str, *, business_date: date, to
     return row_id
 
 
-__all__ = ["ATTACHMENT_STATES", "BbjCaseError", "CaseView", "ClaimEntry", "Deadline", "Event",
-           "add_business_days", "advance", "deadlines", "decide_entry", "entry_from_json",
-           "get_case", "late_days", "late_text", "list_cases", "next_deadline", "open_case",
-           "overdue", "post_day", "reasons_text", "record_count", "record_slip_print",
-           "record_tournament_fee", "rule_results", "slip_prints", "void"]
+def give_notice(engine: Engine, fund_id: str, swipe: str, kind: str, *, notice_on: date,
+                reason: str, effective_on: date | None = None,
+                players_told_on: date | None = None, to_fund_id: str | None = None,
+                clock: Callable[[], datetime] = _utcnow) -> int:
+    """A notice that the fund will cease (TGD-1540 part 1; ``core.pokerroom.fund.give_notice_in``)
+    with an EXECUTIVE's swipe, in one transaction with its swipe-log row (action
+    ``bbj_closure``); the notice id.  From a ``cease_once_hit`` notice on, the fund's next
+    approval ceases it (:func:`advance`)."""
+    now = clock().astimezone(UTC)
+
+    def write(s: Session, emp: Employee) -> int:
+        return give_notice_in(s, fund_id, kind, notice_on=notice_on, effective_on=effective_on,
+                              players_told_on=players_told_on, to_fund_id=to_fund_id,
+                              reason=reason, by=f"{emp.number} {emp.name}", now=now)
+
+    nid = _swiped(engine, swipe, now, write, CLOSURE_ACTION, EXECUTIVE,
+                  "a notice of cessation of the jackpot")
+    log.info("bbj fund %s: notice %d (%s) recorded", fund_id, nid, kind)
+    return nid
+
+
+def withdraw_notice(engine: Engine, fund_id: str, notice_id: int, swipe: str, *, reason: str,
+                    clock: Callable[[], datetime] = _utcnow) -> int:
+    """Withdraw a notice (a ``withdrawn`` row naming it) with an EXECUTIVE's swipe."""
+    now = clock().astimezone(UTC)
+
+    def write(s: Session, emp: Employee) -> int:
+        return withdraw_notice_in(s, fund_id, notice_id, by=f"{emp.number} {emp.name}",
+                                  reason=reason, now=now)
+
+    rid = _swiped(engine, swipe, now, write, CLOSURE_ACTION, EXECUTIVE,
+                  "withdrawing a notice of cessation")
+    log.info("bbj fund %s: notice %d withdrawn", fund_id, notice_id)
+    return rid
+
+
+def record_players_told(engine: Engine, fund_id: str, notice_id: int, swipe: str, *,
+                        told_on: date, clock: Callable[[], datetime] = _utcnow) -> int:
+    """The day the players were told of a notice, with a supervisor's swipe."""
+    now = clock().astimezone(UTC)
+
+    def write(s: Session, emp: Employee) -> int:
+        return players_told_in(s, fund_id, notice_id, told_on=told_on,
+                               by=f"{emp.number} {emp.name}", now=now)
+
+    rid = _swiped(engine, swipe, now, write, CLOSURE_ACTION)
+    log.info("bbj fund %s: players told of notice %d on %s", fund_id, notice_id, told_on)
+    return rid
+
+
+def forfeit_on_closure(engine: Engine, fund_id: str, swipe: str, *, closed_on: date,
+                       reason: str, clock: Callable[[], datetime] = _utcnow) -> Forfeiture:
+    """The poker room closed for good: the fund's whole balance forfeited in favour of PAGCOR
+    (``core.pokerroom.fund.forfeit_on_closure_in``) with an EXECUTIVE's swipe (it gives away the
+    whole fund), in one transaction with its swipe-log row (action ``bbj_closure``).  A refused
+    card writes only its swipe-log row; a refused forfeiture nothing else."""
+    now = clock().astimezone(UTC)
+
+    def write(s: Session, emp: Employee) -> Forfeiture:
+        return forfeit_on_closure_in(s, fund_id, closed_on=closed_on, reason=reason,
+                                     by=f"{emp.number} {emp.name}", now=now)
+
+    done = _swiped(engine, swipe, now, write, CLOSURE_ACTION, EXECUTIVE,
+                   "forfeiting the jackpot fund on closure")
+    log.info("bbj fund %s: forfeited to PAGCOR on closure (%s)", fund_id,
+             format_cents(done.total_cents))
+    return done
+
+
+__all__ = ["add_business_days", "advance", "ATTACHMENT_STATES", "BbjCaseError", "CaseView",
+           "ClaimEntry", "Deadline", "deadlines", "decide_entry", "entry_from_json", "Event",
+           "forfeit_on_closure", "get_case", "give_notice", "late_days", "late_text",
+           "list_cases", "next_deadline", "open_case", "overdue", "post_day", "reasons_text",
+           "record_count", "record_players_told", "record_slip_print", "record_tournament_fee",
+           "rule_results", "slip_prints", "void", "withdraw_notice"]

@@ -17,6 +17,11 @@
   :func:`amount_for_hit_in` do the same inside the caller's open Session (a case's approval,
   core/pokerroom/cases.py, writes the award in its own transaction).
 * :func:`cease_by_transfer` and ``record_award(..., cease=True)``: TGD-1540.
+* :func:`forfeit_on_closure`: the poker room closes for good; the whole balance (main, its seed
+  included, and reserve) is forfeited in favour of PAGCOR.
+* Cessation notices (:func:`give_notice_in`, :func:`players_told_in`,
+  :func:`withdraw_notice_in`, :func:`notices`, :func:`notice_deadlines`): TGD-1540 part 1;
+  while a ``cease_once_hit`` notice holds, the fund's next award MUST cease it.
 
 A fund's main and reserve are ALWAYS the sums of its ``bbj_entries`` (centavos); every write is
 one transaction holding the fund row (``SELECT ... FOR UPDATE`` on PostgreSQL; SQLite's
@@ -25,9 +30,9 @@ one transaction holding the fund row (``SELECT ... FOR UPDATE`` on PostgreSQL; S
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
 
@@ -38,7 +43,10 @@ from core.ledger.db import lock_record
 from core.ledger.models import (
     BbjAward,
     BbjAwardShare,
+    BbjCase,
+    BbjCaseEvent,
     BbjCessation,
+    BbjCessationNotice,
     BbjDropCount,
     BbjEntry,
     BbjFund,
@@ -50,7 +58,16 @@ from core.rules.bbj import Decision
 
 DENOMINATIONS: tuple[int, ...] = (500, 100, 50, 25, 10)  # jackpot drop-box chips, pesos
 ENTRY_KINDS: tuple[str, ...] = ("seed", "collection", "award", "reserve_move", "cessation_merge",
-                                "seed_return", "transfer_out", "transfer_in", "award_void")
+                                "seed_return", "transfer_out", "transfer_in", "award_void",
+                                "forfeiture")
+CESSATION_KINDS: tuple[str, ...] = ("transfer", "after_hit", "forfeiture")
+NOTICE_KINDS: tuple[str, ...] = ("cease_once_hit", "transfer", "closure")
+NOTICE_FOLLOW_UPS: tuple[str, ...] = ("players_told", "withdrawn")
+NOTICE_TEXT: dict[str, str] = {"cease_once_hit": "ceases once hit", "transfer": "transfer",
+                               "closure": "closure of the poker room"}
+PART1_BUSINESS_DAYS = 14  # TGD-1540: notice (part 1) 14 business days before
+PLAYERS_DAYS = 7  # players told 7 (calendar) days ahead
+PART2_BUSINESS_DAYS = 2  # part 2 within 2 business days after
 
 
 class BbjFundError(ValueError):
@@ -182,11 +199,23 @@ def _fund(s: Session, fund_id: str, *, open_: bool = True) -> BbjFund:
     fund = s.execute(select(BbjFund).where(BbjFund.id == fund_id)).scalar_one_or_none()
     if fund is None:
         raise BbjFundError(f"fund {fund_id!r} does not exist")
-    if open_ and s.execute(select(BbjCessation.id).where(BbjCessation.fund_id == fund_id)) \
-            .first() is not None:
-        raise BbjFundError(f"fund {fund_id!r} has ceased (TGD-1540): nothing more can be "
-                           "recorded on it")
+    if open_:
+        c = s.execute(select(BbjCessation).where(BbjCessation.fund_id == fund_id)) \
+            .scalar_one_or_none()
+        if c is not None:
+            raise BbjFundError(f"fund {fund_id!r} has ceased ({_ceased_words(c)}, TGD-1540): "
+                               "nothing more can be recorded on it")
     return fund
+
+
+def _ceased_words(c: BbjCessation) -> str:
+    """How a fund ceased, in words (for a refusal)."""
+    if c.kind == "forfeiture":
+        return f"forfeited to PAGCOR on {c.created_at:%Y-%m-%d}, the poker room closed " \
+               f"on {c.closed_on}"
+    if c.kind == "transfer":
+        return f"transferred to fund {c.to_fund_id!r} on {c.created_at:%Y-%m-%d}"
+    return f"ceased once hit, award {c.award_id}"
 
 
 def open_fund(s: Session, fund_id: str) -> BbjFund:
@@ -451,6 +480,12 @@ def record_award_in(s: Session, fund_id: str, decision: Decision, *, hit_at: dat
     who = _text(by, "recorded by")
     tbl = _text(table, "table")
     _fund(s, fund_id)
+    notice = active_notice_in(s, fund_id)
+    once_hit = notice is not None and notice.kind == "cease_once_hit"
+    if once_hit and not cease:
+        assert notice is not None
+        raise BbjFundError(f"fund {fund_id!r}: {notice.words}: this award must cease the fund "
+                           "(the reserve added to the main amount won, TGD-1540)")
     if not _hit_day_posted(s, fund_id, when):
         raise BbjFundError(f"hit at {when:%Y-%m-%d %H:%M} UTC: the day of the hit is not "
                            "posted; count and post it first (the prize includes the day's "
@@ -491,7 +526,8 @@ def record_award_in(s: Session, fund_id: str, decision: Decision, *, hit_at: dat
                          award_id=award.id, seed_returned_cents=0,
                          increment_cents=stood.main_cents,
                          reserve_cents=stood.reserve_cents,
-                         reason="ceased once hit: the reserve is added to the main amount won",
+                         reason="ceased once hit: the reserve is added to the main amount won"
+                         + (f" ({notice.words})" if once_hit and notice is not None else ""),
                          recorded_by=who, created_at=now)
         s.add(c)
         s.flush()
@@ -635,3 +671,366 @@ def cease_by_transfer(engine: Engine, fund_id: str, to_fund_id: str, *, by: str,
                reason=f"increment and reserve from fund {fund_id}", effective_at=now,
                created_at=now, cessation_id=c.id)
         return c.id
+
+
+# --------------------------------------------------------------------------------------
+# Cessation notices (TGD-1540 part 1)
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A notice that a fund will cease, with what followed it (``bbj_cessation_notices``)."""
+
+    notice_id: int
+    fund_id: str
+    kind: str  # cease_once_hit | transfer | closure
+    notice_on: date  # TGD-1540 part 1 filed
+    effective_on: date | None  # planned; None: not known (a cessation once hit)
+    players_told_on: date | None  # from the notice or its ``players_told`` row
+    to_fund_id: str | None
+    reason: str
+    recorded_by: str
+    created_at: datetime
+    withdrawn_at: datetime | None = None
+    withdrawn_by: str = ""
+    withdrawn_reason: str = ""
+
+    @property
+    def active(self) -> bool:
+        return self.withdrawn_at is None
+
+    @property
+    def words(self) -> str:
+        """e.g. "notice 3 of 2026-12-01: ceases once hit"."""
+        what = NOTICE_TEXT[self.kind]
+        if self.kind == "transfer" and self.to_fund_id:
+            what += f" to fund {self.to_fund_id!r}"
+        when = f" on {self.effective_on}" if self.effective_on else ""
+        return f"notice {self.notice_id} of {self.notice_on}: {what}{when}"
+
+
+@dataclass(frozen=True)
+class NoticeDeadline:
+    """One TGD-1540 deadline of a planned cessation: ``part1`` (the notice, 14 business days
+    before the effective date), ``players`` (told 7 calendar days before), ``part2`` (within 2
+    business days after).  ``met_on``: the day it was met (None: not yet / not known)."""
+
+    what: str
+    due: date
+    met_on: date | None
+
+    @property
+    def late(self) -> bool:
+        return self.met_on is not None and self.met_on > self.due
+
+
+def business_days_from(start: date, days: int, holidays: Iterable[date] = ()) -> date:
+    """``start`` moved by ``days`` business days (negative: back), Monday to Friday and not one
+    of ``holidays`` (the floor file's ``[casino] public_holidays``)."""
+    off = set(holidays)
+    step = 1 if days >= 0 else -1
+    d, left = start, abs(days)
+    while left:
+        d += timedelta(days=step)
+        if d.weekday() < 5 and d not in off:
+            left -= 1
+    return d
+
+
+def notice_deadlines(notice: Notice, holidays: Iterable[date] = ()) -> list[NoticeDeadline]:
+    """TGD-1540's deadlines of a notice with a planned effective date (pure): part 1 due 14
+    business days before it (met on the notice date), the players' notice 7 calendar days
+    before (met when the players were told), part 2 due 2 business days after (met when the
+    fund ceased: not known here, None).  A notice without an effective date (a cessation once
+    hit: the date of the hit is not known), or withdrawn, has none."""
+    if notice.effective_on is None or not notice.active:
+        return []
+    hol = tuple(holidays)
+    eff = notice.effective_on
+    return [NoticeDeadline("part1", business_days_from(eff, -PART1_BUSINESS_DAYS, hol),
+                           notice.notice_on),
+            NoticeDeadline("players", eff - timedelta(days=PLAYERS_DAYS),
+                           notice.players_told_on),
+            NoticeDeadline("part2", business_days_from(eff, PART2_BUSINESS_DAYS, hol), None)]
+
+
+def _latest_day(now: datetime) -> date:
+    """The latest calendar date anywhere at ``now`` (UTC+14): a date given as "today" or
+    earlier may not be after it, whatever the casino's time zone."""
+    return (now + timedelta(hours=14)).date()
+
+
+def _day(value: object, what: str) -> date:
+    if not isinstance(value, date) or isinstance(value, datetime):
+        raise BbjFundError(f"{what}: {value!r} must be a date")
+    return value
+
+
+def notices_in(s: Session, fund_id: str) -> list[Notice]:
+    """Every notice of the fund with what followed it, oldest first (read only)."""
+    rows = list(s.execute(select(BbjCessationNotice).where(
+        BbjCessationNotice.fund_id == fund_id).order_by(BbjCessationNotice.id)).scalars())
+    follow: dict[int, list[BbjCessationNotice]] = {}
+    for r in rows:
+        if r.refers_to_id is not None:
+            follow.setdefault(r.refers_to_id, []).append(r)
+    out = []
+    for r in rows:
+        if r.kind not in NOTICE_KINDS:
+            continue
+        assert r.notice_on is not None
+        told = r.players_told_on
+        gone: BbjCessationNotice | None = None
+        for f in follow.get(r.id, []):
+            if f.kind == "players_told" and told is None:
+                told = f.players_told_on
+            elif f.kind == "withdrawn" and gone is None:
+                gone = f
+        out.append(Notice(r.id, r.fund_id, r.kind, r.notice_on, r.effective_on, told,
+                          r.to_fund_id, r.reason, r.recorded_by, r.created_at,
+                          gone.created_at if gone else None,
+                          gone.recorded_by if gone else "", gone.reason if gone else ""))
+    return out
+
+
+def notices(engine: Engine, fund_id: str) -> list[Notice]:
+    """Every notice of the fund (withdrawn ones included), oldest first."""
+    with Session(engine) as s:
+        _fund(s, fund_id, open_=False)
+        return notices_in(s, fund_id)
+
+
+def active_notice_in(s: Session, fund_id: str) -> Notice | None:
+    """The notice that holds now (not withdrawn; at most one), or None."""
+    return next((n for n in reversed(notices_in(s, fund_id)) if n.active), None)
+
+
+def notice_at_cessation(s: Session, fund_id: str, kind: str, at: datetime) -> Notice | None:
+    """The notice of ``kind`` that held when the fund ceased at ``at`` (recorded before it and
+    not withdrawn before it), for TGD-1540's part 1 dates."""
+    held = [n for n in notices_in(s, fund_id) if n.kind == kind and n.created_at <= at
+            and (n.withdrawn_at is None or n.withdrawn_at > at)]
+    return held[-1] if held else None
+
+
+def give_notice_in(s: Session, fund_id: str, kind: str, *, notice_on: date, by: str,
+                   reason: str, now: datetime, effective_on: date | None = None,
+                   players_told_on: date | None = None, to_fund_id: str | None = None) -> int:
+    """Record a notice that the fund will cease (TGD-1540 part 1 filed on ``notice_on``), in
+    the caller's transaction; the notice id.  ``cease_once_hit``: from now on the fund's next
+    award MUST cease it (:func:`record_award_in` refuses one that does not); ``transfer`` needs
+    the fund it goes to and the effective date; ``closure``: the poker room is to close (the
+    balance forfeited, :func:`forfeit_on_closure_in`).  Refused on a ceased fund, while another
+    notice holds (withdraw it first), or with a date after the effective date."""
+    now = _aware(now, "time")
+    if kind not in NOTICE_KINDS:
+        raise BbjFundError(f"notice: {kind!r} is not one of {', '.join(NOTICE_KINDS)}")
+    who, why = _text(by, "recorded by"), _text(reason, "reason")
+    filed = _day(notice_on, "notice date")
+    latest = _latest_day(now)
+    if filed > latest:
+        raise BbjFundError(f"notice date {filed}: in the future (part 1 is recorded once filed)")
+    eff = None if effective_on is None else _day(effective_on, "effective date")
+    told = None if players_told_on is None else _day(players_told_on, "players told on")
+    if told is not None and told > latest:
+        raise BbjFundError(f"players told on {told}: in the future (record it once they are "
+                           "told)")
+    _fund(s, fund_id)
+    if kind == "transfer":
+        if not to_fund_id:
+            raise BbjFundError("transfer notice: the fund it goes to is missing")
+        if to_fund_id == fund_id:
+            raise BbjFundError("transfer notice: a fund can not be transferred to itself")
+        _fund(s, to_fund_id)
+        if eff is None:
+            raise BbjFundError("transfer notice: the planned effective date is missing")
+    elif to_fund_id:
+        raise BbjFundError(f"{NOTICE_TEXT[kind]} notice: only a transfer goes to another fund")
+    for d, what in ((filed, "notice date"), (told, "players told on")):
+        if eff is not None and d is not None and d > eff:
+            raise BbjFundError(f"{what} {d}: after the effective date {eff}")
+    held = active_notice_in(s, fund_id)
+    if held is not None:
+        raise BbjFundError(f"fund {fund_id!r}: {held.words} holds; withdraw it first")
+    row = BbjCessationNotice(fund_id=fund_id, kind=kind, refers_to_id=None, notice_on=filed,
+                             effective_on=eff, players_told_on=told, to_fund_id=to_fund_id,
+                             reason=why, recorded_by=who, created_at=now)
+    s.add(row)
+    s.flush()
+    return row.id
+
+
+def _held_notice(s: Session, fund_id: str, notice_id: int) -> Notice:
+    _fund(s, fund_id)
+    n = next((n for n in notices_in(s, fund_id) if n.notice_id == notice_id), None)
+    if n is None:
+        raise BbjFundError(f"notice {notice_id}: not a notice of fund {fund_id!r}")
+    if not n.active:
+        raise BbjFundError(f"notice {notice_id}: withdrawn on {n.withdrawn_at:%Y-%m-%d}")
+    return n
+
+
+def players_told_in(s: Session, fund_id: str, notice_id: int, *, told_on: date, by: str,
+                    now: datetime) -> int:
+    """The day the players were told of the notice (a ``players_told`` row naming it; the
+    notice itself is never changed); the row id.  Once per notice."""
+    now = _aware(now, "time")
+    who = _text(by, "recorded by")
+    told = _day(told_on, "players told on")
+    if told > _latest_day(now):
+        raise BbjFundError(f"players told on {told}: in the future (record it once they are "
+                           "told)")
+    n = _held_notice(s, fund_id, notice_id)
+    if n.players_told_on is not None:
+        raise BbjFundError(f"notice {notice_id}: the players were told on {n.players_told_on} "
+                           "already")
+    if told < n.notice_on:
+        raise BbjFundError(f"players told on {told}: before the notice date {n.notice_on}")
+    row = BbjCessationNotice(fund_id=fund_id, kind="players_told", refers_to_id=notice_id,
+                             players_told_on=told, reason="players told", recorded_by=who,
+                             created_at=now)
+    s.add(row)
+    s.flush()
+    return row.id
+
+
+def withdraw_notice_in(s: Session, fund_id: str, notice_id: int, *, by: str, reason: str,
+                       now: datetime) -> int:
+    """Withdraw a notice that holds (a ``withdrawn`` row naming it, with the reason; the
+    notice itself stays); the row id.  A ceased fund's notices are history: refused."""
+    now = _aware(now, "time")
+    who, why = _text(by, "recorded by"), _text(reason, "reason")
+    _held_notice(s, fund_id, notice_id)
+    row = BbjCessationNotice(fund_id=fund_id, kind="withdrawn", refers_to_id=notice_id,
+                             reason=why, recorded_by=who, created_at=now)
+    s.add(row)
+    s.flush()
+    return row.id
+
+
+# --------------------------------------------------------------------------------------
+# Forfeiture on permanent closure
+
+
+def open_cases_in(s: Session, fund_id: str) -> list[tuple[int, str]]:
+    """The fund's cases still open: not voided and not every share paid (a claim that does not
+    qualify is open until voided); (case id, words), oldest first."""
+    out = []
+    for case in s.execute(select(BbjCase).where(BbjCase.fund_id == fund_id)
+                          .order_by(BbjCase.id)).scalars():
+        states = [e.state for e in s.execute(select(BbjCaseEvent).where(
+            BbjCaseEvent.case_id == case.id).order_by(BbjCaseEvent.id)).scalars()]
+        if "voided" in states:
+            continue
+        award = s.execute(select(BbjAward.id).where(BbjAward.case_id == case.id)).scalar()
+        shares = 0 if award is None else int(s.execute(
+            select(func.count()).select_from(BbjAwardShare)
+            .where(BbjAwardShare.award_id == award)).scalar_one())
+        if award is not None and states.count("share_paid") >= shares:
+            continue
+        state = next((st for st in reversed(states) if st != "attachments_filed"), "claimed")
+        out.append((case.id, f"case {case.id} (table {case.table_name}, hit "
+                             f"{case.hit_at:%Y-%m-%d %H:%M} UTC, {state})"))
+    return out
+
+
+def _unposted_day(s: Session, fund_id: str) -> date | None:
+    posted = select(BbjPosting.business_date).where(BbjPosting.fund_id == fund_id)
+    row = s.execute(select(BbjDropCount.business_date).where(
+        BbjDropCount.fund_id == fund_id, BbjDropCount.business_date.not_in(posted))
+        .order_by(BbjDropCount.business_date)).first()
+    return None if row is None else row[0]
+
+
+@dataclass(frozen=True)
+class Forfeiture:
+    """What a forfeiture took: main (of which seed, the rest increment) and reserve."""
+
+    cessation_id: int
+    main_cents: int
+    seed_cents: int
+    reserve_cents: int
+
+    @property
+    def total_cents(self) -> int:
+        return self.main_cents + self.reserve_cents
+
+
+def forfeit_on_closure(engine: Engine, fund_id: str, *, closed_on: date, by: str, reason: str,
+                       at: datetime | None = None) -> Forfeiture:
+    """The poker room closed for good: the fund's whole balance is forfeited in favour of
+    PAGCOR (:func:`forfeit_on_closure_in`, in its own transaction)."""
+    now = _now(at)
+    with Session(engine) as s, s.begin():
+        return forfeit_on_closure_in(s, fund_id, closed_on=closed_on, by=by, reason=reason,
+                                     now=now)
+
+
+def forfeit_on_closure_in(s: Session, fund_id: str, *, closed_on: date, by: str, reason: str,
+                          now: datetime) -> Forfeiture:
+    """In the caller's transaction (with an executive's swipe:
+    ``core.pokerroom.cases.forfeit_on_closure``): a ``forfeiture`` entry taking main (the seed
+    in it included) and reserve to 0 and a ``bbj_cessations`` row of kind ``forfeiture`` with
+    the amounts, the closure date, the reason and who.  Refused on a ceased fund, with a day
+    counted and not posted, with a case still open (named), with a day counted after the
+    closure date or a closure date in the future.  A fund holding nothing is closed all the
+    same (a cessation row of 0.00, no entry): it takes nothing more."""
+    now = _aware(now, "time")
+    who, why = _text(by, "recorded by"), _text(reason, "reason")
+    closed = _day(closed_on, "closure date")
+    if closed > _latest_day(now):
+        raise BbjFundError(f"closure date {closed}: in the future (forfeit once the poker room "
+                           "has closed)")
+    _fund(s, fund_id)
+    pending = _unposted_day(s, fund_id)
+    if pending is not None:
+        raise BbjFundError(f"forfeiture: {pending} is counted but not posted for fund "
+                           f"{fund_id!r}; post it first")
+    last = s.execute(select(func.max(BbjDropCount.business_date))
+                     .where(BbjDropCount.fund_id == fund_id)).scalar()
+    if last is not None and last > closed:
+        raise BbjFundError(f"closure date {closed}: fund {fund_id!r} has drop boxes counted "
+                           f"for {last}, after it")
+    still = open_cases_in(s, fund_id)
+    if still:
+        raise BbjFundError(f"forfeiture: {still[0][1]} is open; pay or void it first"
+                           + (f" ({len(still) - 1} more open)" if len(still) > 1 else ""))
+    bal = _sums(s, fund_id)
+    if bal.main_cents < 0 or bal.reserve_cents < 0:  # pragma: no cover - a ledger bug
+        raise BbjFundError(f"fund {fund_id!r}: main {format_cents(bal.main_cents)}, reserve "
+                           f"{format_cents(bal.reserve_cents)}: a negative balance")
+    seed = _seed_outstanding(s, fund_id)
+    c = BbjCessation(fund_id=fund_id, kind="forfeiture", to_fund_id=None, award_id=None,
+                     seed_returned_cents=0, increment_cents=bal.main_cents - seed,
+                     reserve_cents=bal.reserve_cents, seed_forfeited_cents=seed,
+                     closed_on=closed, reason=why, recorded_by=who, created_at=now)
+    s.add(c)
+    s.flush()
+    if bal.total_cents:
+        _entry(s, fund_id, "forfeiture", -bal.main_cents, -bal.reserve_cents, by=who,
+               reason=f"poker room closed on {closed}: main {format_cents(bal.main_cents)} "
+                      f"(seed {format_cents(seed)}) and reserve "
+                      f"{format_cents(bal.reserve_cents)} forfeited in favour of PAGCOR",
+               effective_at=now, created_at=now, cessation_id=c.id)
+    return Forfeiture(c.id, bal.main_cents, seed, bal.reserve_cents)
+
+
+@dataclass(frozen=True)
+class FundStatus:
+    """A fund as the console shows it: its amounts, how it ceased, the notice that holds."""
+
+    funds: Funds
+    ceased_kind: str | None  # transfer | after_hit | forfeiture
+    ceased_at: datetime | None
+    closed_on: date | None  # forfeiture: the closure date
+    notice: Notice | None  # the notice that holds (an open fund)
+
+
+def fund_status(engine: Engine, fund_id: str) -> FundStatus:
+    with Session(engine) as s:
+        _fund(s, fund_id, open_=False)
+        c = s.execute(select(BbjCessation).where(BbjCessation.fund_id == fund_id)) \
+            .scalar_one_or_none()
+        return FundStatus(_sums(s, fund_id), c.kind if c else None,
+                          c.created_at if c else None, c.closed_on if c else None,
+                          None if c else active_notice_in(s, fund_id))

@@ -1,0 +1,177 @@
+"""The Poker room tab's Cessation page (gui/poker_room.py; docs/operator.md "Poker room"): a
+"cease once hit" notice recorded after a confirmation and an executive's swipe shows in the
+fund's status, and the next approval then ceases the fund (the box ticked and fixed); the room's
+permanent closure forfeits the whole fund to PAGCOR after a confirmation and an executive's
+swipe (a supervisor's card is refused), the status says so and the Forms page writes its report.
+SQLite (core/pokerroom/ is tested on both databases in tests/test_bbj_closure.py).
+
+Screenshots go to /tmp/poker-shots/ (or $PODIUM_SCREENSHOT_DIR: docs/screenshots/bbj-*.png)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+import core.pokerroom.cases as bc
+import core.pokerroom.fund as bf
+from core.demo import demo_credential
+from core.ledger.models import BbjAward, BbjCessation
+from printing.closure_form import demo_forfeiture, forfeiture_html
+from printing.winpage import render_png
+from tests.gui.test_gui_poker_room import (  # noqa: F401 - room_tab is a fixture
+    SHOTS,
+    SUPERVISOR,
+    _count_and_post,
+    _enter,
+    _local,
+    _page,
+    _save_pdf,
+    room_tab,
+    settle,
+)
+
+EXECUTIVE = demo_credential("2001")  # Evelyn Cruz, with her PIN
+
+
+class RoleSwiper:
+    """Stands in for ``window.authorize``: an executive's card (with the PIN) where the step
+    needs an executive, a supervisor's otherwise (``only_supervisor``: always the supervisor's);
+    a refusal is kept, as the swipe prompt shows it."""
+
+    def __init__(self, only_supervisor: bool = False) -> None:
+        self.only_supervisor = only_supervisor
+        self.prompts: list[tuple[str, str]] = []
+        self.refusals: list[str] = []
+
+    def __call__(self, role: str, what: str, kind: str, action: Any) -> bool:
+        self.prompts.append((role, what))
+        card = EXECUTIVE if role == "executive" and not self.only_supervisor else SUPERVISOR
+        try:
+            return action(card) is not None
+        except ValueError as exc:
+            self.refusals.append(str(exc))
+            return False
+
+
+def _shot(window: Any, qtbot: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    qtbot.wait(50)
+    window.grab().save(str(SHOTS / name))
+
+
+def test_a_cease_once_hit_notice_makes_the_next_approval_cease_the_fund(  # type: ignore[no-untyped-def]
+        qtbot, room_tab) -> None:  # noqa: F811 - the fixture imported above
+    window, screen = room_tab
+    swiper = RoleSwiper()
+    window.authorize = swiper
+    engine = screen.console.engine
+    today = datetime.now(screen.tz).date()
+    yesterday = today - timedelta(days=1)
+    _count_and_post(engine, yesterday, screen.tz)  # main 50,705.60, reserve 302.40
+    _enter(qtbot, screen)
+    screen.hit_time.setDateTime(_local(yesterday, 20))
+    qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    settle()
+    assert "Case #1 opened." in screen.result.text()
+
+    _page(screen, "Cessation")
+    screen.notice_kind.setCurrentIndex(screen.notice_kind.findData("cease_once_hit"))
+    qtbot.keyClicks(screen.notice_reason, "the room moves to tournaments only")
+    asked: list[str] = []
+    screen.ask = lambda title, text: asked.append(text) is None and False
+    n = len(swiper.prompts)
+    qtbot.mouseClick(screen.notice_btn, Qt.MouseButton.LeftButton)
+    assert "ceases once it is next hit" in asked[-1] and len(swiper.prompts) == n
+    assert screen.closure_msg.text() == "No notice recorded: not confirmed."
+    screen.ask = lambda title, text: True
+    qtbot.mouseClick(screen.notice_btn, Qt.MouseButton.LeftButton)
+    settle()
+    assert swiper.prompts[-1][0] == "executive" and not swiper.refusals
+    assert screen.closure_msg.text() == "Notice 1 recorded."
+    assert screen.ceased_label.text() == f"ceases once hit (notice of {today})"
+    assert screen.notice_status.text().startswith(f"Holds: notice 1 of {today}: ceases once "
+                                                  "hit (the room moves to tournaments only)")
+    _shot(window, qtbot, "bbj-notice-cease-once-hit.png")
+
+    bc.advance(engine, 1, "verified", SUPERVISOR, deck_sorted=True, cctv_reviewed=True)
+    bc.advance(engine, 1, "request_filed", SUPERVISOR)
+    _page(screen, "Cases")
+    screen.refresh_cases()
+    settle()
+    screen.case_table.selectRow(0)
+    assert screen.next_box.currentData() == "approved"
+    # approving without ceasing is impossible: the box is ticked and can not be unticked
+    assert screen.cease_box.isChecked() and not screen.cease_box.isEnabled()
+    assert f"notice of {today}" in screen.cease_box.text()
+    _shot(window, qtbot, "bbj-notice-approval.png")
+    asked.clear()
+    screen.ask = lambda title, text: asked.append(text) is None
+    qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    settle()
+    assert f"The notice of {today} says the fund ceases once hit" in asked[0]
+    assert screen.case_msg.text() == "Case #1: approved. The fund has ceased (TGD-1540)."
+    with Session(engine) as s:
+        c = s.execute(select(BbjCessation)).scalar_one()
+        award = s.execute(select(BbjAward)).scalar_one()
+    # the reserve pooled into main: 50,705.60 + 302.40 = 51,008.00, all won (fraction 1)
+    assert (c.kind, award.main_before_cents, award.award_cents, award.ceases_fund) == (
+        "after_hit", 5_100_800, 5_100_800, True)
+    assert screen.ceased_label.text() == "CEASED (TGD-1540)"
+
+
+def test_the_room_closes_and_the_fund_is_forfeited_to_pagcor(  # type: ignore[no-untyped-def]
+        qtbot, room_tab, tmp_path: Path) -> None:  # noqa: F811 - the fixture imported above
+    window, screen = room_tab
+    engine = screen.console.engine
+    today = datetime.now(screen.tz).date()
+    yesterday = today - timedelta(days=1)
+    _count_and_post(engine, yesterday, screen.tz)  # main 50,705.60, reserve 302.40
+    screen.refresh_funds()
+    settle()
+    _page(screen, "Cessation")
+    qtbot.keyClicks(screen.closure_reason, "poker room closed for good (lease ended)")
+    asked: list[str] = []
+    screen.ask = lambda title, text: asked.append(text) is None and False
+    qtbot.mouseClick(screen.forfeit_btn, Qt.MouseButton.LeftButton)
+    assert ("main 50,705.60 (with any seed money) and reserve 302.40, together 51,008.00"
+            in asked[0])
+    assert screen.closure_msg.text() == "Nothing forfeited: not confirmed."
+    screen.closure_scroll.ensureWidgetVisible(screen.closure_msg)
+    assert screen.closure_scroll.horizontalScrollBar().maximum() == 0  # fits at 1366 x 768
+    _shot(window, qtbot, "bbj-closure-page.png")
+
+    screen.ask = lambda title, text: True
+    supervisor_only = RoleSwiper(only_supervisor=True)
+    window.authorize = supervisor_only
+    qtbot.mouseClick(screen.forfeit_btn, Qt.MouseButton.LeftButton)
+    settle()
+    assert "needs an executive" in supervisor_only.refusals[0]
+    assert bf.funds(engine, "bbj") == bf.Funds(5_070_560, 30_240)
+
+    swiper = RoleSwiper()
+    window.authorize = swiper
+    qtbot.mouseClick(screen.forfeit_btn, Qt.MouseButton.LeftButton)
+    settle()
+    assert not swiper.refusals and swiper.prompts[-1][0] == "executive"
+    assert screen.closure_msg.text().startswith(
+        "Fund Poker room BBJ forfeited to PAGCOR: main 50,705.60 (seed 50,000.00), reserve "
+        "302.40, total 51,008.00.")
+    assert screen.ceased_label.text() == f"FORFEITED TO PAGCOR ON {today}"
+    assert (screen.main_label.text(), screen.reserve_label.text()) == ("MAIN 0.00",
+                                                                       "RESERVE 0.00")
+    assert not screen.forfeit_btn.isEnabled() and not screen.notice_btn.isEnabled()
+    _shot(window, qtbot, "bbj-closure-forfeited.png")
+
+    forms = screen.forms
+    _page(screen, "Forms")
+    forms.kind_box.setCurrentIndex(forms.kind_box.findData("forfeiture"))
+    pdf = _save_pdf(forms, tmp_path / "forfeiture.pdf")
+    assert pdf is not None and pdf.read_bytes().startswith(b"%PDF")
+    assert forms.msg.text().startswith("Forfeiture on closure - fund bbj: saved to")
+    # the report's example page (docs/forms.md)
+    render_png(forfeiture_html(demo_forfeiture()), SHOTS / "bbj-closure-report.png")
