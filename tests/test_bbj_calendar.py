@@ -26,7 +26,7 @@ from core.ledger.db import make_engine, upgrade
 from core.ledger.models import BbjFiling, SwipeLog
 from core.pokerroom import calendar as cal
 from core.pokerroom import cases as bc
-from tests.test_bbj_cases import entry
+from tests.test_bbj_cases import entry, floor_policy
 
 MANILA = ZoneInfo("Asia/Manila")
 SUP, SURVEILLANCE = swipe_of("1001"), swipe_of("3001")
@@ -47,6 +47,10 @@ def paid_share(engine: Engine) -> None:
     admin fee 300.00, main 490.00, reserve 210.00) and posted; a hit at table P1 approved on
     main 50,490.00 at 100%: seat 1 (losing, citizen) 40% = 20,196.00, above 10,000.00, so 20%
     of it, 4,039.20, is withheld when the share is paid on 20 November."""
+    # a floor whose executive threshold is above this award: one supervisor takes each step
+    # (authority by size is tests/test_bbj_cases.py's)
+    floor_policy(engine, executive_threshold_cents=100_000_000,
+                 separate_verifier_cents=100_000_000)
     enroll_demo_employees(engine)
     bf.create_fund(engine, "bbj", "Poker room BBJ", at=datetime(2026, 11, 18, tzinfo=UTC))
     bf.seed(engine, "bbj", 5_000_000, by="operator", reason="opening seed",
@@ -341,3 +345,30 @@ def test_the_report_command_refuses_in_one_line(ledger_file: str, tmp_path: Path
         assert (code, out) == (2, "")
         assert err.startswith("podium report deadlines: ") and words in err
         assert err.count("\n") == 1
+
+
+def test_a_recorded_notice_of_a_planned_cessation_is_on_the_deadline_list(room: Engine) -> None:
+    """The notice recorded on the Cessation page (``bbj_cessation_notices``) gives its TGD-1540
+    part 1 (14 business days before) and notice to players (7 days before) without the
+    caller passing it; a withdrawn notice gives nothing."""
+    from core.demo import demo_credential
+
+    engine = room
+    executive = demo_credential("2001")
+    now = local(2026, 12, 2, 10)
+    nid = bc.give_notice(engine, "bbj", executive, "closure", notice_on=date(2026, 12, 1),
+                         effective_on=date(2027, 2, 1), reason="the poker room closes",
+                         clock=clock(now))
+    found = _by_kind(cal.room_deadlines(engine, now, MANILA))
+    # Monday 1 February 2027: 14 business days back (no holidays given) is Tuesday 12
+    # January (Jan 29, 28, 27, 26, 25, 22, 21, 20, 19, 18, 15, 14, 13, 12); the players
+    # 7 calendar days before, 25 January.
+    part1 = [d for (k, _p), d in found.items() if k == "tgd1540_part1"]
+    players = [d for (k, _p), d in found.items() if k == "players_notice"]
+    assert [(d.fund_id, d.due_on) for d in part1] == [("bbj", date(2027, 1, 12))]
+    assert [(d.fund_id, d.due_on) for d in players] == [("bbj", date(2027, 1, 25))]
+    assert part1[0].met_at is None  # met by the filing with PAGCOR, not by the notice row
+    bc.withdraw_notice(engine, "bbj", nid, executive, reason="the room stays open",
+                       clock=clock(now))
+    kinds = {d.kind for d in cal.room_deadlines(engine, now, MANILA)}
+    assert not kinds & {"tgd1540_part1", "players_notice"}

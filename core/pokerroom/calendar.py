@@ -17,9 +17,12 @@ Kinds (:data:`KINDS`), each only for a period that has something to report:
   (``bbj_cessations``), skipping weekends and the floor file's public holidays.
 - ``players_notice``: players told 7 calendar days before a cessation's effective date.  From the
   ledger only for a cessation by transfer (its effective date is the day it was recorded); a
-  cessation once hit has no date known ahead.  Planned cessations come in through the hook
-  (:class:`CessationNotice`, ``room_deadlines(..., notices=)``), which also gives
-  ``tgd1540_part1`` (the notice to PAGCOR, 14 business days before).
+  cessation once hit has no date known ahead.  Planned cessations are the ledger's notices
+  (``bbj_cessation_notices``: the notice that holds on a fund still open, with its effective
+  date) and any given to ``room_deadlines(..., notices=)`` (:class:`CessationNotice`); each also
+  gives ``tgd1540_part1`` (the notice to PAGCOR, 14 business days before).  The notice row says
+  the operator decided; the deadline is met by the FILING recorded here (PAGCOR's receiving
+  number, the day the players were told), as for every other kind.
 
 Every deadline is due at the END of its due day in the casino's time zone (``due``: the local
 midnight after it, in UTC); a filing at or after that moment is late.  A due day that falls on
@@ -57,6 +60,7 @@ from core.ledger.models import (
     PokerTournamentFee,
 )
 from core.money import format_cents
+from core.pokerroom.fund import active_notice_in
 from core.text import printable
 
 log = logging.getLogger("podium.bbj_calendar")
@@ -465,7 +469,13 @@ def room_deadlines(engine: Engine, now: datetime, tz: ZoneInfo,
                 if c.kind == "transfer":  # the effective date is the day it was recorded
                     add("players_notice", fund.id, day, f"fund {fund.name} {how}")
         known = {f.id for f in s.execute(select(BbjFund)).scalars()}
-    for notice in notices:
+        # the ledger's own notices (``bbj_cessation_notices``): a planned cessation of a fund
+        # still open, not withdrawn, with its effective date
+        recorded = [CessationNotice(n.fund_id, n.effective_on, n.to_fund_id)
+                    for fund_id in sorted(known - set(ceased))
+                    if (n := active_notice_in(s, fund_id)) is not None
+                    and n.effective_on is not None]
+    for notice in (*recorded, *notices):
         if notice.fund_id not in known:
             raise BbjFilingError(f"cessation notice: fund {notice.fund_id!r} does not exist")
         to = f" by transfer to fund {notice.to_fund_id}" if notice.to_fund_id else ""
