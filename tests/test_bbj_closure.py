@@ -30,6 +30,7 @@ from core.pokerroom import cases as bc
 from core.rules.bbj import ShownHand, decide
 from core.rules.cards import Card, parse_cards
 from printing import closure_form, forms_command, ledger_forms
+from tests.test_bbj_cases import floor_policy
 
 MANILA = ZoneInfo("Asia/Manila")
 SUP = swipe_of("1001")
@@ -76,6 +77,11 @@ def fill(engine: Engine) -> Engine:
 
 @pytest.fixture
 def room(engine: Engine) -> Engine:
+    # a floor whose executive threshold is above every award here: a supervisor approves them
+    # (authority by size is tests/test_bbj_cases.py's); the notices and the forfeiture still
+    # need an executive whatever the amount
+    floor_policy(engine, executive_threshold_cents=100_000_000,
+                 separate_verifier_cents=100_000_000)
     return fill(engine)
 
 

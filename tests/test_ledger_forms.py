@@ -618,7 +618,7 @@ def test_render_names_the_form_and_a_safe_file_stem(ledger: Engine) -> None:
 
 @pytest.mark.parametrize(("request_", "message"), [
     (lf.FormRequest("weekly"), "form kind 'weekly' is not one of daily, award, quarterly, "
-                               "cessation, implementation$"),
+                               "cessation, implementation, forfeiture$"),
     (lf.FormRequest("implementation", effective_on=DAY2),
      "implementation form: fund_id is missing"),
     (lf.FormRequest("implementation", fund_id="bbj"),

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 import core.pokerroom.cases as bc
 import core.pokerroom.fund as bf
+from core.demo import demo_credential
 from core.ledger.models import BbjFiling
 from gui import theme
 from tests.gui import test_gui_poker_room as poker
@@ -121,9 +122,12 @@ def test_an_acknowledged_case_stays_open_for_its_attachments_and_takes_them_late
     bc.advance(engine, cid, "verified", SUPERVISOR, deck_sorted=True, cctv_reviewed=True,
                clock=at(hit + timedelta(minutes=30)))
     bc.advance(engine, cid, "request_filed", SUPERVISOR, clock=at(hit + timedelta(hours=2)))
-    case = bc.advance(engine, cid, "approved", SUPERVISOR, clock=at(hit + timedelta(days=1)))
+    # the demo floor's executive threshold is 5,000.00: the award and its larger shares take
+    # the executive's card and PIN (authority by size)
+    executive = demo_credential("2001")
+    case = bc.advance(engine, cid, "approved", executive, clock=at(hit + timedelta(days=1)))
     for n, seat in enumerate(case.share_seats):
-        bc.advance(engine, cid, "share_paid", SUPERVISOR, seat=seat,
+        bc.advance(engine, cid, "share_paid", executive, seat=seat,
                    clock=at(hit + timedelta(days=1, minutes=5 + n)))
     bc.advance(engine, cid, "acknowledged", SUPERVISOR, clock=at(hit + timedelta(days=2)))
     screen.now = at(hit + timedelta(days=8))  # a day past the attachments' 7 days
