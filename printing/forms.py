@@ -1212,6 +1212,9 @@ def implementation_request_html(r: ImplementationRequest) -> str:
         ("Losing (bad beat) hand", rate_text(rs.split.losing)),
         ("Table share (the other players dealt in, equally)", rate_text(rs.split.table)),
         ("A table at a lower jackpot rake cap wins", "cap / room maximum of the main jackpot"),
+        ("Two hands of equal value for a place (a tie)",
+         "the place's share divided equally, each rounded down" if rs.tie == "split"
+         else "refused: the room manager decides"),
         ("Withholding tax: citizens, residents and NRAETB",
          f"{rate_text(rs.resident_tax_rate)} of the whole share above "
          f"{peso(rs.tax_threshold_cents)}"),

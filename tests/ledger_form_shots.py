@@ -13,8 +13,10 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import core.pokerroom.fund as bf
-from core import floorconfig
+from core import cardkey, floorconfig
+from core.auth import Gate, register_gate
 from core.demo import enroll_demo_employees
+from core.floorconfig import Authorization
 from core.ledger.db import make_engine, upgrade
 from core.pokerroom import cases as bc
 from printing import ledger_forms as lf
@@ -38,6 +40,10 @@ def main(folder: str) -> list[Path]:
     db.unlink(missing_ok=True)
     engine = make_engine(f"sqlite:///{db}")
     upgrade(engine)
+    # the ledger of tests/test_ledger_forms.py: a floor whose executive threshold is above its
+    # awards, so its supervisors take every step (authority by size: tests/test_bbj_cases.py)
+    register_gate(Gate(engine, cardkey.load(), Authorization(
+        100_000_000, separate_verifier_cents=100_000_000)))
     enroll_demo_employees(engine)
     bf.create_fund(engine, "bbj", "Poker room BBJ", at=local(2026, 11, 28, 9))
     bf.seed(engine, "bbj", 5_000_000, by="operator", reason="opening seed",

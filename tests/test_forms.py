@@ -553,3 +553,14 @@ def test_transfer_cessation_has_the_linked_tables_and_the_affirmations() -> None
     cease = TransferCessation("C", "O", "BBJ", "cease", None, date(2026, 12, 14), None,
                               seed_cents=0, main_cents=1_000_000, reserve_cents=200_000)
     assert "the reserve is added to the main amount won" in affirmations(cease)[2]
+
+
+def test_the_implementation_request_prints_the_rooms_tie_policy() -> None:
+    """RULES.md 6.6: the tie policy is the room's ([poker_room] tie), so the request for
+    approval says which one the room will apply."""
+    split = flat(implementation_request_html(implementation_form()))
+    refuse = flat(implementation_request_html(implementation_form(
+        rules=BbjSettings(tie="refuse"))))
+    assert "the place's share divided equally, each rounded down" in split
+    assert "refused: the room manager decides" not in split
+    assert "refused: the room manager decides" in refuse
