@@ -142,8 +142,8 @@ class FormsPanel(QWidget):
         self.quarter.setCurrentIndex((today.month - 1) // 3)
         f.addRow("Quarter", self.quarter)
         self.q_onsite_box = QComboBox()
-        self.q_onsite_box.addItem("Onsite (PAGCOR sharing 60%–40%)", True)
-        self.q_onsite_box.addItem("Offsite (PAGCOR sharing 75%–25%)", False)
+        self.q_onsite_box.addItem("Onsite", True)
+        self.q_onsite_box.addItem("Offsite", False)
         f.addRow("Poker club", self.q_onsite_box)
         self.pages.addWidget(quarterly)
         # transfer / cessation

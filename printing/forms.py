@@ -60,7 +60,6 @@ PAGCOR_MARK = "PAGCOR use"
 BOX = "\u2610"  # a check box to tick by hand
 # PAGCOR's share of the poker room's net revenue (the guideline: "The applicable PAGCOR sharing
 # scheme (75%-25% for off-site and 60%-40% for on-site poker clubs)"), TGD-108's "less 25%".
-PAGCOR_SHARING_PERCENT = {False: 25, True: 40}  # onsite? -> PAGCOR's percent
 
 
 class FormError(ValueError):
@@ -736,10 +735,11 @@ class MonthFees:
         """The taxable amount less the franchise tax (TGD-1623's F)."""
         return self.taxable_cents - self.franchise_tax_cents
 
-    def pagcor_share_cents(self, onsite: bool) -> int:
-        """TGD-108's "less 25%": PAGCOR's share of the net (25% offsite, 40% onsite), half
-        up; the operator keeps the rest (:attr:`net_cents` minus this)."""
-        return percent_of(self.net_cents, PAGCOR_SHARING_PERCENT[onsite])
+    @property
+    def pagcor_share_cents(self) -> int:
+        """TGD-108's "less 25%": PAGCOR's 25% of the net F, half up, the same share of F as
+        TGD-1623's remittance (RULES.md 6); the operator keeps the rest."""
+        return percent_of(self.net_cents, PAGCOR_PERCENT)
 
 
 @dataclass(frozen=True)
@@ -771,7 +771,7 @@ class QuarterlyTax:
     quarter: int  # 1..4
     months: tuple[MonthFees, ...]
     payments: tuple[JackpotPayment, ...] = ()
-    onsite: bool = True  # the poker club: onsite (PAGCOR 40%) or offsite (PAGCOR 25%)
+    onsite: bool = True  # the poker club, ticked on the form: onsite or offsite
     room_location: str = ""  # [poker_room] room_location; "" prints a blank to fill in
 
     def __post_init__(self) -> None:
@@ -821,16 +821,16 @@ def quarterly_tax_html(q: QuarterlyTax) -> str:
           peso(p.gross_cents), peso(p.tax_cents), peso(p.gross_cents - p.tax_cents))
          for p in sorted(q.payments, key=lambda p: (p.paid_on, p.reference))],
         right=(4, 5, 6)) if q.payments else "<p>No jackpot was paid in the quarter.</p>"
-    pct = PAGCOR_SHARING_PERCENT[q.onsite]
+    pct = PAGCOR_PERCENT
     checked, box = "\u2612", BOX
     club = Html(
         f'<p style="margin-top:2px; margin-bottom:4px;">Poker club: '
         f'<span style="font-size:10pt;">{checked if q.onsite else box}</span> Onsite '
-        f"(PAGCOR sharing 60%-40%) &nbsp;&nbsp; "
+        f"&nbsp;&nbsp; "
         f'<span style="font-size:10pt;">{box if q.onsite else checked}</span> Offsite '
-        f"(PAGCOR sharing 75%-25%)</p>")
+        f"</p>")
     figures = [(m.taxable_cents, m.franchise_tax_cents, m.net_cents,
-                m.pagcor_share_cents(q.onsite), m.net_cents - m.pagcor_share_cents(q.onsite))
+                m.pagcor_share_cents, m.net_cents - m.pagcor_share_cents)
                for m in q.months]
     sharing = _grid(
         ("Month", "Taxable (D)", f"Franchise tax {FRANCHISE_TAX_PERCENT}% (E)",

@@ -130,7 +130,7 @@ def add_arguments(parser: argparse.ArgumentParser, name: str = "forms") -> None:
                            help="TGD-1494 (offsite, no remittance) instead of TGD-1623")
         if kind == "quarterly":
             p.add_argument("--offsite", action="store_true",
-                           help="an offsite poker club: PAGCOR's share 25%% (onsite: 40%%)")
+                           help="an offsite poker club (the box ticked on TGD-108)")
         if kind == "implementation":
             p.add_argument("--effective", required=True,
                            help="the requested implementation (effective) date, YYYY-MM-DD")

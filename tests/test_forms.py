@@ -510,25 +510,23 @@ def test_awarding_request_has_a_receipt_per_sharer_with_the_net_and_the_day_paid
     assert f"Signature and date received: ({HAND_MARK})" in receipts
 
 
-def test_quarterly_tax_less_25_percent_offsite_40_percent_onsite() -> None:
+def test_quarterly_tax_less_25_percent_onsite_or_offsite() -> None:
     # D = 100,000.00 + 10,000.01 = 110,000.01; E = 5% = 5,500.0005 -> 5,500.00;
-    # F = 104,500.01; offsite 25% = 26,125.0025 -> 26,125.00 (operator 78,375.01);
-    # onsite 40% = 41,800.004 -> 41,800.00 (operator 62,700.01)
+    # F = 104,500.01; less 25% = 26,125.0025 -> 26,125.00 (operator 78,375.01), the same 25%
+    # of F as TGD-1623's remittance (RULES.md 6), whichever box the club ticks
     months = (MonthFees(date(2026, 1, 1), 10_000_000, 1_000_001, 0),
               MonthFees(date(2026, 2, 1), 0, 0, 0), MonthFees(date(2026, 3, 1), 0, 0, 0))
     jan = months[0]
     assert (jan.taxable_cents, jan.franchise_tax_cents, jan.net_cents) == (
         11_000_001, 550_000, 10_450_001)
-    assert (jan.pagcor_share_cents(False), jan.pagcor_share_cents(True)) == (
-        2_612_500, 4_180_000)
-    off = flat(quarterly_tax_html(QuarterlyTax("C", "O", 2026, 1, months, onsite=False)))
-    assert f"{BOX} Onsite" in off and "\u2612 Offsite (PAGCOR sharing 75%-25%)" in off
-    assert "PAGCOR sharing (less 25%)" in off
-    assert (f"January 2026 {peso(11_000_001)} {peso(550_000)} {peso(10_450_001)} "
-            f"{peso(2_612_500)} {peso(7_837_501)}") in off
-    on = flat(quarterly_tax_html(QuarterlyTax("C", "O", 2026, 1, months)))
-    assert "\u2612 Onsite (PAGCOR sharing 60%-40%)" in on and "PAGCOR sharing (less 40%)" in on
-    assert f"{peso(4_180_000)} {peso(6_270_001)}" in on
+    assert jan.pagcor_share_cents == 2_612_500
+    for onsite in (False, True):
+        page = flat(quarterly_tax_html(QuarterlyTax("C", "O", 2026, 1, months, onsite=onsite)))
+        ticked, blank = ("Onsite", "Offsite") if onsite else ("Offsite", "Onsite")
+        assert f"\u2612 {ticked}" in page and f"{BOX} {blank}" in page
+        assert "PAGCOR sharing (less 25%)" in page
+        assert (f"January 2026 {peso(11_000_001)} {peso(550_000)} {peso(10_450_001)} "
+                f"{peso(2_612_500)} {peso(7_837_501)}") in page
 
 
 def test_transfer_cessation_has_the_linked_tables_and_the_affirmations() -> None:
