@@ -794,8 +794,22 @@ class PokerRoomScreen(QWidget):
 
         def ask(need: bc.StepAuthority) -> None:
             self._show_need(need)
-            self._authorized_step(c, state, what + (f"\n{need.prompt}" if need.prompt else ""),
-                                  need.role, **kw)
+            said, args = what, dict(kw)
+            if state == "approved" and need.ceases and not kw.get("cease"):
+                # a cease-once-hit notice of the case's fund (maybe not the fund shown above)
+                name = self._fund_name(c.fund_id)
+                if not self.ask("Cease the jackpot?",
+                                f"A notice says the jackpot fund {name} ceases once hit: "
+                                f"approving case #{c.case_id} CEASES it (TGD-1540). The "
+                                "reserve is added to the main amount won, and nothing more "
+                                "can be recorded on the fund.\n\nThis can not be undone."):
+                    self._case_message("Not approved: the cessation was not confirmed.")
+                    return
+                args["cease"] = True
+                said = (f"Case #{c.case_id}: {NEXT_TEXT[state]}, and the jackpot fund {name} "
+                        "CEASES with this hit (TGD-1540; can not be undone).")
+            self._authorized_step(c, state, said + (f"\n{need.prompt}" if need.prompt else ""),
+                                  need.role, **args)
 
         def failed(exc: BaseException) -> None:
             if isinstance(exc, ValueError):

@@ -281,6 +281,17 @@ def test_the_notice_hook_gives_the_players_notice_and_part_1_of_a_planned_cessat
     with pytest.raises(cal.BbjFilingError, match="fund 'gone' does not exist"):
         cal.room_deadlines(room, local(2026, 12, 5), MANILA,
                            notices=[cal.CessationNotice("gone", date(2027, 1, 15))])
+    # a filing answers a cessation the ledger plans (a notice recorded on the Cessation page)
+    with pytest.raises(cal.BbjFilingError, match=r"fund 'bbj' has no planned cessation on "
+                                                 r"2027-01-15 \(planned: none\)"):
+        cal.record_filing(room, SUP, kind="players_notice", period_start=date(2027, 1, 15),
+                          fund_id="bbj", filed_at=local(2026, 12, 5, 9), reference="",
+                          tz=MANILA, clock=clock(local(2026, 12, 5, 10)))
+    from core.demo import demo_credential
+
+    bc.give_notice(room, "bbj", demo_credential("2001"), "closure", notice_on=date(2026, 12, 4),
+                   effective_on=date(2027, 1, 15), reason="the poker room closes",
+                   clock=clock(local(2026, 12, 4, 16)))
     # the notice to players is filed before the cessation; no reference needed
     f = cal.record_filing(room, SUP, kind="players_notice", period_start=date(2027, 1, 15),
                           fund_id="bbj", filed_at=local(2026, 12, 5, 9), reference="",
@@ -372,3 +383,45 @@ def test_a_recorded_notice_of_a_planned_cessation_is_on_the_deadline_list(room: 
                        clock=clock(now))
     kinds = {d.kind for d in cal.room_deadlines(engine, now, MANILA)}
     assert not kinds & {"tgd1540_part1", "players_notice"}
+
+
+def test_a_notice_filing_answers_its_own_notice_and_outlives_the_cessation(room: Engine) -> None:
+    """A withdrawn notice's filing does not answer the next notice (each planned date is its
+    own period); once the fund is forfeited, the notice that held keeps its part 1 and notice
+    to players on the list."""
+    from core.demo import demo_credential
+
+    executive = demo_credential("2001")
+    at = local(2026, 12, 2, 10)
+    bf.create_fund(room, "hall", "Hall BBJ", at=local(2026, 11, 30, 9))  # nothing counted
+    first = bc.give_notice(room, "hall", executive, "closure", notice_on=date(2026, 12, 1),
+                           effective_on=date(2027, 1, 29), reason="r", clock=clock(at))
+    cal.record_filing(room, SUP, kind="tgd1540_part1", period_start=date(2027, 1, 29),
+                      fund_id="hall", filed_at=at, reference="PAGCOR-RCV-1", tz=MANILA,
+                      clock=clock(at))
+    bc.withdraw_notice(room, "hall", first, executive, reason="postponed", clock=clock(at))
+    bc.give_notice(room, "hall", executive, "closure", notice_on=date(2026, 12, 2),
+                   effective_on=date(2027, 6, 30), reason="r", clock=clock(at))
+    found = _by_kind(cal.room_deadlines(room, at, MANILA))
+    part1 = [d for (k, _p), d in found.items() if k == "tgd1540_part1"]
+    # the withdrawn notice's filing stays listed (filed), the new notice's part 1 is not met
+    assert sorted((d.period_start, d.met_at is not None) for d in part1) == [
+        (date(2027, 1, 29), True), (date(2027, 6, 30), False)]
+    # the withdrawn notice's date takes no filing any more; the new one takes its own
+    with pytest.raises(cal.BbjFilingError, match="no planned cessation on 2027-01-29 "
+                                                 r"\(planned: 2027-06-30\)"):
+        cal.record_filing(room, SUP, kind="players_notice", period_start=date(2027, 1, 29),
+                          fund_id="hall", filed_at=at, reference="", tz=MANILA, clock=clock(at))
+    cal.record_filing(room, SUP, kind="tgd1540_part1", period_start=date(2027, 6, 30),
+                      fund_id="hall", filed_at=at, reference="PAGCOR-RCV-2", tz=MANILA,
+                      clock=clock(at))
+    # forfeited on closure: the players were never told; that deadline stays on the list
+    closed = local(2027, 7, 1, 9)
+    bc.forfeit_on_closure(room, "hall", executive, closed_on=date(2027, 6, 30),
+                          reason="the poker room closed", clock=clock(closed))
+    after = _by_kind(cal.room_deadlines(room, closed, MANILA))
+    kinds = {(k, d.period_start): d for (k, _p), d in after.items()}
+    assert kinds[("players_notice", date(2027, 6, 30))].met_at is None
+    assert kinds[("players_notice", date(2027, 6, 30))].overdue
+    assert kinds[("tgd1540_part1", date(2027, 6, 30))].met_at is not None
+    assert "forfeited to PAGCOR on closure" in kinds[("tgd1540_part2", date(2027, 7, 1))].basis

@@ -60,7 +60,7 @@ from core.ledger.models import (
     PokerTournamentFee,
 )
 from core.money import format_cents
-from core.pokerroom.fund import active_notice_in
+from core.pokerroom.fund import Notice, active_notice_in, notice_at_cessation
 from core.text import printable
 
 log = logging.getLogger("podium.bbj_calendar")
@@ -370,7 +370,34 @@ def _reading(engine: Engine) -> Session:
 
 def _key(kind: str, fund_id: str | None, period_start: date) -> tuple[str, str | None,
                                                                       date | None]:
-    return (kind, fund_id, None if kind in CESSATION_KINDS else period_start)
+    """A filing's period: part 2 once per fund (a fund ceases once); part 1 and the players'
+    notice per planned effective date (a withdrawn notice's filing does not answer the next
+    notice); the others per period."""
+    return (kind, fund_id, None if kind == "tgd1540_part2" else period_start)
+
+
+CESSATION_NOTICE = {"transfer": "transfer", "after_hit": "cease_once_hit",
+                    "forfeiture": "closure"}  # bbj_cessations.kind -> the notice's kind
+
+
+def _held_at_cessation(s: Session, c: BbjCessation) -> Notice | None:
+    """The notice that held when the fund ceased (TGD-1540 part 1's), if any."""
+    kind = CESSATION_NOTICE.get(c.kind)
+    return notice_at_cessation(s, c.fund_id, kind, c.created_at) if kind else None
+
+
+def _planned_days(s: Session, fund_id: str, c: BbjCessation | None,
+                  tz: ZoneInfo) -> set[date]:
+    """The effective dates a fund's part 1 and notice to players can be filed for: the notice
+    that holds (a fund still open) or held when it ceased, and the day a transfer was
+    recorded."""
+    days: set[date] = set()
+    notice = active_notice_in(s, fund_id) if c is None else _held_at_cessation(s, c)
+    if notice is not None and notice.effective_on is not None:
+        days.add(notice.effective_on)
+    if c is not None and c.kind == "transfer":
+        days.add(_local_day(c.created_at, tz))
+    return days
 
 
 def _filings(s: Session) -> dict[tuple[str, str | None, date | None], list[Filing]]:
@@ -454,6 +481,7 @@ def room_deadlines(engine: Engine, now: datetime, tz: ZoneInfo,
             basis = ", ".join(_counted(seen[k], one, many) for k, one, many in words if k in seen)
             add("tgd108", None, q, basis or "postings")
         # the funds: the bank statement of every quarter each was open in; their cessations
+        ceased_notices: list[CessationNotice] = []  # the notice that held when each ceased
         ceased = {c.fund_id: c for c in s.execute(select(BbjCessation)).scalars()}
         for fund in s.execute(select(BbjFund).order_by(BbjFund.id)).scalars():
             c = ceased.get(fund.id)
@@ -464,9 +492,15 @@ def room_deadlines(engine: Engine, now: datetime, tz: ZoneInfo,
             if c is not None:
                 day = _local_day(c.created_at, tz)
                 how = (f"ceased by transfer to fund {c.to_fund_id}" if c.kind == "transfer"
+                       else "forfeited to PAGCOR on closure" if c.kind == "forfeiture"
                        else "ceased once hit")
+                held = _held_at_cessation(s, c)
+                if held is not None and held.effective_on is not None:
+                    ceased_notices.append(CessationNotice(fund.id, held.effective_on,
+                                                          held.to_fund_id))
                 add("tgd1540_part2", fund.id, day, f"fund {fund.name} {how}")
-                if c.kind == "transfer":  # the effective date is the day it was recorded
+                if c.kind == "transfer" and not (held and held.effective_on):
+                    # no planned date known: the effective date is the day it was recorded
                     add("players_notice", fund.id, day, f"fund {fund.name} {how}")
         known = {f.id for f in s.execute(select(BbjFund)).scalars()}
         # the ledger's own notices (``bbj_cessation_notices``): a planned cessation of a fund
@@ -475,7 +509,7 @@ def room_deadlines(engine: Engine, now: datetime, tz: ZoneInfo,
                     for fund_id in sorted(known - set(ceased))
                     if (n := active_notice_in(s, fund_id)) is not None
                     and n.effective_on is not None]
-    for notice in (*recorded, *notices):
+    for notice in (*recorded, *ceased_notices, *notices):
         if notice.fund_id not in known:
             raise BbjFilingError(f"cessation notice: fund {notice.fund_id!r} does not exist")
         to = f" by transfer to fund {notice.to_fund_id}" if notice.to_fund_id else ""
@@ -569,6 +603,10 @@ def record_filing(engine: Engine, swipe: str, *, kind: str, period_start: date,
                 raise BbjFilingError(f"{label}: fund {fund_id!r} does not exist")
             c = s.execute(select(BbjCessation).where(BbjCessation.fund_id == fund_id)) \
                 .scalar_one_or_none()
+            if kind in NOTICE_KINDS and period_start not in _planned_days(s, fund_id, c, tz):
+                planned = ", ".join(map(str, sorted(_planned_days(s, fund_id, c, tz))))
+                raise BbjFilingError(f"{label}: fund {fund_id!r} has no planned cessation on "
+                                     f"{period_start} (planned: {planned or 'none'})")
             if kind == "tgd1540_part2":
                 if c is None:
                     raise BbjFilingError(f"{label}: fund {fund_id!r} has not ceased")

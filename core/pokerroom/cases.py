@@ -503,6 +503,7 @@ class StepAuthority:
     threshold_cents: int  # the floor's executive threshold
     separate: bool = False  # approved at or above separate_verifier_at
     verified_by: str = ""  # "employee N name", who recorded verified (separate only)
+    ceases: bool = False  # approved: the fund ceases with it (asked, or a cease-once-hit notice)
 
     @property
     def words(self) -> str:
@@ -529,11 +530,11 @@ class StepAuthority:
 
 
 def _approval_authority(policy: Authorization, award_cents: int,
-                        verified_by: str) -> StepAuthority:
+                        verified_by: str, ceases: bool = False) -> StepAuthority:
     role = required_role("supervisor", award_cents, policy.executive_threshold_cents)
     separate = award_cents >= policy.separate_verifier_cents
     return StepAuthority("approved", role, award_cents, policy.executive_threshold_cents,
-                         separate, verified_by if separate else "")
+                         separate, verified_by if separate else "", ceases)
 
 
 def _share_authority(policy: Authorization, gross_cents: int | None) -> StepAuthority:
@@ -576,7 +577,7 @@ def step_authority(engine: Engine, case_id: int, state: str, *, seat: int | None
             funds = Funds(stood.total_cents, 0) if cease else stood
             decision = _decide_again(row, funds, settings)
             return _approval_authority(policy, decision.award_cents,
-                                       _who(_verified_by(s, case_id)))
+                                       _who(_verified_by(s, case_id)), cease)
         if state == "share_paid":
             award_id = _award_id(s, row)
             gross = s.execute(select(BbjAwardShare.gross_cents).where(
@@ -704,6 +705,10 @@ def _step(s: Session, gate: Gate, who: Swiper, case_id: int, state: str, seat: i
     notice: Notice | None = None
     if state == "approved":
         _not_awarded_yet(s, row)
+        try:
+            open_fund(s, row.fund_id)  # locked: a notice withdrawn meanwhile waits for us
+        except BbjFundError as exc:
+            raise BbjCaseError(f"case {case_id}: {exc}") from None
         held = active_notice_in(s, row.fund_id)
         if held is not None and held.kind == "cease_once_hit":  # this approval ceases the fund
             notice, cease = held, True

@@ -928,7 +928,8 @@ def open_cases_in(s: Session, fund_id: str) -> list[tuple[int, str]]:
             .where(BbjAwardShare.award_id == award)).scalar_one())
         if award is not None and states.count("share_paid") >= shares:
             continue
-        state = next((st for st in reversed(states) if st != "attachments_filed"), "claimed")
+        state = next((st for st in reversed(states)
+                      if st not in ("attachments_filed", "attachments_missed")), "claimed")
         out.append((case.id, f"case {case.id} (table {case.table_name}, hit "
                              f"{case.hit_at:%Y-%m-%d %H:%M} UTC, {state})"))
     return out

@@ -67,7 +67,7 @@ def downgrade() -> None:
     if conn.execute(sa.text(f"SELECT count(*) FROM {TABLE}")).scalar() or conn.execute(
             sa.text("SELECT count(*) FROM bbj_cessations WHERE kind = 'forfeiture'")).scalar():
         raise RuntimeError("revision 0020 can not be downgraded: the ledger holds cessation "
-                           "notices or a forfeiture that revision 0018 can not record (restore "
+                           "notices or a forfeiture that revision 0019 can not record (restore "
                            "a backup taken before the upgrade)")
     for ddl in integrity.unprotect_ddl(dialect, TABLE):
         op.execute(ddl)
