@@ -175,3 +175,53 @@ def test_the_room_closes_and_the_fund_is_forfeited_to_pagcor(  # type: ignore[no
     assert forms.msg.text().startswith("Forfeiture on closure - fund bbj: saved to")
     # the report's example page (docs/forms.md)
     render_png(forfeiture_html(demo_forfeiture()), SHOTS / "bbj-closure-report.png")
+
+
+def test_a_notice_of_the_cases_fund_is_confirmed_even_with_another_fund_shown(  # type: ignore[no-untyped-def]
+        qtbot, room_tab) -> None:  # noqa: F811 - the fixture imported above
+    """The case table lists every fund's cases: a case of a fund under a cease-once-hit notice,
+    approved while another fund is chosen at the top, still asks to confirm the cessation
+    (read with the step's card, from the case's own fund) before anyone swipes."""
+    window, screen = room_tab
+    swiper = RoleSwiper()
+    window.authorize = swiper
+    engine = screen.console.engine
+    today = datetime.now(screen.tz).date()
+    yesterday = today - timedelta(days=1)
+    _count_and_post(engine, yesterday, screen.tz)
+    _enter(qtbot, screen)
+    screen.hit_time.setDateTime(_local(yesterday, 20))
+    qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    settle()
+    bc.give_notice(engine, "bbj", EXECUTIVE, "cease_once_hit", notice_on=today,
+                   reason="the room moves to tournaments only")
+    bc.advance(engine, 1, "verified", SUPERVISOR, deck_sorted=True, cctv_reviewed=True)
+    bc.advance(engine, 1, "request_filed", SUPERVISOR)
+    bf.create_fund(engine, "hall", "Hall BBJ")
+    screen.refresh_funds()
+    settle()
+    screen.fund_box.setCurrentIndex(screen.fund_box.findData("hall"))
+    settle()
+    _page(screen, "Cases")
+    screen.refresh_cases()
+    settle()
+    screen.case_table.selectRow(0)
+    assert screen.next_box.currentData() == "approved"
+    assert not screen.cease_box.isChecked()  # the status shown is the hall's: no notice
+    asked: list[str] = []
+    screen.ask = lambda title, text: asked.append(text) is None and False
+    n = len(swiper.prompts)
+    qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    settle()
+    assert "A notice says the jackpot fund" in asked[-1] and "CEASES it" in asked[-1]
+    assert screen.case_msg.text() == "Not approved: the cessation was not confirmed."
+    assert len(swiper.prompts) == n  # nobody was asked to swipe
+    with Session(engine) as s:
+        assert s.execute(select(BbjAward)).first() is None
+    screen.ask = lambda title, text: True
+    qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    settle()
+    assert "CEASES with this hit" in swiper.prompts[-1][1]
+    assert screen.case_msg.text() == "Case #1: approved. The fund has ceased (TGD-1540)."
+    with Session(engine) as s:
+        assert s.execute(select(BbjCessation.fund_id)).scalar_one() == "bbj"
