@@ -42,7 +42,13 @@ from zoneinfo import ZoneInfo
 from core.money import format_cents
 from core.pokerroom import implementation
 from core.pokerroom.business_days import add_business_days
-from core.pokerroom.fund import FundSettings, distribute
+from core.pokerroom.fund import (
+    PART1_BUSINESS_DAYS,
+    PART2_BUSINESS_DAYS,
+    PLAYERS_DAYS,
+    FundSettings,
+    distribute,
+)
 from core.rules.bbj import BbjSettings, Claim, Decision, Share
 
 _FUND = FundSettings()  # the rates every form prints (RULES.md 6 "Funding")
@@ -939,9 +945,11 @@ class TransferCessation:
 
     @property
     def deadlines(self) -> dict[str, date]:
-        return {"notice": add_business_days(self.effective_on, -14, self.holidays),
-                "players": self.effective_on - timedelta(days=7),
-                "part2": add_business_days(self.effective_on, 2, self.holidays)}
+        return {"notice": add_business_days(self.effective_on, -PART1_BUSINESS_DAYS,
+                                            self.holidays),
+                "players": self.effective_on - timedelta(days=PLAYERS_DAYS),
+                "part2": add_business_days(self.effective_on, PART2_BUSINESS_DAYS,
+                                           self.holidays)}
 
     @property
     def holidays_skipped(self) -> tuple[date, ...]:

@@ -13,10 +13,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import core.pokerroom.fund as bf
-from core import cardkey, floorconfig
-from core.auth import Gate, register_gate
-from core.demo import enroll_demo_employees
-from core.floorconfig import Authorization
+from core import floorconfig
 from core.ledger.db import make_engine, upgrade
 from core.pokerroom import cases as bc
 from printing import ledger_forms as lf
@@ -28,9 +25,7 @@ from tests.test_ledger_forms import (
     SUP,
     Clock,
     claim_entry,
-    count_day1,
-    count_day2,
-    fee,
+    fill_days,
     local,
 )
 
@@ -40,21 +35,7 @@ def main(folder: str) -> list[Path]:
     db.unlink(missing_ok=True)
     engine = make_engine(f"sqlite:///{db}")
     upgrade(engine)
-    # the ledger of tests/test_ledger_forms.py: a floor whose executive threshold is above its
-    # awards, so its supervisors take every step (authority by size: tests/test_bbj_cases.py)
-    register_gate(Gate(engine, cardkey.load(), Authorization(
-        100_000_000, separate_verifier_cents=100_000_000)))
-    enroll_demo_employees(engine)
-    bf.create_fund(engine, "bbj", "Poker room BBJ", at=local(2026, 11, 28, 9))
-    bf.seed(engine, "bbj", 5_000_000, by="operator", reason="opening seed",
-            at=local(2026, 11, 28, 9))
-    count_day1(engine)
-    bf.seed(engine, "bbj", 1_000_000, by="operator", reason="top-up",
-            at=local(2026, 11, 30, 12))
-    fee(engine, DAY1, 1_250_000)
-    fee(engine, DAY2, 300_000)
-    bf.post_day(engine, "bbj", DAY1, by="cage", at=local(2026, 12, 1, 6))
-    count_day2(engine)
+    fill_days(engine)  # the ledger of tests/test_ledger_forms.py's ``days``
     clock = Clock(HIT + timedelta(minutes=10))
     cid = bc.open_case(engine, "bbj", claim_entry(), HIT, SUP, clock=clock)
     bf.post_day(engine, "bbj", DAY2, by="cage", at=local(2026, 12, 2, 6))

@@ -173,9 +173,9 @@ def test_options_are_checked_by_the_parser(db: str, tmp_path: Path,
     assert code == 2 and "invalid choice: 'weekly'" in err
 
 
-def test_implementation_request_to_pdf_with_the_filing_time_in_casino_time(
-        db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def rendered(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """Let ``ledger_forms.render`` run and keep what the command gave it (the request, the
+    keywords) and what it made (``form``)."""
     seen: dict[str, Any] = {}
     real = ledger_forms.render
 
@@ -186,6 +186,13 @@ def test_implementation_request_to_pdf_with_the_filing_time_in_casino_time(
         return form
 
     monkeypatch.setattr(ledger_forms, "render", spy)
+    return seen
+
+
+def test_implementation_request_to_pdf_with_the_filing_time_in_casino_time(
+        db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = rendered(monkeypatch)
     pdf = tmp_path / "tgd-1581.pdf"
     code, out, err = run(capsys, "implementation", "--fund", "bbj", "--effective", "2027-01-15",
                          "--filed", "2026-12-28  14:30", "--db", db, "--pdf", str(pdf))
@@ -207,16 +214,7 @@ def test_implementation_request_to_pdf_with_the_filing_time_in_casino_time(
 def test_quarterly_offsite_prints_the_25_percent_sharing(
         db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: dict[str, Any] = {}
-    real = ledger_forms.render
-
-    def spy(engine: Engine, request: ledger_forms.FormRequest,
-            **kw: Any) -> ledger_forms.RenderedForm:
-        form = real(engine, request, **kw)
-        seen["form"] = form
-        return form
-
-    monkeypatch.setattr(ledger_forms, "render", spy)
+    seen = rendered(monkeypatch)
     code, _, err = run(capsys, "quarterly", "--year", "2026", "--quarter", "3", "--offsite",
                        "--db", db, "--png", str(tmp_path / "q.png"))
     assert (code, err) == (0, "")

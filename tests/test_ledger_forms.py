@@ -137,6 +137,11 @@ def fee(engine: Engine, day: date, cents: int, reason: str = "") -> None:
 @pytest.fixture
 def days(engine: Engine) -> Engine:
     """The fund and both days counted and posted (no case)."""
+    return fill_days(engine)
+
+
+def fill_days(engine: Engine) -> Engine:
+    """The ``days`` ledger on ``engine`` (also tests/ledger_form_shots.py's)."""
     # a floor whose executive threshold is above these awards: supervisors take every step
     # (the authority by size is tested in tests/test_bbj_cases.py)
     from core import cardkey

@@ -60,7 +60,15 @@ from core.ledger.models import (
     PokerTournamentFee,
 )
 from core.money import format_cents
-from core.pokerroom.fund import Notice, active_notice_in, notice_at_cessation
+from core.pokerroom.business_days import add_business_days
+from core.pokerroom.fund import (
+    PART1_BUSINESS_DAYS,
+    PART2_BUSINESS_DAYS,
+    PLAYERS_DAYS,
+    Notice,
+    active_notice_in,
+    notice_at_cessation,
+)
 from core.text import printable
 
 log = logging.getLogger("podium.bbj_calendar")
@@ -87,9 +95,6 @@ CESSATION_KINDS = frozenset({"tgd1540_part1", "tgd1540_part2", "players_notice"}
 """Once per fund (a fund ceases once): matched by kind and fund, whatever the period."""
 NOTICE_KINDS = frozenset({"tgd1540_part1", "players_notice"})  # filed BEFORE the period
 REFERENCE_OPTIONAL = frozenset({"players_notice"})  # a notice posted in the room has no number
-PART1_BUSINESS_DAYS = 14
-PART2_BUSINESS_DAYS = 2
-PLAYERS_NOTICE_DAYS = 7
 END_OF_NEXT_MONTH = "end_of_next_month"
 SWIPE_ACTION = "bbj_filing"
 ROLE = "supervisor"
@@ -153,28 +158,6 @@ def quarter_text(start: date) -> str:
     return f"Q{(start.month - 1) // 3 + 1} {start.year}"
 
 
-def business_day_after(day: date, n: int, holidays: Iterable[date] = ()) -> date:
-    """The ``n``-th business day after ``day`` (not Saturday, Sunday or a holiday)."""
-    off = set(holidays)
-    counted = 0
-    while counted < n:
-        day += timedelta(days=1)
-        if day.weekday() < 5 and day not in off:
-            counted += 1
-    return day
-
-
-def business_day_before(day: date, n: int, holidays: Iterable[date] = ()) -> date:
-    """The ``n``-th business day before ``day``."""
-    off = set(holidays)
-    counted = 0
-    while counted < n:
-        day -= timedelta(days=1)
-        if day.weekday() < 5 and day not in off:
-            counted += 1
-    return day
-
-
 def end_of_day(day: date, tz: ZoneInfo) -> datetime:
     """The casino's midnight after ``day``, in UTC: the moment ``day`` ends."""
     return datetime.combine(day + timedelta(days=1), time(), tz).astimezone(UTC)
@@ -206,10 +189,10 @@ def period_and_due(kind: str, period_start: date, settings: CalendarSettings,
             return end, end + timedelta(days=settings.bank_statement_days)
         return end, month_end(end + timedelta(days=1))
     if kind == "tgd1540_part2":
-        return period_start, business_day_after(period_start, PART2_BUSINESS_DAYS, holidays)
+        return period_start, add_business_days(period_start, PART2_BUSINESS_DAYS, holidays)
     if kind == "tgd1540_part1":
-        return period_start, business_day_before(period_start, PART1_BUSINESS_DAYS, holidays)
-    return period_start, period_start - timedelta(days=PLAYERS_NOTICE_DAYS)
+        return period_start, add_business_days(period_start, -PART1_BUSINESS_DAYS, holidays)
+    return period_start, period_start - timedelta(days=PLAYERS_DAYS)
 
 
 # --- what the screen and the report show ---------------------------------------------------
@@ -483,7 +466,8 @@ def room_deadlines(engine: Engine, now: datetime, tz: ZoneInfo,
         # the funds: the bank statement of every quarter each was open in; their cessations
         ceased_notices: list[CessationNotice] = []  # the notice that held when each ceased
         ceased = {c.fund_id: c for c in s.execute(select(BbjCessation)).scalars()}
-        for fund in s.execute(select(BbjFund).order_by(BbjFund.id)).scalars():
+        funds = list(s.execute(select(BbjFund).order_by(BbjFund.id)).scalars())
+        for fund in funds:
             c = ceased.get(fund.id)
             last = _local_day(c.created_at, tz) if c is not None else today
             for q in _quarters(_local_day(fund.created_at, tz), min(last, today)):
@@ -502,13 +486,13 @@ def room_deadlines(engine: Engine, now: datetime, tz: ZoneInfo,
                 if c.kind == "transfer" and not (held and held.effective_on):
                     # no planned date known: the effective date is the day it was recorded
                     add("players_notice", fund.id, day, f"fund {fund.name} {how}")
-        known = {f.id for f in s.execute(select(BbjFund)).scalars()}
+        known = {f.id for f in funds}
         # the ledger's own notices (``bbj_cessation_notices``): a planned cessation of a fund
         # still open, not withdrawn, with its effective date
-        recorded = [CessationNotice(n.fund_id, n.effective_on, n.to_fund_id)
+        recorded = [CessationNotice(held.fund_id, held.effective_on, held.to_fund_id)
                     for fund_id in sorted(known - set(ceased))
-                    if (n := active_notice_in(s, fund_id)) is not None
-                    and n.effective_on is not None]
+                    if (held := active_notice_in(s, fund_id)) is not None
+                    and held.effective_on is not None]
     for notice in (*recorded, *ceased_notices, *notices):
         if notice.fund_id not in known:
             raise BbjFilingError(f"cessation notice: fund {notice.fund_id!r} does not exist")
@@ -653,7 +637,7 @@ def record_filing(engine: Engine, swipe: str, *, kind: str, period_start: date,
 
 
 __all__ = ["CESSATION_KINDS", "KINDS", "KIND_TEXT", "BbjFilingError", "CalendarSettings",
-           "CessationNotice", "Filing", "RoomDeadline", "business_day_after",
-           "business_day_before", "days_text", "end_of_day", "late_days", "month_end", "overdue",
+           "CessationNotice", "Filing", "RoomDeadline", "days_text", "end_of_day", "late_days",
+           "month_end", "overdue",
            "period_and_due", "quarter_end", "quarter_start", "record_filing",
            "room_deadlines"]

@@ -54,6 +54,7 @@ from core.ledger.models import (
     PokerTournamentFee,
 )
 from core.money import CENTS_PER_MAJOR, format_cents
+from core.pokerroom.business_days import add_business_days
 from core.rules.bbj import Decision
 
 DENOMINATIONS: tuple[int, ...] = (500, 100, 50, 25, 10)  # jackpot drop-box chips, pesos
@@ -724,19 +725,6 @@ class NoticeDeadline:
         return self.met_on is not None and self.met_on > self.due
 
 
-def business_days_from(start: date, days: int, holidays: Iterable[date] = ()) -> date:
-    """``start`` moved by ``days`` business days (negative: back), Monday to Friday and not one
-    of ``holidays`` (the floor file's ``[casino] public_holidays``)."""
-    off = set(holidays)
-    step = 1 if days >= 0 else -1
-    d, left = start, abs(days)
-    while left:
-        d += timedelta(days=step)
-        if d.weekday() < 5 and d not in off:
-            left -= 1
-    return d
-
-
 def notice_deadlines(notice: Notice, holidays: Iterable[date] = ()) -> list[NoticeDeadline]:
     """TGD-1540's deadlines of a notice with a planned effective date (pure): part 1 due 14
     business days before it (met on the notice date), the players' notice 7 calendar days
@@ -747,11 +735,11 @@ def notice_deadlines(notice: Notice, holidays: Iterable[date] = ()) -> list[Noti
         return []
     hol = tuple(holidays)
     eff = notice.effective_on
-    return [NoticeDeadline("part1", business_days_from(eff, -PART1_BUSINESS_DAYS, hol),
+    return [NoticeDeadline("part1", add_business_days(eff, -PART1_BUSINESS_DAYS, hol),
                            notice.notice_on),
             NoticeDeadline("players", eff - timedelta(days=PLAYERS_DAYS),
                            notice.players_told_on),
-            NoticeDeadline("part2", business_days_from(eff, PART2_BUSINESS_DAYS, hol), None)]
+            NoticeDeadline("part2", add_business_days(eff, PART2_BUSINESS_DAYS, hol), None)]
 
 
 def _latest_day(now: datetime) -> date:

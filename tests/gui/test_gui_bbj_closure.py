@@ -64,19 +64,26 @@ def _shot(window: Any, qtbot: Any, name: str) -> None:
     window.grab().save(str(SHOTS / name))
 
 
-def test_a_cease_once_hit_notice_makes_the_next_approval_cease_the_fund(  # type: ignore[no-untyped-def]
-        qtbot, room_tab) -> None:  # noqa: F811 - the fixture imported above
-    window, screen = room_tab
+def _case_opened(qtbot: Any, window: Any, screen: Any) -> tuple[RoleSwiper, Any, Any]:
+    """Yesterday counted and posted (main 50,705.60, reserve 302.40) and case 1 opened on the
+    tab for a hit at 20:00 yesterday; the swiper standing in for the prompt, the engine, today."""
     swiper = RoleSwiper()
     window.authorize = swiper
     engine = screen.console.engine
     today = datetime.now(screen.tz).date()
     yesterday = today - timedelta(days=1)
-    _count_and_post(engine, yesterday, screen.tz)  # main 50,705.60, reserve 302.40
+    _count_and_post(engine, yesterday, screen.tz)
     _enter(qtbot, screen)
     screen.hit_time.setDateTime(_local(yesterday, 20))
     qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
     settle()
+    return swiper, engine, today
+
+
+def test_a_cease_once_hit_notice_makes_the_next_approval_cease_the_fund(  # type: ignore[no-untyped-def]
+        qtbot, room_tab) -> None:  # noqa: F811 - the fixture imported above
+    window, screen = room_tab
+    swiper, engine, today = _case_opened(qtbot, window, screen)
     assert "Case #1 opened." in screen.result.text()
 
     _page(screen, "Cessation")
@@ -183,16 +190,7 @@ def test_a_notice_of_the_cases_fund_is_confirmed_even_with_another_fund_shown(  
     approved while another fund is chosen at the top, still asks to confirm the cessation
     (read with the step's card, from the case's own fund) before anyone swipes."""
     window, screen = room_tab
-    swiper = RoleSwiper()
-    window.authorize = swiper
-    engine = screen.console.engine
-    today = datetime.now(screen.tz).date()
-    yesterday = today - timedelta(days=1)
-    _count_and_post(engine, yesterday, screen.tz)
-    _enter(qtbot, screen)
-    screen.hit_time.setDateTime(_local(yesterday, 20))
-    qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
-    settle()
+    swiper, engine, today = _case_opened(qtbot, window, screen)
     bc.give_notice(engine, "bbj", EXECUTIVE, "cease_once_hit", notice_on=today,
                    reason="the room moves to tournaments only")
     bc.advance(engine, 1, "verified", SUPERVISOR, deck_sorted=True, cctv_reviewed=True)
