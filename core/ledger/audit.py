@@ -21,6 +21,7 @@ history); checks 1, 2 and 5 have no position and come first.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,9 +55,11 @@ class Break:
 class Report:
     breaks: list[Break] = field(default_factory=list)
     rows: int = 0  # chain rows read
+    covered: int = 0  # ledger rows they vouch for (a batch link covers its transaction's rows)
     head_n: int = 0
     head_hash: str = integrity.GENESIS.hex()
     tables: dict[str, int] = field(default_factory=dict)  # rows per chained table
+    batches: Any = field(default=None, repr=False)  # the batch links read (_Batches)
 
     @property
     def ok(self) -> bool:
@@ -77,7 +80,7 @@ class Report:
 
     def as_json(self) -> dict[str, Any]:
         first = self.first()
-        return {"ok": self.ok, "chain_rows": self.rows,
+        return {"ok": self.ok, "chain_rows": self.rows, "rows_covered": self.covered,
                 "head": {"n": self.head_n, "hash": self.head_hash},
                 "tables": dict(sorted(self.tables.items())),
                 "first_break": None if first is None else first.line(),
@@ -115,9 +118,9 @@ def verify(engine: Engine, heads: Sequence[tuple[int, str]] = ()) -> Report:
     with eng.connect() as conn:
         _guards(conn, report)
         _journal(conn, report)
-        _chain(conn, report, kept)
+        batches = report.batches = _chain(conn, report, kept)
         for name in integrity.CHAINED:
-            _rows(conn, Base.metadata.tables[name], report)
+            _rows(conn, Base.metadata.tables[name], report, batches)
         _pays(conn, report)
         _slips(conn, report)
         _voids(conn, report)
@@ -173,25 +176,97 @@ def guard_problems(conn: Connection) -> list[str]:
 
 def _journal(conn: Connection, report: Report) -> None:
     for tbl, key in conn.execute(text("SELECT tbl, row_key FROM ledger_journal ORDER BY id")):
-        report.breaks.append(Break("journal", f"{tbl} row {key} was inserted but never "
+        rows = "rows" if ".." in str(key) else "row"
+        report.breaks.append(Break("journal", f"{tbl} {rows} {key} was inserted but never "
                                               "sealed into the chain (written outside Podium)"))
 
 
-def _chain(conn: Connection, report: Report, kept: Mapping[int, str]) -> None:
+@dataclass
+class _Batches:
+    """What the batch links (revision 0021) say each row's content hash is: per table, runs of
+    integer keys ``(first, last, n, hashes, offset)`` (the hash of key k is the 32 bytes at
+    ``offset + 32 * (k - first)`` of ``hashes``), and text keys one by one."""
+
+    runs: dict[str, list[tuple[int, int, int, bytes, int]]] = field(default_factory=dict)
+    keys: dict[str, dict[str, tuple[int, bytes]]] = field(default_factory=dict)
+
+    def add(self, report: Report, n: int, members: str, hashes: bytes) -> None:
+        try:
+            decoded = integrity.decode_members(members)
+        except ValueError as exc:
+            report.breaks.append(Break("chain", f"batch link {n}: its members can not be read "
+                                                f"({exc})", n))
+            return
+        total = sum(len(keys) for _tbl, keys in decoded)
+        if len(hashes) != 32 * total:
+            report.breaks.append(Break("chain", f"batch link {n}: it names {total} rows but "
+                                                f"holds {len(hashes) // 32} hashes", n))
+            return
+        offset = 0
+        for tbl, keys in decoded:
+            if keys and isinstance(keys[0], int):
+                first = prev = keys[0]
+                start = offset
+                for k in [*keys[1:], None]:
+                    if k is not None and k == prev + 1:  # type: ignore[operator]
+                        prev = k
+                        continue
+                    self.runs.setdefault(tbl, []).append(
+                        (first, prev, n, hashes, start))  # type: ignore[arg-type]
+                    start += 32 * (prev - first + 1)  # type: ignore[operator]
+                    if k is not None:
+                        first = prev = k
+                offset = start
+            else:
+                by_key = self.keys.setdefault(tbl, {})
+                for k in keys:
+                    by_key[str(k)] = (n, hashes[offset:offset + 32])
+                    offset += 32
+
+    def numbered(self, table: str) -> Iterator[tuple[int, str, bytes]]:
+        """(n, key, hash) of every integer key the batches name for ``table``, by key."""
+        runs = sorted(self.runs.get(table, ()))
+
+        def expand(run: tuple[int, int, int, bytes, int]) -> Iterator[tuple[int, str, bytes]]:
+            first, last, n, hashes, offset = run
+            for i, k in enumerate(range(first, last + 1)):
+                at = offset + 32 * i
+                yield (n, str(k), hashes[at:at + 32])
+
+        return heapq.merge(*(expand(r) for r in runs), key=lambda e: int(e[1]))
+
+
+def _chain(conn: Connection, report: Report, kept: Mapping[int, str]) -> _Batches:
     expected_n, prev = 1, integrity.GENESIS
+    batches = _Batches()
+    batch = integrity.BATCH
     rows = conn.execution_options(yield_per=5000).execute(text(
-        "SELECT n, tbl, row_key, row_hash, prev_hash, hash FROM ledger_chain ORDER BY n"))
-    for n, tbl, key, content, prev_hash, link in rows:
+        "SELECT n, tbl, row_key, row_hash, prev_hash, hash, members, hashes FROM ledger_chain "
+        "ORDER BY n") if _has_batches(conn) else text(
+        "SELECT n, tbl, row_key, row_hash, prev_hash, hash, NULL, NULL FROM ledger_chain "
+        "ORDER BY n"))
+    for n, tbl, key, content, prev_hash, link, members, hashes in rows:
         n, content, prev_hash, link = int(n), bytes(content), bytes(prev_hash), bytes(link)
+        where = f"batch link {n}" if tbl == batch else f"{tbl} row {key}"
         if n != expected_n:
             report.breaks.append(Break("chain", f"chain row {expected_n} is missing (the next "
                                                 f"is {n})", expected_n))
         if prev_hash != prev:
-            report.breaks.append(Break("chain", f"{tbl} row {key}: its chain row does not link "
+            report.breaks.append(Break("chain", f"{where}: its chain row does not link "
                                                 "to the one before it", n))
         if integrity.link_hash(n, tbl, key, content, prev_hash) != link:
-            report.breaks.append(Break("chain", f"{tbl} row {key}: its chain row's hash is "
+            report.breaks.append(Break("chain", f"{where}: its chain row's hash is "
                                                 "wrong (the chain row was edited)", n))
+        if tbl == batch:
+            if members is None or hashes is None or \
+                    integrity.batch_hash(str(members), bytes(hashes)) != content:
+                report.breaks.append(Break("chain", f"{where}: its members or their hashes "
+                                                    "were edited", n))
+            else:
+                batches.add(report, n, str(members), bytes(hashes))
+                report.covered += len(bytes(hashes)) // 32
+        else:
+            report.covered += 1
         if n in kept and kept[n] != link.hex():
             report.breaks.append(Break("chain", f"chain row {n} is not the head kept outside "
                                                 f"the ledger ({kept[n][:16]}...): the ledger was "
@@ -202,10 +277,16 @@ def _chain(conn: Connection, report: Report, kept: Mapping[int, str]) -> None:
     for n in sorted(k for k in kept if k > report.head_n):
         report.breaks.append(Break("chain", f"chain row {n}, kept outside the ledger, is gone "
                                             f"(the chain ends at row {report.head_n})", n))
+    return batches
 
 
-def _rows(conn: Connection, table: Table, report: Report) -> None:
-    """Merge the table's rows (by id) with its chain rows (by key), both streamed."""
+def _has_batches(conn: Connection) -> bool:
+    return bool(integrity._batch_installed(conn))
+
+
+def _rows(conn: Connection, table: Table, report: Report, batches: _Batches) -> None:
+    """Merge the table's rows (by id) with its chain rows (by key: its own chain rows of
+    revisions 0014 to 0020, and the batch links' members), both streamed."""
     name = table.name
     numeric = table.c.id.type.python_type is int
     cols = integrity.chained_columns(table)
@@ -218,6 +299,7 @@ def _rows(conn: Connection, table: Table, report: Report) -> None:
         chain_q.order_by(order), {"tbl": name})
     if not numeric:  # a few rows (groups, tables): keys compared as text, in memory
         by_key = {str(k): (int(n), bytes(h)) for n, k, h in chained}
+        by_key.update(batches.keys.get(name, {}))
         count = 0
         for row in data:
             count += 1
@@ -229,7 +311,8 @@ def _rows(conn: Connection, table: Table, report: Report) -> None:
         report.tables[name] = count
         return
     count = 0
-    chain_iter = iter(chained)
+    own = ((int(n), str(k), bytes(h)) for n, k, h in chained)
+    chain_iter = heapq.merge(own, batches.numbered(name), key=lambda e: int(e[1]))
     pending = _next(chain_iter)
     for row in data:
         count += 1
@@ -268,10 +351,23 @@ def _compare(report: Report, table: str, key: str, actual: bytes,
                                    entry[0]))
 
 
-def _position(conn: Connection, table: str, key: object) -> int | None:
+def _position(conn: Connection, report: Report, table: str, key: object) -> int | None:
     n = conn.execute(text("SELECT n FROM ledger_chain WHERE tbl = :t AND row_key = :k"),
                      {"t": table, "k": str(key)}).scalar()
-    return None if n is None else int(n)
+    if n is not None:
+        return int(n)
+    batches = report.batches
+    if batches is None:
+        return None
+    found = batches.keys.get(table, {}).get(str(key))
+    if found is not None:
+        return found[0]
+    if isinstance(key, int) or str(key).isdigit():
+        k = int(str(key))
+        for first, last, at, _h, _o in batches.runs.get(table, ()):
+            if first <= k <= last:
+                return at
+    return None
 
 
 def _pays(conn: Connection, report: Report) -> None:
@@ -281,15 +377,15 @@ def _pays(conn: Connection, report: Report) -> None:
     for hit_id, status, n_awards in conn.execute(q):
         if status in PAID and n_awards != 1:
             report.breaks.append(Break("pays", f"hit #{hit_id} is {status} with {n_awards} "
-                                               "awards", _position(conn, "hits", hit_id)))
+                                               "awards", _position(conn, report, "hits", hit_id)))
         elif status not in PAID and n_awards:
             report.breaks.append(Break("pays", f"hit #{hit_id} is {status} but has an award",
-                                       _position(conn, "hits", hit_id)))
+                                       _position(conn, report, "hits", hit_id)))
     decided = select(HitDecision.hit_id).where(HitDecision.decision.in_(PAID))
     for hit_id in conn.execute(select(Hit.id).where(Hit.status.in_(PAID),
                                                     Hit.id.not_in(decided))).scalars():
         report.breaks.append(Break("pays", f"hit #{hit_id} is paid without a pay decision",
-                                   _position(conn, "hits", hit_id)))
+                                   _position(conn, report, "hits", hit_id)))
 
 
 def _slips(conn: Connection, report: Report) -> None:
@@ -300,7 +396,7 @@ def _slips(conn: Connection, report: Report) -> None:
     for slip_id, slip_no, hit_id, escpos, award_hit, amount in \
             conn.execution_options(yield_per=500).execute(q):
         def broken(message: str, slip_id: int = slip_id) -> None:  # looked up only if broken
-            report.breaks.append(Break("slips", message, _position(conn, "slips", slip_id)))
+            report.breaks.append(Break("slips", message, _position(conn, report, "slips", slip_id)))
 
         if slip_no != expected:
             broken(f"slip {slip_no} follows slip {expected - 1}: numbers are not continuous")
@@ -336,13 +432,13 @@ def _voids(conn: Connection, report: Report) -> None:
         first = reversals[award_id][0]
         report.breaks.append(Break("voids", f"meter entry {first.id} reverses award "
                                             f"#{award_id}, which no void gave back",
-                                   _position(conn, "meter_entries", first.id)))
+                                   _position(conn, report, "meter_entries", first.id)))
     for award_id, (void_id, slip_no, hit_id, returned) in voids.items():
         got = reversals.get(award_id, [])
 
         def broken(message: str, void_id: int = void_id) -> None:
             report.breaks.append(Break("voids", message,
-                                       _position(conn, "slip_voids", void_id)))
+                                       _position(conn, report, "slip_voids", void_id)))
 
         if not returned:
             if got:

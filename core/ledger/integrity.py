@@ -106,7 +106,9 @@ def row_hash(table: str, key: str, values: Mapping[str, Any]) -> bytes:
     """SHA-256 (hex) of one row's chained content: its table, key and columns by name.  A NULL
     column is left out, so a nullable column added to a table later leaves the hashes of the
     rows written before it unchanged."""
-    body = _encode([table, key, {k: _plain(v) for k, v in values.items() if v is not None}])
+    simple = _SIMPLE
+    body = _encode([table, key, {k: v if type(v) in simple else _plain(v)
+                                 for k, v in values.items() if v is not None}])
     return hashlib.sha256(body.encode("utf-8")).digest()
 
 
@@ -149,6 +151,15 @@ def chain_head(conn: Connection) -> tuple[int, bytes]:
     return (0, GENESIS) if row is None else (int(row[0]), bytes(row[1]))
 
 
+def covered(conn: Connection) -> int:
+    """How many ledger rows the chain vouches for (a row of its own each before revision 0021,
+    then every member of every batch link)."""
+    has_batches = _batch_installed(conn)
+    q = ("SELECT coalesce(sum(CASE WHEN hashes IS NULL THEN 1 ELSE length(hashes) / 32 END), 0) "
+         "FROM ledger_chain" if has_batches else "SELECT count(*) FROM ledger_chain")
+    return int(conn.execute(text(q)).scalar() or 0)
+
+
 def head_text(n: int, digest: bytes) -> str:
     """The chain head as printed on win pages and daily reports: ``ROW:HASH`` is what
     ``podium audit verify --head ROW:HASH`` takes back."""
@@ -156,8 +167,9 @@ def head_text(n: int, digest: bytes) -> str:
 
 
 def append(conn: Connection, items: Iterable[tuple[str, str]]) -> int:
-    """Chain the rows ``items`` (table, key), in that order, after the current head.  Returns
-    how many chain rows were written."""
+    """Chain the rows ``items`` (table, key), in that order, after the current head, one chain
+    row each (the form of revisions 0014 to 0020; the migration that made the chain still uses
+    it).  Returns how many chain rows were written."""
     tables = _tables()
     items = list(items)
     if not items:
@@ -183,18 +195,132 @@ def append(conn: Connection, items: Iterable[tuple[str, str]]) -> int:
     return len(rows)
 
 
+# ------------------------------------------------------------------ batch links (rev. 0021)
+
+BATCH = "*"
+"""``ledger_chain.tbl`` of a batch link: one chain row for every row a transaction inserted."""
+_BATCH_PREFIX = b"podium-batch|"
+
+Members = list[tuple[str, list[int] | list[str]]]
+"""A batch's rows: (table, keys) in chain order; integer keys ascending."""
+
+
+def encode_members(members: Members) -> str:
+    """``members`` as stored in ``ledger_chain.members``: compact JSON, integer keys as
+    ``[first, last]`` ranges (``[["wagers",[[101,600],[602,602]]],["tables",["T01"]]]``)."""
+    out: list[Any] = []
+    for tbl, keys in members:
+        if keys and isinstance(keys[0], int):
+            ranges: list[list[int]] = []
+            for k in keys:
+                assert isinstance(k, int)
+                if ranges and k == ranges[-1][1] + 1:
+                    ranges[-1][1] = k
+                else:
+                    ranges.append([k, k])
+            out.append([tbl, ranges])
+        else:
+            out.append([tbl, [str(k) for k in keys]])
+    return json.dumps(out, separators=(",", ":"), ensure_ascii=True)
+
+
+def decode_members(text_: str) -> Members:
+    """:func:`encode_members` back (ValueError for anything else)."""
+    data = json.loads(text_)
+    if not isinstance(data, list):
+        raise ValueError("batch members: not a list")
+    out: Members = []
+    for item in data:
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
+                and isinstance(item[1], list)):
+            raise ValueError("batch members: an entry is not [table, keys]")
+        tbl, keys = item
+        if keys and isinstance(keys[0], list):
+            ints: list[int] = []
+            for r in keys:
+                if not (isinstance(r, list) and len(r) == 2 and all(type(x) is int for x in r)
+                        and r[0] <= r[1]):
+                    raise ValueError(f"batch members: {tbl}: a range is not [first, last]")
+                ints.extend(range(r[0], r[1] + 1))
+            out.append((tbl, ints))
+        else:
+            if not all(isinstance(k, str) for k in keys):
+                raise ValueError(f"batch members: {tbl}: a key is not text")
+            out.append((tbl, list(keys)))
+    return out
+
+
+def batch_hash(members: str, hashes: bytes) -> bytes:
+    """A batch link's ``row_hash``: SHA-256 over ``podium-batch|``, the members as stored and
+    the members' content hashes (32 bytes each, in the members' order)."""
+    return hashlib.sha256(_BATCH_PREFIX + members.encode("ascii") + hashes).digest()
+
+
+def _read_keys(conn: Connection, table: Table, keys: Sequence[Any]) -> dict[str, dict[str, Any]]:
+    """The chained columns of ``table``'s rows ``keys``: a range scan for a run of integer
+    keys (a batch's rows are mostly one run per table), an IN list otherwise."""
+    if not keys or not isinstance(keys[0], int) or keys[-1] - keys[0] + 1 != len(keys):
+        return read_rows(conn, table, [str(k) for k in keys])
+    cols = chained_columns(table)
+    q = select(*(table.c[c] for c in cols)).where(table.c.id.between(keys[0], keys[-1]))
+    at = cols.index("id")
+    return {str(row[at]): dict(zip(cols, row, strict=True)) for row in conn.execute(q)}
+
+
+def append_batch(conn: Connection, items: Iterable[tuple[str, str]]) -> int:
+    """Chain the rows ``items`` (table, key) with ONE chain row after the current head (a
+    batch link).  Returns how many rows it covers."""
+    tables = _tables()
+    grouped: dict[str, list[str]] = {}
+    for tbl, key in items:
+        if tbl not in tables:
+            raise RuntimeError(f"ledger chain: {tbl!r} is not a chained table")
+        grouped.setdefault(tbl, []).append(key)
+    if not grouped:
+        return 0
+    members: Members = []
+    parts: list[bytes] = []
+    count = 0
+    for tbl, raw in grouped.items():
+        table = tables[tbl]
+        keys: list[Any] = sorted({_key_value(table, k) for k in raw})
+        content = _read_keys(conn, table, keys)
+        for k in keys:
+            key = str(k)
+            values = content.get(key)
+            if values is None:
+                raise RuntimeError(f"ledger chain: row {tbl} {key} vanished before it was "
+                                   "sealed")
+            parts.append(row_hash(tbl, key, values))
+        members.append((tbl, keys))
+        count += len(keys)
+    text_ = encode_members(members)
+    hashes = b"".join(parts)
+    digest = batch_hash(text_, hashes)
+    n, prev = chain_head(conn)
+    n += 1
+    conn.execute(text("INSERT INTO ledger_chain (n, tbl, row_key, row_hash, prev_hash, hash, "
+                      "members, hashes) VALUES (:n, :tbl, :row_key, :row_hash, :prev_hash, "
+                      ":hash, :members, :hashes)"),
+                 {"n": n, "tbl": BATCH, "row_key": str(n), "row_hash": digest,
+                  "prev_hash": prev, "hash": link_hash(n, BATCH, str(n), digest, prev),
+                  "members": text_, "hashes": hashes})
+    return count
+
+
 def seal(conn: Connection) -> int:
-    """Chain the rows this transaction inserted (from the journal) and empty its journal.
-    Returns how many rows were chained."""
+    """Chain the rows this transaction inserted (from the journal) with one batch link and
+    empty its journal.  Returns how many rows were chained."""
     pg = conn.dialect.name == "postgresql"
     where = " WHERE tx = txid_current()" if pg else ""
-    noted = conn.execute(text(f"SELECT id, tbl, row_key FROM ledger_journal{where} "
+    noted = conn.execute(text(f"SELECT tbl, row_key FROM ledger_journal{where} "
                               "ORDER BY id")).all()
     if not noted:
         return 0
     if pg:
         conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": CHAIN_LOCK_KEY})
-    written = append(conn, [(str(r[1]), str(r[2])) for r in noted])
+    items = [(str(r[0]), k) for r in noted for k in journal_keys(str(r[1]))]
+    written = append_batch(conn, items) if _batch_installed(conn) else append(conn, items)
     conn.execute(text(f"DELETE FROM ledger_journal{where}"))
     return written
 
@@ -231,6 +357,22 @@ def install(engine: Engine) -> None:
     @event.listens_for(engine, "rollback")
     def _clear(conn: Connection) -> None:
         conn.info[_DIRTY] = False
+
+
+def _batch_installed(conn: Connection) -> bool:
+    """Whether ``ledger_chain`` has revision 0021's batch columns (a ledger being migrated
+    through 0014 to 0020 seals row by row, as those revisions did)."""
+    if conn.info.get("podium_batch_installed"):
+        return True
+    pg = conn.dialect.name == "postgresql"
+    found = conn.execute(text(
+        "SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() "
+        "AND table_name = 'ledger_chain' AND column_name = 'members'" if pg else
+        "SELECT count(*) FROM pragma_table_info('ledger_chain') WHERE name = 'members'")
+    ).scalar()
+    if found:
+        conn.info["podium_batch_installed"] = True
+    return bool(found)
 
 
 def _chain_installed(conn: Connection) -> bool:
@@ -272,7 +414,46 @@ BEGIN
                                                         txid_current());
   RETURN NULL;
 END $$""",
+    # revision 0021: one journal statement per INSERT statement (a transition table), not a
+    # trigger call per row
+    """CREATE OR REPLACE FUNCTION podium_journal_rows() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO ledger_journal (tbl, row_key, tx)
+    SELECT TG_TABLE_NAME, r.id::text, txid_current() FROM podium_new r;
+  RETURN NULL;
+END $$""",
+    # ... and for a table with integer keys, one journal row per run of keys ("101..600")
+    """CREATE OR REPLACE FUNCTION podium_journal_runs() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO ledger_journal (tbl, row_key, tx)
+    SELECT TG_TABLE_NAME, CASE WHEN min(id) = max(id) THEN min(id)::text
+                               ELSE min(id)::text || '..' || max(id)::text END, txid_current()
+    FROM (SELECT id, id - row_number() OVER (ORDER BY id) AS run FROM podium_new) r
+    GROUP BY run;
+  RETURN NULL;
+END $$""",
 )
+
+
+def pg_journal_trigger(table: str) -> str:
+    """The journal trigger of a chained table on PostgreSQL: one statement per INSERT
+    statement notes every row it inserted, a table with integer keys as runs of keys
+    (``101..600``: one journal row for a whole batch's rows), others key by key (revision
+    0021; before, a trigger call and a journal row per row)."""
+    from core.ledger.models import Base
+
+    numeric = Base.metadata.tables[table].c.id.type.python_type is int
+    function = "podium_journal_runs" if numeric else "podium_journal_rows"
+    return (f"CREATE TRIGGER podium_journal AFTER INSERT ON {table} REFERENCING NEW TABLE AS "
+            f"podium_new FOR EACH STATEMENT EXECUTE PROCEDURE {function}()")
+
+
+def journal_keys(key: str) -> list[str]:
+    """The keys one journal row notes: one, or a run ``first..last`` of integer keys."""
+    first, sep, last = key.partition("..")
+    if sep and first.isdigit() and last.isdigit():
+        return [str(k) for k in range(int(first), int(last) + 1)]
+    return [key]
 
 
 def _quote_list(names: Iterable[str]) -> str:
@@ -296,8 +477,7 @@ def protect_ddl(dialect: str, table: str, columns: Sequence[str],
         out.append(f"CREATE TRIGGER podium_no_truncate BEFORE TRUNCATE ON {table} "
                    "FOR EACH STATEMENT EXECUTE PROCEDURE podium_refuse()")
         if chained:
-            out.append(f"CREATE TRIGGER podium_journal AFTER INSERT ON {table} "
-                       "FOR EACH ROW EXECUTE PROCEDURE podium_journal()")
+            out.append(pg_journal_trigger(table))
         return out
     if mutable is None:
         out.append(f"CREATE TRIGGER podium_{table}_no_update BEFORE UPDATE ON {table} BEGIN "

@@ -799,7 +799,8 @@ class LedgerChain(Base):
     (core/ledger/integrity.py, docs/ledger.md "Tamper evidence"), one row per ledger row in
     commit order: the row it vouches for (table and key), the SHA-256 of that row's content,
     the previous chain row's hash and its own (32 bytes each).  The newest ``hash`` is the
-    chain head."""
+    chain head.  From revision 0021 one row per sealed transaction (``tbl`` ``*``): ``members``
+    names the rows, ``hashes`` holds their content hashes, ``row_hash`` covers both."""
 
     __tablename__ = "ledger_chain"
     __table_args__ = (UniqueConstraint("tbl", "row_key", name="uq_ledger_chain_row"),)
@@ -809,6 +810,9 @@ class LedgerChain(Base):
     row_hash: Mapped[bytes] = mapped_column(LargeBinary(32))
     prev_hash: Mapped[bytes] = mapped_column(LargeBinary(32))
     hash: Mapped[bytes] = mapped_column(LargeBinary(32))
+    # revision 0021: a batch link (tbl "*") covers every row its transaction inserted
+    members: Mapped[str | None] = mapped_column(Text)
+    hashes: Mapped[bytes | None] = mapped_column(LargeBinary)
 
 
 class LedgerJournal(Base):

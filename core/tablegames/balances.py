@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, bindparam, func, insert, select, text, update
+from sqlalchemy import Engine, bindparam, func, select, text, update
 from sqlalchemy.orm import Session
 
 from core.ledger.models import (
@@ -30,6 +30,7 @@ from core.ledger.models import (
     MeterEntry,
     UTCDateTime,
 )
+from core.ledger.rows import insert_rows, upsert_rows
 from core.money import UNITS_PER_CENT, units_floor_cents
 from core.tablegames import meters
 from core.tablegames.unit import LevelRef, Unit
@@ -97,7 +98,7 @@ def open_balance(s: Session, level_id: int, now: datetime) -> None:
 
 _ENTRY_COLUMNS = ("kind", "meter_delta", "reserve_delta", "round_id", "hit_id", "award_id",
                   "reverses_id", "employee_id", "second_employee_id", "reason", "created_at")
-_INSERT_ENTRY = insert(Base.metadata.tables["meter_entries"])
+_ENTRIES = Base.metadata.tables["meter_entries"]
 
 
 def entry(kind: str, meter_delta: int, reserve_delta: int, reason: str, created_at: datetime,
@@ -162,18 +163,15 @@ def add_to_levels(u: Unit, items: Sequence[tuple[LevelRef | Level,
         acc[1] += dr
         acc[2] += len(rows)
         u.levels.add((level.group_id, level.name))
-    u.s.connection().execute(_INSERT_ENTRY, every)
+    for r in every:  # one INSERT: every row with every column
+        for c in _ENTRY_COLUMNS:
+            r.setdefault(c, None)
+    insert_rows(u.s.connection(), _ENTRIES, every)
 
 
-_UPSERT_TABLE_HOUR = text(
-    "INSERT INTO table_hour_totals (table_id, hour, rounds, wagers, wager_cents, "
-    "returned_wagers, returned_cents, contribution_units, reversal_units) "
-    "VALUES (:table_id, :hour, :v0, :v1, :v2, :v3, :v4, :v5, :v6) "
-    "ON CONFLICT (table_id, hour) DO UPDATE SET "
-    + ", ".join(f"{c} = table_hour_totals.{c} + excluded.{c}" for c in (
-        "rounds", "wagers", "wager_cents", "returned_wagers", "returned_cents",
-        "contribution_units", "reversal_units"))
-).bindparams(bindparam("hour", type_=UTCDateTime()))
+_TABLE_HOURS = Base.metadata.tables["table_hour_totals"]
+_TABLE_HOUR_SUMS = ("rounds", "wagers", "wager_cents", "returned_wagers", "returned_cents",
+                    "contribution_units", "reversal_units")
 
 
 def flush(u: Unit) -> None:
@@ -181,9 +179,10 @@ def flush(u: Unit) -> None:
     if u.parent is not None:
         raise RuntimeError("balances.flush: only the root unit of a transaction is flushed")
     if u.table_hours:
-        u.s.connection().execute(_UPSERT_TABLE_HOUR, [
-            {"table_id": t, "hour": hour, **{f"v{i}": v for i, v in enumerate(values)}}
-            for (t, hour), values in sorted(u.table_hours.items())])
+        upsert_rows(u.s.connection(), _TABLE_HOURS, [
+            {"table_id": t, "hour": hour, **dict(zip(_TABLE_HOUR_SUMS, values, strict=True))}
+            for (t, hour), values in sorted(u.table_hours.items())],
+            ("table_id", "hour"), _TABLE_HOUR_SUMS)
         u.table_hours.clear()
     if not u.deltas:
         return

@@ -26,7 +26,7 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 
 from core.controllers.events import Delivery, Origin, OutOfOrder
-from core.tablegames import ingest, setup, slips
+from core.tablegames import bulk, ingest, setup, slips
 from core.tablegames.unit import FloorContext, Unit, retrying
 from core.tablegames.views import FloorChange
 
@@ -43,6 +43,8 @@ class _Job:
     # a light job refuses (if at all) before it writes anything, so it needs no savepoint of
     # its own; should one fail anyway, the batch is done again with a savepoint for each job
     light: bool = False
+    # a START GAME / END GAME: recorded with the others of its batch (core/tablegames/bulk.py)
+    item: bulk.Item | None = None
 
 
 class _Retry(Exception):
@@ -97,8 +99,9 @@ class LedgerWriter:
         def refuse(u: Unit, reason: str) -> None:
             ingest.record_refusal(u, origin, event, reason)
 
+        item = bulk.Item(origin, event) if isinstance(event, bulk.BULK_EVENTS) else None
         return self._submit(lambda u: ingest.record(self.ctx, u, origin, event), refuse,
-                            light=isinstance(event, ingest.LIGHT_EVENTS))
+                            light=isinstance(event, ingest.LIGHT_EVENTS), item=item)
 
     def submit_link(self, table: str, online: bool) -> Future[None]:
         return self._submit(lambda u: setup.set_link(u, table, online), light=True)
@@ -109,13 +112,13 @@ class LedgerWriter:
 
     def _submit(self, run: Callable[[Unit], Any],
                 refuse: Callable[[Unit, str], None] | None = None, *,
-                light: bool = False) -> Future[Any]:
+                light: bool = False, item: bulk.Item | None = None) -> Future[Any]:
         fut: Future[Any] = Future()
         with self._lock:
             if self._thread is None or self._stopping:
                 fut.set_exception(RuntimeError("the ledger writer is not running"))
                 return fut
-            self._queue.put(_Job(run, fut, refuse, light))
+            self._queue.put(_Job(run, fut, refuse, light, item))
         return fut
 
     # -- the thread -----------------------------------------------------------------------------
@@ -184,9 +187,42 @@ class LedgerWriter:
             u = Unit(s, ctx.now(), ctx.cache)
             if any(not job.light for job in batch):  # a hit may make a slip: its lock first
                 slips.lock_sequence(ctx, u)
+            run: list[_Job] = []  # START GAME / END GAME waiting to go in together
             for job in batch:
+                if job.item is not None and not savepoints:
+                    run.append(job)
+                    continue
+                self._bulk(u, run, results)
                 results.append(self._one(u, job, savepoint=savepoints or not job.light))
+            self._bulk(u, run, results)
             return u, ctx.change_of(u, "event")
+
+    def _bulk(self, u: Unit, run: list[_Job], results: list[tuple[bool, Any]]) -> None:
+        """Record a run of START GAME / END GAME together (their refusals, like any light
+        event's, come before they write anything); an unexpected failure does the batch again
+        one job at a time, each in its savepoint."""
+        if not run:
+            return
+        items = [job.item for job in run if job.item is not None]
+        for it in items:
+            it.done, it.error, it.slow = None, None, False
+
+        def one_by_one(it: bulk.Item) -> None:
+            try:
+                it.done = ingest.record(self.ctx, u, it.origin, it.event)
+            except OutOfOrder as exc:
+                it.error = exc
+            except ValueError as exc:  # refused before anything was written
+                it.error = exc
+                ingest.record_refusal(u, it.origin, it.event, str(exc) or type(exc).__name__)
+
+        try:
+            bulk.record(self.ctx, u, items, one_by_one)
+        except Exception as exc:
+            raise _Retry from exc
+        for it in items:
+            results.append((False, it.error) if it.error is not None else (True, it.done))
+        run.clear()
 
     @staticmethod
     def _one(u: Unit, job: _Job, *, savepoint: bool) -> tuple[bool, Any]:

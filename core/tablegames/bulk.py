@@ -1,0 +1,328 @@
+"""START GAME and END GAME of a whole batch in a few statements (the ledger writer's hot path).
+
+A busy floor is mostly START GAME and END GAME.  :func:`record` takes a run of them (every
+table's, in the order the writer took them) and records them as :func:`ingest.record` would one
+by one, with the same refusals in the same words, but with one statement per table touched
+instead of several per event:
+
+1. **read** (four statements for the whole run): the tables, where each (table, boot) stands
+   in its sequence (the last seq recorded and refused), and the rounds the events name;
+2. **decide** each event in order, in memory, exactly as :func:`ingest.record` does (a replay,
+   a refusal and its reason, out of order, or taken), each decision seeing the ones before it
+   in the run;
+3. **write**: every event row, then every round (``RETURNING`` its id), then every wager, every
+   level's contribution entries (one INSERT), the ended rounds, the refusals.
+
+An event whose seq the ledger may already hold (a controller sending again what it sent before)
+is not decided here: it goes the one-by-one way (:func:`ingest.record`) in its turn.  Anything
+unexpected raises, and the writer does its batch again the one-by-one way.
+
+A round's contribution to each level is ONE entry per movement kind (contribution, reserve
+contribution), the sum over its locked wagers: contributions are exact (whole cents x rates of
+at most six decimals, in units of 1/1,000,000 cent), so each seat's share is its wager row times
+the level's rates in force, and nothing is lost by the sum.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select, text, update
+
+from core.controllers.events import GameEnded, GameStarted, Origin, OutOfOrder
+from core.controllers.protocol import event_bounds_problem
+from core.ledger.models import Base
+from core.ledger.rows import insert_rows
+from core.money import json_cents
+from core.tablegames import balances, meters
+from core.tablegames.ingest import _round_problem, payload
+from core.tablegames.setup import levels, settings
+from core.tablegames.unit import FloorContext, Unit
+from core.tablegames.views import FloorError
+
+log = logging.getLogger("podium.floor")
+
+BULK_EVENTS = (GameStarted, GameEnded)
+
+_EVENTS = Base.metadata.tables["controller_events"]
+_REFUSED = Base.metadata.tables["refused_events"]
+_ROUNDS = Base.metadata.tables["rounds"]
+_TABLES = Base.metadata.tables["tables"]
+_WAGERS = Base.metadata.tables["wagers"]
+_CHUNK = 400  # keys per IN list
+
+
+@dataclass
+class Item:
+    """One event of the run and what became of it: ``done`` (True recorded, False a replay) or
+    ``error`` (a FloorError refusal, or OutOfOrder); ``slow``: left to :func:`ingest.record`."""
+
+    origin: Origin
+    event: GameStarted | GameEnded
+    done: bool | None = None
+    error: Exception | None = None
+    slow: bool = False
+
+
+@dataclass
+class _Round:
+    id: int | None  # None: started in this run (its id comes with its INSERT)
+    state: str
+    start: _Start | None = None
+
+
+@dataclass
+class _Start:
+    item: Item
+    table: Any
+    event_index: int
+    wagers: list[dict[str, Any]]
+    moves: dict[int, dict[str, list[int]]]  # level id -> kind -> [meter units, reserve units]
+    round_no: int
+
+
+def _chunks(keys: Sequence[Any]) -> list[Sequence[Any]]:
+    return [keys[i:i + _CHUNK] for i in range(0, len(keys), _CHUNK)]
+
+
+def record(ctx: FloorContext, u: Unit, items: Sequence[Item],
+           slow: Callable[[Item], None]) -> None:
+    """Record ``items`` (START GAME / END GAME of any tables, in order) inside ``u``; each
+    item's ``done`` or ``error`` says what became of it.  ``slow(item)`` records one the
+    one-by-one way (:func:`ingest.record`) in its turn: it may write, so what it touched is
+    read again before the next item is decided."""
+    pending = list(items)
+    while pending:
+        run = _decide(ctx, u, pending)
+        _write(ctx, u, run.taken, run.refusals, run.rounds)
+        if run.slow_at is None:
+            return
+        item = pending[run.slow_at]
+        item.slow = True
+        slow(item)
+        pending = pending[run.slow_at + 1:]
+
+
+@dataclass
+class _Run:
+    taken: list[tuple[Item, Any]]
+    refusals: list[tuple[Item, str]]
+    rounds: dict[tuple[str, str, int], _Round]
+    slow_at: int | None
+
+
+# Where each (table, boot) stands and the rounds a run names: one statement each, its keys
+# passed as one array (PostgreSQL) or one JSON list (SQLite), each key an index probe.
+_PG_LAST = text(
+    "SELECT v.t, v.b, (SELECT max(e.seq) FROM controller_events e WHERE e.table_id = v.t AND "
+    "e.boot = v.b), (SELECT max(r.seq) FROM refused_events r WHERE r.table_id = v.t AND "
+    "r.boot = v.b) FROM unnest(CAST(:t AS text[]), CAST(:b AS text[])) AS v(t, b)")
+_SQLITE_LAST = text(
+    "SELECT v.t, v.b, (SELECT max(e.seq) FROM controller_events e WHERE e.table_id = v.t AND "
+    "e.boot = v.b), (SELECT max(r.seq) FROM refused_events r WHERE r.table_id = v.t AND "
+    "r.boot = v.b) FROM (SELECT json_extract(value, '$[0]') AS t, json_extract(value, '$[1]') "
+    "AS b FROM json_each(:k)) AS v")
+_PG_ROUNDS = text(
+    "SELECT r.id, r.table_id, r.boot, r.round_no, r.state FROM unnest(CAST(:t AS text[]), "
+    "CAST(:b AS text[]), CAST(:r AS integer[])) AS v(t, b, n) JOIN rounds r ON "
+    "r.table_id = v.t AND r.boot = v.b AND r.round_no = v.n ORDER BY r.id")
+_SQLITE_ROUNDS = text(
+    "SELECT r.id, r.table_id, r.boot, r.round_no, r.state FROM (SELECT json_extract(value, "
+    "'$[0]') AS t, json_extract(value, '$[1]') AS b, json_extract(value, '$[2]') AS n FROM "
+    "json_each(:k)) AS v JOIN rounds r ON r.table_id = v.t AND r.boot = v.b AND "
+    "r.round_no = v.n ORDER BY r.id")
+
+
+def _keys(pg: bool, keys: Sequence[tuple[Any, ...]], names: str) -> dict[str, Any]:
+    if pg:
+        return {name: [k[i] for k in keys] for i, name in enumerate(names)}
+    return {"k": json.dumps(keys)}
+
+
+def _read_state(u: Unit, items: Sequence[Item]) -> tuple[dict[str, Any],
+                                                          dict[tuple[str, str], int],
+                                                          dict[tuple[str, str, int], _Round]]:
+    conn = u.s.connection()
+    pg = conn.dialect.name == "postgresql"
+    table_ids = sorted({i.origin.table for i in items})
+    tables: dict[str, Any] = {}
+    for chunk in _chunks(table_ids):
+        for row in conn.execute(select(_TABLES.c.id, _TABLES.c.group_id, _TABLES.c.seats,
+                                       _TABLES.c.online).where(_TABLES.c.id.in_(chunk))):
+            tables[row.id] = row
+    pairs = sorted({(i.origin.table, i.origin.boot) for i in items})
+    last: dict[tuple[str, str], int] = {}
+    for tid, boot, recorded, refused in conn.execute(_PG_LAST if pg else _SQLITE_LAST,
+                                                     _keys(pg, pairs, "tb")):
+        last[(str(tid), str(boot))] = max(int(recorded or 0), int(refused or 0))
+    wanted = sorted({(i.origin.table, i.origin.boot, i.event.round_no) for i in items})
+    rounds: dict[tuple[str, str, int], _Round] = {}
+    for rid, tid, boot, rno, state in conn.execute(_PG_ROUNDS if pg else _SQLITE_ROUNDS,
+                                                   _keys(pg, wanted, "tbr")):
+        rounds[(str(tid), str(boot), int(rno))] = _Round(int(rid), str(state))
+    return tables, last, rounds
+
+
+def _decide(ctx: FloorContext, u: Unit, items: Sequence[Item]) -> _Run:
+    """Decide ``items`` in order until one must go the one-by-one way (``slow_at``)."""
+    tables, last, rounds = _read_state(u, items)
+    run = _Run([], [], rounds, None)
+    for index, item in enumerate(items):
+        origin, event = item.origin, item.event
+        key = (origin.table, origin.boot)
+        expected = last.get(key, 0) + 1
+        if origin.seq < expected:  # the ledger may hold it (a replay or a refusal): one by one
+            run.slow_at = index
+            return run
+        try:
+            ctx.config.table(origin.table)
+        except KeyError:
+            _refuse(run, last, item, f"table {origin.table}: not configured on this floor; "
+                                     "its controller is refused")
+            continue
+        trow = tables.get(origin.table)
+        if trow is None:
+            _refuse(run, last, item, f"table {origin.table}: not in the ledger; start the floor")
+            continue
+        if origin.seq > expected:
+            item.error = OutOfOrder(origin, expected)
+            continue
+        problem = event_bounds_problem(event)
+        if problem:
+            _refuse(run, last, item, f"{type(event).__name__}: {problem}")
+            continue
+        rkey = (origin.table, origin.boot, event.round_no)
+        rnd = rounds.get(rkey)
+        if isinstance(event, GameStarted):
+            if not trow.online:
+                _refuse(run, last, item, f"table {trow.id} is OFFLINE: its progressive is "
+                                         "locked until the link is back")
+                continue
+            try:
+                ctx.table_paytable(trow.id)
+            except (ValueError, KeyError) as exc:
+                _refuse(run, last, item, str(exc))
+                continue
+            if rnd is not None:
+                _refuse(run, last, item, f"START GAME round {event.round_no}: round "
+                                         f"{event.round_no} was already started under "
+                                         f"controller boot {origin.boot} (it is {rnd.state})")
+                continue
+            start = _started(ctx, u, item, trow, len(run.taken))
+            rounds[rkey] = _Round(None, "locked", start)
+            run.taken.append((item, start))
+        else:
+            problem = _round_problem("END GAME", event.round_no, origin.boot,
+                                     rnd.state if rnd is not None else None)
+            if problem or rnd is None:
+                _refuse(run, last, item, problem)
+                continue
+            rnd.state = "ended"
+            run.taken.append((item, rnd))
+        last[key] = origin.seq
+        item.done = True
+    return run
+
+
+def _refuse(run: _Run, last: dict[tuple[str, str], int], item: Item, reason: str) -> None:
+    item.error = FloorError(reason)
+    run.refusals.append((item, reason))
+    key = (item.origin.table, item.origin.boot)
+    last[key] = max(last.get(key, 0), item.origin.seq)
+
+
+def _started(ctx: FloorContext, u: Unit, item: Item, t: Any, index: int) -> _Start:
+    """A START GAME's wagers (each checked as ingest does) and what its locked wagers put into
+    every level of its group, summed per level and movement kind."""
+    e = item.event
+    assert isinstance(e, GameStarted)
+    pt = ctx.table_paytable(t.id)
+    lvls = levels(u, t.group_id)
+    conf = {lv.id: settings(u, lv.id) for lv in lvls.values()}
+    wagers: list[dict[str, Any]] = []
+    moves: dict[int, dict[str, list[int]]] = {lid: {} for lid in conf}
+    for seat, cents in sorted(e.wagers.items()):
+        problem = None
+        if not 1 <= seat <= t.seats:
+            problem = f"seat {seat}: table {t.id} has seats 1 to {t.seats}"
+        elif pt.wager_cents is not None and cents != pt.wager_cents:
+            problem = (f"seat {seat}: wager {json_cents(cents)} is not the {pt.id} wager "
+                       f"{json_cents(pt.wager_cents)}")
+        elif cents <= 0:
+            problem = f"seat {seat}: wager {json_cents(cents)} is not positive"
+        wagers.append({"seat": seat, "amount_cents": cents,
+                       "status": "refused" if problem else "locked", "problem": problem})
+        if problem:
+            log.warning("table %s round %s: %s", t.id, e.round_no, problem)
+            continue
+        for lid, lconf in conf.items():
+            for mv in meters.contribute(lconf, cents):
+                acc = moves[lid].setdefault(mv.kind, [0, 0])
+                acc[0] += mv.meter_delta
+                acc[1] += mv.reserve_delta
+    return _Start(item, t, index, wagers, moves, e.round_no)
+
+
+def _write(ctx: FloorContext, u: Unit, taken: list[tuple[Item, Any]],
+           refusals: list[tuple[Item, str]], rounds: dict[tuple[str, str, int], _Round]
+           ) -> None:
+    conn = u.s.connection()
+    if taken:
+        ids = {(str(r[1]), str(r[2]), int(r[3])): int(r[0]) for r in insert_rows(
+            conn, _EVENTS, [
+                {"table_id": it.origin.table, "boot": it.origin.boot, "seq": it.origin.seq,
+                 "type": type(it.event).__name__, "payload": payload(it.event),
+                 "controller_time": it.origin.controller_time, "received_at": u.now}
+                for it, _ in taken], ("id", "table_id", "boot", "seq"))}
+        starts = [(ids[(it.origin.table, it.origin.boot, it.origin.seq)], what)
+                  for it, what in taken if isinstance(what, _Start)]
+        if starts:
+            made = {(str(r[1]), str(r[2]), int(r[3])): int(r[0]) for r in insert_rows(
+                conn, _ROUNDS, [
+                    {"table_id": st.table.id, "boot": st.item.origin.boot,
+                     "round_no": st.round_no, "state": "locked", "event_id": ev,
+                     "started_at": u.now} for ev, st in starts],
+                ("id", "table_id", "boot", "round_no"))}
+            round_ids = [made[(st.table.id, st.item.origin.boot, st.round_no)]
+                         for _ev, st in starts]
+            wagers: list[dict[str, Any]] = []
+            by_level: dict[int, list[dict[str, Any]]] = {}
+            for rid, (_ev, st) in zip(round_ids, starts, strict=True):
+                rkey = (st.table.id, st.item.origin.boot, st.round_no)
+                rounds[rkey].id = rid
+                wagers += [{"round_id": rid, **w} for w in st.wagers]
+                reason = f"table {st.table.id} round {st.round_no}"
+                total = 0
+                for lid, kinds in st.moves.items():
+                    for kind, (dm, dr) in kinds.items():
+                        if dm or dr:
+                            by_level.setdefault(lid, []).append(balances.entry(
+                                kind, dm, dr, reason, u.now, round_id=rid))
+                            total += dm + dr
+                locked = [w["amount_cents"] for w in st.wagers if w["status"] == "locked"]
+                u.count_table(st.table.id, (1, len(locked), sum(locked), 0, 0, total, 0))
+            insert_rows(conn, _WAGERS, wagers)
+            if by_level:
+                refs = {lv.id: lv for g in {st.table.group_id for _ev, st in starts}
+                        for lv in levels(u, g).values()}
+                balances.add_to_levels(u, [(refs[lid], rows) for lid, rows in
+                                           by_level.items()])
+        ended = [what.id for _it, what in taken if isinstance(what, _Round)]
+        if ended:  # (a round started in this run has its id now)
+            conn.execute(update(_ROUNDS).where(_ROUNDS.c.id.in_(ended)).values(state="ended"))
+        for it, _what in taken:
+            u.tables.add(it.origin.table)
+        u.events += len(taken)
+    if refusals:
+        insert_rows(conn, _REFUSED, [
+            {"table_id": it.origin.table, "boot": it.origin.boot, "seq": it.origin.seq,
+             "type": type(it.event).__name__, "payload": payload(it.event),
+             "controller_time": it.origin.controller_time, "reason": reason,
+             "received_at": u.now} for it, reason in refusals])
+        for it, reason in refusals:
+            log.info("table %s: event %s:%d (%s) refused and kept: %s", it.origin.table,
+                     it.origin.boot, it.origin.seq, type(it.event).__name__, reason)
