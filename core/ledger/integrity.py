@@ -160,6 +160,19 @@ def covered(conn: Connection) -> int:
     return int(conn.execute(text(q)).scalar() or 0)
 
 
+def chained_since(conn: Connection, n: int) -> list[tuple[str, str]]:
+    """The rows (table, key) the chain vouches for after chain row ``n``, in chain order."""
+    cols = "tbl, row_key, members" if _batch_installed(conn) else "tbl, row_key, NULL"
+    out: list[tuple[str, str]] = []
+    for tbl, key, members in conn.execute(text(
+            f"SELECT {cols} FROM ledger_chain WHERE n > :n ORDER BY n"), {"n": n}):
+        if tbl == BATCH and members is not None:
+            out += [(t, str(k)) for t, keys in decode_members(str(members)) for k in keys]
+        else:
+            out.append((str(tbl), str(key)))
+    return out
+
+
 def head_text(n: int, digest: bytes) -> str:
     """The chain head as printed on win pages and daily reports: ``ROW:HASH`` is what
     ``podium audit verify --head ROW:HASH`` takes back."""

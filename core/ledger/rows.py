@@ -90,7 +90,7 @@ def _tuples(conn: Connection, table: Table, columns: tuple[str, ...],
         if _is_json(type_):
             procs.append(_json)
         else:
-            proc = type_.bind_processor(conn.dialect)
+            proc = type_.dialect_impl(conn.dialect).bind_processor(conn.dialect)
             procs.append(_memo(proc) if proc is not None else None)
     out = []
     for r in rows:
