@@ -173,7 +173,8 @@ EDITS: dict[str, tuple[tuple[str, ...], Callable[[Engine], str], str]] = {
     "batch link's hashes edited": (
         ("ledger_chain",),
         lambda e: "UPDATE ledger_chain SET hashes = " + (
-            "CAST(substr(hashes, 33) || substr(hashes, 1, 32) AS BLOB)" if e.dialect.name == "sqlite" else
+            "CAST(substr(hashes, 33) || substr(hashes, 1, 32) AS BLOB)"
+            if e.dialect.name == "sqlite" else
             "substring(hashes from 33) || substring(hashes from 1 for 32)")
         + " WHERE n = (SELECT max(n) FROM ledger_chain WHERE length(hashes) > 32)",
         "its members or their hashes were edited"),

@@ -205,22 +205,22 @@ class _Batches:
         offset = 0
         for tbl, keys in decoded:
             if keys and isinstance(keys[0], int):
-                first = prev = keys[0]
+                ints = [int(k) for k in keys]
+                first = prev = ints[0]
                 start = offset
-                for k in [*keys[1:], None]:
-                    if k is not None and k == prev + 1:  # type: ignore[operator]
+                for k in ints[1:]:
+                    if k == prev + 1:
                         prev = k
                         continue
-                    self.runs.setdefault(tbl, []).append(
-                        (first, prev, n, hashes, start))  # type: ignore[arg-type]
-                    start += 32 * (prev - first + 1)  # type: ignore[operator]
-                    if k is not None:
-                        first = prev = k
-                offset = start
+                    self.runs.setdefault(tbl, []).append((first, prev, n, hashes, start))
+                    start += 32 * (prev - first + 1)
+                    first = prev = k
+                self.runs.setdefault(tbl, []).append((first, prev, n, hashes, start))
+                offset = start + 32 * (prev - first + 1)
             else:
                 by_key = self.keys.setdefault(tbl, {})
-                for k in keys:
-                    by_key[str(k)] = (n, hashes[offset:offset + 32])
+                for key in keys:
+                    by_key[str(key)] = (n, hashes[offset:offset + 32])
                     offset += 32
 
     def numbered(self, table: str) -> Iterator[tuple[int, str, bytes]]:
@@ -361,12 +361,12 @@ def _position(conn: Connection, report: Report, table: str, key: object) -> int 
         return None
     found = batches.keys.get(table, {}).get(str(key))
     if found is not None:
-        return found[0]
+        return int(found[0])
     if isinstance(key, int) or str(key).isdigit():
         k = int(str(key))
         for first, last, at, _h, _o in batches.runs.get(table, ()):
             if first <= k <= last:
-                return at
+                return int(at)
     return None
 
 

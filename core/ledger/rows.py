@@ -19,12 +19,12 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import JSON, Connection, Row, Table, text
+from sqlalchemy import JSON, Connection, Table, text
 from sqlalchemy.types import TypeDecorator
 
 
 def insert_rows(conn: Connection, table: Table, rows: Sequence[Mapping[str, Any]],
-                returning: Sequence[str] = ()) -> list[Row[Any]]:
+                returning: Sequence[str] = ()) -> list[Any]:
     """Insert ``rows`` (every row with the same columns) into ``table``; with ``returning``,
     those columns of the inserted rows (in the rows' order on SQLite; map them back by a key
     on PostgreSQL, whose order is the insertion's)."""
@@ -84,7 +84,7 @@ def _tuples(conn: Connection, table: Table, columns: tuple[str, ...],
             rows: Sequence[Mapping[str, Any]]) -> list[tuple[Any, ...]]:
     """The rows as the driver takes them: each value through its column type's bind
     processing (a value seen before in the column, such as the batch's one time, once)."""
-    procs = []
+    procs: list[Any] = []
     for c in columns:
         type_ = table.c[c].type
         if _is_json(type_):

@@ -19,8 +19,8 @@ verify as before.
 
 On PostgreSQL the journal trigger of every chained table becomes a statement trigger with a
 transition table (``podium_journal_rows()``): one INSERT into ``ledger_journal`` per INSERT
-statement instead of a trigger call per row.  A plain ``add_column`` (no batch mode, which would recreate the table and drop
-its triggers on SQLite).
+statement instead of a trigger call per row.  A plain ``add_column`` (no batch mode, which would
+recreate the table and drop its triggers on SQLite).
 
 Revision ID: 0021
 Revises: 0020
