@@ -446,3 +446,16 @@ def test_every_command_still_shows_its_help() -> None:
         assert code == 0 and out.startswith(f"usage: podium rules {argv[1]}")
     code, out, _ = one_call(["rules", "classify", "--help"])
     assert all(option in out for option in ("CARD", "--joker", "--json", "--batch"))
+
+
+def test_meter_with_listed_hands_imports_no_numpy(tmp_path: Path) -> None:
+    """`podium rules meter` needs the exact count (numpy) only for a hand its paytable does not
+    list (core/rules/claims.py)."""
+    scenario = {"paytable": "FPGPP-WA01",
+                "levels": {"MAIN": {"seed": "10000.00", "meter": "12345.67", "reserve": "250.00",
+                                    "contribution_rate": "0.20", "reserve_rate": "0.02"}},
+                "rounds": [{"wagers": {"1": "1.00", "2": "1.00", "6": "1.00"},
+                            "hits": {"2": "SF7_NATURAL", "6": "RF_ROYAL_MATCH"}}]}
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(scenario))
+    assert imported_heavy(["rules", "meter", str(path), "--json"]) == []
