@@ -66,6 +66,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/startup.py
+	$(BIN)/python benchmarks/cli_start.py
 	$(BIN)/python benchmarks/hit_latency.py
 	$(BIN)/python benchmarks/enumerate.py
 	$(BIN)/python benchmarks/meter_risk.py

@@ -57,7 +57,10 @@ def check_keys(obj: Mapping[str, Any], where: str, required: tuple[str, ...],
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+    out = dict(pairs)
+    if len(out) == len(pairs):  # the usual case, in C; else name the first key given again
+        return out
+    out = {}
     for k, v in pairs:
         if k in out:
             raise JsonDocError(f"key {k!r} appears twice in one object")
@@ -75,6 +78,8 @@ _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
     """Whether ``text`` nests arrays/objects more than ``limit`` deep (brackets inside
     strings do not count).  Checked before parsing: the parser would recurse that deep."""
+    if text.count("[") + text.count("{") <= limit:  # can not open more than it has
+        return False
     depth = 0
     for m in _TOKENS.finditer(text):
         ch = m.group()
@@ -103,6 +108,10 @@ def _constant(text: str) -> object:
     raise JsonDocError(f"{text} is not a JSON number")
 
 
+_DECODER = json.JSONDecoder(parse_float=_decimal, parse_int=_int, parse_constant=_constant,
+                            object_pairs_hook=_no_duplicate_keys)
+
+
 def parse_json_text(text: str) -> object:
     """A JSON document: numbers as int or Decimal (never float), at most
     :data:`MAX_DEPTH` deep, no number longer than :data:`MAX_NUMBER` characters, no NaN or
@@ -111,8 +120,9 @@ def parse_json_text(text: str) -> object:
         raise JsonDocError(f"nested too deeply (more than {MAX_DEPTH} arrays or objects "
                            "inside each other)")
     try:
-        return json.loads(text, parse_float=_decimal, parse_int=_int,
-                          parse_constant=_constant, object_pairs_hook=_no_duplicate_keys)
+        if text.startswith("\ufeff"):  # as json.loads says it (one decoder, made once)
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        return _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise JsonDocError(f"not valid JSON: {exc.msg} at line {exc.lineno} "
                            f"column {exc.colno}") from None

@@ -22,6 +22,7 @@ from core.rules.fortune import (
     NOTHING,
     JokerModeError,
     classify,
+    classify_parsed,
     hand_rank,
     hands_made,
 )
@@ -320,6 +321,31 @@ def test_biased_random_hands_against_reference(data: st.DataObject) -> None:
 @given(st.lists(st.sampled_from(DECK), min_size=7, max_size=7, unique=True))
 def test_uniform_random_hands_against_reference(seven: list[Card]) -> None:
     _check_against_reference(seven)
+
+
+# ----------------------------------------------------------------------------------------
+# classify_parsed: the batch's hot path gives classify's answer for cards parse_cards made
+
+@pytest.mark.parametrize(("hand", "semi", "wild"), CASES)
+def test_classify_parsed_is_classify_on_every_case(hand: str, semi: str, wild: str) -> None:
+    seven = cards(hand)
+    assert (classify_parsed(seven, False), classify_parsed(seven, True)) == (semi, wild)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_classify_parsed_is_classify_on_random_hands(data: st.DataObject) -> None:
+    seven = parse_cards([str(c) for c in _biased_hand(data)])
+    for mode in ("semi", "wild"):
+        assert classify_parsed(seven, mode == "wild") == classify(seven, mode)
+
+
+def test_classify_parsed_is_classify_on_a_seeded_sample() -> None:
+    rng = random.Random(22)
+    for _ in range(20_000):
+        seven = rng.sample(DECK, 7)
+        for mode in ("semi", "wild"):
+            assert classify_parsed(seven, mode == "wild") == classify(seven, mode)
 
 
 # ----------------------------------------------------------------------------------------

@@ -4,6 +4,10 @@
 ``podium simulate`` runs simulated table controllers; ``podium console`` and
 ``podium demo`` start the Qt console (imported only then: core never needs Qt).
 
+The parser is built from the tables of names and one-line helps below; a command's module is
+imported only when that command runs (or shows its ``--help``), so a command pays only for what it
+uses: ``podium rules classify`` starts without the ledger, SQLAlchemy, numpy or Qt.
+
 Every command reports bad input as one line on stderr and exit status 2.
 """
 
@@ -13,16 +17,18 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 
 class UsageError(Exception):
     """Bad input from the command line; the message names the field and the problem."""
 
 
-# Each subcommand lives in the module that owns its rules; cli.py only dispatches.
-# name -> (module, help); the module provides add_arguments(parser) and run(args) -> int.
+# Each subcommand lives in the module that owns its rules; this module only dispatches.
+# name -> (module, help); the module provides add_arguments(parser, name) and run(args) -> int,
+# and is imported only when its subcommand runs (or shows its --help).
 COMMANDS_RULES: dict[str, tuple[str, str]] = {
-    "classify": ("core.cli.rules_commands", "best Fortune hand of 7 cards"),
+    "classify": ("core.rules.classify_command", "best Fortune hand of 7 cards"),
     "paytables": ("core.cli.rules_commands", "list every paytable the installation knows"),
     "meter": ("core.cli.meter_command", "replay rounds through the progressive meter arithmetic"),
     "edge": ("core.rules.edge_command", "exact return and house edge of a paytable"),
@@ -79,36 +85,69 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def _add(sub: argparse._SubParsersAction[_Parser], name: str, module: str, helptext: str,
-         prefix: str) -> None:
-    p = sub.add_parser(name, help=helptext, description=helptext)
-    mod = importlib.import_module(module)
-    adder: Callable[[argparse.ArgumentParser, str], None] = mod.add_arguments
-    adder(p, name)
-    p.set_defaults(_module=module, _command=f"{prefix}{name}")
+if TYPE_CHECKING:
+    _SubParsers = argparse._SubParsersAction[_Parser]
+else:
+    _SubParsers = argparse._SubParsersAction
+
+
+class _LazySubcommands(_SubParsers):
+    """Subcommands whose options are added only when one is chosen.
+
+    Building the parser imports no command module: each subcommand starts with its name, help
+    and defaults from the tables above, and the chosen one's module is imported (to add its
+    options) just before argparse parses the rest of the line with it.  So ``podium rules
+    classify`` never imports the ledger, SQLAlchemy or Qt, and ``podium --help`` lists every
+    command from the tables alone.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pending: dict[str, str] = {}  # subcommand name -> its module, not yet imported
+
+    def add_command(self, name: str, module: str, helptext: str, prefix: str) -> None:
+        p = self.add_parser(name, help=helptext, description=helptext)
+        p.set_defaults(_module=module, _command=f"{prefix}{name}")
+        self.pending[name] = module
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        name = values[0] if values else None
+        module = self.pending.pop(name, None) if isinstance(name, str) else None
+        if isinstance(name, str) and module is not None:
+            adder: Callable[[argparse.ArgumentParser, str], None] = \
+                importlib.import_module(module).add_arguments
+            adder(self._name_parser_map[name], name)
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _subcommands(parser: argparse.ArgumentParser, dest: str) -> _LazySubcommands:
+    return cast(_LazySubcommands, parser.add_subparsers(
+        dest=dest, required=True, parser_class=_Parser, action=_LazySubcommands))
 
 
 def build_parser() -> _Parser:
+    """The whole ``podium`` parser, importing no command module (see
+    :class:`_LazySubcommands`)."""
     parser = _Parser(prog="podium", description="Podium: casino pit podium console")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = _subcommands(parser, "command")
     rules = sub.add_parser("rules", help="the rules core, JSON in and out (CLI.md)")
-    rsub = rules.add_subparsers(dest="rules_command", required=True, parser_class=_Parser)
+    rsub = _subcommands(rules, "rules_command")
     for name, (module, helptext) in COMMANDS_RULES.items():
-        _add(rsub, name, module, helptext, "rules ")
+        rsub.add_command(name, module, helptext, "rules ")
     if COMMANDS_REPORT:
         report = sub.add_parser("report", help="the accountant's and surveillance's reports "
                                 "from the ledger (read-only)")
-        repsub = report.add_subparsers(dest="report_command", required=True,
-                                       parser_class=_Parser)
+        repsub = _subcommands(report, "report_command")
         for name, (module, helptext) in COMMANDS_REPORT.items():
-            _add(repsub, name, module, helptext, "report ")
+            repsub.add_command(name, module, helptext, "report ")
     for name, (module, helptext) in COMMANDS_TOP.items():
         if module.startswith("gui."):
             # Do not import Qt to build the parser: the console parses its own options.
             p = sub.add_parser(name, help=helptext, description=helptext, add_help=False)
             p.set_defaults(_module=module, _command=name, _passthrough=True)
         else:
-            _add(sub, name, module, helptext, "")
+            sub.add_command(name, module, helptext, "")
     return parser
 
 

@@ -1,4 +1,5 @@
-"""``podium rules classify`` and ``podium rules paytables`` (CLI.md).
+"""``podium rules paytables`` (CLI.md); ``podium rules classify`` is
+``core.rules.classify_command``.
 
 ``core.cli`` calls :func:`add_arguments` with the subcommand name while building the
 parser and :func:`run` with the parsed arguments; bad input raises a ``ValueError``
@@ -16,50 +17,20 @@ from decimal import Decimal
 from typing import Any
 
 from core.money import json_cents
-from core.rules.cards import format_cards, parse_cards
-from core.rules.fortune import HAND_IDS, HAND_NAMES, JOKER_MODES, classify, hands_made
 from core.rules.paytables import Pay, Paytable, distinct_paytables, load_paytables
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
-    if name == "classify":
-        parser.add_argument("cards", nargs="*", metavar="CARD",
-                            help="seven cards: As Td 9c ... and Jk for the joker")
-        parser.add_argument("--joker", choices=JOKER_MODES, default="semi",
-                            help="joker mode (default: semi)")
-    elif name == "paytables":
-        pass
-    else:
+    if name != "paytables":
         raise ValueError(f"core.cli.rules_commands: no subcommand {name!r}")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
 
 
 def run(args: argparse.Namespace) -> int:
     command = str(getattr(args, "_command", ""))
-    if command.endswith("classify"):
-        return _classify(args)
     if command.endswith("paytables"):
         return _paytables(args)
     raise ValueError(f"command: unknown rules command {command!r}")
-
-
-# ------------------------------------------------------------------------------------------
-# classify
-
-def _classify(args: argparse.Namespace) -> int:
-    cards = parse_cards(args.cards, count=7)
-    hand = classify(cards, args.joker)
-    shown = format_cards(cards)
-    if args.json:
-        _print_json({"hand": hand, "cards": shown})
-        return 0
-    others = sorted(hands_made(cards, args.joker) - {hand}, key=HAND_IDS.index)
-    print(f"cards  {' '.join(shown)}")
-    print(f"joker  {args.joker}")
-    print(f"hand   {hand}  ({HAND_NAMES[hand]})")
-    if others:
-        print(f"also   {', '.join(others)}")
-    return 0
 
 
 # ------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""``podium rules bbj CASE.json [--json]`` (CLI.md): decide a Bad Beat Jackpot claim.
+"""``podium rules bbj CASE.json [--json]`` and ``podium rules bbj --batch`` (CLI.md): decide a Bad
+Beat Jackpot claim.
 
 This module only reads the case file into a :class:`core.rules.bbj.Claim` (naming the field of
 anything it refuses), calls :func:`core.rules.bbj.decide` and prints.  The rules are in
@@ -252,12 +253,33 @@ def _tie_words(seats: tuple[int, ...], tie: tuple[int, ...]) -> str:
 # --- the command ------------------------------------------------------------------------------
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
-    parser.add_argument("case", metavar="CASE.json",
-                        help="the hand, the showdown and the jackpot funds (CLI.md)")
+    parser.add_argument("case", metavar="CASE.json", nargs="?",
+                        help="the hand, the showdown and the jackpot funds (CLI.md); none "
+                             "with --batch")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--batch", action="store_true",
+                        help="JSON lines on stdin, one case document each; one JSON line out "
+                             "per line, as --json prints it (CLI.md, Batch mode)")
+
+
+def decide_line(text: str) -> str:
+    """One ``--batch`` line (a case document) -> the line ``--json`` prints for it."""
+    from core.cli.batch import parse_line
+
+    claim, settings = parse_case(parse_line(text))
+    return json.dumps(decision_json(decide(claim, settings)))
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.batch:
+        if args.case is not None:
+            raise BbjError("CASE.json: not with --batch (the cases come on stdin, one JSON "
+                           "line each)")
+        from core.cli.batch import run_batch
+
+        return run_batch(str(args._command), decide_line)
+    if args.case is None:  # argparse's words when CASE.json was required
+        raise BbjError("the following arguments are required: CASE.json")
     claim, settings = parse_case(load_json_file(args.case))
     decision = decide(claim, settings)
     if args.json:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from functools import cache
 
-from core.rules.enumerate import count_hands
 from core.rules.fortune import HAND_IDS, HAND_NAMES
 from core.rules.paytables import Pay, Paytable
 
@@ -25,7 +24,10 @@ class ClaimError(ValueError):
 
 @cache
 def _possible_sets(joker: str, hand: str) -> tuple[frozenset[str], ...]:
-    """Every set of hand ids that seven cards with best hand ``hand`` make (exactly counted)."""
+    """Every set of hand ids that seven cards with best hand ``hand`` make (exactly counted).
+    Only a hand the paytable does not list needs it: numpy (the count) is imported here."""
+    from core.rules.enumerate import count_hands
+
     out = []
     for made, n in count_hands(joker).made_sets().items():
         if n and made and min(made, key=HAND_IDS.index) == hand:

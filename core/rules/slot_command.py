@@ -1,4 +1,5 @@
-"""``podium rules slot GAME.toml --screen "ROW / ROW / ROW" ...`` (CLI.md, RULES.md 7).
+"""``podium rules slot GAME.toml --screen "ROW / ROW / ROW" ...`` and ``podium rules slot GAME.toml
+--batch`` (CLI.md, RULES.md 7).
 
 GAME is a game file (SLOTS.md) or the name of a game shipped in ``resources/games``
 (``jade-harbour``, ``four-winds``).  The rules are :mod:`core.rules.slots`; this module
@@ -119,6 +120,12 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
                              "about 1 GB; a step is about 1 us and at most 25 bytes; "
                              "docs/slots.md)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--batch", action="store_true",
+                        help='JSON lines on stdin, {"screen": "R X R / ...", "free_game": false, '
+                             '"held": "0,1", "initial": [...], "bet_per_line": 1, "lines": N} '
+                             "(only screen required; the options above give the others' "
+                             "defaults); one JSON line out per line, as --json prints it "
+                             "(CLI.md, Batch mode)")
 
 
 def decimal_text(value: Fraction, places: int) -> str:
@@ -175,8 +182,86 @@ def _run_return(args: argparse.Namespace, game: Game) -> int:
     return 0
 
 
+BATCH_KEYS = ("free_game", "held", "initial", "bet_per_line", "lines")  # besides "screen"
+
+
+class BatchSlot:
+    """One ``--batch`` line -> the line ``--json`` prints for that screen: the line's keys are
+    the options of one call (``bet_per_line`` is ``--bet-per-line`` ...), refused in the same
+    words; a key the line leaves out takes the option given with ``--batch``, or its default."""
+
+    def __init__(self, game: Game, args: argparse.Namespace) -> None:
+        self.game = game
+        self.defaults: dict[str, Any] = {"free_game": args.free_game, "held": args.held,
+                                         "initial": list(args.initial),
+                                         "bet_per_line": args.bet_per_line, "lines": args.lines}
+
+    def decide(self, text: str) -> str:
+        from core.cli.batch import parse_line
+        from core.jsondoc import check_keys, json_object
+
+        doc = json_object(parse_line(text), "batch line", SpinError)
+        check_keys(doc, "batch line", ("screen",), BATCH_KEYS, SpinError)
+        screen = doc["screen"]
+        if not isinstance(screen, str):
+            raise SpinError(f"screen: must be a string like \"R X R / ...\", not "
+                            f"{_json_type(screen)}")
+        o = self.defaults | {k: doc[k] for k in BATCH_KEYS if k in doc}
+        if not isinstance(o["free_game"], bool):
+            raise SpinError(f"free_game: must be true or false, not {_json_type(o['free_game'])}")
+        spin = spin_from_text(self.game, screen, free_game=o["free_game"],
+                              bet_per_line=_count(o["bet_per_line"], "bet_per_line",
+                                                  "--bet-per-line", MAX_BET_PER_LINE),
+                              lines=None if o["lines"] is None else _count(
+                                  o["lines"], "lines", "--lines", MAX_LINES),
+                              held=_held(o["held"]), initial=_initial(o["initial"]))
+        return json.dumps(outcome_json(evaluate(self.game, spin)))
+
+
+def _json_type(value: object) -> str:
+    from core.jsondoc import json_type
+
+    return json_type(value)
+
+
+def _count(value: object, key: str, option: str, high: int) -> int:
+    """A whole JSON number checked as ``option`` checks its text, in argparse's words."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SpinError(f"{key}: must be a whole number, not {_json_type(value)}")
+    try:
+        return whole_number(1, high)(str(value))
+    except argparse.ArgumentTypeError as exc:
+        raise SpinError(f"argument {option}: {exc}") from None
+
+
+def _held(value: object) -> str | None:
+    """``"0,2"`` as ``--held`` takes it, or ``[0, 2]``; null: no reel held."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool)
+                                       for v in value):
+        return ",".join(map(str, value))
+    raise SpinError(f"held: must be reels like \"0,1,2\" or [0, 1, 2], not {_json_type(value)}")
+
+
+def _initial(value: object) -> list[str]:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    raise SpinError("initial: must be an array of patterns like \"1:A:3\" (LINE:SYMBOL:COUNT), "
+                    f"not {_json_type(value)}")
+
+
 def run(args: argparse.Namespace) -> int:
     game = find_game(args.game)
+    if args.batch:
+        for option, given in (("--screen", args.screen is not None),
+                              ("--return", args.game_return)):
+            if given:
+                raise SpinError(f"{option}: not with --batch (the screens come on stdin, one "
+                                "JSON line each)")
+        from core.cli.batch import run_batch
+
+        return run_batch(str(args._command), BatchSlot(game, args).decide)
     if args.game_return:
         return _run_return(args, game)
     if args.screen is None:
@@ -193,5 +278,5 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["SpinError", "add_arguments", "outcome_json", "outcome_text", "percent",
+__all__ = ["BatchSlot", "SpinError", "add_arguments", "outcome_json", "outcome_text", "percent",
            "return_json", "return_text", "run"]
