@@ -152,9 +152,8 @@ def test_events_waiting_together_are_committed_in_one_batch_each_once(floor: Flo
 
 def test_a_refused_event_in_a_batch_is_refused_alone_and_kept(floor: Floor,
                                                               engine: Engine) -> None:
-    gate = threading.Event()
-    floor.writer.submit(lambda u: gate.wait(5))
     floor.set_link("T3", False)
+    gate = _held(floor)
     ok = floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
     offline = floor.writer.submit_event(Origin("T3", "b", 1), GameStarted(1, {1: 100}))
     stranger = floor.writer.submit_event(Origin("T99", "b", 1), GameEnded(1))
