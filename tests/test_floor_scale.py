@@ -21,15 +21,18 @@ import time
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, func, select, text
+from sqlalchemy.exc import OperationalError, PendingRollbackError
 from sqlalchemy.orm import Session
 
 from core import cardkey
 from core.auth import add_employee
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Misdealt, Origin
 from core.floorconfig import loads_floor
+from core.ledger.audit import verify
 from core.ledger.db import make_engine, upgrade
 from core.ledger.models import (
     ControllerEvent,
@@ -41,10 +44,11 @@ from core.ledger.models import (
     Round,
 )
 from core.rules.paytables import load_paytables
-from core.tablegames import flags
+from core.tablegames import flags, ingest
 from core.tablegames.balances import check_balances
 from core.tablegames.floor import Floor
 from core.tablegames.views import AmountChanged, FloorChange, FloorError
+from core.tablegames.writer import UNSTORABLE
 
 UNITS = 1_000_000  # exact units per cent
 EXE = "5000000000000002"
@@ -148,9 +152,8 @@ def test_events_waiting_together_are_committed_in_one_batch_each_once(floor: Flo
 
 def test_a_refused_event_in_a_batch_is_refused_alone_and_kept(floor: Floor,
                                                               engine: Engine) -> None:
-    gate = threading.Event()
-    floor.writer.submit(lambda u: gate.wait(5))
     floor.set_link("T3", False)
+    gate = _held(floor)
     ok = floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
     offline = floor.writer.submit_event(Origin("T3", "b", 1), GameStarted(1, {1: 100}))
     stranger = floor.writer.submit_event(Origin("T99", "b", 1), GameEnded(1))
@@ -174,8 +177,9 @@ def test_a_refused_event_in_a_batch_is_refused_alone_and_kept(floor: Floor,
 
 def test_a_batch_that_can_not_commit_fails_every_event_and_records_nothing(
         floor: Floor, engine: Engine) -> None:
-    gate = threading.Event()
-    floor.writer.submit(lambda u: gate.wait(5))
+    # the writer held inside a job (not merely queued behind one: it could take the first event
+    # into the held batch, which commits, before the broken job is queued)
+    gate = _held(floor)
     first = floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
 
     def broken(u: object) -> None:
@@ -190,6 +194,121 @@ def test_a_batch_that_can_not_commit_fails_every_event_and_records_nothing(
     # the controller resends it (its link reconnects): now it is recorded
     again = floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
     assert again.result(10) is True
+
+
+def _held(floor: Floor) -> threading.Event:
+    """Hold the writer inside a job of its own (released by setting the event returned): what
+    is submitted meanwhile waits and joins one batch."""
+    gate, entered = threading.Event(), threading.Event()
+
+    def hold(u: object) -> bool:
+        entered.set()
+        return gate.wait(10)
+
+    floor.writer.submit(hold)
+    assert entered.wait(10)
+    return gate
+
+
+@pytest.mark.parametrize("poison", ["\ud800", "2026-12-03T01:30:00.000000000000000000000Z"],
+                         ids=["lone-surrogate", "too-long-for-its-column"])
+def test_a_batch_the_database_refuses_is_split_and_only_the_bad_event_refused(
+        floor: Floor, engine: Engine, monkeypatch: pytest.MonkeyPatch, poison: str) -> None:
+    # the screen before the batch would refuse it by name: let it through, as an event the
+    # screen does not know to be bad, so that the database (or its driver) refuses it
+    monkeypatch.setattr(ingest, "screened", lambda origin, event: event)
+    if engine.dialect.name == "sqlite" and len(poison) > 40:
+        pytest.skip("SQLite does not bound a VARCHAR: nothing refuses it")
+    changes: list[FloorChange] = []
+    floor.add_listener(changes.append)
+    gate = _held(floor)
+    good1 = floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
+    bad = floor.writer.submit_event(Origin("T2", "b", 1, poison), GameStarted(1, {1: 100}))
+    good2 = floor.writer.submit_event(Origin("T4", "b", 1), GameStarted(1, {2: 100}))
+    link = floor.writer.submit_link("T5", False)
+    good3 = floor.writer.submit_event(Origin("T6", "b", 1), GameStarted(1, {3: 100}))
+    gate.set()
+    assert [good1.result(10), good2.result(10), good3.result(10)] == [True, True, True]
+    assert link.result(10) is None
+    with pytest.raises(FloorError) as refused:
+        bad.result(10)
+    cause = "UnicodeEncodeError" if poison == "\ud800" else "StringDataRightTruncation"
+    # a clear line: never the driver's words (they quote the bad text)
+    assert str(refused.value) == f"{UNSTORABLE} ({cause})"
+    assert floor.writer.stats.split >= 1 and floor.writer.stats.refused_alone == 1
+    with Session(engine) as s:
+        recorded = sorted((e.table_id, e.seq) for e in s.scalars(select(ControllerEvent)))
+        (row,) = s.scalars(select(RefusedEvent)).all()
+    assert recorded == [("T1", 1), ("T4", 1), ("T6", 1)]
+    assert (row.table_id, row.boot, row.seq, row.type) == ("T2", "b", 1, "GameStarted")
+    assert row.reason == f"{UNSTORABLE} ({cause})"
+    assert row.payload == {"round_no": 1, "wagers": {"1": 100}}
+    # its own text stored: the surrogate as the escape the JSON had, the time cut to its column
+    assert row.controller_time == ("\\ud800" if poison == "\ud800" else poison[:40])
+    assert not floor.snapshot().tables[4].online  # T5: the link state went in too
+    assert {t for c in changes for t in c.tables} >= {"T1", "T4", "T6"}
+    # sent again: refused again, for the same reason, and the table's next event is taken
+    again = floor.writer.submit_event(Origin("T2", "b", 1, poison), GameStarted(1, {1: 100}))
+    with pytest.raises(FloorError, match=cause):
+        again.result(10)
+    assert floor.writer.submit_event(Origin("T2", "b", 2), GameStarted(1, {1: 100})).result(10)
+    assert check_balances(engine) == []
+    assert verify(engine).ok  # every row of the split batches chained at its commit
+
+
+def test_an_event_with_text_no_ledger_stores_is_refused_by_name_before_its_batch(
+        floor: Floor, engine: Engine) -> None:
+    gate = _held(floor)
+    good = floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
+    surrogate = floor.writer.submit_event(Origin("T2", "b", 1, "\ud800"), GameEnded(1))
+    nul = floor.writer.submit_event(Origin("T4", "b", 1), HitClaimed(1, 1, "FLU\x00SH"))
+    wrong_type = floor.writer.submit_event(Origin("T6", "b", 1), GameEnded("1"))  # type: ignore[arg-type]
+    gate.set()
+    assert good.result(10) is True
+    with pytest.raises(FloorError, match=r"malformed event: time: contains a lone surrogate "
+                                         r"\(U\+D800"):
+        surrogate.result(10)
+    with pytest.raises(FloorError, match="malformed event: HitClaimed.hand: contains a NUL"):
+        nul.result(10)
+    with pytest.raises(FloorError, match="GameEnded.round_no: expected an integer, got str"):
+        wrong_type.result(10)
+    assert floor.writer.stats.split == 0  # refused before the batch: nothing failed in it
+    with Session(engine) as s:
+        rows = {r.table_id: r for r in s.scalars(select(RefusedEvent))}
+    assert rows["T2"].controller_time == "\\ud800"
+    assert rows["T4"].payload["hand"] == "FLU\\u0000SH"
+    assert rows["T6"].payload == {"round_no": "1"}
+    assert verify(engine).ok
+
+
+def test_a_batch_that_fails_because_the_database_is_gone_is_not_split(
+        floor: Floor, engine: Engine) -> None:
+    gate = _held(floor)
+    first = floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
+    second = floor.writer.submit_event(Origin("T2", "b", 1), GameStarted(1, {1: 100}))
+
+    def gone(u: Any) -> None:
+        if engine.dialect.name == "postgresql":  # the server ends this session: a real loss
+            u.s.execute(text("SELECT pg_terminate_backend(pg_backend_pid())"))
+        raise OperationalError("COMMIT", {}, sqlite3.OperationalError("disk I/O error"))
+
+    lost = floor.writer.submit(gone)
+    third = floor.writer.submit_event(Origin("T4", "b", 1), GameEnded(1))
+    gate.set()
+    for fut in (first, second, lost, third):
+        # not a refusal (a ValueError): the link does not acknowledge, it reconnects.  (On a
+        # connection PostgreSQL ended, the rollback's own listener meets the dead connection:
+        # PendingRollbackError, caused by the OperationalError.)
+        with pytest.raises((OperationalError, PendingRollbackError)) as failed:
+            fut.result(10)
+        assert not isinstance(failed.value, ValueError)
+    assert floor.writer.stats.split == 0 and floor.writer.stats.refused_alone == 0
+    with engine.connect() as c:
+        assert c.scalar(select(func.count()).select_from(ControllerEvent)) == 0
+        assert c.scalar(select(func.count()).select_from(RefusedEvent)) == 0
+    # the links reconnect and their controllers resend: recorded then
+    assert floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100})).result(10)
+    assert floor.writer.submit_event(Origin("T2", "b", 1), GameStarted(1, {1: 100})).result(10)
 
 
 def test_kept_balances_and_hourly_totals_follow_every_workflow(floor: Floor,

@@ -34,6 +34,7 @@ from core.controllers.link import (
     endpoints_from_floor,
 )
 from core.controllers.protocol import (
+    MAX_REASON_CHARS,
     Ack,
     CommandAck,
     CommandFrame,
@@ -47,6 +48,7 @@ from core.controllers.protocol import (
     Resend,
     Welcome,
     encode_frame,
+    refusal_text,
     seal,
 )
 from core.controllers.simulator import SimulatedTable
@@ -274,6 +276,45 @@ def test_an_event_the_floor_refuses_is_acknowledged_as_refused_and_not_resent() 
             assert table.transmissions[seq] == 1  # dropped from the outbox: never resent
             assert ("T1", table.boot, seq) not in floor.recorded
         assert len(floor.recorded) == len(table.history) - len(hits)
+
+    arun(main)
+
+
+def test_a_refusal_goes_on_the_wire_as_one_clear_printable_bounded_line() -> None:
+    # a refusal whose words quote what the controller sent (a line break, a lone surrogate,
+    # an escape sequence, far too much): an ACK can not carry them as they are; the link used
+    # to fail to encode it, and its task ended with the link for good
+    wild = "bad\nhand \ud800\x1b[2J" + "x" * 5_000
+
+    async def script(ctl: ScriptedController, n: int) -> None:
+        ctl.send(n, EventFrame(Origin("T1", "boot1", 1), GameEnded(1)))
+        ctl.send(n, EventFrame(Origin("T1", "boot1", 2), GameEnded(2)))
+
+    async def main() -> None:
+        ctl = ScriptedController(_hello(), script)
+        await ctl.start()
+        floor = Floor()
+
+        def refuse_first(origin: Origin, event: Delivery) -> None:
+            if origin.seq == 1:
+                raise ValueError(wild)
+
+        floor.before_record = refuse_first
+        link = ControllerLink("T1", "127.0.0.1", ctl.port, floor.on_event, floor.on_status,
+                              tls=pki().console_context(), heartbeat=0.2)
+        task = await running(link)
+        await until(lambda: len([f for f in ctl.frames(0) if isinstance(f, Ack)]) == 2,
+                    "both answered")
+        assert link.online  # the link lives on
+        await link.close()
+        await task
+        await ctl.stop()
+        refused, ok = [f for f in ctl.frames(0) if isinstance(f, Ack)]
+        assert ok == Ack("boot1", 2, "ok")
+        assert (refused.seq, refused.result) == (1, "refused")
+        assert refused.reason == refusal_text(wild)
+        assert refused.reason.startswith("bad hand \\ud800?[2J")
+        assert refused.reason.isprintable() and len(refused.reason) == MAX_REASON_CHARS
 
     arun(main)
 

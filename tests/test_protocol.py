@@ -17,6 +17,7 @@ from core.controllers.protocol import (
     HAND_IDS,
     MAX_AMOUNT_CENTS,
     MAX_FRAME_BYTES,
+    MAX_REASON_CHARS,
     MAX_ROUND,
     MAX_SEQ,
     MAX_WAGER_CENTS,
@@ -38,9 +39,13 @@ from core.controllers.protocol import (
     decode_frame,
     encode_frame,
     event_bounds_problem,
+    event_problem,
     frame_checksum,
     hit_ref,
+    refusal_text,
     seal,
+    storable,
+    unstorable,
 )
 from core.rules.cards import full_deck, parse_cards
 
@@ -403,3 +408,106 @@ def test_events_built_in_code_are_checked_against_the_same_bounds() -> None:
     assert "seat 100" in event_bounds_problem(HitClaimed(1, 100, "FLUSH"))
     assert event_bounds_problem(Misdealt(2**31)) != ""
     assert event_bounds_problem(Undone(1, "HIT", 2)) == ""
+
+
+# ------------------------------------------------------------ text no ledger stores (issue 22)
+
+
+def _storable_everywhere(v: object) -> bool:
+    """Every text in ``v`` (keys too) encodes as UTF-8 and holds no NUL: any ledger stores it."""
+    if isinstance(v, dict):
+        return all(_storable_everywhere(k) and _storable_everywhere(x) for k, x in v.items())
+    if isinstance(v, list):
+        return all(_storable_everywhere(x) for x in v)
+    if isinstance(v, str):
+        try:
+            v.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return "\x00" not in v
+    return True
+
+
+@pytest.mark.parametrize(("override", "named"), [
+    ({"time": "\ud800"}, "EVENT.time: contains a lone surrogate (U+D800 at character 1)"),
+    ({"time": "2025\udfff"}, "EVENT.time: contains a lone surrogate (U+DFFF at character 5)"),
+    ({"time": "x\x00"}, "EVENT.time: contains control characters"),
+    ({"time": "2025-06-01T12:00:00.000000000000000000000Z"}, "EVENT.time: longer than 40"),
+    ({"hand": "FLU\ud800SH"}, "HIT.hand: contains a lone surrogate"),
+    ({"kind": "HIT\udc00"}, "EVENT.kind: contains a lone surrogate"),
+    ({"cards": ["\ud800", "5c", "9c", "Jc", "Kc", "3d", "4h"]}, "HIT.cards: card '\\ud800'"),
+    ({"kind": "UNDO", "what": "\ud800"}, "UNDO.what: contains a lone surrogate"),
+    ({"kind": "GAME_STARTED", "wagers": {"\ud800": 100}}, "GAME_STARTED.wagers: seat '\\ud800'"),
+])
+def test_an_event_with_text_no_ledger_stores_is_refused_by_name_and_kept_storable(
+        override: dict[str, object], named: str) -> None:
+    with pytest.raises(ProtocolError) as info:
+        decode_frame(_event_line(**override))
+    message = str(info.value)
+    assert named in message
+    assert message.isprintable() and _storable_everywhere(message)
+    m = info.value.event
+    assert m is not None and (m.table, m.boot, m.seq) == ("T1", "b1", 7)  # refused by identity
+    assert _storable_everywhere(m.fields)  # what the refused_events row keeps
+    for key, value in override.items():
+        if isinstance(value, str) and not value.isprintable():
+            assert m.fields[key] == value.encode("utf-8", "backslashreplace").decode() \
+                .replace("\x00", "\\u0000")  # the escape the JSON had
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=50))
+def test_any_text_in_an_event_decodes_to_storable_text_or_a_storable_refusal(text: str) -> None:
+    for field in ("time", "hand", "kind"):
+        try:
+            frame = decode_frame(_event_line(**{field: text}))
+        except ProtocolError as exc:
+            assert _storable_everywhere(str(exc))
+            if exc.event is not None:
+                assert _storable_everywhere(exc.event.fields)
+            continue
+        assert isinstance(frame, EventFrame)
+        assert event_problem(frame.origin, frame.event) == ""  # the writer's screen agrees
+        assert _storable_everywhere([frame.origin.controller_time,
+                                     getattr(frame.event, "hand", "")])
+
+
+def test_storable_escapes_what_no_ledger_stores_and_nothing_else() -> None:
+    assert storable("2025-06-01T12:00:00Z") == "2025-06-01T12:00:00Z"
+    assert storable("\ud800x\x00") == "\\ud800x\\u0000"
+    assert storable("naïve ★ 😀") == "naïve ★ 😀"
+    assert unstorable("ok") == "" and "NUL" in unstorable("a\x00") and \
+        "surrogate" in unstorable("\udfff")
+
+
+def test_a_refusal_reason_is_one_printable_bounded_line_and_stays_the_same() -> None:
+    raw = "bad\nline \ud800\x00 \x1b[2J" + "x" * 2_000
+    text = refusal_text(raw)
+    assert text.isprintable() and len(text) == MAX_REASON_CHARS and text.endswith("...")
+    assert text.startswith("bad line \\ud800\\u0000 ?[2J")
+    assert refusal_text(text) == text  # kept and sent again after a restart: the same words
+    assert refusal_text("seat 9 does not exist") == "seat 9 does not exist"
+    # it goes on the wire in an ACK
+    assert decode_frame(encode_frame(Ack("b", 1, "refused", text))) == Ack("b", 1, "refused", text)
+
+
+def test_events_built_in_code_are_screened_for_types_text_and_bounds() -> None:
+    o = Origin("T1", "b1", 1, "2025-06-01T12:00:00Z")
+    assert event_problem(o, GameStarted(1, {1: 100})) == ""
+    seven = parse_cards(["2c", "5c", "9c", "Jc", "Kc", "3d", "4h"])
+    assert event_problem(o, HitClaimed(1, 2, "FLUSH", seven)) == ""
+    assert event_problem(o, Undone(1, "HIT", 2)) == ""
+    assert "time: contains a lone surrogate" in event_problem(
+        Origin("T1", "b1", 1, "\ud800"), GameEnded(1))
+    assert "time: longer than 40" in event_problem(Origin("T1", "b1", 1, "x" * 41), GameEnded(1))
+    assert "table: contains a NUL" in event_problem(Origin("T\x00", "b1", 1), GameEnded(1))
+    assert "HitClaimed.hand: contains a lone surrogate" in event_problem(
+        o, HitClaimed(1, 2, "\udc80"))
+    assert "HitClaimed.hand: longer than 32" in event_problem(o, HitClaimed(1, 2, "F" * 33))
+    assert "Undone.what: contains control characters" in event_problem(o, Undone(1, "HI\x07T"))
+    assert "GameEnded.round_no: expected an integer, got str" in event_problem(
+        o, GameEnded("1"))  # type: ignore[arg-type]
+    assert "expected an integer, got bool" in event_problem(o, GameEnded(True))
+    assert "GameStarted.wagers[1]: expected an integer, got float" in event_problem(
+        o, GameStarted(1, {1: 1.5}))  # type: ignore[dict-item]
+    assert "round 2147483648 is out of range" in event_problem(o, Misdealt(MAX_ROUND + 1))

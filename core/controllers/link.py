@@ -65,6 +65,7 @@ from core.controllers.protocol import (
     Resend,
     Welcome,
     encode_frame,
+    refusal_text,
     utc_now_iso,
 )
 
@@ -342,7 +343,13 @@ class ControllerLink:
         w = self._writer
         if w is None or w.is_closing():
             return  # the frame's owner resends after the reconnect when it matters
-        w.write(encode_frame(frame))
+        try:
+            data = encode_frame(frame)
+        except (ProtocolError, UnicodeError) as exc:  # never the end of the link's task
+            log.error("table %s: a %s frame could not be encoded and is not sent: %s",
+                      self.table_id, type(frame).__name__, exc)
+            return
+        w.write(data)
         try:
             await w.drain()
         except (OSError, RuntimeError):
@@ -367,11 +374,12 @@ class ControllerLink:
         first, rest = items[0], items[1:]
         if not isinstance(first, Hello):
             what = str(first) if isinstance(first, ProtocolError) else type(first).__name__
-            await self._send(ErrorFrame("UNEXPECTED", f"expected HELLO first, got {what}"))
+            await self._send(ErrorFrame("UNEXPECTED",
+                                        refusal_text(f"expected HELLO first, got {what}")))
             raise _SessionEnd(f"controller did not start with HELLO ({what})")
         problem = self._check_hello(first)
         if problem:
-            await self._send(ErrorFrame("HELLO_REFUSED", problem))
+            await self._send(ErrorFrame("HELLO_REFUSED", refusal_text(problem)))
             self._refused(f"{self.host}:{self.port} refused: {problem}")
             raise _SessionEnd(f"HELLO refused: {problem}")
         self._last_refusal = ""
@@ -440,7 +448,7 @@ class ControllerLink:
                 await self._handle_malformed_event(item, hello)
             else:
                 log.warning("table %s: malformed frame refused: %s", self.table_id, item)
-                await self._send(ErrorFrame("BAD_FRAME", str(item), item.seq))
+                await self._send(ErrorFrame("BAD_FRAME", refusal_text(str(item)), item.seq))
         elif isinstance(item, EventFrame):
             await self._handle_event(item, hello)
         elif isinstance(item, CommandAck):
@@ -520,7 +528,8 @@ class ControllerLink:
                 raise _SessionEnd(f"a malformed event could not be recorded "
                                   f"({type(err).__name__}); reconnecting") from err
             st.poison.add(m.seq)
-        await self._send(ErrorFrame("BAD_FRAME", f"{exc} (refused and kept)", None))
+        await self._send(ErrorFrame("BAD_FRAME", refusal_text(f"{exc} (refused and kept)"),
+                                    None))
 
     async def _deliver(self, origin: Origin, item: Delivery) -> None:
         """In sequence: pass the event on (the floor records or refuses it) and ACK the
@@ -556,7 +565,9 @@ class ControllerLink:
             await self._ask_resend(origin.boot, st)
             return
         except ValueError as exc:
-            reason = str(exc) or type(exc).__name__
+            # what the floor kept (refused_events.reason) and the controller hears: one clear
+            # line, printable and bounded, whatever text the refusal quoted
+            reason = refusal_text(str(exc) or type(exc).__name__)
         except Exception as exc:
             log.exception("table %s: event %s:%d could not be recorded", self.table_id,
                           origin.boot, seq)
@@ -565,7 +576,8 @@ class ControllerLink:
         else:
             replay = result is False
             if isinstance(item, Refused) and not replay:
-                reason = item.reason  # recorded as refused (False: it had been accepted)
+                # recorded as refused (False: it had been accepted)
+                reason = refusal_text(item.reason)
         st.decided.add(seq)
         if st.expected is not None:
             st.expected = max(st.expected, seq + 1)

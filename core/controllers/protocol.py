@@ -28,14 +28,18 @@ from core.controllers.events import (
     Origin,
     Undone,
 )
-from core.rules.cards import CardError, format_cards, parse_cards
+from core.rules.cards import Card, CardError, format_cards, parse_cards
 from core.rules.fortune import HAND_IDS  # RULES.md section 1: the hand buttons
+from core.text import printable
 
 PROTOCOL_VERSION = 1
 MAX_FRAME_BYTES = 65_536
 MODEL_NEXUS = "Nexus Command"
 MAX_ID_CHARS = 64
 MAX_TEXT_CHARS = 1_000
+MAX_TIME_CHARS = 40  # an EVENT's "time": the ledger keeps it in a column of 40 characters
+MAX_HAND_CHARS = 32  # a HIT's hand, as the ledger keeps it (an event that did not come decoded)
+MAX_REASON_CHARS = 500  # a refusal's reason, as kept and as sent in an ACK (refusal_text)
 DEFAULT_HEARTBEAT_MS = 5_000
 DEFAULT_RETRANSMIT_MS = 2_000  # unacknowledged events / commands are sent again after this
 TIMEOUT_HEARTBEATS = 3  # a peer silent for 3 heartbeats is declared down
@@ -409,6 +413,9 @@ class _Fields:
             raise self.error(name, f"longer than {limit} characters")
         if any(unicodedata.category(ch) == "Cc" for ch in v):
             raise self.error(name, "contains control characters")
+        problem = unstorable(v)
+        if problem:
+            raise self.error(name, problem)
         return v
 
     def ident(self, name: str) -> str:
@@ -426,6 +433,37 @@ class _Fields:
 
     def opt_str(self, name: str, limit: int = MAX_TEXT_CHARS) -> str:
         return self.text(name, nonempty=False, limit=limit) if self.has(name) else ""
+
+
+def unstorable(text: str) -> str:
+    """Why ``text`` can not be stored as it is ("" when it can): a ledger keeps text as UTF-8, and
+    a lone surrogate (``"\\ud800"`` in JSON) has no UTF-8 form; PostgreSQL's text refuses NUL."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (f"contains a lone surrogate (U+{ord(text[exc.start]):04X} at character "
+                f"{exc.start + 1}): not text a ledger can store")
+    if "\x00" in text:
+        return f"contains a NUL character (at character {text.index(chr(0)) + 1})"
+    return ""
+
+
+def storable(text: str) -> str:
+    """``text`` as a ledger can store it: a lone surrogate as the text ``\\ud800``, a NUL as
+    ``\\u0000`` (what the JSON said), everything else as it is."""
+    if not unstorable(text):
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\u0000")
+
+
+def refusal_text(reason: str) -> str:
+    """A refusal's reason as it is kept (``refused_events.reason``) and sent (``ACK refused``):
+    storable, printable on one line (:func:`core.text.printable`), at most
+    :data:`MAX_REASON_CHARS` characters.  The same text again gives the same text."""
+    text = printable(storable(reason))
+    if len(text) > MAX_REASON_CHARS:
+        text = text[:MAX_REASON_CHARS - 3] + "..."
+    return text
 
 
 def _show(v: Any) -> str:
@@ -493,20 +531,20 @@ def _dec_welcome(obj: dict[str, Any]) -> Frame:
     return Welcome(console=f.ident("console"), heartbeat_ms=f.bounded("heartbeat_ms"))
 
 
-def _storable(v: Any) -> Any:
+def storable_json(v: Any) -> Any:
     """A decoded JSON value as every ledger's JSON column stores it: integers beyond 2**53 and
-    numbers beyond a float (1e400: ``inf``) as strings, a NUL character as the text ``\\u0000``
-    (a PostgreSQL text refuses NUL)."""
+    numbers beyond a float (1e400: ``inf``) as strings, text through :func:`storable` (a NUL
+    character as the text ``\\u0000``, a lone surrogate as ``\\ud800``)."""
     if isinstance(v, dict):
-        return {_storable(str(k)): _storable(x) for k, x in v.items()}
+        return {storable_json(str(k)): storable_json(x) for k, x in v.items()}
     if isinstance(v, list):
-        return [_storable(x) for x in v]
+        return [storable_json(x) for x in v]
     if type(v) is int and not -(2**53) < v < 2**53:
         return str(v)
     if isinstance(v, float) and not math.isfinite(v):
         return str(v)
-    if isinstance(v, str) and "\x00" in v:
-        return v.replace("\x00", "\\u0000")
+    if isinstance(v, str):
+        return storable(v)
     return v
 
 
@@ -526,7 +564,7 @@ def _dec_event(obj: dict[str, Any]) -> Frame:
             table, boot, raw_seq,
             kind if isinstance(kind, str) and kind.isprintable() and len(kind) <= MAX_ID_CHARS
             else "",
-            _storable({k: v for k, v in obj.items() if k not in ("v", CHECKSUM_FIELD)}))
+            storable_json({k: v for k, v in obj.items() if k not in ("v", CHECKSUM_FIELD)}))
         raise
 
 
@@ -535,7 +573,7 @@ def _dec_event_content(f: _Fields, table: str, boot: str) -> Frame:
     seq = f.bounded("seq")
     f.seq = seq
     origin = Origin(table=table, boot=boot, seq=seq,
-                    controller_time=f.opt_str("time", MAX_ID_CHARS))
+                    controller_time=f.opt_str("time", MAX_TIME_CHARS))
     kind = f.text("kind", limit=MAX_ID_CHARS)
     e = _Fields(obj, kind, seq)
     event: ControllerEvent
@@ -711,3 +749,59 @@ def event_bounds_problem(event: ControllerEvent) -> str:
     elif isinstance(event, (HitClaimed, Undone)) and event.seat is not None:
         problems.append(out("seat", event.seat, "seat"))
     return next((p for p in problems if p), "")
+
+
+def event_problem(origin: Origin, event: ControllerEvent) -> str:
+    """What in an event (with its origin) the ledger could not keep as it is ("" when nothing):
+    a member of the wrong type, a number beyond its bound, text too long for its column, or text
+    no ledger stores (a lone surrogate, a NUL, a control character).  The decoder refuses all of
+    these on the wire; the ledger writer asks this of every event before it joins a batch, so
+    that one an in-process caller made (a script, a test) is refused alone, by name."""
+    def text(what: str, v: Any, limit: int, *, empty: bool = False) -> str:
+        if not isinstance(v, str):
+            return f"{what}: expected text, got {type(v).__name__}"
+        if not v and not empty:
+            return f"{what}: must not be empty"
+        if len(v) > limit:
+            return f"{what}: longer than {limit} characters"
+        problem = unstorable(v)
+        if problem:
+            return f"{what}: {problem}"
+        if any(unicodedata.category(ch) == "Cc" for ch in v):  # as the decoder
+            return f"{what}: contains control characters"
+        return ""
+
+    def integer(what: str, v: Any) -> str:
+        return "" if type(v) is int else f"{what}: expected an integer, got {type(v).__name__}"
+
+    problems = [text("table", origin.table, MAX_ID_CHARS), text("boot", origin.boot, MAX_ID_CHARS),
+                integer("seq", origin.seq),
+                text("time", origin.controller_time, MAX_TIME_CHARS, empty=True)]
+    if not isinstance(event, (GameStarted, HitClaimed, GameEnded, Undone, Misdealt)):
+        problems.append(f"not a controller event ({type(event).__name__})")
+        return next(p for p in problems if p)
+    where = type(event).__name__
+    problems.append(integer(f"{where}.round_no", event.round_no))
+    if isinstance(event, GameStarted):
+        if not isinstance(event.wagers, dict):
+            problems.append(f"{where}.wagers: expected seat -> cents, got "
+                            f"{type(event.wagers).__name__}")
+        else:
+            problems += [integer(f"{where}.wagers seat", seat) for seat in event.wagers]
+            problems += [integer(f"{where}.wagers[{seat!r}]", cents)
+                         for seat, cents in event.wagers.items()]
+    elif isinstance(event, HitClaimed):
+        problems += [integer(f"{where}.seat", event.seat),
+                     text(f"{where}.hand", event.hand, MAX_HAND_CHARS)]
+        if not isinstance(event.cards, tuple) or not all(isinstance(c, Card)
+                                                         for c in event.cards):
+            problems.append(f"{where}.cards: expected cards")
+    elif isinstance(event, Undone):
+        problems.append(text(f"{where}.what", event.what, MAX_ID_CHARS))
+        if event.seat is not None:
+            problems.append(integer(f"{where}.seat", event.seat))
+    problem = next((p for p in problems if p), "")
+    if problem:
+        return problem
+    bounds = event_bounds_problem(event)
+    return f"{where}: {bounds}" if bounds else ""

@@ -19,7 +19,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import JSON, Connection, Table, text
+from sqlalchemy import JSON, Connection, String, Table, text
 from sqlalchemy.types import TypeDecorator
 
 
@@ -130,6 +130,11 @@ def _pg_statement(table: Table, columns: tuple[str, ...], returning: tuple[str, 
         if _is_json(col.type):
             arrays.append(f"CAST(:a{i} AS text[])")
             picks.append(f"CAST(u.c{i} AS {col.type.compile(dialect=dialect)})")
+        elif isinstance(col.type, String):
+            # text, not VARCHAR(n): an explicit cast would cut a long value silently; the
+            # INSERT's own (assignment) cast refuses it, as a plain INSERT does
+            arrays.append(f"CAST(:a{i} AS text[])")
+            picks.append(f"u.c{i}")
         else:
             arrays.append(f"CAST(:a{i} AS {col.type.compile(dialect=dialect)}[])")
             picks.append(f"u.c{i}")

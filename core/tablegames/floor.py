@@ -91,7 +91,9 @@ class Floor:
         """Record one controller event in a transaction of its own.  False for a replay;
         FloorError for a refused event, which is kept in ``refused_events`` (sent again: the
         same reason); OutOfOrder (nothing written) for an event beyond the next expected seq
-        of its (table, boot)."""
+        of its (table, boot).  An event the ledger could not keep as it is (text with a lone
+        surrogate, a member of the wrong type) is refused by name (``ingest.screened``)."""
+        event = ingest.screened(origin, event)
         try:
             with self.ctx.unit("event") as u:
                 return ingest.record(self.ctx, u, origin, event)

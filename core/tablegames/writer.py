@@ -7,9 +7,16 @@ transaction (one fsync) with a savepoint each, commits, and only then resolves e
 own: a refused event's savepoint is rolled back and its ``refused_events`` row written in the same
 batch; the others commit.  An event out of its (table, boot) sequence (``OutOfOrder``, raised
 before it writes anything) is neither recorded nor refused: its future carries the exception.
-If the batch itself fails (the database is gone), every event of it fails and its link
-reconnects, so its controller resends it.  Link state changes (ONLINE / OFFLINE) go through the
-same writer.  After each commit one FloorChange announces the batch.
+Every event is screened before it joins a batch (``ingest.screened``): one the ledger could not
+keep as it is (text with a lone surrogate or a NUL, a member of the wrong type or beyond its
+bound) is refused alone, by name.  If a batch fails anyway because the database (or its driver)
+refused something in it, the batch is split in halves and each committed again, down to single
+jobs: what can be recorded is, and an event that can not is refused alone with its
+``refused_events`` row ("the ledger could not store this event (<class>)"; the driver's message
+goes to the log, never to the controller).  If the batch fails because the database is gone
+(a connection error), or for a reason that is not the database's, every event of it fails and
+its link reconnects, so its controller resends it.  Link state changes (ONLINE / OFFLINE) go
+through the same writer.  After each commit one FloorChange announces the batch.
 """
 
 from __future__ import annotations
@@ -23,16 +30,39 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import (
+    DBAPIError,
+    DisconnectionError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    StatementError,
+)
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from core.controllers.events import Delivery, Origin, OutOfOrder
 from core.tablegames import bulk, ingest, setup, slips
-from core.tablegames.unit import FloorContext, Unit, retrying
-from core.tablegames.views import FloorChange
+from core.tablegames.unit import FloorContext, Unit, retrying, transient
+from core.tablegames.views import FloorChange, FloorError
 
 log = logging.getLogger("podium.writer")
 
 MAX_BATCH = 1000
+UNSTORABLE = "the ledger could not store this event"  # the refusal of an event a batch failed on
+
+
+def split_on(exc: BaseException) -> bool:
+    """Whether a batch that failed with ``exc`` is split and committed again in halves: the
+    database or its driver refused something the batch wrote (a value, a constraint, text the
+    driver could not encode), not a connection that is gone, not a deadlock or serialization
+    failure (run again whole, ``unit.retrying``), not a failure of Podium's own."""
+    if isinstance(exc, UnicodeError):  # the driver could not encode a value
+        return True
+    if isinstance(exc, (OperationalError, InterfaceError, DisconnectionError, PoolTimeout)):
+        return False  # the database is gone (or unreachable): the links reconnect
+    if isinstance(exc, DBAPIError):
+        return not exc.connection_invalidated and not transient(exc)
+    return isinstance(exc, StatementError)  # a value its column's type could not take
 
 
 @dataclass
@@ -43,6 +73,7 @@ class _Job:
     # a light job refuses (if at all) before it writes anything, so it needs no savepoint of
     # its own; should one fail anyway, the batch is done again with a savepoint for each job
     light: bool = False
+    what: str = ""  # the event, for the log
     # a START GAME / END GAME: recorded with the others of its batch (core/tablegames/bulk.py)
     item: bulk.Item | None = None
 
@@ -58,6 +89,8 @@ class WriterStats:
     largest: int = 0
     busy_s: float = 0.0
     retried: int = 0  # batches done again with a savepoint for every job
+    split: int = 0  # failed batches committed again in halves
+    refused_alone: int = 0  # events a batch failed on, refused alone (UNSTORABLE)
 
 
 class LedgerWriter:
@@ -96,12 +129,16 @@ class LedgerWriter:
         """Record a controller event; the future gives False for a replay, or raises the
         ValueError that refused it (kept in ``refused_events``), or OutOfOrder (nothing
         written: the link asks the controller to send again from the expected seq)."""
+        event = ingest.screened(origin, event)  # text no ledger stores, a bad type: refused
+
         def refuse(u: Unit, reason: str) -> None:
             ingest.record_refusal(u, origin, event, reason)
 
         item = bulk.Item(origin, event) if isinstance(event, bulk.BULK_EVENTS) else None
         return self._submit(lambda u: ingest.record(self.ctx, u, origin, event), refuse,
-                            light=isinstance(event, ingest.LIGHT_EVENTS), item=item)
+                            light=isinstance(event, ingest.LIGHT_EVENTS),
+                            what=f"table {origin.table} event {origin.boot}:{origin.seq}",
+                            item=item)
 
     def submit_link(self, table: str, online: bool) -> Future[None]:
         return self._submit(lambda u: setup.set_link(u, table, online), light=True)
@@ -112,13 +149,14 @@ class LedgerWriter:
 
     def _submit(self, run: Callable[[Unit], Any],
                 refuse: Callable[[Unit, str], None] | None = None, *,
-                light: bool = False, item: bulk.Item | None = None) -> Future[Any]:
+                light: bool = False, what: str = "",
+                item: bulk.Item | None = None) -> Future[Any]:
         fut: Future[Any] = Future()
         with self._lock:
             if self._thread is None or self._stopping:
                 fut.set_exception(RuntimeError("the ledger writer is not running"))
                 return fut
-            self._queue.put(_Job(run, fut, refuse, light, item))
+            self._queue.put(_Job(run, fut, refuse, light, what, item))
         return fut
 
     # -- the thread -----------------------------------------------------------------------------
@@ -160,6 +198,9 @@ class LedgerWriter:
             # a deadlock or serialization failure (PostgreSQL) rolled the batch back: again
             u, change = retrying(attempt)
         except Exception as exc:  # the batch did not commit: nothing of it is recorded
+            if split_on(exc):  # the database refused something in it: find what, keep the rest
+                self._split(batch, exc)
+                return
             log.exception("ledger writer: a batch of %d job(s) could not be committed",
                           len(batch))
             for job in batch:
@@ -179,6 +220,47 @@ class LedgerWriter:
                 job.future.set_exception(value)
         if change.touched:
             ctx.announce(change)
+
+    def _split(self, batch: list[_Job], exc: Exception) -> None:
+        """A batch the database refused: its halves committed again (each split again if it
+        fails too), down to the one job that fails alone."""
+        if len(batch) > 1:
+            log.warning("ledger writer: a batch of %d job(s) could not be committed (%s: %s); "
+                        "committing it again in halves", len(batch), type(exc).__name__, exc)
+            self.stats.split += 1
+            half = len(batch) // 2
+            self._commit(batch[:half])
+            self._commit(batch[half:])
+            return
+        job = batch[0]
+        cause = type(getattr(exc, "orig", None) or exc).__name__
+        if job.refuse is None:  # not an event: whoever submitted it hears why
+            log.warning("ledger writer: a job could not be committed (%s): %s", cause, exc)
+            if not job.future.done():
+                job.future.set_exception(exc)
+            return
+        # the driver's words stay here (they may quote the bad text); the controller hears
+        # a clear line
+        reason = f"{UNSTORABLE} ({cause})"
+        log.warning("ledger writer: %s could not be stored and is refused alone: %s",
+                    job.what or "an event", exc)
+        refuse = job.refuse
+
+        def keep() -> None:
+            with self.ctx.session() as s, s.begin():
+                refuse(Unit(s, self.ctx.now(), self.ctx.cache), reason)
+
+        try:
+            retrying(keep)
+        except Exception:  # not even its refusal: not acknowledged, it comes again
+            log.exception("ledger writer: the refusal of %s could not be recorded either",
+                          job.what or "an event")
+            if not job.future.done():
+                job.future.set_exception(exc)
+            return
+        self.stats.refused_alone += 1
+        if not job.future.done():
+            job.future.set_exception(FloorError(reason))
 
     def _transaction(self, batch: list[_Job], results: list[tuple[bool, Any]], *,
                      savepoints: bool) -> tuple[Unit, FloorChange]:
@@ -212,6 +294,8 @@ class LedgerWriter:
                 it.done = ingest.record(self.ctx, u, it.origin, it.event)
             except OutOfOrder as exc:
                 it.error = exc
+            except UnicodeError:  # the driver could not encode a value: not a refusal
+                raise
             except ValueError as exc:  # refused before anything was written
                 it.error = exc
                 ingest.record_refusal(u, it.origin, it.event, str(exc) or type(exc).__name__)
@@ -242,6 +326,8 @@ class LedgerWriter:
                 value = job.run(child)
         except OutOfOrder as exc:
             return False, exc
+        except UnicodeError:  # the driver could not encode a value: not a refusal by the floor
+            raise
         except ValueError as exc:
             reason = str(exc) or type(exc).__name__
             if job.refuse is not None:
