@@ -12,6 +12,7 @@ process (``ESCPOS_CAPABILITIES_PICKLE_DIR``).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import textwrap
@@ -229,6 +230,14 @@ def _suit_symbols_printable(printer: Any) -> bool:
                for cp in printer.profile.get_code_pages())
 
 
+@functools.lru_cache(maxsize=32)
+def suit_symbols_for(profile: str) -> bool:
+    """Whether a printer of ``profile`` prints the suit symbols (its code pages do not change:
+    asked once per profile; python-escpos builds every code page's map to answer)."""
+    p, _w = start_receipt(profile, reprint=False)
+    return _suit_symbols_printable(p)
+
+
 def cards_text(cards: Sequence[str], symbols: bool) -> str:
     """Canonical card text (``As Td Jk``); with ``symbols`` the suit letters become ♠♥♦♣."""
     out = []
@@ -424,7 +433,7 @@ def finish_receipt(p: Any, w: _Writer, *, reference: str, signers: Sequence[str]
 def render_slip(slip: WinSlip, *, profile: str = DEFAULT_PROFILE) -> bytes:
     """The ESC/POS bytes of ``slip`` for a printer of ``profile`` (pure: same slip, same bytes)."""
     p, w = start_receipt(profile, reprint=slip.reprint)
-    symbols = _suit_symbols_printable(p)
+    symbols = suit_symbols_for(profile)
     w.big(slip.casino.upper())
     w.style(align="center", bold=True, size="2h")
     w.line(f"WIN SLIP No. {slip.slip_no:06d}")

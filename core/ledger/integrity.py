@@ -326,16 +326,15 @@ def seal(conn: Connection) -> int:
     empty its journal.  Returns how many rows were chained."""
     pg = conn.dialect.name == "postgresql"
     where = " WHERE tx = txid_current()" if pg else ""
-    noted = conn.execute(text(f"SELECT tbl, row_key FROM ledger_journal{where} "
-                              "ORDER BY id")).all()
+    # taken and emptied in one statement (the transaction's own rows: nobody else sees them)
+    noted = sorted(conn.execute(text(f"DELETE FROM ledger_journal{where} "
+                                     "RETURNING id, tbl, row_key")).all())
     if not noted:
         return 0
     if pg:
         conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": CHAIN_LOCK_KEY})
-    items = [(str(r[0]), k) for r in noted for k in journal_keys(str(r[1]))]
-    written = append_batch(conn, items) if _batch_installed(conn) else append(conn, items)
-    conn.execute(text(f"DELETE FROM ledger_journal{where}"))
-    return written
+    items = [(str(r[1]), k) for r in noted for k in journal_keys(str(r[2]))]
+    return append_batch(conn, items) if _batch_installed(conn) else append(conn, items)
 
 
 _DIRTY = "podium_chain_dirty"
