@@ -89,7 +89,7 @@ def run_one(kind: str, revision: str, args: argparse.Namespace, folder: Path) ->
         events = 0
         t0 = time.perf_counter()
         cpu0 = time.process_time()
-        pg0 = _pg_cpu() if kind == "postgresql" else 0.0
+        pg0 = _pg_cpu() if kind == "postgresql" else {}
         for rnd in range(1, args.rounds + 1):
             for phase in ("start", "end"):
                 wave = []
@@ -106,7 +106,7 @@ def run_one(kind: str, revision: str, args: argparse.Namespace, folder: Path) ->
                 events += len(wave)
         wall = time.perf_counter() - t0
         cpu = time.process_time() - cpu0
-        pg_cpu = _pg_cpu() - pg0 if kind == "postgresql" else 0.0
+        pg_cpu = _pg_spent(pg0, _pg_cpu()) if kind == "postgresql" else 0.0
         floor.writer.stop()
         with engine.connect() as conn:
             rows_after = _rows(conn)
@@ -137,21 +137,26 @@ def run_one(kind: str, revision: str, args: argparse.Namespace, folder: Path) ->
         _drop(kind, where, args.db)
 
 
-def _pg_cpu() -> float:
-    """CPU seconds used so far by every PostgreSQL process of this machine (from /proc; 0
-    where there is none): what the server spent, whatever else runs beside it."""
-    total = 0
+def _pg_cpu() -> dict[int, float]:
+    """CPU seconds used so far by each PostgreSQL process of this machine (from /proc)."""
+    out: dict[int, float] = {}
     tick = os.sysconf("SC_CLK_TCK")
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            fields = stat.read_text().rsplit(")", 1)
-            if "(postgres" not in fields[0]:
+            head, rest = stat.read_text().rsplit(")", 1)
+            if "(postgres" not in head:
                 continue
-            parts = fields[1].split()
-            total += int(parts[11]) + int(parts[12])
+            parts = rest.split()
+            out[int(stat.parent.name)] = (int(parts[11]) + int(parts[12])) / tick
         except (OSError, IndexError, ValueError):
             continue
-    return total / tick
+    return out
+
+
+def _pg_spent(before: dict[int, float], after: dict[int, float]) -> float:
+    """What the server processes alive at both readings spent between them (a backend that
+    ended meanwhile is left out; one that began counts from 0)."""
+    return sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
 
 
 def _size(kind: str, conn: Any, where: Any) -> int:

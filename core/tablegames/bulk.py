@@ -29,6 +29,7 @@ import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import select, text, update
@@ -178,9 +179,7 @@ def _decide(ctx: FloorContext, u: Unit, items: Sequence[Item]) -> _Run:
         if origin.seq < expected:  # the ledger may hold it (a replay or a refusal): one by one
             run.slow_at = index
             return run
-        try:
-            ctx.config.table(origin.table)
-        except KeyError:
+        if not ctx.configured(origin.table):
             _refuse(run, last, item, f"table {origin.table}: not configured on this floor; "
                                      "its controller is refused")
             continue
@@ -260,11 +259,19 @@ def _started(ctx: FloorContext, u: Unit, item: Item, t: Any, index: int) -> _Sta
             log.warning("table %s round %s: %s", t.id, e.round_no, problem)
             continue
         for lid, lconf in conf.items():
-            for mv in meters.contribute(lconf, cents):
-                acc = moves[lid].setdefault(mv.kind, [0, 0])
-                acc[0] += mv.meter_delta
-                acc[1] += mv.reserve_delta
+            for kind, dm, dr in _contribution(lconf, cents):
+                acc = moves[lid].setdefault(kind, [0, 0])
+                acc[0] += dm
+                acc[1] += dr
     return _Start(item, t, index, wagers, moves, e.round_no)
+
+
+@lru_cache(maxsize=4096)
+def _contribution(conf: meters.LevelSettings, cents: int) -> tuple[tuple[str, int, int], ...]:
+    """:func:`meters.contribute` of a wager (a floor's wagers are a few amounts: each worked out
+    once per level setting)."""
+    return tuple((mv.kind, mv.meter_delta, mv.reserve_delta)
+                 for mv in meters.contribute(conf, cents))
 
 
 def _write(ctx: FloorContext, u: Unit, taken: list[tuple[Item, Any]],

@@ -157,11 +157,9 @@ def record(ctx: FloorContext, u: Unit, origin: Origin, event: Delivery) -> bool:
     ValueError) for an unconfigured table or a refused event (a refused one sent again: the
     reason it was refused with); OutOfOrder, before anything is written, for an event beyond
     the next one the ledger expects of its (table, boot)."""
-    try:
-        ctx.config.table(origin.table)
-    except KeyError:
+    if not ctx.configured(origin.table):
         raise FloorError(f"table {origin.table}: not configured on this floor; its "
-                         "controller is refused") from None
+                         "controller is refused")
     s = u.s
     conn = s.connection()
     trow = conn.execute(_TABLE, {"t": origin.table}).first()

@@ -210,6 +210,11 @@ class FloorContext:
     def paytable(self, group_id: str) -> Any:
         return self.paytables[self.group_cfg(group_id).paytable]
 
+    def configured(self, table_id: str) -> bool:
+        """Whether the floor file configures ``table_id`` (a dictionary look-up: the ingest
+        path asks for every event)."""
+        return table_id in self._table_paytables
+
     def table_paytable(self, table_id: str) -> Any:
         """The paytable a table plays: its own (a linked equivalent, RULES.md 3), else its
         group's.  Its wager and fixed pays are the table's; the meter pays are the group's."""
