@@ -277,7 +277,8 @@ def _read_keys(conn: Connection, table: Table, keys: Sequence[Any]) -> dict[str,
     cols = chained_columns(table)
     q = select(*(table.c[c] for c in cols)).where(table.c.id.between(keys[0], keys[-1]))
     at = cols.index("id")
-    return {str(row[at]): dict(zip(cols, row, strict=True)) for row in conn.execute(q)}
+    return {str(row[at]): dict(zip(cols, row, strict=True))
+            for row in conn.execute(q).all()}
 
 
 def append_batch(conn: Connection, items: Iterable[tuple[str, str]]) -> int:

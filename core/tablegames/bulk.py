@@ -153,17 +153,17 @@ def _read_state(u: Unit, items: Sequence[Item]) -> tuple[dict[str, Any],
     tables: dict[str, Any] = {}
     for chunk in _chunks(table_ids):
         for row in conn.execute(select(_TABLES.c.id, _TABLES.c.group_id, _TABLES.c.seats,
-                                       _TABLES.c.online).where(_TABLES.c.id.in_(chunk))):
+                                       _TABLES.c.online).where(_TABLES.c.id.in_(chunk))).all():
             tables[row.id] = row
     pairs = sorted({(i.origin.table, i.origin.boot) for i in items})
     last: dict[tuple[str, str], int] = {}
     for tid, boot, recorded, refused in conn.execute(_PG_LAST if pg else _SQLITE_LAST,
-                                                     _keys(pg, pairs, "tb")):
+                                                     _keys(pg, pairs, "tb")).all():
         last[(str(tid), str(boot))] = max(int(recorded or 0), int(refused or 0))
     wanted = sorted({(i.origin.table, i.origin.boot, i.event.round_no) for i in items})
     rounds: dict[tuple[str, str, int], _Round] = {}
     for rid, tid, boot, rno, state in conn.execute(_PG_ROUNDS if pg else _SQLITE_ROUNDS,
-                                                   _keys(pg, wanted, "tbr")):
+                                                   _keys(pg, wanted, "tbr")).all():
         rounds[(str(tid), str(boot), int(rno))] = _Round(int(rid), str(state))
     return tables, last, rounds
 
