@@ -135,6 +135,7 @@ def assess(ctx: FloorContext, u: Unit, hit: Hit, cards: tuple[Card, ...], *,
             level_name = pay.level or pt.levels[0]
             if locked_same:
                 amount = hit.locked_amount_cents
+                meter_before = hit.locked_meter_before_cents
             else:
                 lv = lvls[level_name]
                 state = balances.current(u, lv.id, lock=lock)
@@ -215,4 +216,4 @@ def evaluate(ctx: FloorContext, hit_id: int,
         fraction=pay.fraction if pay is not None and pay.source == "meter" else None,
         meter_cents=a.meter_before,
         verifier_needed=a.amount is not None and a.amount >= separate,
-        reject_role=reject_role)
+        reject_role=reject_role, frozen=a.locked_same)

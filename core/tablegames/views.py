@@ -133,6 +133,9 @@ class Verification:
     # separate_verifier_at)
     verifier_needed: bool = False
     reject_role: str = "supervisor"  # rejecting needs the authority paying would
+    # the amount is the one fixed at the hit or at verification (Jackpot Lock): the meter
+    # moving does not change it; ``meter_cents`` is then the meter it was fixed on
+    frozen: bool = False
 
 
 @dataclass(frozen=True)
