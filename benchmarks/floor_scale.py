@@ -104,13 +104,15 @@ class Supervisors(threading.Thread):
     """Pays or rejects every pending hit, like the supervisors of the pit (another thread, its
     own reads and writes: the console's GUI thread does none of this)."""
 
-    def __init__(self, console: ConsoleCore, pin_seconds: float = 1.0) -> None:
+    def __init__(self, console: ConsoleCore, pin_seconds: float = 1.0,
+                 freeze: bool = True) -> None:
         super().__init__(name="bench-supervisors", daemon=True)
         self.console = console
         self.stop_flag = threading.Event()
         # a meter pay's verification stays open this long before the swipe (the cards
         # checked, the card swiped, the PIN typed): the linked tables play on meanwhile
         self.pin_seconds = pin_seconds
+        self.freeze = freeze  # False: no Jackpot Lock at verification (the old console)
         self.paid = 0
         self.rejected = 0
         self.changed_amounts = 0  # swipes refused with AmountChanged ("amount moved")
@@ -142,7 +144,8 @@ class Supervisors(threading.Thread):
             floor.reject(h.hit_id, "benchmark: flagged or no cards", EXECUTIVE)
             self.rejected += 1
             return
-        floor.freeze(h.hit_id, "benchmark supervisors")
+        if self.freeze:
+            floor.freeze(h.hit_id, "benchmark supervisors")
         decided = False
         try:
             v = floor.evaluate(h.hit_id, list(h.cards))
@@ -169,7 +172,7 @@ class Supervisors(threading.Thread):
                 self.paid += 1
                 self.multi_swipe += swipes > 1
         finally:
-            if not decided:
+            if not decided and self.freeze:
                 floor.unfreeze(h.hit_id, "benchmark supervisors")
 
 
@@ -262,7 +265,8 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
     record_file = tmp / "record.json"
     sim_cmd = [sys.executable, str(ROOT / "benchmarks" / "floor_sim.py"), "--floor",
                str(floor_file), "--speed", str(args.speed), "--seconds", str(args.seconds),
-               "--drain", str(args.drain), "--seed", str(args.seed), "--record",
+               "--drain", str(args.drain), "--seed", str(args.seed),
+               "--jackpot-rate", str(args.jackpot_rate), "--record",
                str(record_file)] + (["--stagger"] if args.stagger else [])
     sim_log = open(tmp / "sim.log", "w")  # noqa: SIM115 - closed below
     sim = subprocess.Popen(sim_cmd, stdout=subprocess.PIPE, stderr=sim_log, text=True)
@@ -348,7 +352,7 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
     for name in ("_paint", "_on_change", "_on_snapshot", "_on_slips", "_tick"):
         setattr(window, name, timed(name, getattr(window, name)))
 
-    supervisors = Supervisors(console, args.pin_seconds)
+    supervisors = Supervisors(console, args.pin_seconds, args.freeze)
     supervisors.start()
     from PySide6.QtCore import QTimer
 
@@ -532,8 +536,13 @@ def main() -> None:
     ap.add_argument("--drain", type=float, default=15.0)
     ap.add_argument("--speed", type=float, default=10.0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jackpot-rate", type=float, default=0.0,
+                    help="share of rounds dealt a stacked paying hand (floor_sim): more pays")
     ap.add_argument("--pin-seconds", type=float, default=1.0,
                     help="a meter pay's verification is open this long before the swipe")
+    ap.add_argument("--no-freeze", dest="freeze", action="store_false",
+                    help="for comparison: the supervisors do not freeze the amount when they "
+                         "open a verification (the console before Jackpot Lock at verification)")
     ap.add_argument("--base-port", type=int, default=21000)
     ap.add_argument("--db", default=None, help="PostgreSQL URL (default: SQLite in a temp dir)")
     ap.add_argument("--no-stagger", dest="stagger", action="store_false")

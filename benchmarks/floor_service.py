@@ -323,7 +323,8 @@ def run_once(n_services: int, args: argparse.Namespace) -> dict[str, Any]:
     record_file = tmp / "record.json"
     sim = Child([sys.executable, str(ROOT / "benchmarks" / "floor_sim.py"), "--floor",
                  str(floor_file), "--speed", str(args.speed), "--seconds", str(args.seconds),
-                 "--drain", str(args.drain), "--seed", str(args.seed), "--record",
+                 "--drain", str(args.drain), "--seed", str(args.seed),
+                 "--jackpot-rate", str(args.jackpot_rate), "--record",
                  str(record_file), "--stagger", "--hold"], tmp / "sim.log", "SIM READY")
     services: list[tuple[str, Child, int]] = []
     consoles: list[Child] = []
@@ -598,6 +599,8 @@ def main() -> None:
     ap.add_argument("--drain", type=float, default=15.0)
     ap.add_argument("--speed", type=float, default=10.0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jackpot-rate", type=float, default=0.0,
+                    help="share of rounds dealt a stacked paying hand (floor_sim): more pays")
     ap.add_argument("--pin-seconds", type=float, default=1.0,
                     help="a meter pay's verification is open this long before the swipe")
     ap.add_argument("--base-port", type=int, default=21000)
