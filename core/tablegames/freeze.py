@@ -7,8 +7,10 @@ another moment: the award's movements are taken off the meter by entries that na
 award yet), the hit's ``locked_*`` columns hold the amount, so every table of the link shows it
 PENDING (``LevelView.frozen_cents``) while the live meter grows for the next award; the pay
 writes no new movement and the award takes exactly the frozen amount.  A verification closed
-without a decision gives it back (reversal entries pointing at the freeze's).  Each freeze and
-release is a ``hit_decisions`` row (``frozen`` / ``unfrozen``).
+without a decision gives it back (reversal entries pointing at the freeze's), unless another
+award or freeze on the level was fixed on what it left (then it stays frozen until the hit is
+decided: every amount stays one of a sequential pay order).  Each freeze and release is a
+``hit_decisions`` row (``frozen`` / ``unfrozen``).
 
 Several hits of one round are fixed in pay order (from the dealer's right unless the group says
 otherwise), each on what the previous one left: opening a hit freezes it and every pending meter
