@@ -321,3 +321,20 @@ def test_a_day_with_freezes_and_releases_reconciles(engine: Engine) -> None:
     rec = reconcile.reconcile(desk, periods.gaming_day(desk.config.casino, date(2025, 6, 3)))
     assert rec.adds_up, rec.problems
     assert verify(engine).ok
+
+
+def test_a_void_of_a_frozen_pay_gives_the_meter_back_exactly_what_the_freeze_took(
+        floor: Floor, engine: Engine) -> None:
+    t1 = Table(floor, "T1")
+    t1.send(GameStarted(1, {3: 100}))
+    t1.send(HitClaimed(1, 3, "SF7_NATURAL"))  # 100%: award, reseed and reserve move at freeze
+    (hit,) = hit_ids(engine)
+    m, r = meter_units(engine)
+    floor.freeze(hit)
+    floor.unfreeze(hit)  # given back once
+    shown = floor.freeze(hit).amount_cents
+    paid = floor.pay(hit, HANDS["SF7_NATURAL"].split(), swipe(EXE), expected_cents=shown)
+    floor.void_slip(paid.slip_no, "surveillance: cards switched", True, swipe(EXE))
+    assert meter_units(engine) == (m, r)
+    assert check_balances(engine) == []
+    assert verify(engine).ok
