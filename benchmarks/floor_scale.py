@@ -10,8 +10,13 @@ For each table count (default 50, 100, 200, 500) this
    (``QT_QPA_PLATFORM=offscreen``), on a fresh SQLite ledger (WAL, ``synchronous=FULL``) or a
    fresh schema of a PostgreSQL database (``--db``);
 3. decides every hit as it comes, from a thread of its own standing in for the supervisors at
-   the pit's podiums: a flagged hit is rejected, a payable one is paid with an Executive swipe at
-   the amount shown (a claim corrected when the cards say so), a hit that pays nothing rejected;
+   the pit's podiums: a flagged hit is rejected; the others' verification is opened
+   (``Floor.freeze``, as the console's VerifyDialog does: a meter pay's amount is fixed), a
+   payable one is paid with an Executive swipe at the amount shown ``--pin-seconds`` later
+   for a meter pay (default 1 s: the linked tables play on meanwhile; a claim corrected when
+   the cards say so), and swiped again at the amount a refusal names; a hit that pays nothing
+   is rejected.  The summary counts the swipes refused because the amount moved
+   (``AmountChanged``) and the pays that needed more than one swipe: both must be 0;
 4. after ``--seconds`` of play and ``--drain`` seconds for the last rounds, compares the
    simulator's record with the ledger and prints one block of figures per run:
 
@@ -33,7 +38,7 @@ made for the run, ``podium certs``); ``--link plain-lab-only`` measures plain TC
 of TLS.
 
     .venv/bin/python benchmarks/floor_scale.py [--tables 50 100 200 500] [--seconds 60]
-        [--drain 15] [--db postgresql+psycopg://postgres@127.0.0.1:5432/test]
+        [--drain 15] [--pin-seconds 1] [--db postgresql+psycopg://postgres@127.0.0.1:5432/test]
         [--link tls|plain-lab-only] [--ledger-revision head|0013]
         [--link tls|plain-lab-only]
 """
@@ -99,13 +104,19 @@ class Supervisors(threading.Thread):
     """Pays or rejects every pending hit, like the supervisors of the pit (another thread, its
     own reads and writes: the console's GUI thread does none of this)."""
 
-    def __init__(self, console: ConsoleCore) -> None:
+    def __init__(self, console: ConsoleCore, pin_seconds: float = 1.0,
+                 freeze: bool = True) -> None:
         super().__init__(name="bench-supervisors", daemon=True)
         self.console = console
         self.stop_flag = threading.Event()
+        # a meter pay's verification stays open this long before the swipe (the cards
+        # checked, the card swiped, the PIN typed): the linked tables play on meanwhile
+        self.pin_seconds = pin_seconds
+        self.freeze = freeze  # False: no Jackpot Lock at verification (the old console)
         self.paid = 0
         self.rejected = 0
-        self.changed_amounts = 0
+        self.changed_amounts = 0  # swipes refused with AmountChanged ("amount moved")
+        self.multi_swipe = 0  # pays that needed more than one swipe
         self.errors: list[str] = []
 
     def run(self) -> None:
@@ -124,25 +135,45 @@ class Supervisors(threading.Thread):
                         self.errors.append(f"hit {h.hit_id}: {exc}")
 
     def decide(self, h: Any) -> None:
+        """As a supervisor at the console: open the hit's verification (which freezes a meter
+        pay's amount, as the VerifyDialog does), check the cards, swipe at the amount shown
+        (after ``pin_seconds`` for a meter pay), swipe again at the amount a refusal names;
+        a verification left without a decision is closed (its freeze given back)."""
         floor = self.console.floor
         if h.blocking or len(h.cards) != 7:
             floor.reject(h.hit_id, "benchmark: flagged or no cards", EXECUTIVE)
             self.rejected += 1
             return
-        v = floor.evaluate(h.hit_id, list(h.cards))
-        if v.pay_hand is None or not v.payable:
-            if any("first" in p for p in v.problems):
-                return  # another seat of the round is paid first
-            floor.reject(h.hit_id, "benchmark: pays nothing", EXECUTIVE)
-            self.rejected += 1
-            return
+        if self.freeze:
+            floor.freeze(h.hit_id, "benchmark supervisors")
+        decided = False
         try:
-            floor.pay(h.hit_id, list(h.cards), EXECUTIVE, correct_claim=v.mismatch,
-                      expected_cents=v.amount_cents)
-        except AmountChanged:
-            self.changed_amounts += 1
-            return  # seen again at the next look, at the new amount
-        self.paid += 1
+            v = floor.evaluate(h.hit_id, list(h.cards))
+            if v.pay_hand is None or not v.payable:
+                if any("first" in p for p in v.problems):
+                    return  # another seat of the round is paid first
+                floor.reject(h.hit_id, "benchmark: pays nothing", EXECUTIVE)
+                decided = True
+                self.rejected += 1
+                return
+            if v.source == "meter" and self.stop_flag.wait(self.pin_seconds):
+                return
+            expected, swipes = v.amount_cents, 0
+            while not decided and swipes < 3:
+                swipes += 1
+                try:
+                    floor.pay(h.hit_id, list(h.cards), EXECUTIVE, correct_claim=v.mismatch,
+                              expected_cents=expected)
+                    decided = True
+                except AmountChanged as exc:
+                    self.changed_amounts += 1
+                    expected = exc.amount_cents  # the next swipe confirms the new amount
+            if decided:
+                self.paid += 1
+                self.multi_swipe += swipes > 1
+        finally:
+            if not decided and self.freeze:
+                floor.unfreeze(h.hit_id, "benchmark supervisors")
 
 
 class ThreadCpu:
@@ -234,7 +265,8 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
     record_file = tmp / "record.json"
     sim_cmd = [sys.executable, str(ROOT / "benchmarks" / "floor_sim.py"), "--floor",
                str(floor_file), "--speed", str(args.speed), "--seconds", str(args.seconds),
-               "--drain", str(args.drain), "--seed", str(args.seed), "--record",
+               "--drain", str(args.drain), "--seed", str(args.seed),
+               "--jackpot-rate", str(args.jackpot_rate), "--record",
                str(record_file)] + (["--stagger"] if args.stagger else [])
     sim_log = open(tmp / "sim.log", "w")  # noqa: SIM115 - closed below
     sim = subprocess.Popen(sim_cmd, stdout=subprocess.PIPE, stderr=sim_log, text=True)
@@ -320,7 +352,7 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
     for name in ("_paint", "_on_change", "_on_snapshot", "_on_slips", "_tick"):
         setattr(window, name, timed(name, getattr(window, name)))
 
-    supervisors = Supervisors(console)
+    supervisors = Supervisors(console, args.pin_seconds, args.freeze)
     supervisors.start()
     from PySide6.QtCore import QTimer
 
@@ -449,7 +481,8 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
         "duplicated": len(dup), "acked_not_in_ledger": missing, "drift": drift,
         "levels": len(expected), "paid_applied_cents": applied, "awards_cents": awards,
         "paid": supervisors.paid, "rejected": supervisors.rejected,
-        "amount_changed": supervisors.changed_amounts, "errors": supervisors.errors[:5],
+        "amount_changed": supervisors.changed_amounts,
+        "multi_swipe": supervisors.multi_swipe, "errors": supervisors.errors[:5],
         "invariant": invariant, "sim_cpu": record["process"],
         "gui": {k: (len(v), sum(v), max(v)) for k, v in gui_time.items()},
     }
@@ -483,9 +516,11 @@ def report(r: dict[str, Any]) -> None:
              "; ".join(f"{g}/{lv}: meter {m:+d} reserve {rr:+d} units"
                        for (g, lv), (m, rr) in r["drift"].items()))
     print(f"meter drift ({r['levels']} levels): {drift}")
-    print(f"hits paid {r['paid']}, rejected {r['rejected']}, amount moved before the pay "
-          f"{r['amount_changed']}; PAY applied by tables {r['paid_applied_cents'] / 100:,.2f}"
-          f" vs ledger awards {r['awards_cents'] / 100:,.2f}")
+    print(f"hits paid {r['paid']}, rejected {r['rejected']}; amount moved "
+          f"{r['amount_changed']} (must be 0), pays that needed more than one swipe "
+          f"{r['multi_swipe']} (must be 0); PAY applied by tables "
+          f"{r['paid_applied_cents'] / 100:,.2f} vs ledger awards "
+          f"{r['awards_cents'] / 100:,.2f}")
     print(f"invariant: {'ok' if not r['invariant'] else r['invariant']}; simulator CPU "
           f"{r['sim_cpu']['cpu_user_s'] + r['sim_cpu']['cpu_system_s']:.1f} s")
     print("GUI handlers: " + ", ".join(f"{k} {n}x {tot:.2f} s (max {mx * 1000:.0f} ms)"
@@ -501,6 +536,13 @@ def main() -> None:
     ap.add_argument("--drain", type=float, default=15.0)
     ap.add_argument("--speed", type=float, default=10.0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jackpot-rate", type=float, default=0.0,
+                    help="share of rounds dealt a stacked paying hand (floor_sim): more pays")
+    ap.add_argument("--pin-seconds", type=float, default=1.0,
+                    help="a meter pay's verification is open this long before the swipe")
+    ap.add_argument("--no-freeze", dest="freeze", action="store_false",
+                    help="for comparison: the supervisors do not freeze the amount when they "
+                         "open a verification (the console before Jackpot Lock at verification)")
     ap.add_argument("--base-port", type=int, default=21000)
     ap.add_argument("--db", default=None, help="PostgreSQL URL (default: SQLite in a temp dir)")
     ap.add_argument("--no-stagger", dest="stagger", action="store_false")

@@ -17,9 +17,12 @@ For each configuration (``--services 1 2``, default both) this
    then two client consoles (``ConsoleCore(serve=())``: no links, an engine of their own, the
    ledger's live feed), each in a process of its own (this script with ``--console-worker``),
    each with floor_scale's supervisors deciding every pending hit of its pit (a flagged hit
-   rejected, a payable one paid with an Executive swipe at the amount shown, one that pays
-   nothing rejected; the decision is the console's, the PAY/REJECT goes to the table from
-   whichever service holds it, heard through the feed).  The tables listen but deal nothing
+   rejected; the others' verification opened, which freezes a meter pay's amount, and a
+   payable one paid with an Executive swipe at the amount shown, ``--pin-seconds`` later for a
+   meter pay, swiped again at the amount a refusal names; one that pays nothing rejected;
+   the decision is the console's, the PAY/REJECT goes to the table from whichever service
+   holds it, heard through the feed; the summary counts "amount moved" refusals and pays that
+   needed more than one swipe: both must be 0).  The tables listen but deal nothing
    (``floor_sim --hold``) until every table is online and both consoles listen: then both
    consoles' supervisors start and the tables play for ``--seconds`` (the services' and the
    consoles' start-up is not in the figures);
@@ -253,7 +256,7 @@ def console_worker(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     core.start()
     # the supervisors start after GO on stdin
-    sup = PitSupervisors(core)
+    sup = PitSupervisors(core, args.pin_seconds)
     sup.decided = {}
     print(f"CONSOLE READY {pit} {core.floor.ctx.origin}", flush=True)
     sys.stdin.readline()  # GO: both consoles listen before either decides
@@ -276,6 +279,7 @@ def console_worker(args: argparse.Namespace) -> int:
         "pit": pit, "origin": core.floor.ctx.origin, "decided": committed,
         "heard_remote": heard_remote, "changes": changes, "notifications": received,
         "paid": sup.paid, "rejected": sup.rejected, "amount_changed": sup.changed_amounts,
+        "multi_swipe": sup.multi_swipe,
         "errors": sup.errors[:5], "error_count": len(sup.errors), "cpu_s": cpu,
         "wall_s": wall}))
     return 0
@@ -319,7 +323,8 @@ def run_once(n_services: int, args: argparse.Namespace) -> dict[str, Any]:
     record_file = tmp / "record.json"
     sim = Child([sys.executable, str(ROOT / "benchmarks" / "floor_sim.py"), "--floor",
                  str(floor_file), "--speed", str(args.speed), "--seconds", str(args.seconds),
-                 "--drain", str(args.drain), "--seed", str(args.seed), "--record",
+                 "--drain", str(args.drain), "--seed", str(args.seed),
+                 "--jackpot-rate", str(args.jackpot_rate), "--record",
                  str(record_file), "--stagger", "--hold"], tmp / "sim.log", "SIM READY")
     services: list[tuple[str, Child, int]] = []
     consoles: list[Child] = []
@@ -333,7 +338,8 @@ def run_once(n_services: int, args: argparse.Namespace) -> dict[str, Any]:
         for pit in PITS:
             consoles.append(Child([sys.executable, str(Path(__file__).resolve()),
                                    "--console-worker", pit, "--url", url, "--floor",
-                                   str(floor_file), "--out", str(tmp / f"console-{pit}.json")],
+                                   str(floor_file), "--out", str(tmp / f"console-{pit}.json"),
+                                   "--pin-seconds", str(args.pin_seconds)],
                                   tmp / f"console-{pit}.log", "CONSOLE READY"))
         for c in consoles:
             assert c.proc.stdin is not None
@@ -502,7 +508,7 @@ def run_once(n_services: int, args: argparse.Namespace) -> dict[str, Any]:
         "awards_cents": awards, "statuses": statuses, "invariant": invariant,
         "c2c": c2c, "c2c_unheard": c2c_unheard, "svc2c": svc2c,
         "consoles": [{k: w[k] for k in ("pit", "paid", "rejected", "amount_changed",
-                                        "error_count", "errors", "cpu_s", "wall_s",
+                                        "multi_swipe", "error_count", "errors", "cpu_s", "wall_s",
                                         "notifications")} for w in workers],
         "sim_cpu": record["process"], "load": (load_start, load_end),
         "service_log_problems": problems, **logs,
@@ -550,7 +556,8 @@ def report(r: dict[str, Any]) -> None:
     print(f"notify service -> console (change.sent): {fmt(r['svc2c'], 'changes')}")
     for c in r["consoles"]:
         print(f"console {c['pit']}: paid {c['paid']}, rejected {c['rejected']}, amount moved "
-              f"{c['amount_changed']}, errors {c['error_count']}, "
+              f"{c['amount_changed']} (must be 0), pays that needed more than one swipe "
+              f"{c['multi_swipe']} (must be 0), errors {c['error_count']}, "
               f"{c['notifications']} notifications heard, CPU {c['cpu_s']:.1f} s "
               f"({100 * c['cpu_s'] / max(1e-9, c['wall_s']):.0f}%)"
               + (f"; first errors {c['errors']}" if c["errors"] else ""))
@@ -592,6 +599,10 @@ def main() -> None:
     ap.add_argument("--drain", type=float, default=15.0)
     ap.add_argument("--speed", type=float, default=10.0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jackpot-rate", type=float, default=0.0,
+                    help="share of rounds dealt a stacked paying hand (floor_sim): more pays")
+    ap.add_argument("--pin-seconds", type=float, default=1.0,
+                    help="a meter pay's verification is open this long before the swipe")
     ap.add_argument("--base-port", type=int, default=21000)
     ap.add_argument("--health-port", type=int, default=28700)
     ap.add_argument("--db", default=DEFAULT_DB, help="PostgreSQL URL (a fresh schema per run)")

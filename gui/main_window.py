@@ -694,7 +694,8 @@ class MainWindow(QMainWindow):
         if hit is None:
             self.statusBar().showMessage("That hit is no longer waiting (already decided)")
             return
-        dlg = VerifyDialog(hit, cards, self.console.floor, self.authorize, self)
+        dlg = VerifyDialog(hit, cards, self.console.floor, self.authorize, self,
+                           where=str(getattr(self.console, "name", "") or ""))
         self._verify_dialog = dlg
         dlg.exec()
         self._verify_dialog = None

@@ -109,17 +109,53 @@ def _likely_reason(hit: HitView) -> str | None:
     return None
 
 
+class _FreezeState:
+    """What the bridge's handlers of the dialog's freeze need once the dialog may be gone
+    (plain Python: no widget)."""
+
+    def __init__(self) -> None:
+        self.running = True  # the freeze has not answered yet
+        self.closed = False  # the dialog closed (its widgets may be deleted)
+        self.answer: Any = None  # the FrozenAmount, once it answered
+
+
+def _released(hit_id: int, result: Any) -> None:
+    state = getattr(result, "state", "")
+    if state == "kept":
+        log.info("hit %s: its verification closed; its amount stays frozen (another award or "
+                 "freeze on the level was fixed on what it left)", hit_id)
+    elif state == "unfrozen":
+        log.info("hit %s: verification closed without a decision; its frozen amount went back "
+                 "to the meter", hit_id)
+
+
+def _release_failed(hit_id: int, exc: BaseException) -> None:
+    # the freeze stays (the ledger was not reachable): reopening the hit and closing it again
+    # gives it back; paying pays the frozen amount
+    log.warning("hit %s: its frozen amount could not be given back: %s", hit_id, exc)
+
+
 class VerifyDialog(QDialog):
-    """``service`` provides ``evaluate(hit_id, cards)``, and the dialog asks ``authorize`` (a
-    callable that opens the swipe prompt) to pay or reject."""
+    """``service`` provides ``freeze(hit_id, where)``, ``unfreeze(hit_id, where)`` and
+    ``evaluate(hit_id, cards)``, and the dialog asks ``authorize`` (a callable that opens the
+    swipe prompt) to pay or reject.
+
+    Jackpot Lock at verification (RULES.md 4): opening the dialog fixes the hit's meter amount
+    (``Floor.freeze``, on the bridge's ops thread); PAY waits for it, so the swipe authorizes the
+    frozen amount, which the linked tables' play no longer moves.  Closing the dialog without a
+    pay or a rejection gives it back (``Floor.unfreeze``).  ``where`` names this podium in the
+    ledger's record of both."""
 
     def __init__(self, hit: HitView, cards: list[Card], service: Any,
                  authorize: Callable[[str, str, str, Callable[[str], object]], bool],
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, where: str = "") -> None:
         super().__init__(parent)
         self.hit = hit
         self.service = service
         self.authorize = authorize
+        self.where = where
+        self._freeze = _FreezeState()
+        self._after_freeze = False  # the evaluation shown was asked after the freeze answered
         # shows the reject dialog, modal (a test replaces it: no nested event loop)
         self.ask_reason: Callable[[RejectDialog], bool] = \
             lambda dlg: dlg.exec() == QDialog.DialogCode.Accepted
@@ -205,7 +241,54 @@ class VerifyDialog(QDialog):
         self.evaluating = False
         self.picker.cardsChanged.connect(lambda _c: self._evaluate())
         self.picker.set_cards(cards)
+        self._start_freeze()
         self._evaluate()
+
+    # -- Jackpot Lock at verification ---------------------------------------------------------
+    @property
+    def freeze_state(self) -> str | None:
+        """The freeze's answer (``frozen``, ``locked_at_hit``, ``none``; ``failed``), None
+        while it runs."""
+        f = self._freeze
+        if f.running:
+            return None
+        return str(getattr(f.answer, "state", "failed"))
+
+    def _start_freeze(self) -> None:
+        hit_id, where, service, state = self.hit.id, self.where, self.service, self._freeze
+
+        def frozen(result: Any) -> None:
+            state.running, state.answer = False, result
+            if not state.closed:
+                self._evaluate()  # the amount shown is the frozen one
+
+        def failed(exc: BaseException) -> None:
+            state.running = False
+            if state.closed:
+                return
+            if isinstance(exc, ValueError):  # decided meanwhile: the evaluation says so too
+                self.problems.setText(str(exc))
+            else:
+                log.warning("freezing hit %s: %s", hit_id, exc)
+                self.problems.setText(f"The amount could not be frozen ({exc}); it is fixed "
+                                      "when the pay is recorded.")
+                self._evaluate()
+
+        default_bridge().op(lambda: service.freeze(hit_id, where), frozen, failed)
+
+    def done(self, r: int) -> None:  # noqa: D401 (Qt API)
+        """Closed: without a pay or a rejection, the frozen amount goes back to the meter (on
+        the ops thread, after the freeze if it is still running)."""
+        state = self._freeze
+        if not state.closed:
+            state.closed = True
+            if not self.outcome and (state.running
+                                     or getattr(state.answer, "state", "") == "frozen"):
+                hit_id, where, service = self.hit.id, self.where, self.service
+                default_bridge().op(lambda: service.unfreeze(hit_id, where),
+                                    lambda result: _released(hit_id, result),
+                                    lambda exc: _release_failed(hit_id, exc))
+        super().done(r)
 
     # -- evaluation ---------------------------------------------------------------------------
     def _evaluate(self) -> None:
@@ -224,7 +307,10 @@ class VerifyDialog(QDialog):
         self._update_buttons()
         self.evaluating = True
         hit_id = self.hit.id
-        default_bridge().query(lambda: (cards, self.service.evaluate(hit_id, cards)),
+        # an answer asked before the freeze answered may show an amount the freeze changed:
+        # shown, but PAY waits for the one asked after (the freeze asks it)
+        fresh = not self._freeze.running
+        default_bridge().query(lambda: (cards, self.service.evaluate(hit_id, cards), fresh),
                                self._evaluated, self._evaluation_failed,
                                key=f"evaluate:{hit_id}")
 
@@ -237,12 +323,13 @@ class VerifyDialog(QDialog):
             self.problems.setText(f"The ledger could not be read ({exc}); try again.")
         self._update_buttons()
 
-    def _evaluated(self, result: tuple[list[Card], Any]) -> None:
+    def _evaluated(self, result: tuple[list[Card], Any, bool]) -> None:
         self.evaluating = False
-        cards, v = result
+        cards, v, fresh = result
         if list(cards) != list(self.picker.cards()):
             self._evaluate()  # the cards changed meanwhile: ask again for the ones shown
             return
+        self._after_freeze = fresh
         self._show(cards, v)
 
     def _show(self, cards: list[Card], v: Any) -> None:
@@ -259,6 +346,10 @@ class VerifyDialog(QDialog):
                 pct = f"{v.fraction * 100:.2f}".rstrip("0").rstrip(".")
                 where = (f"{pct}% of the {v.level} meter, "
                          f"{format_cents(v.meter_cents, '$')} now")
+                if getattr(v, "frozen", False):
+                    where = (f"{pct}% of the {v.level} meter at "
+                             f"{format_cents(v.meter_cents, '$')}, FROZEN (Jackpot Lock: the "
+                             "linked tables play on)")
             else:
                 where = "a fixed amount from the table's tray"
             article = "an" if role[:1] in "AEIOU" else "a"
@@ -272,7 +363,9 @@ class VerifyDialog(QDialog):
 
     def _update_buttons(self) -> None:
         v = self._verification
-        ok = v is not None and v.pay_hand is not None and v.payable
+        # PAY waits for the freeze: the amount authorized is the one fixed
+        ok = (v is not None and v.pay_hand is not None and v.payable
+              and not self._freeze.running and self._after_freeze)
         if v is not None and v.mismatch and not self.correct.isChecked():
             ok = False
         self.pay_btn.setEnabled(bool(ok))
@@ -296,8 +389,10 @@ class VerifyDialog(QDialog):
         correct = self.correct.isChecked()
         text = (f"Pay {format_cents(v.amount_cents or 0, '$')} — {hand_label(v.pay_hand)}, "
                 f"{self.hit.table} seat {self.hit.seat}")
-        # The amount authorized is the amount paid: if a linked table moved the meter since,
-        # the pay is refused naming the new amount, and the next swipe confirms that one.
+        # The amount authorized is the amount paid: frozen when the dialog opened, so the
+        # linked tables' play does not move it; if it changed all the same (fixed again in
+        # pay order, a corrected claim), the pay is refused naming the new amount and why,
+        # and the next swipe confirms that one.
         expected = [v.amount_cents]
         verifier: list[Any] = []
         if getattr(v, "verifier_needed", False):

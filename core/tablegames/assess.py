@@ -76,13 +76,15 @@ def blocking_flags(hit: Hit) -> list[str]:
 
 
 def _order_block(u: Unit, hit: Hit, g: GroupConfig) -> tuple[list[Hit], int | None]:
-    """Pending payable hits of the same round paid before this one, and the seat that must
-    be paid first (None if this hit is next)."""
+    """Pending payable hits of the same round paid before this one whose amount is not fixed
+    yet, and the seat that must be paid first (None if this hit is next).  A hit frozen at
+    verification (core/tablegames/freeze.py) has taken its share off the meter already: it
+    neither blocks nor counts."""
     if hit.round_id is None or g.lock_at_hit:
         return [], None
     others = [h for h in u.s.scalars(select(Hit).where(
         Hit.round_id == hit.round_id, Hit.status == "pending", Hit.id != hit.id))
-        if not blocking_flags(h)]
+        if not blocking_flags(h) and h.locked_amount_cents is None]
     if not others:
         return [], None
     order = meters.payment_order([h.seat for h in others] + [hit.seat], g.pay_order)
@@ -133,6 +135,7 @@ def assess(ctx: FloorContext, u: Unit, hit: Hit, cards: tuple[Card, ...], *,
             level_name = pay.level or pt.levels[0]
             if locked_same:
                 amount = hit.locked_amount_cents
+                meter_before = hit.locked_meter_before_cents
             else:
                 lv = lvls[level_name]
                 state = balances.current(u, lv.id, lock=lock)
@@ -213,4 +216,4 @@ def evaluate(ctx: FloorContext, hit_id: int,
         fraction=pay.fraction if pay is not None and pay.source == "meter" else None,
         meter_cents=a.meter_before,
         verifier_needed=a.amount is not None and a.amount >= separate,
-        reject_role=reject_role)
+        reject_role=reject_role, frozen=a.locked_same)

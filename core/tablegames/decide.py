@@ -13,7 +13,7 @@ from core.auth import AuthError, Swipe, Swiper, same_person
 from core.ledger.models import Award, Employee, GameTable, Hit, HitDecision
 from core.money import json_cents, units_floor_cents
 from core.rules.cards import Card
-from core.tablegames import balances, meters, slips
+from core.tablegames import balances, freeze, meters, slips
 from core.tablegames.assess import Assessment, assess, claim_role, load_hit, parse
 from core.tablegames.ingest import cancel_hit, refixer, release_lock
 from core.tablegames.setup import levels, settings
@@ -38,12 +38,15 @@ def pay(ctx: FloorContext, hit_id: int, cards: Sequence[str] | Sequence[Card], s
         verifier: Swipe | None = None) -> PaidHit:
     """Verify the 7 cards, check the swipe's authority, and pay in ONE transaction.
 
-    ``expected_cents``: the amount the supervisor saw and authorized; if the hit now pays
-    another amount (a linked table moved the meter), nothing is paid and
-    :class:`AmountChanged` names the new amount to confirm.  ``verifier``: the card of whoever
-    verified the cards, when that is not the authorizer; a pay at or above ``[authorization]
-    separate_verifier_at`` needs it, from another person.  Every refusal after the swipe is
-    logged in swipe_log with who and why."""
+    ``expected_cents``: the amount the supervisor saw and authorized.  A hit frozen when its
+    verification opened (core/tablegames/freeze.py) pays exactly its frozen amount however the
+    meter moved since; if the hit now pays another amount (its freeze fixed again in pay order,
+    a corrected claim, or a hit never frozen whose meter moved), nothing is paid and
+    :class:`AmountChanged` names the new amount and why.  The card's authority is checked
+    first: a card without it is refused for that, before anything else.  ``verifier``: the
+    card of whoever verified the cards, when that is not the authorizer; a pay at or above
+    ``[authorization] separate_verifier_at`` needs it, from another person.  Every refusal
+    after the swipe is logged in swipe_log with who and why."""
     parsed = parse(cards)
 
     def needed_now() -> str | None:  # only for a refusal's log row, before the transaction
@@ -79,6 +82,10 @@ def _pay(ctx: FloorContext, hit_id: int, parsed: tuple[Card, ...], who: Swiper,
             raise FloorError(f"{where}: already {hit.status.replace('_', '-')}")
         a = assess(ctx, u, hit, parsed, lock=True)
         role[0] = a.role
+        # the card's authority first: a refusal names its real cause (a supervisor's card on
+        # an executive pay is told so, whatever else stands in the way).  No role: nothing
+        # is payable (no wager, pays nothing), which the next check says.
+        emp = gate.authority(u.s, who, a.role, "pay") if a.role is not None else None
         if a.blocking:
             extra = "; it can only be rejected" if hit.wager_id is None else ""
             raise FloorError(f"{where}: {'; '.join(a.blocking)}{extra}")
@@ -86,11 +93,10 @@ def _pay(ctx: FloorContext, hit_id: int, parsed: tuple[Card, ...], who: Swiper,
             raise FloorError(f"{where}: {a.problems[0]}; correct the claim to pay "
                              f"{a.pay.hand}, or reject the hit")
         if expected_cents is not None and a.amount is not None and a.amount != expected_cents:
-            raise AmountChanged(
-                f"{where}: the meter moved; it now pays {json_cents(a.amount)}, not the "
-                f"{json_cents(expected_cents)} authorized. Confirm the new amount and swipe "
-                "again.", a.amount)
-        emp = gate.authority(u.s, who, a.role, "pay")
+            raise AmountChanged(f"{where}: {_why_changed(hit, a)}; it now pays "
+                                f"{json_cents(a.amount)}, not the {json_cents(expected_cents)} "
+                                "authorized. Confirm the new amount and swipe again.", a.amount)
+        assert emp is not None
         verifier = emp
         if checker is not None:
             verifier = gate.authority(u.s, checker, "supervisor", "verify")
@@ -110,6 +116,22 @@ def _pay(ctx: FloorContext, hit_id: int, parsed: tuple[Card, ...], who: Swiper,
                           role="supervisor", now=u.now)
         gate.accepted(u.s, emp, who, hit_id=hit.id, action="pay", role=a.role, now=u.now)
         return _do_pay(ctx, u, hit, a, parsed, emp, verifier)
+
+
+def _why_changed(hit: Hit, a: Assessment) -> str:
+    """Why a hit pays another amount than the one shown (a frozen amount never follows the
+    meter: only a re-fix in pay order or a corrected claim changes it)."""
+    if a.locked_same:
+        return (f"its frozen amount was fixed again in pay order (another hit of round "
+                f"{hit.round_no} is paid before it, or was decided)")
+    if hit.locked_amount_cents is not None:
+        return (f"the claim is corrected to {a.pay.hand}: the amount frozen for "
+                f"{hit.claimed_hand} goes back, and {a.pay.hand} pays from the meter as it "
+                "stands")
+    if a.source == "meter":
+        return ("the meter moved: the amount was not frozen (open the hit's verification to "
+                "freeze it)")
+    return "the amount changed"
 
 
 def _meter_around(state: meters.LevelState, moves: Sequence[meters.Movement]) -> tuple[int, int]:
@@ -135,7 +157,12 @@ def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Ca
     lvls = levels(u, g.id)
     if hit.locked_amount_cents is not None and not a.locked_same:
         # The locked amount was for another hand: give it back, pay the corrected hand now.
+        given = json_cents(int(hit.locked_amount_cents))
         release_lock(u, hit, f"hit #{hit.id} claim corrected")
+        if not g.lock_at_hit:
+            s.add(HitDecision(hit_id=hit.id, decision=freeze.UNFROZEN, employee_id=verifier.id,
+                              reason=f"claim corrected to {pay.hand}: {given} frozen for "
+                                     f"{hit.claimed_hand} back to the meter", created_at=now))
     # The award is written once, with its final figures (awards are append-only), then the
     # meter entries that point at it.
     source, level_id, before, after = "tray", None, None, None
@@ -221,7 +248,8 @@ def _reject(ctx: FloorContext, hit_id: int, reason: str, who: Swiper,
                           now=u.now)
         table = u.s.get(GameTable, hit.table_id)
         cancel_hit(u, hit, "rejected", reason, employee_id=emp.id,
-                   refix=refixer(ctx, table.group_id) if table is not None else None)
+                   refix=(refixer(ctx, table.group_id) or freeze.refixer(ctx, table.group_id))
+                   if table is not None else None)
 
 
 def check_swipe(ctx: FloorContext, swipe: Swipe, needed: str,

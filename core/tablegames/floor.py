@@ -24,11 +24,13 @@ from core.ledger import integrity
 from core.rules.cards import Card
 from core.tablegames import adjust as adjusting
 from core.tablegames import assess, decide, ingest, meters, queries, replies, setup, slips, voids
+from core.tablegames import freeze as freezing
 from core.tablegames.unit import FloorContext, Unit, utcnow
 from core.tablegames.views import (
     ControllerDecision,
     FloorChange,
     FloorSnapshot,
+    FrozenAmount,
     HitMarker,
     HitRecord,
     PaidHit,
@@ -105,6 +107,16 @@ class Floor:
     # -- verification and decisions ---------------------------------------------------------------
     def evaluate(self, hit_id: int, cards: Sequence[str] | Sequence[Card]) -> Verification:
         return assess.evaluate(self.ctx, hit_id, cards)
+
+    def freeze(self, hit_id: int, where: str = "") -> FrozenAmount:
+        """A supervisor opens the hit's verification: its meter amount is fixed now (Jackpot
+        Lock at verification, core/tablegames/freeze.py); ``where``: the podium, recorded."""
+        return freezing.freeze(self.ctx, hit_id, where)
+
+    def unfreeze(self, hit_id: int, where: str = "") -> FrozenAmount:
+        """The hit's verification closed without a decision: its frozen amount goes back to
+        the meter (unless a later hit of its round was fixed on what it left)."""
+        return freezing.unfreeze(self.ctx, hit_id, where)
 
     def pay(self, hit_id: int, cards: Sequence[str] | Sequence[Card], swipe: Swipe,
             correct_claim: bool = False, expected_cents: int | None = None,

@@ -25,6 +25,24 @@ class AmountChanged(FloorError):
 
 
 @dataclass(frozen=True)
+class FrozenAmount:
+    """A hit's Jackpot Lock as a verification sees it (core/tablegames/freeze.py).
+
+    ``state``: ``frozen`` (the amount is fixed at verification: a verification closed without a
+    decision gives it back), ``unfrozen`` (given back now), ``kept`` (still frozen: a hit paid
+    after it in its round is fixed on what it left), ``locked_at_hit`` (the group fixes
+    amounts at HIT JACKPOT), ``none`` (nothing frozen: not a meter pay, or a hit that can only
+    be rejected), or the hit's status when it was decided meanwhile.  The amount, level and
+    meter before it are the freeze's (before a release: what was given back)."""
+
+    hit_id: int
+    state: str
+    amount_cents: int | None = None
+    level: str | None = None
+    meter_before_cents: int | None = None
+
+
+@dataclass(frozen=True)
 class HitOutcome:
     """A decided hit, for the link (PAY / REJECT back to the controller) and the GUI."""
 
@@ -115,6 +133,9 @@ class Verification:
     # separate_verifier_at)
     verifier_needed: bool = False
     reject_role: str = "supervisor"  # rejecting needs the authority paying would
+    # the amount is the one fixed at the hit or at verification (Jackpot Lock): the meter
+    # moving does not change it; ``meter_cents`` is then the meter it was fixed on
+    frozen: bool = False
 
 
 @dataclass(frozen=True)
@@ -156,8 +177,8 @@ class LevelView:
     meter_units: int
     reserve_units: int
     version: int = 0  # the id of the latest entry folded in (a newer view has a larger one)
-    # Jackpot Lock (lock at hit): the amounts fixed for hits still waiting on this level,
-    # frozen while the live meter keeps growing; 0 / 0 when nothing is pending
+    # Jackpot Lock (at hit, or at verification): the amounts fixed for hits still waiting on
+    # this level, frozen while the live meter keeps growing; 0 / 0 when nothing is pending
     frozen_cents: int = 0
     frozen_hits: int = 0
 

@@ -64,6 +64,9 @@ def test_supervisor_verifies_and_pays_a_jackpot_with_a_swipe(qtbot, console_wind
     def in_dialog() -> None:
         dlg = QApplication.activeModalWidget()
         assert isinstance(dlg, VerifyDialog)
+        # PAY waits for the amount's freeze (Jackpot Lock at verification) and its evaluation
+        qtbot.waitUntil(lambda: dlg.freeze_state is not None and dlg.pay_btn.isEnabled(),
+                        timeout=10000)
         seen["amount"] = dlg.amount.text()
         seen["evaluated"] = dlg.evaluated.text()
         seen["pay_enabled"] = dlg.pay_btn.isEnabled()
@@ -149,6 +152,8 @@ def test_claim_that_differs_from_the_cards_blocks_paying_until_corrected(qtbot, 
     def in_dialog() -> None:
         dlg = QApplication.activeModalWidget()
         assert isinstance(dlg, VerifyDialog)
+        qtbot.waitUntil(lambda: dlg.freeze_state is not None and not dlg.evaluating
+                        and dlg._verification is not None, timeout=10000)
         seen["blocked"] = not dlg.pay_btn.isEnabled()
         seen["problems"] = dlg.problems.text()
         seen["amount"] = dlg.amount.text()
@@ -201,6 +206,7 @@ def test_keyboard_only_pay_enter_opens_ctrl_enter_pays_swipe_authorizes(qtbot, c
         dlg = QApplication.activeModalWidget()
         assert isinstance(dlg, VerifyDialog)
         steps.append("dialog")
+        qtbot.waitUntil(lambda: dlg.pay_btn.isEnabled(), timeout=10000)  # frozen, evaluated
         # a shortcut fires only in the active window: wait until the dialog is it (the
         # window manager may take a moment on a busy machine; without this the test can hang)
         qtbot.waitUntil(lambda: QApplication.activeWindow() is dlg)
@@ -232,6 +238,7 @@ def test_demo_swipe_field_pays_from_a_pasted_swipe_and_exists_only_in_the_demo(
     def in_dialog() -> None:
         dlg = QApplication.activeModalWidget()
         assert isinstance(dlg, VerifyDialog)
+        qtbot.waitUntil(lambda: dlg.pay_btn.isEnabled(), timeout=10000)  # frozen, evaluated
         QTimer.singleShot(100, in_prompt)
         dlg.pay_btn.click()
 
@@ -406,6 +413,8 @@ def test_the_reject_dialog_offers_the_common_reasons_and_keeps_the_flags_in_sigh
         dlg = QApplication.activeModalWidget()
         assert isinstance(dlg, VerifyDialog)
         dlg.ask_reason = answer
+        qtbot.waitUntil(lambda: dlg.freeze_state is not None and dlg.pay_btn.isEnabled(),
+                        timeout=10000)  # the amount frozen and evaluated: its reject role
         # a 7-card straight flush: rejecting it needs the executive that paying it would
         dlg.authorize = lambda role, what, kind, action: (
             seen.setdefault("what", what), seen.setdefault("role", role),
@@ -544,3 +553,121 @@ def test_activity_is_read_back_from_the_ledger_after_a_restart_and_can_be_filter
              if not again.log_list.item(i).isHidden()]
     assert shown and all("rejected" in t.lower() and "pg-1" in t.lower() for t in shown)
     again.close()
+
+
+def _decisions(engine, hit_id: int) -> list[str]:  # type: ignore[no-untyped-def]
+    from sqlalchemy import select
+    from sqlalchemy.orm import Session
+
+    from core.ledger.models import HitDecision
+
+    with Session(engine) as s:
+        return list(s.scalars(select(HitDecision.decision).where(HitDecision.hit_id == hit_id)
+                              .order_by(HitDecision.id)))
+
+
+def test_opening_a_hit_freezes_its_amount_and_closing_it_undecided_gives_it_back(  # type: ignore[no-untyped-def]
+        qtbot, console_window) -> None:
+    """Jackpot Lock at verification: the dialog's opening fixes the amount (PENDING on the
+    group's meter tile, a ``frozen`` record); Close without a pay or a rejection gives it back
+    (an ``unfrozen`` record, the meter whole again)."""
+    window, floor, _printer = console_window
+    floor.deal_hit("PG-1", seat=3, cards=ROYAL_SF7, wagers=[1, 3, 5])
+    qtbot.waitUntil(lambda: window.queue.rowCount() == 1, timeout=5000)
+    hit_id = floor.pending()[0].hit_id
+    before = floor.console.floor.meter("WA01", "MAIN").meter_units
+    tile = window._meter_tiles[("WA01", "MAIN")]
+    seen: dict[str, object] = {}
+
+    def in_dialog() -> None:
+        dlg = QApplication.activeModalWidget()
+        try:
+            assert isinstance(dlg, VerifyDialog)
+            qtbot.waitUntil(lambda: dlg.freeze_state == "frozen" and dlg.pay_btn.isEnabled(),
+                            timeout=10000)
+            seen["amount"] = dlg.amount.text()
+            seen["detail"] = dlg.detail.text()
+            seen["decisions"] = _decisions(floor.engine, hit_id)
+            qtbot.waitUntil(lambda: tile.pending.isVisible(), timeout=5000)
+            seen["pending"] = tile.pending.text()
+            shot(dlg, "verify-dialog-frozen")
+        finally:
+            if dlg is not None:
+                dlg.reject()  # Close: no decision
+
+    QTimer.singleShot(100, in_dialog)
+    window.open_selected_hit()
+    assert seen["amount"] == "$10,000.60"
+    assert "FROZEN" in str(seen["detail"])
+    assert seen["decisions"] == ["frozen"]
+    assert str(seen["pending"]).startswith("PENDING $10,000.60")
+    qtbot.waitUntil(lambda: _decisions(floor.engine, hit_id) == ["frozen", "unfrozen"],
+                    timeout=10000)
+    assert floor.console.floor.meter("WA01", "MAIN").meter_units == before
+    qtbot.waitUntil(lambda: not tile.pending.isVisible(), timeout=5000)
+    assert [h.hit_id for h in floor.pending()] == [hit_id]  # still waiting
+
+
+def test_a_pay_goes_through_on_the_first_swipe_while_a_linked_table_plays_during_the_pin(  # type: ignore[no-untyped-def]
+        qtbot, qapp, sqlite_engine) -> None:
+    """The demo's 42 s pay: PG-2 (linked) deals a round between the swipe and the PIN; the
+    pay goes through on that one swipe, at the amount shown."""
+    from sqlalchemy import select
+    from sqlalchemy.orm import Session
+
+    from core.ledger.models import Award, SwipeLog
+
+    catcher = SwipeCatcher()
+    catcher.install(qapp)
+    rf = ["As", "Ks", "Qs", "Js", "Ts", "Kd", "Qd"]  # a royal match: 50% of the meter
+    try:
+        with FakePrinter() as printer, FloorHarness(sqlite_engine, printer.port,
+                                                    tables=("PG-1", "PG-2")) as floor:
+            window = MainWindow(floor.console, catcher)
+            qtbot.addWidget(window)
+            window.show()
+            floor.deal_hit("PG-1", seat=3, cards=rf, wagers=[3])
+            qtbot.waitUntil(lambda: window.queue.rowCount() == 1, timeout=5000)
+            pg2 = floor.sims["PG-2"]
+            seen: dict[str, object] = {}
+
+            def in_dialog() -> None:
+                dlg = QApplication.activeModalWidget()
+                assert isinstance(dlg, VerifyDialog)
+                seen["dialog"] = dlg
+                qtbot.waitUntil(lambda: dlg.freeze_state == "frozen"
+                                and dlg.pay_btn.isEnabled(), timeout=10000)
+                seen["amount"] = dlg.amount.text()
+                QTimer.singleShot(100, in_prompt)
+                dlg.pay_btn.click()
+
+            def in_prompt() -> None:
+                prompt = QApplication.activeModalWidget()
+                assert isinstance(prompt, SwipePrompt)
+                _type_swipe(qtbot, prompt, swipe_of("2001"))  # the Executive
+                qtbot.waitUntil(lambda: prompt.pin_field.isVisible(), timeout=10000)
+                meter = floor.console.floor.meter("WA01", "MAIN").meter_units
+                floor.on_sim(pg2.force_wagers, [1, 2, 4])
+                floor.on_sim(pg2.step)  # START GAME at the linked table, during the PIN
+                qtbot.waitUntil(lambda: floor.console.floor.meter(
+                    "WA01", "MAIN").meter_units > meter, timeout=10000)
+                type_pin(prompt, "2001")
+                qtbot.waitUntil(lambda: not prompt.isVisible() or "#ff4d4f" in
+                                prompt.message.styleSheet(), timeout=10000)
+                if prompt.isVisible():  # refused: say why, close everything (no hang)
+                    seen["refused"] = prompt.message.text()
+                    prompt.reject()
+                    QTimer.singleShot(0, seen["dialog"].reject)  # type: ignore[attr-defined]
+
+            QTimer.singleShot(100, in_dialog)
+            window.open_selected_hit()
+            assert "refused" not in seen, seen.get("refused")
+            assert floor.pending() == []
+            with Session(floor.engine) as s:
+                award = s.scalars(select(Award)).one()
+                refused = list(s.scalars(select(SwipeLog).where(SwipeLog.outcome == "refused")))
+            assert f"${award.amount_cents / 100:,.2f}" == seen["amount"]
+            assert refused == []
+            window.close()
+    finally:
+        qapp.removeEventFilter(catcher)
