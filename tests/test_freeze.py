@@ -15,7 +15,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from core.auth import AuthError
-from core.controllers.events import GameStarted, HitClaimed, Misdealt
+from core.controllers.events import GameStarted, HitClaimed, Misdealt, Undone
 from core.ledger.audit import verify
 from core.ledger.models import Hit, HitDecision, MeterEntry
 from core.tablegames.balances import check_balances
@@ -257,6 +257,25 @@ def test_a_rejected_frozen_hit_gives_back_and_fixes_its_rounds_later_freezes_aga
     assert floor.pay(h2, RF, swipe(EXE), expected_cents=_half(m)).amount_cents == _half(m)
     assert meter_units(engine)[0] == m - _half(m) * UNITS
     assert check_balances(engine) == []
+
+
+def test_an_undone_frozen_hit_gives_back_and_fixes_its_rounds_later_freezes_again(
+        floor: Floor, engine: Engine) -> None:
+    t1 = Table(floor, "T1")
+    t1.send(GameStarted(1, {2: 100, 6: 100}))
+    t1.send(HitClaimed(1, 2, "RF_ROYAL_MATCH"))
+    t1.send(HitClaimed(1, 6, "RF_ROYAL_MATCH"))
+    h2, h6 = hit_ids(engine)
+    m, _r = meter_units(engine)
+    floor.freeze(h2)  # both, seat 6 first (it is paid first)
+    t1.send(Undone(1, "HIT", 6))  # the dealer takes seat 6's claim back at the table
+    # seat 2 is now the round's only hit: half of the whole meter, fixed again
+    assert floor.evaluate(h2, RF).amount_cents == _half(m)
+    assert _decisions(engine, h2)[-2:] == ["unfrozen", "frozen"]
+    assert floor.pay(h2, RF, swipe(EXE), expected_cents=_half(m)).amount_cents == _half(m)
+    assert meter_units(engine)[0] == m - _half(m) * UNITS
+    assert check_balances(engine) == []
+    assert verify(engine).ok
 
 
 def test_a_misdeal_cancels_a_frozen_hit_and_gives_its_amount_back(floor: Floor,

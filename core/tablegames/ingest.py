@@ -561,7 +561,11 @@ def _undone(ctx: FloorContext, u: Unit, t: Any, boot: str, e: Undone) -> None:
         log.info("table %s round %s seat %s: undo HIT of a hit already %s; nothing to undo",
                  t.id, e.round_no, hit.seat, hit.status)
         return
-    cancel_hit(u, hit, "undone", "undo HIT at the table", refix=refixer(ctx, t.group_id))
+    from core.tablegames import freeze  # (it builds on this module)
+
+    # a frozen hit's round: its later freezes were fixed on what this one left, fixed again
+    cancel_hit(u, hit, "undone", "undo HIT at the table",
+               refix=refixer(ctx, t.group_id) or freeze.refixer(ctx, t.group_id))
 
 
 def cancel_hit(u: Unit, hit: Hit, decision: str, reason: str,
