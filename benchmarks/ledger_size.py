@@ -29,8 +29,8 @@ How the ledger is built
    so that the measured gaming day is inside it).  A round is what
    ``core.tablegames.ingest`` records: a GameStarted ``controller_events`` row (payload as
    ``ingest.payload`` makes it), the ``rounds`` row (state ended), 1-3 ``wagers`` of 100 cents
-   (locked), per wager per level of its group the ``contribution`` and
-   ``reserve_contribution`` entries with exactly the units ``meters.contribute``
+   (locked), per level of its group ONE ``contribution`` and one
+   ``reserve_contribution`` entry for the round (issue 22), the sum of what ``meters.contribute``
    (core.tablegames.meters) gives for that level's settings as read back from
    ``level_settings``, then a GameEnded event.  One round in 40 has a hit (a HitClaimed event,
    a ``hits`` row with the 7 cards and ``flag_codes`` "[]"): 9 in 10 of them an auto-paid tray
@@ -531,28 +531,29 @@ class Builder:
                 nxt["wagers"] += 1
                 wager_ids[s] = wid
                 wagers.append((wid, rid, s, WAGER_CENTS, "locked", None))
-            for lv in t.levels:  # ingest: every level's entries, seat by seat
+            for lv in t.levels:  # ingest: per level one entry per kind, the round's sum
                 n = 0
-                for s in seats:
-                    reason = f"table {t.id} round {round_no} seat {s}"
-                    for kind, dm, dr in lv.contribution:
-                        eid = nxt["meter_entries"]
-                        nxt["meter_entries"] += 1
-                        entries.append((eid, lv.id, kind, dm, dr, rid, None, None, None, None,
-                                        None, reason, b0))
-                        lv.meter += dm
-                        lv.reserve += dr
-                        n += 1
-                if n:
-                    lv.entries += n
-                    lv.last_entry_id = nxt["meter_entries"] - 1
+                reason = f"table {t.id} round {round_no}"
                 for kind, dm, dr in lv.contribution:
+                    dm, dr = dm * len(seats), dr * len(seats)
+                    if not (dm or dr):
+                        continue
+                    eid = nxt["meter_entries"]
+                    nxt["meter_entries"] += 1
+                    entries.append((eid, lv.id, kind, dm, dr, rid, None, None, None, None,
+                                    None, reason, b0))
+                    lv.meter += dm
+                    lv.reserve += dr
+                    n += 1
                     acc = hours.get((lv.id, h0, kind))
                     if acc is None:
                         acc = hours[(lv.id, h0, kind)] = [0, 0, 0]
-                    acc[0] += len(seats)
-                    acc[1] += dm * len(seats)
-                    acc[2] += dr * len(seats)
+                    acc[0] += 1
+                    acc[1] += dm
+                    acc[2] += dr
+                if n:
+                    lv.entries += n
+                    lv.last_entry_id = nxt["meter_entries"] - 1
             # table_hour_totals (revision 0016), as ingest keeps them
             tacc = self.table_hours.get((t.id, h0))
             if tacc is None:
