@@ -30,7 +30,14 @@ from sqlalchemy.orm import Session
 
 from core import cardkey
 from core.auth import add_employee
-from core.controllers.events import GameEnded, GameStarted, HitClaimed, Misdealt, Origin
+from core.controllers.events import (
+    GameEnded,
+    GameStarted,
+    HitClaimed,
+    Misdealt,
+    Origin,
+    SequenceGap,
+)
 from core.floorconfig import loads_floor
 from core.ledger.audit import verify
 from core.ledger.db import make_engine, upgrade
@@ -208,6 +215,48 @@ def _held(floor: Floor) -> threading.Event:
     floor.writer.submit(hold)
     assert entered.wait(10)
     return gate
+
+
+def test_events_sent_again_in_a_batch_are_replays_or_refused_again_without_a_second_row(
+        floor: Floor, engine: Engine) -> None:
+    # a busy floor's controllers resend what was not acknowledged in time: the batch decides
+    # each resend as ingest does one by one (a replay, the same refusal, out of order)
+    assert floor.writer.submit_event(Origin("T4", "b", 3), SequenceGap(1, 3)).result(10)
+    gate = _held(floor)
+    first = floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
+    again = floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
+    bad = floor.writer.submit_event(Origin("T2", "b", 1), GameEnded(7))
+    bad_again = floor.writer.submit_event(Origin("T2", "b", 1), GameEnded(7))
+    gap = floor.writer.submit_event(Origin("T4", "b", 2), GameStarted(1, {1: 100}))
+    gate.set()
+    assert first.result(10) is True and again.result(10) is False
+    never = "END GAME round 7: round 7 was never started under controller boot b"
+    for fut in (bad, bad_again):
+        with pytest.raises(FloorError, match=never):
+            fut.result(10)
+    with pytest.raises(FloorError, match="event b:2 is out of order: the ledger holds seq 3 "
+                                         "of boot b already and not this one"):
+        gap.result(10)
+    # and in a later batch, from the ledger
+    gate = _held(floor)
+    later = [floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100})),
+             floor.writer.submit_event(Origin("T2", "b", 1), GameEnded(7)),
+             floor.writer.submit_event(Origin("T4", "b", 2), GameStarted(1, {1: 100})),
+             floor.writer.submit_event(Origin("T1", "b", 2), GameEnded(1))]
+    gate.set()
+    assert later[0].result(10) is False and later[3].result(10) is True
+    with pytest.raises(FloorError, match=never):
+        later[1].result(10)
+    with pytest.raises(FloorError, match="event b:2 is out of order"):
+        later[2].result(10)
+    with Session(engine) as s:
+        refused = sorted((r.table_id, r.seq) for r in s.scalars(select(RefusedEvent)))
+        recorded = sorted((e.table_id, e.seq) for e in s.scalars(select(ControllerEvent)))
+    assert refused == [("T2", 1), ("T4", 2)]  # one row each, however often sent
+    assert recorded == [("T1", 1), ("T1", 2), ("T4", 3)]
+    assert floor.writer.stats.retried == 0
+    assert check_balances(engine) == []
+    assert verify(engine).ok
 
 
 @pytest.mark.parametrize("poison", ["\ud800", "2026-12-03T01:30:00.000000000000000000000Z"],

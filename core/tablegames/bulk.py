@@ -138,15 +138,39 @@ _SQLITE_ROUNDS = text(
     "r.round_no = v.n ORDER BY r.id")
 
 
+_PG_HELD = text(
+    "SELECT v.t, v.b, v.q, (SELECT 1 FROM controller_events e WHERE e.table_id = v.t AND "
+    "e.boot = v.b AND e.seq = v.q), (SELECT r.reason FROM refused_events r WHERE "
+    "r.table_id = v.t AND r.boot = v.b AND r.seq = v.q) FROM unnest(CAST(:t AS text[]), "
+    "CAST(:b AS text[]), CAST(:q AS bigint[])) AS v(t, b, q)")
+_SQLITE_HELD = text(
+    "SELECT v.t, v.b, v.q, (SELECT 1 FROM controller_events e WHERE e.table_id = v.t AND "
+    "e.boot = v.b AND e.seq = v.q), (SELECT r.reason FROM refused_events r WHERE "
+    "r.table_id = v.t AND r.boot = v.b AND r.seq = v.q) FROM (SELECT json_extract(value, "
+    "'$[0]') AS t, json_extract(value, '$[1]') AS b, json_extract(value, '$[2]') AS q FROM "
+    "json_each(:k)) AS v")
+
+
+@dataclass
+class _State:
+    """What the ledger holds for a run: its tables, where each (table, boot) stands, the
+    rounds it names, and for a seq sent again (at or below where its boot stands) whether it
+    was recorded or refused (with the reason)."""
+
+    tables: dict[str, Any]
+    last: dict[tuple[str, str], int]
+    rounds: dict[tuple[str, str, int], _Round]
+    recorded: set[tuple[str, str, int]]
+    refused: dict[tuple[str, str, int], str]
+
+
 def _keys(pg: bool, keys: Sequence[tuple[Any, ...]], names: str) -> dict[str, Any]:
     if pg:
         return {name: [k[i] for k in keys] for i, name in enumerate(names)}
     return {"k": json.dumps(keys)}
 
 
-def _read_state(u: Unit, items: Sequence[Item]) -> tuple[dict[str, Any],
-                                                          dict[tuple[str, str], int],
-                                                          dict[tuple[str, str, int], _Round]]:
+def _read_state(u: Unit, items: Sequence[Item]) -> _State:
     conn = u.s.connection()
     pg = conn.dialect.name == "postgresql"
     table_ids = sorted({i.origin.table for i in items})
@@ -157,57 +181,82 @@ def _read_state(u: Unit, items: Sequence[Item]) -> tuple[dict[str, Any],
             tables[row.id] = row
     pairs = sorted({(i.origin.table, i.origin.boot) for i in items})
     last: dict[tuple[str, str], int] = {}
-    for tid, boot, recorded, refused in conn.execute(_PG_LAST if pg else _SQLITE_LAST,
-                                                     _keys(pg, pairs, "tb")).all():
-        last[(str(tid), str(boot))] = max(int(recorded or 0), int(refused or 0))
+    for tid, boot, top_recorded, top_refused in conn.execute(
+            _PG_LAST if pg else _SQLITE_LAST, _keys(pg, pairs, "tb")).all():
+        last[(str(tid), str(boot))] = max(int(top_recorded or 0), int(top_refused or 0))
     wanted = sorted({(i.origin.table, i.origin.boot, i.event.round_no) for i in items})
     rounds: dict[tuple[str, str, int], _Round] = {}
     for rid, tid, boot, rno, state in conn.execute(_PG_ROUNDS if pg else _SQLITE_ROUNDS,
                                                    _keys(pg, wanted, "tbr")).all():
         rounds[(str(tid), str(boot), int(rno))] = _Round(int(rid), str(state))
-    return tables, last, rounds
+    again = sorted({(i.origin.table, i.origin.boot, i.origin.seq) for i in items
+                    if 1 <= i.origin.seq <= last.get((i.origin.table, i.origin.boot), 0)})
+    recorded: set[tuple[str, str, int]] = set()
+    refused: dict[tuple[str, str, int], str] = {}
+    if again:
+        for tid, boot, seq, seen, reason in conn.execute(_PG_HELD if pg else _SQLITE_HELD,
+                                                         _keys(pg, again, "tbq")).all():
+            key3 = (str(tid), str(boot), int(seq))
+            if seen is not None:
+                recorded.add(key3)
+            elif reason is not None:
+                refused[key3] = str(reason)
+    return _State(tables, last, rounds, recorded, refused)
 
 
 def _decide(ctx: FloorContext, u: Unit, items: Sequence[Item]) -> _Run:
     """Decide ``items`` in order until one must go the one-by-one way (``slow_at``)."""
-    tables, last, rounds = _read_state(u, items)
+    state = _read_state(u, items)
+    tables, last, rounds = state.tables, state.last, state.rounds
     run = _Run([], [], rounds, None)
     for index, item in enumerate(items):
         origin, event = item.origin, item.event
         key = (origin.table, origin.boot)
         expected = last.get(key, 0) + 1
-        if origin.seq < expected:  # the ledger may hold it (a replay or a refusal): one by one
-            run.slow_at = index
-            return run
+        if origin.seq < expected:  # sent again: recorded, refused, or out of order
+            if origin.seq < 1 or not ctx.configured(origin.table) or \
+                    origin.table not in tables:
+                run.slow_at = index  # refused before its sequence is looked at: one by one
+                return run
+            key3 = (origin.table, origin.boot, origin.seq)
+            if key3 in state.recorded:
+                item.done = False  # a replay: nothing changes
+            elif key3 in state.refused:  # refused again, for the same reason (no new row)
+                item.error = FloorError(state.refused[key3])
+            else:
+                _refuse(run, state, item, f"event {origin.boot}:{origin.seq} is out of order: "
+                                          f"the ledger holds seq {expected - 1} of boot "
+                                          f"{origin.boot} already and not this one")
+            continue
         if not ctx.configured(origin.table):
-            _refuse(run, last, item, f"table {origin.table}: not configured on this floor; "
+            _refuse(run, state, item, f"table {origin.table}: not configured on this floor; "
                                      "its controller is refused")
             continue
         trow = tables.get(origin.table)
         if trow is None:
-            _refuse(run, last, item, f"table {origin.table}: not in the ledger; start the floor")
+            _refuse(run, state, item, f"table {origin.table}: not in the ledger; start the floor")
             continue
         if origin.seq > expected:
             item.error = OutOfOrder(origin, expected)
             continue
         problem = event_bounds_problem(event)
         if problem:
-            _refuse(run, last, item, f"{type(event).__name__}: {problem}")
+            _refuse(run, state, item, f"{type(event).__name__}: {problem}")
             continue
         rkey = (origin.table, origin.boot, event.round_no)
         rnd = rounds.get(rkey)
         if isinstance(event, GameStarted):
             if not trow.online:
-                _refuse(run, last, item, f"table {trow.id} is OFFLINE: its progressive is "
+                _refuse(run, state, item, f"table {trow.id} is OFFLINE: its progressive is "
                                          "locked until the link is back")
                 continue
             try:
                 ctx.table_paytable(trow.id)
             except (ValueError, KeyError) as exc:
-                _refuse(run, last, item, str(exc))
+                _refuse(run, state, item, str(exc))
                 continue
             if rnd is not None:
-                _refuse(run, last, item, f"START GAME round {event.round_no}: round "
+                _refuse(run, state, item, f"START GAME round {event.round_no}: round "
                                          f"{event.round_no} was already started under "
                                          f"controller boot {origin.boot} (it is {rnd.state})")
                 continue
@@ -218,20 +267,25 @@ def _decide(ctx: FloorContext, u: Unit, items: Sequence[Item]) -> _Run:
             problem = _round_problem("END GAME", event.round_no, origin.boot,
                                      rnd.state if rnd is not None else None)
             if problem or rnd is None:
-                _refuse(run, last, item, problem)
+                _refuse(run, state, item, problem)
                 continue
             rnd.state = "ended"
             run.taken.append((item, rnd))
         last[key] = origin.seq
+        state.recorded.add((origin.table, origin.boot, origin.seq))
         item.done = True
     return run
 
 
-def _refuse(run: _Run, last: dict[tuple[str, str], int], item: Item, reason: str) -> None:
+def _refuse(run: _Run, state: _State, item: Item, reason: str) -> None:
+    """A refusal kept with its row (once per (table, boot, seq): sent again in the same run,
+    it is refused again for the same reason, without a second row)."""
     item.error = FloorError(reason)
     run.refusals.append((item, reason))
-    key = (item.origin.table, item.origin.boot)
-    last[key] = max(last.get(key, 0), item.origin.seq)
+    origin = item.origin
+    state.refused[(origin.table, origin.boot, origin.seq)] = reason
+    key = (origin.table, origin.boot)
+    state.last[key] = max(state.last.get(key, 0), origin.seq)
 
 
 def _started(ctx: FloorContext, u: Unit, item: Item, t: Any, index: int) -> _Start:
