@@ -24,6 +24,7 @@ from core.ledger.models import (
     ParameterChange,
     Setting,
 )
+from core.ledger.rows import insert_rows
 from core.money import cents_to_units, json_cents
 from core.tablegames import balances, meters
 from core.tablegames.unit import FloorContext, LevelRef, Unit
@@ -110,8 +111,13 @@ def start(ctx: FloorContext, u: Unit, offline: Iterable[str] | None = None) -> l
     notes += record_parameters(u, ctx.config)
     if s.get(Setting, SLIP_SEQUENCE_KEY) is None:
         s.add(Setting(key=SLIP_SEQUENCE_KEY, value="slip numbers: max(slips.slip_no)+1"))
+    # the floor's rows read at once (a floor of hundreds of tables: a few reads, not one per
+    # table or level)
+    have_groups = {r.id: r for r in s.scalars(select(Group))}
+    have_tables = {r.id: r for r in s.scalars(select(GameTable))}
+    have_balances = {r.level_id: r for r in s.scalars(select(LevelBalance))}
     for g in ctx.config.groups:
-        row = s.get(Group, g.id)
+        row = have_groups.get(g.id)
         if row is None:
             row = Group(id=g.id, created_at=now)
             s.add(row)
@@ -128,7 +134,11 @@ def start(ctx: FloorContext, u: Unit, offline: Iterable[str] | None = None) -> l
                 lv = Level(group_id=g.id, name=lc.name, created_at=now)
                 s.add(lv)
                 s.flush()
-            balances.open_balance(s, lv.id, now)
+            if lv.id not in have_balances:
+                balances.open_balance(s, lv.id, now)
+                opened = s.get(LevelBalance, lv.id)
+                if opened is not None:
+                    have_balances[lv.id] = opened
             want = (cents_to_units(lc.seed_cents), int(lc.contribution_rate * PPM),
                     int(lc.reserve_rate * PPM))
             cur = s.scalars(select(LevelSetting).where(LevelSetting.level_id == lv.id)
@@ -139,7 +149,7 @@ def start(ctx: FloorContext, u: Unit, offline: Iterable[str] | None = None) -> l
                                    contribution_rate_ppm=want[1], reserve_rate_ppm=want[2],
                                    effective_at=now))
                 notes.append(f"level {g.id}/{lc.name}: settings recorded")
-            bal = s.get(LevelBalance, lv.id)
+            bal = have_balances.get(lv.id)
             if bal is not None and not bal.entries:
                 balances.add_entries(u, lv, [MeterEntry(
                     kind="seed", meter_delta=want[0], reserve_delta=0,
@@ -147,7 +157,7 @@ def start(ctx: FloorContext, u: Unit, offline: Iterable[str] | None = None) -> l
                 notes.append(f"level {g.id}/{lc.name}: seeded at {json_cents(lc.seed_cents)}")
             u.levels.add((g.id, lc.name))
     for t in ctx.config.tables:
-        trow = s.get(GameTable, t.id)
+        trow = have_tables.get(t.id)
         if trow is None:
             trow = GameTable(id=t.id, created_at=now)
             s.add(trow)
@@ -228,14 +238,15 @@ def record_parameters(u: Unit, config: FloorConfig) -> list[str]:
     changes = 0
     removed = {key: ("", AT_ONCE) for key, value in latest.items()
                if key not in wanted and value != ""}
+    rows: list[dict[str, object]] = []
     for key, (value, when) in {**wanted, **removed}.items():
         old = latest.get(key)
         if old == value or (old is None and value == ""):
             continue
         scope, subject, name = key
-        s.add(ParameterChange(at=now, scope=scope, subject=subject, name=name,
-                              old_value=old or "", new_value=value, effective=when,
-                              source=config.source, file_sha256=config.sha256))
+        rows.append({"at": now, "scope": scope, "subject": subject, "name": name,
+                     "old_value": old or "", "new_value": value, "effective": when,
+                     "source": config.source, "file_sha256": config.sha256})
         changes += 1
         if not first:
             notes.append(f"parameter change: {scope} {subject} {name} "
@@ -244,8 +255,8 @@ def record_parameters(u: Unit, config: FloorConfig) -> list[str]:
     if first and changes:
         notes.append(f"parameters recorded: {changes} from {config.source} "
                      f"(sha256 {config.sha256[:12]}; the ledger's first start)")
-    if changes:
-        s.flush()
+    # one INSERT for all of them (a first start of a 500-table floor records ~3,600)
+    insert_rows(s.connection(), Base.metadata.tables["parameter_changes"], rows)
     return notes
 
 
