@@ -5,17 +5,21 @@ table's, in the order the writer took them) and records them as :func:`ingest.re
 by one, with the same refusals in the same words, but with one statement per table touched
 instead of several per event:
 
-1. **read** (four statements for the whole run): the tables, where each (table, boot) stands
-   in its sequence (the last seq recorded and refused), and the rounds the events name;
+1. **read** (three statements for the whole run): the tables, where each (table, boot)
+   stands in its sequence (the last seq recorded and refused), and the rounds the events name;
+   and, when some events are sent again (a seq at or below where its boot stands), one more:
+   whether each was recorded or refused, and why;
 2. **decide** each event in order, in memory, exactly as :func:`ingest.record` does (a replay,
    a refusal and its reason, out of order, or taken), each decision seeing the ones before it
    in the run;
 3. **write**: every event row, then every round (``RETURNING`` its id), then every wager, every
    level's contribution entries (one INSERT), the ended rounds, the refusals.
 
-An event whose seq the ledger may already hold (a controller sending again what it sent before)
-is not decided here: it goes the one-by-one way (:func:`ingest.record`) in its turn.  Anything
-unexpected raises, and the writer does its batch again the one-by-one way.
+An event sent again is decided as ingest.record decides it: recorded before, a replay (nothing
+written); refused before, refused again for the same reason (no second row); neither, out of
+order (refused and kept).  One that would be refused before its sequence is looked at (an
+unconfigured table, a seq below 1) goes the one-by-one way (:func:`ingest.record`) in its turn.
+Anything unexpected raises, and the writer does its batch again the one-by-one way.
 
 A round's contribution to each level is ONE entry per movement kind (contribution, reserve
 contribution), the sum over its locked wagers: contributions are exact (whole cents x rates of
