@@ -39,7 +39,12 @@ from typing import Any
 from sqlalchemy import select, text, update
 
 from core.controllers.events import GameEnded, GameStarted, Origin, OutOfOrder
-from core.controllers.protocol import event_bounds_problem
+from core.controllers.protocol import (
+    MAX_TIME_CHARS,
+    event_bounds_problem,
+    refusal_text,
+    storable,
+)
 from core.ledger.models import Base
 from core.ledger.rows import insert_rows
 from core.money import json_cents
@@ -284,6 +289,7 @@ def _decide(ctx: FloorContext, u: Unit, items: Sequence[Item]) -> _Run:
 def _refuse(run: _Run, state: _State, item: Item, reason: str) -> None:
     """A refusal kept with its row (once per (table, boot, seq): sent again in the same run,
     it is refused again for the same reason, without a second row)."""
+    reason = refusal_text(reason)  # as ingest.record_refusal keeps it and the ACK says it
     item.error = FloorError(reason)
     run.refusals.append((item, reason))
     origin = item.origin
@@ -386,8 +392,8 @@ def _write(ctx: FloorContext, u: Unit, taken: list[tuple[Item, Any]],
         insert_rows(conn, _REFUSED, [
             {"table_id": it.origin.table, "boot": it.origin.boot, "seq": it.origin.seq,
              "type": type(it.event).__name__, "payload": payload(it.event),
-             "controller_time": it.origin.controller_time, "reason": reason,
-             "received_at": u.now} for it, reason in refusals])
+             "controller_time": storable(it.origin.controller_time)[:MAX_TIME_CHARS],
+             "reason": reason, "received_at": u.now} for it, reason in refusals])
         for it, reason in refusals:
             log.info("table %s: event %s:%d (%s) refused and kept: %s", it.origin.table,
                      it.origin.boot, it.origin.seq, type(it.event).__name__, reason)
