@@ -13,7 +13,7 @@ import io
 import json
 import os
 import random
-import select
+import selectors
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -360,17 +360,20 @@ def test_batch_answers_each_line_before_the_next_arrives() -> None:
     proc = subprocess.Popen([sys.executable, "-m", "core.cli", "rules", "classify", "--batch"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
     assert proc.stdin is not None and proc.stdout is not None
+    # a selector, not select.select: the whole suite runs with more than 1,024 files open
+    waiting = selectors.DefaultSelector()
+    waiting.register(proc.stdout, selectors.EVENT_READ)
     try:
         for cards in (["As", "Ks", "Qs", "Js", "Ts", "Kh", "Qh"], ["2c", "2d", "2h"]):
             proc.stdin.write(json.dumps({"cards": cards}).encode() + b"\n")
             proc.stdin.flush()
-            ready, _, _ = select.select([proc.stdout], [], [], 60)
-            assert ready, "no answer within 60 s"
+            assert waiting.select(60), "no answer within 60 s"
             answer = json.loads(proc.stdout.readline())
             assert ("hand" in answer) == (len(cards) == 7)
         proc.stdin.close()
         assert proc.wait(60) == 2
     finally:
+        waiting.close()
         proc.kill()
         proc.wait()
 
