@@ -47,9 +47,8 @@ from core.controllers.protocol import (
 )
 from core.ledger.models import Base
 from core.ledger.rows import insert_rows
-from core.money import json_cents
 from core.tablegames import balances, meters
-from core.tablegames.ingest import _round_problem, payload
+from core.tablegames.ingest import _round_problem, payload, wager_problem
 from core.tablegames.setup import levels, settings
 from core.tablegames.unit import FloorContext, Unit
 from core.tablegames.views import FloorError
@@ -299,8 +298,8 @@ def _refuse(run: _Run, state: _State, item: Item, reason: str) -> None:
 
 
 def _started(ctx: FloorContext, u: Unit, item: Item, t: Any, index: int) -> _Start:
-    """A START GAME's wagers (each checked as ingest does) and what its locked wagers put into
-    every level of its group, summed per level and movement kind."""
+    """A START GAME's wagers (each checked by :func:`ingest.wager_problem`) and what its locked
+    wagers put into every level of its group, summed per level and movement kind."""
     e = item.event
     assert isinstance(e, GameStarted)
     pt = ctx.table_paytable(t.id)
@@ -309,14 +308,7 @@ def _started(ctx: FloorContext, u: Unit, item: Item, t: Any, index: int) -> _Sta
     wagers: list[dict[str, Any]] = []
     moves: dict[int, dict[str, list[int]]] = {lid: {} for lid in conf}
     for seat, cents in sorted(e.wagers.items()):
-        problem = None
-        if not 1 <= seat <= t.seats:
-            problem = f"seat {seat}: table {t.id} has seats 1 to {t.seats}"
-        elif pt.wager_cents is not None and cents != pt.wager_cents:
-            problem = (f"seat {seat}: wager {json_cents(cents)} is not the {pt.id} wager "
-                       f"{json_cents(pt.wager_cents)}")
-        elif cents <= 0:
-            problem = f"seat {seat}: wager {json_cents(cents)} is not positive"
+        problem = wager_problem(t, pt, seat, cents)
         wagers.append({"seat": seat, "amount_cents": cents,
                        "status": "refused" if problem else "locked", "problem": problem})
         if problem:

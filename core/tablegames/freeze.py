@@ -33,9 +33,9 @@ from sqlalchemy.orm import aliased
 
 from core.ledger.models import GameTable, Hit, HitDecision, MeterEntry
 from core.money import json_cents, units_floor_cents
-from core.tablegames import balances, flags, meters
+from core.tablegames import balances, meters
 from core.tablegames.assess import load_hit
-from core.tablegames.ingest import claimed_pay, live_lock_entries, release_lock
+from core.tablegames.ingest import live_lock_entries, lockable_pay, release_lock
 from core.tablegames.setup import levels, settings
 from core.tablegames.unit import FloorContext, Unit, retrying
 from core.tablegames.views import FloorError, FrozenAmount
@@ -44,24 +44,13 @@ FROZEN = "frozen"
 UNFROZEN = "unfrozen"
 
 
-def freezable_pay(pt: Any, hit: Hit) -> Any:
-    """The meter pay a pending hit's claim would freeze (None: nothing to freeze: a tray pay,
-    a claim that pays nothing or needs the cards, a flagged hit, no wager)."""
-    if hit.status != "pending" or hit.wager_id is None or hit.round_id is None:
-        return None
-    if any(f.blocking for f in flags.loads(hit.flag_codes)):
-        return None
-    pay = claimed_pay(pt, hit.claimed_hand)
-    return pay if pay is not None and pay.source == "meter" else None
-
-
 def _round_hits(ctx: FloorContext, u: Unit, round_id: int) -> dict[int, tuple[Hit, Any]]:
     """seat -> (hit, pay): the round's pending hits with a meter pay, locked (id order)."""
     hits = u.s.scalars(select(Hit).where(Hit.round_id == round_id, Hit.status == "pending")
                        .order_by(Hit.id).with_for_update()
                        .execution_options(populate_existing=True))
     return {h.seat: (h, pay) for h in hits
-            if (pay := freezable_pay(ctx.table_paytable(h.table_id), h)) is not None}
+            if (pay := lockable_pay(ctx.table_paytable(h.table_id), h)) is not None}
 
 
 def _refix(ctx: FloorContext, u: Unit, g: Any, hits: Sequence[tuple[Hit, Any]], why: str,

@@ -326,6 +326,19 @@ def find_round(u: Unit, table_id: str, boot: str, round_no: int) -> Round | None
                        .execution_options(populate_existing=True)).first()
 
 
+def wager_problem(t: Any, pt: Any, seat: int, cents: int) -> str | None:
+    """Why a START GAME's wager on ``seat`` is refused (stored ``refused``, contributing
+    nothing), or None."""
+    if not 1 <= seat <= t.seats:
+        return f"seat {seat}: table {t.id} has seats 1 to {t.seats}"
+    if pt.wager_cents is not None and cents != pt.wager_cents:
+        return (f"seat {seat}: wager {json_cents(cents)} is not the {pt.id} wager "
+                f"{json_cents(pt.wager_cents)}")
+    if cents <= 0:
+        return f"seat {seat}: wager {json_cents(cents)} is not positive"
+    return None
+
+
 def _game_started(ctx: FloorContext, u: Unit, t: Any, ev: int, boot: str,
                   e: GameStarted) -> None:
     conn = u.s.connection()
@@ -338,14 +351,7 @@ def _game_started(ctx: FloorContext, u: Unit, t: Any, ev: int, boot: str,
     moves: dict[str, list[dict[str, Any]]] = {name: [] for name in lvls}
     wagers: list[dict[str, Any]] = []
     for seat, cents in sorted(e.wagers.items()):
-        problem = None
-        if not 1 <= seat <= t.seats:
-            problem = f"seat {seat}: table {t.id} has seats 1 to {t.seats}"
-        elif pt.wager_cents is not None and cents != pt.wager_cents:
-            problem = (f"seat {seat}: wager {json_cents(cents)} is not the {pt.id} wager "
-                       f"{json_cents(pt.wager_cents)}")
-        elif cents <= 0:
-            problem = f"seat {seat}: wager {json_cents(cents)} is not positive"
+        problem = wager_problem(t, pt, seat, cents)
         wagers.append({"round_id": rnd, "seat": seat, "amount_cents": cents,
                        "status": "refused" if problem else "locked", "problem": problem})
         if problem:
@@ -443,8 +449,10 @@ def _hit_claimed(ctx: FloorContext, u: Unit, t: Any, ev: int, boot: str,
                                      amount))
 
 
-def _lockable(pt: Any, hit: Hit) -> Any:
-    """The meter pay a pending hit's claim would lock (None: nothing to lock)."""
+def lockable_pay(pt: Any, hit: Hit) -> Any:
+    """The meter pay a pending hit's claim would lock at the hit or freeze at its verification
+    (None: nothing to lock: a tray pay, a claim that pays nothing or needs the cards, a flagged
+    hit, no wager)."""
     if hit.status != "pending" or hit.wager_id is None or hit.round_id is None:
         return None
     if any(f.blocking for f in flags.loads(hit.flag_codes)):
@@ -492,7 +500,7 @@ def fix_round(ctx: FloorContext, u: Unit, g: Any, round_id: int, cause: int) -> 
                                               Hit.status == "pending")
                             .order_by(Hit.id).with_for_update()))
     lockable = {h.seat: (h, pay) for h in hits
-                if (pay := _lockable(ctx.table_paytable(h.table_id), h)) is not None}
+                if (pay := lockable_pay(ctx.table_paytable(h.table_id), h)) is not None}
     if not lockable:
         return
     locked = [h for h, _ in lockable.values() if h.locked_amount_cents is not None]
