@@ -174,13 +174,37 @@ class Employee(Base):
 
 
 class EmployeeEvent(Base):
-    """Append-only: an employee enrolled, deactivated or reactivated; why, and by which
-    operator (the operating-system account that ran the command)."""
+    """Append-only: an employee enrolled, deactivated or reactivated, a card replaced, a PIN
+    set or reset; why, by which operator (the operating-system account that ran the command),
+    which executive approved it, and the digest of the row's state after it."""
 
     __tablename__ = "employee_events"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     employee_id: Mapped[int] = mapped_column(ForeignKey("employees.id"), index=True)
-    event: Mapped[str] = mapped_column(String(16))  # enrolled|deactivated|reactivated|card_replaced
+    event: Mapped[str] = mapped_column(String(16))  # enrolled|bootstrap|baseline|deactivated|...
+    reason: Mapped[str] = mapped_column(Text)
+    operator: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # revision 0022: SHA-256 of the employee row's state columns after this event
+    # (core/ledger/people.py), and the executive who approved the change (NULL: none needed,
+    # e.g. a PIN set with the employee's own card, the bootstrap of the first executive)
+    state_digest: Mapped[bytes | None] = mapped_column(LargeBinary(32))
+    approved_by: Mapped[int | None] = mapped_column(Integer)  # employees.id (no FK: 0022)
+
+
+class ContributionApproval(Base):
+    """Append-only (revision 0022): an executive's recorded approval of a contribution rate
+    above the paytable's pre-configured rate (RULES.md 4) for one level of one group: who
+    (``approved_by``, swipe and PIN), when, which rate (parts per million), and the operating
+    system account that ran the command.  A floor whose level's rate is above the pre-configured
+    one starts only while an approval of exactly that rate exists (core/tablegames/setup.py)."""
+
+    __tablename__ = "contribution_approvals"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    group_id: Mapped[str] = mapped_column(String(64), index=True)
+    level: Mapped[str] = mapped_column(String(64))
+    rate_ppm: Mapped[int] = mapped_column(Integer)
+    approved_by: Mapped[int] = mapped_column(ForeignKey("employees.id"))
     reason: Mapped[str] = mapped_column(Text)
     operator: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
