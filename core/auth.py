@@ -45,7 +45,8 @@ from core import cardkey
 from core.cardkey import CardKey
 from core.floorconfig import Authorization
 from core.ledger.db import lock_record, reader
-from core.ledger.models import ROLES, CardLock, Employee, EmployeeEvent, Setting, SwipeLog
+from core.ledger.models import ROLES, CardLock, Employee, Setting, SwipeLog
+from core.ledger.people import mismatch_text, record_event, vouched
 
 log = logging.getLogger("podium.auth")
 T = TypeVar("T")
@@ -53,7 +54,7 @@ T = TypeVar("T")
 Role = Literal["supervisor", "executive", "surveillance", "accountant"]
 SwipeOutcome = Literal["accepted", "unknown_card", "insufficient_authority", "bad_read", "inactive",
                        "same_person", "wrong_pin", "pin_missing", "locked", "wrong_key",
-                       "refused"]
+                       "record_mismatch", "refused"]
 #: Refusals that count towards a card's lockout (the card's holder, or whoever holds the card,
 #: tried something the card may not do).
 COUNTED: frozenset[str] = frozenset({"unknown_card", "insufficient_authority", "inactive",
@@ -200,8 +201,12 @@ def key_mismatch(key: CardKey, ledger_id: str) -> AuthError:
 
 def add_employee(session: Session, key: CardKey, number: str, name: str, role: str,
                  card_number: str, *, active: bool = True,
-                 now: datetime | None = None) -> Employee:
-    """Enroll an employee and the card they swipe (only its HMAC is kept).
+                 now: datetime | None = None, operator: str = "podium",
+                 event: str = "enrolled", reason: str = "",
+                 approved_by: int | None = None) -> Employee:
+    """Enroll an employee and the card they swipe (only its HMAC is kept), with the
+    ``employee_events`` row that vouches for the new row (``event``, ``operator``, the approving
+    executive; core/ledger/people.py).
 
     Raises :class:`AuthError` for a bad role, an empty name or number, a card number that is
     not 4-19 digits, a duplicate employee number or a card already enrolled to someone else.
@@ -234,6 +239,8 @@ def add_employee(session: Session, key: CardKey, number: str, name: str, role: s
     set_card(session, key, emp, card_number)
     session.add(emp)
     session.flush()
+    record_event(session, emp, event, operator=operator, when=emp.created_at, reason=reason,
+                 approved_by=approved_by)
     return emp
 
 
@@ -375,11 +382,14 @@ class Gate:
             emp = find_by_card(s, self.key, number)
             ledger_key = s.get(Setting, CARD_KEY_ID)
             ledger_key_id = None if ledger_key is None else ledger_key.value
+            swapped = emp is not None and not vouched(s, emp)
         if locked is not None:
             who = "" if locked.employee_id is None else " (an enrolled employee's card)"
             raise AuthError(f"card locked{who} since {_clock_text(locked.created_at)}: "
                             f"{locked.reason}. An executive must lift the lock "
                             "(podium employees unlock)", "locked", locked.employee_id, mac)
+        if emp is not None and swapped:  # its card, PIN or active flag edited outside Podium
+            raise AuthError(mismatch_text(emp.number, emp.name), "record_mismatch", emp.id, mac)
         if emp is not None and emp.card_mac is None:  # found by its old hash
             emp = self._rekey(emp.id, mac)
         if emp is None:
@@ -425,14 +435,14 @@ class Gate:
             emp = s.get(Employee, employee_id)
             if emp is None or emp.card_mac is not None:
                 return s.scalar(select(Employee).where(Employee.card_mac == mac))
+            if not vouched(s, emp):  # edited since it was identified
+                return None
             note_key(s, self.key)
             emp.card_mac = mac
             emp.card_salt, emp.card_hash, emp.card_iterations = b"", b"", 0
-            s.add(EmployeeEvent(employee_id=emp.id, event="card_rekeyed",
-                                reason="card swiped once after the card key came in: kept as "
-                                       "its keyed hash from now on",
-                                operator="podium", created_at=self.now()))
-            s.flush()
+            record_event(s, emp, "card_rekeyed", operator="podium", when=self.now(),
+                         reason="card swiped once after the card key came in: kept as its "
+                                "keyed hash from now on")
             log.info("employee %s: card re-kept under the card key", emp.number)
             return emp
 
@@ -443,6 +453,9 @@ class Gate:
         the PIN the floor asks for; AuthError otherwise.  ``words``: the action as a refusal
         names it (default: from :data:`ACTION_WORDS`)."""
         emp = s.get(Employee, who.employee_id)
+        if emp is not None and not vouched(s, emp):  # edited since it was identified
+            raise AuthError(mismatch_text(emp.number, emp.name), "record_mismatch", emp.id,
+                            who.card_mac)
         if emp is None or not emp.active:
             raise AuthError(f"card of employee {who.number} ({who.name}): the employee is not "
                             "active", "inactive", who.employee_id, who.card_mac)

@@ -22,7 +22,8 @@ from sqlalchemy.orm import Session
 
 from core.auth import Credential, add_employee, gate_for, pin_hash
 from core.cardkey import CardKey
-from core.ledger.models import Employee, EmployeeEvent
+from core.ledger.models import Employee
+from core.ledger.people import record_event
 
 log = logging.getLogger("podium.demo")
 
@@ -68,15 +69,14 @@ def enroll_demo_employees(engine: Engine, key: CardKey | None = None) -> int:
             old = known.get(no)
             if old is not None and old.pin is None:
                 old.pin = pin_hash(key, old.id, demo_pin(no))
-                s.add(EmployeeEvent(employee_id=old.id, event="pin_set",
-                                    reason="demo employee's PIN", operator="podium demo",
-                                    created_at=datetime.now(UTC)))
+                record_event(s, old, "pin_set", reason="demo employee's PIN",
+                             operator="podium demo", when=datetime.now(UTC))
             if old is None:
-                emp = add_employee(s, key, no, name, role, card)
+                emp = add_employee(s, key, no, name, role, card, operator="podium demo",
+                                   reason="demo employee")
                 emp.pin = pin_hash(key, emp.id, demo_pin(no))
-                s.add(EmployeeEvent(employee_id=emp.id, event="enrolled",
-                                    reason="demo employee", operator="podium demo",
-                                    created_at=emp.created_at))
+                record_event(s, emp, "pin_set", reason="demo employee's PIN",
+                             operator="podium demo", when=emp.created_at)
                 added += 1
     return added
 

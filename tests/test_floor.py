@@ -46,6 +46,7 @@ from core.ledger.models import (
     Wager,
 )
 from core.ledger.models import ControllerEvent as ControllerEventRow
+from core.ledger.people import record_event
 from core.rules import fortune
 from core.rules.cards import CardError, parse_cards
 from core.tablegames.floor import Floor
@@ -737,6 +738,7 @@ def test_multi_level_link_contributes_to_every_level_and_pays_the_named_one(
     with Session(engine) as s, s.begin():
         x1 = add_employee(s, cardkey.load(), "X1", "Exe", "executive", EXE)
         x1.pin = pin_hash(cardkey.load(), x1.id, "2468")  # the demo floor asks executives' PINs
+        record_event(s, x1, "pin_set", operator="test", when=datetime.now(UTC))
     t = Table(floor, "PG-4")
     t.send(GameStarted(1, {1: 100, 2: 100}))
     levels = {lv.level: lv for lv in floor.snapshot().levels if lv.group == group.id}

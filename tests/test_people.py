@@ -38,6 +38,7 @@ from core.ledger.models import (
     Setting,
     SwipeLog,
 )
+from core.ledger.people import record_event
 from core.tablegames.floor import Floor
 from core.tablegames.views import FloorError
 from tests.test_floor import (
@@ -83,6 +84,7 @@ def people_floor(engine: Engine, extra: str = "") -> Floor:
             if card in PINS:
                 s.flush()
                 emp.pin = pin_hash(key, emp.id, PINS[card])
+                record_event(s, emp, "pin_set", operator="test", when=emp.created_at)
     return f
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+import logging
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -45,6 +46,7 @@ from sqlalchemy.orm import Session
 from core import cardkey
 from core.auth import (
     CARD_KEY_ID,
+    PIN_DIGITS,
     AuthError,
     Credential,
     Gate,
@@ -57,12 +59,14 @@ from core.auth import (
     note_key,
     parse_swipe,
     pin_hash,
+    same_person,
     set_card,
 )
 from core.cardkey import CardKey, CardKeyError
 from core.floorconfig import Authorization, FloorConfigError, load_floor
 from core.ledger.db import default_url, make_engine, upgrade
-from core.ledger.models import ROLES, Employee, EmployeeEvent, Setting
+from core.ledger.models import ROLES, ContributionApproval, Employee, Setting
+from core.ledger.people import record_event
 from core.text import printable
 
 SUBCOMMANDS: dict[str, str] = {
@@ -77,7 +81,13 @@ SUBCOMMANDS: dict[str, str] = {
     "reset-pin": "clear a forgotten PIN (the employee then sets a new one with set-pin)",
     "unlock": "lift the lock of a card locked after too many refused swipes (an executive's "
               "card and PIN)",
+    "approve-contribution": "an executive approves a contribution rate above the paytable's "
+                            "pre-configured rate for one level of a group (RULES.md 4)",
 }
+
+#: The commands an executive approves with their card and PIN (read after the subject's swipe).
+APPROVED = ("add", "deactivate", "reactivate", "replace-card", "reset-pin",
+            "approve-contribution")
 
 T = TypeVar("T")
 
@@ -151,8 +161,10 @@ def _ensure_key_noted(engine: Engine, key: CardKey) -> None:
             note_key(s, key)
 
 
-def _key(key: CardKey | None) -> CardKey:
-    return key if key is not None else cardkey.load()
+def _key(key: CardKey | None, *, create: bool = True) -> CardKey:
+    """``key``, or the default card key (made first only if ``create``: a key is made for a
+    new ledger's first enrollment, never by a command that only reads one)."""
+    return key if key is not None else cardkey.load(create=create)
 
 
 def namesakes(engine: Engine, name: str, role: str) -> list[EmployeeRecord]:
@@ -174,12 +186,23 @@ def number_is_free(engine: Engine, number: str) -> None:
 
 
 def enroll(engine: Engine, number: str, name: str, role: str, swipe: str,
-           *, now: datetime | None = None, key: CardKey | None = None,
-           same_name_ok: bool = False) -> EmployeeRecord:
+           *, approval: Credential | None = None, bootstrap: bool = False,
+           now: datetime | None = None, key: CardKey | None = None,
+           same_name_ok: bool = False, policy: Authorization | None = None) -> EmployeeRecord:
     """Enroll an employee with the card in ``swipe`` (track data), in one transaction with an
-    ``accepted`` ``enroll`` swipe_log row.  AuthError/EmployeeError for a bad role, name,
-    number, read, a number or card already enrolled, or (unless ``same_name_ok``) an active
-    employee of the same name and role; nothing is written then."""
+    ``accepted`` ``enroll`` swipe_log row and the ``enrolled`` employee event naming the
+    executive who approved it (``approval``: their swipe and PIN, checked by the card gate).
+    ``bootstrap``: the first executive of a ledger that has no active executive, enrolled
+    without one (recorded as a ``bootstrap`` event).  AuthError/EmployeeError for no approval,
+    a refused approval, a bad role, name, number, read, a number or card already enrolled, or
+    (unless ``same_name_ok``) an active employee of the same name and role; nothing is written
+    then (a refused executive's swipe is logged, as every refused swipe is)."""
+    number = str(number).strip()
+    if bootstrap and role != "executive":
+        raise EmployeeError(f"employee {number}: --bootstrap enrolls the first executive only "
+                            "(--role executive)")
+    if not bootstrap:
+        _need_approval(approval, f"enrolling employee {number}")
     key = _key(key)
     card = parse_swipe(swipe)
     when = now or datetime.now(UTC)
@@ -188,21 +211,83 @@ def enroll(engine: Engine, number: str, name: str, role: str, swipe: str,
         twins = namesakes(engine, name, role)
         if twins:
             raise EmployeeError(
-                f"employee {str(number).strip()}: {', '.join(t.number for t in twins)} is "
+                f"employee {number}: {', '.join(t.number for t in twins)} is "
                 f"already enrolled as {twins[0].name} ({role}); one person is one employee "
                 "number (replace-card gives them a new card). If this is another person of "
                 "the same name, enroll again with --same-name-ok")
+
+    def write(s: Session, exe: Employee | None, _now: datetime) -> EmployeeRecord:
+        _lock_enrollment(s)
+        if bootstrap:
+            _bootstrap_allowed(s, number)
+        elif exe is not None and _same_name(exe.name, name):
+            raise AuthError(f"employee {exe.number} ({exe.name}) may not approve their own "
+                            "enrollment: another executive must", "same_person", exe.id)
+        emp = add_employee(s, key, number, name, role, card, now=when, operator=_operator(),
+                           event="bootstrap" if bootstrap else "enrolled",
+                           approved_by=None if exe is None else exe.id)
+        log_swipe(s, "accepted", employee_id=emp.id, hit_id=None, action="enroll",
+                  role_required=None, now=when, card_mac=emp.card_mac)
+        return _record(emp)
+
     try:
-        with Session(engine) as s, s.begin():
-            _lock_enrollment(s)
-            emp = add_employee(s, key, number, name, role, card, now=when)
-            log_swipe(s, "accepted", employee_id=emp.id, hit_id=None, action="enroll",
-                      role_required=None, now=when, card_mac=emp.card_mac)
-            s.add(EmployeeEvent(employee_id=emp.id, event="enrolled", reason="",
-                                operator=_operator(), created_at=when))
-            return _record(emp)
+        if bootstrap:
+            with Session(engine) as s, s.begin():
+                return write(s, None, when)
+        return _approved(engine, approval, key=key, policy=policy, now=now,
+                         action="approve_enroll", words=f"enrolling employee {number}",
+                         write=write)
     except IntegrityError:  # the UNIQUE employee number, taken between check and insert
-        raise EmployeeError(f"employee {str(number).strip()}: already enrolled") from None
+        raise EmployeeError(f"employee {number}: already enrolled") from None
+
+
+def _same_name(a: str, b: str) -> bool:
+    return " ".join(a.casefold().split()) == " ".join(b.casefold().split())
+
+
+def _bootstrap_allowed(s: Session, number: str) -> None:
+    """EmployeeError unless the ledger has no active executive (the bootstrap's one case)."""
+    exe = s.scalar(select(Employee).where(Employee.role == "executive",
+                                          Employee.active.is_(True))
+                   .order_by(Employee.number).limit(1))
+    if exe is not None:
+        raise EmployeeError(f"employee {number}: --bootstrap is refused: the ledger has an "
+                            f"active executive ({exe.number}); enroll with an executive's "
+                            "card and PIN instead (without --bootstrap)")
+
+
+# --- an executive's approval (issue 23: privileged people changes) ---------------------------
+
+def _need_approval(approval: Credential | None, words: str) -> Credential:
+    """The executive's swipe and PIN, or EmployeeError (checked before anything is read from
+    the ledger or written)."""
+    if approval is None or not str(approval.track or "").strip():
+        raise EmployeeError(f"{words}: needs an executive's card swipe and PIN (none given); "
+                            "nothing was changed")
+    if not approval.pin:
+        raise EmployeeError(f"{words}: needs the executive's PIN after the swipe; nothing was "
+                            "changed")
+    return approval
+
+
+def _approved(engine: Engine, approval: Credential | None, *, key: CardKey,
+              policy: Authorization | None, now: datetime | None, action: str, words: str,
+              write: Callable[[Session, Employee, datetime], T]) -> T:
+    """``write(session, executive, now)`` in ONE write transaction with the executive's
+    accepted swipe, once the card gate has checked the swipe and PIN: an active executive,
+    whose row matches its ledger history, with the right PIN.  A refused approval is logged
+    in ``swipe_log`` (and counts towards the card's lockout) and raised; nothing else is
+    written then."""
+    credential = _need_approval(approval, words)
+    gate = Gate(engine, key, policy or default_policy(),
+                (lambda: now) if now is not None else None)
+    return gate.run(credential, "executive", action, write, words=words)
+
+
+def _not_self(exe: Employee, emp: Employee, what: str) -> None:
+    if same_person(exe, emp):
+        raise AuthError(f"employee {exe.number} ({exe.name}) may not approve {what} of their "
+                        "own: another executive must", "same_person", exe.id)
 
 
 def list_employees(engine: Engine) -> list[EmployeeRecord]:
@@ -220,62 +305,81 @@ def _operator() -> str:
 
 
 def set_active(engine: Engine, number: str, active: bool, reason: str = "",
-               *, now: datetime | None = None) -> EmployeeRecord:
-    """Deactivate (``active`` False) or reactivate an employee, with an ``employee_events`` row
-    (why, which operator) in the same transaction; EmployeeError for an unknown number, an
-    employee already in that state, or no reason.  Identify/authorize only accept active cards."""
+               *, approval: Credential | None = None, now: datetime | None = None,
+               key: CardKey | None = None,
+               policy: Authorization | None = None) -> EmployeeRecord:
+    """Deactivate (``active`` False) or reactivate an employee, approved by an executive's
+    swipe and PIN (``approval``), with an ``employee_events`` row (why, which operator, which
+    executive, the row's new digest) in the same transaction; EmployeeError for no approval,
+    an unknown number, an employee already in that state, or no reason.  Identify/authorize
+    only accept active cards."""
     number = _number(number)
     reason = (reason or "").strip()
     if not reason:
         raise EmployeeError(f"employee {number}: give a --reason (it is kept in the ledger)")
-    with Session(engine) as s, s.begin():
+    verb = "reactivating" if active else "deactivating"
+    _need_approval(approval, f"{verb} employee {number}")
+
+    def write(s: Session, exe: Employee, when: datetime) -> EmployeeRecord:
         emp = s.scalar(select(Employee).where(Employee.number == number).with_for_update())
         if emp is None:
             raise EmployeeError(f"employee {number}: not enrolled (unknown employee number)")
         if bool(emp.active) == active:
             state = "active" if active else "inactive"
             raise EmployeeError(f"employee {number} ({emp.name}): already {state}")
+        _not_self(exe, emp, f"{verb} a card")
         emp.active = active
-        s.add(EmployeeEvent(employee_id=emp.id, event="reactivated" if active else "deactivated",
-                            reason=reason, operator=_operator(),
-                            created_at=now or datetime.now(UTC)))
-        s.flush()
+        record_event(s, emp, "reactivated" if active else "deactivated", reason=reason,
+                     operator=_operator(), when=when, approved_by=exe.id)
         return _record(emp)
+
+    return _approved(engine, approval, key=_key(key, create=False), policy=policy, now=now,
+                     action="approve_reactivate" if active else "approve_deactivate",
+                     words=f"{verb} employee {number}", write=write)
 
 
 def replace_card(engine: Engine, number: str, swipe: str, reason: str,
-                 *, now: datetime | None = None, key: CardKey | None = None) -> EmployeeRecord:
+                 *, approval: Credential | None = None, now: datetime | None = None,
+                 key: CardKey | None = None,
+                 policy: Authorization | None = None) -> EmployeeRecord:
     """Give employee ``number`` the card in ``swipe`` instead of their current one (lost,
-    broken), keeping the employee number, name, role and history.  One transaction: the new
-    salted hash, a ``card_replaced`` ``employee_events`` row (why, which operator) and an
-    ``accepted`` swipe-log row (action ``replace_card``).  From then the old card is unknown.
-    EmployeeError / AuthError for no reason, a bad read, an unknown number, or a card already
-    enrolled (to anyone, this employee included); nothing is written then."""
+    broken), keeping the employee number, name, role and history, approved by an executive's
+    swipe and PIN (``approval``; not the employee's own).  One transaction: the new keyed hash,
+    a ``card_replaced`` ``employee_events`` row (why, which operator, which executive, the new
+    digest) and the ``accepted`` swipe-log rows (the executive's, and the new card's, action
+    ``replace_card``).  From then the old card is unknown.  EmployeeError / AuthError for no
+    approval, no reason, a bad read, an unknown number, or a card already enrolled (to anyone,
+    this employee included); nothing is written then."""
     number = _number(number)
     reason = (reason or "").strip()
     if not reason:
         raise EmployeeError(f"employee {number}: give a --reason (it is kept in the ledger)")
-    key = _key(key)
+    _need_approval(approval, f"replacing the card of employee {number}")
+    key = _key(key, create=False)
     card = parse_swipe(swipe)
-    when = now or datetime.now(UTC)
     _ensure_key_noted(engine, key)
-    with Session(engine) as s, s.begin():
+
+    def write(s: Session, exe: Employee, when: datetime) -> EmployeeRecord:
         _lock_enrollment(s)
         emp = s.scalar(select(Employee).where(Employee.number == number).with_for_update())
         if emp is None:
             raise EmployeeError(f"employee {number}: not enrolled (unknown employee number)")
+        _not_self(exe, emp, "a new card")
         owner = find_by_card(s, key, card)
         if owner is not None:
             whose = "already this employee's card" if owner.id == emp.id \
                 else "already enrolled to another employee"
             raise EmployeeError(f"employee {number}: this card is {whose}; use a new card")
         set_card(s, key, emp, card)
-        s.add(EmployeeEvent(employee_id=emp.id, event="card_replaced", reason=reason,
-                            operator=_operator(), created_at=when))
+        record_event(s, emp, "card_replaced", reason=reason, operator=_operator(), when=when,
+                     approved_by=exe.id)
         log_swipe(s, "accepted", employee_id=emp.id, hit_id=None, action="replace_card",
                   role_required=None, now=when, card_mac=emp.card_mac)
-        s.flush()
         return _record(emp)
+
+    return _approved(engine, approval, key=key, policy=policy, now=now,
+                     action="approve_replace_card",
+                     words=f"replacing the card of employee {number}", write=write)
 
 
 def check_card(engine: Engine, swipe: str, *, now: datetime | None = None,
@@ -316,33 +420,89 @@ def set_pin(engine: Engine, number: str, swipe: str, old_pin: str | None, new_pi
             raise AuthError(f"employee {number}: type the current PIN first (forgotten: "
                             "podium employees reset-pin)", "pin_missing", emp.id, emp.card_mac)
         emp.pin = pin_hash(key, emp.id, new_pin)
-        s.add(EmployeeEvent(employee_id=emp.id, event="pin_set", reason="", operator=_operator(),
-                            created_at=when))
-        s.flush()
+        record_event(s, emp, "pin_set", operator=_operator(), when=when)
         return _record(emp)
 
     return gate.run(credential, None, "set_pin", write, words="setting a PIN")
 
 
 def reset_pin(engine: Engine, number: str, reason: str,
-              *, now: datetime | None = None) -> EmployeeRecord:
-    """Clear a forgotten PIN (an operator's step, like deactivate: who ran it and why are kept
-    in ``employee_events``); the employee sets a new one with set-pin."""
+              *, approval: Credential | None = None, now: datetime | None = None,
+              key: CardKey | None = None,
+              policy: Authorization | None = None) -> EmployeeRecord:
+    """Clear a forgotten PIN, approved by an executive's swipe and PIN (``approval``; not the
+    employee's own): who ran it, who approved it and why are kept in ``employee_events``; the
+    employee sets a new one with set-pin."""
     number = _number(number)
     reason = (reason or "").strip()
     if not reason:
         raise EmployeeError(f"employee {number}: give a --reason (it is kept in the ledger)")
-    with Session(engine) as s, s.begin():
+    _need_approval(approval, f"resetting the PIN of employee {number}")
+
+    def write(s: Session, exe: Employee, when: datetime) -> EmployeeRecord:
         emp = s.scalar(select(Employee).where(Employee.number == number).with_for_update())
         if emp is None:
             raise EmployeeError(f"employee {number}: not enrolled (unknown employee number)")
         if emp.pin is None:
             raise EmployeeError(f"employee {number} ({emp.name}): has no PIN to reset")
+        _not_self(exe, emp, "resetting a PIN")
         emp.pin = None
-        s.add(EmployeeEvent(employee_id=emp.id, event="pin_reset", reason=reason,
-                            operator=_operator(), created_at=now or datetime.now(UTC)))
-        s.flush()
+        record_event(s, emp, "pin_reset", reason=reason, operator=_operator(), when=when,
+                     approved_by=exe.id)
         return _record(emp)
+
+    return _approved(engine, approval, key=_key(key, create=False), policy=policy, now=now,
+                     action="approve_reset_pin",
+                     words=f"resetting the PIN of employee {number}", write=write)
+
+
+def approve_contribution(engine: Engine, group: str, level: str, rate: str, reason: str,
+                         *, approval: Credential | None = None, now: datetime | None = None,
+                         key: CardKey | None = None,
+                         policy: Authorization | None = None) -> str:
+    """Record an executive's approval (swipe and PIN) of contribution rate ``rate`` (a
+    fraction of the wager, e.g. ``0.25``) for level ``level`` of group ``group``: RULES.md 4,
+    a rate above the paytable's pre-configured one lowers the house advantage.  The floor
+    starts with such a rate only while an approval of exactly that rate exists
+    (core/tablegames/setup.py).  Returns what was recorded, in words."""
+    from core.floorconfig import ident_problem
+
+    group, level = str(group).strip(), str(level).strip()
+    for what, value in (("--group", group), ("--level", level)):
+        problem = ident_problem(value)
+        if problem:
+            raise EmployeeError(f"{what}: {problem}")
+    ppm = _rate_ppm(rate)
+    reason = (reason or "").strip()
+    if not reason:
+        raise EmployeeError("approve-contribution: give a --reason (it is kept in the ledger)")
+    words = f"a contribution rate of {rate.strip()} for group {group} level {level}"
+    _need_approval(approval, f"approving {words}")
+
+    def write(s: Session, exe: Employee, when: datetime) -> str:
+        s.add(ContributionApproval(group_id=group, level=level, rate_ppm=ppm,
+                                   approved_by=exe.id, reason=reason, operator=_operator(),
+                                   created_at=when))
+        s.flush()
+        return f"{words}: approved by executive {exe.number} ({exe.name})"
+
+    return _approved(engine, approval, key=_key(key, create=False), policy=policy, now=now,
+                     action="approve_contribution", words=f"approving {words}", write=write)
+
+
+def _rate_ppm(rate: str) -> int:
+    """A rate as the ledger keeps it (parts per million, exact), or EmployeeError."""
+    from decimal import Decimal, InvalidOperation
+
+    text = str(rate).strip()
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        value = Decimal("NaN")
+    if not value.is_finite() or not 0 < value <= 1 or (value * 1_000_000) % 1:
+        raise EmployeeError(f"--rate: {printable(text)[:40]!r} is not a contribution rate "
+                            "(a fraction above 0 and at most 1, at most 6 decimals, e.g. 0.25)")
+    return int(value * 1_000_000)
 
 
 # --- reading the swipe ---------------------------------------------------------------------
@@ -370,6 +530,19 @@ def read_swipe(prompt: str, stdin: TextIO | None = None) -> str:
 
 # --- the command ----------------------------------------------------------------------------
 
+class _RefuseStray(argparse.Action):
+    """Words after the command that it does not take are refused WITHOUT repeating them
+    (argparse's "unrecognized arguments" line would: ``employees check 6011...`` would print
+    the card number)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        if values:
+            parser.error(f"{len(values)} unexpected argument(s), not shown (one could be a "
+                         "card number): a card is swiped when asked (or piped to stdin), never "
+                         "typed on the command line")
+
+
 class _RefuseCardNumber(argparse.Action):
     """``--card-number`` is refused with a reason, and without echoing the number (argparse's
     own "unrecognized arguments" line would repeat it)."""
@@ -388,9 +561,16 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
         p = sub.add_parser(cmd, help=helptext, description=helptext)
         if cmd in ("add", "deactivate", "reactivate", "replace-card", "set-pin", "reset-pin"):
             p.add_argument("--number", required=True, help="employee number")
-        if cmd in ("deactivate", "reactivate", "replace-card", "reset-pin", "unlock"):
+        if cmd in ("deactivate", "reactivate", "replace-card", "reset-pin", "unlock",
+                   "approve-contribution"):
             p.add_argument("--reason", required=True,
                            help='why (kept in the ledger), e.g. "left the company"')
+        if cmd == "approve-contribution":
+            p.add_argument("--group", required=True, help="the group's id in the floor file")
+            p.add_argument("--level", required=True, help="the level's name, e.g. MAIN")
+            p.add_argument("--rate", required=True,
+                           help="the contribution rate approved, as in the floor file, e.g. "
+                                "0.25")
         if cmd == "unlock":
             which = p.add_mutually_exclusive_group(required=True)
             which.add_argument("--number", help="the employee whose card is locked")
@@ -404,11 +584,17 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
             p.add_argument("--same-name-ok", action="store_true",
                            help="enroll although an active employee of the same name and role "
                                 "exists (another person of the same name)")
+            p.add_argument("--bootstrap", action="store_true",
+                           help="enroll the FIRST executive of a ledger that has no active "
+                                "executive, without an executive's approval (recorded as the "
+                                "bootstrap); every other enrollment needs an executive's card "
+                                "and PIN")
         if cmd in ("add", "check", "replace-card"):
             p.add_argument("--card-number", nargs="?", action=_RefuseCardNumber,
                            help=argparse.SUPPRESS)
         if cmd == "list":
             p.add_argument("--json", action="store_true", help="print one JSON document")
+        p.add_argument("stray", nargs="*", action=_RefuseStray, help=argparse.SUPPRESS)
         p.add_argument("--db", default=None,
                        help="ledger URL (default: the console's SQLite ledger in the user data "
                             "folder); e.g. postgresql+psycopg://user@host/podium")
@@ -478,19 +664,55 @@ def _guarded(url: str | None, step: Callable[[], T]) -> T:
         raise EmployeeError(_ledger_problem(url or default_url(), exc)) from None
 
 
-def _policy_and_key(args: argparse.Namespace) -> tuple[Authorization, CardKey]:
-    """The [authorization] settings and card key for this command (CardKeyError and
-    FloorConfigError are one line each)."""
-    policy = default_policy()
-    path = getattr(args, "card_key", None)
+def _policy(args: argparse.Namespace) -> Authorization:
+    """The [authorization] settings for this command (a floor file's problem is one line)."""
     floor = getattr(args, "floor", None)
+    if not floor:
+        return default_policy()
     try:
-        if floor:
-            policy = load_floor(floor).authorization
-            path = path or policy.card_key or None
-        return policy, cardkey.load(path)
-    except (CardKeyError, FloorConfigError) as exc:
+        return load_floor(floor).authorization
+    except FloorConfigError as exc:
         raise EmployeeError(str(exc)) from None
+
+
+def _card_key(args: argparse.Namespace, policy: Authorization, engine: Engine) -> CardKey:
+    """The card key for this command.  It is made (at its default place or ``--card-key``)
+    only by the enrollment on a ledger that has no key yet: a command refused for a wrong or
+    mistyped key file leaves no file behind."""
+    path = getattr(args, "card_key", None) or policy.card_key or None
+    create = False
+    if args.employees_command == "add":
+        with Session(engine) as s:
+            create = _guarded(args.db, lambda: s.get(Setting, CARD_KEY_ID)) is None
+    try:
+        return cardkey.load(path, create=create)
+    except CardKeyError as exc:
+        raise EmployeeError(str(exc)) from None
+
+
+def _read_approval() -> Credential:
+    """The approving executive's swipe and PIN, after the subject's swipe (stdin: one line
+    each, no echo on a terminal)."""
+    swipe = read_swipe("Executive: swipe your card to approve: ")
+    pin = read_pin("Executive PIN: ")
+    if not PIN_DIGITS.fullmatch(pin):
+        raise AuthError("executive's PIN: a PIN is 4 to 12 digits; nothing was changed",
+                        "bad_read")
+    return Credential(swipe, pin)
+
+
+@contextmanager
+def _quiet_logs() -> Iterator[None]:
+    """The command's refusals are its one line on stderr: the card gate's log lines (a card
+    locked after its fifth refusal) stay out of the terminal when no logging is configured
+    (Python's last-resort handler would print them as a second line)."""
+    logger = logging.getLogger("podium")
+    quiet = logging.NullHandler()
+    logger.addHandler(quiet)
+    try:
+        yield
+    finally:
+        logger.removeHandler(quiet)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -499,14 +721,17 @@ def run(args: argparse.Namespace) -> int:
     if command == "list":
         with _ledger(args.db) as engine:
             return _list(args, engine)
-    policy, key = _policy_and_key(args)
-    with _ledger(args.db) as engine:
+    policy = _policy(args)
+    with _quiet_logs(), _ledger(args.db) as engine:
+        key = _card_key(args, policy, engine)
         if command == "add":
-            return _add(args, engine, key)
+            return _add(args, engine, key, policy)
         if command in ("deactivate", "reactivate"):
+            approval = _read_approval()
             rec = _guarded(args.db,
                            lambda: set_active(engine, args.number, command == "reactivate",
-                                              args.reason))
+                                              args.reason, approval=approval, key=key,
+                                              policy=policy))
             state = "active again" if rec.active else "deactivated: the card authorizes nothing"
             _say(f"employee {rec.number} ({rec.name}, {rec.role}): {state}")
             return 0
@@ -517,20 +742,30 @@ def run(args: argparse.Namespace) -> int:
                  f"{authority_text(rec.role)}")
             return 0
         if command == "replace-card":
-            return _replace(args, engine, key)
+            return _replace(args, engine, key, policy)
         if command == "set-pin":
             return _set_pin(args, engine, key, policy)
         if command == "reset-pin":
-            rec = _guarded(args.db, lambda: reset_pin(engine, args.number, args.reason))
+            approval = _read_approval()
+            rec = _guarded(args.db, lambda: reset_pin(engine, args.number, args.reason,
+                                                      approval=approval, key=key,
+                                                      policy=policy))
             _say(f"employee {rec.number} ({rec.name}): PIN cleared; they set a new one with "
                  "podium employees set-pin")
             return 0
         if command == "unlock":
             return _unlock(args, engine, key, policy)
+        if command == "approve-contribution":
+            approval = _read_approval()
+            _say(_guarded(args.db, lambda: approve_contribution(
+                engine, args.group, args.level, args.rate, args.reason, approval=approval,
+                key=key, policy=policy)))
+            return 0
     raise EmployeeError(f"employees: unknown command {command!r}")
 
 
-def _add(args: argparse.Namespace, engine: Engine, key: CardKey) -> int:
+def _add(args: argparse.Namespace, engine: Engine, key: CardKey,
+         policy: Authorization) -> int:
     number, name = str(args.number).strip(), str(args.name).strip()
     if not name:
         raise EmployeeError(f"employee {number}: --name is empty")
@@ -542,9 +777,12 @@ def _add(args: argparse.Namespace, engine: Engine, key: CardKey) -> int:
                        f"as {printable(twins[0].name)} ({args.role}). One person is one "
                        "employee number. Is this ANOTHER person of the same name? [y/N] ")
         same_ok = answer.strip().lower() in ("y", "yes")
+    bootstrap = bool(args.bootstrap)
     swipe = read_swipe(f"Swipe the card of {number} {name} now: ")
+    approval = None if bootstrap else _read_approval()
     rec = _guarded(args.db, lambda: enroll(engine, number, name, args.role, swipe, key=key,
-                                           same_name_ok=same_ok))
+                                           same_name_ok=same_ok, approval=approval,
+                                           bootstrap=bootstrap, policy=policy))
     _say(f"enrolled employee {rec.number} ({rec.name}, {rec.role}); "
          f"{authority_text(rec.role)}")
     if has_authority(rec.role, "supervisor"):
@@ -568,7 +806,8 @@ def _list(args: argparse.Namespace, engine: Engine) -> int:
     return 0
 
 
-def _replace(args: argparse.Namespace, engine: Engine, key: CardKey) -> int:
+def _replace(args: argparse.Namespace, engine: Engine, key: CardKey,
+             policy: Authorization) -> int:
     number = str(args.number).strip()
     reason = str(args.reason).strip()
     if not reason:
@@ -577,7 +816,9 @@ def _replace(args: argparse.Namespace, engine: Engine, key: CardKey) -> int:
     if not who:
         raise EmployeeError(f"employee {number}: not enrolled (unknown employee number)")
     swipe = read_swipe(f"Swipe the NEW card of {number} {who[0].name} now: ")
-    rec = _guarded(args.db, lambda: replace_card(engine, number, swipe, reason, key=key))
+    approval = _read_approval()
+    rec = _guarded(args.db, lambda: replace_card(engine, number, swipe, reason, key=key,
+                                                 approval=approval, policy=policy))
     state = "" if rec.active else " (the employee is deactivated: reactivate to use it)"
     _say(f"employee {rec.number} ({rec.name}, {rec.role}): new card enrolled; the old card "
           f"authorizes nothing from now{state}")

@@ -13,7 +13,11 @@ Checks, each naming the row it finds broken (docs/ledger.md "Tamper evidence"):
    stored bytes print its award's amount;
 8. **voids**: a void with the money returned has reversal entries that exactly negate its
    award's meter movements (each movement reversed once, on its level, by the negated
-   amounts); a void without it, and an award not void, has none.
+   amounts); a void without it, and an award not void, has none;
+9. **people**: every employee's card, PIN and active flag (state columns, changed in place) are
+   what its latest ``employee_events`` row says they became (its ``state_digest``,
+   core/ledger/people.py): a card swapped or a PIN cleared outside Podium is a break naming the
+   employee.
 
 The first break is the one with the lowest chain position (a row's place in the ledger's
 history); checks 1, 2 and 5 have no position and come first.
@@ -124,6 +128,7 @@ def verify(engine: Engine, heads: Sequence[tuple[int, str]] = ()) -> Report:
         _pays(conn, report)
         _slips(conn, report)
         _voids(conn, report)
+        _people(conn, report)
         conn.rollback()
     from core.tablegames.balances import (  # the floor's own invariants
         check_balances,
@@ -472,3 +477,18 @@ def _voids(conn: Connection, report: Report) -> None:
         for missing in sorted(set(moved) - seen):
             broken(f"win slip {slip_no}: movement {missing} of its award was not given back by "
                    "its void")
+
+
+def _people(conn: Connection, report: Report) -> None:
+    """Check 9: each employee row against the digest of its latest event."""
+    from core.ledger.people import mismatches
+
+    for m in mismatches(conn):
+        if m.event_id is None:
+            what = "no employee event vouches for its card, PIN and active flag"
+        else:
+            what = (f"its card, PIN or active flag is not what its latest event (#{m.event_id}) "
+                    "recorded: changed outside Podium")
+        report.breaks.append(Break("people", f"employee {m.number} ({m.name}): {what}",
+                                   None if m.event_id is None else
+                                   _position(conn, report, "employee_events", m.event_id)))

@@ -119,6 +119,6 @@ def mismatches(conn: Connection) -> list[Mismatch]:
     for row in conn.execute(select(emp.c.id, emp.c.number, emp.c.name, *cols)
                             .order_by(emp.c.id)).mappings():
         event_id, digest = latest.get(int(row["id"]), (None, None))
-        if digest != state_digest(int(row["id"]), row):
+        if digest != state_digest(int(row["id"]), {c: row[c] for c in STATE_COLUMNS}):
             out.append(Mismatch(int(row["id"]), str(row["number"]), str(row["name"]), event_id))
     return out

@@ -14,6 +14,7 @@ import os
 import socket
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from core.desks import Desk, open_ledger
 from core.ledger import integrity
 from core.ledger.db import make_engine, upgrade
 from core.ledger.models import Employee
+from core.ledger.people import record_event
 from gui import app as gui_app
 from gui.authorize import SwipePrompt
 from gui.bridge import default_bridge
@@ -277,6 +279,7 @@ def test_a_floor_that_asks_a_pin_at_every_swipe_asks_it_at_the_desk_too(
         acc = s.scalar(select(Employee).where(Employee.number == "A1"))
         assert acc is not None
         acc.pin = pin_hash(cardkey.load(), acc.id, "4321")
+        record_event(s, acc, "pin_set", operator="test", when=datetime.now(UTC))
     config = dataclasses.replace(floor.config, authorization=dataclasses.replace(
         floor.config.authorization, pin="every_swipe"))
     desk_engine = open_ledger(url)

@@ -73,7 +73,7 @@ def _baseline(conn: sa.Connection) -> None:
     rows = [{"employee_id": int(r["id"]), "event": "baseline",
              "reason": "revision 0022: the ledger vouches for this card, PIN and active flag "
                        "from here on", "operator": "podium upgrade", "created_at": now,
-             "state_digest": state_digest(int(r["id"]), r)}
+             "state_digest": state_digest(int(r["id"]), {c: r[c] for c in STATE_COLUMNS})}
             for r in conn.execute(sa.select(employees).order_by(employees.c.id)).mappings()]
     if rows:
         conn.execute(events.insert(), rows)
