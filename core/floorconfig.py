@@ -262,9 +262,6 @@ class GroupConfig:
     lock_at_hit: bool = False
     pay_order: PayOrder = "right_first"
     all_pays_from_meter: bool = False
-    # RULES.md 4: who (an executive's employee number) approved a contribution rate above the
-    # paytable's preconfigured rate; "" = nobody, and such a rate is refused
-    contribution_override: str = ""
     # the hands paid at once without a floor supervisor's verification (fixed pays only);
     # None: the paytable's (only its lowest fixed pay, the full house, by default)
     auto_pay_hands: tuple[str, ...] | None = None
@@ -857,6 +854,13 @@ def _level(sec: _Section, name: str) -> LevelConfig:
     return LevelConfig(name, seed, contribution, reserve, allow_zero, pre_rate, pre_seed)
 
 
+CONTRIBUTION_OVERRIDE_GONE = (
+    "is no longer read: a contribution rate above the pre-configured rate (RULES.md 4) needs an "
+    "executive's recorded approval in the ledger, given with their card and PIN: podium "
+    "employees approve-contribution --group GROUP --level LEVEL --rate RATE --reason WHY "
+    "(docs/operator.md); then remove this line")
+
+
 def _group(sec: _Section) -> GroupConfig:
     gid = _ident(sec, "id")
     name = sec.text("name", gid)
@@ -865,7 +869,8 @@ def _group(sec: _Section) -> GroupConfig:
     lock = sec.typed("lock_at_hit", bool, False)
     order = sec.choice("pay_order", PAY_ORDERS, "right_first")
     all_pays = sec.typed("all_pays_from_meter", bool, False)
-    override = sec.text("contribution_override", "", empty_ok=True)
+    if sec.text("contribution_override", "", empty_ok=True).strip():
+        raise sec.error("contribution_override", CONTRIBUTION_OVERRIDE_GONE)
     auto: tuple[str, ...] | None = None
     pit = sec.text("pit", "", empty_ok=True).strip()
     if "auto_pay_hands" in sec.data:
@@ -894,8 +899,8 @@ def _group(sec: _Section) -> GroupConfig:
         raise sec.error("levels", f"the rates of all levels add up to {total}, more than the "
                                   "whole wager")
     pay_order: PayOrder = "left_first" if order == "left_first" else "right_first"
-    return GroupConfig(gid, name, paytable, levels, decks, lock, pay_order, all_pays,
-                       override.strip(), auto, pit)
+    return GroupConfig(gid, name, paytable, levels, decks, lock, pay_order, all_pays, auto,
+                       pit)
 
 
 def _table(sec: _Section) -> TableConfig:
@@ -1091,15 +1096,64 @@ def _preconfigured(where: str, pt: Paytable, lv: LevelConfig) -> tuple[Decimal, 
     return out[0], out[1]
 
 
+@dataclass(frozen=True)
+class AboveCeiling:
+    """A level's contribution rate above its paytable's pre-configured rate (RULES.md 4): it
+    lowers the house advantage, so it needs an executive's recorded approval."""
+
+    source: str
+    group: str
+    level: str
+    rate: Decimal
+    paytable: str
+    ceiling: Decimal
+
+    @property
+    def rate_ppm(self) -> int:
+        return int(self.rate * 1_000_000)
+
+    def text(self) -> str:
+        return (f"{self.source}: group {self.group}: level {self.level}: contribution rate "
+                f"{self.rate} is above {self.paytable}'s preconfigured {self.ceiling} (it "
+                "lowers the house advantage)")
+
+    def command(self) -> str:
+        return (f"podium employees approve-contribution --group {self.group} --level "
+                f"{self.level} --rate {self.rate} --reason WHY")
+
+
+def _above_ceiling(config: FloorConfig, g: GroupConfig, pt: Paytable,
+                   preconfigured: Mapping[str, tuple[Decimal, int]]) -> list[AboveCeiling]:
+    if g.all_pays_from_meter:
+        return []
+    return [AboveCeiling(config.source, g.id, lv.name, lv.contribution_rate, pt.id,
+                         preconfigured[lv.name][0])
+            for lv in g.levels if lv.contribution_rate > preconfigured[lv.name][0]]
+
+
+def rates_above_ceiling(config: FloorConfig,
+                        paytables: Mapping[str, Paytable]) -> list[AboveCeiling]:
+    """Every level whose contribution rate is above its pre-configured rate (on a floor that
+    :func:`validate` accepted)."""
+    out: list[AboveCeiling] = []
+    for g in config.groups:
+        pt = paytables[g.paytable]
+        where = f"{config.source}: group {g.id}"
+        preconfigured = {lv.name: _preconfigured(where, pt, lv) for lv in g.levels}
+        out += _above_ceiling(config, g, pt, preconfigured)
+    return out
+
+
 def validate(config: FloorConfig, paytables: Mapping[str, Paytable]) -> list[str]:
     """Check every group against its paytable; refuse what is wrong, return warnings.
 
     Refused (FloorConfigError): an unknown or non-progressive paytable; a group whose levels are
-    not exactly the paytable's; a contribution rate above the paytable's preconfigured rate
-    (percentage-pays-only groups) without ``contribution_override``.  Warned: such a rate with
-    the override; a contribution rate below 70% on an "all pays from
-    meter" group; a zero seed (allowed by override); a seed below the largest fixed award; a
-    group with no tables.
+    not exactly the paytable's.  Warned: a contribution rate above the paytable's preconfigured
+    rate (percentage-pays-only groups: the floor starts with it only while the ledger holds an
+    executive's approval of exactly that rate, :func:`rates_above_ceiling`,
+    core/tablegames/setup.py); a contribution rate below 70% on an "all pays from meter" group;
+    a zero seed (allowed by override); a seed below the largest fixed award; a group with no
+    tables.
     """
     src = config.source
     warnings: list[str] = []
@@ -1131,19 +1185,9 @@ def validate(config: FloorConfig, paytables: Mapping[str, Paytable]) -> list[str
                             f"{ALL_PAYS_MIN_CONTRIBUTION} with all pays from the meter; the "
                             "meter risks running dry")
         preconfigured = {lv.name: _preconfigured(where, pt, lv) for lv in g.levels}
-        if not g.all_pays_from_meter:
-            for lv in g.levels:
-                ceiling = preconfigured[lv.name][0]
-                if lv.contribution_rate <= ceiling:
-                    continue
-                above = (f"{where}: level {lv.name}: contribution rate {lv.contribution_rate} "
-                         f"is above {pt.id}'s preconfigured {ceiling} (it lowers the house "
-                         "advantage)")
-                if not g.contribution_override:
-                    raise FloorConfigError(f"{above}; refused without an executive override "
-                                           "(contribution_override = \"<employee no.>\")")
-                warnings.append(f"{above}; approved by executive "
-                                f"{g.contribution_override} (contribution_override)")
+        warnings += [f"{above.text()}; the floor starts only with an executive's recorded "
+                     f"approval of it ({above.command()})"
+                     for above in _above_ceiling(config, g, pt, preconfigured)]
         for hand in g.auto_pay_hands or ():
             pay = next((p for p in pt.pays if p.hand == hand), None)
             if pay is None or pay.source != "tray":

@@ -766,7 +766,8 @@ class PaytableScreen(QWidget):
             else:
                 panel.note.setText(f"Contribution ceiling (RULES.md 4): {table.id} is "
                                    f"preconfigured at {_rate(ceiling)}; a higher rate needs an "
-                                   "executive override (contribution_override).")
+                                   "executive's recorded approval (podium employees "
+                                   "approve-contribution).")
             panel.note.setVisible(not g.all_pays_from_meter)
 
     def _warnings(self, group: GroupConfig) -> list[str]:

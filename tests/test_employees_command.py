@@ -29,6 +29,11 @@ SWIPE_A = f"%B{CARD_A}^REYES/ANA^2812101?;{CARD_A}=2812101?"
 SWIPE_B = f";{CARD_B}=2812101?"
 SWIPE_C = f"%B{CARD_C}^LEE/SAM^2812101?"
 UNKNOWN_SWIPE = ";6011000990147999=2812101?"
+# the executive who approves the people changes of these tests (enrolled by the bootstrap)
+CHIEF, CHIEF_NAME, CHIEF_PIN = "9000", "Chief Approver", "8642"
+CARD_X = "6011000990147900"
+SWIPE_X = f";{CARD_X}=2812101?"
+APPROVAL = f"{SWIPE_X}\n{CHIEF_PIN}\n"  # the executive's swipe and PIN, as stdin gives them
 
 
 def authorize(s: Session, swipe: str, needed: str, action: str = "pay") -> Any:
@@ -62,10 +67,37 @@ def run_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
     return rc, out, err
 
 
+_chiefs: set[str] = set()
+
+
+def chief(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], db: str) -> None:
+    """The approving executive of ledger ``db``: the bootstrap, then their PIN (once)."""
+    if db in _chiefs:
+        return
+    rc, _out, err = run_cli(monkeypatch, capsys, [
+        "employees", "add", "--bootstrap", "--number", CHIEF, "--name", CHIEF_NAME, "--role",
+        "executive", "--db", db], SWIPE_X + "\n")
+    assert rc == 0, err
+    rc, _out, err = run_cli(monkeypatch, capsys, [
+        "employees", "set-pin", "--number", CHIEF, "--db", db],
+        f"{SWIPE_X}\n{CHIEF_PIN}\n{CHIEF_PIN}\n")
+    assert rc == 0, err
+    _chiefs.add(db)
+
+
 def enroll(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], db: str,
            number: str, name: str, role: str, swipe: str) -> tuple[int, str, str]:
+    """``employees add``, approved by the chief executive (enrolled first if need be)."""
+    chief(monkeypatch, capsys, db)
     return run_cli(monkeypatch, capsys, ["employees", "add", "--number", number, "--name", name,
-                                         "--role", role, "--db", db], swipe + "\n")
+                                         "--role", role, "--db", db], swipe + "\n" + APPROVAL)
+
+
+def employee_id(engine: Engine, number: str) -> int:
+    with Session(engine) as s:
+        found = s.scalar(select(Employee.id).where(Employee.number == number))
+    assert found is not None
+    return found
 
 
 def counts(engine: Engine) -> tuple[int, int, int]:
@@ -104,7 +136,7 @@ def test_enrollment_stores_only_the_keyed_hash_and_never_echoes_the_card(
     assert rc == 0, err
     assert "5001" in out and "Ana Reyes" in out and "supervisor" in out
     with Session(engine) as s:
-        (emp,) = s.scalars(select(Employee))
+        emp = s.scalars(select(Employee).where(Employee.number == "5001")).one()
         assert (emp.number, emp.name, emp.role, emp.active) == ("5001", "Ana Reyes",
                                                                 "supervisor", True)
         assert emp.card_mac == cardkey.load().card_mac(CARD_A)  # the key is outside the ledger
@@ -135,9 +167,13 @@ def test_enrollment_is_recorded_in_the_swipe_log_in_the_same_transaction(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
         engine: Engine, db: str) -> None:
     assert enroll(monkeypatch, capsys, db, "5001", "Ana Reyes", "supervisor", SWIPE_A)[0] == 0
+    emp_id, chief_id = employee_id(engine, "5001"), employee_id(engine, CHIEF)
+    # the executive's approving swipe and the enrollment swipe, in one transaction
+    assert swipe_rows(engine)[-2:] == [("approve_enroll", "accepted", chief_id),
+                                       ("enroll", "accepted", emp_id)]
     with Session(engine) as s:
-        emp_id = s.scalar(select(Employee.id).where(Employee.number == "5001"))
-    assert swipe_rows(engine) == [("enroll", "accepted", emp_id)]
+        event = s.scalars(select(EmployeeEvent).where(EmployeeEvent.employee_id == emp_id)).one()
+    assert (event.event, event.approved_by) == ("enrolled", chief_id)
 
 
 @pytest.mark.parametrize(("argv", "stdin", "problem"), [
@@ -163,7 +199,7 @@ def test_refused_enrollment_exits_2_with_one_line_and_writes_nothing(
         engine: Engine, db: str, argv: list[str], stdin: str, problem: str) -> None:
     assert enroll(monkeypatch, capsys, db, "5001", "Ana Reyes", "supervisor", SWIPE_A)[0] == 0
     before = counts(engine)
-    line = stdin + "\n" if stdin else ""
+    line = stdin + "\n" + APPROVAL if stdin else ""
     rc, out, err = run_cli(monkeypatch, capsys, ["employees", "add", *argv, "--db", db], line)
     assert rc == 2
     assert out == ""
@@ -181,11 +217,13 @@ def test_swipe_is_read_without_echo_on_a_terminal(
         def isatty(self) -> bool:
             return True
 
+    chief(monkeypatch, capsys, db)
     prompts: list[str] = []
+    typed = iter([SWIPE_A, SWIPE_X, CHIEF_PIN])
 
     def no_echo(prompt: str = "", stream: Any = None) -> str:
         prompts.append(prompt)
-        return SWIPE_A
+        return next(typed)
 
     monkeypatch.setattr("sys.stdin", Terminal("this must not be read\n"))
     monkeypatch.setattr(employees_command.getpass, "getpass", no_echo)
@@ -193,8 +231,9 @@ def test_swipe_is_read_without_echo_on_a_terminal(
                "--role", "supervisor", "--db", db])
     out, err = capsys.readouterr()
     assert rc == 0, err
-    assert len(prompts) == 1 and "Swipe" in prompts[0]
-    assert_no_card_data(out, err, prompts[0])
+    assert len(prompts) == 3 and "Swipe" in prompts[0]
+    assert "Executive" in prompts[1] and "PIN" in prompts[2]
+    assert_no_card_data(out, err, *prompts)
     with Session(engine) as s:
         assert authorize(s, SWIPE_A, "supervisor").number == "5001"
 
@@ -207,20 +246,21 @@ def test_list_shows_who_is_enrolled_and_never_card_data(
     assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
     assert enroll(monkeypatch, capsys, db, "5001", "Ana Reyes", "supervisor", SWIPE_A)[0] == 0
     assert run_cli(monkeypatch, capsys, ["employees", "deactivate", "--number", "6001",
-                                         "--reason", "left", "--db", db])[0] == 0
+                                         "--reason", "left", "--db", db], APPROVAL)[0] == 0
     rc, out, err = run_cli(monkeypatch, capsys, ["employees", "list", "--db", db, "--json"])
     assert rc == 0, err
     doc = json.loads(out)
     assert [(e["number"], e["name"], e["role"], e["active"]) for e in doc["employees"]] == [
-        ("5001", "Ana Reyes", "supervisor", True), ("6001", "Bo Tan", "executive", False)]
+        ("5001", "Ana Reyes", "supervisor", True), ("6001", "Bo Tan", "executive", False),
+        (CHIEF, CHIEF_NAME, "executive", True)]
     for e in doc["employees"]:
         assert set(e) == {"number", "name", "role", "active", "enrolled_at", "pin", "card"}
-        assert (e["pin"], e["card"]) == (False, "keyed")
+        assert (e["pin"], e["card"]) == (e["number"] == CHIEF, "keyed")
         assert e["enrolled_at"].endswith("Z")
     rc, table, err = run_cli(monkeypatch, capsys, ["employees", "list", "--db", db])
     assert rc == 0, err
     lines = table.splitlines()
-    assert len(lines) == 3 and "enrolled at" in lines[0]
+    assert len(lines) == 4 and "enrolled at" in lines[0]
     assert lines[1].split()[:4] == ["5001", "Ana", "Reyes", "supervisor"]
     assert "NO" in lines[2].split()
     assert_no_card_data(out, table)
@@ -233,7 +273,7 @@ def test_deactivated_employee_can_not_authorize_until_reactivated(
         engine: Engine, db: str) -> None:
     assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
     rc, out, err = run_cli(monkeypatch, capsys, ["employees", "deactivate", "--number", "6001",
-                                                 "--reason", "card lost", "--db", db])
+                                                 "--reason", "card lost", "--db", db], APPROVAL)
     assert rc == 0, err
     assert "deactivated" in out
     with Session(engine) as s:
@@ -241,15 +281,19 @@ def test_deactivated_employee_can_not_authorize_until_reactivated(
             authorize(s, SWIPE_B, "supervisor")
         assert exc.value.outcome == "inactive"
     rc, out, err = run_cli(monkeypatch, capsys, ["employees", "reactivate", "--number", "6001",
-                                                 "--reason", "card found", "--db", db])
+                                                 "--reason", "card found", "--db", db], APPROVAL)
     assert rc == 0, err
+    chief_id = employee_id(engine, CHIEF)
     with Session(engine) as s:
         assert authorize(s, SWIPE_B, "executive").number == "6001"
         # the history is kept, append-only: enrolled, deactivated, reactivated, with reasons
-        events = [(e.event, e.reason) for e in
-                  s.scalars(select(EmployeeEvent).order_by(EmployeeEvent.id))]
-    assert events == [("enrolled", ""), ("deactivated", "card lost"),
-                      ("reactivated", "card found")]
+        # and the executive who approved each
+        events = [(e.event, e.reason, e.approved_by) for e in
+                  s.scalars(select(EmployeeEvent).where(
+                      EmployeeEvent.employee_id == employee_id(engine, "6001"))
+                      .order_by(EmployeeEvent.id))]
+    assert events == [("enrolled", "", chief_id), ("deactivated", "card lost", chief_id),
+                      ("reactivated", "card found", chief_id)]
 
 
 def test_deactivate_without_a_reason_is_refused_and_changes_nothing(
@@ -258,7 +302,7 @@ def test_deactivate_without_a_reason_is_refused_and_changes_nothing(
     assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
     before = counts(engine)
     rc, out, err = run_cli(monkeypatch, capsys, ["employees", "deactivate", "--number", "6001",
-                                                 "--reason", "  ", "--db", db])
+                                                 "--reason", "  ", "--db", db], APPROVAL)
     assert rc == 2 and "reason" in err
     assert counts(engine) == before
 
@@ -273,7 +317,7 @@ def test_deactivate_or_reactivate_of_unknown_or_unchanged_employee_exits_2(
         engine: Engine, db: str, command: str, number: str, problem: str) -> None:
     assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
     rc, out, err = run_cli(monkeypatch, capsys, ["employees", command, "--number", number,
-                                                 "--reason", "test", "--db", db])
+                                                 "--reason", "test", "--db", db], APPROVAL)
     assert rc == 2 and out == ""
     assert err.count("\n") == 1 and problem in err
 
@@ -297,8 +341,7 @@ def test_check_says_who_it_is_and_what_they_may_authorize_and_logs_the_swipe(
     assert out.startswith(f"employee 5001 (Ana Reyes, {role}): ")
     assert says in out
     assert_no_card_data(out, err)
-    with Session(engine) as s:
-        emp_id = s.scalar(select(Employee.id))
+    emp_id = employee_id(engine, "5001")
     assert swipe_rows(engine)[-1] == ("check", "accepted", emp_id)
     assert counts(engine) == (before[0], before[1] + 1, before[2])
 
@@ -314,7 +357,7 @@ def test_refused_check_is_logged_with_its_outcome_and_exits_2(
         engine: Engine, db: str, swipe: str, outcome: str, problem: str) -> None:
     assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
     assert run_cli(monkeypatch, capsys, ["employees", "deactivate", "--number", "6001",
-                                         "--reason", "left", "--db", db])[0] == 0
+                                         "--reason", "left", "--db", db], APPROVAL)[0] == 0
     before = counts(engine)
     rc, out, err = run_cli(monkeypatch, capsys, ["employees", "check", "--db", db],
                            swipe + "\n" if swipe else "")
@@ -322,8 +365,7 @@ def test_refused_check_is_logged_with_its_outcome_and_exits_2(
     assert err.count("\n") == 1 and problem in err
     assert_no_card_data(err)
     if swipe:  # a swipe arrived: it is evidence
-        with Session(engine) as s:
-            emp_id = s.scalar(select(Employee.id))
+        emp_id = employee_id(engine, "6001")
         assert swipe_rows(engine)[-1] == (
             "check", outcome, emp_id if outcome == "inactive" else None)
         assert counts(engine) == (before[0], before[1] + 1, before[2])
@@ -338,8 +380,8 @@ def test_db_defaults_to_the_ledger_the_console_uses(
         tmp_path: Path) -> None:
     monkeypatch.setattr("platformdirs.user_data_dir", lambda *a, **k: str(tmp_path / "data"))
     rc, out, err = run_cli(monkeypatch, capsys, ["employees", "add", "--number", "5001",
-                                                 "--name", "Ana Reyes", "--role", "supervisor"],
-                           SWIPE_A + "\n")
+                                                 "--name", "Ana Reyes", "--role", "executive",
+                                                 "--bootstrap"], SWIPE_A + "\n")
     assert rc == 0, err
     from core.ledger.db import default_url, make_engine
 
@@ -374,7 +416,7 @@ def test_a_lost_card_is_replaced_under_the_same_number_and_stops_authorizing(
     assert enroll(monkeypatch, capsys, db, "6001", "Bo Tan", "executive", SWIPE_B)[0] == 0
     rc, out, err = run_cli(monkeypatch, capsys, ["employees", "replace-card", "--number", "6001",
                                                  "--reason", "card lost", "--db", db],
-                           SWIPE_C + "\n")
+                           SWIPE_C + "\n" + APPROVAL)
     assert rc == 0, err
     assert "6001 (Bo Tan, executive): new card enrolled" in out
     assert_no_card_data(out, err, stored_text(engine))
@@ -385,9 +427,11 @@ def test_a_lost_card_is_replaced_under_the_same_number_and_stops_authorizing(
         assert exc.value.outcome == "unknown_card"
         emp = s.scalar(select(Employee).where(Employee.number == "6001"))
         assert emp is not None
-        events = [(e.event, e.reason, e.employee_id) for e in
-                  s.scalars(select(EmployeeEvent).order_by(EmployeeEvent.id))]
-    assert events == [("enrolled", "", emp.id), ("card_replaced", "card lost", emp.id)]
+        events = [(e.event, e.reason, e.approved_by) for e in
+                  s.scalars(select(EmployeeEvent).where(EmployeeEvent.employee_id == emp.id)
+                            .order_by(EmployeeEvent.id))]
+    chief_id = employee_id(engine, CHIEF)
+    assert events == [("enrolled", "", chief_id), ("card_replaced", "card lost", chief_id)]
     assert swipe_rows(engine)[-1] == ("replace_card", "accepted", emp.id)
 
 
@@ -405,7 +449,8 @@ def test_a_refused_card_replacement_exits_2_and_changes_nothing(
     assert enroll(monkeypatch, capsys, db, "6002", "Ana Reyes", "supervisor", SWIPE_A)[0] == 0
     before = counts(engine)
     rc, out, err = run_cli(monkeypatch, capsys,
-                           ["employees", "replace-card", *argv_tail, "--db", db], swipe + "\n")
+                           ["employees", "replace-card", *argv_tail, "--db", db],
+                           swipe + "\n" + APPROVAL)
     assert rc == 2 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1
     assert counts(engine) == before
@@ -444,13 +489,13 @@ def test_set_pin_needs_the_employees_own_card_and_the_pin_twice_and_keeps_only_a
     rc, _out, err = run_cli(monkeypatch, capsys, base, f"{SWIPE_B}\n0000\n1111\n1111\n")
     assert rc == 2 and "wrong PIN" in err
     assert run_cli(monkeypatch, capsys, ["employees", "reset-pin", "--number", "6001",
-                                         "--reason", "forgot it", "--db", db])[0] == 0
+                                         "--reason", "forgot it", "--db", db], APPROVAL)[0] == 0
     rc, out, err = run_cli(monkeypatch, capsys, base, f"{SWIPE_B}\n1111\n1111\n")
     assert rc == 0, err
     assert "4826" not in out + err and "1111" not in out + err
     rc, out, _err = run_cli(monkeypatch, capsys, ["employees", "list", "--db", db, "--json"])
     pins = {e["number"]: e["pin"] for e in json.loads(out)["employees"]}
-    assert pins == {"5001": False, "6001": True}
+    assert pins == {"5001": False, "6001": True, CHIEF: True}
 
 
 def test_an_executive_lifts_a_locked_card_with_the_command(
@@ -487,7 +532,7 @@ def test_enrolling_the_same_name_and_role_twice_needs_a_confirmation(
     assert counts(engine) == before
     rc, _out, err = run_cli(monkeypatch, capsys, [
         "employees", "add", "--number", "5002", "--name", "Ana Reyes", "--role", "supervisor",
-        "--same-name-ok", "--db", db], SWIPE_B + "\n")
+        "--same-name-ok", "--db", db], SWIPE_B + "\n" + APPROVAL)
     assert rc == 0, err
 
 

@@ -326,20 +326,25 @@ def _demo_ceiling(rate: str | None, **group: object) -> Any:
     return _replace(floor, groups=groups)
 
 
-def test_contribution_above_the_preconfigured_rate_is_refused_without_executive_override() -> None:
+def test_contribution_above_the_preconfigured_rate_is_warned_and_needs_an_approval() -> None:
+    """The floor file alone can not approve it: validate warns; the floor's start refuses it
+    without an executive's recorded approval (tests/test_people_approvals.py)."""
     # stated by the floor file (no shipped paytable states it) ...
-    with pytest.raises(FloorConfigError, match=r"group WA01: level MAIN: contribution rate "
-                                               r"0\.20 is above FPGPP-WA01's preconfigured 0\.15"):
-        validate(_demo_ceiling("0.15"), PAYTABLES)
+    warnings = validate(_demo_ceiling("0.15"), PAYTABLES)
+    assert any("group WA01: level MAIN: contribution rate 0.20 is above FPGPP-WA01's "
+               "preconfigured 0.15" in w and "approve-contribution --group WA01 --level MAIN "
+               "--rate 0.20" in w for w in warnings)
     # ... or by the paytable file
-    with pytest.raises(FloorConfigError, match=r"0\.20 is above FPGPP-WA01's preconfigured "
-                                               r"0\.15"):
-        validate(_demo_ceiling(None), _with_ceiling(load_paytables(), "FPGPP-WA01", "0.15"))
+    warnings = validate(_demo_ceiling(None), _with_ceiling(load_paytables(), "FPGPP-WA01",
+                                                           "0.15"))
+    assert any("0.20 is above FPGPP-WA01's preconfigured 0.15" in w for w in warnings)
 
 
-def test_contribution_above_the_preconfigured_rate_with_override_is_a_recorded_warning() -> None:
-    warnings = validate(_demo_ceiling("0.15", contribution_override="2001"), PAYTABLES)
-    assert any("approved by executive 2001" in w for w in warnings)
+def test_the_old_contribution_override_flag_is_refused_naming_the_command() -> None:
+    refused(BASE.replace('all_pays_from_meter = false\n',
+                         'all_pays_from_meter = false\ncontribution_override = "2001"\n', 1),
+            "contribution_override: is no longer read",
+            "podium employees approve-contribution --group GROUP --level LEVEL --rate RATE")
 
 
 def test_contribution_at_or_below_the_preconfigured_rate_is_fine() -> None:

@@ -210,10 +210,13 @@ def test_an_enrolment_from_before_the_key_is_rekept_on_its_first_swipe(
     salt = bytes(range(16, 32))
     with Session(engine) as s, s.begin():
         s.add(Setting(key="install_salt", value=install.hex()))
-        s.add(Employee(number="OLD1", name="Old Timer", role="supervisor", active=True,
+        old = Employee(number="OLD1", name="Old Timer", role="supervisor", active=True,
                        card_salt=salt, card_hash=legacy_card_hash("6300000000000001", salt,
                                                                   install, PBKDF2_ITERATIONS),
-                       card_iterations=PBKDF2_ITERATIONS, created_at=floor.ctx.now()))
+                       card_iterations=PBKDF2_ITERATIONS, created_at=floor.ctx.now())
+        s.add(old)
+        # what revision 0022 writes for every employee of an existing ledger
+        record_event(s, old, "baseline", operator="podium upgrade", when=floor.ctx.now())
     who = floor.ctx.gate.identify(swipe("6300000000000001"))
     assert who.number == "OLD1"
     with Session(engine) as s:
@@ -222,7 +225,7 @@ def test_an_enrolment_from_before_the_key_is_rekept_on_its_first_swipe(
         assert (emp.card_hash, emp.card_salt, emp.card_iterations) == (b"", b"", 0)
         events = [e.event for e in s.scalars(select(EmployeeEvent)
                                              .where(EmployeeEvent.employee_id == emp.id))]
-    assert events == ["card_rekeyed"]
+    assert events == ["baseline", "card_rekeyed"]
     assert floor.ctx.gate.identify(swipe("6300000000000001")).number == "OLD1"
 
 
@@ -458,9 +461,9 @@ def test_the_upgrade_to_0015_is_not_undone_once_cards_are_keyed(engine: Engine,
     cfg = alembic_config()
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn
-        # since revision 0021 the chain's batch links refuse first (0021 can not be undone
-        # either once a transaction was sealed); 0015's own refusal is reached from 0015
-        with pytest.raises(RuntimeError, match="revision 0021 can not be downgraded"):
+        # since revision 0022 its people events refuse first (and 0021's batch links: neither
+        # can be undone once written); 0015's own refusal is reached from 0015
+        with pytest.raises(RuntimeError, match="revision 0022 can not be downgraded"):
             command.downgrade(cfg, "0014")
     with engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0021"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0022"

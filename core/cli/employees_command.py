@@ -215,6 +215,8 @@ def enroll(engine: Engine, number: str, name: str, role: str, swipe: str,
                 f"already enrolled as {twins[0].name} ({role}); one person is one employee "
                 "number (replace-card gives them a new card). If this is another person of "
                 "the same name, enroll again with --same-name-ok")
+    _card_is_free(engine, key, card, f"employee {number}: this card is already enrolled to "
+                                      "another employee")
 
     def write(s: Session, exe: Employee | None, _now: datetime) -> EmployeeRecord:
         _lock_enrollment(s)
@@ -239,6 +241,17 @@ def enroll(engine: Engine, number: str, name: str, role: str, swipe: str,
                          write=write)
     except IntegrityError:  # the UNIQUE employee number, taken between check and insert
         raise EmployeeError(f"employee {number}: already enrolled") from None
+
+
+def _card_is_free(engine: Engine, key: CardKey, card: str, taken: str,
+                  mine: tuple[int, str] | None = None) -> None:
+    """EmployeeError ``taken`` if the card is enrolled (checked before the executive's swipe,
+    and again in the write transaction); ``mine``: (employee id, message) for a card that is
+    already that employee's."""
+    with Session(engine) as s:
+        owner = find_by_card(s, key, card)
+    if owner is not None:
+        raise EmployeeError(mine[1] if mine is not None and owner.id == mine[0] else taken)
 
 
 def _same_name(a: str, b: str) -> bool:
@@ -358,6 +371,14 @@ def replace_card(engine: Engine, number: str, swipe: str, reason: str,
     key = _key(key, create=False)
     card = parse_swipe(swipe)
     _ensure_key_noted(engine, key)
+    with Session(engine) as s:
+        emp_id = s.scalar(select(Employee.id).where(Employee.number == number))
+    if emp_id is None:
+        raise EmployeeError(f"employee {number}: not enrolled (unknown employee number)")
+    _card_is_free(engine, key, card, f"employee {number}: this card is already enrolled to "
+                                     "another employee; use a new card",
+                  (emp_id, f"employee {number}: this card is already this employee's card; "
+                           "use a new card"))
 
     def write(s: Session, exe: Employee, when: datetime) -> EmployeeRecord:
         _lock_enrollment(s)

@@ -9,11 +9,12 @@ from decimal import Decimal
 from sqlalchemy import func, select, update
 
 from core.auth import CARD_KEY_ID, key_mismatch
-from core.floorconfig import FloorConfig, validate
+from core.floorconfig import FloorConfig, FloorConfigError, rates_above_ceiling, validate
 from core.ledger import audit
 from core.ledger.db import lock_record
 from core.ledger.models import (
     Base,
+    ContributionApproval,
     Employee,
     GameTable,
     Group,
@@ -85,6 +86,30 @@ def check(ctx: FloorContext, u: Unit) -> list[str] | None:
     return notes
 
 
+def check_approvals(u: Unit, ctx: FloorContext) -> list[str]:
+    """RULES.md 4: a level's contribution rate above the pre-configured one starts only with an
+    executive's recorded approval of exactly that rate (``contribution_approvals``, written by
+    ``podium employees approve-contribution``).  FloorConfigError naming the group, level, rate
+    and the command otherwise; the notes naming who approved each."""
+    notes: list[str] = []
+    for above in rates_above_ceiling(ctx.config, ctx.paytables):
+        row = u.s.execute(
+            select(ContributionApproval, Employee)
+            .join(Employee, Employee.id == ContributionApproval.approved_by)
+            .where(ContributionApproval.group_id == above.group,
+                   ContributionApproval.level == above.level,
+                   ContributionApproval.rate_ppm == above.rate_ppm)
+            .order_by(ContributionApproval.id.desc()).limit(1)).first()
+        if row is None:
+            raise FloorConfigError(f"{above.text()}: refused without an executive's recorded "
+                                   f"approval of this rate; an executive runs: "
+                                   f"{above.command()}")
+        approval, exe = row
+        notes.append(f"{above.text()}: approved by executive {exe.number} ({exe.name}) on "
+                     f"{approval.created_at:%Y-%m-%d %H:%M} UTC")
+    return notes
+
+
 def start(ctx: FloorContext, u: Unit, offline: Iterable[str] | None = None) -> list[str]:
     """Sync the floor configuration into the ledger; returns what it did (for the log).
 
@@ -94,7 +119,8 @@ def start(ctx: FloorContext, u: Unit, offline: Iterable[str] | None = None) -> l
     their links report them online; the others' link state is their service's (a new table
     starts OFFLINE in any case)."""
     validate(ctx.config, ctx.paytables)  # refused (FloorConfigError): nothing is written
-    notes: list[str] = [f"LEDGER GUARD MISSING: {p}; records may have been edited: run "
+    approved = check_approvals(u, ctx)  # refused likewise
+    notes: list[str] = approved + [f"LEDGER GUARD MISSING: {p}; records may have been edited: run "
                         "podium audit verify" for p in audit.guard_problems(u.s.connection())]
     s, now = u.s, u.now
     key_row = s.get(Setting, CARD_KEY_ID)
@@ -198,7 +224,6 @@ def parameters(config: FloorConfig) -> dict[tuple[str, str, str], tuple[str, str
         put("group", g.id, "lock_at_hit", g.lock_at_hit)
         put("group", g.id, "pay_order", g.pay_order)
         put("group", g.id, "all_pays_from_meter", g.all_pays_from_meter)
-        put("group", g.id, "contribution_override", g.contribution_override)
         put("group", g.id, "auto_pay_hands",
             "the paytable's" if g.auto_pay_hands is None else g.auto_pay_hands)
         for lv in g.levels:
