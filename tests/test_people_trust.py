@@ -346,6 +346,7 @@ def test_a_mistyped_card_key_file_is_not_made_by_a_refused_command(
 def test_the_fifth_refused_swipe_is_still_one_line(tmp_path: Path) -> None:
     """The card locked at the fifth refusal is said in the refusal's line; the gate's log line
     does not reach the terminal as a second one (a real process: no test logging installed)."""
+    cardkey.load()  # the floor's card key is in place (a check never makes one)
     db = f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for attempt in range(5):
