@@ -54,7 +54,8 @@ def test_employees_list_never_sends_a_terminal_escape(
                             SWIPE_A)
     assert rc == 0
     with Session(engine) as s:  # stored as typed
-        assert s.scalar(select(Employee.name)) == "Mallory" + CLEAR
+        assert s.scalar(select(Employee.name).where(Employee.number == "1234")) == \
+            "Mallory" + CLEAR
     rc, out, err = run_cli(monkeypatch, capsys, ["employees", "list", "--db", db])
     assert rc == 0 and "Mallory?[2J?[H" in out
     assert ESC not in out + err
