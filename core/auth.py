@@ -20,6 +20,11 @@ which card (its HMAC), what (action, hit, role required) and why (the message th
 locks a card after ``lockout_failures`` refusals within ``lockout_minutes`` until an executive
 lifts it.
 
+**A record no login can swap.** The card, PIN and active flag of an employee change in place; a
+card whose employee row is not what its latest ``employee_events`` row's digest says is refused
+by :meth:`Gate.identify` and :meth:`Gate.authority` (``record_mismatch``: changed outside Podium,
+core/ledger/people.py).  Podium's own changes go through :func:`core.ledger.people.record_event`.
+
 Authority: ``supervisor`` < ``executive``; ``surveillance`` and ``accountant`` may not authorize
 pays.
 """

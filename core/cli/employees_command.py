@@ -9,14 +9,22 @@ plainly from a pipe (scripted enrollment).  Only the salted hash of the card num
 
 Ledger records:
 
-- ``add``: the employee row and an ``accepted`` ``enroll`` row in ``swipe_log`` (the enrollment
-  swipe, append-only evidence of who was enrolled when), in one transaction.  A refused
-  enrollment (bad read, number or card already enrolled) writes nothing.
+- ``add``: the employee row, its ``enrolled`` (or ``bootstrap``) event and an ``accepted``
+  ``enroll`` row in ``swipe_log`` (the enrollment swipe, append-only evidence of who was
+  enrolled when), in one transaction.  A refused enrollment (bad read, number or card already
+  enrolled, no executive) writes nothing (a refused executive's swipe is logged).
 - ``check``: one ``swipe_log`` row with action ``check`` and the outcome (accepted,
   unknown_card, inactive, bad_read); it changes nothing else.
-- ``deactivate`` / ``reactivate``: the ``employees.active`` flag, which is the one column
-  Podium updates in place.  There is no append-only home for that change yet (docs/ledger.md):
-  it needs an ``employee_events`` table.
+- ``deactivate`` / ``reactivate``, ``replace-card``, ``reset-pin``, ``set-pin``: the state
+  columns of ``employees`` (active, card, PIN) changed in place, each with an ``employee_events``
+  row carrying the row's new digest (core/ledger/people.py), so that a change made outside
+  Podium is refused at the swipe and reported by ``podium audit verify``.
+- **An executive approves** every enrollment, card replacement, PIN reset, deactivation and
+  reactivation, and a contribution rate above the pre-configured one
+  (``approve-contribution``): their swipe and PIN, read after the subject's swipe, checked by
+  the card gate (an active executive whose own record matches its history, the right PIN, not
+  the person changed), named in the record (``approved_by``).  The first executive of a ledger
+  without an active one is enrolled with ``add --bootstrap``.
 
 --db defaults to the ledger the console uses (:func:`core.ledger.db.default_url`); the schema is
 brought up to date first, as the console does.  Bad input raises a ``ValueError`` subclass
