@@ -390,7 +390,7 @@ def set_aside(conn: Connection, aside: Sequence[tuple[str, str, str]]) -> None:
     pg = conn.dialect.name == "postgresql"
     tx = conn.execute(text("SELECT txid_current()")).scalar() if pg else None
     now = datetime.now(UTC)
-    conn.execute(insert(LedgerJournalIncident.__table__),
+    conn.execute(insert(LedgerJournalIncident),
                  [{"tbl": t, "row_key": k, "reason": w, "tx": tx, "noted_at": now}
                   for t, k, w in aside])
     log.warning("ledger chain: %d journal row(s) nobody can account for set aside (first: %s "
