@@ -3,14 +3,18 @@
 A table's controller link is served by exactly one process (``podium serve``, or a console
 running the service inside it).  Two processes linking the same controller fight: each
 connection replaces the other's, and events are refused while the ledger thinks the table is
-OFFLINE.  So a process may link a table only while it holds the table's **advisory lock** on
-the ledger database, taken with ``pg_try_advisory_lock`` on a connection of its own (the
-*lock connection*, never returned to a pool):
+OFFLINE.  So a process may link a table only while it holds the table's **claim**: its row of
+``ledger_locks`` (``table:<id>``, revision 0023), claimed in a short ``FOR UPDATE`` transaction
+on a connection of its own (the *lock connection*, never returned to a pool) and naming that
+connection's session (backend pid, login, application name).  The claim lasts as long as that
+session: a row whose session is gone from ``pg_stat_activity`` is free for the next claim.  Only
+``podium_writer`` may lock or write the row; until revision 0022 the claim was an advisory lock,
+which any login, a ``podium_reader`` one included, could take and hold (issue 23):
 
 - a second service asking for a held table is refused, and told who holds it (the
   ``table_owners`` row the holder wrote, with its ``floor_services`` row: name, host, process);
-- a service that dies (killed, crashed, its machine gone) loses its lock connection, and
-  PostgreSQL releases its locks with it: at once for a killed process (the kernel closes its
+- a service that dies (killed, crashed, its machine gone) loses its lock connection, and its
+  claims end with its session: at once for a killed process (the kernel closes its
   socket), within about 11 s for a machine that vanished (the lock connection asks the server
   for TCP keepalives every 5 s, 3 probes 2 s apart); a standby asking every second then gets
   the tables;
@@ -99,7 +103,7 @@ def service_name(name: str | None, kind: str) -> str:
 
 
 class TableClaims:
-    """This process's claims on tables (PostgreSQL advisory locks on a lock connection)."""
+    """This process's claims on tables (rows of ``ledger_locks`` held by a lock connection)."""
 
     def __init__(self, floor: Floor, name: str, kind: str = "serve", *,
                  grace_s: float = TAKEOVER_GRACE_S) -> None:

@@ -24,11 +24,13 @@ How rows reach the chain: an AFTER INSERT trigger on every chained table notes t
 ``ledger_journal`` (PostgreSQL: with the inserting transaction's id).  Just before a transaction
 commits (the engine's ``commit`` event, :func:`install`), :func:`seal` reads the journal rows of
 this transaction, reads those rows back, appends their chain rows and empties the journal, in
-the same transaction: a row is never committed without its chain row.  On PostgreSQL an advisory
-lock held from the seal to the commit keeps the chain one line when several podiums commit at
-once.  On SQLite (one writer at a time) the journal trigger calls ``podium_journal()``, a
-function only Podium's own connections have: a row inserted with the bare ``sqlite3`` tool is
-refused.
+the same transaction: a row is never committed without its chain row.  On PostgreSQL the
+writers' lock ``chain`` (a row of ``ledger_locks`` only ``podium_writer`` can lock, revision 0023,
+core/ledger/locks.py) held from the seal to the commit keeps the chain one line when several
+podiums commit at once.  A journal row the seal can not account for is set aside as an incident
+(:func:`set_aside`), never a failure.  On SQLite (one writer at a time) the journal trigger
+calls ``podium_journal()``, a function only Podium's own connections have: a row inserted with
+the bare ``sqlite3`` tool is refused.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from core.ledger import locks
 log = logging.getLogger("podium.ledger")
 
 GENESIS = bytes(32)
-CHAIN_LOCK_KEY = 7_411_820_461  # pg_advisory_xact_lock key of the chain (arbitrary, fixed)
+CHAIN_LOCK_KEY = 7_411_820_461  # the seal's advisory key up to revision 0022 (migrations only)
 WRITER_ROLE = "podium_writer"
 READER_ROLE = "podium_reader"  # accountants' and surveillance's consoles: SELECT only
 

@@ -293,8 +293,9 @@ class FloorService(Base):
 
 
 class TableOwner(Base):
-    """Operational state: the service that serves a table now (its advisory lock decides;
-    this row names it for the others).  The history is ``ownership_events``."""
+    """Operational state: the service that serves a table now (its claim, a row of
+    ``ledger_locks``, decides; this row names it for the others).  The history is
+    ``ownership_events``."""
 
     __tablename__ = "table_owners"
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)

@@ -18,6 +18,13 @@ and the other consoles did.
 The channel is per ledger (database and schema): ``podium:<schema>``.  A payload is at most
 7,000 bytes (PostgreSQL takes 8,000): a bigger change goes as several notifications of the
 same transaction, delivered together, in order.
+
+Any login of the database may notify on the channel (a ``podium_reader`` one too), so a notice
+is a hint, never a fact: what it names is read back from the ledger, every payload is parsed
+strictly and bounded (:meth:`Notice.decode`), it must carry a MAC under a key derived from the
+floor's card key (:func:`feed_key`, :func:`sign`: the one secret every podium and service of a
+floor shares), a replay is refused, and a notice dropped costs one log line a minute
+(:class:`DropLog`), never a traceback or a resync (issue 23).
 """
 
 from __future__ import annotations
