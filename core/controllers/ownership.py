@@ -441,11 +441,11 @@ class _Busy(RuntimeError):
 
 # a table's lock row is free when nobody claimed it, when this lock connection did, or when the
 # session that did is gone (pg_stat_activity: the same backend pid, login and application)
-_CLAIM = """SELECT substr(k.name, 7), k.holder_pid IS NULL OR k.holder_pid = pg_backend_pid()
+_FREE = """SELECT substr(k.name, 7), k.holder_pid IS NULL OR k.holder_pid = pg_backend_pid()
 OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = k.holder_pid
                AND a.datname = current_database() AND a.usename = k.holder_login
                AND a.application_name IS NOT DISTINCT FROM k.holder_app)
-FROM ledger_locks k WHERE k.name = ANY(%s) ORDER BY k.name FOR UPDATE OF k"""
+FROM ledger_locks k WHERE k.name = ANY(%s) ORDER BY k.name"""
 _HOLD = """UPDATE ledger_locks SET holder_pid = pg_backend_pid(), holder_login = session_user,
 holder_app = left(current_setting('application_name'), 64), holder_service = %s,
 holder_since = now() WHERE name = ANY(%s) AND holder_pid IS DISTINCT FROM pg_backend_pid()"""
@@ -465,13 +465,22 @@ def _take(conn: Any, tables: list[str], service_id: int | None) -> dict[str, boo
     names = [_LOCK_PREFIX + t for t in tables]
     try:
         with conn.transaction(), conn.cursor() as cur:
-            cur.execute("INSERT INTO ledger_locks (name) SELECT unnest(%s::text[]) "
-                        "ON CONFLICT DO NOTHING", (names,))
-            cur.execute(_CLAIM, (names,))
-            got = {str(t): bool(free) for t, free in cur.fetchall()}
-            free = [_LOCK_PREFIX + t for t, ok in got.items() if ok]
-            if free:
-                cur.execute(_HOLD, (service_id, free))
+            # first without a lock: a standby asking every second for tables served elsewhere
+            # locks (and writes) nothing
+            cur.execute(_FREE, (names,))
+            seen = {str(t): bool(free) for t, free in cur.fetchall()}
+            got = {t: False for t in tables}
+            missing = [_LOCK_PREFIX + t for t in tables if t not in seen]
+            if missing:  # a table never claimed: its row, made once
+                cur.execute("INSERT INTO ledger_locks (name) SELECT unnest(%s::text[]) "
+                            "ON CONFLICT DO NOTHING", (missing,))
+            ask = [_LOCK_PREFIX + t for t in tables if seen.get(t, True)]
+            if ask:  # then, locked, asked again: two services claiming at once take turns
+                cur.execute(_FREE + " FOR UPDATE OF k", (ask,))
+                got.update({str(t): bool(free) for t, free in cur.fetchall()})
+                free = [_LOCK_PREFIX + t for t in tables if got.get(t)]
+                if free:
+                    cur.execute(_HOLD, (service_id, free))
     except Exception as exc:
         if getattr(exc, "sqlstate", None) != "55P03":  # lock_not_available
             raise
