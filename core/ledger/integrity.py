@@ -343,11 +343,12 @@ MAX_RUN = 1_000_000
 Podium's and is set aside unread."""
 
 
-def accountable(noted: Iterable[Sequence[Any]]) -> tuple[list[tuple[str, str]],
-                                                        list[tuple[str, str, str]]]:
+def accountable(noted: Iterable[Sequence[Any]], *, runs: bool = True
+                ) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
     """Journal rows (id, tbl, row_key) as the (table, key) rows they note, and those nobody can
     account for (table, key, why): a table that is not chained, a key that is not one of its
-    keys, a run longer than :data:`MAX_RUN`.  Only Podium's triggers write the journal, but a
+    keys, a run longer than :data:`MAX_RUN` (any run without ``runs``: SQLite's row triggers
+    note one key a row).  Only Podium's triggers write the journal, but a
     login with a writer's rights (or a raw SQLite connection) can insert there too: its rows
     must never stop the floor's seal (issue 23)."""
     tables = _tables()
@@ -359,15 +360,17 @@ def accountable(noted: Iterable[Sequence[Any]]) -> tuple[list[tuple[str, str]],
         if table is None:
             aside.append((tbl, key, "not a chained table"))
             continue
-        numeric = table.c.id.type.python_type is int
+        if table.c.id.type.python_type is not int:
+            items.append((tbl, key))  # a text key, whole (a missing row is set aside later)
+            continue
         first, sep, last = key.partition("..")
         if sep:
-            if not (numeric and _plain_int(first) and _plain_int(last)
+            if not (runs and _plain_int(first) and _plain_int(last)
                     and 0 <= int(last) - int(first) < MAX_RUN):
                 aside.append((tbl, key, "not a run of this table's keys"))
                 continue
             items += [(tbl, str(k)) for k in range(int(first), int(last) + 1)]
-        elif numeric and not _plain_int(key):
+        elif not _plain_int(key):
             aside.append((tbl, key, "not a key of this table"))
         else:
             items.append((tbl, key))
@@ -418,7 +421,7 @@ def seal(conn: Connection) -> int:
         return append_batch(conn, items) if _batch_installed(conn) else append(conn, items)
     if pg:
         locks.take(conn, locks.CHAIN)  # a row lock only a writer can take (revision 0023)
-    items, aside = accountable(noted)
+    items, aside = accountable(noted, runs=pg)
     count = append_batch(conn, items, aside)
     if aside:
         set_aside(conn, aside)
