@@ -3,14 +3,18 @@
 A table's controller link is served by exactly one process (``podium serve``, or a console
 running the service inside it).  Two processes linking the same controller fight: each
 connection replaces the other's, and events are refused while the ledger thinks the table is
-OFFLINE.  So a process may link a table only while it holds the table's **advisory lock** on
-the ledger database, taken with ``pg_try_advisory_lock`` on a connection of its own (the
-*lock connection*, never returned to a pool):
+OFFLINE.  So a process may link a table only while it holds the table's **claim**: its row of
+``ledger_locks`` (``table:<id>``, revision 0023), claimed in a short ``FOR UPDATE`` transaction
+on a connection of its own (the *lock connection*, never returned to a pool) and naming that
+connection's session (backend pid, login, application name).  The claim lasts as long as that
+session: a row whose session is gone from ``pg_stat_activity`` is free for the next claim.  Only
+``podium_writer`` may lock or write the row; until revision 0022 the claim was an advisory lock,
+which any login, a ``podium_reader`` one included, could take and hold (issue 23):
 
 - a second service asking for a held table is refused, and told who holds it (the
   ``table_owners`` row the holder wrote, with its ``floor_services`` row: name, host, process);
-- a service that dies (killed, crashed, its machine gone) loses its lock connection, and
-  PostgreSQL releases its locks with it: at once for a killed process (the kernel closes its
+- a service that dies (killed, crashed, its machine gone) loses its lock connection, and its
+  claims end with its session: at once for a killed process (the kernel closes its
   socket), within about 11 s for a machine that vanished (the lock connection asks the server
   for TCP keepalives every 5 s, 3 probes 2 s apart); a standby asking every second then gets
   the tables;
@@ -44,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, select, text, update
 
+from core.ledger import locks
 from core.ledger.models import FloorService, OwnershipEvent, TableOwner
 from core.tablegames import setup
 
@@ -58,7 +63,7 @@ HEARTBEAT_S = 1.0
 # its next heartbeat (every HEARTBEAT_S) and closes its links first
 TAKEOVER_GRACE_S = 2.0
 STALE_AFTER = timedelta(seconds=10)  # a heartbeat older than this: the service is not answering
-_LOCK_SPACE = "podium-table:"  # first key of a table's lock: hashtext of this and the schema
+_LOCK_PREFIX = "table:"  # a table's row of ledger_locks: "table:T01"
 
 
 class ClaimError(RuntimeError):
@@ -98,7 +103,7 @@ def service_name(name: str | None, kind: str) -> str:
 
 
 class TableClaims:
-    """This process's claims on tables (PostgreSQL advisory locks on a lock connection)."""
+    """This process's claims on tables (rows of ``ledger_locks`` held by a lock connection)."""
 
     def __init__(self, floor: Floor, name: str, kind: str = "serve", *,
                  grace_s: float = TAKEOVER_GRACE_S) -> None:
@@ -142,6 +147,9 @@ class TableClaims:
                     cur.execute("SET tcp_keepalives_count = 3")
                     cur.execute("SELECT set_config('application_name', %s, false)",
                                 (f"podium {self.kind} {self.name}"[:63],))
+                    # a claim waits for another claim's rows at most this long
+                    cur.execute("SELECT set_config('lock_timeout', %s, false)",
+                                (f"{int(locks.lock_timeout_s() * 1000)}ms",))
                     cur.execute("SELECT pg_backend_pid()")
                     row = cur.fetchone()
             except Exception as exc:
@@ -239,11 +247,9 @@ class TableClaims:
             if conn is None:
                 raise ClaimError("no lock connection")
             try:
-                with conn.cursor() as cur:
-                    cur.execute(
-                        "SELECT t, pg_try_advisory_lock(hashtext(%s || current_schema()), "
-                        "hashtext(t)) FROM unnest(%s::text[]) AS t", (_LOCK_SPACE, want))
-                    got = {str(t): bool(ok) for t, ok in cur.fetchall()}
+                got = _take(conn, want, self.service_id)
+            except _Busy as exc:
+                raise ClaimError(str(exc)) from None
             except Exception as exc:
                 self._drop_conn()
                 raise ClaimError(f"the lock connection dropped: {_reason(exc)}") from None
@@ -338,9 +344,7 @@ class TableClaims:
             if conn is not None:
                 try:
                     with conn.cursor() as cur:
-                        cur.execute(
-                            "SELECT pg_advisory_unlock(hashtext(%s || current_schema()), "
-                            "hashtext(t)) FROM unnest(%s::text[]) AS t", (_LOCK_SPACE, tables))
+                        cur.execute(_RELEASE, ([_LOCK_PREFIX + t for t in tables],))
                 except Exception as exc:
                     log.warning("service %s: releasing %s: %s", self.name, ", ".join(tables),
                                 _reason(exc))
@@ -429,6 +433,64 @@ def table_services(floor: Floor) -> dict[str, TableService]:
                                      f"NO SERVICE: {info.label} {why}; a standby takes the "
                                      "table within seconds, if one runs")
     return out
+
+
+class _Busy(RuntimeError):
+    """Another writer's transaction held a table's lock row past the lock timeout."""
+
+
+# a table's lock row is free when nobody claimed it, when this lock connection did, or when the
+# session that did is gone (pg_stat_activity: the same backend pid, login and application)
+_FREE = """SELECT substr(k.name, 7), k.holder_pid IS NULL OR k.holder_pid = pg_backend_pid()
+OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = k.holder_pid
+               AND a.datname = current_database() AND a.usename = k.holder_login
+               AND a.application_name IS NOT DISTINCT FROM k.holder_app)
+FROM ledger_locks k WHERE k.name = ANY(%s) ORDER BY k.name"""
+_HOLD = """UPDATE ledger_locks SET holder_pid = pg_backend_pid(), holder_login = session_user,
+holder_app = left(current_setting('application_name'), 64), holder_service = %s,
+holder_since = now() WHERE name = ANY(%s) AND holder_pid IS DISTINCT FROM pg_backend_pid()"""
+_RELEASE = """UPDATE ledger_locks SET holder_pid = NULL, holder_login = NULL, holder_app = NULL,
+holder_service = NULL, holder_since = NULL WHERE name = ANY(%s)
+AND holder_pid = pg_backend_pid()"""
+
+
+def _take(conn: Any, tables: list[str], service_id: int | None) -> dict[str, bool]:
+    """Claim ``tables`` on the lock connection ``conn``: in one short transaction, each
+    table's row of ``ledger_locks`` (made on first use) locked ``FOR UPDATE``, and the free
+    ones named as this connection's.  A claim is a row a reader can neither lock nor write
+    (revision 0023; until 0022 an advisory lock any login could hold).  It lives as long as
+    the lock connection's session: when that ends, its rows are free for the next claim.
+    Table -> taken.  _Busy names the session whose transaction held a row past the lock
+    timeout (the lock connection stays)."""
+    names = [_LOCK_PREFIX + t for t in tables]
+    try:
+        with conn.transaction(), conn.cursor() as cur:
+            # first without a lock: a standby asking every second for tables served elsewhere
+            # locks (and writes) nothing
+            cur.execute(_FREE, (names,))
+            seen = {str(t): bool(free) for t, free in cur.fetchall()}
+            got = {t: False for t in tables}
+            missing = [_LOCK_PREFIX + t for t in tables if t not in seen]
+            if missing:  # a table never claimed: its row, made once
+                cur.execute("INSERT INTO ledger_locks (name) SELECT unnest(%s::text[]) "
+                            "ON CONFLICT DO NOTHING", (missing,))
+            ask = [_LOCK_PREFIX + t for t in tables if seen.get(t, True)]
+            if ask:  # then, locked, asked again: two services claiming at once take turns
+                cur.execute(_FREE + " FOR UPDATE OF k", (ask,))
+                got.update({str(t): bool(free) for t, free in cur.fetchall()})
+                free = [_LOCK_PREFIX + t for t in tables if got.get(t)]
+                if free:
+                    cur.execute(_HOLD, (service_id, free))
+    except Exception as exc:
+        if getattr(exc, "sqlstate", None) != "55P03":  # lock_not_available
+            raise
+        with conn.cursor() as cur:
+            cur.execute(locks.HOLDER_SQL, (names,))
+            row = cur.fetchone()
+        raise _Busy(f"the ledger's table locks were not free within "
+                    f"{locks.lock_timeout_s():g} s ({locks.ENV}); "
+                    f"{locks.describe(row)}") from None
+    return got
 
 
 def _reason(exc: BaseException) -> str:

@@ -11,7 +11,9 @@ Checks, each naming the row it finds broken (docs/ledger.md "Tamper evidence"):
 6. **pays**: every paid hit has exactly one award and a pay decision, every award a paid hit;
 7. **slips**: slip numbers 1..n without a gap, each slip's award is its hit's, and the slip's
    stored bytes print its award's amount;
-8. **voids**: a void with the money returned has reversal entries that exactly negate its
+8. **incidents** (revision 0023): journal rows the seal set aside (they named no row Podium
+   wrote), and the journal's own guard triggers;
+9. **voids**: a void with the money returned has reversal entries that exactly negate its
    award's meter movements (each movement reversed once, on its level, by the negated
    amounts); a void without it, and an award not void, has none;
 9. **people**: every employee's card, PIN and active flag (state columns, changed in place) are
@@ -122,6 +124,7 @@ def verify(engine: Engine, heads: Sequence[tuple[int, str]] = ()) -> Report:
     with eng.connect() as conn:
         _guards(conn, report)
         _journal(conn, report)
+        journal_incidents(conn, report)
         batches = report.batches = _chain(conn, report, kept)
         for name in integrity.CHAINED:
             _rows(conn, Base.metadata.tables[name], report, batches)
@@ -184,6 +187,46 @@ def _journal(conn: Connection, report: Report) -> None:
         rows = "rows" if ".." in str(key) else "row"
         report.breaks.append(Break("journal", f"{tbl} {rows} {key} was inserted but never "
                                               "sealed into the chain (written outside Podium)"))
+
+
+INCIDENTS_NAMED = 20  # incidents named one by one; the rest are counted
+
+
+def journal_incidents(conn: Connection, report: Report) -> None:
+    """Journal rows the seal set aside (revision 0023, ``ledger_journal_incidents``): rows
+    inserted into ``ledger_journal`` that name no row Podium wrote (a table that is not
+    chained, a key that is no row).  They stopped nothing (issue 23), but only someone writing
+    outside Podium makes one: each is a break.  Also the journal's own guard (PostgreSQL: only
+    a journal trigger of this transaction may note a row; SQLite: ``podium_journal()``)."""
+    pg = conn.dialect.name == "postgresql"
+    if not conn.execute(text("SELECT to_regclass('ledger_journal_incidents') IS NOT NULL" if pg
+                             else "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+                             "AND name = 'ledger_journal_incidents'")).scalar():
+        return
+    wanted = ({("ledger_journal", "podium_journal_guard"),
+               ("ledger_journal_incidents", "podium_append_only"),
+               ("ledger_journal_incidents", "podium_no_truncate")} if pg else
+              {("ledger_journal", "podium_ledger_journal_guard"),
+               ("ledger_journal_incidents", "podium_ledger_journal_incidents_no_update"),
+               ("ledger_journal_incidents", "podium_ledger_journal_incidents_no_delete")})
+    found = {(str(t), str(n)) for t, n in conn.execute(text(
+        "SELECT c.relname, t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+        "WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal "
+        "AND t.tgenabled <> 'D'" if pg else
+        "SELECT tbl_name, name FROM sqlite_master WHERE type = 'trigger'"))}
+    report.breaks.extend(Break("incidents", f"trigger {n} on {t} is missing or disabled")
+                         for t, n in sorted(wanted - found))
+    total = int(conn.execute(text("SELECT count(*) FROM ledger_journal_incidents")).scalar()
+                or 0)
+    for id_, tbl, key, why, at in conn.execute(text(
+            "SELECT id, tbl, row_key, reason, noted_at FROM ledger_journal_incidents "
+            f"ORDER BY id LIMIT {INCIDENTS_NAMED}")):
+        report.breaks.append(Break("incidents", f"journal incident #{id_}: a journal row "
+                                   f"naming {str(tbl)[:64]!r} {str(key)[:64]!r} ({why}) was set "
+                                   f"aside at {str(at)[:19]} UTC (written outside Podium)"))
+    if total > INCIDENTS_NAMED:
+        report.breaks.append(Break("incidents", f"and {total - INCIDENTS_NAMED} more journal "
+                                   "incident(s)"))
 
 
 @dataclass

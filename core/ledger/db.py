@@ -23,6 +23,7 @@ commit (:func:`core.ledger.integrity.install`).
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import weakref
 from pathlib import Path
@@ -32,11 +33,11 @@ from urllib.parse import quote, unquote
 import platformdirs
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session
 
-from core.ledger import integrity
+from core.ledger import integrity, locks
 
 APP_NAME = "podium"
 _HERE = Path(__file__).resolve().parent
@@ -203,12 +204,20 @@ def reader(engine: Engine) -> Engine:
 def lock_record(session: Session, table: str, key: object) -> None:
     """Serialize writers on one record (e.g. a Bad Beat Jackpot fund) until the transaction
     ends.  Records are append-only, and PostgreSQL's ``SELECT ... FOR UPDATE`` needs an UPDATE
-    privilege the application's role does not hold on them: a transaction-scoped advisory lock
-    on the record's name instead.  SQLite's write transactions are serialized already (``BEGIN
-    IMMEDIATE``)."""
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"),
-                        {"k": f"{table}:{key}"})
+    privilege the application's role does not hold on them: the record's row of
+    ``ledger_locks`` instead (revision 0023, core/ledger/locks.py: a lock no reader can hold;
+    before, an advisory lock any login could).  SQLite's write transactions are serialized
+    already (``BEGIN IMMEDIATE``)."""
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    conn = session.connection()
+    if locks.installed(conn):
+        name = f"{table}:{key}"
+        if len(name) > 200:  # ledger_locks.name: a long key by its digest
+            name = f"{table}:sha256:{hashlib.sha256(name.encode()).hexdigest()}"
+        locks.take(conn, name)
+    else:  # a ledger being migrated through older revisions
+        conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": f"{table}:{key}"})
 
 
 def alembic_config() -> Config:
@@ -223,9 +232,26 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     cfg = alembic_config()
     with engine.begin() as conn:
         if conn.dialect.name == "postgresql":
+            if revision == "head" and _at_head(conn, cfg):
+                # nothing to do: no lock either (any login, a reader's too, may hold the
+                # migration's advisory key: it must not stop a podium from starting)
+                return
             # several podiums and services start at once on one ledger: one migrates, the
-            # others wait for it and then find the schema up to date
+            # others wait for it (at most the lock timeout) and then find the schema up to date
+            conn.execute(text("SELECT set_config('lock_timeout', :t, true)"),
+                         {"t": f"{int(locks.lock_timeout_s() * 1000)}ms"})
             conn.execute(text("SELECT pg_advisory_xact_lock(hashtext('podium-migrate:' || "
                               "current_schema()))"))
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, revision)
+
+
+def _at_head(conn: Connection, cfg: Config) -> bool:
+    """Whether the ledger is at the newest revision this Podium knows (read, no lock)."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    if not conn.execute(text("SELECT to_regclass('alembic_version') IS NOT NULL")).scalar():
+        return False
+    current = MigrationContext.configure(conn).get_current_heads()
+    return set(current) == set(ScriptDirectory.from_config(cfg).get_heads())

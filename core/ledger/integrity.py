@@ -24,17 +24,20 @@ How rows reach the chain: an AFTER INSERT trigger on every chained table notes t
 ``ledger_journal`` (PostgreSQL: with the inserting transaction's id).  Just before a transaction
 commits (the engine's ``commit`` event, :func:`install`), :func:`seal` reads the journal rows of
 this transaction, reads those rows back, appends their chain rows and empties the journal, in
-the same transaction: a row is never committed without its chain row.  On PostgreSQL an advisory
-lock held from the seal to the commit keeps the chain one line when several podiums commit at
-once.  On SQLite (one writer at a time) the journal trigger calls ``podium_journal()``, a
-function only Podium's own connections have: a row inserted with the bare ``sqlite3`` tool is
-refused.
+the same transaction: a row is never committed without its chain row.  On PostgreSQL the
+writers' lock ``chain`` (a row of ``ledger_locks`` only ``podium_writer`` can lock, revision 0023,
+core/ledger/locks.py) held from the seal to the commit keeps the chain one line when several
+podiums commit at once.  A journal row the seal can not account for is set aside as an incident
+(:func:`set_aside`), never a failure.  On SQLite (one writer at a time) the journal trigger
+calls ``podium_journal()``, a function only Podium's own connections have: a row inserted with
+the bare ``sqlite3`` tool is refused.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
 from decimal import Decimal
@@ -42,8 +45,12 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, Table, bindparam, event, select, text
 
+from core.ledger import locks
+
+log = logging.getLogger("podium.ledger")
+
 GENESIS = bytes(32)
-CHAIN_LOCK_KEY = 7_411_820_461  # pg_advisory_xact_lock key of the chain (arbitrary, fixed)
+CHAIN_LOCK_KEY = 7_411_820_461  # the seal's advisory key up to revision 0022 (migrations only)
 WRITER_ROLE = "podium_writer"
 READER_ROLE = "podium_reader"  # accountants' and surveillance's consoles: SELECT only
 
@@ -281,17 +288,18 @@ def _read_keys(conn: Connection, table: Table, keys: Sequence[Any]) -> dict[str,
             for row in conn.execute(q).all()}
 
 
-def append_batch(conn: Connection, items: Iterable[tuple[str, str]]) -> int:
+def append_batch(conn: Connection, items: Iterable[tuple[str, str]],
+                 aside: list[tuple[str, str, str]] | None = None) -> int:
     """Chain the rows ``items`` (table, key) with ONE chain row after the current head (a
-    batch link).  Returns how many rows it covers."""
+    batch link).  Returns how many rows it covers.  A row that does not exist is put in
+    ``aside`` (table, key, why) when a list is given (the seal: a journal row nobody can
+    account for), else refused."""
     tables = _tables()
     grouped: dict[str, list[str]] = {}
     for tbl, key in items:
         if tbl not in tables:
             raise RuntimeError(f"ledger chain: {tbl!r} is not a chained table")
         grouped.setdefault(tbl, []).append(key)
-    if not grouped:
-        return 0
     members: Members = []
     parts: list[bytes] = []
     count = 0
@@ -299,15 +307,23 @@ def append_batch(conn: Connection, items: Iterable[tuple[str, str]]) -> int:
         table = tables[tbl]
         keys: list[Any] = sorted({_key_value(table, k) for k in raw})
         content = _read_keys(conn, table, keys)
+        found: list[Any] = []
         for k in keys:
             key = str(k)
             values = content.get(key)
             if values is None:
-                raise RuntimeError(f"ledger chain: row {tbl} {key} vanished before it was "
-                                   "sealed")
+                if aside is None:
+                    raise RuntimeError(f"ledger chain: row {tbl} {key} vanished before it was "
+                                       "sealed")
+                aside.append((tbl, key, "no such row"))
+                continue
             parts.append(row_hash(tbl, key, values))
-        members.append((tbl, keys))
-        count += len(keys)
+            found.append(k)
+        if found:
+            members.append((tbl, found))
+            count += len(found)
+    if not members:
+        return 0
     text_ = encode_members(members)
     hashes = b"".join(parts)
     digest = batch_hash(text_, hashes)
@@ -322,9 +338,75 @@ def append_batch(conn: Connection, items: Iterable[tuple[str, str]]) -> int:
     return count
 
 
+MAX_RUN = 1_000_000
+"""The most keys one journal row may note (one INSERT statement's run); a longer run is not
+Podium's and is set aside unread."""
+
+
+def accountable(noted: Iterable[Sequence[Any]], *, runs: bool = True
+                ) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
+    """Journal rows (id, tbl, row_key) as the (table, key) rows they note, and those nobody can
+    account for (table, key, why): a table that is not chained, a key that is not one of its
+    keys, a run longer than :data:`MAX_RUN` (any run without ``runs``: SQLite's row triggers
+    note one key a row).  Only Podium's triggers write the journal, but a
+    login with a writer's rights (or a raw SQLite connection) can insert there too: its rows
+    must never stop the floor's seal (issue 23)."""
+    tables = _tables()
+    items: list[tuple[str, str]] = []
+    aside: list[tuple[str, str, str]] = []
+    for row in noted:
+        tbl, key = str(row[1])[:64], str(row[2])[:200]
+        table = tables.get(tbl)
+        if table is None:
+            aside.append((tbl, key, "not a chained table"))
+            continue
+        if table.c.id.type.python_type is not int:
+            items.append((tbl, key))  # a text key, whole (a missing row is set aside later)
+            continue
+        first, sep, last = key.partition("..")
+        if sep:
+            if not (runs and _plain_int(first) and _plain_int(last)
+                    and 0 <= int(last) - int(first) < MAX_RUN):
+                aside.append((tbl, key, "not a run of this table's keys"))
+                continue
+            items += [(tbl, str(k)) for k in range(int(first), int(last) + 1)]
+        elif not _plain_int(key):
+            aside.append((tbl, key, "not a key of this table"))
+        else:
+            items.append((tbl, key))
+    return items, aside
+
+
+def _plain_int(value: str) -> bool:
+    """An integer key as a trigger writes it (digits, at most 19: a 64-bit id)."""
+    return value.isascii() and value.isdigit() and len(value) <= 19
+
+
+def set_aside(conn: Connection, aside: Sequence[tuple[str, str, str]]) -> None:
+    """Keep journal rows the seal could not account for in ``ledger_journal_incidents``
+    (revision 0023) instead of failing the transaction: ``podium audit verify`` reports them
+    (``core.ledger.audit.journal_incidents``)."""
+    from datetime import UTC, datetime
+
+    from sqlalchemy import insert
+
+    from core.ledger.models import LedgerJournalIncident
+
+    pg = conn.dialect.name == "postgresql"
+    tx = conn.execute(text("SELECT txid_current()")).scalar() if pg else None
+    now = datetime.now(UTC)
+    conn.execute(insert(LedgerJournalIncident),
+                 [{"tbl": t, "row_key": k, "reason": w, "tx": tx, "noted_at": now}
+                  for t, k, w in aside])
+    log.warning("ledger chain: %d journal row(s) nobody can account for set aside (first: %s "
+                "%s, %s); podium audit verify reports them", len(aside), aside[0][0][:64],
+                aside[0][1][:64], aside[0][2])
+
+
 def seal(conn: Connection) -> int:
     """Chain the rows this transaction inserted (from the journal) with one batch link and
-    empty its journal.  Returns how many rows were chained."""
+    empty its journal.  Returns how many rows were chained.  A journal row that names no row
+    Podium could have inserted is set aside as an incident (revision 0023), never a failure."""
     pg = conn.dialect.name == "postgresql"
     where = " WHERE tx = txid_current()" if pg else ""
     # taken and emptied in one statement (the transaction's own rows: nobody else sees them)
@@ -332,10 +414,18 @@ def seal(conn: Connection) -> int:
                                      "RETURNING id, tbl, row_key")).all())
     if not noted:
         return 0
+    if not _incidents_installed(conn):  # a ledger being migrated through 0014 to 0022
+        if pg:
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": CHAIN_LOCK_KEY})
+        items = [(str(r[1]), k) for r in noted for k in journal_keys(str(r[2]))]
+        return append_batch(conn, items) if _batch_installed(conn) else append(conn, items)
     if pg:
-        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": CHAIN_LOCK_KEY})
-    items = [(str(r[1]), k) for r in noted for k in journal_keys(str(r[2]))]
-    return append_batch(conn, items) if _batch_installed(conn) else append(conn, items)
+        locks.take(conn, locks.CHAIN)  # a row lock only a writer can take (revision 0023)
+    items, aside = accountable(noted, runs=pg)
+    count = append_batch(conn, items, aside)
+    if aside:
+        set_aside(conn, aside)
+    return count
 
 
 _DIRTY = "podium_chain_dirty"
@@ -385,6 +475,19 @@ def _batch_installed(conn: Connection) -> bool:
     ).scalar()
     if found:
         conn.info["podium_batch_installed"] = True
+    return bool(found)
+
+
+def _incidents_installed(conn: Connection) -> bool:
+    """Whether this ledger has revision 0023 (writers' lock rows, journal incidents)."""
+    if conn.info.get("podium_incidents_installed"):
+        return True
+    pg = conn.dialect.name == "postgresql"
+    found = conn.execute(text("SELECT to_regclass('ledger_journal_incidents') IS NOT NULL"
+                              if pg else "SELECT count(*) FROM sqlite_master WHERE type = "
+                              "'table' AND name = 'ledger_journal_incidents'")).scalar()
+    if found:
+        conn.info["podium_incidents_installed"] = True
     return bool(found)
 
 

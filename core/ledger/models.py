@@ -317,8 +317,9 @@ class FloorService(Base):
 
 
 class TableOwner(Base):
-    """Operational state: the service that serves a table now (its advisory lock decides;
-    this row names it for the others).  The history is ``ownership_events``."""
+    """Operational state: the service that serves a table now (its claim, a row of
+    ``ledger_locks``, decides; this row names it for the others).  The history is
+    ``ownership_events``."""
 
     __tablename__ = "table_owners"
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
@@ -849,3 +850,33 @@ class LedgerJournal(Base):
     tbl: Mapped[str] = mapped_column(String(64))
     row_key: Mapped[str] = mapped_column(String(200))
     tx: Mapped[int | None] = mapped_column(BigInteger, index=True)
+
+
+class LedgerLock(Base):
+    """Operational state (revision 0023): one row per writers' lock of this ledger, taken with
+    ``SELECT ... FOR UPDATE`` (the UPDATE privilege: ``podium_writer`` has it, ``podium_reader``
+    not; core/ledger/locks.py).  ``chain``: the seal; ``table:<id>``: who serves a table (the
+    ``holder_*`` columns name the claiming service's lock connection, core/controllers/
+    ownership.py); ``<table>:<key>``: a record's writers (``core.ledger.db.lock_record``)."""
+
+    __tablename__ = "ledger_locks"
+    name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    holder_pid: Mapped[int | None] = mapped_column(Integer)
+    holder_login: Mapped[str | None] = mapped_column(String(64))
+    holder_app: Mapped[str | None] = mapped_column(String(64))
+    holder_service: Mapped[int | None] = mapped_column(Integer)
+    holder_since: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class LedgerJournalIncident(Base):
+    """A record (revision 0023; append-only, not chained): a journal row the seal could not
+    account for (a table that is not chained, a key that is no row), set aside instead of
+    failing the floor's transaction; ``podium audit verify`` reports every one."""
+
+    __tablename__ = "ledger_journal_incidents"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tbl: Mapped[str] = mapped_column(String(64))
+    row_key: Mapped[str] = mapped_column(String(200))
+    reason: Mapped[str] = mapped_column(String(200))
+    tx: Mapped[int | None] = mapped_column(BigInteger)
+    noted_at: Mapped[datetime] = mapped_column(UTCDateTime)

@@ -18,11 +18,20 @@ and the other consoles did.
 The channel is per ledger (database and schema): ``podium:<schema>``.  A payload is at most
 7,000 bytes (PostgreSQL takes 8,000): a bigger change goes as several notifications of the
 same transaction, delivered together, in order.
+
+Any login of the database may notify on the channel (a ``podium_reader`` one too), so a notice
+is a hint, never a fact: what it names is read back from the ledger, every payload is parsed
+strictly and bounded (:meth:`Notice.decode`), it must carry a MAC under a key derived from the
+floor's card key (:func:`feed_key`, :func:`sign`: the one secret every podium and service of a
+floor shares), a replay is refused, and a notice dropped costs one log line a minute
+(:class:`DropLog`), never a traceback or a resync (issue 23).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import json
 import logging
 import threading
@@ -35,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Engine, select, text
 from sqlalchemy.orm import Session
 
+from core.cardkey import CardKey
 from core.ledger.models import Hit, Slip
 from core.tablegames.views import FloorChange, HitOutcome
 
@@ -75,6 +85,7 @@ class Notice:
     events: int = 0
     at: str = ""
     sent: float = 0.0  # the sender's wall clock when it was sent (time.time(); latency)
+    tag: str = ""  # its MAC, as received (a replay carries the same)
 
     def encode(self) -> dict[str, Any]:
         return {"o": self.origin, "a": self.action, "t": self.tables,
@@ -85,18 +96,159 @@ class Notice:
                 "w": round(self.sent, 6)}
 
     @classmethod
-    def decode(cls, payload: str) -> Notice:
-        """A notification's payload; ValueError for one that is not ours or is damaged."""
+    def decode(cls, payload: str, key: bytes | None = None) -> Notice:
+        """A notification's payload, parsed strictly and bounded (any login may ``pg_notify``
+        on the channel: issue 23): a JSON object of exactly these keys, lists of at most
+        MAX_ITEMS, ids within the ledger's 32-bit columns, names of at most 64 printable
+        characters, ``at`` an ISO time with its UTC offset.  ValueError, in one short line,
+        for anything else.  With ``key`` (:func:`feed_key`), the payload must carry its MAC
+        under it (:func:`sign`), and the notice keeps it (``tag``)."""
+        if not isinstance(payload, str) or len(payload) > MAX_PAYLOAD + len(_TAG_TAIL) + 40:
+            raise ValueError("floor notification not understood: longer than "
+                             f"{MAX_PAYLOAD} characters")
+        tag = ""
+        if key is not None:
+            payload, tag = _verified(payload, key)
         try:
             d = json.loads(payload)
-            return cls(str(d["o"]), str(d["a"]), [str(t) for t in d["t"]],
-                       [(str(g), str(lv)) for g, lv in d["l"]], [int(h) for h in d["h"]],
-                       [HitOutcome(int(h), str(t), int(r), int(s), str(o), int(a))
-                        for h, t, r, s, o, a in d["x"]],
-                       [int(n) for n in d["s"]], [int(n) for n in d["p"]], int(d["e"]),
-                       str(d.get("at", "")), float(d.get("w", 0.0)))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"floor notification not understood: {exc}") from None
+        except ValueError:
+            raise ValueError("floor notification not understood: not JSON") from None
+        if not isinstance(d, dict) or not _REQUIRED <= d.keys() <= _KEYS:
+            raise ValueError("floor notification not understood: not a floor notice")
+        return cls(_name(d["o"], "o", 200), _name(d["a"], "a"),
+                   [_name(t, "t") for t in _items(d["t"], "t")],
+                   [_level(lv) for lv in _items(d["l"], "l")],
+                   [_int(h, "h") for h in _items(d["h"], "h")],
+                   [_outcome(x) for x in _items(d["x"], "x")],
+                   [_int(n, "s") for n in _items(d["s"], "s")],
+                   [_int(n, "p") for n in _items(d["p"], "p")],
+                   _int(d["e"], "e"), _at(d.get("at", "")), _sent(d.get("w", 0.0)), tag)
+
+
+def feed_key(card_key: CardKey) -> bytes:
+    """The key notices are signed with: derived from the floor's card key, the one secret
+    every podium and floor service of a floor already shares (core/cardkey.py), so a login
+    of the ledger alone (the reader's) can not make a notice a listener takes."""
+    return hmac.new(card_key.secret, b"podium floor feed notice", hashlib.sha256).digest()
+
+
+_TAG_HEX = 32  # 128 bits of HMAC-SHA256
+_TAG_HEAD = ',"k":"'
+_TAG_TAIL = _TAG_HEAD + "0" * _TAG_HEX + '"}'
+
+
+def sign(body: str, key: bytes) -> str:
+    """The JSON object ``body`` with its MAC as a last key ``k``."""
+    tag = hmac.new(key, body.encode(), hashlib.sha256).hexdigest()[:_TAG_HEX]
+    return f"{body[:-1]}{_TAG_HEAD}{tag}\"}}"
+
+
+def _verified(payload: str, key: bytes) -> tuple[str, str]:
+    """The signed body of ``payload`` and its tag; ValueError when it carries no MAC or not
+    the one of ``key``."""
+    head, tail = payload[:-len(_TAG_TAIL)], payload[-len(_TAG_TAIL):]
+    tag = tail[len(_TAG_HEAD):-2]
+    if len(payload) <= len(_TAG_TAIL) or not tail.startswith(_TAG_HEAD) or \
+            not tail.endswith('"}'):
+        raise ValueError("floor notification not understood: it carries no MAC")
+    body = head + "}"
+    good = hmac.new(key, body.encode(), hashlib.sha256).hexdigest()[:_TAG_HEX]
+    if not hmac.compare_digest(tag, good):
+        raise ValueError("floor notification not understood: its MAC is not the floor's "
+                         "(another card key, or forged)")
+    return body, tag
+
+
+MAX_ITEMS = 4000  # ids or names in one list (a payload of 7,000 bytes holds fewer)
+MAX_ID = 2**31 - 1  # hits, rounds, slips, print attempts: 32-bit columns
+MAX_CENTS = 2**63 - 1
+_KEYS = frozenset({"o", "a", "t", "l", "h", "x", "s", "p", "e", "at", "w"})
+_REQUIRED = frozenset({"o", "a", "t", "l", "h", "x", "s", "p", "e"})
+_OUTCOMES = frozenset({"paid", "auto_paid", "rejected", "cancelled"})
+
+
+def _bad(key: str, what: str) -> ValueError:
+    return ValueError(f"floor notification not understood: {key!r} {what}")
+
+
+def _items(value: Any, key: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise _bad(key, "is not a list")
+    if len(value) > MAX_ITEMS:
+        raise _bad(key, f"has more than {MAX_ITEMS} items")
+    return value
+
+
+def _int(value: Any, key: str, top: int = MAX_ID) -> int:
+    if type(value) is not int or not 0 <= value <= top:
+        raise _bad(key, f"holds a value that is not a whole number from 0 to {top}")
+    return value
+
+
+def _name(value: Any, key: str, most: int = 64) -> str:
+    if not isinstance(value, str) or not value or len(value) > most or not value.isprintable():
+        raise _bad(key, f"holds a value that is not a name of 1 to {most} printable characters")
+    return value
+
+
+def _level(value: Any) -> tuple[str, str]:
+    if not isinstance(value, list) or len(value) != 2:
+        raise _bad("l", "holds an item that is not [group, level]")
+    return _name(value[0], "l"), _name(value[1], "l")
+
+
+def _outcome(value: Any) -> HitOutcome:
+    if not isinstance(value, list) or len(value) != 6 or value[4] not in _OUTCOMES:
+        raise _bad("x", "holds an item that is not a decided hit")
+    h, t, r, seat, o, a = value
+    return HitOutcome(_int(h, "x"), _name(t, "x"), _int(r, "x"), _int(seat, "x"), str(o),
+                      _int(a, "x", MAX_CENTS))
+
+
+def _at(value: Any) -> str:
+    if value == "":
+        return ""
+    if not isinstance(value, str) or len(value) > 40:
+        raise _bad("at", "is not a time")
+    try:
+        made = datetime.fromisoformat(value)
+    except ValueError:
+        raise _bad("at", "is not a time") from None
+    if made.tzinfo is None or made.utcoffset() is None:
+        raise _bad("at", "has no UTC offset")
+    return value
+
+
+def _sent(value: Any) -> float:
+    if type(value) not in (int, float) or not 0 <= value < 1e11:
+        raise _bad("w", "is not a wall-clock time")
+    return float(value)
+
+
+class DropLog:
+    """One log line per ``window_s`` for notifications dropped as not understood, however many
+    arrive (anyone may send them: a flood must not flood the log): the first of a window is
+    named, the next line counts the others."""
+
+    def __init__(self, window_s: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.window_s = window_s
+        self.clock = clock
+        self.dropped = 0  # since this listener started
+        self._quiet_until = float("-inf")
+        self._unsaid = 0
+
+    def drop(self, reason: str) -> None:
+        self.dropped += 1
+        now = self.clock()
+        if now < self._quiet_until:
+            self._unsaid += 1
+            return
+        more = f" ({self._unsaid} more dropped since the last line)" if self._unsaid else ""
+        log.warning("floor feed: a notification was dropped: %s%s; further ones are counted "
+                    "for %g s", reason[:200], more, self.window_s)
+        self._unsaid = 0
+        self._quiet_until = now + self.window_s
 
 
 def _chunks(notice: Notice) -> Iterator[str]:
@@ -129,8 +281,9 @@ def publish(s: Session, ctx: FloorContext, change: FloorChange) -> None:
                     sorted(change.hits), list(change.outcomes), list(change.slips),
                     list(change.prints), change.events,
                     change.at.isoformat() if change.at else "", time.time())
+    key = feed_key(ctx.gate.key)
     for payload in _chunks(notice):
-        s.execute(text("SELECT pg_notify(:c, :p)"), {"c": channel, "p": payload})
+        s.execute(text("SELECT pg_notify(:c, :p)"), {"c": channel, "p": sign(payload, key)})
 
 
 def read_change(ctx: FloorContext, notices: Iterable[Notice]) -> FloorChange:
@@ -193,6 +346,9 @@ class FeedListener:
         self._thread: threading.Thread | None = None
         self._late = False  # start() gave up waiting: the first connection resyncs too
         self._late_lock = threading.Lock()
+        self.drops = DropLog()  # notifications not understood: one log line a minute
+        self._key = feed_key(ctx.gate.key)
+        self._seen: dict[str, float] = {}  # tags heard within REPLAY_WINDOW_S: a replay
 
     def start(self, timeout: float = 10.0) -> None:
         """Start listening; returns once LISTEN is in force (every commit after this is
@@ -276,18 +432,38 @@ class FeedListener:
                 continue
             self.ctx.announce(change)
 
-    @staticmethod
-    def _decoded(notifies: Iterable[Any], own: str) -> list[Notice]:
+    def _decoded(self, notifies: Iterable[Any], own: str) -> list[Notice]:
         out: list[Notice] = []
         for n in notifies:
             try:
-                notice = Notice.decode(n.payload)
+                notice = Notice.decode(n.payload, self._key)
+                self._fresh(notice)
             except ValueError as exc:
-                log.warning("floor feed: %s", exc)
+                self.drops.drop(str(exc))
                 continue
             if notice.origin != own:  # this process's own: announced when it committed
                 out.append(notice)
         return out
+
+
+    def _fresh(self, notice: Notice) -> None:
+        """Refuse a replayed notice: one sent more than REPLAY_WINDOW_S from now by this
+        machine's clock, or heard already (its tag) within that window."""
+        now = time.time()
+        if abs(now - notice.sent) > REPLAY_WINDOW_S:
+            raise ValueError("floor notification not understood: sent "
+                             f"{now - notice.sent:+.0f} s from now (a replay, or a clock "
+                             "off by minutes)")
+        if notice.tag in self._seen:
+            raise ValueError("floor notification not understood: heard already (a replay)")
+        if len(self._seen) >= 100_000 or (self._seen and next(iter(self._seen.values()))
+                                          < now - 2 * REPLAY_WINDOW_S):
+            self._seen = {t: at for t, at in self._seen.items()
+                          if at >= now - 2 * REPLAY_WINDOW_S}
+        self._seen[notice.tag] = now
+
+
+REPLAY_WINDOW_S = 300.0  # a notice's send time may differ this much from the listener's clock
 
 
 def _quote(identifier: str) -> str:

@@ -41,6 +41,7 @@ from sqlalchemy.exc import (
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from core.controllers.events import Delivery, Origin, OutOfOrder
+from core.ledger.locks import LockTimeout
 from core.tablegames import bulk, ingest, setup, slips
 from core.tablegames.unit import FloorContext, Unit, retrying, transient
 from core.tablegames.views import FloorChange, FloorError
@@ -201,8 +202,12 @@ class LedgerWriter:
             if split_on(exc):  # the database refused something in it: find what, keep the rest
                 self._split(batch, exc)
                 return
-            log.exception("ledger writer: a batch of %d job(s) could not be committed",
-                          len(batch))
+            if isinstance(exc, LockTimeout):  # another writer held a lock: one line, named
+                log.error("ledger writer: a batch of %d job(s) could not be committed: %s",
+                          len(batch), exc)
+            else:
+                log.exception("ledger writer: a batch of %d job(s) could not be committed",
+                              len(batch))
             for job in batch:
                 if not job.future.done():
                     job.future.set_exception(exc)
