@@ -456,9 +456,9 @@ def test_the_upgrade_to_0015_is_not_undone_once_cards_are_keyed(engine: Engine,
     cfg = alembic_config()
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn
-        # since revision 0021 the chain's batch links refuse first (0021 can not be undone
-        # either once a transaction was sealed); 0015's own refusal is reached from 0015
-        with pytest.raises(RuntimeError, match="revision 0021 can not be downgraded"):
+        # since revision 0024 (state rows chained whole) and 0021 (batch links) the chain
+        # refuses first; 0015's own refusal is reached from 0015
+        with pytest.raises(RuntimeError, match="revision 0024 can not be downgraded"):
             command.downgrade(cfg, "0014")
     with engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0021"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0024"
