@@ -531,6 +531,14 @@ def _voids(conn: Connection, report: Report) -> None:
 _GUESSED = 32  # a state column with at most this many values is guessed back (see _recorded)
 _NAMED = 50  # state breaks explained in full; beyond, counted
 _SECRET = frozenset({"card_mac", "pin", "card_hash", "card_salt", "card_iterations"})
+_KNOWN: dict[tuple[str, str], tuple[Any, ...]] = {  # the values a state column takes
+    ("rounds", "state"): ("locked", "ended", "misdealt", "undone"),
+    ("wagers", "status"): ("locked", "refused", "returned"),
+    ("hits", "status"): ("pending", "paid", "auto_paid", "rejected", "cancelled"),
+    ("tables", "online"): (True, False),
+    ("groups", "lock_at_hit"): (True, False),
+    ("employees", "active"): (True, False),
+}
 
 
 def _states(conn: Connection, report: Report, batches: _Batches) -> None:
@@ -625,13 +633,13 @@ def _state_change(conn: Connection, table: Table, row: dict[str, Any], recorded:
 
 def _candidates(conn: Connection, table: Table, col: str, row: Mapping[str, Any],
                 guesses: dict[str, list[Any] | None]) -> list[Any]:
-    """The values ``col`` may have held: the few it holds in the table (none if many), the
-    empty ones, and for verified cards the cards claimed."""
+    """The values ``col`` may have held: the ones it takes, the few it holds in the table
+    (none if many), the empty ones, and for verified cards the cards claimed."""
     if col not in guesses:
         found = list(conn.execute(select(table.c[col]).distinct().limit(_GUESSED + 1))
                      .scalars())
         guesses[col] = found if len(found) <= _GUESSED else None
-    out = list(guesses[col] or [])
+    out = list(_KNOWN.get((table.name, col), ())) + list(guesses[col] or [])
     out += [None, ""] if table.c[col].type.python_type is str else [None]
     if col == "verified_cards":
         out.append(row.get("cards"))
