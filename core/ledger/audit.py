@@ -8,6 +8,8 @@ Checks, each naming the row it finds broken (docs/ledger.md "Tamper evidence"):
 4. **rows**: every row of every chained table has its chain row, with the same content hash;
    every chain row still has its row;
 5. **meters**: every level's kept balance and hourly totals equal the sums of its entries;
+   and (**hours**) every hourly total, per level, hour and kind and per table and hour, is
+   recomputed from the entries and rounds it sums, hour by hour;
 6. **pays**: every paid hit has exactly one award and a pay decision, every award a paid hit;
 7. **slips**: slip numbers 1..n without a gap, each slip's award is its hit's, and the slip's
    stored bytes print its award's amount;
@@ -17,12 +19,10 @@ Checks, each naming the row it finds broken (docs/ledger.md "Tamper evidence"):
 9. **states**: every state row's whole content (its state columns included) is what the
    ledger last chained for it (revision 0024: at its insert and after every UPDATE);
 10. **settings**: ``settings.card_key_id`` is the card key the records last name;
-11. **hours**: every hourly total (per level, hour and kind; per table and hour) is
-    recomputed from the entries and rounds it sums, hour by hour;
-12. **integrity** (SQLite): ``PRAGMA quick_check`` finds the file sound.
+11. **integrity** (SQLite): ``PRAGMA quick_check`` finds the file sound.
 
 The first break is the one with the lowest chain position (a row's place in the ledger's
-history); checks 1, 2, 5, 10, 11 and 12 have no position and come first.
+history); checks 1, 2, 5, 10 and 11 have no position and come first.
 """
 
 from __future__ import annotations
