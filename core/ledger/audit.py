@@ -561,26 +561,26 @@ def _state_rows(conn: Connection, table: Table, report: Report, chained: _Batche
     wrong: list[tuple[dict[str, Any], tuple[int, bytes] | None]] = []
 
     def check(row: dict[str, Any], entry: tuple[int, bytes] | None) -> None:
-        if entry is None or integrity.state_hash(name, str(row["id"]), row) != entry[1]:
-            if not broken or (entry is not None and entry[0] > broken):
-                wrong.append((row, entry))
+        changed = entry is None or integrity.state_hash(name, str(row["id"]), row) != entry[1]
+        if changed and (not broken or (entry is not None and entry[0] > broken)):
+            wrong.append((row, entry))
 
     if table.c.id.type.python_type is not int:
         by_key = chained.keys.get(name, {})
-        for row in data:
-            check(dict(row), by_key.get(str(row["id"])))
+        for mapping in data:
+            check(dict(mapping), by_key.get(str(mapping["id"])))
     else:
         latest = chained.latest(name)
         pending = _next(latest)
-        for row in data:
-            k = int(row["id"])
+        for mapping in data:
+            k = int(mapping["id"])
             while pending is not None and int(pending[1]) < k:  # deleted: check 4 says so
                 pending = _next(latest)
             entry = None
             if pending is not None and int(pending[1]) == k:
                 entry = (int(pending[0]), bytes(pending[2]))
                 pending = _next(latest)
-            check(dict(row), entry)
+            check(dict(mapping), entry)
     guesses: dict[str, list[Any] | None] = {}
     for row, entry in wrong[:_NAMED]:
         what = _state_subject(name, row)

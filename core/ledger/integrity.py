@@ -324,8 +324,25 @@ def append_batch(conn: Connection, items: Iterable[tuple[str, str]],
     ``states`` (table, key), with ONE chain row after the current head (a batch link).
     Returns how many rows ``items`` covers."""
     tables = _tables()
-    members, parts, count = _hashed(conn, tables, items, chained_columns, row_hash)
-    state_members, state_parts, _n = _hashed(conn, tables, states, full_columns, state_hash,
+    full: dict[str, dict[str, dict[str, Any]]] = {}  # state rows read whole, by table and key
+
+    def read_full(tbl: str, table: Table, keys: Sequence[Any]) -> dict[str, dict[str, Any]]:
+        have = full.setdefault(tbl, {})
+        missing = [k for k in keys if str(k) not in have]
+        if missing:
+            have.update(_read_keys(conn, table, missing, full_columns(table)))
+        return have
+
+    def read(tbl: str, table: Table, keys: Sequence[Any]) -> Mapping[str, Mapping[str, Any]]:
+        if tbl not in STATE:
+            return _read_keys(conn, table, keys)
+        # a state row inserted: read whole once, for both its hashes
+        fixed = chained_columns(table)
+        return {k: {c: row[c] for c in fixed}
+                for k, row in read_full(tbl, table, keys).items()}
+
+    members, parts, count = _hashed(tables, items, read, row_hash)
+    state_members, state_parts, _n = _hashed(tables, states, read_full, state_hash,
                                              only=STATE)
     if not members and not state_members:
         return 0
@@ -354,11 +371,11 @@ def append_batch(conn: Connection, items: Iterable[tuple[str, str]],
     return count
 
 
-def _hashed(conn: Connection, tables: Mapping[str, Table], items: Iterable[tuple[str, str]],
-            columns: Any, hasher: Any, only: Mapping[str, Any] | None = None
+def _hashed(tables: Mapping[str, Table], items: Iterable[tuple[str, str]], read: Any,
+            hasher: Any, only: Mapping[str, Any] | None = None
             ) -> tuple[Members, list[bytes], int]:
     """The members (table, sorted keys) of ``items``, their content hashes (``hasher`` over
-    ``columns(table)``, read back in one scan per table) and how many rows they are."""
+    what ``read`` reads back, one scan per table) and how many rows they are."""
     grouped: dict[str, list[str]] = {}
     for tbl, key in items:
         if tbl not in tables or (only is not None and tbl not in only):
@@ -370,7 +387,7 @@ def _hashed(conn: Connection, tables: Mapping[str, Table], items: Iterable[tuple
     for tbl, raw in grouped.items():
         table = tables[tbl]
         keys: list[Any] = sorted({_key_value(table, k) for k in raw})
-        content = _read_keys(conn, table, keys, columns(table))
+        content = read(tbl, table, keys)
         for k in keys:
             key = str(k)
             values = content.get(key)

@@ -375,7 +375,7 @@ def _hour_key(value: Any) -> str:
     if isinstance(value, datetime):
         if value.tzinfo is not None:
             value = value.astimezone(UTC)
-        return value.strftime("%Y-%m-%d %H")
+        return str(value.strftime("%Y-%m-%d %H"))
     return str(value)[:13]
 
 
