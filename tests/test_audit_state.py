@@ -196,3 +196,31 @@ def test_freezes_an_undo_a_misdeal_and_the_writers_batches_verify(engine: Engine
     assert report.ok, [b.line() for b in report.breaks]
     with Session(engine) as s:
         assert set(s.scalars(select(Round.state))) >= {"ended", "misdealt"}
+
+
+def test_state_from_before_the_upgrade_is_vouched_for_from_the_upgrade_on(
+        bare_engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    import core.auth
+    from core.ledger.db import upgrade
+
+    upgrade(bare_engine, "0021")
+    with monkeypatch.context() as m:  # Podium before 0024 wrote no card key record
+        m.setattr(core.auth, "record_card_key", lambda *_a, **_k: None)
+        played(bare_engine)  # written at 0021: no state chained whole
+    with bare_engine.connect() as conn:
+        assert recorded_card_key(conn) is None
+    upgrade(bare_engine)  # 0024 chains every state row as it is, and records the key id
+    report = verify(bare_engine)
+    assert report.ok, [b.line() for b in report.breaks]
+    with bare_engine.connect() as conn:
+        assert recorded_card_key(conn) == conn.execute(text(
+            "SELECT value FROM settings WHERE key = :k"), {"k": CARD_KEY_ID}).scalar()
+        assert conn.execute(text("SELECT count(*) FROM ledger_chain WHERE states IS NOT NULL")
+                            ).scalar() >= len(integrity.STATE)
+    with Session(bare_engine) as s:
+        rnd = s.scalars(select(Round).where(Round.state == "ended")).one()
+    with writer_login(bare_engine) as run:
+        state_update(bare_engine, run, "rounds",
+                     f"UPDATE rounds SET state = 'misdealt' WHERE id = {rnd.id}")
+    assert any("state is misdealt, the ledger last recorded ended" in line
+               for line in lines(verify(bare_engine), "states"))

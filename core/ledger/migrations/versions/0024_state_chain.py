@@ -57,11 +57,11 @@ def upgrade() -> None:
 
 
 def _record_card_key(conn: sa.Connection) -> None:
-    from core.auth import CARD_KEY_ID, record_card_key
+    from core.auth import CARD_KEY_ID, record_card_key, recorded_card_key
 
     value = conn.execute(sa.text("SELECT value FROM settings WHERE key = :k"),
                          {"k": CARD_KEY_ID}).scalar()
-    if value is not None:
+    if value is not None and recorded_card_key(conn) != value:
         record_card_key(conn, "", str(value), datetime.now(UTC),
                         "revision 0024: the key in use at the upgrade")
 
