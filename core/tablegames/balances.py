@@ -389,9 +389,10 @@ def check_hours(engine: Engine) -> list[str]:
 
     - ``level_hour_totals``: per level, UTC hour of the entry and kind, the entries' count
       and their meter and reserve sums;
-    - ``table_hour_totals``: per table and UTC hour, the rounds started (their wagers locked
-      and what those put into the levels count in the round's hour) and the contributions
-      taken back (in the hour of their reversal entries).  Wagers returned carry no time of
+    - ``table_hour_totals``: per table and UTC hour, the rounds started and their wagers
+      locked (in the round's hour), what they put into the levels (in the hour of the
+      contribution entries: the same hour, as revision 0016 filled older rounds in) and the
+      contributions taken back (in the hour of their reversal entries).  Wagers returned carry no time of
       their own: :func:`check_table_totals` checks them per table.
 
     Returns the problems; empty means fine."""
@@ -447,9 +448,10 @@ def _table_hours(conn: Any, d: str) -> list[str]:
             f"SELECT r.table_id, {hour} AS h, sum(w.amount_cents) FROM wagers w JOIN rounds r "
             "ON r.id = w.round_id WHERE w.status IN ('locked', 'returned') "
             "GROUP BY r.table_id, h",
-            f"SELECT r.table_id, {hour} AS h, sum(e.meter_delta + e.reserve_delta) FROM "
-            "meter_entries e JOIN rounds r ON r.id = e.round_id WHERE e.kind IN "
-            "('contribution', 'reserve_contribution') GROUP BY r.table_id, h",
+            f"SELECT r.table_id, {_hour_sql('e.created_at', d)} AS h, "
+            "sum(e.meter_delta + e.reserve_delta) FROM meter_entries e JOIN rounds r "
+            "ON r.id = e.round_id WHERE e.kind IN ('contribution', 'reserve_contribution') "
+            "GROUP BY r.table_id, h",
             f"SELECT r.table_id, {_hour_sql('e.created_at', d)} AS h, "
             "sum(e.meter_delta + e.reserve_delta) FROM meter_entries e JOIN rounds r "
             "ON r.id = e.round_id JOIN meter_entries o ON o.id = e.reverses_id "
