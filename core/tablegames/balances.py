@@ -392,8 +392,8 @@ def check_hours(engine: Engine) -> list[str]:
     - ``table_hour_totals``: per table and UTC hour, the rounds started and their wagers
       locked (in the round's hour), what they put into the levels (in the hour of the
       contribution entries: the same hour, as revision 0016 filled older rounds in) and the
-      contributions taken back (in the hour of their reversal entries).  Wagers returned carry no time of
-      their own: :func:`check_table_totals` checks them per table.
+      contributions taken back (in the hour of their reversal entries).  Wagers returned
+      carry no time of their own: :func:`check_table_totals` checks them per table.
 
     Returns the problems; empty means fine."""
     with engine.connect() as conn:
