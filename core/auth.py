@@ -43,14 +43,21 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Literal, TypeVar
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Connection, Engine, func, insert, select
 from sqlalchemy.orm import Session
 
 from core import cardkey
 from core.cardkey import CardKey
 from core.floorconfig import Authorization
 from core.ledger.db import lock_record, reader
-from core.ledger.models import ROLES, CardLock, Employee, Setting, SwipeLog
+from core.ledger.models import (
+    ROLES,
+    CardLock,
+    Employee,
+    ParameterChange,
+    Setting,
+    SwipeLog,
+)
 from core.ledger.people import mismatch_text, record_event, vouched
 
 log = logging.getLogger("podium.auth")
@@ -188,13 +195,38 @@ def legacy_card_hash(card_number: str, salt: bytes, install_salt: bytes,
 
 def note_key(session: Session, key: CardKey) -> None:
     """Record which key this ledger's cards are kept with (its fingerprint), or refuse a key
-    that is not that one (AuthError ``wrong_key``)."""
+    that is not that one (AuthError ``wrong_key``).  The setting is a copy: the record is a
+    ``parameter_changes`` row (:func:`record_card_key`), which ``podium audit verify``
+    compares it with."""
     row = session.get(Setting, CARD_KEY_ID)
     if row is None:
         session.add(Setting(key=CARD_KEY_ID, value=key.key_id()))
         session.flush()
+        record_card_key(session.connection(), "", key.key_id(), datetime.now(UTC),
+                        f"card key {key.where()}")
     elif row.value != key.key_id():
         raise key_mismatch(key, row.value)
+
+
+CARD_KEY_RECORD = ("ledger", "cards", CARD_KEY_ID)
+"""``parameter_changes`` (scope, subject, name) of the card key's fingerprint."""
+
+
+def record_card_key(conn: Connection, old: str, new: str, at: datetime, source: str) -> None:
+    """The card key's fingerprint as a record (append-only, chained): the only way
+    ``settings.card_key_id`` may change (revision 0024)."""
+    scope, subject, name = CARD_KEY_RECORD
+    conn.execute(insert(ParameterChange).values(
+        at=at, scope=scope, subject=subject, name=name, old_value=old, new_value=new,
+        effective="at once", source=source[:500], file_sha256=""))
+
+
+def recorded_card_key(conn: Connection) -> str | None:
+    """The card key fingerprint the ledger's records last name (None: never recorded)."""
+    scope, subject, name = CARD_KEY_RECORD
+    return conn.execute(select(ParameterChange.new_value).where(
+        ParameterChange.scope == scope, ParameterChange.subject == subject,
+        ParameterChange.name == name).order_by(ParameterChange.id.desc()).limit(1)).scalar()
 
 
 def key_mismatch(key: CardKey, ledger_id: str) -> AuthError:

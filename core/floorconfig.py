@@ -1195,6 +1195,7 @@ def validate(config: FloorConfig, paytables: Mapping[str, Paytable]) -> list[str
                     f"{where}: auto_pay_hands: {hand} is not a fixed pay of {pt.id} (fixed "
                     f"pays: {', '.join(p.hand for p in pt.pays if p.source == 'tray')}); a "
                     "meter pay always waits for a floor supervisor")
+        _check_auto_pays(config, g, pt, where)
         largest = _largest_fixed_cents(pt)
         for lv in g.levels:
             pre_seed = preconfigured[lv.name][1]
@@ -1208,6 +1209,28 @@ def validate(config: FloorConfig, paytables: Mapping[str, Paytable]) -> list[str
                 warnings.append(f"{where}: level {lv.name}: seed {json_cents(lv.seed_cents)} is "
                                 f"below the largest fixed award {json_cents(largest)}")
     return warnings
+
+
+def _check_auto_pays(config: FloorConfig, g: GroupConfig, pt: Paytable, where: str) -> None:
+    """Refuse an automatic pay at or above the executive threshold: a pay there needs an
+    executive's card whatever the paytable says, and a pay at HIT JACKPOT asks for no card.
+    The hands listed in ``auto_pay_hands``, or the paytable's own (no secondary verification)
+    when the group lists none."""
+    threshold = config.authorization.executive_threshold_cents
+    wager = pt.wager_cents or 0
+    for pay in pt.pays:
+        if pay.source != "tray" or not g.auto_paid(pay):
+            continue
+        amount = pt.fixed_cents(pay, wager)
+        if amount < threshold:
+            continue
+        listed = ("auto_pay_hands lists" if g.auto_pay_hands is not None else
+                  "auto_pay_hands (the paytable's default) holds")
+        raise FloorConfigError(
+            f"{where}: {listed} {pay.hand}, a fixed pay of {json_cents(amount)} on {pt.id}, at "
+            f"or above the executive threshold {json_cents(threshold)}: a pay there needs an "
+            f"executive's card, so it can not be paid automatically (leave {pay.hand} out of "
+            "auto_pay_hands)")
 
 
 def _largest_fixed_cents(pt: Paytable) -> int:

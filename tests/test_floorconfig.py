@@ -274,6 +274,25 @@ def test_group_without_tables_warns() -> None:
 
 # --- the demo floor -----------------------------------------------------------------------------
 
+def test_an_automatic_pay_at_or_above_the_executive_threshold_is_refused() -> None:
+    """Issue 23, finding 9: a pay at HIT JACKPOT asks for no card, and a pay at or above the
+    executive threshold needs an executive's, whatever the paytable says."""
+    wa02 = BASE.replace('paytable = "FPGPP-WA01"', 'paytable = "FPGPP-WA02"\n'
+                        'auto_pay_hands = ["FULL_HOUSE", "FIVE_ACES"]')
+    refused(wa02, "group G1: auto_pay_hands lists FIVE_ACES, a fixed pay of 12500.00 on "
+                  "FPGPP-WA02, at or above the executive threshold 5000.00",
+            "leave FIVE_ACES out of auto_pay_hands")
+    at = wa02.replace('executive_threshold = "5000.00"', 'executive_threshold = "12500.00"')
+    refused(at, "FIVE_ACES, a fixed pay of 12500.00", "threshold 12500.00")  # at: refused
+    below = wa02.replace('executive_threshold = "5000.00"', 'executive_threshold = "12500.01"')
+    validate(loads_floor(below, "floor.toml"), PAYTABLES)  # below it: allowed
+    # the paytable's own automatic pay (the full house, 6.00) under a threshold of 5.00
+    low = BASE.replace('executive_threshold = "5000.00"', 'executive_threshold = "5.00"')
+    refused(low, "auto_pay_hands (the paytable's default) holds FULL_HOUSE")
+    validate(loads_floor(low.replace('paytable = "FPGPP-WA01"', 'paytable = "FPGPP-WA01"\n'
+                                     "auto_pay_hands = []"), "floor.toml"), PAYTABLES)
+
+
 def test_demo_floor_loads() -> None:
     cfg = load_demo_floor()
     assert cfg.casino.name == "Podium Demo Casino"

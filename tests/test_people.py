@@ -461,10 +461,9 @@ def test_the_upgrade_to_0015_is_not_undone_once_cards_are_keyed(engine: Engine,
     cfg = alembic_config()
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn
-        # since revision 0022 its people events refuse first (and 0021's batch links: neither
-        # can be undone once written); 0015's own refusal is reached from 0015
-        with pytest.raises(RuntimeError, match="revision 0022 can not be downgraded"):
+        # since revision 0024 (state rows chained whole), 0022 (people events) and 0021 (batch
+        # links) the chain refuses first; 0015's own refusal is reached from 0015
+        with pytest.raises(RuntimeError, match="revision 0024 can not be downgraded"):
             command.downgrade(cfg, "0014")
     with engine.connect() as conn:
-        # the revisions above 0022 are undone; 0022 refused and stays
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0022"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0024"

@@ -8,6 +8,8 @@ Checks, each naming the row it finds broken (docs/ledger.md "Tamper evidence"):
 4. **rows**: every row of every chained table has its chain row, with the same content hash;
    every chain row still has its row;
 5. **meters**: every level's kept balance and hourly totals equal the sums of its entries;
+   and (**hours**) every hourly total, per level, hour and kind and per table and hour, is
+   recomputed from the entries and rounds it sums, hour by hour;
 6. **pays**: every paid hit has exactly one award and a pay decision, every award a paid hit;
 7. **slips**: slip numbers 1..n without a gap, each slip's award is its hit's, and the slip's
    stored bytes print its award's amount;
@@ -16,13 +18,17 @@ Checks, each naming the row it finds broken (docs/ledger.md "Tamper evidence"):
 9. **voids**: a void with the money returned has reversal entries that exactly negate its
    award's meter movements (each movement reversed once, on its level, by the negated
    amounts); a void without it, and an award not void, has none;
-9. **people**: every employee's card, PIN and active flag (state columns, changed in place) are
+10. **people**: every employee's card, PIN and active flag (state columns, changed in place) are
    what its latest ``employee_events`` row says they became (its ``state_digest``,
    core/ledger/people.py): a card swapped or a PIN cleared outside Podium is a break naming the
-   employee.
+   employee;
+11. **states**: every state row's whole content (its state columns included) is what the
+   ledger last chained for it (revision 0024: at its insert and after every UPDATE);
+12. **settings**: ``settings.card_key_id`` is the card key the records last name;
+13. **integrity** (SQLite): ``PRAGMA quick_check`` finds the file sound.
 
 The first break is the one with the lowest chain position (a row's place in the ledger's
-history); checks 1, 2 and 5 have no position and come first.
+history); checks 1, 2, 5, 12 and 13 have no position and come first.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Connection, Engine, Table, cast, func, select, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.types import BigInteger
 
 from core.ledger import integrity
@@ -41,7 +48,7 @@ from core.ledger.models import Award, Base, Hit, HitDecision, MeterEntry, Slip, 
 from core.money import format_cents
 
 PAID = ("paid", "auto_paid")
-ROW_CHECKS = ("rows", "journal", "pays", "slips", "voids")
+ROW_CHECKS = ("rows", "journal", "pays", "slips", "voids", "states")
 
 
 @dataclass(frozen=True)
@@ -122,24 +129,29 @@ def verify(engine: Engine, heads: Sequence[tuple[int, str]] = ()) -> Report:
     eng = engine.execution_options(isolation_level="REPEATABLE READ") \
         if engine.dialect.name == "postgresql" else reader(engine)
     with eng.connect() as conn:
+        _quick_check(conn, report)
         _guards(conn, report)
         _journal(conn, report)
         journal_incidents(conn, report)
         batches = report.batches = _chain(conn, report, kept)
         for name in integrity.CHAINED:
             _rows(conn, Base.metadata.tables[name], report, batches)
+        _states(conn, report, batches)
         _pays(conn, report)
         _slips(conn, report)
         _voids(conn, report)
         _people(conn, report)
+        _card_key(conn, report)
         conn.rollback()
     from core.tablegames.balances import (  # the floor's own invariants
         check_balances,
+        check_hours,
         check_table_totals,
     )
 
     report.breaks.extend(Break("meters", p) for p in check_balances(reader(engine)))
     report.breaks.extend(Break("meters", p) for p in check_table_totals(reader(engine)))
+    report.breaks.extend(Break("hours", p) for p in check_hours(reader(engine)))
     return report
 
 
@@ -161,11 +173,14 @@ def guard_problems(conn: Connection) -> list[str]:
             "SELECT c.relname, t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
             "WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal "
             "AND t.tgenabled <> 'D'"))}
+        states = _states_installed(conn)
         for table in guarded:
             update = "podium_guard_state" if table in integrity.STATE else "podium_append_only"
             wanted = [update, "podium_no_truncate"]
             if table not in integrity.PROTECTED_EXTRA:
                 wanted.append("podium_journal")
+            if states and table in integrity.STATE:
+                wanted.append(integrity.STATE_JOURNAL_PG)
             out += [f"trigger {name} on {table} is missing or disabled" for name in wanted
                     if (table, name) not in pairs]
         return out
@@ -173,10 +188,13 @@ def guard_problems(conn: Connection) -> list[str]:
         "SELECT name FROM sqlite_master WHERE type IN ('trigger', 'table')")).scalars()}
     if "ledger_chain" not in found:
         return out
+    states = _states_installed(conn)
     for table in guarded:
         wanted = ["no_update", "no_delete"]
         if table not in integrity.PROTECTED_EXTRA:
             wanted.append("journal")
+        if states and table in integrity.STATE:
+            wanted.append("journal_state")
         out += [f"trigger podium_{table}_{what} on {table} is missing" for what in wanted
                 if f"podium_{table}_{what}" not in found]
     return out
@@ -185,7 +203,10 @@ def guard_problems(conn: Connection) -> list[str]:
 def _journal(conn: Connection, report: Report) -> None:
     for tbl, key in conn.execute(text("SELECT tbl, row_key FROM ledger_journal ORDER BY id")):
         rows = "rows" if ".." in str(key) else "row"
-        report.breaks.append(Break("journal", f"{tbl} {rows} {key} was inserted but never "
+        tbl, done = str(tbl), "inserted"
+        if tbl.endswith(integrity.STATE_MARK):
+            tbl, done = tbl[:-len(integrity.STATE_MARK)], "changed"
+        report.breaks.append(Break("journal", f"{tbl} {rows} {key} was {done} but never "
                                               "sealed into the chain (written outside Podium)"))
 
 
@@ -237,6 +258,8 @@ class _Batches:
 
     runs: dict[str, list[tuple[int, int, int, bytes, int]]] = field(default_factory=dict)
     keys: dict[str, dict[str, tuple[int, bytes]]] = field(default_factory=dict)
+    state: _Batches | None = None  # the state rows chained whole (revision 0024)
+    broken: int = 0  # the newest batch link whose members or hashes were edited
 
     def add(self, report: Report, n: int, members: str, hashes: bytes) -> None:
         try:
@@ -283,17 +306,36 @@ class _Batches:
 
         return heapq.merge(*(expand(r) for r in runs), key=lambda e: int(e[1]))
 
+    def latest(self, table: str) -> Iterator[tuple[int, str, bytes]]:
+        """(n, key, hash) of every integer key the batches name for ``table``, by key, only
+        the newest link's when several name one key (a state row chained after each UPDATE)."""
+        runs = sorted(self.runs.get(table, ()))
+
+        def expand(run: tuple[int, int, int, bytes, int]) -> Iterator[tuple[int, int, bytes]]:
+            first, last, n, hashes, offset = run
+            for i, k in enumerate(range(first, last + 1)):
+                at = offset + 32 * i
+                yield (k, n, hashes[at:at + 32])
+
+        held: tuple[int, int, bytes] | None = None
+        for entry in heapq.merge(*(expand(r) for r in runs)):
+            if held is not None and held[0] != entry[0]:
+                yield (held[1], str(held[0]), held[2])
+            held = entry
+        if held is not None:
+            yield (held[1], str(held[0]), held[2])
+
 
 def _chain(conn: Connection, report: Report, kept: Mapping[int, str]) -> _Batches:
     expected_n, prev = 1, integrity.GENESIS
-    batches = _Batches()
+    batches = _Batches(state=_Batches())
     batch = integrity.BATCH
+    extra = ("members, hashes" if _has_batches(conn) else "NULL, NULL") + \
+        (", states, state_hashes" if _states_installed(conn) else ", NULL, NULL")
     rows = conn.execution_options(yield_per=5000).execute(text(
-        "SELECT n, tbl, row_key, row_hash, prev_hash, hash, members, hashes FROM ledger_chain "
-        "ORDER BY n") if _has_batches(conn) else text(
-        "SELECT n, tbl, row_key, row_hash, prev_hash, hash, NULL, NULL FROM ledger_chain "
+        f"SELECT n, tbl, row_key, row_hash, prev_hash, hash, {extra} FROM ledger_chain "
         "ORDER BY n"))
-    for n, tbl, key, content, prev_hash, link, members, hashes in rows:
+    for n, tbl, key, content, prev_hash, link, members, hashes, states, state_hashes in rows:
         n, content, prev_hash, link = int(n), bytes(content), bytes(prev_hash), bytes(link)
         where = f"batch link {n}" if tbl == batch else f"{tbl} row {key}"
         if n != expected_n:
@@ -306,13 +348,19 @@ def _chain(conn: Connection, report: Report, kept: Mapping[int, str]) -> _Batche
             report.breaks.append(Break("chain", f"{where}: its chain row's hash is "
                                                 "wrong (the chain row was edited)", n))
         if tbl == batch:
-            if members is None or hashes is None or \
-                    integrity.batch_hash(str(members), bytes(hashes)) != content:
+            st = None if states is None else str(states)
+            st_hashes = None if state_hashes is None else bytes(state_hashes)
+            if members is None or hashes is None or integrity.batch_hash(
+                    str(members), bytes(hashes), st, st_hashes) != content:
                 report.breaks.append(Break("chain", f"{where}: its members or their hashes "
                                                     "were edited", n))
+                batches.broken = n
             else:
                 batches.add(report, n, str(members), bytes(hashes))
                 report.covered += len(bytes(hashes)) // 32
+                if st is not None and st_hashes is not None:
+                    assert batches.state is not None
+                    batches.state.add(report, n, st, st_hashes)
         else:
             report.covered += 1
         if n in kept and kept[n] != link.hex():
@@ -330,6 +378,10 @@ def _chain(conn: Connection, report: Report, kept: Mapping[int, str]) -> _Batche
 
 def _has_batches(conn: Connection) -> bool:
     return bool(integrity._batch_installed(conn))
+
+
+def _states_installed(conn: Connection) -> bool:
+    return bool(integrity._states_installed(conn))
 
 
 def _rows(conn: Connection, table: Table, report: Report, batches: _Batches) -> None:
@@ -461,7 +513,7 @@ def _slips(conn: Connection, report: Report) -> None:
 
 
 def _voids(conn: Connection, report: Report) -> None:
-    """Check 8: what each void gave back to the meters is exactly what its award took."""
+    """Check 9: what each void gave back to the meters is exactly what its award took."""
     voids = {int(award_id): (int(void_id), int(slip_no), int(hit_id), bool(returned))
              for void_id, slip_no, hit_id, award_id, returned in conn.execute(
                  select(SlipVoid.id, Slip.slip_no, Slip.hit_id, Slip.award_id,
@@ -523,7 +575,7 @@ def _voids(conn: Connection, report: Report) -> None:
 
 
 def _people(conn: Connection, report: Report) -> None:
-    """Check 9: each employee row against the digest of its latest event."""
+    """Check 10: each employee row against the digest of its latest event."""
     from core.ledger.people import mismatches
 
     for m in mismatches(conn):
@@ -535,3 +587,168 @@ def _people(conn: Connection, report: Report) -> None:
         report.breaks.append(Break("people", f"employee {m.number} ({m.name}): {what}",
                                    None if m.event_id is None else
                                    _position(conn, report, "employee_events", m.event_id)))
+
+
+# ------------------------------------------------------- state, settings, file (rev. 0024)
+
+_GUESSED = 32  # a state column with at most this many values is guessed back (see _recorded)
+_NAMED = 50  # state breaks explained in full; beyond, counted
+_SECRET = frozenset({"card_mac", "pin", "card_hash", "card_salt", "card_iterations"})
+_KNOWN: dict[tuple[str, str], tuple[Any, ...]] = {  # the values a state column takes
+    ("rounds", "state"): ("locked", "ended", "misdealt", "undone"),
+    ("wagers", "status"): ("locked", "refused", "returned"),
+    ("hits", "status"): ("pending", "paid", "auto_paid", "rejected", "cancelled"),
+    ("tables", "online"): (True, False),
+    ("groups", "lock_at_hit"): (True, False),
+    ("employees", "active"): (True, False),
+}
+
+
+def _states(conn: Connection, report: Report, batches: _Batches) -> None:
+    """Check 11: every state row's whole content against the newest full-content hash the chain
+    holds for it (its insert, or its latest UPDATE through Podium)."""
+    if batches.state is None or not _states_installed(conn):
+        return
+    for name in integrity.STATE:
+        _state_rows(conn, Base.metadata.tables[name], report, batches.state, batches.broken)
+
+
+def _state_rows(conn: Connection, table: Table, report: Report, chained: _Batches,
+                broken: int) -> None:
+    """A row whose newest chained state is older than a link that can not be read may have
+    changed in that link: the chain's break says so, not this check."""
+    name = table.name
+    cols = integrity.full_columns(table)
+    data = conn.execution_options(yield_per=5000).execute(
+        select(*(table.c[c] for c in cols)).order_by(table.c.id)).mappings()
+    wrong: list[tuple[dict[str, Any], tuple[int, bytes] | None]] = []
+
+    def check(row: dict[str, Any], entry: tuple[int, bytes] | None) -> None:
+        changed = entry is None or integrity.state_hash(name, str(row["id"]), row) != entry[1]
+        if changed and (not broken or (entry is not None and entry[0] > broken)):
+            wrong.append((row, entry))
+
+    if table.c.id.type.python_type is not int:
+        by_key = chained.keys.get(name, {})
+        for mapping in data:
+            check(dict(mapping), by_key.get(str(mapping["id"])))
+    else:
+        latest = chained.latest(name)
+        pending = _next(latest)
+        for mapping in data:
+            k = int(mapping["id"])
+            while pending is not None and int(pending[1]) < k:  # deleted: check 4 says so
+                pending = _next(latest)
+            entry = None
+            if pending is not None and int(pending[1]) == k:
+                entry = (int(pending[0]), bytes(pending[2]))
+                pending = _next(latest)
+            check(dict(mapping), entry)
+    guesses: dict[str, list[Any] | None] = {}
+    for row, entry in wrong[:_NAMED]:
+        what = _state_subject(name, row)
+        if entry is None:
+            report.breaks.append(Break("states", f"{what}: its state was never chained "
+                                                 "(written outside Podium)"))
+            continue
+        report.breaks.append(Break("states", f"{what}: "
+                                   f"{_state_change(conn, table, row, entry[1], guesses)}",
+                                   entry[0]))
+    if len(wrong) > _NAMED:
+        report.breaks.append(Break("states", f"{name}: {len(wrong) - _NAMED} more rows whose "
+                                             "state is not what the ledger last recorded"))
+
+
+def _state_subject(table: str, row: Mapping[str, Any]) -> str:
+    """A state row as the floor names it."""
+    if table == "rounds":
+        return f"round {row['id']} of table {row['table_id']} (round no {row['round_no']})"
+    if table == "wagers":
+        return f"wager {row['id']} (round {row['round_id']}, seat {row['seat']})"
+    if table == "hits":
+        return f"hit #{row['id']} of table {row['table_id']}"
+    if table == "employees":
+        return f"employee {row['number']} ({row['role']})"
+    return f"{'table' if table == 'tables' else 'group'} {row['id']}"
+
+
+def _state_change(conn: Connection, table: Table, row: dict[str, Any], recorded: bytes,
+                  guesses: dict[str, list[Any] | None]) -> str:
+    """What changed, in words: a state column whose recorded value is found back (the row's
+    hash with one column set to each value that column holds elsewhere) is named with both
+    values; otherwise the state columns are named (a secret column never with its value)."""
+    name = table.name
+    mutable = sorted(integrity.STATE[name])
+    for col in mutable:
+        for value in _candidates(conn, table, col, row, guesses):
+            if value == row[col]:
+                continue
+            if integrity.state_hash(name, str(row["id"]), {**row, col: value}) == recorded:
+                if col in _SECRET:
+                    return (f"{col} was changed outside Podium (the ledger last recorded "
+                            "another value)")
+                return f"{col} is {_shown(row[col])}, the ledger last recorded {_shown(value)}"
+    now = ", ".join(f"{c} {_shown(row[c])}" for c in mutable
+                    if c not in _SECRET and row[c] is not None)
+    return (f"its state ({', '.join(mutable)}) is not what the ledger last recorded: changed "
+            f"outside Podium{f' (now {now})' if now else ''}")
+
+
+def _candidates(conn: Connection, table: Table, col: str, row: Mapping[str, Any],
+                guesses: dict[str, list[Any] | None]) -> list[Any]:
+    """The values ``col`` may have held: the ones it takes, the few it holds in the table
+    (none if many), the empty ones, and for verified cards the cards claimed."""
+    if col not in guesses:
+        found = list(conn.execute(select(table.c[col]).distinct().limit(_GUESSED + 1))
+                     .scalars())
+        guesses[col] = found if len(found) <= _GUESSED else None
+    out = list(_KNOWN.get((table.name, col), ())) + list(guesses[col] or [])
+    out += [None, ""] if table.c[col].type.python_type is str else [None]
+    if col == "verified_cards":
+        out.append(row.get("cards"))
+    return out
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "(none)"
+    return repr(value) if isinstance(value, str) and (not value or " " in value) else \
+        str(value)
+
+
+def _card_key(conn: Connection, report: Report) -> None:
+    """Check 12: ``settings.card_key_id`` is the fingerprint the records last name (a key id
+    changed in place would refuse every swipe as the wrong key)."""
+    from core.auth import CARD_KEY_ID, recorded_card_key
+
+    if not _states_installed(conn):
+        return
+    setting = conn.execute(text("SELECT value FROM settings WHERE key = :k"),
+                           {"k": CARD_KEY_ID}).scalar()
+    recorded = recorded_card_key(conn)
+    if setting == recorded:
+        return
+    if recorded is None:
+        said = "no record names a card key"
+    else:
+        said = f"the ledger last recorded {recorded}"
+    now = "is missing" if setting is None else f"is {setting}"
+    why = "" if setting is None else ": every swipe is refused as the wrong key"
+    report.breaks.append(Break("settings", f"settings.{CARD_KEY_ID} {now}, {said} (changed "
+                                           f"outside Podium{why})"))
+
+
+def _quick_check(conn: Connection, report: Report) -> None:
+    """Check 13 (SQLite): the file's own structure (``PRAGMA quick_check``: pages, b-trees,
+    NOT NULL and CHECK constraints)."""
+    if conn.dialect.name != "sqlite":
+        return
+    try:
+        found = [str(r) for r in conn.exec_driver_sql("PRAGMA quick_check").scalars()]
+    except DBAPIError as exc:
+        report.breaks.append(Break("integrity", f"SQLite quick_check could not read the file: "
+                                                f"{str(exc.orig).splitlines()[0][:200]}"))
+        return
+    if found != ["ok"]:
+        report.breaks.extend(Break("integrity", f"SQLite quick_check: {line[:200]}")
+                             for line in found[:10])

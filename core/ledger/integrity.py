@@ -13,6 +13,14 @@ Three kinds of tables (docs/ledger.md "Tamper evidence"):
 - **Derived** (everything else: kept balances, hourly totals, settings, the journal): free, and
   re-checked against the records they derive from by ``podium audit verify``.
 
+A state row's **whole content** (every column, the state ones included) is chained too, when it
+is inserted and after every UPDATE (revision 0024): an AFTER UPDATE trigger journals the row as
+``table~`` and the seal puts its full-content hash (:func:`state_hash`) in the batch link's
+``states`` / ``state_hashes``, so ``podium audit verify`` checks each state row's current
+content against the latest state the ledger recorded (a round moved back from ended to locked,
+a hit's verified cards rewritten).  On SQLite that trigger calls ``podium_journal()`` as the
+insert journal does: the bare ``sqlite3`` tool can no longer UPDATE a state table.
+
 Every row of an append-only or state table is **chained** when its transaction commits: its
 content (every column of an append-only row; the columns that never change of a state row) is
 hashed (:func:`row_hash`), and a ``ledger_chain`` row carries that hash, the previous chain row's
@@ -87,6 +95,23 @@ def chained_columns(table: Table) -> list[str]:
     return sorted(c.name for c in table.columns if c.name not in mutable)
 
 
+STATE_MARK = "~"
+"""``ledger_journal.tbl`` of a state row that was UPDATEd (``rounds~``): its whole content is
+chained again at the seal (revision 0024)."""
+
+
+def full_columns(table: Table) -> list[str]:
+    """Every column of ``table`` (sorted by name): what a state row's full-content hash
+    covers."""
+    return sorted(c.name for c in table.columns)
+
+
+def state_hash(table: str, key: str, values: Mapping[str, Any]) -> bytes:
+    """A state row's full-content hash: :func:`row_hash` of every column, under the name
+    ``table~`` (never equal to the hash of its unchanging columns)."""
+    return row_hash(table + STATE_MARK, key, values)
+
+
 _SIMPLE = (int, str, bool, float)
 
 
@@ -139,9 +164,10 @@ def _key_value(table: Table, key: str) -> Any:
     return int(key) if table.c.id.type.python_type is int else key
 
 
-def read_rows(conn: Connection, table: Table, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """The chained columns of the rows ``keys`` of ``table``, by key."""
-    cols = chained_columns(table)
+def read_rows(conn: Connection, table: Table, keys: Sequence[str],
+              cols: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+    """The chained columns (or ``cols``) of the rows ``keys`` of ``table``, by key."""
+    cols = chained_columns(table) if cols is None else list(cols)
     out: dict[str, dict[str, Any]] = {}
     q = select(*(table.c[c] for c in cols)).where(table.c.id.in_(bindparam("ids",
                                                                             expanding=True)))
@@ -270,18 +296,29 @@ def decode_members(text_: str) -> Members:
     return out
 
 
-def batch_hash(members: str, hashes: bytes) -> bytes:
+def batch_hash(members: str, hashes: bytes, states: str | None = None,
+               state_hashes: bytes | None = None) -> bytes:
     """A batch link's ``row_hash``: SHA-256 over ``podium-batch|``, the members as stored and
-    the members' content hashes (32 bytes each, in the members' order)."""
-    return hashlib.sha256(_BATCH_PREFIX + members.encode("ascii") + hashes).digest()
+    the members' content hashes (32 bytes each, in the members' order).  A link that also
+    chains state rows' full content (revision 0024) hashes ``podium-batch-state|``, the
+    lengths of the four parts, then the four parts (members, hashes, states, state hashes)."""
+    if states is None and state_hashes is None:
+        return hashlib.sha256(_BATCH_PREFIX + members.encode("ascii") + hashes).digest()
+    m, st, sh = members.encode("ascii"), (states or "").encode("ascii"), state_hashes or b""
+    head = f"{len(m)}|{len(hashes)}|{len(st)}|{len(sh)}|".encode("ascii")
+    return hashlib.sha256(_STATE_PREFIX + head + m + hashes + st + sh).digest()
 
 
-def _read_keys(conn: Connection, table: Table, keys: Sequence[Any]) -> dict[str, dict[str, Any]]:
-    """The chained columns of ``table``'s rows ``keys``: a range scan for a run of integer
-    keys (a batch's rows are mostly one run per table), an IN list otherwise."""
+_STATE_PREFIX = b"podium-batch-state|"
+
+
+def _read_keys(conn: Connection, table: Table, keys: Sequence[Any],
+               cols: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+    """The chained columns (or ``cols``) of ``table``'s rows ``keys``: a range scan for a run
+    of integer keys (a batch's rows are mostly one run per table), an IN list otherwise."""
+    cols = chained_columns(table) if cols is None else list(cols)
     if not keys or not isinstance(keys[0], int) or keys[-1] - keys[0] + 1 != len(keys):
-        return read_rows(conn, table, [str(k) for k in keys])
-    cols = chained_columns(table)
+        return read_rows(conn, table, [str(k) for k in keys], cols)
     q = select(*(table.c[c] for c in cols)).where(table.c.id.between(keys[0], keys[-1]))
     at = cols.index("id")
     return {str(row[at]): dict(zip(cols, row, strict=True))
@@ -289,15 +326,71 @@ def _read_keys(conn: Connection, table: Table, keys: Sequence[Any]) -> dict[str,
 
 
 def append_batch(conn: Connection, items: Iterable[tuple[str, str]],
-                 aside: list[tuple[str, str, str]] | None = None) -> int:
-    """Chain the rows ``items`` (table, key) with ONE chain row after the current head (a
-    batch link).  Returns how many rows it covers.  A row that does not exist is put in
-    ``aside`` (table, key, why) when a list is given (the seal: a journal row nobody can
-    account for), else refused."""
+                 aside: list[tuple[str, str, str]] | None = None,
+                 states: Iterable[tuple[str, str]] = ()) -> int:
+    """Chain the rows ``items`` (table, key), and the full content of the state rows
+    ``states`` (table, key), with ONE chain row after the current head (a batch link).
+    Returns how many rows ``items`` covers.  A row that does not exist is put in ``aside``
+    (table, key, why) when a list is given (the seal: a journal row nobody can account for),
+    else refused."""
     tables = _tables()
+    full: dict[str, dict[str, dict[str, Any]]] = {}  # state rows read whole, by table and key
+
+    def read_full(tbl: str, table: Table, keys: Sequence[Any]) -> dict[str, dict[str, Any]]:
+        have = full.setdefault(tbl, {})
+        missing = [k for k in keys if str(k) not in have]
+        if missing:
+            have.update(_read_keys(conn, table, missing, full_columns(table)))
+        return have
+
+    def read(tbl: str, table: Table, keys: Sequence[Any]) -> Mapping[str, Mapping[str, Any]]:
+        if tbl not in STATE:
+            return _read_keys(conn, table, keys)
+        # a state row inserted: read whole once, for both its hashes
+        fixed = chained_columns(table)
+        return {k: {c: row[c] for c in fixed}
+                for k, row in read_full(tbl, table, keys).items()}
+
+    members, parts, count = _hashed(tables, items, read, row_hash, aside=aside)
+    state_members, state_parts, _n = _hashed(tables, states, read_full, state_hash,
+                                             only=STATE, aside=aside)
+    if not members and not state_members:
+        return 0
+    text_ = encode_members(members)
+    hashes = b"".join(parts)
+    st_text: str | None = None
+    st_hashes: bytes | None = None
+    if state_members:
+        st_text, st_hashes = encode_members(state_members), b"".join(state_parts)
+    digest = batch_hash(text_, hashes, st_text, st_hashes)
+    n, prev = chain_head(conn)
+    n += 1
+    row = {"n": n, "tbl": BATCH, "row_key": str(n), "row_hash": digest, "prev_hash": prev,
+           "hash": link_hash(n, BATCH, str(n), digest, prev), "members": text_,
+           "hashes": hashes}
+    if st_text is None:
+        conn.execute(text("INSERT INTO ledger_chain (n, tbl, row_key, row_hash, prev_hash, "
+                          "hash, members, hashes) VALUES (:n, :tbl, :row_key, :row_hash, "
+                          ":prev_hash, :hash, :members, :hashes)"), row)
+    else:
+        conn.execute(text("INSERT INTO ledger_chain (n, tbl, row_key, row_hash, prev_hash, "
+                          "hash, members, hashes, states, state_hashes) VALUES (:n, :tbl, "
+                          ":row_key, :row_hash, :prev_hash, :hash, :members, :hashes, "
+                          ":states, :state_hashes)"),
+                     {**row, "states": st_text, "state_hashes": st_hashes})
+    return count
+
+
+def _hashed(tables: Mapping[str, Table], items: Iterable[tuple[str, str]], read: Any,
+            hasher: Any, only: Mapping[str, Any] | None = None,
+            aside: list[tuple[str, str, str]] | None = None
+            ) -> tuple[Members, list[bytes], int]:
+    """The members (table, sorted keys) of ``items``, their content hashes (``hasher`` over
+    what ``read`` reads back, one scan per table) and how many rows they are.  A row that is
+    not there goes to ``aside`` when a list is given, else it is refused."""
     grouped: dict[str, list[str]] = {}
     for tbl, key in items:
-        if tbl not in tables:
+        if tbl not in tables or (only is not None and tbl not in only):
             raise RuntimeError(f"ledger chain: {tbl!r} is not a chained table")
         grouped.setdefault(tbl, []).append(key)
     members: Members = []
@@ -306,7 +399,7 @@ def append_batch(conn: Connection, items: Iterable[tuple[str, str]],
     for tbl, raw in grouped.items():
         table = tables[tbl]
         keys: list[Any] = sorted({_key_value(table, k) for k in raw})
-        content = _read_keys(conn, table, keys)
+        content = read(tbl, table, keys)
         found: list[Any] = []
         for k in keys:
             key = str(k)
@@ -317,25 +410,12 @@ def append_batch(conn: Connection, items: Iterable[tuple[str, str]],
                                        "sealed")
                 aside.append((tbl, key, "no such row"))
                 continue
-            parts.append(row_hash(tbl, key, values))
+            parts.append(hasher(tbl, key, values))
             found.append(k)
         if found:
             members.append((tbl, found))
             count += len(found)
-    if not members:
-        return 0
-    text_ = encode_members(members)
-    hashes = b"".join(parts)
-    digest = batch_hash(text_, hashes)
-    n, prev = chain_head(conn)
-    n += 1
-    conn.execute(text("INSERT INTO ledger_chain (n, tbl, row_key, row_hash, prev_hash, hash, "
-                      "members, hashes) VALUES (:n, :tbl, :row_key, :row_hash, :prev_hash, "
-                      ":hash, :members, :hashes)"),
-                 {"n": n, "tbl": BATCH, "row_key": str(n), "row_hash": digest,
-                  "prev_hash": prev, "hash": link_hash(n, BATCH, str(n), digest, prev),
-                  "members": text_, "hashes": hashes})
-    return count
+    return members, parts, count
 
 
 MAX_RUN = 1_000_000
@@ -356,8 +436,9 @@ def accountable(noted: Iterable[Sequence[Any]], *, runs: bool = True
     aside: list[tuple[str, str, str]] = []
     for row in noted:
         tbl, key = str(row[1])[:64], str(row[2])[:200]
-        table = tables.get(tbl)
-        if table is None:
+        name = tbl.removesuffix(STATE_MARK)  # ``rounds~``: a state row updated (rev. 0024)
+        table = tables.get(name)
+        if table is None or (name != tbl and name not in STATE):
             aside.append((tbl, key, "not a chained table"))
             continue
         if table.c.id.type.python_type is not int:
@@ -422,10 +503,30 @@ def seal(conn: Connection) -> int:
     if pg:
         locks.take(conn, locks.CHAIN)  # a row lock only a writer can take (revision 0023)
     items, aside = accountable(noted, runs=pg)
-    count = append_batch(conn, items, aside)
+    items, states = split_states(items)
+    if not _states_installed(conn):
+        states = []
+    count = append_batch(conn, items, aside, states)
     if aside:
         set_aside(conn, aside)
     return count
+
+
+def split_states(noted: Iterable[tuple[str, str]]
+                 ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """Rows (table, key) noted by the journal as the rows to chain and the state rows whose
+    full content to chain: a state row inserted is both; a state row updated (``rounds~``,
+    revision 0024) the second only."""
+    items: list[tuple[str, str]] = []
+    states: list[tuple[str, str]] = []
+    for tbl, key in noted:
+        if tbl.endswith(STATE_MARK):
+            states.append((tbl[:-len(STATE_MARK)], key))
+            continue
+        items.append((tbl, key))
+        if tbl in STATE:
+            states.append((tbl, key))
+    return items, states
 
 
 _DIRTY = "podium_chain_dirty"
@@ -447,7 +548,9 @@ def install(engine: Engine) -> None:
     else:
         @event.listens_for(engine, "before_cursor_execute")
         def _note_insert(conn: Connection, cursor: Any, statement: str, *_: Any) -> None:
-            if statement[:6].upper() == "INSERT":
+            # an INSERT journals new rows; an UPDATE of a state row journals it (rev. 0024)
+            verb = statement[:6].upper()
+            if verb == "INSERT" or (verb == "UPDATE" and _updated(statement) in STATE):
                 conn.info[_DIRTY] = True
 
     @event.listens_for(engine, "commit")
@@ -488,6 +591,28 @@ def _incidents_installed(conn: Connection) -> bool:
                               "'table' AND name = 'ledger_journal_incidents'")).scalar()
     if found:
         conn.info["podium_incidents_installed"] = True
+    return bool(found)
+
+
+def _updated(statement: str) -> str:
+    """The table an ``UPDATE`` statement names."""
+    words = statement[6:].split(None, 1)
+    return words[0].strip('"') if words else ""
+
+
+def _states_installed(conn: Connection) -> bool:
+    """Whether ``ledger_chain`` has revision 0024's ``states`` column (a ledger being migrated
+    through 0021 to 0023 chains no state content)."""
+    if conn.info.get("podium_states_installed"):
+        return True
+    pg = conn.dialect.name == "postgresql"
+    found = conn.execute(text(
+        "SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() "
+        "AND table_name = 'ledger_chain' AND column_name = 'states'" if pg else
+        "SELECT count(*) FROM pragma_table_info('ledger_chain') WHERE name = 'states'")
+    ).scalar()
+    if found:
+        conn.info["podium_states_installed"] = True
     return bool(found)
 
 
@@ -564,6 +689,52 @@ def pg_journal_trigger(table: str) -> str:
             f"podium_new FOR EACH STATEMENT EXECUTE PROCEDURE {function}()")
 
 
+_PG_STATE_FUNCTIONS = (
+    # revision 0024: a state row UPDATEd is journaled as "table~", runs of integer keys as above
+    """CREATE OR REPLACE FUNCTION podium_journal_state_rows() RETURNS trigger LANGUAGE plpgsql
+AS $$
+BEGIN
+  INSERT INTO ledger_journal (tbl, row_key, tx)
+    SELECT TG_TABLE_NAME || '~', r.id::text, txid_current() FROM podium_new r;
+  RETURN NULL;
+END $$""",
+    """CREATE OR REPLACE FUNCTION podium_journal_state_runs() RETURNS trigger LANGUAGE plpgsql
+AS $$
+BEGIN
+  INSERT INTO ledger_journal (tbl, row_key, tx)
+    SELECT TG_TABLE_NAME || '~', CASE WHEN min(id) = max(id) THEN min(id)::text
+                               ELSE min(id)::text || '..' || max(id)::text END, txid_current()
+    FROM (SELECT id, id - row_number() OVER (ORDER BY id) AS run FROM podium_new) r
+    GROUP BY run;
+  RETURN NULL;
+END $$""",
+)
+
+
+def pg_state_functions_ddl() -> tuple[str, ...]:
+    return _PG_STATE_FUNCTIONS
+
+
+STATE_JOURNAL_PG = "podium_journal_state"
+
+
+def state_journal_trigger(dialect: str, table: str) -> str:
+    """The trigger that journals every UPDATE of a state table (revision 0024), so the seal
+    chains the row's new content: on PostgreSQL one statement per UPDATE statement (a
+    transition table), on SQLite a row trigger through ``podium_journal()`` (the bare
+    ``sqlite3`` tool has no such function: its UPDATE is refused)."""
+    from core.ledger.models import Base
+
+    if dialect == "postgresql":
+        numeric = Base.metadata.tables[table].c.id.type.python_type is int
+        function = "podium_journal_state_runs" if numeric else "podium_journal_state_rows"
+        return (f"CREATE TRIGGER {STATE_JOURNAL_PG} AFTER UPDATE ON {table} REFERENCING NEW "
+                f"TABLE AS podium_new FOR EACH STATEMENT EXECUTE PROCEDURE {function}()")
+    return (f"CREATE TRIGGER podium_{table}_journal_state AFTER UPDATE ON {table} BEGIN "
+            f"INSERT INTO ledger_journal (tbl, row_key) SELECT '{table}{STATE_MARK}', "
+            "CAST(NEW.id AS TEXT) WHERE podium_journal() = 1; END")
+
+
 def journal_keys(key: str) -> list[str]:
     """The keys one journal row notes: one, or a run ``first..last`` of integer keys."""
     first, sep, last = key.partition("..")
@@ -577,11 +748,16 @@ def _quote_list(names: Iterable[str]) -> str:
 
 
 def protect_ddl(dialect: str, table: str, columns: Sequence[str],
-                mutable: Iterable[str] | None, *, chained: bool = True) -> list[str]:
+                mutable: Iterable[str] | None, *, chained: bool = True,
+                state_journal: bool = False) -> list[str]:
     """The statements that guard ``table``: no UPDATE / DELETE (``mutable`` None), or no DELETE
-    and UPDATE of ``mutable`` columns only; and, if ``chained``, the journal trigger.
-    ``columns``: the table's columns (SQLite's guard names the ones that must not change)."""
+    and UPDATE of ``mutable`` columns only; and, if ``chained``, the journal trigger (and, if
+    ``state_journal``, the UPDATE journal of a state table: a migration from revision 0024 on
+    that re-guards a state table passes it).  ``columns``: the table's columns (SQLite's
+    guard names the ones that must not change)."""
     out: list[str] = []
+    if state_journal and mutable is not None:
+        out.append(state_journal_trigger(dialect, table))
     if dialect == "postgresql":
         if mutable is None:
             out.append(f"CREATE TRIGGER podium_append_only BEFORE UPDATE OR DELETE ON {table} "
@@ -618,9 +794,10 @@ def protect_ddl(dialect: str, table: str, columns: Sequence[str],
 def unprotect_ddl(dialect: str, table: str) -> list[str]:
     if dialect == "postgresql":
         return [f"DROP TRIGGER IF EXISTS {name} ON {table}" for name in (
-            "podium_append_only", "podium_guard_state", "podium_no_truncate", "podium_journal")]
+            "podium_append_only", "podium_guard_state", "podium_no_truncate", "podium_journal",
+            STATE_JOURNAL_PG)]
     return [f"DROP TRIGGER IF EXISTS podium_{table}_{what}"
-            for what in ("no_update", "no_delete", "journal")]
+            for what in ("no_update", "no_delete", "journal", "journal_state")]
 
 
 def pg_functions_ddl() -> tuple[str, ...]:

@@ -838,11 +838,15 @@ class LedgerChain(Base):
     # revision 0021: a batch link (tbl "*") covers every row its transaction inserted
     members: Mapped[str | None] = mapped_column(Text)
     hashes: Mapped[bytes | None] = mapped_column(LargeBinary)
+    # revision 0024: the state rows the link chains whole (every column), and their hashes
+    states: Mapped[str | None] = mapped_column(Text)
+    state_hashes: Mapped[bytes | None] = mapped_column(LargeBinary)
 
 
 class LedgerJournal(Base):
-    """Work table, not a record: the rows a transaction inserted into chained tables, noted by
-    a trigger and chained (then removed) when it commits.  ``tx``: the PostgreSQL transaction
+    """Work table, not a record: the rows a transaction inserted into chained tables (and, as
+    ``table~``, the state rows it updated: revision 0024), noted by a trigger and chained
+    (then removed) when it commits.  ``tx``: the PostgreSQL transaction
     id (NULL on SQLite, one writer at a time).  A row left here was inserted outside Podium."""
 
     __tablename__ = "ledger_journal"

@@ -68,7 +68,8 @@ def check(ctx: FloorContext, u: Unit) -> list[str] | None:
         return None
     validate(ctx.config, ctx.paytables)
     latest: dict[tuple[str, str, str], str] = {}
-    for row in u.s.scalars(select(ParameterChange).order_by(ParameterChange.id)):
+    for row in u.s.scalars(select(ParameterChange).where(ParameterChange.scope != "ledger")
+                           .order_by(ParameterChange.id)):
         latest[(row.scope, row.subject, row.name)] = row.new_value
     differ = [f"{key[0]} {key[1]} {key[2]}: the ledger has {latest.get(key) or '(none)'}, "
               f"this file {value or '(none)'}"
@@ -255,7 +256,9 @@ def record_parameters(u: Unit, config: FloorConfig) -> list[str]:
     Returns the notes for Activity: one per change, one line for a first start."""
     s, now = u.s, u.now
     latest: dict[tuple[str, str, str], str] = {}
-    for row in s.scalars(select(ParameterChange).order_by(ParameterChange.id)):
+    # the floor file's parameters (the ledger's own, scope "ledger", are not the file's)
+    for row in s.scalars(select(ParameterChange).where(ParameterChange.scope != "ledger")
+                         .order_by(ParameterChange.id)):
         latest[(row.scope, row.subject, row.name)] = row.new_value
     first = not latest
     wanted = parameters(config)
