@@ -299,15 +299,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        print(f"{self.prog}: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """``podium forms ...`` on its own (argv without the leading ``forms``)."""
-    parser = _Parser(prog="podium forms", description="the regulator's poker-room forms "
+    from core.cli.dispatch import OneLineParser
+
+    parser = OneLineParser(prog="podium forms", description="the regulator's poker-room forms "
                      "from the ledger, as PDF or PNG")
     add_arguments(parser)
     try:
