@@ -188,7 +188,7 @@ def open_desk_ledger(floor: str, db: str | None, *,
         log.warning("configuration warning: %s", w)
     if db is None:
         data_dir = Path(platformdirs.user_data_dir("podium"))
-        db = f"sqlite:///{data_dir / 'demo.sqlite'}" if demo else default_url()
+        db = f"sqlite:///{data_dir / 'demo.sqlite'}" if demo else default_url(create=False)
     return config, paytables, open_ledger(db)
 
 

@@ -283,7 +283,7 @@ def open_sign(floor: str, db: str | None, group: str | None, bbj: str | None
     config = floorconfig.load_demo_floor() if floor == "demo" else floorconfig.load_floor(floor)
     if db is None:
         data = Path(platformdirs.user_data_dir("podium"))
-        db = f"sqlite:///{data / 'demo.sqlite'}" if floor == "demo" else default_url()
+        db = f"sqlite:///{data / 'demo.sqlite'}" if floor == "demo" else default_url(create=False)
     try:
         open_ledger(db).dispose()
     except (SQLAlchemyError, LedgerUnreachable) as exc:

@@ -62,7 +62,7 @@ def _desk(args: argparse.Namespace) -> Any:
 
     config = (floorconfig.load_demo_floor() if args.floor == "demo"
               else floorconfig.load_floor(args.floor))
-    return open_desk("accountant", config, args.db or default_url(), load_paytables())
+    return open_desk("accountant", config, args.db or default_url(create=False), load_paytables())
 
 
 def _period(args: argparse.Namespace, casino: Any) -> Any:
@@ -128,6 +128,11 @@ def run(args: argparse.Namespace) -> int:
     if args.format in ("xlsx", "pdf") and not args.out:
         raise UsageError(f"--format {args.format} needs --out FILE")
     if args.out:
+        try:
+            args.out.encode("utf-8")
+        except UnicodeEncodeError:  # bytes that are not UTF-8: the PDF writer (Qt) would
+            raise UsageError("--out: the file name is not valid UTF-8 (its bytes do not "
+                             "decode); give a name of letters, digits and punctuation") from None
         parent = Path(args.out).expanduser().parent
         if not parent.is_dir():
             raise UsageError(f"--out {args.out}: the folder {parent} does not exist")

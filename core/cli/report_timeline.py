@@ -79,7 +79,7 @@ def open_desk(url: str | None, floor: str) -> Desk:
     from core.rules.paytables import load_paytables
 
     config = load_demo_floor() if floor == "demo" else load_floor(floor)
-    url = url or default_url()
+    url = url or default_url(create=False)
     try:
         make_url(url)
     except ArgumentError:
