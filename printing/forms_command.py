@@ -215,7 +215,7 @@ def _open(url: str) -> Engine:
 
 def _ledger_problem(url: str, exc: BaseException) -> str:
     first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""])[0]
-    return f"ledger {_safe_url(url)}: can not be read: {exc.__class__.__name__}: {first}"
+    return f"ledger {_safe_url(url)}: can not be read: {first}"
 
 
 def _request(args: argparse.Namespace) -> FormRequest:

@@ -6,7 +6,8 @@ The property, for every input: the exit status is 0 or 2; a refusal (2) is exact
 stderr with no Python traceback or exception class name in it; and a refusal writes nothing.
 The regression examples are the inputs that once ended in a traceback with status 1.
 
-``COUNTS`` keeps (command, exit status) -> inputs; ``benchmarks/fuzz_counts.py`` prints it.
+``COUNTS`` keeps (command, exit status) -> inputs.  Every subcommand, with a sandbox that
+sees writes: tests/test_fuzz_commands.py and ``benchmarks/fuzz_counts.py``.
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     except SQLAlchemyError as exc:
         first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""])[0]
         raise UsageError(f"ledger {engine.url.render_as_string(hide_password=True)}: can not "
-                         f"be read: {exc.__class__.__name__}: {first}") from None
+                         f"be read: {first}") from None
     finally:
         engine.dispose()
     if args.json:

@@ -85,6 +85,7 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     parsed = make_url(url)
     backend = parsed.get_backend_name()
     if backend == "sqlite":
+        _sqlite_options(parsed)
         connect_args = dict(kwargs.pop("connect_args", {}))
         connect_args.setdefault("timeout", 30)
         connect_args.setdefault("check_same_thread", False)
@@ -109,6 +110,23 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         integrity.install(engine)
         return engine
     raise ValueError(f"ledger url: unsupported database {backend!r} (use sqlite or postgresql)")
+
+
+#: What pysqlite takes from a plain sqlite:/// URL's query (SQLite's own URI options, such as
+#: mode=ro, need uri=true).
+_PYSQLITE_OPTIONS = frozenset({"timeout", "isolation_level", "detect_types",
+                               "check_same_thread", "cached_statements", "uri"})
+
+
+def _sqlite_options(parsed: URL) -> None:
+    """Refuse options SQLAlchemy would ignore with only a warning (two lines on a terminal,
+    and a ``?mode=ro`` ignored opens the ledger for writing)."""
+    if "uri" in parsed.query:
+        return
+    ignored = sorted(k for k in parsed.query if k not in _PYSQLITE_OPTIONS)
+    if ignored:
+        raise ValueError(f"ledger url: SQLite option(s) {', '.join(ignored)} need uri=true "
+                         "in the URL (e.g. sqlite:///file:ledger.sqlite3?mode=ro&uri=true)")
 
 
 def _create_private(engine: Engine, path: Path) -> None:
