@@ -55,7 +55,7 @@ def closed_by_server(socks: list[socket.socket], within: float) -> bool:
 
 
 def test_half_open_requests_hold_no_thread_and_are_closed_after_the_timeout(
-        caplog: pytest.LogCaptureFixture) -> None:
+        caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]) -> None:
     caplog.set_level(logging.DEBUG)
     before = threading.active_count()
     server = _health_server("127.0.0.1:0", Core(), timeout=1.0)
@@ -79,9 +79,11 @@ def test_half_open_requests_hold_no_thread_and_are_closed_after_the_timeout(
         server.shutdown()
     assert threading.active_count() <= before
     assert not [r for r in caplog.records if r.exc_info or "Traceback" in r.getMessage()]
+    assert "Traceback" not in capfd.readouterr().err
 
 
-def test_a_client_that_leaves_is_no_traceback(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_client_that_leaves_is_no_traceback(caplog: pytest.LogCaptureFixture,
+                                              capfd: pytest.CaptureFixture[str]) -> None:
     caplog.set_level(logging.DEBUG)
     server = _health_server("127.0.0.1:0", Core(), timeout=1.0)
     port = server.server_address[1]
@@ -97,6 +99,7 @@ def test_a_client_that_leaves_is_no_traceback(caplog: pytest.LogCaptureFixture) 
         server.shutdown()
     assert not [r for r in caplog.records if r.exc_info or "Traceback" in r.getMessage()]
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert "Traceback" not in capfd.readouterr().err  # (http.server printed them there)
 
 
 def test_the_health_document_names_no_host_service_nor_table() -> None:
