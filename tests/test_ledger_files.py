@@ -88,3 +88,23 @@ def test_an_engine_that_never_connects_leaves_no_file(tmp_path: Path) -> None:
     engine = make_engine(f"sqlite:///{tmp_path / 'typo.sqlite3'}")
     engine.dispose()
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts /proc/self/fd")
+def test_disposing_a_ledger_engine_closes_its_readers_files(tmp_path: Path) -> None:
+    from core.ledger.db import reader
+
+    def open_files() -> int:
+        return len(list(Path("/proc/self/fd").iterdir()))
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'warm.sqlite3'}")  # imports, caches
+    upgrade(engine)
+    engine.dispose()
+    before = open_files()
+    for i in range(5):
+        engine = make_engine(f"sqlite:///{tmp_path / f'ledger{i}.sqlite3'}")
+        upgrade(engine)
+        with reader(engine).connect() as conn:  # the file, its -wal and -shm: open
+            conn.execute(text("SELECT 1"))
+        engine.dispose()
+    assert open_files() == before

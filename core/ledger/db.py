@@ -254,6 +254,9 @@ def reader(engine: Engine) -> Engine:
         eng = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
         _sqlite_recipe(eng, read_only=True)
         _readers[engine] = eng
+        # disposing the ledger's engine closes its reader's connections too (each holds the
+        # file, its -wal and -shm open: a test suite ran out of file descriptors)
+        event.listen(engine, "engine_disposed", lambda _conn: eng.dispose())
         return eng
 
 
