@@ -116,14 +116,22 @@ def test_the_health_document_names_no_host_service_nor_table() -> None:
     assert "cage-host" not in json.dumps(body) and "PG-3" not in json.dumps(body)
 
 
-@pytest.mark.parametrize("address", ["8765", "127.0.0.1:", "127.0.0.1:99999", "h:1a",
-                                     "127.0.0.1:\u0661\u0662"])
-def test_a_malformed_health_address_is_refused_before_the_ledger(
-        address: str, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(("option", "value"), [
+    ("--health", "8765"), ("--health", "127.0.0.1:"), ("--health", "127.0.0.1:99999"),
+    ("--health", "h:1a"), ("--health", "127.0.0.1:\u0661\u0662"),
+    ("--claim-interval", "nan"), ("--claim-interval", "0"), ("--claim-interval", "-1"),
+    ("--health-every", "inf"), ("--health-every", "1e400"),
+])
+def test_a_malformed_serve_option_is_refused_before_the_ledger(
+        option: str, value: str, capsys: pytest.CaptureFixture[str]) -> None:
     from core.cli.dispatch import main
 
-    # an unreachable ledger: the address is named first, nothing is opened
-    code = main(["serve", "--floor", "demo", "--db", "postgresql+psycopg://u@127.0.0.1:1/x",
-                 "--health", address])
+    # an unreachable ledger: the option is named first, nothing is opened
+    try:
+        code = main(["serve", "--floor", "demo", "--db",
+                     "postgresql+psycopg://u@127.0.0.1:1/x", option, value])
+    except SystemExit as exc:  # argparse's refusal
+        code = exc.code
     err = capsys.readouterr().err
-    assert code == 2 and err.startswith("podium serve: --health") and err.count("\n") == 1
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith((f"podium serve: {option}", f"podium serve: argument {option}"))

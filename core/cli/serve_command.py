@@ -35,6 +35,7 @@ import time
 from typing import Any
 
 from core.cli.dispatch import UsageError
+from core.cli.options import seconds
 
 log = logging.getLogger("podium.serve")
 
@@ -59,9 +60,11 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
                              "the pit)")
     parser.add_argument("--health", default=None, metavar="HOST:PORT",
                         help="answer GET /health there (JSON; 200 healthy, 503 not)")
-    parser.add_argument("--health-every", type=float, default=60.0, metavar="SECONDS",
+    parser.add_argument("--health-every", type=seconds(1, 86_400, zero=True), default=60.0,
+                        metavar="SECONDS",
                         help="a line of health in the log this often (default 60; 0: never)")
-    parser.add_argument("--claim-interval", type=float, default=1.0, metavar="SECONDS",
+    parser.add_argument("--claim-interval", type=seconds(0.05, 3600), default=1.0,
+                        metavar="SECONDS",
                         help="how often a table held by another service is asked for again "
                              "(default 1)")
     parser.add_argument("--log-level", default="INFO")
