@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from core.cli.dispatch import UsageError
+from core.text import printable
 
 REPORTS = ("reconcile", "liability", "slips", "hits", "drop")
 FORMATS = ("text", "json", "csv", "xlsx", "pdf")
@@ -155,17 +156,17 @@ def run(args: argparse.Namespace) -> int:
             from core.accounting.sheets import write_xlsx
 
             write_xlsx(report, desk, Path(args.out).expanduser())
-            print(f"wrote {args.out}", file=sys.stderr)
+            print(f"wrote {printable(args.out)}", file=sys.stderr)
             return _status(report)
         else:
             from printing.accounting_page import write_pdf
 
             write_pdf(report, desk, Path(args.out).expanduser())
-            print(f"wrote {args.out}", file=sys.stderr)
+            print(f"wrote {printable(args.out)}", file=sys.stderr)
             return _status(report)
         if args.out:
             Path(args.out).expanduser().write_text(text, encoding="utf-8", newline="")
-            print(f"wrote {args.out}", file=sys.stderr)
+            print(f"wrote {printable(args.out)}", file=sys.stderr)
         else:
             sys.stdout.write(text)
         return _status(report)
