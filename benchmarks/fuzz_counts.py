@@ -37,8 +37,12 @@ def main() -> int:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="podium-fuzz-counts-") as root:
         start = time.monotonic()
+        def done(leaf: str, t: cli_fuzz.Tally) -> None:
+            print(f"  {leaf}: {t.inputs} inputs, {time.monotonic() - start:,.0f} s",
+                  file=sys.stderr, flush=True)
+
         tallies, bad = cli_fuzz.fuzz(Path(root), args.per_command, seed=args.seed,
-                                     only=args.only)
+                                     only=args.only, progress=done)
         print(cli_fuzz.table_text(tallies, time.monotonic() - start))
     for leaf in sorted(tallies):
         for example in tallies[leaf].examples[:args.show]:
