@@ -73,3 +73,26 @@ def test_the_refusals_issue_23_found_are_one_line_and_write_nothing(
     assert o.code == 2, (o.code, o.err, o.traceback)
     assert cli_fuzz.problems(o) == [], (o.err, o.traceback, o.created)
     assert o.err.isprintable() or o.err[:-1].isprintable()  # no escape, no second line
+
+
+TOP = sorted({leaf.split(" ")[0] for leaf in LEAVES})
+
+
+@pytest.mark.parametrize("command", TOP)
+def test_a_refusal_in_a_real_process_is_one_sanitized_line(command: str, tmp_path: Path) -> None:
+    """As a person runs it: its own process (stderr a pipe, logging and warnings as they are
+    set up there), an escape sequence and a line break in an unknown option."""
+    import os
+    import subprocess
+    import sys
+
+    leaf = next(x for x in LEAVES if x.split(" ")[0] == command)
+    argv = [*leaf.split(" "), "--\x1b[2Jbogus\nline"]
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-m", "core.cli", *argv], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120, check=False,
+                          errors="backslashreplace")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "\x1b" not in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    assert list(tmp_path.iterdir()) == []
