@@ -221,5 +221,6 @@ def _database_problem(exc: Exception) -> str | None:
     first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""])[0]
     return f"the ledger can not be read: {first}"
 
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -16,7 +16,9 @@ adds the time; ``--log-format plain`` without a journal adds it here), SIGTERM o
 it cleanly (links closed, every queued event committed, tables released for a standby at
 once), ``Type=notify`` is told READY and, with ``WatchdogSec=``, kept alive while the service is
 healthy.  ``--health HOST:PORT`` answers ``GET /health`` with a JSON document (200 healthy,
-503 not); a line of health goes to the log every ``--health-every`` seconds.
+503 not: :class:`HealthServer`, one thread, a request timeout, a bounded number of connections,
+only what an unauthenticated caller should know); a line of health goes to the log every
+``--health-every`` seconds.
 
 Exit status: 0 stopped cleanly; 2 could not start (the message says why).
 """
