@@ -112,7 +112,7 @@ def test_the_health_document_names_no_host_service_nor_table() -> None:
         server.shutdown()
     assert body == {"healthy": True, "problem": "", "tables_wanted": 3, "tables_served": 3,
                     "tables_online": 2, "feed_listening": True, "lock_connection": True,
-                    "writer": {"running": True, "batches": 3, "jobs": 9}}
+                    "writer": {"running": True, "batches": 3, "jobs": 9, "largest_batch": 4}}
     assert "cage-host" not in json.dumps(body) and "PG-3" not in json.dumps(body)
 
 

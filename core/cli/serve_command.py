@@ -125,7 +125,8 @@ def health_document(h: dict[str, Any]) -> tuple[int, bytes]:
     doc: dict[str, Any] = {"healthy": ok, "problem": "" if ok else why}
     doc.update({k: h[k] for k in HEALTH_FIELDS if k in h})
     writer = h.get("writer") or {}
-    doc["writer"] = {k: writer[k] for k in ("running", "batches", "jobs") if k in writer}
+    doc["writer"] = {k: writer[k] for k in ("running", "batches", "jobs", "largest_batch")
+                     if k in writer}
     return (200 if ok else 503), json.dumps(doc, indent=1).encode()
 
 
