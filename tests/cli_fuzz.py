@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import importlib
 import io
 import os
@@ -333,7 +334,8 @@ def run_one(leaf: str, argv: list[str], box: Sandbox, keep: set[str],
     err = io.StringIO()
     code, tb, hang = 2, "", False
     previous = signal.signal(signal.SIGALRM, _alarm)
-    old_stdin = sys.stdin
+    old_stdin, old_hook = sys.stdin, sys.unraisablehook
+    sys.unraisablehook = sys.__unraisablehook__  # to stderr, as a person would see it
     sys.stdin = io.StringIO(STDIN.get(leaf.split(" ")[0], ""))
     root = logging.getLogger()
     root_handlers, root_level = list(root.handlers), root.level
@@ -345,6 +347,7 @@ def run_one(leaf: str, argv: list[str], box: Sandbox, keep: set[str],
             except SystemExit as exc:  # argparse's refusals, a Qt command's own exit
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None
                                                                      else 2)
+            gc.collect()  # what the command left half-made complains now, on its stderr
     except Hang:
         hang = True
     except BaseException:  # what the property forbids: count it, do not stop the run
@@ -353,7 +356,7 @@ def run_one(leaf: str, argv: list[str], box: Sandbox, keep: set[str],
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-        sys.stdin = old_stdin
+        sys.stdin, sys.unraisablehook = old_stdin, old_hook
         root.handlers[:] = root_handlers  # a command that set up logging (force=True)
         root.setLevel(root_level)
     created = sorted(box.listing() - keep)

@@ -57,6 +57,7 @@ def test_any_command_line_is_answered_or_refused_in_one_line_writing_nothing(
     ["forms", "implementation", "--fund", "bbj", "--effective", "2026-12-14", "--pdf",
      "\udcff\udcfe.pdf"],
     ["report", "drop", "--month", "2026-11", "--format", "pdf", "--out", "\udcffdrop.pdf"],
+    ["report", "drop", "--month", "2026-11", "--format", "xlsx", "--out", "/proc/self/mem"],
     ["employees", "list", "--db", "LEDGER?mode=rw"],
     ["report", "hits", "--day", "2026-12-02", "--bogus\x1b[31m\nline"],
 ])
