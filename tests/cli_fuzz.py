@@ -347,7 +347,7 @@ def run_one(leaf: str, argv: list[str], box: Sandbox, keep: set[str],
             except SystemExit as exc:  # argparse's refusals, a Qt command's own exit
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None
                                                                      else 2)
-            gc.collect()  # what the command left half-made complains now, on its stderr
+            gc.collect(1)  # what the command left half-made complains now, on its stderr
     except Hang:
         hang = True
     except BaseException:  # what the property forbids: count it, do not stop the run
