@@ -40,7 +40,6 @@ import shutil
 import signal
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -503,6 +502,3 @@ def table_text(tallies: dict[str, Tally], seconds: float | None = None) -> str:
         lines.append(f"{len(tallies)} subcommands in {seconds:,.0f} s")
     return "\n".join(lines)
 
-
-def now() -> float:
-    return time.monotonic()
