@@ -28,7 +28,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import Engine, create_engine, inspect, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import NullPool
 
@@ -59,6 +59,11 @@ DESK_NAMES: dict[str, str] = {"accountant": "accountant's desk",
 
 class DeskError(ValueError):
     """A desk that can not be opened; the message names what is wrong and what to do."""
+
+
+class LedgerUnreachable(DeskError):
+    """The ledger's database did not answer (or refused the login): a room display waits for
+    it, a report stops (its first line says why)."""
 
 
 @dataclass(frozen=True)
@@ -197,14 +202,33 @@ def open_ledger(url: str, *, connect_args: dict[str, Any] | None = None) -> Engi
     """The ledger at ``url`` opened read-only for a desk, after checking that it can be: an
     existing SQLite file, or on PostgreSQL the ``podium_reader`` role and the login's
     membership; the ledger's revision must be this Podium's head.  DeskError names the
-    problem; a database that does not answer raises SQLAlchemy's error."""
-    where = _where(url)
-    backend = make_url(url).get_backend_name()
+    problem in one line, a malformed URL or a database that does not answer included."""
+    try:
+        where = _where(url)
+        backend = make_url(url).get_backend_name()
+    except (ArgumentError, ValueError):  # ValueError: a port that is not a number
+        raise DeskError("--db: not a database URL (e.g. sqlite:///ledger.sqlite3 or "
+                        "postgresql+psycopg://user@host/podium)") from None
+    try:
+        return _open_ledger(url, where, backend, connect_args)
+    except DBAPIError as exc:  # unreachable, refused, a wrong password: its first line
+        raise LedgerUnreachable(f"ledger {where}: can not be read: {_first_line(exc)}") \
+            from None
+    except ImportError as exc:  # a database whose driver is not installed
+        raise DeskError(f"ledger {where}: no driver for it: {exc}") from None
+
+
+def _open_ledger(url: str, where: str, backend: str,
+                 connect_args: dict[str, Any] | None) -> Engine:
     if backend == "sqlite":
         path = sqlite_file(url)
         if path is None:
             raise DeskError("a desk reads a ledger file: an in-memory SQLite database has none")
-        if not path.is_file():
+        try:
+            found = path.is_file()
+        except (OSError, ValueError):  # a name too long for the system, a NUL in it
+            found = False
+        if not found:
             raise DeskError(f"no ledger at {path}: a desk opens a ledger a supervisor's console "
                             "made (check --db)")
     elif backend == "postgresql":

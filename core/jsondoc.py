@@ -29,6 +29,36 @@ def json_type(value: object) -> str:
     return "a number"
 
 
+def shown(value: object, limit: int = 60) -> str:
+    """A JSON value as a message quotes it: as it was written (a number read as Decimal is
+    shown as the number, which ``json.dumps`` can not do), at most ``limit`` characters."""
+    out: list[str] = []
+    size = 0
+
+    def put(text: str) -> bool:
+        nonlocal size
+        out.append(text)
+        size += len(text)
+        return size <= limit
+
+    def render(v: object) -> bool:
+        if isinstance(v, (list, dict)):
+            items = list(v.items()) if isinstance(v, dict) else [(None, x) for x in v]
+            if not put("{" if isinstance(v, dict) else "["):
+                return False
+            for i, (k, x) in enumerate(items):
+                if (i and not put(", ")) or (k is not None and not put(json.dumps(k) + ": ")):
+                    return False
+                if not render(x):
+                    return False
+            return put("}" if isinstance(v, dict) else "]")
+        return put(str(v) if isinstance(v, Decimal) else json.dumps(v))
+
+    if render(value):
+        return "".join(out)
+    return "".join(out)[:limit] + "..."
+
+
 def json_object(value: object, where: str,
                 error: type[ValueError] = JsonDocError) -> dict[str, Any]:
     """``value`` as a JSON object, or ``error`` naming ``where``."""

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.text import printable
+
 log = logging.getLogger("podium.gui.app")
 
 
@@ -186,7 +188,7 @@ def open_desk_ledger(floor: str, db: str | None, *,
         log.warning("configuration warning: %s", w)
     if db is None:
         data_dir = Path(platformdirs.user_data_dir("podium"))
-        db = f"sqlite:///{data_dir / 'demo.sqlite'}" if demo else default_url()
+        db = f"sqlite:///{data_dir / 'demo.sqlite'}" if demo else default_url(create=False)
     return config, paytables, open_ledger(db)
 
 
@@ -220,11 +222,12 @@ def _run_desk(command: str, opts: argparse.Namespace, demo: bool) -> int:
     try:
         config, paytables, engine = open_desk_ledger(opts.floor, opts.db, demo=demo)
     except (ValueError, OSError) as exc:  # DeskError, FloorConfigError ... name the problem
-        print(f"podium {command}: {exc}", file=sys.stderr)
+        print(f"podium {command}: {printable(str(exc))}", file=sys.stderr)
         return 2
     except Exception as exc:  # e.g. the ledger database does not answer
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
-        print(f"podium {command}: could not open the ledger: {reason}", file=sys.stderr)
+        print(f"podium {command}: could not open the ledger: {printable(reason)}",
+              file=sys.stderr)
         return 2
     from PySide6.QtCore import QTimer
 
@@ -294,7 +297,9 @@ def _report_ready(app: Any, window: Any, console: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     demo = args._command == "demo"
-    parser = argparse.ArgumentParser(prog=f"podium {args._command}")
+    from core.cli.dispatch import OneLineParser
+
+    parser = OneLineParser(prog=f"podium {args._command}")
     _options(parser, demo)
     opts = parser.parse_args(args.rest)
     configure_logging(opts.log_level)
@@ -304,11 +309,12 @@ def run(args: argparse.Namespace) -> int:
         console, warnings = build_console(opts.floor, opts.db, demo=demo, pit=opts.pit,
                                           serve=opts.serve, name=opts.name)
     except (ValueError, OSError) as exc:
-        print(f"podium {args._command}: {exc}", file=sys.stderr)
+        print(f"podium {args._command}: {printable(str(exc))}", file=sys.stderr)
         return 2
     except Exception as exc:  # e.g. the ledger database does not answer
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
-        print(f"podium {args._command}: could not open the ledger: {reason}", file=sys.stderr)
+        print(f"podium {args._command}: could not open the ledger: {printable(reason)}",
+              file=sys.stderr)
         return 2
 
     sim = None
@@ -323,12 +329,13 @@ def run(args: argparse.Namespace) -> int:
                                                   mistake_rate=opts.mistake_rate,
                                                   paytables=console.paytables))
         except ValueError as exc:  # e.g. a table's certificate in demo-certs/ spoilt
-            print(f"podium demo: the simulated tables: {exc}", file=sys.stderr)
+            print(f"podium demo: the simulated tables: {printable(str(exc))}", file=sys.stderr)
             return 2
         try:
             sim.start()
         except OSError as exc:
-            print(f"podium demo: the simulated tables could not listen: {exc}", file=sys.stderr)
+            print(f"podium demo: the simulated tables could not listen: {printable(str(exc))}",
+                  file=sys.stderr)
             return 2
 
     from PySide6.QtCore import QTimer

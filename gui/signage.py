@@ -275,7 +275,7 @@ def open_sign(floor: str, db: str | None, group: str | None, bbj: str | None
     from sqlalchemy.exc import SQLAlchemyError
 
     from core import floorconfig
-    from core.desks import Desk, open_ledger
+    from core.desks import Desk, LedgerUnreachable, open_ledger
     from core.ledger.db import default_url
     from core.rules.paytables import load_paytables
     from core.signage import display_engine, read_fund, read_group
@@ -283,10 +283,10 @@ def open_sign(floor: str, db: str | None, group: str | None, bbj: str | None
     config = floorconfig.load_demo_floor() if floor == "demo" else floorconfig.load_floor(floor)
     if db is None:
         data = Path(platformdirs.user_data_dir("podium"))
-        db = f"sqlite:///{data / 'demo.sqlite'}" if floor == "demo" else default_url()
+        db = f"sqlite:///{data / 'demo.sqlite'}" if floor == "demo" else default_url(create=False)
     try:
         open_ledger(db).dispose()
-    except SQLAlchemyError as exc:
+    except (SQLAlchemyError, LedgerUnreachable) as exc:
         log.warning("signage: the ledger does not answer yet: %s", exc)
     desk = Desk("surveillance", display_engine(db), config, dict(load_paytables()))
     if group is not None:
@@ -296,7 +296,9 @@ def open_sign(floor: str, db: str | None, group: str | None, bbj: str | None
 
 
 def run(args: argparse.Namespace) -> int:
-    parser = argparse.ArgumentParser(prog=f"podium {args._command}")
+    from core.cli.dispatch import OneLineParser
+
+    parser = OneLineParser(prog=f"podium {args._command}")
     _options(parser)
     opts = parser.parse_args(args.rest)
     from gui.app import _qt_messages, configure_logging

@@ -99,6 +99,11 @@ def _output(path: str, what: str) -> Path:
         raise FormError(f"{what}: an empty file name")
     if "\0" in path:
         raise FormError(f"{what}: a file name with a NUL character")
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:  # bytes that are not UTF-8: Qt would write another name
+        raise FormError(f"{what}: the file name is not valid UTF-8 (its bytes do not decode); "
+                        "give a name of letters, digits and punctuation") from None
     out = Path(path)
     long = next((part for part in out.parts if len(part.encode("utf-8", "surrogatepass"))
                  > NAME_MAX), None)
@@ -210,7 +215,7 @@ def _open(url: str) -> Engine:
 
 def _ledger_problem(url: str, exc: BaseException) -> str:
     first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""])[0]
-    return f"ledger {_safe_url(url)}: can not be read: {exc.__class__.__name__}: {first}"
+    return f"ledger {_safe_url(url)}: can not be read: {first}"
 
 
 def _request(args: argparse.Namespace) -> FormRequest:
@@ -264,7 +269,7 @@ def _write(args: argparse.Namespace) -> Path:
     tz = ZoneInfo(casino.timezone)
     if request.filed_at is not None:  # --filed is the casino's local time
         request = replace(request, filed_at=request.filed_at.replace(tzinfo=tz))
-    url = args.db or default_url()
+    url = args.db or default_url(create=False)
     engine = _open(url)
     try:
         form = render(engine, request, casino=casino.name, operator=casino.operator_name,
@@ -299,15 +304,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        print(f"{self.prog}: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """``podium forms ...`` on its own (argv without the leading ``forms``)."""
-    parser = _Parser(prog="podium forms", description="the regulator's poker-room forms "
+    from core.cli.dispatch import OneLineParser
+
+    parser = OneLineParser(prog="podium forms", description="the regulator's poker-room forms "
                      "from the ledger, as PDF or PNG")
     add_arguments(parser)
     try:

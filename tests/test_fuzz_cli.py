@@ -6,7 +6,8 @@ The property, for every input: the exit status is 0 or 2; a refusal (2) is exact
 stderr with no Python traceback or exception class name in it; and a refusal writes nothing.
 The regression examples are the inputs that once ended in a traceback with status 1.
 
-``COUNTS`` keeps (command, exit status) -> inputs; ``benchmarks/fuzz_counts.py`` prints it.
+``COUNTS`` keeps (command, exit status) -> inputs.  Every subcommand, with a sandbox that
+sees writes: tests/test_fuzz_commands.py and ``benchmarks/fuzz_counts.py``.
 """
 
 from __future__ import annotations
@@ -148,6 +149,11 @@ DEEP_TOML = "x = " + "[" * DEEP + "]" * DEEP + "\n"
     raw_number_at(BBJ, ("split", "winning"), "1e999999999"),
     raw_number_at(BBJ, ("showdown", 0, "seat"), "1" + "0" * 5000),
     json.dumps({**BBJ, "taxpayers": {"9" * 5000: "citizen"}}),
+    # issue 23: a seat or a tie policy written as a decimal number ("Decimal is not JSON
+    # serializable" while naming it)
+    raw_number_at(BBJ, ("showdown", 0, "seat"), "[0.5]"),
+    raw_number_at(BBJ, ("showdown", 1, "seat"), '{"seat": 0.5}'),
+    raw_number_at(BBJ, ("tie",), "[1.5, 2]"),
 ])
 def test_known_json_tracebacks_are_one_line_refusals(command: str, text: str) -> None:
     code, _, err = run(["rules", command, write("case.json", text)])

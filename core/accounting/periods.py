@@ -19,6 +19,19 @@ class PeriodError(ValueError):
     """A period that can not be reported; the message names what is wrong."""
 
 
+#: The dates a period may name: a gaming day's end or a time zone's offset must still be a
+#: date Python can hold (9999-12-31 plus a day is not), and the ledger holds nothing older.
+FIRST_DAY = date(1900, 1, 1)
+LAST_DAY = date(9998, 12, 31)
+
+
+def _within(day: date, what: str, text: str) -> date:
+    if not FIRST_DAY <= day <= LAST_DAY:
+        raise PeriodError(f"{what}: {text!r} is outside the dates a report covers "
+                          f"({FIRST_DAY} to {LAST_DAY})")
+    return day
+
+
 @dataclass(frozen=True)
 class Period:
     """A half-open UTC range with the name people read ("Gaming day 2026-12-02", ...)."""
@@ -114,15 +127,17 @@ def parse_period(casino: Casino, *, day: str | None = None, days: tuple[str, str
 
     def d(text: str, what: str) -> date:
         try:
-            return date.fromisoformat(text.strip())
+            found = date.fromisoformat(text.strip())
         except ValueError:
             raise PeriodError(f"{what}: {text!r} is not a date YYYY-MM-DD") from None
+        return _within(found, what, text)
 
     def local(text: str, what: str) -> datetime:
         try:
             naive = datetime.fromisoformat(text.strip())
         except ValueError:
             raise PeriodError(f"{what}: {text!r} is not a local time YYYY-MM-DD HH:MM") from None
+        _within(naive.date(), what, text)
         if naive.tzinfo is not None:
             return naive.astimezone(UTC)
         return _local(naive.date(), naive.time(), tz)
@@ -143,6 +158,9 @@ def parse_period(casino: Casino, *, day: str | None = None, days: tuple[str, str
             y, m = (int(x) for x in month_text.strip().split("-"))
         except ValueError:
             raise PeriodError(f"month: {month_text!r} is not a month YYYY-MM") from None
+        if not FIRST_DAY.year <= y <= LAST_DAY.year:
+            raise PeriodError(f"month: {month_text!r} is outside the dates a report covers "
+                              f"({FIRST_DAY} to {LAST_DAY})")
         return month(casino, y, m)
     if not start or not end:
         raise PeriodError("period: a start needs an end and an end a start")

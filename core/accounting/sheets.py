@@ -292,7 +292,9 @@ def write_xlsx(report: Report, desk: Desk, path: str | Path) -> Path:
             width = max([len(name)] + [len(_plain(r[c - 1])) for r in sheet.rows[:500]])
             ws.column_dimensions[get_column_letter(c)].width = min(60, max(8, width + 2))
     out = Path(path)
-    wb.save(out)
+    buffer = io.BytesIO()  # whole before the file is touched: a file that can not be written
+    wb.save(buffer)  # is one OSError, not a half-closed zip complaining when collected
+    out.write_bytes(buffer.getvalue())
     return out
 
 

@@ -12,11 +12,12 @@ import argparse
 import json
 
 from sqlalchemy import Engine, inspect, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from core.cli.dispatch import UsageError
 from core.ledger.audit import Report, parse_head, verify
-from core.ledger.db import default_url, make_engine
+from core.ledger.db import default_url, make_engine, sqlite_file
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
@@ -45,8 +46,9 @@ def _head(text_: str) -> tuple[int, str]:
 def run(args: argparse.Namespace) -> int:
     args._command = f"audit {args.audit_command}"
     heads = [_head(h) for h in args.head]
-    url = args.db or default_url()
+    url = args.db or default_url(create=False)
     try:
+        _require_file(url)
         engine = make_engine(url)
     except ArgumentError:
         raise UsageError("--db: not a database URL (e.g. sqlite:///ledger.sqlite3 or "
@@ -57,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     except SQLAlchemyError as exc:
         first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""])[0]
         raise UsageError(f"ledger {engine.url.render_as_string(hide_password=True)}: can not "
-                         f"be read: {exc.__class__.__name__}: {first}") from None
+                         f"be read: {first}") from None
     finally:
         engine.dispose()
     if args.json:
@@ -65,6 +67,22 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print(report)
     return 0 if report.ok else 1
+
+
+def _require_file(url: str) -> None:
+    """A verify never creates a ledger: a SQLite file that is not there (a typo in --db) is
+    refused by name before SQLite would make an empty one."""
+    if make_url(url).get_backend_name() != "sqlite":
+        return
+    path = sqlite_file(url)
+    if path is None:
+        raise UsageError("--db: an in-memory SQLite database has no ledger to verify")
+    try:
+        found = path.is_file()
+    except (OSError, ValueError):  # a name too long for the system, a NUL in it
+        found = False
+    if not found:
+        raise UsageError(f"no ledger at {path}: check --db (a verify never creates one)")
 
 
 def _require_chain(engine: Engine) -> None:

@@ -79,10 +79,26 @@ COMMANDS_TOP: dict[str, tuple[str, str]] = {
 }
 
 
-class _Parser(argparse.ArgumentParser):
+def refuse(command: str, message: str) -> int:
+    """Print a refusal the way every command does: one line on stderr, through the sanitizer
+    (what was typed may come back in ``message``: an escape sequence or a line break in an
+    argument must not reach the terminal), and return exit status 2."""
+    from core.text import printable
+
+    print(f"{printable(command)}: {printable(message)}", file=sys.stderr)
+    return 2
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse whose refusals are one sanitized line and exit status 2 (not its usage and
+    the argument echoed raw): every parser of the ``podium`` command, the Qt commands' and
+    ``podium forms`` alone included."""
+
     def error(self, message: str) -> None:  # type: ignore[override]
-        print(f"{self.prog}: {message}", file=sys.stderr)
-        raise SystemExit(2)
+        raise SystemExit(refuse(self.prog, message))
+
+
+_Parser = OneLineParser
 
 
 if TYPE_CHECKING:
@@ -163,10 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return runner(args)
     except (UsageError, ValueError) as exc:  # CardError, MoneyError ... all name the problem
-        from core.text import printable  # what was typed may come back in the message
-
-        print(f"podium {args._command}: {printable(str(exc))}", file=sys.stderr)
-        return 2
+        return refuse(f"podium {args._command}", str(exc))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `podium ... | head`: the reader left; not an error of ours
@@ -176,22 +189,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     except OSError as exc:  # a path the command was given: too long, a folder, no permission
-        from core.text import printable
-
         name = exc.filename if isinstance(exc.filename, str) else ""
         if len(name) > 255:
             name = f"{name[:60]}... ({len(name):,} characters)"
         what = f"{name}: " if name else ""
-        print(f"podium {args._command}: {printable(what)}{exc.strerror or exc.__class__.__name__}",
-              file=sys.stderr)
-        return 2
+        return refuse(f"podium {args._command}", f"{what}{exc.strerror or exc.__class__.__name__}")
     except RecursionError:  # an input nested thousands deep that no reader caught first
-        print(f"podium {args._command}: the input is nested too deeply", file=sys.stderr)
-        return 2
+        return refuse(f"podium {args._command}", "the input is nested too deeply")
     except MemoryError:
-        print(f"podium {args._command}: the input needs more memory than there is; ask for "
-              "less", file=sys.stderr)
-        return 2
+        return refuse(f"podium {args._command}", "the input needs more memory than there is; "
+                      "ask for less")
+    except OverflowError:  # a date or number past what Python holds that no reader caught
+        return refuse(f"podium {args._command}", "a date or number given is out of range")
+    except Exception as exc:
+        problem = _database_problem(exc)
+        if problem is None:
+            raise
+        return refuse(f"podium {args._command}", problem)
+
+
+def _database_problem(exc: Exception) -> str | None:
+    """The one line for a database error no command caught first (a malformed --db URL, a
+    server that does not answer), or None when ``exc`` is not one.  SQLAlchemy is imported
+    only if a command already did."""
+    sa = sys.modules.get("sqlalchemy.exc")
+    if sa is None or not isinstance(exc, sa.SQLAlchemyError):
+        return None
+    if isinstance(exc, sa.ArgumentError):
+        return ("--db: not a database URL (e.g. sqlite:///ledger.sqlite3 or "
+                "postgresql+psycopg://user@host/podium)")
+    first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""])[0]
+    return f"the ledger can not be read: {first}"
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ refusal names the option (argparse prints ``podium ... : argument --days: ...``,
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 
 from core.money import MoneyError, parse_count
@@ -20,4 +21,23 @@ def whole_number(low: int, high: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(str(exc).removeprefix("value: ")) from None
 
     convert.__name__ = f"whole number {low:,} to {high:,}"
+    return convert
+
+
+def seconds(low: float, high: float, *, zero: bool = False) -> Callable[[str], float]:
+    """An argparse ``type``: a number of seconds from ``low`` to ``high`` (``zero``: 0 too,
+    meaning "never"); NaN, infinities and numbers of a thousand digits are refused."""
+
+    def convert(text: str) -> float:
+        try:
+            value = float(text) if len(text) <= 32 else math.nan
+        except ValueError:
+            value = math.nan
+        if (zero and value == 0) or (math.isfinite(value) and low <= value <= high):
+            return value
+        raise argparse.ArgumentTypeError(
+            f"{text[:40]!r} is not a number of seconds from {low:g} to {high:g}"
+            + (" (or 0)" if zero else ""))
+
+    convert.__name__ = "seconds"
     return convert

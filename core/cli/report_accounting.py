@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from core.cli.dispatch import UsageError
+from core.text import printable
 
 REPORTS = ("reconcile", "liability", "slips", "hits", "drop")
 FORMATS = ("text", "json", "csv", "xlsx", "pdf")
@@ -62,7 +63,7 @@ def _desk(args: argparse.Namespace) -> Any:
 
     config = (floorconfig.load_demo_floor() if args.floor == "demo"
               else floorconfig.load_floor(args.floor))
-    return open_desk("accountant", config, args.db or default_url(), load_paytables())
+    return open_desk("accountant", config, args.db or default_url(create=False), load_paytables())
 
 
 def _period(args: argparse.Namespace, casino: Any) -> Any:
@@ -128,6 +129,11 @@ def run(args: argparse.Namespace) -> int:
     if args.format in ("xlsx", "pdf") and not args.out:
         raise UsageError(f"--format {args.format} needs --out FILE")
     if args.out:
+        try:
+            args.out.encode("utf-8")
+        except UnicodeEncodeError:  # bytes that are not UTF-8: the PDF writer (Qt) would
+            raise UsageError("--out: the file name is not valid UTF-8 (its bytes do not "
+                             "decode); give a name of letters, digits and punctuation") from None
         parent = Path(args.out).expanduser().parent
         if not parent.is_dir():
             raise UsageError(f"--out {args.out}: the folder {parent} does not exist")
@@ -150,17 +156,17 @@ def run(args: argparse.Namespace) -> int:
             from core.accounting.sheets import write_xlsx
 
             write_xlsx(report, desk, Path(args.out).expanduser())
-            print(f"wrote {args.out}", file=sys.stderr)
+            print(f"wrote {printable(args.out)}", file=sys.stderr)
             return _status(report)
         else:
             from printing.accounting_page import write_pdf
 
             write_pdf(report, desk, Path(args.out).expanduser())
-            print(f"wrote {args.out}", file=sys.stderr)
+            print(f"wrote {printable(args.out)}", file=sys.stderr)
             return _status(report)
         if args.out:
             Path(args.out).expanduser().write_text(text, encoding="utf-8", newline="")
-            print(f"wrote {args.out}", file=sys.stderr)
+            print(f"wrote {printable(args.out)}", file=sys.stderr)
         else:
             sys.stdout.write(text)
         return _status(report)

@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     casino = config.casino
     tz = ZoneInfo(casino.timezone)
     at = _at(args.at, tz)
-    url = args.db or default_url()
+    url = args.db or default_url(create=False)
     engine = _open(url)
     try:
         found = calendar.room_deadlines(engine, at, tz, casino.public_holidays,

@@ -79,7 +79,7 @@ def open_desk(url: str | None, floor: str) -> Desk:
     from core.rules.paytables import load_paytables
 
     config = load_demo_floor() if floor == "demo" else load_floor(floor)
-    url = url or default_url()
+    url = url or default_url(create=False)
     try:
         make_url(url)
     except ArgumentError:
@@ -90,7 +90,7 @@ def open_desk(url: str | None, floor: str) -> Desk:
     except SQLAlchemyError as exc:
         first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""])[0]
         where = make_url(url).render_as_string(hide_password=True)
-        raise UsageError(f"ledger {where}: can not be read: {exc.__class__.__name__}: "
+        raise UsageError(f"ledger {where}: can not be read: "
                          f"{first}") from None
     except ImportError as exc:
         raise UsageError(f"--db: no driver: {exc}") from None
@@ -99,7 +99,7 @@ def open_desk(url: str | None, floor: str) -> Desk:
 def _ledger_problem(desk: Desk, exc: SQLAlchemyError) -> UsageError:
     first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""])[0]
     return UsageError(f"ledger {desk.engine.url.render_as_string(hide_password=True)}: can "
-                      f"not be read: {exc.__class__.__name__}: {first}")
+                      f"not be read: {first}")
 
 
 def run(args: argparse.Namespace) -> int:

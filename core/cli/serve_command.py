@@ -16,7 +16,9 @@ adds the time; ``--log-format plain`` without a journal adds it here), SIGTERM o
 it cleanly (links closed, every queued event committed, tables released for a standby at
 once), ``Type=notify`` is told READY and, with ``WatchdogSec=``, kept alive while the service is
 healthy.  ``--health HOST:PORT`` answers ``GET /health`` with a JSON document (200 healthy,
-503 not); a line of health goes to the log every ``--health-every`` seconds.
+503 not: :class:`HealthServer`, one thread, a request timeout, a bounded number of connections,
+only what an unauthenticated caller should know); a line of health goes to the log every
+``--health-every`` seconds.
 
 Exit status: 0 stopped cleanly; 2 could not start (the message says why).
 """
@@ -32,10 +34,10 @@ import socket
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from core.cli.dispatch import UsageError
+from core.cli.options import seconds
 
 log = logging.getLogger("podium.serve")
 
@@ -60,9 +62,11 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
                              "the pit)")
     parser.add_argument("--health", default=None, metavar="HOST:PORT",
                         help="answer GET /health there (JSON; 200 healthy, 503 not)")
-    parser.add_argument("--health-every", type=float, default=60.0, metavar="SECONDS",
+    parser.add_argument("--health-every", type=seconds(1, 86_400, zero=True), default=60.0,
+                        metavar="SECONDS",
                         help="a line of health in the log this often (default 60; 0: never)")
-    parser.add_argument("--claim-interval", type=float, default=1.0, metavar="SECONDS",
+    parser.add_argument("--claim-interval", type=seconds(0.05, 3600), default=1.0,
+                        metavar="SECONDS",
                         help="how often a table held by another service is asked for again "
                              "(default 1)")
     parser.add_argument("--log-level", default="INFO")
@@ -105,37 +109,141 @@ def healthy(h: dict[str, Any]) -> tuple[bool, str]:
     return True, "ok"
 
 
-def _health_server(address: str, console: Any) -> ThreadingHTTPServer:
+#: What ``GET /health`` tells a caller, who is not authenticated: whether the service does its
+#: job, why not in words, and counts.  Not the host's or service's name, its id, start time
+#: or which tables are down (ask podium services, on the ledger, for those).
+HEALTH_FIELDS = ("tables_wanted", "tables_served", "tables_online", "feed_listening",
+                 "lock_connection")
+HEALTH_TIMEOUT = 5.0  # seconds a client has to send its request and read the answer
+HEALTH_MAX_CLIENTS = 64  # connections open at once; a newer one closes the oldest
+HEALTH_MAX_REQUEST = 8192  # bytes of a request's head
+
+
+def health_document(h: dict[str, Any]) -> tuple[int, bytes]:
+    """The status and JSON body ``GET /health`` answers with."""
+    ok, why = healthy(h)
+    doc: dict[str, Any] = {"healthy": ok, "problem": "" if ok else why}
+    doc.update({k: h[k] for k in HEALTH_FIELDS if k in h})
+    writer = h.get("writer") or {}
+    doc["writer"] = {k: writer[k] for k in ("running", "batches", "jobs", "largest_batch")
+                     if k in writer}
+    return (200 if ok else 503), json.dumps(doc, indent=1).encode()
+
+
+class HealthServer:
+    """``GET /health`` on one thread (an asyncio loop), with bounds: a client has
+    :data:`HEALTH_TIMEOUT` seconds to send its request and take the answer, at most
+    :data:`HEALTH_MAX_CLIENTS` connections are held (a new one closes the oldest), a request
+    head is at most :data:`HEALTH_MAX_REQUEST` bytes, and a client that leaves early is a
+    debug line, never a traceback.  (http.server's threading server held a thread per open
+    connection, forever: 800 half-open requests held 800 threads.)"""
+
+    def __init__(self, host: str, port: int, console: Any, *, timeout: float = HEALTH_TIMEOUT,
+                 max_clients: int = HEALTH_MAX_CLIENTS) -> None:
+        import asyncio
+
+        self.console = console
+        self.timeout = timeout
+        self.max_clients = max_clients
+        self._clients: dict[Any, None] = {}  # open connections' writers, oldest first
+        self._loop = asyncio.new_event_loop()
+        self._loop.set_exception_handler(self._quiet)
+        try:
+            self._server = self._loop.run_until_complete(
+                asyncio.start_server(self._serve, host, port, limit=HEALTH_MAX_REQUEST,
+                                     backlog=128))
+        except BaseException:
+            self._loop.close()
+            raise
+        self.server_address = self._server.sockets[0].getsockname()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="podium-health",
+                                        daemon=True)
+        self._thread.start()
+
+    @property
+    def clients(self) -> int:
+        """Connections open now (tests wait on it)."""
+        return len(self._clients)
+
+    def _quiet(self, loop: Any, context: dict[str, Any]) -> None:
+        log.debug("health: %s", context.get("exception") or context.get("message"))
+
+    async def _serve(self, reader: Any, writer: Any) -> None:
+        import asyncio
+
+        self._clients[writer] = None
+        while len(self._clients) > self.max_clients:
+            oldest = next(iter(self._clients))
+            self._clients.pop(oldest, None)
+            oldest.transport.abort()
+        try:
+            async with asyncio.timeout(self.timeout):
+                head = await reader.readuntil(b"\r\n\r\n")
+                status, body = self._answer(head)
+                writer.write(b"HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: %d\r\nConnection: close\r\n\r\n"
+                             % (status, _REASONS[status], len(body)) + body)
+                writer.close()  # after what was written is sent
+                await writer.wait_closed()
+        except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
+                ConnectionError, OSError) as exc:
+            log.debug("health: a client left or took too long: %s", exc.__class__.__name__)
+            writer.transport.abort()
+        finally:
+            self._clients.pop(writer, None)
+            if not writer.transport.is_closing():
+                writer.transport.abort()
+
+    def _answer(self, head: bytes) -> tuple[int, bytes]:
+        parts = head.split(b"\r\n", 1)[0].split(b" ")
+        if len(parts) != 3 or parts[0] != b"GET":
+            return 405, b'{"error": "GET /health"}'
+        if parts[1].split(b"?")[0] not in (b"/health", b"/"):
+            return 404, b'{"error": "GET /health"}'
+        try:
+            return health_document(self.console.health())
+        except Exception as exc:  # a figure could not be read this time: say so, one line
+            log.warning("health: could not be read: %s", exc.__class__.__name__)
+            return 503, b'{"healthy": false, "problem": "health could not be read"}'
+
+    def shutdown(self) -> None:
+        """Stop listening, close every connection and the loop's thread."""
+        import asyncio
+
+        async def close() -> None:
+            self._server.close()
+            for w in list(self._clients):
+                w.transport.abort()
+            self._clients.clear()
+            await self._server.wait_closed()
+
+        if self._thread.is_alive():
+            asyncio.run_coroutine_threadsafe(close(), self._loop).result(timeout=10)
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=10)
+        if not self._thread.is_alive():
+            self._loop.close()
+
+
+_REASONS = {200: b"OK", 404: b"Not Found", 405: b"Method Not Allowed",
+            503: b"Service Unavailable"}
+
+
+def _health_address(address: str) -> tuple[str, int]:
+    """``--health HOST:PORT`` checked before anything starts."""
     host, _, port = address.rpartition(":")
-    if not host or not port.isdigit():
+    if not host or not (port.isascii() and port.isdigit()) or int(port) > 65535:
         raise UsageError(f"--health {address!r}: expected HOST:PORT, e.g. 127.0.0.1:8765")
+    return host.strip("[]"), int(port)
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
-            if self.path.split("?")[0] not in ("/health", "/"):
-                self.send_error(404, "GET /health")
-                return
-            h = console.health()
-            ok, why = healthy(h)
-            body = json.dumps({**h, "healthy": ok, "problem": "" if ok else why},
-                              indent=1).encode()
-            self.send_response(200 if ok else 503)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-            log.debug("health: " + format, *args)
-
+def _health_server(address: str, console: Any, **bounds: Any) -> HealthServer:
+    host, port = _health_address(address)
     try:
-        server = ThreadingHTTPServer((host, int(port)), Handler)
+        return HealthServer(host, port, console, **bounds)
     except OSError as exc:
         raise UsageError(f"--health {address}: can not listen there: {exc.strerror or exc}"
                          ) from None
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, name="podium-health", daemon=True).start()
-    return server
 
 
 def _load(args: argparse.Namespace) -> tuple[Any, Any, Any]:
@@ -189,6 +297,8 @@ def run(args: argparse.Namespace) -> int:
     from core.controllers.tls import link_tls
     from core.runtime import ConsoleCore
 
+    if args.health:
+        _health_address(args.health)  # a malformed address is refused before the ledger
     config, paytables, engine = _load(args)
     if args.floor == "demo":
         from core.demo import ensure_demo_certs

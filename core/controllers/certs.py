@@ -198,49 +198,74 @@ def _write(path: Path, data: bytes, *, private: bool, replace: bool) -> None:
 def _write_pair(directory: Path, sub: str, name: str, cert: x509.Certificate,
                 key: ec.EllipticCurvePrivateKey, replace: bool) -> list[Path]:
     pem, key_path = directory / sub / f"{name}.pem", directory / sub / f"{name}.key"
-    if not replace:
-        for p in (pem, key_path):
-            if p.exists():
-                raise CertsError(f"{p}: exists; it is not overwritten (--replace renews it)")
     _write(key_path, _key_pem(key), private=True, replace=replace)
     _write(pem, _pem(cert), private=False, replace=replace)
     return [pem, key_path]
+
+
+_Pair = tuple[str, str, x509.Certificate, ec.EllipticCurvePrivateKey]
+
+
+def _make_pairs(ca: Authority, d: Path, tables: Sequence[str], consoles: Sequence[str],
+                days: int, replace: bool) -> list[_Pair]:
+    """Every certificate and key to write, made in memory once each name, the validity and
+    (unless ``replace``) the absence of each file were checked: a refusal writes nothing."""
+    _check_days(days)
+    jobs: list[tuple[Role, str, str]] = [("console", "consoles", n) for n in consoles]
+    jobs += [("controller", "tables", n) for n in tables]
+    seen: set[tuple[str, str]] = set()
+    for _role, sub, name in jobs:
+        check_name(name)
+        if (sub, name) in seen:
+            raise CertsError(f"name {name!r}: given twice")
+        seen.add((sub, name))
+        if not replace:
+            for p in (d / sub / f"{name}.pem", d / sub / f"{name}.key"):
+                if p.exists():
+                    raise CertsError(f"{p}: exists; it is not overwritten (--replace renews it)")
+    return [(sub, name, *ca.issue(role, name, days)) for role, sub, name in jobs]
+
+
+def _check_days(days: int) -> None:
+    if days < 1:
+        raise CertsError(f"--days: {days} must be at least 1")
 
 
 def init(directory: str | Path, tables: Sequence[str], *, organization: str,
          consoles: Sequence[str] = (DEFAULT_CONSOLE,), days: int = DEFAULT_DAYS,
          ca_days: int = DEFAULT_CA_DAYS) -> list[Path]:
     """A new CA in ``directory`` (which must hold none yet) and its console and table
-    certificates; returns the files written."""
+    certificates; returns the files written.  Everything is checked and made before the first
+    file is written: a refusal (a validity of 0 days, a bad name) leaves no CA behind."""
     d = Path(directory)
-    for name in [*consoles, *tables]:
-        check_name(name)
     if (d / CA_KEY).exists() or (d / CA_CERT).exists():
         raise CertsError(f"{d}: holds a CA already; it is never overwritten (use another folder, "
                          "or podium certs issue to add certificates from it)")
+    if ca_days < 1:
+        raise CertsError(f"--ca-days: {ca_days} must be at least 1")
     ca = Authority.create(organization, ca_days)
+    pairs = _make_pairs(ca, d, tables, consoles, days, False)
     _write(d / CA_KEY, _key_pem(ca.key), private=True, replace=False)
     _write(d / CA_CERT, _pem(ca.cert), private=False, replace=False)
-    return [d / CA_CERT, d / CA_KEY, *issue(d, tables=tables, consoles=consoles, days=days,
-                                            authority=ca)]
+    out = [d / CA_CERT, d / CA_KEY]
+    for sub, name, cert, key in pairs:
+        out += _write_pair(d, sub, name, cert, key, False)
+    return out
 
 
 def issue(directory: str | Path, *, tables: Sequence[str] = (), consoles: Sequence[str] = (),
           days: int = DEFAULT_DAYS, replace: bool = False,
           authority: Authority | None = None) -> list[Path]:
     """Certificates from the CA in ``directory`` for more tables or consoles (``replace``:
-    renew existing ones); returns the files written."""
+    renew existing ones); returns the files written (none when any is refused)."""
     d = Path(directory)
     for name in [*consoles, *tables]:
         check_name(name)
+    _check_days(days)
     ca = authority or Authority.load(d)
     out: list[Path] = []
-    jobs: tuple[tuple[Role, str, Sequence[str]], ...] = (
-        ("console", "consoles", consoles), ("controller", "tables", tables))
-    for role, sub, names in jobs:
-        for name in names:
-            cert, key = ca.issue(role, name, days)
-            out += _write_pair(d, sub, name, cert, key, replace)
+    for sub, name, cert, key in _make_pairs(ca, d, tables, consoles, days, replace):
+        out += _write_pair(d, sub, name, cert, key, replace)
     return out
 
 

@@ -24,6 +24,7 @@ commit (:func:`core.ledger.integrity.install`).
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 import weakref
 from pathlib import Path
@@ -44,11 +45,36 @@ _HERE = Path(__file__).resolve().parent
 MIGRATIONS = _HERE / "migrations"
 
 
-def default_url() -> str:
-    """The SQLite ledger in the user's data folder (created if missing)."""
+#: A ledger file Podium creates: the owner (the account that runs Podium) alone reads and
+#: writes it, whatever the umask; SQLite gives its -wal and -shm files the same mode.
+LEDGER_FILE_MODE = 0o600
+
+
+def default_url(*, create: bool = True) -> str:
+    """The SQLite ledger in the user's data folder.  ``create``: make the folder if missing
+    (mode 0700: only its owner lists the ledger); a read-only command passes False and so
+    creates nothing (an absent ledger is then refused by name)."""
     folder = Path(platformdirs.user_data_dir(APP_NAME))
-    folder.mkdir(parents=True, exist_ok=True)
+    if create:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     return f"sqlite:///{folder / 'ledger.sqlite3'}"
+
+
+def _private_ledger_file(path: Path) -> None:
+    """Create the SQLite ledger file ``path`` with :data:`LEDGER_FILE_MODE` if it does not
+    exist yet, before SQLite does (it would create it 0644 under the usual umask, readable
+    by every local account).  An existing file keeps its mode: a casino may have chosen 0640
+    with a group (docs/operator.md "File permissions")."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, LEDGER_FILE_MODE)
+    except FileExistsError:
+        return
+    except OSError:  # no such folder, no permission ...: SQLite names the problem itself
+        return
+    try:
+        os.fchmod(fd, LEDGER_FILE_MODE)  # the umask may have taken more bits than ours
+    finally:
+        os.close(fd)
 
 
 PG_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 2, "keepalives_interval": 1,
@@ -60,10 +86,14 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     parsed = make_url(url)
     backend = parsed.get_backend_name()
     if backend == "sqlite":
+        _sqlite_options(parsed)
         connect_args = dict(kwargs.pop("connect_args", {}))
         connect_args.setdefault("timeout", 30)
         connect_args.setdefault("check_same_thread", False)
         engine = create_engine(url, connect_args=connect_args, **kwargs)
+        path = sqlite_file(parsed)
+        if path is not None and "mode=ro" not in url:  # (a read-only open creates nothing)
+            _create_private(engine, path)
         _sqlite_recipe(engine)
         integrity.install(engine)
         return engine
@@ -81,6 +111,33 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         integrity.install(engine)
         return engine
     raise ValueError(f"ledger url: unsupported database {backend!r} (use sqlite or postgresql)")
+
+
+#: What pysqlite takes from a plain sqlite:/// URL's query (SQLite's own URI options, such as
+#: mode=ro, need uri=true).
+_PYSQLITE_OPTIONS = frozenset({"timeout", "isolation_level", "detect_types",
+                               "check_same_thread", "cached_statements", "uri"})
+
+
+def _sqlite_options(parsed: URL) -> None:
+    """Refuse options SQLAlchemy would ignore with only a warning (two lines on a terminal,
+    and a ``?mode=ro`` ignored opens the ledger for writing)."""
+    if "uri" in parsed.query:
+        return
+    ignored = sorted(k for k in parsed.query if k not in _PYSQLITE_OPTIONS)
+    if ignored:
+        raise ValueError(f"ledger url: SQLite option(s) {', '.join(ignored)} need uri=true "
+                         "in the URL (e.g. sqlite:///file:ledger.sqlite3?mode=ro&uri=true)")
+
+
+def _create_private(engine: Engine, path: Path) -> None:
+    """The ledger file is made private when SQLite would first create it (at the first
+    connection, not when the engine is made: a command that refuses before connecting
+    leaves no file)."""
+
+    @event.listens_for(engine, "do_connect")
+    def _before_connect(dialect: Any, conn_rec: Any, cargs: Any, cparams: Any) -> None:
+        _private_ledger_file(path)
 
 
 def _sqlite_recipe(engine: Engine, *, read_only: bool = False, set_wal: bool = True) -> None:
@@ -198,6 +255,9 @@ def reader(engine: Engine) -> Engine:
         eng = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
         _sqlite_recipe(eng, read_only=True)
         _readers[engine] = eng
+        # disposing the ledger's engine closes its reader's connections too (each holds the
+        # file, its -wal and -shm open: a test suite ran out of file descriptors)
+        event.listen(engine, "engine_disposed", lambda _conn: eng.dispose())
         return eng
 
 

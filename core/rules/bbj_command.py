@@ -16,7 +16,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from core.jsondoc import check_keys, json_array, json_object, json_type, load_json_file
+from core.jsondoc import check_keys, json_array, json_object, json_type, load_json_file, shown
 from core.money import format_cents, json_cents, parse_cents, parse_rate
 from core.rules.bbj import (
     TIE_POLICIES,
@@ -76,8 +76,7 @@ def _rate(value: object, where: str) -> Decimal:
 
 def _seat(value: object, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 999:
-        shown = json.dumps(value) if not isinstance(value, Decimal) else str(value)
-        raise BbjError(f"{where}: {shown} is not a seat number (a whole number, 1 to 999)")
+        raise BbjError(f"{where}: {shown(value)} is not a seat number (a whole number, 1 to 999)")
     return value
 
 
@@ -92,7 +91,7 @@ def _cards(value: object, where: str) -> tuple[Card, ...]:
     cards: list[Card] = []
     for item in _array(value, where):
         if not isinstance(item, str):
-            raise BbjError(f"{where}: {json.dumps(item, default=str)} is not a card string "
+            raise BbjError(f"{where}: {shown(item)} is not a card string "
                            "like \"As\"")
         try:
             cards.append(parse_card(item))
@@ -132,7 +131,7 @@ def _voids(value: object) -> tuple[str, ...]:
     out: list[str] = []
     for item in _array(value, "voids"):
         if not isinstance(item, str):
-            raise BbjError(f"voids: {json.dumps(item, default=str)} is not a void reason string")
+            raise BbjError(f"voids: {shown(item)} is not a void reason string")
         out.append(item.strip().lower())
     return tuple(out)
 
@@ -146,8 +145,7 @@ def _split(value: object) -> Split:
 
 def _tie(value: object) -> str:
     if value not in TIE_POLICIES:  # exactly as written: "Split" or " split" is a typo too
-        shown = json.dumps(value) if not isinstance(value, Decimal) else str(value)
-        raise BbjError(f"tie: {shown} is not a tie policy (use \"split\" or \"refuse\")")
+        raise BbjError(f"tie: {shown(value)} is not a tie policy (use \"split\" or \"refuse\")")
     return str(value)
 
 

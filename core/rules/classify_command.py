@@ -106,12 +106,13 @@ class BatchClassifier:
         """The cards of ``texts`` exactly as ``parse_cards`` reads them, or its refusal (a
         JSON value that is not a string is refused where ``parse_cards`` would meet it)."""
         from core.jsondoc import json_array
+        from core.jsondoc import shown as json_text
 
         items = json_array(texts, "cards", CardError)
         for i, t in enumerate(items):
             if not isinstance(t, str):
                 parse_cards(items[:i], count=None)  # a card before it may be refused first
-                raise CardError(f"cards: {json.dumps(t, default=str)} is not a card string "
+                raise CardError(f"cards: {json_text(t)} is not a card string "
                                 "like \"As\"")
         cards = list(parse_cards(items, count=7))
         if len(self.known) < self.KNOWN_MAX:
