@@ -26,6 +26,7 @@ from core.auth import AuthError, Credential, Gate, add_employee
 from core.cli import employees_command, main
 from core.floorconfig import Authorization, FloorConfigError, loads_floor
 from core.ledger import audit
+from core.ledger.db import make_engine, upgrade
 from core.ledger.models import Employee, EmployeeEvent, SwipeLog
 from core.tablegames.floor import Floor
 from tests.test_floor import FLOOR_TOML, PAYTABLES, Clock
@@ -348,6 +349,9 @@ def test_the_fifth_refused_swipe_is_still_one_line(tmp_path: Path) -> None:
     does not reach the terminal as a second one (a real process: no test logging installed)."""
     cardkey.load()  # the floor's card key is in place (a check never makes one)
     db = f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
+    engine = make_engine(db)
+    upgrade(engine)  # a ledger that exists (a check on none is refused before any swipe)
+    engine.dispose()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for attempt in range(5):
         done = subprocess.run([sys.executable, "-m", "core.cli", "employees", "check", "--db", db],

@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 from sqlalchemy import Engine, select
@@ -72,7 +73,7 @@ from core.auth import (
 )
 from core.cardkey import CardKey, CardKeyError
 from core.floorconfig import Authorization, FloorConfigError, load_floor
-from core.ledger.db import default_url, make_engine, upgrade
+from core.ledger.db import default_url, make_engine, sqlite_file, upgrade
 from core.ledger.models import ROLES, ContributionApproval, Employee, Setting
 from core.ledger.people import record_event
 from core.text import printable
@@ -648,8 +649,14 @@ def _safe_url(url: str) -> str:
         return "(the --db value)"
 
 
-def _open(url: str | None) -> Engine:
-    url = url or default_url()
+def _open(url: str | None, *, create: bool = False) -> Engine:
+    """The ledger, brought up to date.  Only ``add`` (``create``) may make a new SQLite ledger:
+    any other command on a ledger that is not there is refused and leaves no file."""
+    url = url or default_url(create=create)
+    file = _sqlite_path(url)
+    if not create and file is not None and not file.exists():
+        raise EmployeeError(f"ledger {_safe_url(url)}: no such ledger (the first enrollment "
+                            "makes it: podium employees add --bootstrap, docs/operator.md)")
     if url.strip() in ("sqlite://", "sqlite:///:memory:") or url.strip().startswith(
             ("sqlite:///:memory:?", "sqlite://?")):
         raise EmployeeError("--db: an in-memory SQLite ledger keeps nothing once the command "
@@ -671,14 +678,23 @@ def _open(url: str | None) -> Engine:
     return engine
 
 
+def _sqlite_path(url: str) -> Path | None:
+    """The file of a SQLite ledger URL (None: another database, in memory, or not a URL: the
+    engine names that problem)."""
+    try:
+        return sqlite_file(url) if url.strip().startswith("sqlite") else None
+    except (ArgumentError, ValueError):
+        return None
+
+
 def _ledger_problem(url: str, exc: BaseException) -> str:
     first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""])[0]
     return f"ledger {_safe_url(url)}: can not be opened: {exc.__class__.__name__}: {first}"
 
 
 @contextmanager
-def _ledger(url: str | None) -> Iterator[Engine]:
-    engine = _open(url)
+def _ledger(url: str | None, *, create: bool = False) -> Iterator[Engine]:
+    engine = _open(url, create=create)
     try:
         yield engine
     finally:
@@ -751,7 +767,7 @@ def run(args: argparse.Namespace) -> int:
         with _ledger(args.db) as engine:
             return _list(args, engine)
     policy = _policy(args)
-    with _quiet_logs(), _ledger(args.db) as engine:
+    with _quiet_logs(), _ledger(args.db, create=command == "add") as engine:
         key = _card_key(args, policy, engine)
         if command == "add":
             return _add(args, engine, key, policy)
