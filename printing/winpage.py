@@ -281,7 +281,7 @@ def write_pdf(html: str, path: str | Path, *, page_size: str = "A4",
 
 def render_png(html: str, path: str | Path, *, page_size: str = "A4", dpi: int = 110) -> Path:
     """Draw ``html`` as page-wide image(s) at ``dpi`` (no PDF viewer needed) and save a PNG."""
-    from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPointF, QRectF, QSizeF, Qt
     from PySide6.QtGui import QImage, QPainter
 
     out = Path(path)
@@ -319,7 +319,18 @@ def render_png(html: str, path: str | Path, *, page_size: str = "A4", dpi: int =
                 painter.drawLine(0, page * height, width, page * height)
     finally:
         painter.end()
+    # encoded in memory, then written: a file that can not be written is one OSError, not
+    # libpng's own line on the process's stderr as well
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     # PySide6's stub says the format is bytes, but PySide6 6.x accepts only str here
-    if not image.save(str(out), "PNG"):  # type: ignore[call-overload]
-        raise WinPageError(f"win page image {out}: could not be written")
+    if not image.save(buffer, "PNG"):  # type: ignore[call-overload]
+        raise WinPageError(f"win page image {out}: could not be made")
+    buffer.close()
+    try:
+        out.write_bytes(data.data())
+    except OSError as exc:
+        raise WinPageError(f"win page image {out}: could not be written "
+                           f"({exc.strerror or exc})") from None
     return out

@@ -96,3 +96,22 @@ def test_a_refusal_in_a_real_process_is_one_sanitized_line(command: str, tmp_pat
     assert done.stderr.count("\n") == 1 and "\x1b" not in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="a file that can not be written")
+def test_a_form_that_can_not_be_written_is_one_line_in_a_real_process(
+        sandbox: Path, tmp_path: Path) -> None:
+    """libpng said "Write Error" on the process's own stderr, beside the refusal."""
+    import os
+    import subprocess
+    import sys
+
+    _box, ledger, _ = cli_fuzz.prepare(sandbox)
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-m", "core.cli", "forms", "quarterly", "--year",
+                           "2026", "--quarter", "4", "--db", ledger, "--png", "/proc/self/mem"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert done.returncode == 2
+    assert done.stderr.startswith("podium forms: ") and done.stderr.count("\n") == 1, \
+        done.stderr
