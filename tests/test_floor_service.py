@@ -198,16 +198,19 @@ def test_a_console_without_links_pays_and_the_service_tells_the_table(pg: Engine
 
 
 def test_serve_refuses_sqlite_and_an_unknown_pit_naming_what_is_wrong(
-        tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: object, capsys: pytest.CaptureFixture[str], pg: Engine) -> None:
     from core.cli.dispatch import main
 
+    with pg.connect() as conn:  # the test's own schema, never the shared database's public
+        schema = conn.execute(text("SELECT current_schema()")).scalar()
+    url = f"{PG_URL}?options=-csearch_path%3D{schema}"
     rc = main(["serve", "--floor", "demo", "--db", f"sqlite:///{tmp_path}/l.sqlite3"])
     err = capsys.readouterr().err
     assert rc == 2 and "PostgreSQL" in err and "podium console serves its tables" in err
-    rc = main(["serve", "--floor", "demo", "--db", PG_URL, "--pit", "Z"])
+    rc = main(["serve", "--floor", "demo", "--db", url, "--pit", "Z"])
     err = capsys.readouterr().err
     assert rc == 2 and "no pit 'Z'" in err and "pits: A, B" in err
-    rc = main(["serve", "--floor", "demo", "--db", PG_URL, "--tables", "PG-1,XX-9"])
+    rc = main(["serve", "--floor", "demo", "--db", url, "--tables", "PG-1,XX-9"])
     err = capsys.readouterr().err
     assert rc == 2 and "XX-9" in err and "not tables of this floor" in err
     assert "Traceback" not in err

@@ -689,7 +689,7 @@ def _sqlite_path(url: str) -> Path | None:
 
 def _ledger_problem(url: str, exc: BaseException) -> str:
     first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""])[0]
-    return f"ledger {_safe_url(url)}: can not be opened: {exc.__class__.__name__}: {first}"
+    return f"ledger {_safe_url(url)}: can not be opened: {first}"
 
 
 @contextmanager
