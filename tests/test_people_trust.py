@@ -344,6 +344,27 @@ def test_a_mistyped_card_key_file_is_not_made_by_a_refused_command(
     assert not typo.exists()
 
 
+def test_a_refused_first_enrollment_leaves_no_ledger_nor_key(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tmp_path: Path) -> None:
+    """``add`` is the one command that makes a ledger: everything it can refuse on a ledger
+    that is not there (a bad read, a role other than the bootstrap's) is refused before the
+    file or a card key is made."""
+    db, key = tmp_path / "new.sqlite3", tmp_path / "new.key"
+    base = ["employees", "add", "--number", "1001", "--name", "Dana Reyes", "--db",
+            f"sqlite:///{db}", "--card-key", str(key)]
+    for argv, stdin, said in (
+            ([*base, "--role", "executive", "--bootstrap"], "not a card track\n", "card track"),
+            ([*base, "--role", "supervisor"], swipe(SUP), "no such ledger")):
+        rc, out, err = run_cli(monkeypatch, capsys, argv, stdin)
+        assert rc == 2 and out == "" and err.count("\n") == 1 and said in err, err
+        assert sorted(p.name for p in tmp_path.iterdir()) == []
+    rc, _out, err = run_cli(monkeypatch, capsys, [*base, "--role", "executive", "--bootstrap"],
+                            swipe(EXE))
+    assert rc == 0, err
+    assert db.exists() and key.exists()
+
+
 def test_the_fifth_refused_swipe_is_still_one_line(tmp_path: Path) -> None:
     """The card locked at the fifth refusal is said in the refusal's line; the gate's log line
     does not reach the terminal as a second one (a real process: no test logging installed)."""

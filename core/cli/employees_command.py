@@ -767,10 +767,11 @@ def run(args: argparse.Namespace) -> int:
         with _ledger(args.db) as engine:
             return _list(args, engine)
     policy = _policy(args)
+    first = _first_enrollment(args) if command == "add" else None
     with _quiet_logs(), _ledger(args.db, create=command == "add") as engine:
-        key = _card_key(args, policy, engine)
         if command == "add":
-            return _add(args, engine, key, policy)
+            return _add(args, engine, lambda: _card_key(args, policy, engine), policy, first)
+        key = _card_key(args, policy, engine)
         if command in ("deactivate", "reactivate"):
             approval = _read_approval()
             rec = _guarded(args.db,
@@ -809,8 +810,30 @@ def run(args: argparse.Namespace) -> int:
     raise EmployeeError(f"employees: unknown command {command!r}")
 
 
-def _add(args: argparse.Namespace, engine: Engine, key: CardKey,
-         policy: Authorization) -> int:
+def _first_enrollment(args: argparse.Namespace) -> str | None:
+    """``add`` on a SQLite ledger file that is not there yet: the one enrollment it can take is
+    the bootstrap of the first executive.  Everything is checked, and the card read and
+    parsed, before the ledger (or a card key) is made, so a refusal leaves no file.  Returns
+    the swipe read (None: the ledger exists, or is not a SQLite file)."""
+    file = _sqlite_path(args.db or default_url(create=False))
+    if file is None or file.exists():
+        return None
+    number, name = _number(args.number), str(args.name).strip()
+    if not (args.bootstrap and args.role == "executive"):
+        raise EmployeeError(f"ledger {printable(str(file))}: no such ledger; its first "
+                            "enrollment is the first executive's: podium employees add "
+                            "--bootstrap --role executive (docs/operator.md)")
+    if not name:
+        raise EmployeeError(f"employee {number}: --name is empty")
+    swipe = read_swipe(f"Swipe the card of {number} {name} now: ")
+    parse_swipe(swipe)  # a bad read is refused here, before the ledger exists
+    return swipe
+
+
+def _add(args: argparse.Namespace, engine: Engine, key_of: Callable[[], CardKey],
+         policy: Authorization, swipe: str | None = None) -> int:
+    """Enroll; the card key is loaded (made, on a ledger without one) only once the card has
+    been read and parsed, so a refused read leaves no key file."""
     number, name = str(args.number).strip(), str(args.name).strip()
     if not name:
         raise EmployeeError(f"employee {number}: --name is empty")
@@ -823,7 +846,10 @@ def _add(args: argparse.Namespace, engine: Engine, key: CardKey,
                        "employee number. Is this ANOTHER person of the same name? [y/N] ")
         same_ok = answer.strip().lower() in ("y", "yes")
     bootstrap = bool(args.bootstrap)
-    swipe = read_swipe(f"Swipe the card of {number} {name} now: ")
+    if swipe is None:
+        swipe = read_swipe(f"Swipe the card of {number} {name} now: ")
+        parse_swipe(swipe)
+    key = key_of()
     approval = None if bootstrap else _read_approval()
     rec = _guarded(args.db, lambda: enroll(engine, number, name, args.role, swipe, key=key,
                                            same_name_ok=same_ok, approval=approval,
