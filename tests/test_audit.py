@@ -65,9 +65,9 @@ def test_a_ledger_podium_wrote_verifies_with_every_row_chained(played: Floor,
 
 
 @contextmanager
-def attacker(engine: Engine) -> Iterator[Exec]:
-    """A person with the database's own tools (the sqlite3 shell, psql as the owner), outside
-    Podium: no chain hook, autocommit."""
+def attacker(engine: Engine, role: str | None = None) -> Iterator[Exec]:
+    """A person with the database's own tools (the sqlite3 shell, psql as the owner, or as
+    ``role``), outside Podium: no chain hook, autocommit."""
     if engine.dialect.name == "sqlite":
         conn = sqlite3.connect(str(engine.url.database), isolation_level=None)
         try:
@@ -79,6 +79,8 @@ def attacker(engine: Engine) -> Iterator[Exec]:
     try:
         raw.driver_connection.autocommit = True  # type: ignore[union-attr]
         cur = raw.cursor()
+        if role is not None:
+            cur.execute(f"SET ROLE {role}")
         yield cur.execute
     finally:
         raw.close()

@@ -9,9 +9,7 @@ tables, and empty the journal); on SQLite the ``sqlite3`` module, outside Podium
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any
+from contextlib import AbstractContextManager
 
 import pytest
 from sqlalchemy import Engine, select, text
@@ -24,32 +22,15 @@ from core.ledger.audit import Report, verify
 from core.ledger.models import Hit, Round
 from core.tablegames.floor import Floor
 from tests import accounting_ledger
-from tests.test_audit import played
+from tests.test_audit import Exec, attacker, played
 from tests.test_floor import EXE, HANDS, Table, hit_ids, staffed_floor, swipe
 
-Exec = Callable[[str], Any]
 
-
-@contextmanager
-def writer_login(engine: Engine) -> Iterator[Exec]:
+def writer_login(engine: Engine) -> AbstractContextManager[Exec]:
     """A plain connection with the writer's rights, autocommit, no chain hook: PostgreSQL in
     the ``podium_writer`` role; SQLite through the ``sqlite3`` module (whoever can write the
     file)."""
-    if engine.dialect.name == "sqlite":
-        conn = sqlite3.connect(str(engine.url.database), isolation_level=None)
-        try:
-            yield conn.execute
-        finally:
-            conn.close()
-        return
-    raw = engine.raw_connection()
-    try:
-        raw.driver_connection.autocommit = True  # type: ignore[union-attr]
-        cur = raw.cursor()
-        cur.execute(f"SET ROLE {integrity.WRITER_ROLE}")
-        yield cur.execute
-    finally:
-        raw.close()
+    return attacker(engine, integrity.WRITER_ROLE)
 
 
 def state_update(engine: Engine, run: Exec, table: str, statement: str) -> None:

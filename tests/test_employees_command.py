@@ -47,7 +47,11 @@ def authorize(s: Session, swipe: str, needed: str, action: str = "pay") -> Any:
 
 @pytest.fixture
 def db(engine: Engine) -> str:
-    """The ``--db`` URL of the fixture's ledger (PostgreSQL: its schema kept in the URL)."""
+    return db_url(engine)
+
+
+def db_url(engine: Engine) -> str:
+    """The ``--db`` URL of a test's ledger (PostgreSQL: its schema kept in the URL)."""
     url = engine.url
     if engine.dialect.name == "postgresql":
         with engine.connect() as conn:

@@ -10,7 +10,6 @@ state columns of ``employees``), no Podium code involved.
 
 from __future__ import annotations
 
-import io
 import os
 import subprocess
 import sys
@@ -23,12 +22,13 @@ from sqlalchemy.orm import Session
 
 from core import cardkey
 from core.auth import AuthError, Credential, Gate, add_employee
-from core.cli import employees_command, main
+from core.cli import employees_command
 from core.floorconfig import Authorization, FloorConfigError, loads_floor
 from core.ledger import audit
 from core.ledger.db import make_engine, upgrade
 from core.ledger.models import Employee, EmployeeEvent, SwipeLog
 from core.tablegames.floor import Floor
+from tests.test_employees_command import db_url, run_cli
 from tests.test_floor import FLOOR_TOML, PAYTABLES, Clock
 
 SUP, EXE, EXE2, NEW = ("6200000000000001", "6200000000000002", "6200000000000003",
@@ -59,26 +59,6 @@ def staff(engine: Engine) -> None:
 
 def gate(engine: Engine) -> Gate:
     return Gate(engine, cardkey.load(), Authorization(500_000))  # the default: executive PIN
-
-
-def db_url(engine: Engine) -> str:
-    url = engine.url
-    if engine.dialect.name == "postgresql":
-        with engine.connect() as conn:
-            schema = conn.execute(text("SELECT current_schema()")).scalar_one()
-        url = url.update_query_dict({"options": f"-csearch_path={schema}"})
-    return url.render_as_string(hide_password=False)
-
-
-def run_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-            argv: list[str], stdin: str = "") -> tuple[int, str, str]:
-    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
-    try:
-        rc = main(argv)
-    except SystemExit as exc:  # argparse refusals
-        rc = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def written(engine: Engine) -> tuple[int, ...]:
