@@ -568,16 +568,23 @@ def install(engine: Engine) -> None:
 def _batch_installed(conn: Connection) -> bool:
     """Whether ``ledger_chain`` has revision 0021's batch columns (a ledger being migrated
     through 0014 to 0020 seals row by row, as those revisions did)."""
-    if conn.info.get("podium_batch_installed"):
+    return _chain_column(conn, "members")
+
+
+def _chain_column(conn: Connection, column: str) -> bool:
+    """Whether ``ledger_chain`` has ``column`` (remembered on the connection once found: a
+    column, once there, stays)."""
+    flag = f"podium_chain_has_{column}"
+    if conn.info.get(flag):
         return True
     pg = conn.dialect.name == "postgresql"
     found = conn.execute(text(
         "SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() "
-        "AND table_name = 'ledger_chain' AND column_name = 'members'" if pg else
-        "SELECT count(*) FROM pragma_table_info('ledger_chain') WHERE name = 'members'")
-    ).scalar()
+        "AND table_name = 'ledger_chain' AND column_name = :c" if pg else
+        "SELECT count(*) FROM pragma_table_info('ledger_chain') WHERE name = :c"),
+        {"c": column}).scalar()
     if found:
-        conn.info["podium_batch_installed"] = True
+        conn.info[flag] = True
     return bool(found)
 
 
@@ -603,17 +610,7 @@ def _updated(statement: str) -> str:
 def _states_installed(conn: Connection) -> bool:
     """Whether ``ledger_chain`` has revision 0024's ``states`` column (a ledger being migrated
     through 0021 to 0023 chains no state content)."""
-    if conn.info.get("podium_states_installed"):
-        return True
-    pg = conn.dialect.name == "postgresql"
-    found = conn.execute(text(
-        "SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() "
-        "AND table_name = 'ledger_chain' AND column_name = 'states'" if pg else
-        "SELECT count(*) FROM pragma_table_info('ledger_chain') WHERE name = 'states'")
-    ).scalar()
-    if found:
-        conn.info["podium_states_installed"] = True
-    return bool(found)
+    return _chain_column(conn, "states")
 
 
 def _chain_installed(conn: Connection) -> bool:
