@@ -57,6 +57,7 @@ from core.tablegames.views import (
     SlipLine,
     SlipPrintState,
 )
+from core.tablegames.writer import NotHeld
 
 log = logging.getLogger("podium.runtime")
 
@@ -147,6 +148,7 @@ class ConsoleCore:
         self._thread: threading.Thread | None = None
         self._links: LinkManager | None = None
         self._links_task: asyncio.Task[None] | None = None
+        self._watch_task: asyncio.Task[None] | None = None
         self._link_tls: ssl.SSLContext | None = None
         self._ready = threading.Event()
         self._stopped = False
@@ -225,6 +227,8 @@ class ConsoleCore:
             self._ready.wait(10)
             if pg:  # a table is linked only while this process holds its claim
                 self.claims = TableClaims(self.floor, self.name, self.kind)
+                # every event and link state of a table is written only under its claim
+                self.floor.writer.fence = self.claims.fence
                 self._claim_once()
                 self._claim_thread = threading.Thread(target=self._claim_worker,
                                                       name="podium-claims", daemon=True)
@@ -247,9 +251,11 @@ class ConsoleCore:
         if self._claim_thread is not None:
             self._claim_thread.join(10)
         if self._loop is not None and self._links is not None:
-            links, task = self._links, self._links_task
+            links, task, watch = self._links, self._links_task, self._watch_task
 
             async def close() -> None:
+                if watch is not None:
+                    watch.cancel()
                 await links.close()
                 if task is not None:
                     await task
@@ -283,6 +289,8 @@ class ConsoleCore:
             tables=() if self.floor.ctx.pg else self.serve, tls=self._link_tls,
             **self._link_options)
         self._links_task = loop.create_task(self._links.run())
+        if self.floor.ctx.pg:
+            self._watch_task = loop.create_task(self._watch_leases())
         self._ready.set()
         try:
             loop.run_forever()
@@ -290,6 +298,34 @@ class ConsoleCore:
             loop.close()
 
     # -- claims: the tables this process serves (PostgreSQL) --------------------------------
+    async def _watch_leases(self) -> None:
+        """On the link loop: a table's link is closed the moment its lease ends here (not
+        renewed: the database does not answer, or this process was paused), whatever the
+        claims' thread is doing; the heartbeat records the loss."""
+        while not self._stopped:
+            claims, links = self.claims, self._links
+            delay = self.claim_interval
+            if claims is not None and links is not None:
+                for table in sorted(t for t in links.links if not claims.holds(t)):
+                    log.warning("service %s: table %s: its lease ended here; the link is "
+                                "closed", self.name, table)
+                    await links.remove(table)
+                at = claims.next_lapse_at()
+                if at is not None:
+                    delay = max(0.01, min(delay, at - time.monotonic()))
+            await asyncio.sleep(delay)
+
+    def _not_held(self, table: str, why: str) -> None:
+        """A write for ``table`` was refused by the fence, or its lease ended here: it is
+        served no more, its link closed at once (the controller keeps what was not
+        acknowledged for the table's service)."""
+        claims, loop, links = self.claims, self._loop, self._links
+        if claims is not None:
+            claims.drop(table, why)
+        if loop is not None and links is not None and table in links.links:
+            with contextlib.suppress(RuntimeError):  # the loop is closing
+                asyncio.run_coroutine_threadsafe(links.remove(table), loop)
+
     def _claim_worker(self) -> None:
         while True:
             delay = self.claim_interval
@@ -309,11 +345,18 @@ class ConsoleCore:
             return
         try:
             claims.open()
+            before = set(claims.owned)
             if not claims.beat():
                 self._sync_links()  # lost: closed before anything is asked again
                 self._say(f"Service {self.name}: the ledger's lock connection dropped; "
                           "every table was given up and is asked for again")
                 return
+            given_up = sorted(before - claims.owned)
+            if given_up:
+                self._sync_links()
+                self._say(f"Service {self.name} serves {_names(given_up)} no more: another "
+                          "service claimed them, or this service's lease on them ended "
+                          "before it was renewed; asked for again")
             taken, refused = claims.claim(self.serve - claims.owned)
         except ClaimError as exc:
             self._sync_links()
@@ -473,12 +516,21 @@ class ConsoleCore:
     # -- controller side (runs on the link thread) -------------------------------------------
     def _on_event(self, origin: Origin, event: Delivery) -> object:
         """Hand the event to the ledger writer; the link awaits the result (ACK after the
-        commit of its batch; a ValueError is a refusal, kept in refused_events)."""
+        commit of its batch; a ValueError is a refusal, kept in refused_events).  On a shared
+        ledger an event of a table this service does not hold (its lease ended here, or the
+        fence refused it) is neither recorded nor answered: the table's link is closed, and
+        the controller sends it again to the table's service."""
+        claims = self.claims
+        if claims is not None and not claims.holds(origin.table):
+            self._not_held(origin.table, "its lease ended here")
+            return self._never()
         fut = self.floor.writer.submit_event(origin, event)
 
         def refused(f: Future[bool]) -> None:
             exc = None if f.cancelled() else f.exception()
-            if isinstance(exc, ValueError):
+            if isinstance(exc, NotHeld):
+                self._not_held(origin.table, str(exc))
+            elif isinstance(exc, ValueError):
                 what = (type(event.event).__name__ if event.event is not None
                         else (event.kind or "event")) if isinstance(event, Refused) \
                     else type(event).__name__
@@ -489,7 +541,20 @@ class ConsoleCore:
                           "in this ledger (a ledger restored from a backup?): recorded as a gap")
 
         fut.add_done_callback(refused)
-        return asyncio.wrap_future(fut)
+        return self._outcome(fut)
+
+    async def _outcome(self, fut: Future[Any]) -> Any:
+        """The event's outcome for its link; an event refused by the fence is never answered
+        (its link is being closed: :meth:`_not_held`)."""
+        try:
+            return await asyncio.wrap_future(fut)
+        except NotHeld:
+            return await self._never()
+
+    @staticmethod
+    async def _never() -> Any:
+        """Waits until the link is closed (cancelled): no ACK for a table not held."""
+        await asyncio.Future()
 
     def _on_status(self, table: str, online: bool, detail: str) -> None:
         state = "ONLINE" if online else "OFFLINE"
@@ -500,9 +565,15 @@ class ConsoleCore:
             except Exception:
                 log.exception("status listener failed")
         claims = self.claims
-        if claims is not None and table not in claims.owned:
+        if claims is not None and (table not in claims.owned or not claims.holds(table)):
             return  # given up: its link state is its next service's to write
         fut = self.floor.writer.submit_link(table, online)
+
+        def fenced(f: Future[None]) -> None:
+            if not f.cancelled() and isinstance(f.exception(), NotHeld):
+                self._not_held(table, str(f.exception()))
+
+        fut.add_done_callback(fenced)
         if online:
             self._send_jackpot_states([table], self._group_states(table))
             def resend(f: Future[None]) -> None:

@@ -466,4 +466,4 @@ def test_the_upgrade_to_0015_is_not_undone_once_cards_are_keyed(engine: Engine,
         with pytest.raises(RuntimeError, match="revision 0024 can not be downgraded"):
             command.downgrade(cfg, "0014")
     with engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0024"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0025"

@@ -25,7 +25,31 @@ which any login, a ``podium_reader`` one included, could take and hold (issue 23
   locks for a standby (about 11 s).  When the server ends its session at once (a failover,
   ``pg_terminate_backend``), its locks are free before it knows: so a standby that takes a
   table from a service that did not stop cleanly links it only after ``TAKEOVER_GRACE_S``
-  (2 s: two heartbeats), and two services never serve one table.
+  (2 s: two heartbeats, and never longer than what is left of the old holder's lease), and
+  two services never serve one table.
+
+**Leases and fencing (revision 0025).**  A claim is also a *lease*: the row's ``lease_until``
+(the database's clock) is renewed by the holder's heartbeat, every second, for ``lease_s()``
+(``PODIUM_LEASE_S``, default 3 s).  A row whose lease has ended is free for the next claim,
+whatever its holder's lock connection says: a service frozen (SIGSTOP, a VM paused) or cut off
+from the database with its session still open loses its tables to a standby asking every
+``claim_interval`` (1 s) within **lease + claim interval** (4 s with the defaults) of its last
+renewal.  Each claim adds one to the row's ``epoch`` (the *fencing token*); the service keeps
+the epoch it got and every write it makes for the table (its events, its link state, its
+ownership records) begins with :meth:`TableClaims.fence`: one statement locks the tables' rows
+``FOR KEY SHARE`` (a claim's ``FOR UPDATE`` waits for it: the epoch can not change under the
+transaction; the holder's own renewal is not held up; a ``podium_reader`` can not take it, it
+needs the UPDATE privilege) and the writes of a table whose row does not name this service at
+that epoch with a lease still running are refused in that transaction, before anything is
+written (``core.tablegames.writer.NotHeld``).  A service that wakes from a pause after its
+tables were taken writes nothing for them.  Locally, too, a table is served only until its
+lease's deadline here (the time before the renewal was sent, plus the lease): past it, the
+service stops recording for the table and closes its link even if the database does not
+answer, so it has stopped before the database frees the row.  A writer's transaction that is
+left idle (its process paused in the middle) is ended by the server after the lease
+(``idle_in_transaction_session_timeout``), and a claim skips rows locked by others (``SKIP
+LOCKED``, asked again the next round), so a stuck transaction delays the takeover of its own
+tables by at most the lease and holds up no other table.
 
 Every claim, release, loss and refusal is a row of ``ownership_events`` (append-only,
 chained): which process answered a table at any moment.  ``floor_services`` keeps each
@@ -41,12 +65,12 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, select, text, update
+from sqlalchemy import Connection, delete, select, text, update
 
 from core.ledger import locks
 from core.ledger.models import FloorService, OwnershipEvent, TableOwner
@@ -62,12 +86,30 @@ HEARTBEAT_S = 1.0
 # service, if it is alive and only lost its lock (its session ended on the server), notices at
 # its next heartbeat (every HEARTBEAT_S) and closes its links first
 TAKEOVER_GRACE_S = 2.0
+LEASE_ENV = "PODIUM_LEASE_S"
+DEFAULT_LEASE_S = 3.0
 STALE_AFTER = timedelta(seconds=10)  # a heartbeat older than this: the service is not answering
 _LOCK_PREFIX = "table:"  # a table's row of ledger_locks: "table:T01"
 
 
 class ClaimError(RuntimeError):
     """The lock connection could not be made or was lost."""
+
+
+def lease_s() -> float:
+    """How long a claim lasts unless the heartbeat renews it (``$PODIUM_LEASE_S`` seconds,
+    1.5 to 60; default 3).  Longer than two heartbeats, so one late heartbeat loses nothing.
+    A value that is not a number in range is refused by name."""
+    raw = os.environ.get(LEASE_ENV, "").strip()
+    if not raw:
+        return DEFAULT_LEASE_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 1.5 <= value <= 60:
+        raise ValueError(f"{LEASE_ENV}={raw[:40]!r}: seconds from 1.5 to 60 expected")
+    return value
 
 
 @dataclass(frozen=True)
@@ -106,7 +148,7 @@ class TableClaims:
     """This process's claims on tables (rows of ``ledger_locks`` held by a lock connection)."""
 
     def __init__(self, floor: Floor, name: str, kind: str = "serve", *,
-                 grace_s: float = TAKEOVER_GRACE_S) -> None:
+                 grace_s: float = TAKEOVER_GRACE_S, lease: float | None = None) -> None:
         if not floor.ctx.pg:
             raise ValueError("table claims need a PostgreSQL ledger (SQLite: one podium serves "
                              "every table)")
@@ -118,11 +160,18 @@ class TableClaims:
         self._conn: Any = None
         self._lock = threading.Lock()
         self._refused: dict[str, str] = {}  # table -> the refusal last recorded (once each)
-        self._lost: set[str] = set()  # tables lost with a lock connection, to be recorded
+        self._lost: dict[str, str] = {}  # table -> why it was given up, to be recorded
         self._grace: dict[str, float] = {}  # table -> monotonic time its link may start
+        # table -> the epoch of this service's claim, and the monotonic deadline of its lease
+        # here (read without the lock by the writer and the link loop: a dict's get and copy
+        # are atomic)
+        self._epoch: dict[str, int] = {}
+        self._until: dict[str, float] = {}
+        self._fenced: dict[str, str] = {}  # table -> why a write was refused (drop())
         self._closed = False
         self.db_pid: int | None = None
         self.grace_s = grace_s
+        self.lease_s = lease_s() if lease is None else lease
 
     # -- the lock connection ------------------------------------------------------------------
     def open(self) -> int:
@@ -145,6 +194,9 @@ class TableClaims:
                     cur.execute("SET tcp_keepalives_idle = 5")
                     cur.execute("SET tcp_keepalives_interval = 2")
                     cur.execute("SET tcp_keepalives_count = 3")
+                    # a claim left open by a paused process ends after the lease
+                    cur.execute("SELECT set_config('idle_in_transaction_session_timeout', "
+                                "%s, false)", (f"{int(self.lease_s * 1000)}ms",))
                     cur.execute("SELECT set_config('application_name', %s, false)",
                                 (f"podium {self.kind} {self.name}"[:63],))
                     # a claim waits for another claim's rows at most this long
@@ -178,9 +230,13 @@ class TableClaims:
         free on the server now: each is given up here too (``lost``), whatever the reason."""
         conn, self._conn = self._conn, None
         self.db_pid = None
-        self._lost |= self.owned
+        for t in self.owned:
+            self._lost.setdefault(t, "the lock connection dropped; the table was given up at "
+                                     "once")
         self.owned = set()
         self._grace.clear()
+        self._epoch.clear()
+        self._until.clear()
         if conn is not None:
             with contextlib.suppress(Exception):
                 conn.close()
@@ -198,47 +254,116 @@ class TableClaims:
         return min(waiting) if waiting else None
 
     def linkable(self) -> set[str]:
-        """The tables held whose links may run now: held, and past the grace after a take-over
-        from a service that did not stop cleanly (it may be alive and still linked for up to
-        a heartbeat: it closes its links when its own heartbeat fails)."""
+        """The tables held whose links may run now: held, their lease running here, and past
+        the grace after a take-over from a service that did not stop cleanly (it may be alive
+        and still linked for up to a heartbeat: it closes its links when its own heartbeat
+        fails)."""
         now = time.monotonic()
         with self._lock:
-            return {t for t in self.owned if self._grace.get(t, 0.0) <= now}
+            return {t for t in self.owned
+                    if self._grace.get(t, 0.0) <= now and self._until.get(t, 0.0) > now}
+
+    def holds(self, table: str) -> bool:
+        """Whether this service may serve ``table`` now by its own count: claimed, and the
+        lease's deadline here not passed.  Never waits (the link loop and the writer ask)."""
+        return time.monotonic() < self._until.get(table, 0.0)
+
+    def next_lapse_at(self) -> float | None:
+        """When (time.monotonic()) the first lease held here ends unless renewed."""
+        return min(self._until.values(), default=None)
+
+    def drop(self, table: str, why: str) -> None:
+        """Stop serving ``table`` at once: a write for it was refused (another service holds
+        it now).  The next heartbeat gives it up and records why.  Never waits."""
+        self._fenced.setdefault(table, why)
+        self._until.pop(table, None)
+
+    def fence(self, conn: Connection, tables: Collection[str]) -> set[str]:
+        """The fencing check at the start of a write transaction on ``conn``: of ``tables``,
+        those this service may NOT write for.  A table is written for only when this service
+        holds it here (:meth:`holds`) and, in the database, its row names this service at
+        the epoch it claimed with a lease still running; those rows are locked ``FOR KEY
+        SHARE`` to the end of the transaction (a claim waits; the renewal does not), and the
+        transaction is ended by the server if it is left idle longer than the lease.  One
+        statement."""
+        now = time.monotonic()
+        epochs = dict(self._epoch)
+        until = dict(self._until)
+        ask = {t: epochs[t] for t in tables if t in epochs and until.get(t, 0.0) > now}
+        out = set(tables) - set(ask)
+        if ask:
+            names = sorted(ask)
+            held = set(conn.execute(text(_FENCE), {
+                "names": [_LOCK_PREFIX + t for t in names], "epochs": [ask[t] for t in names],
+                "me": self.service_id, "idle": f"{int(self.lease_s * 1000)}ms"}).scalars())
+            out |= set(ask) - held
+        return out
 
     def beat(self) -> bool:
-        """The heartbeat: the lock connection still answers (so its locks are still held) and
-        the service's row says when.  False when the lock connection is gone: every table it
-        held is released (``owned`` is empty; :meth:`lost` says which), and the next
-        :meth:`open` makes a new one."""
+        """The heartbeat: the lock connection still answers (so its locks are still held),
+        the service's row says when, and the lease of every table held is renewed at its
+        epoch.  A table whose lease ended here before the renewal, or whose row names another
+        claim now, is given up at once (:meth:`lost` says which and why).  False when the
+        lock connection is gone: every table it held is released (``owned`` is empty), and
+        the next :meth:`open` makes a new one."""
         with self._lock:
             conn = self._conn
             if conn is None:
                 return False
+            now = time.monotonic()
+            for t in sorted(self.owned):
+                if self._until.get(t, 0.0) <= now:
+                    self._give_up(t, self._fenced.pop(
+                        t, f"its lease ({self.lease_s:g} s) ended before the heartbeat "
+                           "renewed it; the table was given up"))
+            names = sorted(self.owned)
+            sent = time.monotonic()
             try:
                 # one round trip on the lock connection itself: it answers (its locks are
-                # held) and the heartbeat is written (floor_services is not a chained record)
+                # held), the heartbeat is written (floor_services is not a chained record)
+                # and the leases are renewed
                 with conn.cursor() as cur:
-                    cur.execute("UPDATE floor_services SET heartbeat_at = %s WHERE id = %s",
-                                (self.floor.ctx.now(), self.service_id))
+                    cur.execute(_RENEW, (self.floor.ctx.now(), self.service_id, self.lease_s,
+                                         [_LOCK_PREFIX + t for t in names],
+                                         [self._epoch[t] for t in names]))
+                    renewed = {str(t) for (t,) in cur.fetchall()}
             except Exception as exc:
                 log.error("service %s: the lock connection dropped (%s): every table it "
                           "served is given up", self.name, _reason(exc))
                 self._drop_conn()
                 return False
+            for t in names:
+                if t in renewed:
+                    self._until[t] = sent + self.lease_s
+                else:
+                    self._give_up(t, "another service claimed it (this service's lease "
+                                     "ended or its lock session was ended); the table was "
+                                     "given up at once")
         return True
 
-    def lost(self) -> set[str]:
-        """The tables given up with a lost lock connection since the last call."""
+    def _give_up(self, table: str, why: str) -> None:
+        """Stop serving ``table`` here (the caller holds ``_lock``); recorded as lost."""
+        self.owned.discard(table)
+        self._grace.pop(table, None)
+        self._epoch.pop(table, None)
+        self._until.pop(table, None)
+        self._fenced.pop(table, None)
+        self._lost.setdefault(table, why)
+        log.warning("service %s: table %s: %s", self.name, table, why)
+
+    def lost(self) -> dict[str, str]:
+        """The tables given up since the last call (table -> why)."""
         with self._lock:
-            out, self._lost = self._lost, set()
+            out, self._lost = self._lost, {}
         return out
 
     # -- claims -------------------------------------------------------------------------------
     def claim(self, tables: Iterable[str]) -> tuple[list[str], dict[str, str]]:
         """Try to take ``tables`` (those not held already).  Returns (taken, refused: table ->
-        who holds it, in words).  A taken table is set OFFLINE in the ledger (until its link
-        is up) and named as this service's in ``table_owners``; a lost table taken again, or a
-        refusal not recorded before, is recorded in ``ownership_events``."""
+        who holds it, in words); a table whose row another transaction has locked now is in
+        neither (asked again the next round).  A taken table is set OFFLINE in the ledger
+        (until its link is up) and named as this service's in ``table_owners``; a lost table
+        taken again, or a refusal not recorded before, is recorded in ``ownership_events``."""
         want = sorted(set(tables) - self.owned)
         if not want:
             return [], {}
@@ -246,30 +371,35 @@ class TableClaims:
             conn = self._conn
             if conn is None:
                 raise ClaimError("no lock connection")
+            sent = time.monotonic()
             try:
-                got = _take(conn, want, self.service_id)
+                got, busy = _take(conn, want, self.service_id, self.lease_s)
             except _Busy as exc:
                 raise ClaimError(str(exc)) from None
             except Exception as exc:
                 self._drop_conn()
                 raise ClaimError(f"the lock connection dropped: {_reason(exc)}") from None
-            taken = [t for t in want if got.get(t)]
+            taken = [t for t in want if got.get(t) is not None]
             self.owned |= set(taken)
-            # linked only after the grace (``linkable``) until _record says otherwise
             for t in taken:
-                self._grace[t] = time.monotonic() + self.grace_s
-        others = [t for t in want if not got.get(t)]
+                epoch, wait = got[t]
+                self._epoch[t] = epoch
+                self._until[t] = sent + self.lease_s
+                # linked only after the grace (``linkable``) until _record says otherwise
+                self._grace[t] = sent + min(self.grace_s, wait)
+        others = [t for t in want if t not in got and t not in busy]
         lost = self.lost()
         try:
             refused = self._holders(others) if others else {}
             if taken or lost or any(self._refused.get(t) != why for t, why in refused.items()):
-                self._record(taken, refused, lost)
+                taken = self._record(taken, refused, lost)
         except Exception:
             # taken, but not recorded: given back (the next round asks again), and the
             # losses recorded with the next claim
             self.release(taken, record=False)
             with self._lock:
-                self._lost |= lost
+                for t, why in lost.items():
+                    self._lost.setdefault(t, why)
             raise
         return taken, refused
 
@@ -292,15 +422,26 @@ class TableClaims:
                           f"{since:%Y-%m-%d %H:%M:%S} UTC")
         return out
 
-    def _record(self, taken: list[str], refused: dict[str, str], lost: set[str]) -> None:
+    def _record(self, taken: list[str], refused: dict[str, str],
+                lost: dict[str, str]) -> list[str]:
+        """Record a claim round; the tables taken and recorded (a table claimed but taken by
+        another service before this transaction, its service paused in between, is given up
+        here and not written for)."""
         assert self.service_id is not None
         ctx = self.floor.ctx
         with ctx.unit("ownership") as u:
             s = u.s
-            for t in sorted(lost):
+            gone = self.fence(s.connection(), taken) if taken else set()
+            if gone:
+                with self._lock:
+                    for t in gone:  # never recorded as claimed: no loss to record either
+                        self._give_up(t, "another service claimed it before this service "
+                                         "recorded its claim")
+                        self._lost.pop(t, None)
+                taken = [t for t in taken if t not in gone]
+            for t, why in sorted(lost.items()):
                 s.add(OwnershipEvent(table_id=t, service_id=self.service_id, event="lost",
-                                     detail="the lock connection dropped; the table was given "
-                                            "up at once", created_at=u.now))
+                                     detail=why, created_at=u.now))
             clean: set[str] = set()
             for t in taken:
                 row = s.get(TableOwner, t)
@@ -329,6 +470,7 @@ class TableClaims:
                 self._refused.pop(t, None)
                 if t in clean:
                     self._grace.pop(t, None)
+        return taken
 
     def release(self, tables: Iterable[str], *, record: bool = True,
                 detail: str = "released") -> None:
@@ -341,10 +483,12 @@ class TableClaims:
             self.owned -= set(tables)
             for t in tables:
                 self._grace.pop(t, None)
+                self._until.pop(t, None)
+            epochs = [self._epoch.pop(t, -1) for t in tables]
             if conn is not None:
                 try:
                     with conn.cursor() as cur:
-                        cur.execute(_RELEASE, ([_LOCK_PREFIX + t for t in tables],))
+                        cur.execute(_RELEASE, ([_LOCK_PREFIX + t for t in tables], epochs))
                 except Exception as exc:
                     log.warning("service %s: releasing %s: %s", self.name, ", ".join(tables),
                                 _reason(exc))
@@ -406,11 +550,19 @@ def services(floor: Floor, *, include_stopped: bool = False) -> list[ServiceInfo
 
 
 def table_services(floor: Floor) -> dict[str, TableService]:
-    """Per table: the service serving it and whether that service is up (for the screens)."""
+    """Per table: the service serving it and whether that service is up (for the screens).
+    A service's claim on a table lasts until its lease ends (:func:`lease_s` after its last
+    heartbeat): the words say when, and that a standby asking then takes the table."""
     svc = {s.id: s for s in services(floor, include_stopped=True)}
     with floor.ctx.read() as s:
         owners = {str(t): (int(sid), since) for t, sid, since in s.execute(
             select(TableOwner.table_id, TableOwner.service_id, TableOwner.since)).all()}
+        leases: dict[str, tuple[int | None, datetime | None, datetime]] = {}
+        if floor.ctx.pg:
+            leases = {str(t)[len(_LOCK_PREFIX):]: (sid, until, now) for t, sid, until, now in
+                      s.execute(text("SELECT name, holder_service, lease_until, "
+                                     "clock_timestamp() FROM ledger_locks "
+                                     "WHERE name LIKE 'table:%'"))}
     out: dict[str, TableService] = {}
     for t in floor.config.tables:
         found = owners.get(t.id)
@@ -420,18 +572,27 @@ def table_services(floor: Floor) -> dict[str, TableService]:
             continue
         sid, since = found
         info = svc.get(sid)
+        holder, until, now = leases.get(t.id, (sid, None, since))
+        lapsed = holder == sid and until is not None and until <= now
         if info is None:
             out[t.id] = TableService(t.id, f"#{sid}", False, since, "NO SERVICE")
-        elif info.up:
+        elif info.up and not lapsed:
             out[t.id] = TableService(t.id, info.name, True, since,
                                      f"served by {info.label} since {since:%H:%M:%S} UTC")
         else:
             why = ("stopped" if info.stopped_at is not None else
                    "not answering (last heartbeat "
                    f"{info.heartbeat_at:%H:%M:%S} UTC)")
+            if holder != sid or until is None:
+                when = "a standby takes the table at its next claim (every second), if one runs"
+            elif lapsed:
+                when = (f"its lease on the table ended at {until:%H:%M:%S} UTC; a standby "
+                        "takes the table at its next claim (every second), if one runs")
+            else:
+                when = (f"its lease on the table ends at {until:%H:%M:%S} UTC; then a standby "
+                        "takes the table at its next claim (every second), if one runs")
             out[t.id] = TableService(t.id, info.name, False, since,
-                                     f"NO SERVICE: {info.label} {why}; a standby takes the "
-                                     "table within seconds, if one runs")
+                                     f"NO SERVICE: {info.label} {why}; {when}")
     return out
 
 
@@ -439,28 +600,59 @@ class _Busy(RuntimeError):
     """Another writer's transaction held a table's lock row past the lock timeout."""
 
 
-# a table's lock row is free when nobody claimed it, when this lock connection did, or when the
-# session that did is gone (pg_stat_activity: the same backend pid, login and application)
-_FREE = """SELECT substr(k.name, 7), k.holder_pid IS NULL OR k.holder_pid = pg_backend_pid()
-OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = k.holder_pid
-               AND a.datname = current_database() AND a.usename = k.holder_login
-               AND a.application_name IS NOT DISTINCT FROM k.holder_app)
+# a table's lock row, as a claim sees it: "free" (nobody holds it, or this lock connection
+# does), "lapsed" (its lease ended), "gone" (the session that claimed it is gone from
+# pg_stat_activity: the same backend pid, login and application), or NULL (held); and the
+# seconds left of its lease (the grace of a take-over never outlasts it)
+_FREE = """SELECT substr(k.name, 7), CASE
+WHEN k.holder_pid IS NULL OR k.holder_pid = pg_backend_pid() THEN 'free'
+WHEN k.lease_until < clock_timestamp() THEN 'lapsed'
+WHEN NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = k.holder_pid
+                 AND a.datname = current_database() AND a.usename = k.holder_login
+                 AND a.application_name IS NOT DISTINCT FROM k.holder_app) THEN 'gone' END,
+coalesce(extract(epoch FROM k.lease_until - clock_timestamp()), 1e9)
 FROM ledger_locks k WHERE k.name = ANY(%s) ORDER BY k.name"""
+# a claim: the next epoch, and a lease from now
 _HOLD = """UPDATE ledger_locks SET holder_pid = pg_backend_pid(), holder_login = session_user,
 holder_app = left(current_setting('application_name'), 64), holder_service = %s,
-holder_since = now() WHERE name = ANY(%s) AND holder_pid IS DISTINCT FROM pg_backend_pid()"""
-_RELEASE = """UPDATE ledger_locks SET holder_pid = NULL, holder_login = NULL, holder_app = NULL,
-holder_service = NULL, holder_since = NULL WHERE name = ANY(%s)
-AND holder_pid = pg_backend_pid()"""
+holder_since = now(), epoch = epoch + 1,
+lease_until = clock_timestamp() + make_interval(secs => %s)
+WHERE name = ANY(%s) RETURNING substr(name, 7), epoch"""
+_RELEASE = """UPDATE ledger_locks k SET holder_pid = NULL, holder_login = NULL, holder_app = NULL,
+holder_service = NULL, holder_since = NULL, lease_until = NULL
+FROM unnest(%s::text[], %s::bigint[]) AS m(name, epoch)
+WHERE k.name = m.name AND k.epoch = m.epoch AND k.holder_pid = pg_backend_pid()"""
+# the heartbeat: the service's row, and the lease of every table it holds at its epoch (a row
+# that names another claim now is not renewed: the table is given up)
+_RENEW = """WITH beat AS (UPDATE floor_services SET heartbeat_at = %s WHERE id = %s)
+UPDATE ledger_locks k SET lease_until = clock_timestamp() + make_interval(secs => %s)
+FROM unnest(%s::text[], %s::bigint[]) AS m(name, epoch)
+WHERE k.name = m.name AND k.epoch = m.epoch AND k.holder_pid = pg_backend_pid()
+RETURNING substr(k.name, 7)"""
+# the fence (SQLAlchemy parameters): the tables this service holds at its epochs with a lease
+# still running, their rows locked FOR KEY SHARE; a transaction that locked one is ended by the
+# server if it is left idle longer than the lease (SET LOCAL, evaluated before a row is locked)
+_FENCE = """SELECT substr(k.name, 7) FROM ledger_locks k
+JOIN unnest(CAST(:names AS text[]), CAST(:epochs AS bigint[])) AS m(name, epoch)
+ON k.name = m.name
+WHERE k.holder_service = :me AND k.epoch = m.epoch AND k.lease_until > clock_timestamp()
+AND (SELECT set_config('idle_in_transaction_session_timeout', :idle, true)) IS NOT NULL
+FOR KEY SHARE OF k"""
 
 
-def _take(conn: Any, tables: list[str], service_id: int | None) -> dict[str, bool]:
+def _take(conn: Any, tables: list[str], service_id: int | None,
+          lease: float) -> tuple[dict[str, tuple[int, float]], set[str]]:
     """Claim ``tables`` on the lock connection ``conn``: in one short transaction, each
     table's row of ``ledger_locks`` (made on first use) locked ``FOR UPDATE``, and the free
-    ones named as this connection's.  A claim is a row a reader can neither lock nor write
-    (revision 0023; until 0022 an advisory lock any login could hold).  It lives as long as
-    the lock connection's session: when that ends, its rows are free for the next claim.
-    Table -> taken.  _Busy names the session whose transaction held a row past the lock
+    ones named as this connection's at their next epoch with a lease of ``lease`` seconds.  A
+    claim is a row a reader can neither lock nor write (revision 0023; until 0022 an advisory
+    lock any login could hold).  It lives as long as the lock connection's session and its
+    lease (renewed by :meth:`TableClaims.beat`): when either ends, its rows are free for the
+    next claim.  A row another transaction holds locked now (a writer's fence, another
+    claim) is skipped and asked for again the next round.  Table taken -> (its epoch, the
+    grace before it may be linked: what was left of the lease of a holder whose session is
+    gone, 0 otherwise), and the tables skipped (locked by another transaction now).  _Busy
+    names the session whose transaction held a row past the lock
     timeout (the lock connection stays)."""
     names = [_LOCK_PREFIX + t for t in tables]
     try:
@@ -468,19 +660,24 @@ def _take(conn: Any, tables: list[str], service_id: int | None) -> dict[str, boo
             # first without a lock: a standby asking every second for tables served elsewhere
             # locks (and writes) nothing
             cur.execute(_FREE, (names,))
-            seen = {str(t): bool(free) for t, free in cur.fetchall()}
-            got = {t: False for t in tables}
+            seen = {str(t): how for t, how, _left in cur.fetchall()}
             missing = [_LOCK_PREFIX + t for t in tables if t not in seen]
             if missing:  # a table never claimed: its row, made once
                 cur.execute("INSERT INTO ledger_locks (name) SELECT unnest(%s::text[]) "
                             "ON CONFLICT DO NOTHING", (missing,))
-            ask = [_LOCK_PREFIX + t for t in tables if seen.get(t, True)]
-            if ask:  # then, locked, asked again: two services claiming at once take turns
-                cur.execute(_FREE + " FOR UPDATE OF k", (ask,))
-                got.update({str(t): bool(free) for t, free in cur.fetchall()})
-                free = [_LOCK_PREFIX + t for t in tables if got.get(t)]
-                if free:
-                    cur.execute(_HOLD, (service_id, free))
+            ask = [_LOCK_PREFIX + t for t in tables if seen.get(t, "free") is not None]
+            if not ask:
+                return {}, set()
+            # then, locked, asked again: two services claiming at once take turns
+            cur.execute(_FREE + " FOR UPDATE OF k SKIP LOCKED", (ask,))
+            rows = cur.fetchall()
+            busy = {n[len(_LOCK_PREFIX):] for n in ask} - {str(t) for t, _how, _left in rows}
+            free = {str(t): (0.0 if how != "gone" else max(0.0, float(left)))
+                    for t, how, left in rows if how is not None}
+            if not free:
+                return {}, busy
+            cur.execute(_HOLD, (service_id, lease, [_LOCK_PREFIX + t for t in sorted(free)]))
+            return {str(t): (int(epoch), free[str(t)]) for t, epoch in cur.fetchall()}, busy
     except Exception as exc:
         if getattr(exc, "sqlstate", None) != "55P03":  # lock_not_available
             raise
@@ -490,7 +687,6 @@ def _take(conn: Any, tables: list[str], service_id: int | None) -> dict[str, boo
         raise _Busy(f"the ledger's table locks were not free within "
                     f"{locks.lock_timeout_s():g} s ({locks.ENV}); "
                     f"{locks.describe(row)}") from None
-    return got
 
 
 def _reason(exc: BaseException) -> str:

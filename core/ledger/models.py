@@ -861,7 +861,9 @@ class LedgerLock(Base):
     ``SELECT ... FOR UPDATE`` (the UPDATE privilege: ``podium_writer`` has it, ``podium_reader``
     not; core/ledger/locks.py).  ``chain``: the seal; ``table:<id>``: who serves a table (the
     ``holder_*`` columns name the claiming service's lock connection, core/controllers/
-    ownership.py); ``<table>:<key>``: a record's writers (``core.ledger.db.lock_record``)."""
+    ownership.py); ``<table>:<key>``: a record's writers (``core.ledger.db.lock_record``).
+    A table's row is a lease with a fencing token (revision 0025): ``epoch`` counts its claims,
+    ``lease_until`` is when the claim ends unless the holder's heartbeat renews it."""
 
     __tablename__ = "ledger_locks"
     name: Mapped[str] = mapped_column(String(200), primary_key=True)
@@ -870,6 +872,8 @@ class LedgerLock(Base):
     holder_app: Mapped[str | None] = mapped_column(String(64))
     holder_service: Mapped[int | None] = mapped_column(Integer)
     holder_since: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    epoch: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class LedgerJournalIncident(Base):

@@ -17,6 +17,14 @@ goes to the log, never to the controller).  If the batch fails because the datab
 (a connection error), or for a reason that is not the database's, every event of it fails and
 its link reconnects, so its controller resends it.  Link state changes (ONLINE / OFFLINE) go
 through the same writer.  After each commit one FloorChange announces the batch.
+
+On a shared ledger the writer has a *fence* (``LedgerWriter.fence``, set by the console core from
+its table claims, core/controllers/ownership.py): the first statement of every transaction that
+holds an event or a link state checks that this service still holds the tables of those jobs
+at its claim's epoch, with its lease running, and locks their claim rows until the commit.  The
+jobs of a table not held are not run: nothing is written for them, no refusal is kept, and
+their futures carry :class:`NotHeld` (the event is not acknowledged; its controller sends it
+again to the table's service).  The other jobs of the batch commit.
 """
 
 from __future__ import annotations
@@ -25,11 +33,12 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import Connection
 from sqlalchemy.exc import (
     DBAPIError,
     DisconnectionError,
@@ -49,6 +58,9 @@ from core.tablegames.views import FloorChange, FloorError
 log = logging.getLogger("podium.writer")
 
 MAX_BATCH = 1000
+# the fence: (the transaction's connection, the tables of its events and link states) -> the
+# tables this process may NOT write for
+Fence = Callable[[Connection, Collection[str]], set[str]]
 UNSTORABLE = "the ledger could not store this event"  # the refusal of an event a batch failed on
 
 
@@ -77,6 +89,17 @@ class _Job:
     what: str = ""  # the event, for the log
     # a START GAME / END GAME: recorded with the others of its batch (core/tablegames/bulk.py)
     item: bulk.Item | None = None
+    table: str | None = None  # the table it writes for (an event, a link state): fenced
+
+
+class NotHeld(RuntimeError):
+    """A write for a table this service does not hold (any more): refused by the fence
+    before anything was written."""
+
+    def __init__(self, table: str) -> None:
+        super().__init__(f"table {table}: not held by this service (another service claimed "
+                         "it, or this service's lease on it ended); nothing was written")
+        self.table = table
 
 
 class _Retry(Exception):
@@ -105,6 +128,7 @@ class LedgerWriter:
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._lock = threading.Lock()  # a job is queued before the stop mark, or refused
+        self.fence: Fence | None = None  # a shared ledger's table claims (module docstring)
 
     def start(self) -> None:
         if self._thread is None:
@@ -139,10 +163,12 @@ class LedgerWriter:
         return self._submit(lambda u: ingest.record(self.ctx, u, origin, event), refuse,
                             light=isinstance(event, ingest.LIGHT_EVENTS),
                             what=f"table {origin.table} event {origin.boot}:{origin.seq}",
-                            item=item)
+                            item=item, table=origin.table)
 
     def submit_link(self, table: str, online: bool) -> Future[None]:
-        return self._submit(lambda u: setup.set_link(u, table, online), light=True)
+        """Record the table's link state; NotHeld when the fence refuses it."""
+        return self._submit(lambda u: setup.set_link(u, table, online), light=True,
+                            table=table)
 
     def submit(self, run: Callable[[Unit], Any]) -> Future[Any]:
         """Any floor write, committed with the next batch (its own savepoint)."""
@@ -151,13 +177,13 @@ class LedgerWriter:
     def _submit(self, run: Callable[[Unit], Any],
                 refuse: Callable[[Unit, str], None] | None = None, *,
                 light: bool = False, what: str = "",
-                item: bulk.Item | None = None) -> Future[Any]:
+                item: bulk.Item | None = None, table: str | None = None) -> Future[Any]:
         fut: Future[Any] = Future()
         with self._lock:
             if self._thread is None or self._stopping:
                 fut.set_exception(RuntimeError("the ledger writer is not running"))
                 return fut
-            self._queue.put(_Job(run, fut, refuse, light, what, item))
+            self._queue.put(_Job(run, fut, refuse, light, what, item, table))
         return fut
 
     # -- the thread -----------------------------------------------------------------------------
@@ -272,10 +298,18 @@ class LedgerWriter:
         ctx = self.ctx
         with ctx.session() as s, s.begin():
             u = Unit(s, ctx.now(), ctx.cache)
+            fence, tables = self.fence, {job.table for job in batch if job.table is not None}
+            # first: the tables this service holds at its epoch (their claims locked to the
+            # commit); the jobs of the others are not run
+            unheld = fence(s.connection(), tables) if fence is not None and tables else set()
             if any(not job.light for job in batch):  # a hit may make a slip: its lock first
                 slips.lock_sequence(ctx, u)
             run: list[_Job] = []  # START GAME / END GAME waiting to go in together
             for job in batch:
+                if job.table in unheld:
+                    self._bulk(u, run, results)
+                    results.append((False, NotHeld(job.table or "")))
+                    continue
                 if job.item is not None and not savepoints:
                     run.append(job)
                     continue
