@@ -5,6 +5,7 @@ client of it.  tests/test_multi_podium.py runs the same with real processes."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -308,7 +309,8 @@ def test_a_table_taken_from_a_service_that_died_is_linked_after_the_grace(
     a = _floor(pg)
     a.start(())
     tables = ["PG-1", "PG-2"]
-    first = TableClaims(a, "first", "serve")
+    # a long lease: the grace (never longer than what is left of the first's lease) is whole
+    first = TableClaims(a, "first", "serve", lease=60)
     first.open()
     assert sorted(first.claim(tables)[0]) == tables
     assert first.linkable() == set(tables)  # never served before: no one to wait for
@@ -317,13 +319,18 @@ def test_a_table_taken_from_a_service_that_died_is_linked_after_the_grace(
     try:
         standby = TableClaims(_floor(other), "standby", "serve", grace_s=1.5)
         standby.open()
+        before = time.monotonic()
         first._conn.close()  # the first dies holding PG-1
-        wait_for(lambda: standby.claim(tables)[0] or standby.owned == set(tables),
+        # each round may take one table (PG-2 at once, PG-1 when the server has ended the
+        # first's session): waited for until both are held
+        wait_for(lambda: standby.claim(tables) and standby.owned == set(tables),
                  what="the standby takes both tables")
-        assert standby.owned == set(tables)
-        assert standby.linkable() == {"PG-2"}  # released cleanly: at once
+        assert "PG-2" in standby.linkable()  # released cleanly: at once
+        at = standby.next_link_at()  # PG-1: the grace after it was taken
+        assert at is not None and at >= before + 1.5
         wait_for(lambda: standby.linkable() == set(tables), timeout=5,
                  what="PG-1 linked after the grace")
+        assert time.monotonic() >= at
         standby.close()
     finally:
         other.dispose()
