@@ -149,6 +149,8 @@ class ConsoleCore:
         self._links: LinkManager | None = None
         self._links_task: asyncio.Task[None] | None = None
         self._watch_task: asyncio.Task[None] | None = None
+        self._watch_wake = asyncio.Event()
+        self._removing: set[asyncio.Task[None]] = set()  # links closed for a fenced write
         self._link_tls: ssl.SSLContext | None = None
         self._ready = threading.Event()
         self._stopped = False
@@ -254,11 +256,17 @@ class ConsoleCore:
             links, task, watch = self._links, self._links_task, self._watch_task
 
             async def close() -> None:
-                if watch is not None:
-                    watch.cancel()
+                if watch is not None:  # it ends its round (a link it is closing, closed)
+                    self._watch_wake.set()
+                    await watch
+                await asyncio.gather(*self._removing, return_exceptions=True)
                 await links.close()
                 if task is not None:
                     await task
+                # a link closed by another round (a table given up) may still be ending
+                rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+                if rest:
+                    await asyncio.wait(rest, timeout=2)
 
             fut = asyncio.run_coroutine_threadsafe(close(), self._loop)
             try:
@@ -313,7 +321,8 @@ class ConsoleCore:
                 at = claims.next_lapse_at()
                 if at is not None:
                     delay = max(0.01, min(delay, at - time.monotonic()))
-            await asyncio.sleep(delay)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._watch_wake.wait(), delay)
 
     def _not_held(self, table: str, why: str) -> None:
         """A write for ``table`` was refused by the fence, or its lease ended here: it is
@@ -322,9 +331,18 @@ class ConsoleCore:
         claims, loop, links = self.claims, self._loop, self._links
         if claims is not None:
             claims.drop(table, why)
-        if loop is not None and links is not None and table in links.links:
-            with contextlib.suppress(RuntimeError):  # the loop is closing
-                asyncio.run_coroutine_threadsafe(links.remove(table), loop)
+        if loop is None or links is None or table not in links.links:
+            return
+
+        def remove() -> None:  # on the link loop; stop() waits for it
+            if self._stopped:
+                return
+            task = loop.create_task(links.remove(table))
+            self._removing.add(task)
+            task.add_done_callback(self._removing.discard)
+
+        with contextlib.suppress(RuntimeError):  # the loop is closing
+            loop.call_soon_threadsafe(remove)
 
     def _claim_worker(self) -> None:
         while True:
@@ -523,7 +541,7 @@ class ConsoleCore:
         claims = self.claims
         if claims is not None and not claims.holds(origin.table):
             self._not_held(origin.table, "its lease ended here")
-            return self._never()
+            return self._unanswered(origin.table)
         fut = self.floor.writer.submit_event(origin, event)
 
         def refused(f: Future[bool]) -> None:
@@ -541,20 +559,25 @@ class ConsoleCore:
                           "in this ledger (a ledger restored from a backup?): recorded as a gap")
 
         fut.add_done_callback(refused)
-        return self._outcome(fut)
+        return self._outcome(origin.table, fut)
 
-    async def _outcome(self, fut: Future[Any]) -> Any:
-        """The event's outcome for its link; an event refused by the fence is never answered
+    async def _outcome(self, table: str, fut: Future[Any]) -> Any:
+        """The event's outcome for its link; an event refused by the fence is not answered
         (its link is being closed: :meth:`_not_held`)."""
         try:
             return await asyncio.wrap_future(fut)
         except NotHeld:
-            return await self._never()
+            return await self._unanswered(table)
 
-    @staticmethod
-    async def _never() -> Any:
-        """Waits until the link is closed (cancelled): no ACK for a table not held."""
-        await asyncio.Future()
+    async def _unanswered(self, table: str) -> Any:
+        """No answer for an event of a table not held: its link (the table's now) is being
+        closed by :meth:`_not_held`.  The link's task ends as cancelled once that link is no
+        longer the table's (so a cancellation its read swallowed does not leave it here)."""
+        links = self._links
+        link = links.links.get(table) if links is not None else None
+        while links is not None and link is not None and links.links.get(table) is link:
+            await asyncio.sleep(0.1)
+        raise asyncio.CancelledError
 
     def _on_status(self, table: str, online: bool, detail: str) -> None:
         state = "ONLINE" if online else "OFFLINE"
