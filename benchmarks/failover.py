@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/failover.py [--tables 50 500] [--kills 3]
         [--db postgresql+psycopg://postgres@127.0.0.1:5432/test] [--claim-interval 1.0]
+        [--freeze SECONDS]
 
 For each table count, on a fresh schema of the PostgreSQL database: the simulated tables
 (``benchmarks/floor_sim.py``, a process of their own, mutual TLS with a test CA made for the
@@ -9,6 +10,13 @@ run, playing at ``--speed``), and two ``podium serve`` processes on the whole fl
 its own name.  The first to start serves every table; the second stands by.  Then ``--kills``
 times: the serving one is killed with SIGKILL (as a crash or an OOM kill would), the other takes
 every table over, and a new standby is started in the dead one's place.
+
+With ``--freeze SECONDS`` the serving one is not killed but frozen (SIGSTOP, as a VM or GC
+pause would stop it) with its lock session left open, for that long; the standby takes the
+tables when the frozen one's lease ends (``PODIUM_LEASE_S``, default 3 s: the bound is the lease
+plus the claim interval from its last heartbeat); then it is woken (SIGCONT) and stands by for
+the next round.  The refusals the ledger kept meanwhile (a stale service's OFFLINE refusing the
+new owner's START GAME) are counted too.
 
 Per kill and table, from the moment of the SIGKILL (wall clock):
   - claimed: the standby's ``claimed`` row in ``ownership_events`` (its advisory lock taken);
@@ -131,10 +139,14 @@ def run_once(tables: int, args: argparse.Namespace) -> dict[str, Any]:
             time.sleep(rng.uniform(0, args.claim_interval))
             victim = first
             killed_at = time.time()
-            procs[victim].send_signal(signal.SIGKILL)
-            procs[victim].wait(10)
+            if args.freeze:
+                procs[victim].send_signal(signal.SIGSTOP)
+            else:
+                procs[victim].send_signal(signal.SIGKILL)
+                procs[victim].wait(10)
             online_at: dict[str, float] = {}
-            deadline = time.monotonic() + 120
+            # a frozen service is woken when its freeze ends, whoever serves the tables then
+            deadline = time.monotonic() + (args.freeze or 120)
             while len(online_at) < tables and time.monotonic() < deadline:
                 now = time.time()
                 with engine.connect() as c:
@@ -148,13 +160,18 @@ def run_once(tables: int, args: argparse.Namespace) -> dict[str, Any]:
                 claimed = {str(t): at.timestamp() for t, at in c.execute(text(
                     "SELECT e.table_id, e.created_at FROM ownership_events e "
                     "JOIN floor_services s ON s.id = e.service_id "
-                    "WHERE s.name = :n AND e.event = 'claimed'"), {"n": standby})}
+                    "WHERE s.name = :n AND e.event = 'claimed' ORDER BY e.id"), {"n": standby})}
+            claimed = {t: at for t, at in claimed.items() if at >= killed_at}
             kills.append({"killed_at": killed_at, "standby": standby,
                           "claimed": {t: at - killed_at for t, at in claimed.items()},
                           "online": {t: at - killed_at for t, at in online_at.items()}})
-            # the standby serves now; a new standby takes the dead one's place
-            first, standby = standby, next(names)
-            procs[standby] = serve(floor_file, url, standby, log, args.claim_interval)
+            if args.freeze:  # woken after the freeze: it stands by for the next round
+                time.sleep(max(0.0, killed_at + args.freeze - time.time()))
+                procs[victim].send_signal(signal.SIGCONT)
+                first, standby = standby, victim
+            else:  # the standby serves now; a new standby takes the dead one's place
+                first, standby = standby, next(names)
+                procs[standby] = serve(floor_file, url, standby, log, args.claim_interval)
             time.sleep(args.settle)
         sim.send_signal(signal.SIGTERM)
         sim.wait(60)
@@ -173,6 +190,8 @@ def run_once(tables: int, args: argparse.Namespace) -> dict[str, Any]:
     with engine.connect() as c:
         recorded = {(t, b, q) for t, b, q in c.execute(text(
             "SELECT table_id, boot, seq FROM controller_events"))}
+        refused = dict(c.execute(text(
+            "SELECT type, count(*) FROM refused_events GROUP BY type")).all())
     engine.dispose()
     drop_schema(args.db, schema)
     acked = {(tid, tab["boot"], ev["seq"]) for tid, tab in record["tables"].items()
@@ -185,7 +204,7 @@ def run_once(tables: int, args: argparse.Namespace) -> dict[str, Any]:
             if after:
                 connected.append(min(after))
     return {"tables": tables, "kills": kills, "connected": connected,
-            "lost": len(acked - recorded), "tmp": str(tmp)}
+            "lost": len(acked - recorded), "refused": refused, "tmp": str(tmp)}
 
 
 def _online(engine: Any) -> int:
@@ -211,19 +230,24 @@ def main() -> None:
                     help="seconds of play between a takeover and the next kill")
     ap.add_argument("--base-port", type=int, default=21000)
     ap.add_argument("--seed", type=int, default=7, help="when in the claim interval to kill")
+    ap.add_argument("--freeze", type=float, default=0.0, metavar="SECONDS",
+                    help="freeze the serving service (SIGSTOP) this long instead of killing it")
     args = ap.parse_args()
     for n in args.tables:
         r = run_once(n, args)
         claimed = [v for k in r["kills"] for v in k["claimed"].values()]
         online = [v for k in r["kills"] for v in k["online"].values()]
         unserved = sum(n - len(k["online"]) for k in r["kills"])
-        print(f"== {n} tables, {len(r['kills'])} kills (claim interval "
+        what = f"freezes of {args.freeze:g} s" if args.freeze else "kills"
+        print(f"== {n} tables, {len(r['kills'])} {what} (claim interval "
               f"{args.claim_interval:g} s; load {os.getloadavg()[0]:.2f}) ==")
         print(f"  kill -> standby claimed   {fmt(claimed)}")
         print(f"  kill -> controller reconnected {fmt(r['connected'])}")
         print(f"  kill -> ONLINE in ledger  {fmt(online)}")
-        print(f"  tables not back within 120 s: {unserved}; acknowledged events lost: "
-              f"{r['lost']}")
+        print(f"  tables not back within {args.freeze or 120:g} s: {unserved}; "
+              f"acknowledged events lost: "
+              f"{r['lost']}; events refused: {sum(r['refused'].values())} "
+              f"{r['refused'] or ''}")
         print("  median per kill (online): "
               + ", ".join(f"{statistics.median(k['online'].values()) * 1000:.0f} ms"
                           for k in r["kills"] if k["online"]), flush=True)
