@@ -177,7 +177,7 @@ def _playing_floor() -> tuple[dict[str, SimulatedTable], SimulatorThread, FloorC
     config = replace(base, tables=tuple(replace(t, port=sims[t.id].port) for t in chosen),
                      groups=tuple(g for g in base.groups if any(t.group == g.id
                                                                  for t in chosen)),
-                     printer=None, controller_link=pki().link_config())
+                     controller_link=pki().link_config())
     return sims, thread, config
 
 
@@ -318,7 +318,7 @@ def test_a_paused_service_whose_lock_session_ended_writes_nothing_when_it_wakes(
             assert claims is not None
             pauses[owner].stop()
             _terminate(pg, claims.db_pid)
-            wait_for(lambda: _serves(pg, cores[standby]), timeout=20,
+            wait_for(lambda standby=standby: _serves(pg, cores[standby]), timeout=20,
                      what=f"{standby} takes and serves the tables")
             commits[owner].watch = True  # the tables are another's: nothing more from it
             pauses[owner].resume_links()
@@ -332,7 +332,7 @@ def test_a_paused_service_whose_lock_session_ended_writes_nothing_when_it_wakes(
             played = _events(pg)
             wait_for(lambda played=played: _events(pg) > played + 20, timeout=20,
                      what=f"the tables play on under {standby}")
-            wait_for(lambda: _serves(pg, cores[standby]), timeout=20,
+            wait_for(lambda standby=standby: _serves(pg, cores[standby]), timeout=20,
                      what=f"{standby} still serves")
             commits[owner].watch = False
             owner, standby = standby, owner
@@ -396,7 +396,7 @@ def test_a_frozen_service_loses_its_tables_when_its_lease_ends(
         pause._held.clear()
         assert pause._held.wait(10)  # its heartbeat is held from here on
         with pg.connect() as c:
-            leases = dict(c.execute(text(
+            leases: dict[str, Any] = dict(c.execute(text(
                 "SELECT substr(name, 7), lease_until FROM ledger_locks "
                 "WHERE name LIKE 'table:%' AND holder_service = :s"),
                 {"s": claims_a.service_id}).all())
@@ -408,11 +408,13 @@ def test_a_frozen_service_loses_its_tables_when_its_lease_ends(
                  what="the standby takes and serves the tables")
         assert not pause.heartbeat.is_set()  # svc-a is still frozen
         commits.watch = True
+        claims_b = cores["svc-b"].claims
+        assert claims_b is not None
         with pg.connect() as c:
             taken = dict(c.execute(
                 select(OwnershipEvent.table_id, func.min(OwnershipEvent.created_at))
                 .where(OwnershipEvent.event == "claimed",
-                       OwnershipEvent.service_id == cores["svc-b"].claims.service_id)  # type: ignore[union-attr]
+                       OwnershipEvent.service_id == claims_b.service_id)
                 .group_by(OwnershipEvent.table_id)).all())
             alive = c.scalar(text("SELECT count(*) FROM pg_stat_activity WHERE pid = :p"),
                              {"p": claims_a.db_pid})
