@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import Connection, Engine, event, func, select, text
 
 from core.controllers.events import GameEnded, GameStarted, Origin
-from core.controllers.ownership import TableClaims
+from core.controllers.ownership import ClaimError, TableClaims
 from core.controllers.simulator import SimulatedTable, Simulator
 from core.demo import SimulatorThread
 from core.floorconfig import FloorConfig, load_demo_floor
@@ -126,7 +126,8 @@ def test_a_write_with_a_stale_epoch_or_an_ended_lease_is_refused_in_its_transact
                 with pg.begin() as c:  # its lease ends while the write is under way
                     c.execute(text("UPDATE ledger_locks SET lease_until = clock_timestamp() "
                                    "- interval '1 second' WHERE name = 'table:PG-1'"))
-                assert claims_c.claim(["PG-1"]) == ([], {})
+                with pytest.raises(ClaimError, match="PG-1 are locked by another transaction"):
+                    claims_c.claim(["PG-1"])
             assert claims_c.claim(["PG-1"])[0] == ["PG-1"]  # after the write committed
             claims_c.close()
         finally:

@@ -380,6 +380,17 @@ class TableClaims:
                 self._drop_conn()
                 raise ClaimError(f"the lock connection dropped: {_reason(exc)}") from None
             taken = [t for t in want if got.get(t) is not None]
+            if busy and not taken:  # one line naming the transaction that holds them
+                try:
+                    with conn.cursor() as cur:
+                        cur.execute(locks.HOLDER_SQL, ([_LOCK_PREFIX + t for t in busy],))
+                        row = cur.fetchone()
+                except Exception as exc:
+                    self._drop_conn()
+                    raise ClaimError(f"the lock connection dropped: {_reason(exc)}") from None
+                raise ClaimError(f"the claims of {', '.join(sorted(busy))} are locked by "
+                                 f"another transaction now (asked again the next round); "
+                                 f"{locks.describe(row)}")
             self.owned |= set(taken)
             for t in taken:
                 epoch, wait = got[t]
