@@ -7,6 +7,7 @@ to a standby when its lease ends, whatever its lock connection says."""
 from __future__ import annotations
 
 import re
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
@@ -441,3 +442,40 @@ def test_a_frozen_service_loses_its_tables_when_its_lease_ends(
     assert sorted(t for t, _d in lost) == sorted(TABLES)
     assert all("lease" in d for _t, d in lost)
     assert refused == 0
+
+
+def test_an_event_a_batch_failed_on_is_not_refused_for_a_table_no_longer_held(
+        pg: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch the database refused is committed again in halves, down to the event it failed
+    on, whose refusal is then kept alone: if the table was taken meanwhile, that refusal is
+    fenced too (not kept; NotHeld), and the other tables' events are recorded."""
+    from core.tablegames import ingest
+    from tests.test_floor_scale import _held
+
+    monkeypatch.setattr(ingest, "screened", lambda origin, event: event)
+    floor = _floor(pg)
+    floor.start()
+    for t in TABLES:
+        floor.set_link(t, True)
+    floor.writer.start()
+    asked: list[str] = []
+
+    def fence(conn: Connection, tables: Any) -> set[str]:
+        # PG-4 is held until its event's batch failed and the event is to be refused alone
+        # (the writer's keep()): taken by another service in between
+        asked.append(sys._getframe(1).f_code.co_name)
+        return {"PG-4"} & set(tables) if asked[-1] == "keep" else set()
+
+    floor.writer.fence = fence
+    gate = _held(floor)
+    good = floor.writer.submit_event(Origin("PG-1", "b", 1), GameStarted(1, {1: 100}))
+    bad = floor.writer.submit_event(Origin("PG-4", "b", 1, "\ud800"), GameStarted(1, {1: 100}))
+    gate.set()
+    assert good.result(10) is True
+    with pytest.raises(NotHeld):
+        bad.result(10)
+    assert "keep" in asked and floor.writer.stats.refused_alone == 0
+    with pg.connect() as c:
+        assert c.scalar(select(func.count()).select_from(RefusedEvent)) == 0
+        assert c.scalar(select(func.count()).select_from(ControllerEvent)) == 1
+    floor.writer.stop()

@@ -275,14 +275,21 @@ class LedgerWriter:
         reason = f"{UNSTORABLE} ({cause})"
         log.warning("ledger writer: %s could not be stored and is refused alone: %s",
                     job.what or "an event", exc)
-        refuse = job.refuse
+        refuse, fence = job.refuse, self.fence
 
         def keep() -> None:
             with self.ctx.session() as s, s.begin():
+                if fence is not None and job.table is not None and \
+                        fence(s.connection(), {job.table}):
+                    raise NotHeld(job.table)  # a table not held: no refusal either
                 refuse(Unit(s, self.ctx.now(), self.ctx.cache), reason)
 
         try:
             retrying(keep)
+        except NotHeld as held:
+            if not job.future.done():
+                job.future.set_exception(held)
+            return
         except Exception:  # not even its refusal: not acknowledged, it comes again
             log.exception("ledger writer: the refusal of %s could not be recorded either",
                           job.what or "an event")
