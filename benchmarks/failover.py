@@ -16,7 +16,10 @@ pause would stop it) with its lock session left open, for that long; the standby
 tables when the frozen one's lease ends (``PODIUM_LEASE_S``, default 3 s: the bound is the lease
 plus the claim interval from its last heartbeat); then it is woken (SIGCONT) and stands by for
 the next round.  The refusals the ledger kept meanwhile (a stale service's OFFLINE refusing the
-new owner's START GAME) are counted too.
+new owner's START GAME) are counted too.  ``--terminate`` also ends the frozen one's lock
+session on the server (``pg_terminate_backend``, as a failover or an operator would): the
+standby takes the tables after its grace, and the frozen one, woken, must write nothing for
+them (the refusals and sequence gaps counted say whether it did).
 
 Per kill and table, from the moment of the SIGKILL (wall clock):
   - claimed: the standby's ``claimed`` row in ``ownership_events`` (its advisory lock taken);
@@ -141,6 +144,11 @@ def run_once(tables: int, args: argparse.Namespace) -> dict[str, Any]:
             killed_at = time.time()
             if args.freeze:
                 procs[victim].send_signal(signal.SIGSTOP)
+                if args.terminate:
+                    with engine.begin() as c:
+                        c.execute(text(
+                            "SELECT pg_terminate_backend(db_pid) FROM floor_services "
+                            "WHERE name = :n AND stopped_at IS NULL"), {"n": victim})
             else:
                 procs[victim].send_signal(signal.SIGKILL)
                 procs[victim].wait(10)
@@ -192,6 +200,8 @@ def run_once(tables: int, args: argparse.Namespace) -> dict[str, Any]:
             "SELECT table_id, boot, seq FROM controller_events"))}
         refused = dict(c.execute(text(
             "SELECT type, count(*) FROM refused_events GROUP BY type")).all())
+        gaps = c.execute(text("SELECT count(*) FROM controller_events "
+                              "WHERE type = 'SequenceGap'")).scalar()
     engine.dispose()
     drop_schema(args.db, schema)
     acked = {(tid, tab["boot"], ev["seq"]) for tid, tab in record["tables"].items()
@@ -204,7 +214,7 @@ def run_once(tables: int, args: argparse.Namespace) -> dict[str, Any]:
             if after:
                 connected.append(min(after))
     return {"tables": tables, "kills": kills, "connected": connected,
-            "lost": len(acked - recorded), "refused": refused, "tmp": str(tmp)}
+            "lost": len(acked - recorded), "refused": refused, "gaps": gaps, "tmp": str(tmp)}
 
 
 def _online(engine: Any) -> int:
@@ -232,13 +242,16 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7, help="when in the claim interval to kill")
     ap.add_argument("--freeze", type=float, default=0.0, metavar="SECONDS",
                     help="freeze the serving service (SIGSTOP) this long instead of killing it")
+    ap.add_argument("--terminate", action="store_true",
+                    help="with --freeze: also end the frozen service's lock session")
     args = ap.parse_args()
     for n in args.tables:
         r = run_once(n, args)
         claimed = [v for k in r["kills"] for v in k["claimed"].values()]
         online = [v for k in r["kills"] for v in k["online"].values()]
         unserved = sum(n - len(k["online"]) for k in r["kills"])
-        what = f"freezes of {args.freeze:g} s" if args.freeze else "kills"
+        what = (f"freezes of {args.freeze:g} s" + (" (lock session ended)" if args.terminate
+                                                    else "") if args.freeze else "kills")
         print(f"== {n} tables, {len(r['kills'])} {what} (claim interval "
               f"{args.claim_interval:g} s; load {os.getloadavg()[0]:.2f}) ==")
         print(f"  kill -> standby claimed   {fmt(claimed)}")
@@ -247,7 +260,7 @@ def main() -> None:
         print(f"  tables not back within {args.freeze or 120:g} s: {unserved}; "
               f"acknowledged events lost: "
               f"{r['lost']}; events refused: {sum(r['refused'].values())} "
-              f"{r['refused'] or ''}")
+              f"{r['refused'] or ''}; sequence gaps recorded: {r['gaps']}")
         print("  median per kill (online): "
               + ", ".join(f"{statistics.median(k['online'].values()) * 1000:.0f} ms"
                           for k in r["kills"] if k["online"]), flush=True)
