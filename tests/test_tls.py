@@ -83,16 +83,18 @@ def record_delays(link: ControllerLink) -> list[float]:
     return delays
 
 
-class FirstFlightSaboteur:
-    """A loopback TCP proxy to a controller that damages the TLS handshake of the first
-    connection once: the first chunk it reads from ``side`` ("console": the ClientHello;
-    "controller": the ServerHello and what follows it; chunk ``chunk`` of that side) has one byte
-    flipped, or is dropped.  Every later chunk and connection passes unchanged."""
+class Saboteur:
+    """A loopback TCP proxy to a controller that damages one chunk it reads from ``side``
+    ("console" or "controller"), once: one byte (in its middle) flipped, or the chunk dropped.
+    Which chunk: number ``chunk`` of the first connection (from the console 0 is the ClientHello,
+    1 its certificate and Finished; from the controller 0 is the ServerHello and what follows
+    it), or, after :meth:`arm`, the next one.  Everything else passes unchanged."""
 
-    def __init__(self, target_port: int, side: str, damage: str, chunk: int = 0) -> None:
+    def __init__(self, target_port: int, side: str, damage: str, chunk: int | None = 0) -> None:
         self.target_port = target_port
         self.side, self.damage, self.chunk = side, damage, chunk
         self.port = 0
+        self.armed = False
         self.damaged = False
         self._server: asyncio.Server | None = None
         self._writers: list[asyncio.StreamWriter] = []
@@ -108,26 +110,29 @@ class FirstFlightSaboteur:
             w.transport.abort()
         await self._server.wait_closed()
 
+    def arm(self) -> None:
+        self.armed = True
+
     async def _client(self, c_reader: asyncio.StreamReader,
                       c_writer: asyncio.StreamWriter) -> None:
         first = not self._writers
         u_reader, u_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
         self._writers += [c_writer, u_writer]
-        await asyncio.gather(self._pipe(c_reader, u_writer, first and self.side == "console"),
-                             self._pipe(u_reader, c_writer, first and self.side == "controller"))
+        await asyncio.gather(self._pipe(c_reader, u_writer, self.side == "console", first),
+                             self._pipe(u_reader, c_writer, self.side == "controller", first))
 
     async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                    damage: bool) -> None:
+                    from_side: bool, first: bool) -> None:
         n = 0
         try:
             while data := await reader.read(65_536):
-                if damage and n == self.chunk:
+                if from_side and not self.damaged and (self.armed or first and n == self.chunk):
                     self.damaged = True
                     if self.damage == "drop":
                         data = b""
-                    else:  # one byte, in the middle of the chunk
-                        data = data[:len(data) // 2] + bytes([data[len(data) // 2] ^ 0x20]) \
-                            + data[len(data) // 2 + 1:]
+                    else:
+                        middle = len(data) // 2
+                        data = data[:middle] + bytes([data[middle] ^ 0x20]) + data[middle + 1:]
                 n += 1
                 writer.write(data)
                 await writer.drain()
@@ -135,8 +140,6 @@ class FirstFlightSaboteur:
             pass
         finally:
             writer.transport.abort()
-
-
 
 
 def test_a_controller_with_its_tables_certificate_links_over_tls_and_events_flow() -> None:
@@ -249,7 +252,7 @@ def test_a_damaged_or_lost_first_handshake_flight_is_a_connection_fault_retried_
         table = make_table("T1")
         await table.start()
         play(table, 2)
-        proxy = FirstFlightSaboteur(table.port, side, damage, chunk)
+        proxy = Saboteur(table.port, side, damage, chunk)
         await proxy.start()
         floor = Floor()
         link = ControllerLink("T1", "127.0.0.1", proxy.port, floor.on_event, floor.on_status,
@@ -275,6 +278,33 @@ def test_a_damaged_or_lost_first_handshake_flight_is_a_connection_fault_retried_
     assert not [r for r in caplog.records if r.name == "podium.link" and r.levelname == "ERROR"]
 
 
+
+
+def test_a_record_damaged_on_a_live_link_is_a_connection_fault_named_in_words() -> None:
+    async def main() -> None:
+        table = make_table("T1")
+        await table.start()
+        proxy = Saboteur(table.port, "controller", "flip", chunk=None)
+        await proxy.start()
+        floor = Floor()
+        link = ControllerLink("T1", "127.0.0.1", proxy.port, floor.on_event, floor.on_status,
+                              tls=pki().console_context(), heartbeat=0.2, paytable="FPGPP-WA01",
+                              decks=1, reconnect_delay=0.01, max_reconnect_delay=30)
+        delays = record_delays(link)
+        task = await running(link)
+        await until(lambda: link.online, "the link up")
+        proxy.arm()  # the controller's next heartbeat, one byte flipped
+        await until(lambda: len(floor.statuses) >= 3 and floor.statuses[-1][1], "back up")
+        await link.close()
+        await task
+        await proxy.stop()
+        await table.stop()
+        assert [online for _, online, _ in floor.statuses[:3]] == [True, False, True]
+        assert floor.statuses[1][2] == ("connection lost: TLS: decryption failed or bad record "
+                                        "mac (data damaged on the way)")
+        assert delays == [0.01]
+
+    arun(main)
 
 
 def test_a_console_set_up_for_tls_never_records_from_a_plain_controller(tmp_path: Path) -> None:

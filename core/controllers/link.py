@@ -369,7 +369,7 @@ class ControllerLink:
         except ssl.SSLError as exc:
             if not self.online:  # TLS 1.3: an alert about this console's certificate comes
                 return self._handshake_end(exc)  # after the handshake, at the first read
-            return _SessionEnd(f"connection lost: TLS: {link_tls.handshake_fault(exc).words}")
+            return _SessionEnd(f"connection lost: TLS: {link_tls.record_fault(exc)}")
         except (OSError, asyncio.IncompleteReadError) as exc:
             why = (exc.strerror if isinstance(exc, OSError) else "") or str(exc)
             return _SessionEnd(f"connection lost: {why or type(exc).__name__}")

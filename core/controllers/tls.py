@@ -188,6 +188,12 @@ def _words(reason: str) -> str:
     return reason.lower().replace("_", " ")
 
 
+def _ssl_words(exc: ssl.SSLError) -> str:
+    # without a reason code: OpenSSL's text without the place in CPython's source ("[SSL] ASN1
+    # lib")
+    return _words(exc.reason or "") or re.sub(r"\s*\(_ssl\.c:\d+\)$", "", str(exc))
+
+
 def handshake_fault(exc: OSError) -> HandshakeFault:
     """The failure of a TLS handshake with a controller, in words (``exc``: what the handshake,
     or the first read after it, raised)."""
@@ -212,8 +218,19 @@ def handshake_fault(exc: OSError) -> HandshakeFault:
         return HandshakeFault(f"{_words(reason)} (data damaged on the way)", False)
     if alert:
         return HandshakeFault(f"it sent the TLS alert {_words(alert)}", False)
-    # no reason code: OpenSSL's text without the place in CPython's source ("[SSL] ASN1 lib")
-    return HandshakeFault(_words(reason) or re.sub(r"\s*\(_ssl\.c:\d+\)$", "", str(exc)), False)
+    return HandshakeFault(_ssl_words(exc), False)
+
+
+def record_fault(exc: ssl.SSLError) -> str:
+    """A TLS error on a connection that was up, in words: a record that failed its checks
+    (whatever OpenSSL calls it, damaged on the way), an alert, or the connection cut."""
+    reason = exc.reason or ""
+    if isinstance(exc, ssl.SSLEOFError) or reason == "UNEXPECTED_EOF_WHILE_READING":
+        return "the connection was cut (reset or closed)"
+    alert = reason.partition("ALERT_")[2]
+    if alert:
+        return f"it sent the TLS alert {_words(alert)}"
+    return f"{_ssl_words(exc)} (data damaged on the way)"
 
 
 # --------------------------------------------------------------------------- contexts
