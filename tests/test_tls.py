@@ -222,8 +222,9 @@ def test_a_controller_without_its_tables_certificate_is_refused_and_nothing_is_r
         assert len(details) == (1 if after == 1 else 2), details
         assert not details[0].startswith("TLS refused: ") or after == 1
         assert details[-1].startswith("TLS refused: ") and named in details[-1]
-        # the ordinary backoff until it counts as refused, then the longest delay
-        assert delays[:after - 1] == [0.01, 0.02][:after - 1]
+        # the first delay until it counts as refused (the controller answered: it is up, no
+        # doubling), then the longest delay
+        assert delays[:after - 1] == [0.01, 0.01][:after - 1]
         assert set(delays[after - 1:]) == {30}
 
     caplog.set_level("INFO")

@@ -84,12 +84,16 @@ class _SessionEnd(Exception):
 
     ``refusal`` (a fault when empty: reconnect with the ordinary backoff) is the detail shown
     instead once this connection counts as refused (the longest delay, logged once): when the
-    same refusal ended ``after`` connections in a row."""
+    same refusal ended ``after`` connections in a row.  ``answered``: the controller took the
+    TCP connection (the handshake failed on the way): it is up, so the next try comes after the
+    first delay again, not a doubled one (a damaged path costs a second, not half a minute)."""
 
-    def __init__(self, detail: str, *, refusal: str = "", after: int = 1) -> None:
+    def __init__(self, detail: str, *, refusal: str = "", after: int = 1,
+                 answered: bool = False) -> None:
         super().__init__(detail)
         self.refusal = refusal
         self.after = after
+        self.answered = answered
 
 
 CLOSED_BY_CONTROLLER = "connection closed by the controller"
@@ -309,7 +313,8 @@ class ControllerLink:
         where = f"{self.host}:{self.port}"
         return _SessionEnd(f"can not connect to {where}: TLS handshake failed: {fault.words}",
                            refusal=f"TLS refused: controller at {where}: {fault.words}"
-                           if fault.certificate else "", after=REFUSAL_REPEATS)
+                           if fault.certificate else "", after=REFUSAL_REPEATS,
+                           answered=True)
 
     def _refused(self, detail: str) -> None:
         """Log a refusal once (it comes again at every retry until someone fixes it)."""
@@ -341,6 +346,8 @@ class ControllerLink:
             self._set_status(False, detail)
             if refused:
                 delay = self.max_reconnect_delay
+            elif end.answered:  # the controller is up; the path damaged the handshake
+                delay = self.reconnect_delay
             await self._sleep(delay)
             delay = min(delay * 2, self.max_reconnect_delay)
 
@@ -361,7 +368,7 @@ class ControllerLink:
                 where = f"{self.host}:{self.port}"
                 return _SessionEnd(
                     f"can not connect to {where}: the controller closed the connection before "
-                    "its HELLO", after=REFUSAL_REPEATS,
+                    "its HELLO", after=REFUSAL_REPEATS, answered=True,
                     refusal=f"TLS refused: controller at {where} closed the connection before "
                             "its HELLO: it does not accept this console's certificate (not a "
                             "console's, or not from its CA)?")
