@@ -26,8 +26,19 @@ prints:
 Unless ``--no-baseline``, the same run is made first without any fault, on a ledger of its own,
 so that the stalls the faults cause can be told from the console's own latency on the machine.
 
+``--chunk-faults RATE`` damages the raw TCP stream instead of the frames: each chunk the proxy
+reads is dropped (RATE / 2) or has one byte flipped (RATE / 2), whatever it holds (under TLS: the
+handshake's records and the encrypted frames).  The links then run with the console's own
+heartbeat and backoff (``ControllerLink``'s defaults: reconnect after 1 s doubling to 30 s,
+connect timeout 5 s), and the report adds how long the tables were OFFLINE: the intervals from
+a link going down (after it first came up) to its next ONLINE, their table-seconds, the longest,
+how many ended in a refusal, and the commonest causes.  ``--tls`` runs the links over mutual TLS
+(certificates of a CA made for the run), ``--plain-and-tls`` runs both one after the other.
+
     .venv/bin/python benchmarks/chaos.py [--tables 8] [--events 500] [--seed 1]
         [--retransmit 0.2] [--db postgresql+psycopg://postgres@127.0.0.1:5432/test]
+    .venv/bin/python benchmarks/chaos.py --chunk-faults 0.04 --plain-and-tls --no-baseline
+        [--tables 12] [--events 400] [--step-interval 0.1]
 
 ``tests/test_chaos.py`` runs :func:`run_chaos` with fewer events on both databases.
 """
@@ -37,7 +48,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import inspect
 import logging
+import re
 import secrets
 import sys
 import tempfile
@@ -53,7 +66,9 @@ if str(ROOT) not in sys.path:
 
 from sqlalchemy import Engine, create_engine, func, select, text  # noqa: E402
 
+from core.controllers import certs, tls  # noqa: E402
 from core.controllers.chaos import FAULT_KINDS, ChaosProxy, FaultRates  # noqa: E402
+from core.controllers.link import ControllerLink  # noqa: E402
 from core.controllers.protocol import Command, PayConfirmed  # noqa: E402
 from core.controllers.simulator import SimulatedTable  # noqa: E402
 from core.demo import SimulatorThread, enroll_demo_employees, swipe_of  # noqa: E402
@@ -68,6 +83,9 @@ from core.tablegames.ingest import payload  # noqa: E402
 from core.tablegames.views import AmountChanged, FloorError  # noqa: E402
 
 EXECUTIVE = swipe_of("2001")
+# what a console's links run with (--chunk-faults: the timers and backoff the TLS handshakes meet)
+LINK_DEFAULTS = {name: p.default for name, p in inspect.signature(ControllerLink).parameters.items()
+                 if name in ("heartbeat", "retransmit", "reconnect_delay", "max_reconnect_delay")}
 DEFAULT_RATES = FaultRates(drop=0.02, duplicate=0.02, reorder=0.02, corrupt=0.02,
                            truncate=0.01, disconnect=0.002)
 
@@ -94,6 +112,10 @@ class ChaosReport:
     retransmit: float
     max_backoff: float
     balance_problems: list[str] = field(default_factory=list)
+    transport: str = "plain TCP"
+    # (table, seconds, the detail it went down with, whether that was a refusal) of each OFFLINE
+    # interval after the table first came ONLINE; None: not measured
+    offline: list[tuple[str, float, str, bool]] | None = None
 
     def lines(self) -> list[str]:
         faults = ", ".join(f"{k} {self.faults.get(k, 0)}" for k in FAULT_KINDS)
@@ -116,11 +138,31 @@ class ChaosReport:
         out += [f"  {t}: {s:.2f} s" for t, s in sorted(self.longest_stall.items())]
         out.append(f"  worst {worst:.2f} s; every event: median {_quantile(self.waits, 0.5):.3f} "
                    f"s, p99 {_quantile(self.waits, 0.99):.3f} s")
+        if self.offline is not None:
+            out += self.offline_lines()
         for name, items in (("LOST", self.lost), ("DUPLICATED", self.duplicated),
                             ("CORRUPT", self.corrupt_accepted), ("REFUSED", self.refused),
                             ("PAY", self.pay_problems), ("BALANCE", self.balance_problems)):
             out += [f"  {name}: {item}" for item in items[:10]]
         return out
+
+
+    def offline_lines(self) -> list[str]:
+        offline = self.offline or []
+        seconds = sorted(d for _, d, _, _ in offline)
+        causes = Counter(_cause(detail) for _, _, detail, _ in offline)
+        out = [f"OFFLINE ({self.transport}): {len(offline)} intervals, "
+               f"{sum(seconds):.1f} table-seconds of {self.tables * self.seconds:.0f}, longest "
+               f"{max(seconds, default=0.0):.1f} s, median {_quantile(seconds, 0.5):.1f} s, "
+               f"p90 {_quantile(seconds, 0.9):.1f} s; ended in a refusal: "
+               f"{sum(1 for *_, refused in offline if refused)}"]
+        out += [f"  {n} x {cause}" for cause, n in causes.most_common(6)]
+        return out
+
+
+def _cause(detail: str) -> str:
+    """A status detail without its address (one cause for every table)."""
+    return re.sub(r"127\.0\.0\.1:\d+", "HOST:PORT", detail)
 
 
 def _quantile(values: list[float], q: float) -> float:
@@ -132,9 +174,10 @@ class _Tables:
     until each has emitted ``target`` events."""
 
     def __init__(self, sims: list[SimulatedTable], rates: FaultRates, seed: int, target: int,
-                 step_interval: float, in_flight: int) -> None:
+                 step_interval: float, in_flight: int, chunks: bool) -> None:
         self.sims = sims
         self.rates = rates
+        self.chunks = chunks
         self.seed = seed
         self.target = target
         self.step_interval = step_interval
@@ -147,7 +190,7 @@ class _Tables:
         for sim in self.sims:
             await sim.start()
             proxy = ChaosProxy("127.0.0.1", sim.port, self.rates,
-                               seed=f"{self.seed}/{sim.table_id}")
+                               seed=f"{self.seed}/{sim.table_id}", chunks=self.chunks)
             await proxy.start()
             self.proxies[sim.table_id] = proxy
 
@@ -177,13 +220,16 @@ class _Tables:
             await sim.stop()
 
 
-def _floor_toml(ports: dict[str, int]) -> str:
+def _floor_toml(ports: dict[str, int], console: tls.TlsFiles | None) -> str:
+    # plain TCP unless told: the proxy damages the protocol's own frames (under TLS every damaged
+    # byte is a connection the TLS layer drops, which the disconnects cover)
+    link = ('[controller_link]\ntransport = "plain-lab-only"\n' if console is None else
+            f'[controller_link]\nca = "{console.ca}"\ncert = "{console.cert}"\n'
+            f'key = "{console.key}"\n')
     lines = ['[casino]\nname = "Chaos Casino"\ntimezone = "Asia/Manila"\n',
              '[authorization]\nexecutive_threshold = "5000.00"\npin = "none"\n'
              'separate_verifier_at = "1000000000.00"\n',
-             # plain TCP: the proxy damages the protocol's own frames (under TLS every damaged
-             # byte is a connection the TLS layer drops, which the disconnects cover)
-             '[controller_link]\ntransport = "plain-lab-only"\n',
+             link,
              '[[groups]]\nid = "LINK"\npaytable = "FPGPP-WA01"\n',
              '[groups.levels.MAIN]\nseed = "10000.00"\ncontribution_rate = "0.20"\n'
              'reserve_rate = "0.02"\npreconfigured_rate = "0.20"\n'
@@ -217,14 +263,20 @@ def run_chaos(engine: Engine, *, tables: int = 4, events: int = 150, seed: int =
               rates: FaultRates = DEFAULT_RATES, retransmit: float = 0.2,
               heartbeat: float = 0.5, reconnect_delay: float = 0.05,
               max_reconnect_delay: float = 0.2, step_interval: float = 0.002,
-              in_flight: int = 8, guard: float = 300.0) -> ChaosReport:
+              in_flight: int = 8, guard: float = 300.0, certs_folder: Path | None = None,
+              chunks: bool = False) -> ChaosReport:
     """Play ``tables`` tables of ``events`` events each through chaos proxies into the ledger
     of ``engine`` (migrated), wait (at most ``guard`` seconds) until every event is
-    acknowledged, and compare."""
+    acknowledged, and compare.  ``certs_folder`` (a ``podium certs`` folder with the tables'
+    certificates): the links run over TLS.  ``chunks``: the faults hit raw chunks, not frames."""
     paytable = load_paytables()["FPGPP-WA01"]
-    sims = [SimulatedTable(f"C{i}", paytable, port=0, seed=seed * 1000 + i, speed=0,
+    ids = [f"C{i}" for i in range(1, tables + 1)]
+    sims = [SimulatedTable(tid, paytable, port=0, seed=seed * 1000 + i, speed=0,
                            mistake_rate=0.05, jackpot_rate=0.05, heartbeat=heartbeat,
-                           retransmit=retransmit, tls=None) for i in range(1, tables + 1)]
+                           retransmit=retransmit,
+                           tls=None if certs_folder is None else
+                           tls.controller_context(certs.table_files(certs_folder, tid)))
+            for i, tid in enumerate(ids, 1)]
     applied: list[tuple[str, str, int]] = []  # (table, hit_ref, cents) of each PAY applied
     for sim in sims:
         resolve = sim.resolve
@@ -238,15 +290,23 @@ def run_chaos(engine: Engine, *, tables: int = 4, events: int = 150, seed: int =
             return result
 
         sim.resolve = recording  # type: ignore[method-assign]
-    floor_tables = _Tables(sims, rates, seed, events, step_interval, in_flight)
+    floor_tables = _Tables(sims, rates, seed, events, step_interval, in_flight, chunks)
     thread = SimulatorThread(floor_tables)
     thread.start()
-    config = loads_floor(_floor_toml({t: p.port for t, p in floor_tables.proxies.items()}),
-                         "chaos.toml")
+    config = loads_floor(_floor_toml({t: p.port for t, p in floor_tables.proxies.items()},
+                                     None if certs_folder is None else
+                                     certs.console_files(certs_folder)), "chaos.toml")
     enroll_demo_employees(engine)
     console = ConsoleCore(engine, config, load_paytables(), link_options={
         "heartbeat": heartbeat, "reconnect_delay": reconnect_delay,
         "max_reconnect_delay": max_reconnect_delay, "retransmit": retransmit})
+    statuses: list[tuple[float, str, bool, str]] = []  # (time, table, online, detail)
+
+    def status(table: str) -> None:
+        online, detail = console.link_status()[table]
+        statuses.append((time.monotonic(), table, online, detail))
+
+    console.add_status_listener(status)
     started = time.monotonic()
     finished = False
     try:
@@ -266,7 +326,8 @@ def run_chaos(engine: Engine, *, tables: int = 4, events: int = 150, seed: int =
                 break
             time.sleep(0.02)
     finally:
-        seconds = time.monotonic() - started
+        ended = time.monotonic()
+        seconds = ended - started
         console.stop()
         history = thread.call(lambda: [f for s in sims for f in s.history])
         thread.stop()
@@ -315,7 +376,33 @@ def run_chaos(engine: Engine, *, tables: int = 4, events: int = 150, seed: int =
         pays=len(applied), pay_problems=pay_problems, longest_stall=stalls,
         waits=sorted(w for ws in waits.values() for w in ws), retransmit=retransmit,
         max_backoff=max_reconnect_delay,
-        balance_problems=[str(p) for p in check_balances(engine)])
+        balance_problems=[str(p) for p in check_balances(engine)],
+        transport="plain TCP" if certs_folder is None else "mutual TLS",
+        offline=_offline_intervals(statuses, ended))
+
+
+def _offline_intervals(statuses: list[tuple[float, str, bool, str]], ended: float,
+                       ) -> list[tuple[str, float, str, bool]]:
+    """Each table's OFFLINE intervals after it first came ONLINE, until ``ended``: (table,
+    seconds, the detail it went down with, whether a refusal came before it was back)."""
+    out = []
+    down: dict[str, tuple[float, str, bool]] = {}  # table -> (since, first detail, refused)
+    seen: set[str] = set()
+    for at, table, online, detail in statuses:
+        if at > ended:
+            break
+        if online:
+            seen.add(table)
+            if table in down:
+                since, first, refused = down.pop(table)
+                out.append((table, at - since, first, refused))
+        elif table in seen:
+            since, first, refused = down.get(table, (at, detail, False))
+            down[table] = (since, first, refused or detail.startswith(("TLS refused",
+                                                                        "HELLO refused")))
+    out += [(table, ended - since, first, refused)
+            for table, (since, first, refused) in down.items()]
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -332,29 +419,50 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--db", default=None,
                     help="a PostgreSQL URL (a fresh schema is made and dropped); default: a "
                          "fresh SQLite file")
+    ap.add_argument("--chunk-faults", type=float, default=None, metavar="RATE",
+                    help="damage raw TCP chunks instead of frames: RATE/2 dropped, RATE/2 with a "
+                         "byte flipped; the links keep the console's own timers")
+    ap.add_argument("--tls", action="store_true", help="the links over mutual TLS")
+    ap.add_argument("--plain-and-tls", action="store_true",
+                    help="run plain TCP, then mutual TLS")
+    ap.add_argument("--step-interval", type=float, default=0.002,
+                    help="seconds between a table's steps (default 0.002: as fast as it can)")
+    ap.add_argument("--guard", type=float, default=300.0,
+                    help="seconds a run may take before it is reported unfinished (default 300)")
     args = ap.parse_args(argv)
     # the faults make every side log what it refused: only errors are worth a line here
     logging.basicConfig(level=logging.ERROR, format="%(name)s: %(message)s")
     where = "PostgreSQL" if args.db else "SQLite"
-    runs = [("without faults", FaultRates())] if not args.no_baseline else []
-    runs.append(("chaos", DEFAULT_RATES))
-    report: ChaosReport | None = None
-    for name, rates in runs:
-        report = _run_on_fresh_ledger(args.db, tables=args.tables, events=args.events,
-                                      seed=args.seed, rates=rates, retransmit=args.retransmit,
-                                      in_flight=args.in_flight)
-        print(f"{name} on {where}, seed {args.seed}")
-        for line in report.lines():
-            print(line)
-        print()
-    assert report is not None
-    ok = (report.finished and not report.lost and not report.duplicated
-          and not report.corrupt_accepted and not report.pay_problems)
+    options: dict[str, Any] = {"retransmit": args.retransmit}
+    rates = DEFAULT_RATES
+    if args.chunk_faults is not None:
+        rates = FaultRates(drop=args.chunk_faults / 2, corrupt=args.chunk_faults / 2)
+        options = {**LINK_DEFAULTS, "chunks": True}
+    ok = True
+    for secure in ([False, True] if args.plain_and_tls else [args.tls]):
+        runs = [("without faults", FaultRates())] if not args.no_baseline else []
+        runs.append(("chaos", rates))
+        for name, run_rates in runs:
+            report = _run_on_fresh_ledger(args.db, secure, tables=args.tables,
+                                          events=args.events, seed=args.seed, rates=run_rates,
+                                          in_flight=args.in_flight, guard=args.guard,
+                                          step_interval=args.step_interval, **options)
+            print(f"{name} on {where}, {report.transport}, seed {args.seed}")
+            for line in report.lines():
+                print(line)
+            print()
+            ok = ok and (report.finished and not report.lost and not report.duplicated
+                         and not report.corrupt_accepted and not report.pay_problems)
     return 0 if ok else 1
 
 
-def _run_on_fresh_ledger(db: str | None, **options: Any) -> ChaosReport:
+def _run_on_fresh_ledger(db: str | None, secure: bool, **options: Any) -> ChaosReport:
     with tempfile.TemporaryDirectory() as tmp:
+        if secure:  # a CA of the run's own, a certificate for each table and the console
+            folder = Path(tmp) / "pki"
+            certs.init(folder, [f"C{i}" for i in range(1, options["tables"] + 1)],
+                       organization="Chaos Casino")
+            options["certs_folder"] = folder
         schema = None
         if db:
             schema = f"chaos_{secrets.token_hex(4)}"

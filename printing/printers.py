@@ -31,6 +31,7 @@ reports are not expected on the connection.
 from __future__ import annotations
 
 import errno
+import io
 import logging
 import os
 import re
@@ -451,6 +452,7 @@ class FilePrinter:
                                f"digits, '-', '_' and '.'", reason="bad_data")
         if before_send is not None:
             before_send()  # raises: nothing is written
+        total = len(payload)
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             if stem is None:
@@ -459,19 +461,34 @@ class FilePrinter:
                 path = self.directory / (f"slip-{stem}.bin" if copy == 1
                                          else f"slip-{stem}-{copy}.bin")
                 try:
-                    with open(path, "xb") as f:
-                        f.write(payload)
-                        f.flush()
-                        os.fsync(f.fileno())
-                    return path
+                    with open(path, "xb", buffering=0) as f:
+                        self._write(f, path, payload)
                 except FileExistsError:
                     continue
+                return path
         except OSError as e:
             raise PrinterError(f"Printer folder {self.directory} can not be written "
-                               f"({_reason(e)})", reason="file_error",
-                               total=len(payload)) from None
+                               f"({_reason(e)})", reason="file_error", total=total) from None
         raise PrinterError(f"Printer folder {self.directory}: too many copies of slip {stem}",
-                           reason="file_error", total=len(payload))
+                           reason="file_error", total=total)
+
+    def _write(self, f: io.FileIO, path: Path, payload: bytes) -> None:
+        """The whole slip into the new file ``f`` (unbuffered), flushed to the disk and closed.
+        A failure says how many bytes the file holds: a full disk takes the part of a write that
+        fits, and only the next write fails."""
+        total = len(payload)
+        written = 0
+        view = memoryview(payload)
+        try:
+            while written < total:
+                written += f.write(view[written:])
+            os.fsync(f.fileno())
+            f.close()  # here: a failure to close is a failure to write
+        except OSError as e:
+            raise PrinterError(f"Printer folder {self.directory}: {path.name} holds {written:,} "
+                               f"of the slip's {total:,} bytes ({_reason(e)}); print the slip "
+                               f"again", reason="file_error", sent=written,
+                               total=total) from None
 
 
 def printer_from_config(kind: str, host: str | None = None, port: int | None = DEFAULT_PORT,

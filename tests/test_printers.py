@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import socket
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from printing import printers
 from printing.printers import (
     FilePrinter,
     NetworkPrinter,
@@ -323,6 +328,41 @@ def test_file_printer_numbers_unnamed_slips(tmp_path: Path) -> None:
 def test_file_printer_refuses_unsafe_names(tmp_path: Path, name: object) -> None:
     with pytest.raises(PrinterError, match="file name"):
         FilePrinter(tmp_path).send(b"x", name)  # type: ignore[arg-type]
+
+
+def full_disk_open(free: int) -> Callable[..., io.RawIOBase | io.BufferedWriter]:
+    """``open`` for ``printing.printers`` on a disk with ``free`` bytes left, as the kernel
+    fills one (tmpfs, ext4): a write takes the part that fits and returns its length, the next
+    write fails with ENOSPC.  Buffered (the default) or not, as the caller asks."""
+    left = [free]
+
+    class FullDiskFile(io.FileIO):
+        def write(self, data: Any) -> int:
+            view = memoryview(data)
+            n = min(len(view), left[0])
+            if n == 0:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            left[0] -= n
+            return super().write(view[:n])
+
+    def fake_open(path: Path, mode: str, buffering: int = -1) -> io.RawIOBase | io.BufferedWriter:
+        raw = FullDiskFile(path, mode.replace("b", ""))
+        return raw if buffering == 0 else io.BufferedWriter(raw)
+
+    return fake_open
+
+
+def test_file_printer_on_a_full_disk_reports_the_bytes_the_file_holds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = bytes(range(256)) * 35 + bytes(40)  # 9,000 bytes
+    printer = FilePrinter(tmp_path)
+    monkeypatch.setattr(printers, "open", full_disk_open(4096), raising=False)
+    with pytest.raises(PrinterError) as e:
+        printer.send(data, 7)
+    assert (e.value.sent, e.value.total, e.value.reason) == (4096, 9000, "file_error")
+    assert (tmp_path / "slip-7.bin").read_bytes() == data[:4096]  # what is "on paper"
+    assert str(e.value) == (f"Printer folder {tmp_path}: slip-7.bin holds 4,096 of the slip's "
+                            "9,000 bytes (no space left on device); print the slip again")
 
 
 def test_file_printer_unwritable_folder_is_a_printer_error(tmp_path: Path) -> None:

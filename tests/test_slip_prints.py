@@ -7,6 +7,7 @@ ESC/POS printer; SQLite and PostgreSQL."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, select
@@ -17,8 +18,9 @@ from core.ledger.models import Slip, SlipPrintAttempt
 from core.runtime import ConsoleCore
 from core.tablegames.floor import Floor
 from core.tablegames.views import FloorError
+from printing import printers
 from printing.preview import recovered_text
-from printing.printers import NetworkPrinter
+from printing.printers import FilePrinter, NetworkPrinter
 from printing.slip import DUPLICATE_BANNER, REPRINT_BANNER
 from tests.fake_printer import (
     STATUS_COVER_OPEN,
@@ -29,6 +31,7 @@ from tests.fake_printer import (
 )
 from tests.harness import wait_for
 from tests.paid_slips import PAYTABLES, console, make_slips, slip_floor
+from tests.test_printers import full_disk_open
 
 DUPLICATE = DUPLICATE_BANNER.strip()
 REPRINT = REPRINT_BANNER.strip()
@@ -231,6 +234,37 @@ def test_a_failed_print_after_bytes_went_out_makes_the_next_print_a_duplicate(
     (text,) = [t for t in map(recovered_text, fp.jobs) if f"WIN SLIP No. {n:06d}" in t]
     assert text.lstrip().startswith(DUPLICATE)
     assert [a[0] for a in _attempts(engine, n)] == ["started", "failed", "started", "printed"]
+
+
+def test_a_slip_cut_short_by_a_full_disk_is_counted_on_paper_and_printed_again_as_duplicate(
+        slips: tuple[Engine, list[int]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file printer whose disk fills up mid-slip: the bytes in the file are the bytes sent."""
+    engine, (n, _) = slips
+    data = _stored(engine, n)
+    free = len(data) // 2
+    heard: list[str] = []
+    with monkeypatch.context() as full:
+        full.setattr(printers, "open", full_disk_open(free), raising=False)
+        c = console(engine, slip_floor(), FilePrinter(tmp_path))
+        c.add_message_listener(heard.append)
+        try:
+            c.print_slip(n)
+            _done(c, n, 1)
+        finally:
+            c.stop()
+    assert (tmp_path / f"slip-{n}.bin").read_bytes() == data[:free]
+    assert _attempts(engine, n) == [("started", False, "", None, None),
+                                    ("failed", False, None, "file_error", free)]
+    assert any("the next print is marked DUPLICATE" in m for m in heard)
+    c = console(engine, slip_floor(), FilePrinter(tmp_path))  # space again
+    try:
+        assert c.print_queued() == 2
+        _done(c, n, 2)
+    finally:
+        c.stop()
+    again = (tmp_path / f"slip-{n}-2.bin").read_bytes()
+    assert recovered_text(again).lstrip().startswith(DUPLICATE)
+    assert [a[2] for a in _attempts(engine, n) if a[0] == "started"] == ["", "duplicate"]
 
 
 def test_a_slip_queued_twice_prints_once_and_printing_it_again_says_reprint(

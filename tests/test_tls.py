@@ -20,6 +20,7 @@ from cryptography.x509.oid import NameOID
 from sqlalchemy import func, select
 
 from core.controllers import certs, tls
+from core.controllers.link import REFUSAL_REPEATS, ControllerLink
 from core.controllers.protocol import CommandFrame, PayConfirmed, Welcome, encode_frame, hit_ref
 from core.controllers.simulator import SimulatedTable, Simulator, build_simulator
 from core.demo import SimulatorThread, ensure_demo_certs
@@ -70,6 +71,77 @@ def raw_server_context(files: tls.TlsFiles) -> ssl.SSLContext:
 # ------------------------------------------------------------------ the console's side
 
 
+def record_delays(link: ControllerLink) -> list[float]:
+    """The delays the link's backoff chooses, recorded; the sleeps themselves kept short."""
+    delays: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        delays.append(seconds)
+        await asyncio.sleep(0.01)
+
+    link._sleep = sleep  # type: ignore[method-assign]
+    return delays
+
+
+class Saboteur:
+    """A loopback TCP proxy to a controller that damages one chunk it reads from ``side``
+    ("console" or "controller"), once: one byte (in its middle) flipped, or the chunk dropped.
+    Which chunk: number ``chunk`` of the first connection (from the console 0 is the ClientHello,
+    1 its certificate and Finished; from the controller 0 is the ServerHello and what follows
+    it), or, after :meth:`arm`, the next one.  Everything else passes unchanged."""
+
+    def __init__(self, target_port: int, side: str, damage: str, chunk: int | None = 0) -> None:
+        self.target_port = target_port
+        self.side, self.damage, self.chunk = side, damage, chunk
+        self.port = 0
+        self.armed = False
+        self.damaged = False
+        self._server: asyncio.Server | None = None
+        self._writers: list[asyncio.StreamWriter] = []
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._client, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        assert self._server is not None
+        self._server.close()
+        for w in self._writers:
+            w.transport.abort()
+        await self._server.wait_closed()
+
+    def arm(self) -> None:
+        self.armed = True
+
+    async def _client(self, c_reader: asyncio.StreamReader,
+                      c_writer: asyncio.StreamWriter) -> None:
+        first = not self._writers
+        u_reader, u_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        self._writers += [c_writer, u_writer]
+        await asyncio.gather(self._pipe(c_reader, u_writer, self.side == "console", first),
+                             self._pipe(u_reader, c_writer, self.side == "controller", first))
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                    from_side: bool, first: bool) -> None:
+        n = 0
+        try:
+            while data := await reader.read(65_536):
+                if from_side and not self.damaged and (self.armed or first and n == self.chunk):
+                    self.damaged = True
+                    if self.damage == "drop":
+                        data = b""
+                    else:
+                        middle = len(data) // 2
+                        data = data[:middle] + bytes([data[middle] ^ 0x20]) + data[middle + 1:]
+                n += 1
+                writer.write(data)
+                await writer.drain()
+        except OSError:
+            pass
+        finally:
+            writer.transport.abort()
+
+
 def test_a_controller_with_its_tables_certificate_links_over_tls_and_events_flow() -> None:
     async def main() -> None:
         table = make_table("T1")  # T1's certificate from the casino CA
@@ -92,20 +164,24 @@ def test_a_controller_with_its_tables_certificate_links_over_tls_and_events_flow
     arun(main)
 
 
-@pytest.mark.parametrize(("server", "named"), [
-    ("plain TCP", "does not answer in TLS"),
-    ("another CA", "not issued by the casino CA of this console"),
+# after: how many connections in a row end so before the link counts the controller refused.
+# What the handshake shows (a failed verification, an alert, no TLS) one damaged byte can show
+# too, so it must repeat; what is checked after a completed handshake can not be damage.
+@pytest.mark.parametrize(("server", "named", "after"), [
+    ("plain TCP", "does not answer in TLS", REFUSAL_REPEATS),
+    ("another CA", "not issued by the casino CA of this console", REFUSAL_REPEATS),
     ("another table", "presents the certificate of table 'T2'; the floor configures table "
-                      "'T1' there"),
+                      "'T1' there", 1),
     ("a console's certificate", "not a table controller's certificate (its extended key usage "
-                                "lacks serverAuth)"),
-    ("no extended key usage", "presents a certificate that is not a table controller's"),
+                                "lacks serverAuth)", REFUSAL_REPEATS),
+    ("no extended key usage", "presents a certificate that is not a table controller's", 1),
     # the other way round: the controller is right, this console's certificate is not from its CA
     ("refusing this console", "closed the connection before its HELLO: it does not accept this "
-                              "console's certificate"),
+                              "console's certificate", REFUSAL_REPEATS),
 ])
 def test_a_controller_without_its_tables_certificate_is_refused_and_nothing_is_recorded(
-        server: str, named: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+        server: str, named: str, after: int, tmp_path: Path,
+        caplog: pytest.LogCaptureFixture) -> None:
     contexts: dict[str, Any] = {
         "plain TCP": lambda: None,
         "another CA": lambda: pki("foreign").table_context("T1"),
@@ -132,30 +208,104 @@ def test_a_controller_without_its_tables_certificate_is_refused_and_nothing_is_r
         play(table, 2)
         pending = dict(table.outbox)
         floor = Floor()
-        link = make_link(table, floor, tls=console_context())
-        delays: list[float] = []
-
-        async def sleep(seconds: float) -> None:  # the link's back-off, recorded, kept short
-            delays.append(seconds)
-            await asyncio.sleep(0.01)
-
-        link._sleep = sleep  # type: ignore[method-assign]
+        link = make_link(table, floor, tls=console_context(), max_reconnect_delay=30)
+        delays = record_delays(link)
         task = await running(link)
-        await until(lambda: len(delays) >= 3, "the link retried")
+        await until(lambda: len(delays) >= after + 2, "the link retried")
         await link.close()
         await task
         await table.stop()
         assert floor.calls == [] and table.outbox == pending  # nothing recorded or acknowledged
         assert not any(online for _, online, _ in floor.statuses)
-        details = {d for _, _, d in floor.statuses if d != "closed"}
-        assert len(details) == 1 and named in details.pop()
-        assert set(delays) == {link.max_reconnect_delay}  # like a refused HELLO
+        details = [d for _, _, d in floor.statuses if d != "closed"]
+        # a connection fault until it repeats, then the refusal, like a refused HELLO
+        assert len(details) == (1 if after == 1 else 2), details
+        assert not details[0].startswith("TLS refused: ") or after == 1
+        assert details[-1].startswith("TLS refused: ") and named in details[-1]
+        # the first delay until it counts as refused (the controller answered: it is up, no
+        # doubling), then the longest delay
+        assert delays[:after - 1] == [0.01, 0.01][:after - 1]
+        assert set(delays[after - 1:]) == {30}
 
     caplog.set_level("INFO")
     arun(main)
     logged = [r.getMessage() for r in caplog.records
               if r.name == "podium.link" and r.levelname == "ERROR"]
     assert len(logged) == 1 and named in logged[0]  # said once, not at every retry
+
+
+# the first status after the damage names its cause (never an empty reason, never a refusal)
+@pytest.mark.parametrize(("side", "damage", "chunk", "cause"), [
+    ("controller", "flip", 0, "TLS handshake failed: decryption failed or bad record mac (data "
+                              "damaged on the way)"),
+    ("console", "flip", 0, "TLS handshake failed: decryption failed or bad record mac (data "
+                           "damaged on the way)"),
+    # the console's certificate and Finished damaged: the controller drops the connection (TLS
+    # 1.3: after the console's side of the handshake, as when it refuses the certificate)
+    ("console", "flip", 1, "the controller closed the connection before its HELLO"),
+    ("controller", "drop", 0, "timed out after 0.5 s (connecting or in the TLS handshake)"),
+    ("console", "drop", 0, "timed out after 0.5 s (connecting or in the TLS handshake)"),
+])
+def test_a_damaged_or_lost_first_handshake_flight_is_a_connection_fault_retried_at_once(
+        side: str, damage: str, chunk: int, cause: str,
+        caplog: pytest.LogCaptureFixture) -> None:
+    async def main() -> None:
+        table = make_table("T1")
+        await table.start()
+        play(table, 2)
+        proxy = Saboteur(table.port, side, damage, chunk)
+        await proxy.start()
+        floor = Floor()
+        link = ControllerLink("T1", "127.0.0.1", proxy.port, floor.on_event, floor.on_status,
+                              tls=pki().console_context(), heartbeat=0.2, paytable="FPGPP-WA01",
+                              decks=1, reconnect_delay=0.01, max_reconnect_delay=30,
+                              connect_timeout=0.5)
+        delays = record_delays(link)
+        task = await running(link)
+        await until(lambda: not table.outbox and len(floor.recorded) == len(table.history),
+                    "every event recorded and acknowledged")
+        await link.close()
+        await task
+        await proxy.stop()
+        await table.stop()
+        assert proxy.damaged
+        assert floor.statuses[0] == ("T1", False, f"can not connect to 127.0.0.1:{proxy.port}: "
+                                                  f"{cause}")
+        assert floor.statuses[1][:2] == ("T1", True)  # back at the next try
+        assert delays == [0.01]  # the ordinary backoff, not the 30 s of a refusal
+
+    caplog.set_level("INFO")
+    arun(main)
+    assert not [r for r in caplog.records if r.name == "podium.link" and r.levelname == "ERROR"]
+
+
+
+
+def test_a_record_damaged_on_a_live_link_is_a_connection_fault_named_in_words() -> None:
+    async def main() -> None:
+        table = make_table("T1")
+        await table.start()
+        proxy = Saboteur(table.port, "controller", "flip", chunk=None)
+        await proxy.start()
+        floor = Floor()
+        link = ControllerLink("T1", "127.0.0.1", proxy.port, floor.on_event, floor.on_status,
+                              tls=pki().console_context(), heartbeat=0.2, paytable="FPGPP-WA01",
+                              decks=1, reconnect_delay=0.01, max_reconnect_delay=30)
+        delays = record_delays(link)
+        task = await running(link)
+        await until(lambda: link.online, "the link up")
+        proxy.arm()  # the controller's next heartbeat, one byte flipped
+        await until(lambda: len(floor.statuses) >= 3 and floor.statuses[-1][1], "back up")
+        await link.close()
+        await task
+        await proxy.stop()
+        await table.stop()
+        assert [online for _, online, _ in floor.statuses[:3]] == [True, False, True]
+        assert floor.statuses[1][2] == ("connection lost: TLS: decryption failed or bad record "
+                                        "mac (data damaged on the way)")
+        assert delays == [0.01]
+
+    arun(main)
 
 
 def test_a_console_set_up_for_tls_never_records_from_a_plain_controller(tmp_path: Path) -> None:

@@ -4,7 +4,9 @@ corrupts (flips a byte), truncates frames and cuts the connection, at given rate
 directions.  ``tests/test_chaos.py`` and ``benchmarks/chaos.py`` run whole floors through it to
 show that no event is lost, none is recorded twice and no damaged frame is taken.
 
-The proxy knows nothing of the frames but their newlines: a fault hits one line.
+The proxy knows nothing of the frames but their newlines: a fault hits one line.  With
+``chunks=True`` it does not look for newlines at all: a fault hits one chunk as read from the
+socket, the raw TCP stream (under TLS, the records of the handshake and the encrypted frames).
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ class FaultRates:
     drop: float = 0.0
     duplicate: float = 0.0
     reorder: float = 0.0  # held back and sent after the next frame
-    corrupt: float = 0.0  # one byte (not the newline) XORed with a random non-zero value
-    truncate: float = 0.0  # cut short, a newline put after the cut
+    corrupt: float = 0.0  # one byte (not a frame's newline) XORed with a random non-zero value
+    truncate: float = 0.0  # cut short (a frame: a newline put after the cut)
     disconnect: float = 0.0  # both connections cut before the frame goes out
 
     def __post_init__(self) -> None:
@@ -53,13 +55,16 @@ class _Connection:
 class ChaosProxy:
     """Listens on ``host:port`` (0: a free port, then :attr:`port`); every connection a console
     makes is relayed to ``target_host:target_port`` with faults at ``rates``, drawn from a
-    random generator seeded with ``seed``.  :attr:`faults` counts the faults by kind,
-    :attr:`frames` the frames relayed by direction (``to_controller``, ``to_console``)."""
+    random generator seeded with ``seed``, per frame (a line) or, with ``chunks``, per chunk read
+    from the socket.  :attr:`faults` counts the faults by kind, :attr:`frames` the frames (or
+    chunks) relayed by direction (``to_controller``, ``to_console``)."""
 
     def __init__(self, target_host: str, target_port: int, rates: FaultRates, *,
-                 seed: int | str = 0, host: str = "127.0.0.1", port: int = 0) -> None:
+                 seed: int | str = 0, host: str = "127.0.0.1", port: int = 0,
+                 chunks: bool = False) -> None:
         self.target = (target_host, target_port)
         self.rates = rates
+        self.chunks = chunks
         self.host = host
         self.port = port
         self.rng = random.Random(seed)
@@ -138,10 +143,14 @@ class ChaosProxy:
                 return
             if not data:
                 return
-            *lines, buf = (buf + data).split(b"\n")
-            for line in lines:
-                frame = line + b"\n"
+            if self.chunks:
+                units = [data]
+            else:
+                *lines, buf = (buf + data).split(b"\n")
+                units = [line + b"\n" for line in lines]
+            for frame in units:
                 self.frames[direction] += 1
+                end = len(frame) if self.chunks else len(frame) - 1  # a frame keeps its newline
                 kind = self._fault()
                 out: list[bytes] = []
                 if kind:
@@ -152,12 +161,12 @@ class ChaosProxy:
                     out = [frame, frame]
                 elif kind == "reorder" and held is None:
                     held = frame
-                elif kind == "corrupt" and len(frame) > 1:
+                elif kind == "corrupt" and end > 0:
                     damaged = bytearray(frame)
-                    damaged[self.rng.randrange(len(frame) - 1)] ^= self.rng.randint(1, 255)
+                    damaged[self.rng.randrange(end)] ^= self.rng.randint(1, 255)
                     out = [bytes(damaged)]
-                elif kind == "truncate" and len(frame) > 2:
-                    out = [frame[:self.rng.randrange(1, len(frame) - 1)] + b"\n"]
+                elif kind == "truncate" and end > 1:
+                    out = [frame[:self.rng.randrange(1, end)] + (b"" if self.chunks else b"\n")]
                 elif kind == "disconnect":
                     conn.close()
                     return

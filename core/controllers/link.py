@@ -80,10 +80,26 @@ class LinkError(ValueError):
 
 
 class _SessionEnd(Exception):
-    """Ends one connection; the message is the status detail shown to the supervisor."""
+    """Ends one connection; the message is the status detail shown to the supervisor.
+
+    ``refusal`` (a fault when empty: reconnect with the ordinary backoff) is the detail shown
+    instead once this connection counts as refused (the longest delay, logged once): when the
+    same refusal ended ``after`` connections in a row.  ``answered``: the controller took the
+    TCP connection (the handshake failed on the way): it is up, so the next try comes after the
+    first delay again, not a doubled one (a damaged path costs a second, not half a minute)."""
+
+    def __init__(self, detail: str, *, refusal: str = "", after: int = 1,
+                 answered: bool = False) -> None:
+        super().__init__(detail)
+        self.refusal = refusal
+        self.after = after
+        self.answered = answered
 
 
 CLOSED_BY_CONTROLLER = "connection closed by the controller"
+# How many handshakes in a row must fail alike before a certificate problem seen in the handshake
+# is a refusal (core.controllers.tls.HandshakeFault: one damaged byte can look like one).
+REFUSAL_REPEATS = 3
 
 
 class AckedSeqs:
@@ -179,6 +195,7 @@ class ControllerLink:
         self._main: asyncio.Task[None] | None = None
         self._closing = False
         self._last_refusal = ""
+        self._refusals_in_a_row: tuple[str, int] = ("", 0)  # (refusal, connections it ended)
 
     # ---------------------------------------------------------------- public API
 
@@ -261,22 +278,43 @@ class ControllerLink:
         await asyncio.sleep(seconds)
 
     async def _connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        """A connection to the controller; over TLS only to the configured table's controller
-        (otherwise _SessionEnd "TLS refused: ...")."""
-        if self.tls is None:
-            return await asyncio.open_connection(self.host, self.port)
-        where = f"controller at {self.host}:{self.port}"
+        """A connection to the controller; over TLS only to the configured table's controller.
+        Otherwise :class:`_SessionEnd` naming the cause."""
+        where = f"{self.host}:{self.port}"
         try:
-            reader, writer = await asyncio.open_connection(self.host, self.port, ssl=self.tls)
-        except ssl.SSLError as exc:
-            raise _SessionEnd(f"TLS refused: {where}: {link_tls.handshake_problem(exc)}"
+            async with asyncio.timeout(self.connect_timeout):
+                reader, writer = await asyncio.open_connection(self.host, self.port,
+                                                               ssl=self.tls)
+        except TimeoutError:
+            raise _SessionEnd(f"can not connect to {where}: timed out after "
+                              f"{self.connect_timeout:g} s" + (" (connecting or in the TLS "
+                                                               "handshake)" if self.tls else "")
                               ) from None
+        except ssl.SSLError as exc:
+            raise self._handshake_end(exc) from None
+        except OSError as exc:
+            if self.tls is not None and isinstance(exc, ConnectionError) and \
+                    not isinstance(exc, ConnectionRefusedError):
+                raise self._handshake_end(exc) from None  # reset or closed in the handshake
+            raise _SessionEnd(f"can not connect to {where}: "
+                              f"{exc.strerror or str(exc) or type(exc).__name__}") from None
+        if self.tls is None:
+            return reader, writer
         problem = link_tls.controller_problem(writer.get_extra_info("ssl_object"),
-                                              self.table_id, where)
-        if problem:
+                                              self.table_id, f"controller at {where}")
+        if problem:  # the handshake completed: this certificate is what the controller has
             writer.transport.abort()
-            raise _SessionEnd(f"TLS refused: {problem}")
+            raise _SessionEnd(f"TLS refused: {problem}", refusal=f"TLS refused: {problem}")
         return reader, writer
+
+    def _handshake_end(self, exc: OSError) -> _SessionEnd:
+        """How a failed TLS handshake (or the first read after it) ends the connection."""
+        fault = link_tls.handshake_fault(exc)
+        where = f"{self.host}:{self.port}"
+        return _SessionEnd(f"can not connect to {where}: TLS handshake failed: {fault.words}",
+                           refusal=f"TLS refused: controller at {where}: {fault.words}"
+                           if fault.certificate else "", after=REFUSAL_REPEATS,
+                           answered=True)
 
     def _refused(self, detail: str) -> None:
         """Log a refusal once (it comes again at every retry until someone fixes it)."""
@@ -284,60 +322,66 @@ class ControllerLink:
             log.error("table %s: %s", self.table_id, detail)
             self._last_refusal = detail
 
+    def _judge(self, end: _SessionEnd) -> tuple[str, bool]:
+        """The status detail of a connection's end, and whether it is a refusal (logged once)."""
+        if not end.refusal:
+            self._refusals_in_a_row = ("", 0)
+            return str(end), False
+        last, count = self._refusals_in_a_row
+        count = count + 1 if end.refusal == last else 1
+        self._refusals_in_a_row = (end.refusal, count)
+        if count < end.after:
+            return str(end), False
+        self._refused(end.refusal)
+        return end.refusal, True
+
     async def _loop(self) -> None:
         delay = self.reconnect_delay
         while not self._closing:
-            try:
-                reader, writer = await asyncio.wait_for(self._connect(), self.connect_timeout)
-            except _SessionEnd as end:  # not the table's controller: as a refused HELLO
-                self._refused(str(end))
-                self._set_status(False, str(end))
-                delay = self.max_reconnect_delay
-                await self._sleep(delay)
-                continue
-            except (OSError, TimeoutError) as exc:
-                reason = (exc.strerror or str(exc)) if isinstance(exc, OSError) else "timed out"
-                self._set_status(False, f"can not connect to {self.host}:{self.port}: {reason}")
-                await self._sleep(delay)
-                delay = min(delay * 2, self.max_reconnect_delay)
-                continue
-            self._writer = writer
-            refused = False
-            try:
-                await self._session(reader, writer)
-                detail = "connection closed"
-            except _SessionEnd as end:
-                detail = str(end)
-                refused = detail.startswith("HELLO refused")
-                if detail == CLOSED_BY_CONTROLLER and self.tls is not None and not self.online:
-                    # TLS 1.3: a controller refusing this console's certificate closes the
-                    # connection after the handshake, before any HELLO
-                    detail = (f"TLS refused: controller at {self.host}:{self.port} closed the "
-                              "connection before its HELLO: it does not accept this console's "
-                              "certificate (not a console's, or not from its CA)?")
-                    refused = True
-                    self._refused(detail)
-            except ssl.SSLError as exc:
-                # an alert: the controller refused this console's certificate (TLS 1.3 says so
-                # only after the handshake, at the first read)
-                refused = "ALERT" in (exc.reason or "")
-                detail = (f"TLS refused: controller at {self.host}:{self.port}: "
-                          f"{link_tls.handshake_problem(exc)}" if refused
-                          else f"connection lost: {exc}")
-                if refused:
-                    self._refused(detail)
-            except (OSError, asyncio.IncompleteReadError) as exc:
-                detail = f"connection lost: {exc}"
-            finally:
-                self._drop_writer(graceful=True)
+            end = await self._connection()
             if self.online:
-                log.warning("table %s: link down: %s", self.table_id, detail)
+                log.warning("table %s: link down: %s", self.table_id, end)
                 delay = self.reconnect_delay  # it was up: retry soon
+            detail, refused = self._judge(end)
             self._set_status(False, detail)
             if refused:
                 delay = self.max_reconnect_delay
+            elif end.answered:  # the controller is up; the path damaged the handshake
+                delay = self.reconnect_delay
             await self._sleep(delay)
             delay = min(delay * 2, self.max_reconnect_delay)
+
+    async def _connection(self) -> _SessionEnd:
+        """One connection to the controller, from connecting to its end: how it ended."""
+        try:
+            reader, writer = await self._connect()
+        except _SessionEnd as end:
+            return end
+        self._writer = writer
+        try:
+            await self._session(reader, writer)
+            return _SessionEnd("connection closed")
+        except _SessionEnd as end:
+            if str(end) == CLOSED_BY_CONTROLLER and self.tls is not None and not self.online:
+                # TLS 1.3: a controller refusing this console's certificate closes the
+                # connection after the handshake, before any HELLO (or a damaged handshake)
+                where = f"{self.host}:{self.port}"
+                return _SessionEnd(
+                    f"can not connect to {where}: the controller closed the connection before "
+                    "its HELLO", after=REFUSAL_REPEATS, answered=True,
+                    refusal=f"TLS refused: controller at {where} closed the connection before "
+                            "its HELLO: it does not accept this console's certificate (not a "
+                            "console's, or not from its CA)?")
+            return end
+        except ssl.SSLError as exc:
+            if not self.online:  # TLS 1.3: an alert about this console's certificate comes
+                return self._handshake_end(exc)  # after the handshake, at the first read
+            return _SessionEnd(f"connection lost: TLS: {link_tls.record_fault(exc)}")
+        except (OSError, asyncio.IncompleteReadError) as exc:
+            why = (exc.strerror if isinstance(exc, OSError) else "") or str(exc)
+            return _SessionEnd(f"connection lost: {why or type(exc).__name__}")
+        finally:
+            self._drop_writer(graceful=True)
 
     async def _send(self, frame: Frame) -> None:
         w = self._writer
@@ -380,8 +424,7 @@ class ControllerLink:
         problem = self._check_hello(first)
         if problem:
             await self._send(ErrorFrame("HELLO_REFUSED", refusal_text(problem)))
-            self._refused(f"{self.host}:{self.port} refused: {problem}")
-            raise _SessionEnd(f"HELLO refused: {problem}")
+            raise _SessionEnd(f"HELLO refused: {problem}", refusal=f"HELLO refused: {problem}")
         self._last_refusal = ""
         self.hello = first
         await self._send(Welcome(self.console_id, round(self.heartbeat * 1000)))

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -144,7 +145,13 @@ def console_problem(ssl_object: Any) -> str:
 
 # Reasons OpenSSL gives when the other end does not speak TLS at all.
 _NOT_TLS = ("WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "PACKET_LENGTH_TOO_LONG",
-            "UNEXPECTED_EOF_WHILE_READING", "HTTP_REQUEST", "UNKNOWN_PROTOCOL")
+            "HTTP_REQUEST", "UNKNOWN_PROTOCOL")
+# Alerts (OpenSSL's reason ends in ALERT_<name>) by which a controller refuses this console's
+# certificate: a bad one, none (TLS 1.3 certificate_required; TLS 1.2 says handshake_failure),
+# or one it does not trust.
+_CERTIFICATE_ALERTS = ("BAD_CERTIFICATE", "UNSUPPORTED_CERTIFICATE", "CERTIFICATE_REVOKED",
+                       "CERTIFICATE_EXPIRED", "CERTIFICATE_UNKNOWN", "UNKNOWN_CA",
+                       "ACCESS_DENIED", "CERTIFICATE_REQUIRED", "HANDSHAKE_FAILURE")
 # verify codes of X509_verify_cert, with what they mean on this link
 _VERIFY_HINTS = {
     2: "not issued by the casino CA of this console",
@@ -159,20 +166,71 @@ _VERIFY_HINTS = {
 }
 
 
-def handshake_problem(exc: ssl.SSLError) -> str:
-    """The refusal of a TLS handshake with a controller, in words (for the status detail)."""
+@dataclass(frozen=True)
+class HandshakeFault:
+    """Why a TLS handshake with a controller (or the first read after it) failed.
+
+    ``words`` name the cause for the status detail.  ``certificate`` says whether it is what a
+    refusal looks like: the controller's certificate failed verification, the controller sent an
+    alert about this console's certificate, or it does not answer in TLS at all.  Each of these
+    can also be one damaged byte of the handshake (under TLS 1.2 the certificates cross in the
+    clear: a flipped byte is a failed signature, an unknown issuer, an expiry; a flipped record
+    header reads as plain TCP; a damaged alert, or a damaged request answered with one, can be
+    any alert), so the link counts it as a refusal only when it repeats
+    (``core.controllers.link.REFUSAL_REPEATS``).  Anything else (bad record mac, a cut or reset
+    connection, a malformed record) is a connection fault."""
+
+    words: str
+    certificate: bool
+
+
+def _words(reason: str) -> str:
+    return reason.lower().replace("_", " ")
+
+
+def _ssl_words(exc: ssl.SSLError) -> str:
+    # without a reason code: OpenSSL's text without the place in CPython's source ("[SSL] ASN1
+    # lib")
+    return _words(exc.reason or "") or re.sub(r"\s*\(_ssl\.c:\d+\)$", "", str(exc))
+
+
+def handshake_fault(exc: OSError) -> HandshakeFault:
+    """The failure of a TLS handshake with a controller, in words (``exc``: what the handshake,
+    or the first read after it, raised)."""
     if isinstance(exc, ssl.SSLCertVerificationError):
         hint = _VERIFY_HINTS.get(exc.verify_code, "")
-        return (f"its certificate was refused: {exc.verify_message}"
-                + (f" ({hint})" if hint else ""))
-    reason = exc.reason or ""
+        return HandshakeFault(f"its certificate was refused: {exc.verify_message}"
+                              + (f" ({hint})" if hint else ""), True)
+    reason = getattr(exc, "reason", None) or ""
+    if isinstance(exc, ssl.SSLEOFError | ConnectionError) or \
+            reason == "UNEXPECTED_EOF_WHILE_READING":
+        return HandshakeFault("the connection was cut (reset or closed)", False)
+    if not isinstance(exc, ssl.SSLError):
+        return HandshakeFault(exc.strerror or str(exc) or type(exc).__name__, False)
     if reason in _NOT_TLS:
-        return (f"it does not answer in TLS ({reason.lower().replace('_', ' ')}): a controller "
-                "serving plain TCP? This console never falls back to plain")
-    if "ALERT" in reason:
-        return (f"it refused the TLS handshake ({reason.lower().replace('_', ' ')}): it does "
-                "not accept this console's certificate, or not from this CA")
-    return f"TLS handshake failed: {reason.lower().replace('_', ' ') or exc}"
+        return HandshakeFault(f"it does not answer in TLS ({_words(reason)}): a controller "
+                              "serving plain TCP? This console never falls back to plain", True)
+    alert = reason.partition("ALERT_")[2]
+    if alert in _CERTIFICATE_ALERTS:
+        return HandshakeFault(f"it refused the TLS handshake ({_words(reason)}): it does not "
+                              "accept this console's certificate, or not from this CA", True)
+    if reason == "DECRYPTION_FAILED_OR_BAD_RECORD_MAC" or alert == "BAD_RECORD_MAC":
+        return HandshakeFault(f"{_words(reason)} (data damaged on the way)", False)
+    if alert:
+        return HandshakeFault(f"it sent the TLS alert {_words(alert)}", False)
+    return HandshakeFault(_ssl_words(exc), False)
+
+
+def record_fault(exc: ssl.SSLError) -> str:
+    """A TLS error on a connection that was up, in words: a record that failed its checks
+    (whatever OpenSSL calls it, damaged on the way), an alert, or the connection cut."""
+    reason = exc.reason or ""
+    if isinstance(exc, ssl.SSLEOFError) or reason == "UNEXPECTED_EOF_WHILE_READING":
+        return "the connection was cut (reset or closed)"
+    alert = reason.partition("ALERT_")[2]
+    if alert:
+        return f"it sent the TLS alert {_words(alert)}"
+    return f"{_ssl_words(exc)} (data damaged on the way)"
 
 
 # --------------------------------------------------------------------------- contexts
