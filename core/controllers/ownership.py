@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import delete, select, text, update
 
 from core.ledger import locks
+from core.ledger.db import problem
 from core.ledger.models import FloorService, OwnershipEvent, TableOwner
 from core.tablegames import setup
 
@@ -494,5 +495,4 @@ def _take(conn: Any, tables: list[str], service_id: int | None) -> dict[str, boo
 
 
 def _reason(exc: BaseException) -> str:
-    return str(getattr(exc, "orig", None) or exc).strip().splitlines()[0] if str(exc) else \
-        type(exc).__name__
+    return problem(exc)  # one line; every server of a multi-host URL named

@@ -45,6 +45,7 @@ from sqlalchemy import Engine, select, text
 from sqlalchemy.orm import Session
 
 from core.cardkey import CardKey
+from core.ledger.db import problem
 from core.ledger.models import Hit, Slip
 from core.tablegames.views import FloorChange, HitOutcome
 
@@ -384,8 +385,11 @@ class FeedListener:
             try:
                 conn = self._connect()
             except Exception as exc:
-                self.last_error = str(getattr(exc, "orig", None) or exc).strip()
-                log.warning("floor feed: can not listen on the ledger: %s", self.last_error)
+                # asked again every reconnect_delay until the ledger answers (a failover takes
+                # its seconds): a line when the reason is new, not one a second
+                said, self.last_error = self.last_error, problem(exc)
+                (log.debug if self.last_error == said else log.warning)(
+                    "floor feed: can not listen on the ledger: %s", self.last_error)
                 self._stop.wait(self.reconnect_delay)
                 continue
             with self._late_lock:
@@ -402,9 +406,10 @@ class FeedListener:
             try:
                 self._listen(conn)
             except Exception as exc:
-                self.last_error = str(exc).strip()
+                self.last_error = problem(exc)
                 if not self._stop.is_set():
-                    log.warning("floor feed: the ledger connection dropped: %s", exc)
+                    log.warning("floor feed: the ledger connection dropped: %s",
+                                self.last_error)
             finally:
                 self.connected.clear()
                 with contextlib.suppress(Exception):
