@@ -10,8 +10,9 @@ Run as root (or the postgres account) on a machine with the Debian PostgreSQL to
 and named in the primary's ``synchronous_standby_names``, so a commit returns only once the
 standby has flushed it (``synchronous_commit = on``).  On the primary, database ``podium``
 migrated; then the simulated tables (``benchmarks/floor_sim.py``, a process of their own, mutual
-TLS with a test CA made for the run) and ``--services`` ``podium serve`` processes, each serving
-its share of the tables, with the multi-host URL::
+TLS with a test CA made for the run), ``--services`` ``podium serve`` processes, each serving
+its share of the tables, and a console in this process (serving none) whose supervisors pay or
+reject every hit as it comes (``benchmarks/floor_scale.py``), all with the multi-host URL::
 
     postgresql+psycopg://postgres@/podium?host=127.0.0.1:P1&host=127.0.0.1:P2
         &target_session_attrs=read-write
@@ -57,6 +58,7 @@ if str(ROOT / "benchmarks") not in sys.path:
     sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import floor_sim  # noqa: E402
+from floor_scale import Supervisors  # noqa: E402
 from sqlalchemy import create_engine, text  # noqa: E402
 from sqlalchemy.pool import NullPool  # noqa: E402
 
@@ -241,11 +243,18 @@ def _online(url: str) -> set[str]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    from core import floorconfig
+    from core.demo import enroll_demo_employees
     from core.ledger.db import make_engine, upgrade
+    from core.rules.paytables import load_paytables
+    from core.runtime import ConsoleCore
+    from printing.printers import printer_from_config
 
     pair = StandbyPair(ports=tuple(args.ports), version=args.version)
     tmp = Path(tempfile.mkdtemp(prefix="db-failover-"))
     ids = floor_sim.table_ids(args.tables)
+    # the floor's card key (signs the feed's notices, enrolls the supervisors): the run's own
+    os.environ["PODIUM_CARD_KEY"] = str(tmp / "card.key")
     procs: list[subprocess.Popen[str]] = []
     sim: subprocess.Popen[str] | None = None
     sim_log = open(tmp / "sim.log", "w")  # noqa: SIM115 - closed below
@@ -259,6 +268,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         url = pair.url()
         engine = make_engine(url)
         upgrade(engine)
+        enroll_demo_employees(engine)
         engine.dispose()
         pki = tmp / "pki"
         certs.init(pki, ids, organization="Podium DB Failover Benchmark")
@@ -278,6 +288,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for i in range(args.services):
             procs.append(serve(floor_file, url, f"svc-{i + 1}", ids[i * share:(i + 1) * share],
                                log))
+        # a console on the same URL, its supervisors paying or rejecting every hit (a table
+        # waits for the decision of its hit before it plays on)
+        console = ConsoleCore(make_engine(url), floorconfig.load_floor(floor_file),
+                              dict(load_paytables()), serve=(), name="bench-console",
+                              printer=printer_from_config("file", directory=str(tmp / "slips")))
+        messages = (tmp / "console.log").open("a")
+        console.add_message_listener(lambda m: print(f"{time.time():.3f} {m}", file=messages,
+                                                     flush=True))
+        console.start()
+        supervisors = Supervisors(console, pin_seconds=0.0)
+        supervisors.start()
         deadline = time.monotonic() + 120
         while len(_online(url)) < args.tables:
             if time.monotonic() > deadline:
@@ -304,6 +325,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         time.sleep(args.after)
         sim.send_signal(signal.SIGTERM)
         sim.wait(60)
+        supervisors.stop_flag.set()
+        supervisors.join(30)
+        console.stop()
+        console.engine.dispose()
+        messages.close()
         for p in procs:
             p.send_signal(signal.SIGTERM)
         for p in procs:
@@ -324,7 +350,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                      if ev["transmissions"] > 1)
         return {"tables": args.tables, "load": load, "promoted": promoted_at - killed_at,
                 "first": first, "acked": len(acked), "lost": len(acked - recorded),
-                "resent": resent,
+                "resent": resent, "paid": supervisors.paid, "rejected": supervisors.rejected,
+                "decide_errors": supervisors.errors,
                 "events": len(recorded), "audit": audit.returncode,
                 "audit_line": (audit.stdout or audit.stderr).strip().splitlines()[-1:],
                 "tmp": str(tmp)}
@@ -377,6 +404,9 @@ def main() -> None:
     print(f"  tables not recording again within 120 s: {r['tables'] - len(first)}")
     print(f"  events acknowledged {r['acked']}, in the new primary {r['events']}; "
           f"acknowledged but lost: {r['lost']}; resent: {r['resent']}")
+    print(f"  hits decided by the console's supervisors: {r['paid']} paid, {r['rejected']} "
+          f"rejected; {len(r['decide_errors'])} decision(s) failed"
+          + (f" (first: {r['decide_errors'][0][:160]})" if r["decide_errors"] else ""))
     print(f"  audit verify on the new primary: exit {r['audit']} "
           f"{' '.join(r['audit_line'])}")
     print(f"  (logs: {r['tmp']})", flush=True)

@@ -41,6 +41,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from core.ledger import integrity, locks
@@ -157,6 +158,29 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         integrity.install(engine)
         return engine
     raise ValueError(f"ledger url: unsupported database {backend!r} (use sqlite or postgresql)")
+
+
+def own_connection(engine: Engine) -> Any:
+    """A psycopg connection of its own on ``engine``'s PostgreSQL ledger, never back in the
+    pool, in autocommit: the feed's listener, a service's lock connection.  Taken from the pool
+    and tried with one statement through SQLAlchemy first: a pooled connection to a server that
+    has gone (a failover, a restart) is noticed there, SQLAlchemy drops it and every pooled one
+    as old, and a new connection is made at once (without the try, each such connection would
+    cost the caller a failed attempt, one a second)."""
+    conn = engine.connect()
+    try:
+        conn.exec_driver_sql("SELECT 1")
+        conn.rollback()
+    except DBAPIError as exc:
+        conn.close()
+        if not exc.connection_invalidated:
+            raise
+        conn = engine.connect()  # the pooled ones as old were dropped: this one is new
+    driver = conn.connection.driver_connection
+    conn.detach()  # its own: never back in the pool
+    assert driver is not None
+    driver.autocommit = True
+    return driver
 
 
 #: What pysqlite takes from a plain sqlite:/// URL's query (SQLite's own URI options, such as

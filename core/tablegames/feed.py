@@ -45,7 +45,7 @@ from sqlalchemy import Engine, select, text
 from sqlalchemy.orm import Session
 
 from core.cardkey import CardKey
-from core.ledger.db import problem
+from core.ledger.db import own_connection, problem
 from core.ledger.models import Hit, Slip
 from core.tablegames.views import FloorChange, HitOutcome
 
@@ -369,11 +369,7 @@ class FeedListener:
 
     def _connect(self) -> Any:
         engine: Engine = self.ctx.engine
-        raw = engine.raw_connection()
-        conn = raw.driver_connection
-        raw.detach()  # a connection of its own: never back in the pool
-        assert conn is not None
-        conn.autocommit = True
+        conn = own_connection(engine)  # (after a failover: not a dead one of the pool's)
         channel = channel_of(conn)
         with conn.cursor() as cur:
             cur.execute(f"LISTEN {_quote(channel)}")
