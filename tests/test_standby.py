@@ -162,11 +162,11 @@ def pair() -> Iterator[StandbyPair]:
 
 @pytest.mark.postgres
 def test_a_read_write_url_skips_a_dead_server_and_the_standby_and_a_commit_survives_failover(
-        pair: StandbyPair, silent_server: int) -> None:
-    # a server that never answers, one that refuses, the standby, and last the primary
-    url = (f"postgresql+psycopg://postgres@/podium?host=127.0.0.1:{silent_server}"
-           f"&host=127.0.0.1:{_closed_port()}&host=127.0.0.1:{pair.ports[1]}"
-           f"&host=127.0.0.1:{pair.ports[0]}&target_session_attrs=read-write")
+        pair: StandbyPair) -> None:
+    # a server that refuses, the standby, and last the primary
+    url = (f"postgresql+psycopg://postgres@/podium?host=127.0.0.1:{_closed_port()}"
+           f"&host=127.0.0.1:{pair.ports[1]}&host=127.0.0.1:{pair.ports[0]}"
+           "&target_session_attrs=read-write")
     engine = make_engine(url)
     try:
         _in_thread(lambda: upgrade(engine))
@@ -223,45 +223,48 @@ def _fill_pool(engine: Engine, n: int = 3) -> None:
 @pytest.mark.postgres
 def test_after_a_failover_claims_and_the_feed_are_made_again_on_the_new_primary(
         pair: StandbyPair, caplog: pytest.LogCaptureFixture) -> None:
-    engine = make_engine(pair.url())
-    other = make_engine(pair.url())
+    # two processes' engines: a service's (claims) and a console's (the feed), each with idle
+    # pooled connections to the primary when it dies
+    service, console, other = (make_engine(pair.url()) for _ in range(3))
     try:
-        upgrade(engine)
-        floor = Floor(engine, load_demo_floor(), load_paytables())
+        upgrade(service)
+        floor = Floor(service, load_demo_floor(), load_paytables())
         floor.start(())
         table = floor.config.tables[0].id
         claims = TableClaims(floor, "svc-standby-test")
         claims.open()
         assert claims.claim([table])[0] == [table]
+        watcher = Floor(console, load_demo_floor(), load_paytables())
         resyncs: list[int] = []
-        listener = FeedListener(floor.ctx, on_resync=lambda: resyncs.append(1),
+        listener = FeedListener(watcher.ctx, on_resync=lambda: resyncs.append(1),
                                 reconnect_delay=0.2)
         listener.start()
         assert listener.connected.is_set()
-        _fill_pool(engine)  # connections of the old primary, idle in the pool
+        _fill_pool(service)
+        _fill_pool(console)
         caplog.set_level(logging.WARNING, logger="podium.feed")
         pair.kill_primary()
         pair.promote()  # returns once the new primary takes writes
-        wait_for(lambda: resyncs, timeout=JOIN_S, what="the feed listening again")
-        assert not claims.heartbeat()  # the lock connection died with the old primary
+        assert not claims.beat()  # the lock connection died with the old primary
         assert claims.lost() == {table}
-        # made again at the first try: not from a connection the pool kept of the old primary
+        # made again at the first try, not from a connection the pool kept of the old primary
         claims.open()
         assert claims.claim([table])[0] == [table]
-        with engine.connect() as c:
+        with service.connect() as c:
             assert c.execute(text("SELECT inet_server_port()")).scalar() == pair.ports[1]
+        wait_for(lambda: resyncs, timeout=JOIN_S, what="the feed listening again")
         # every failure the feed named was the servers' state, not a dead pooled connection
         failures = [r.getMessage() for r in caplog.records
                     if "can not listen on the ledger" in r.getMessage()]
         assert all("no server of the ledger URL could be used" in m for m in failures), failures
         # and it hears the new primary: a change another process makes there
         seen: list[FloorChange] = []
-        floor.add_listener(seen.append)
+        watcher.add_listener(seen.append)
         Floor(other, load_demo_floor(), load_paytables()).set_link(table, True)
         wait_for(lambda: any(table in c.tables for c in seen), timeout=JOIN_S,
                  what="the change heard from the new primary")
         listener.stop()
         claims.close()
     finally:
-        engine.dispose()
-        other.dispose()
+        for engine in (service, console, other):
+            engine.dispose()
