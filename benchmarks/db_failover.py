@@ -27,8 +27,11 @@ Printed, from the SIGKILL (wall clock, one machine):
   - promoted: ``pg_ctlcluster promote`` returned;
   - first recorded: the first controller event added to the new primary after the promotion
     (polled every 50 ms, so up to 50 ms late);
+  - claimed again: per table, its service's ``claimed`` row in the new primary;
+  - linked again: per table, the simulator accepted its service's new connection;
   - recording again: per table, its first event added to the new primary (p50 / max; a table
-    with none within 120 s is counted as not back);
+    with none within 120 s is counted as not back; a table that had nothing to send waits
+    for its next event, so this includes the game's own pace);
 and, over the whole run: events the tables had acknowledged ``ok`` that are not in the new
 primary (lost: the goal is 0), events sent more than once (resent), and ``podium audit verify``
 on the new primary.  Nothing is asserted.
@@ -339,7 +342,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         with engine.connect() as c:
             recorded = {(str(t), str(b), int(q)) for t, b, q in c.execute(
                 text("SELECT table_id, boot, seq FROM controller_events"))}
+            # the ledger's clock: the services' (this machine's)
+            claimed: dict[str, float] = {}
+            for t, at in c.execute(text(
+                    "SELECT table_id, created_at FROM ownership_events WHERE event = "
+                    "'claimed' ORDER BY created_at")):
+                if at.timestamp() >= killed_at:
+                    claimed.setdefault(str(t), at.timestamp() - killed_at)
         engine.dispose()
+        linked = {tid: min(at for at in tab["connected_at"] if at >= killed_at) - killed_at
+                  for tid, tab in record["tables"].items()
+                  if any(at >= killed_at for at in tab["connected_at"])}
         audit = subprocess.run(
             [sys.executable, "-m", "core.cli.dispatch", "audit", "verify", "--db",
              new_primary], cwd=ROOT, capture_output=True, text=True,
@@ -349,7 +362,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         resent = sum(1 for tab in record["tables"].values() for ev in tab["events"]
                      if ev["transmissions"] > 1)
         return {"tables": args.tables, "load": load, "promoted": promoted_at - killed_at,
-                "first": first, "acked": len(acked), "lost": len(acked - recorded),
+                "first": first, "claimed": claimed, "linked": linked, "acked": len(acked),
+                "lost": len(acked - recorded),
                 "resent": resent, "paid": supervisors.paid, "rejected": supervisors.rejected,
                 "decide_errors": supervisors.errors,
                 "events": len(recorded), "audit": audit.returncode,
@@ -400,6 +414,8 @@ def main() -> None:
     print(f"  kill -> standby promoted          {r['promoted'] * 1000:7.0f} ms")
     print("  kill -> first event recorded      "
           + (f"{min(first) * 1000:7.0f} ms" if first else "never"))
+    print(f"  kill -> table claimed again       {fmt(list(r['claimed'].values()))}")
+    print(f"  kill -> controller linked again   {fmt(list(r['linked'].values()))}")
     print(f"  kill -> table recording again     {fmt(first)}")
     print(f"  tables not recording again within 120 s: {r['tables'] - len(first)}")
     print(f"  events acknowledged {r['acked']}, in the new primary {r['events']}; "
