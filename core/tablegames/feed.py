@@ -42,6 +42,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, select, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from core.cardkey import CardKey
@@ -425,9 +426,13 @@ class FeedListener:
             self.received += len(batch)
             try:
                 change = read_change(self.ctx, batch)
-            except Exception:
-                log.exception("floor feed: could not read what %d notification(s) changed",
-                              len(batch))
+            except Exception as exc:
+                if isinstance(exc, DBAPIError):  # the ledger went away meanwhile: one line
+                    log.warning("floor feed: could not read what %d notification(s) changed: "
+                                "%s", len(batch), problem(exc))
+                else:
+                    log.exception("floor feed: could not read what %d notification(s) "
+                                  "changed", len(batch))
                 if self.on_resync is not None:
                     self.on_resync()
                 continue
