@@ -42,6 +42,7 @@ on the new primary.  Nothing is asserted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -80,6 +81,7 @@ class StandbyPair:
         self.version = version
         self.primary, self.standby = f"{prefix}_primary", f"{prefix}_standby"
         self.ports = ports
+        self._frozen: list[int] = []
 
     @staticmethod
     def available() -> str:
@@ -179,11 +181,25 @@ class StandbyPair:
         os.kill(pid, signal.SIGKILL)
         return at
 
+    def freeze_primary(self) -> float:
+        """SIGSTOP the primary's postmaster and every process of it (a machine that hangs: its
+        kernel still takes connections and acknowledges what is sent); the wall time."""
+        pid = int((self.data_dir(self.primary) / "postmaster.pid").read_text().split()[0])
+        children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True)
+        self._frozen = [pid, *(int(p) for p in children.stdout.split())]
+        at = time.time()
+        for p in self._frozen:
+            os.kill(p, signal.SIGSTOP)
+        return at
+
     def promote(self) -> None:
         """Promote the standby (``pg_ctlcluster promote`` waits until it accepts writes)."""
         self._run(["pg_ctlcluster", self.version, self.standby, "promote"])
 
     def drop(self) -> None:
+        for pid in self._frozen:  # a frozen primary is killed, not stopped
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         for name in (self.standby, self.primary):
             if Path(f"/etc/postgresql/{self.version}/{name}").exists():
                 subprocess.run(["pg_dropcluster", "--stop", self.version, name],
@@ -309,7 +325,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             time.sleep(0.1)
         time.sleep(args.play)
         load = os.getloadavg()[0]
-        killed_at = pair.kill_primary()
+        killed_at = pair.freeze_primary() if args.fault == "freeze" else pair.kill_primary()
         time.sleep(args.promote_after)
         pair.promote()
         promoted_at = time.time()
@@ -336,7 +352,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for p in procs:
             p.send_signal(signal.SIGTERM)
         for p in procs:
-            p.wait(60)
+            try:
+                p.wait(60)
+            except subprocess.TimeoutExpired:  # (stuck on a connection to a frozen primary)
+                p.kill()
         record = json.loads(record_file.read_text())
         engine = create_engine(new_primary, poolclass=NullPool)
         with engine.connect() as c:
@@ -399,6 +418,9 @@ def main() -> None:
                          "Patroni's reaction; default 0)")
     ap.add_argument("--after", type=float, default=20.0,
                     help="seconds of play after every table is ONLINE on the new primary")
+    ap.add_argument("--fault", choices=("kill", "freeze"), default="kill",
+                    help="kill: SIGKILL the primary's postmaster; freeze: SIGSTOP all of the "
+                         "primary's processes (a hung machine)")
     ap.add_argument("--ports", type=int, nargs=2, default=[5451, 5452])
     ap.add_argument("--version", default="15", help="PostgreSQL major version of the clusters")
     ap.add_argument("--base-port", type=int, default=23000,
@@ -409,8 +431,9 @@ def main() -> None:
         raise SystemExit(f"db_failover: {why}")
     r = run(args)
     first = list(r["first"].values())
-    print(f"== {r['tables']} tables, {args.services} services, speed {args.speed:g}, "
-          f"promoted {args.promote_after:g} s after the kill (load {r['load']:.2f}) ==")
+    print(f"== {r['tables']} tables, {args.services} services, speed {args.speed:g}, primary "
+          f"{'frozen' if args.fault == 'freeze' else 'killed'}, promoted "
+          f"{args.promote_after:g} s after (load {r['load']:.2f}) ==")
     print(f"  kill -> standby promoted          {r['promoted'] * 1000:7.0f} ms")
     print("  kill -> first event recorded      "
           + (f"{min(first) * 1000:7.0f} ms" if first else "never"))
