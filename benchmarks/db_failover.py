@@ -64,9 +64,11 @@ if str(ROOT / "benchmarks") not in sys.path:
 import floor_sim  # noqa: E402
 from floor_scale import Supervisors  # noqa: E402
 from sqlalchemy import create_engine, text  # noqa: E402
+from sqlalchemy.exc import DBAPIError  # noqa: E402
 from sqlalchemy.pool import NullPool  # noqa: E402
 
 from core.controllers import certs  # noqa: E402
+from core.ledger.db import problem  # noqa: E402
 
 
 class StandbyPair:
@@ -211,10 +213,6 @@ class LedgerSupervisors(Supervisors):
     ledger is away (a decision is one transaction: nothing of it was written)."""
 
     def decide(self, h: Any) -> None:
-        from sqlalchemy.exc import DBAPIError
-
-        from core.ledger.db import problem
-
         try:
             super().decide(h)
         except DBAPIError as exc:
