@@ -458,7 +458,8 @@ def main() -> None:
           f"acknowledged but lost: {r['lost']}; resent: {r['resent']}")
     print(f"  hits decided by the console's supervisors: {r['paid']} paid, {r['rejected']} "
           f"rejected; {len(r['decide_errors'])} attempt(s) failed (tried again)"
-          + (f" (first: {r['decide_errors'][0][:160]})" if r["decide_errors"] else ""))
+          + (f" (first: {r['decide_errors'][0].splitlines()[0][:160]})"
+             if r["decide_errors"] else ""))
     print(f"  audit verify on the new primary: exit {r['audit']} "
           f"{' '.join(r['audit_line'])}")
     print(f"  (logs: {r['tmp']})", flush=True)
