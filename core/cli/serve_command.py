@@ -248,7 +248,7 @@ def _health_server(address: str, console: Any, **bounds: Any) -> HealthServer:
 
 def _load(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     from core import floorconfig
-    from core.ledger.db import make_engine, upgrade
+    from core.ledger.db import make_engine, problem, upgrade
     from core.rules.paytables import load_paytables
 
     try:
@@ -269,8 +269,7 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     try:
         upgrade(engine)
     except Exception as exc:
-        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
-        raise UsageError(f"could not open the ledger: {reason}") from None
+        raise UsageError(f"could not open the ledger: {problem(exc)}") from None
     return config, paytables, engine
 
 

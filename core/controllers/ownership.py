@@ -73,6 +73,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, delete, select, text, update
 
 from core.ledger import locks
+from core.ledger.db import own_connection, problem
 from core.ledger.models import FloorService, OwnershipEvent, TableOwner
 from core.tablegames import setup
 
@@ -184,11 +185,8 @@ class TableClaims:
                 assert self.service_id is not None
                 return self.service_id
             try:
-                raw = self.floor.engine.raw_connection()
-                conn = raw.driver_connection
-                raw.detach()  # its own: never back in the pool
-                assert conn is not None
-                conn.autocommit = True
+                # its own, never back in the pool (after a failover: not a dead one of it)
+                conn = own_connection(self.floor.engine)
                 with conn.cursor() as cur:
                     # a vanished machine's session (and its locks) ends in about 11 s
                     cur.execute("SET tcp_keepalives_idle = 5")
@@ -701,5 +699,4 @@ def _take(conn: Any, tables: list[str], service_id: int | None,
 
 
 def _reason(exc: BaseException) -> str:
-    return str(getattr(exc, "orig", None) or exc).strip().splitlines()[0] if str(exc) else \
-        type(exc).__name__
+    return problem(exc)  # one line; every server of a multi-host URL named

@@ -12,6 +12,10 @@ they read a WAL snapshot while a writer commits; on PostgreSQL the same engine, 
 take no lock).
 
 PostgreSQL: ``postgresql+psycopg://`` (psycopg 3); the floor locks rows with SELECT ... FOR UPDATE.
+A URL may name several servers, a primary and its standbys, with ``target_session_attrs`` (libpq's
+multi-host form, which SQLAlchemy passes on: ``postgresql+psycopg://podium@/podium?host=db1:5432&
+host=db2:5432&target_session_attrs=read-write``): every new connection goes to the one that takes
+writes, each server tried for at most :data:`CONNECT_TIMEOUT_S` (docs/standby.md).
 
 The accountant's and surveillance's desks open the ledger with :func:`read_only_engine`: an engine
 the database itself refuses to let write (SQLite: the file opened read-only; PostgreSQL: the
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
 import weakref
 from pathlib import Path
@@ -36,6 +41,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from core.ledger import integrity, locks
@@ -80,6 +86,46 @@ def _private_ledger_file(path: Path) -> None:
 PG_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 2, "keepalives_interval": 1,
                  "keepalives_count": 3, "tcp_user_timeout": 5000}
 
+#: Seconds a connection attempt waits for each server of the URL.  Without it a server that
+#: takes the TCP connection but never answers (a frozen or half-dead primary) holds the
+#: attempt for good, and a multi-host URL never reaches the next server (docs/standby.md).
+CONNECT_TIMEOUT_S = 5
+
+
+def _pg_connect_args(parsed: URL, given: dict[str, Any]) -> dict[str, Any]:
+    """The connection options of a PostgreSQL ledger engine: ``given``, then the URL's own,
+    then :data:`CONNECT_TIMEOUT_S` (SQLAlchemy lets ``connect_args`` override the URL's)."""
+    args = dict(given)
+    if "connect_timeout" not in parsed.query:
+        args.setdefault("connect_timeout", CONNECT_TIMEOUT_S)
+    return args
+
+
+# one failed server of a multi-host URL, as psycopg lists them when every one failed:
+# "- host: '10.0.0.1', port: '5432', hostaddr: '10.0.0.1': connection failed: connection to
+# server at "10.0.0.1", port 5432 failed: session is read-only"
+_ATTEMPT = re.compile(r"^- host: '(?P<host>[^']*)', port: '(?P<port>[^']*)'.*?: connection "
+                      r"failed: (?P<why>.*)$")
+
+
+def problem(exc: BaseException) -> str:
+    """A ledger error in one line, for a refusal or a log line: the first line of the driver's
+    message; when every server of a multi-host URL failed, each server and why (the first line
+    names only the last one), e.g. "no server of the ledger URL could be used: 127.0.0.1:5451
+    Connection refused; 127.0.0.1:5452 session is read-only (not the primary)"."""
+    lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    tried = []
+    for line in lines:
+        found = _ATTEMPT.match(line)
+        if found:
+            why = found["why"].rsplit(" failed: ", 1)[-1].removeprefix("FATAL:").strip()
+            if why == "session is read-only":  # target_session_attrs=read-write said no
+                why += " (not the primary)"
+            tried.append(f"{found['host']}:{found['port']} {why}")
+    if tried:
+        return "no server of the ledger URL could be used: " + "; ".join(tried)
+    return lines[0] if lines else type(exc).__name__
+
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
     """An engine for ``url`` with the durability and locking settings of this module."""
@@ -106,11 +152,35 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         # data unacknowledged for 5 s): a floor service whose lock connection died gives its
         # tables up before the server frees their locks for a standby (about 11 s: see
         # core/controllers/ownership.py)
-        connect_args = {**PG_KEEPALIVES, **kwargs.pop("connect_args", {})}
+        connect_args = _pg_connect_args(parsed, {**PG_KEEPALIVES,
+                                                 **kwargs.pop("connect_args", {})})
         engine = create_engine(url, connect_args=connect_args, **kwargs)
         integrity.install(engine)
         return engine
     raise ValueError(f"ledger url: unsupported database {backend!r} (use sqlite or postgresql)")
+
+
+def own_connection(engine: Engine) -> Any:
+    """A psycopg connection of its own on ``engine``'s PostgreSQL ledger, never back in the
+    pool, in autocommit: the feed's listener, a service's lock connection.  Taken from the pool
+    and tried with one statement through SQLAlchemy first: a pooled connection to a server that
+    has gone (a failover, a restart) is noticed there, SQLAlchemy drops it and every pooled one
+    as old, and a new connection is made at once (without the try, each such connection would
+    cost the caller a failed attempt, one a second)."""
+    conn = engine.connect()
+    try:
+        conn.exec_driver_sql("SELECT 1")
+        conn.rollback()
+    except DBAPIError as exc:
+        conn.close()
+        if not exc.connection_invalidated:
+            raise
+        conn = engine.connect()  # the pooled ones as old were dropped: this one is new
+    driver = conn.connection.driver_connection
+    conn.detach()  # its own: never back in the pool
+    assert driver is not None
+    driver.autocommit = True
+    return driver
 
 
 #: What pysqlite takes from a plain sqlite:/// URL's query (SQLite's own URI options, such as
@@ -214,7 +284,8 @@ def read_only_engine(url: str, *, connect_args: dict[str, Any] | None = None,
         if parsed.get_driver_name() not in ("psycopg", ""):
             raise ValueError(f"ledger url: use postgresql+psycopg:// (psycopg 3), not {url!r}")
         engine = create_engine(parsed.set(drivername="postgresql+psycopg"),
-                               connect_args=dict(connect_args or {}), **engine_args)
+                               connect_args=_pg_connect_args(parsed, connect_args or {}),
+                               **engine_args)
 
         @event.listens_for(engine, "connect")
         def _as_reader(dbapi_connection: Any, connection_record: Any) -> None:

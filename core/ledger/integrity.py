@@ -562,7 +562,11 @@ def install(engine: Engine) -> None:
 
     @event.listens_for(engine, "rollback")
     def _clear(conn: Connection) -> None:
-        conn.info[_DIRTY] = False
+        # a connection that died with its server (a failover) has no info to clear: its
+        # successor starts with none; touching it would raise PendingRollbackError over the
+        # disconnect, and the connection would never go back to the pool
+        if not conn.invalidated:
+            conn.info[_DIRTY] = False
 
 
 def _batch_installed(conn: Connection) -> bool:

@@ -42,9 +42,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, select, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from core.cardkey import CardKey
+from core.ledger.db import own_connection, problem
 from core.ledger.models import Hit, Slip
 from core.tablegames.views import FloorChange, HitOutcome
 
@@ -368,11 +370,7 @@ class FeedListener:
 
     def _connect(self) -> Any:
         engine: Engine = self.ctx.engine
-        raw = engine.raw_connection()
-        conn = raw.driver_connection
-        raw.detach()  # a connection of its own: never back in the pool
-        assert conn is not None
-        conn.autocommit = True
+        conn = own_connection(engine)  # (after a failover: not a dead one of the pool's)
         channel = channel_of(conn)
         with conn.cursor() as cur:
             cur.execute(f"LISTEN {_quote(channel)}")
@@ -384,8 +382,11 @@ class FeedListener:
             try:
                 conn = self._connect()
             except Exception as exc:
-                self.last_error = str(getattr(exc, "orig", None) or exc).strip()
-                log.warning("floor feed: can not listen on the ledger: %s", self.last_error)
+                # asked again every reconnect_delay until the ledger answers (a failover takes
+                # its seconds): a line when the reason is new, not one a second
+                said, self.last_error = self.last_error, problem(exc)
+                (log.debug if self.last_error == said else log.warning)(
+                    "floor feed: can not listen on the ledger: %s", self.last_error)
                 self._stop.wait(self.reconnect_delay)
                 continue
             with self._late_lock:
@@ -402,9 +403,10 @@ class FeedListener:
             try:
                 self._listen(conn)
             except Exception as exc:
-                self.last_error = str(exc).strip()
+                self.last_error = problem(exc)
                 if not self._stop.is_set():
-                    log.warning("floor feed: the ledger connection dropped: %s", exc)
+                    log.warning("floor feed: the ledger connection dropped: %s",
+                                self.last_error)
             finally:
                 self.connected.clear()
                 with contextlib.suppress(Exception):
@@ -424,9 +426,13 @@ class FeedListener:
             self.received += len(batch)
             try:
                 change = read_change(self.ctx, batch)
-            except Exception:
-                log.exception("floor feed: could not read what %d notification(s) changed",
-                              len(batch))
+            except Exception as exc:
+                if isinstance(exc, DBAPIError):  # the ledger went away meanwhile: one line
+                    log.warning("floor feed: could not read what %d notification(s) changed: "
+                                "%s", len(batch), problem(exc))
+                else:
+                    log.exception("floor feed: could not read what %d notification(s) "
+                                  "changed", len(batch))
                 if self.on_resync is not None:
                     self.on_resync()
                 continue
