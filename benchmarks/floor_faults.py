@@ -106,6 +106,7 @@ from core.demo import enroll_demo_employees  # noqa: E402
 from core.ledger.db import make_engine, upgrade  # noqa: E402
 from core.rules.paytables import load_paytables  # noqa: E402
 from core.runtime import ConsoleCore  # noqa: E402
+from printing.printers import FilePrinter  # noqa: E402
 
 PG_VERSION = "15"
 #: writes a service makes for itself, not for a table (its claims, heartbeat, ownership records)
@@ -168,15 +169,14 @@ def tmpfs(size: str) -> Iterator[Path]:
 def fill(folder: Path, leave: int = 0) -> Path:
     """Fill the filesystem of ``folder`` with one file, then give ``leave`` bytes back."""
     filler = folder / "filler.bin"
-    chunk = b"\0" * 65536
-    with open(filler, "wb") as f:
-        with contextlib.suppress(OSError):
-            while True:
-                f.write(chunk)
-                f.flush()
-        with contextlib.suppress(OSError):  # the last partial pages
-            while True:
-                os.write(f.fileno(), b"\0" * 4096)
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    try:
+        for size in (1 << 20, 4096):
+            with contextlib.suppress(OSError):
+                while True:
+                    os.write(fd, b"\0" * size)
+    finally:
+        os.close(fd)
     if leave:
         os.truncate(filler, max(0, filler.stat().st_size - leave))
     return filler
@@ -975,8 +975,22 @@ def probe_tls(args: argparse.Namespace) -> None:
             *outcome_rows(f)])
 
 
+class PaddedPrinter(FilePrinter):
+    """A file printer whose every job is at least ``job`` bytes: the slip, then line feeds (a
+    slip with a logo is that big).  A plain slip (about 1 KB) fits in one page of the page
+    cache and is written whole or not at all; a write is cut short only at a page boundary."""
+
+    def __init__(self, directory: Path, job: int) -> None:
+        super().__init__(directory)
+        self.job = job
+
+    def send(self, data: bytes, name: int | str | None = None, *,
+             before_send: Callable[[], None] | None = None) -> Path:
+        return super().send(data + b"\n" * max(0, self.job - len(data)), name,
+                            before_send=before_send)
+
+
 def probe_printer(args: argparse.Namespace) -> None:
-    from printing.printers import FilePrinter
     from tests.paid_slips import PAYTABLES, make_slips, slip_floor
 
     tmp = Path(tempfile.mkdtemp(prefix="faults-printer-"))
@@ -987,42 +1001,46 @@ def probe_printer(args: argparse.Namespace) -> None:
         (slip_no,) = make_slips(engine, config, 1)
         folder = disk / "slips"
         folder.mkdir()
-        console = ConsoleCore(engine, config, PAYTABLES, printer=FilePrinter(folder))
+        printer = PaddedPrinter(folder, args.job_bytes)
+        console = ConsoleCore(engine, config, PAYTABLES, printer=printer)
         messages: list[str] = []
         console.add_message_listener(messages.append)
         console.start(links=False)
+
+        def said() -> str | None:
+            return next((m for m in messages if f"slip {slip_no}" in m), None)
+
         try:
-            job = len(console.slip_bytes(slip_no))
+            slip = len(console.slip_bytes(slip_no))
             filler = fill(disk, leave=4096)
             console.print_slip(slip_no)
-            wait_for(lambda: any(f"slip {slip_no}" in m for m in messages), 30)
-            first = next((m for m in messages if f"slip {slip_no}" in m), "-")
+            first = wait_for(said, 30) or "-"
             with engine.connect() as c:
                 reported = c.execute(text(
-                    "SELECT job_bytes, sent_bytes FROM slip_print_attempts WHERE state = "
-                    "'failed' ORDER BY id DESC LIMIT 1")).first()
+                    "SELECT sent_bytes FROM slip_print_attempts WHERE state = 'failed' "
+                    "ORDER BY id DESC LIMIT 1")).scalar()
             in_files = sum(p.stat().st_size for p in folder.glob("slip-*.bin"))
             marking = console.floor.print_state(slip_no).next_marking
             filler.unlink()
             before = set(folder.glob("slip-*.bin"))
             messages.clear()
             console.print_slip(slip_no)
-            wait_for(lambda: any(f"slip {slip_no}" in m for m in messages), 30)
+            wait_for(said, 30)
             second = sorted(set(folder.glob("slip-*.bin")) - before)
-            says = second and b"DUPLICATE" in second[0].read_bytes()
+            says = bool(second) and b"DUPLICATE" in second[0].read_bytes()
         finally:
             console.stop()
             engine.dispose()
     shutil.rmtree(tmp, ignore_errors=True)
     table("printer: a file printer on a full tmpfs (4,096 bytes left)", [
-        ("the slip's bytes", job),
-        ("ledger: job bytes / bytes sent", f"{reported[0]} / {reported[1]}" if reported
-         else "no failed print recorded"),
+        ("the slip's bytes / the printer's job", f"{slip} / {max(slip, args.job_bytes)}"),
+        ("bytes sent, as the ledger was told",
+         "no failed print recorded" if reported is None else reported),
         ("bytes in the printer's folder", in_files),
         ("message", first[:160]),
         ("next print's marking (ledger)", repr(marking)),
-        ("next print, space back: its paper says DUPLICATE", "yes" if says else
-         "no" if second else "nothing printed")])
+        ("next print, space back: its paper says DUPLICATE",
+         "yes" if says else "no" if second else "nothing printed")])
 
 
 PROBES: dict[str, Callable[[argparse.Namespace], None]] = {
@@ -1054,6 +1072,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="port of the probe's own PostgreSQL cluster (default 5461)")
     ap.add_argument("--base-port", type=int, default=23000,
                     help="the simulated tables' first port (default 23000)")
+    ap.add_argument("--job-bytes", type=int, default=9000,
+                    help="printer: the printer's job, the slip padded with line feeds "
+                         "(default 9000)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", action="store_true",
                     help="keep the cluster and the run's folder (to read the logs)")
