@@ -835,7 +835,8 @@ class Watch:
 
 
 def kinds(texts: list[str], most: int = 4) -> str:
-    shapes = Counter(re.sub(r"\b[A-Z]\d{2,}\b|\d[\d,.]*", "#", t)[:110] for t in texts)
+    shapes = Counter(re.sub(r"\b[A-Z]\d{2,}\b|\d[\d,.]*", "#",
+                            re.sub(r"\b[0-9a-f]{6,}\b", "#", t))[:110] for t in texts)
     return "; ".join(f"{n} x \"{s}\"" for s, n in shapes.most_common(most)) or "-"
 
 
@@ -934,9 +935,9 @@ def probe_tls(args: argparse.Namespace) -> None:
         floor_sim.write_floor(sim_floor, args.tables, args.base_port, certs=pki)
         sim = Sim(sim_floor, tmp)
         chunk, counts = damage(args.damage, args.seed)
-        relay = _Relay({args.base_port + 1000 + i: args.base_port + i
+        relay = _Relay({args.base_port + 500 + i: args.base_port + i
                         for i in range(args.tables)}, chunk)
-        floor_sim.write_floor(console_floor, args.tables, args.base_port + 1000, certs=pki)
+        floor_sim.write_floor(console_floor, args.tables, args.base_port + 500, certs=pki)
         engine = make_engine(f"sqlite:///{tmp / 'ledger.sqlite3'}")
         upgrade(engine)
         enroll_demo_employees(engine)
@@ -1070,8 +1071,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="seconds of play before a fault (and between stale cycles)")
     ap.add_argument("--pg-port", type=int, default=5461,
                     help="port of the probe's own PostgreSQL cluster (default 5461)")
-    ap.add_argument("--base-port", type=int, default=23000,
-                    help="the simulated tables' first port (default 23000)")
+    ap.add_argument("--base-port", type=int, default=24610,
+                    help="the simulated tables' first port (default 24610; tls: its proxies "
+                         "listen from 500 above)")
     ap.add_argument("--job-bytes", type=int, default=9000,
                     help="printer: the printer's job, the slip padded with line feeds "
                          "(default 9000)")
@@ -1079,7 +1081,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", action="store_true",
                     help="keep the cluster and the run's folder (to read the logs)")
     args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.CRITICAL, format="%(name)s: %(message)s")
+    # warnings reach the probes' counters (Watch), not the terminal
+    logging.getLogger().setLevel(logging.WARNING)
+    logging.getLogger().addHandler(logging.NullHandler())
     PROBES[args.probe](args)
     return 0
 
