@@ -902,26 +902,30 @@ def probe_fulldisk(args: argparse.Namespace) -> None:
         *outcome_rows(f)])
 
 
-def damage(rate: float, seed: int) -> tuple[Callable[[bytes], bytes | None], Counter[str]]:
-    """A chunk damager: of every chunk, ``rate`` / 2 get one byte flipped, ``rate`` / 2 are
-    dropped; the counter counts chunks and faults."""
-    rng = random.Random(seed)
-    counts: Counter[str] = Counter()
+class Damage:
+    """A chunk damager for :class:`_Relay`: once :attr:`on`, of every chunk ``rate`` / 2 get
+    one byte flipped and ``rate`` / 2 are dropped; :attr:`counts` counts chunks and faults."""
 
-    def chunk(data: bytes) -> bytes | None:
-        counts["chunks"] += 1
-        r = rng.random()
-        if r < rate / 2:
-            counts["flipped"] += 1
+    def __init__(self, rate: float, seed: int) -> None:
+        self.rate = rate
+        self.rng = random.Random(seed)
+        self.on = False
+        self.counts: Counter[str] = Counter()
+
+    def __call__(self, data: bytes) -> bytes | None:
+        if not self.on:
+            return data
+        self.counts["chunks"] += 1
+        r = self.rng.random()
+        if r < self.rate / 2:
+            self.counts["flipped"] += 1
             b = bytearray(data)
-            b[rng.randrange(len(b))] ^= rng.randint(1, 255)
+            b[self.rng.randrange(len(b))] ^= self.rng.randint(1, 255)
             return bytes(b)
-        if r < rate:
-            counts["dropped"] += 1
+        if r < self.rate:
+            self.counts["dropped"] += 1
             return None
         return data
-
-    return chunk, counts
 
 
 def probe_tls(args: argparse.Namespace) -> None:
@@ -934,9 +938,9 @@ def probe_tls(args: argparse.Namespace) -> None:
         sim_floor, console_floor = tmp / "sim.toml", tmp / "console.toml"
         floor_sim.write_floor(sim_floor, args.tables, args.base_port, certs=pki)
         sim = Sim(sim_floor, tmp)
-        chunk, counts = damage(args.damage, args.seed)
+        damage = Damage(args.damage, args.seed)
         relay = _Relay({args.base_port + 500 + i: args.base_port + i
-                        for i in range(args.tables)}, chunk)
+                        for i in range(args.tables)}, damage)
         floor_sim.write_floor(console_floor, args.tables, args.base_port + 500, certs=pki)
         engine = make_engine(f"sqlite:///{tmp / 'ledger.sqlite3'}")
         upgrade(engine)
@@ -947,17 +951,17 @@ def probe_tls(args: argparse.Namespace) -> None:
         try:
             console.start()
             deciders.start()
-            t0 = time.time()
             wait_for(partial(all_online, console, args.tables), 60)
             began = time.time()
+            damage.on = True
             time.sleep(args.seconds)
             ended = time.time()
         finally:
+            record = sim.stop()
             deciders.stop()
             console.stop()
             watch.close()
             relay.close()
-            record = sim.stop()
         f = ledger_figures(engine, record)
         engine.dispose()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -965,9 +969,8 @@ def probe_tls(args: argparse.Namespace) -> None:
         said = [m for t, m in watch.messages if began <= t <= ended]
         table(f"tls: {args.tables} tables, {mode}, {args.damage:.0%} of TCP chunks damaged, "
               f"{args.seconds:g} s", [
-            ("every table online first after", f"{began - t0:.1f} s"),
             ("chunks relayed / flipped / dropped",
-             f"{counts['chunks']} / {counts['flipped']} / {counts['dropped']}"),
+             " / ".join(str(damage.counts[k]) for k in ("chunks", "flipped", "dropped"))),
             ("OFFLINE intervals", len(intervals)),
             ("table-seconds OFFLINE", f"{sum(intervals):.1f}"),
             ("longest interval", f"{max(intervals, default=0.0):.1f} s"),
