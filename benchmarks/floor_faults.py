@@ -59,7 +59,9 @@ The probes (a small table of figures each; nothing is asserted):
     and whether the paper says DUPLICATE.
 
 Run a probe at a time (each takes a few minutes on 2 cores; the mounts and the cluster need
-root).  The figures of 578fc39 and the commands are in docs/operator.md, "Fault probes".
+root; docs/operator.md, "Fault probes").  A probe that finds the product improved (a stale
+service that stops on its own, a standby that takes a frozen owner's tables, health that turns
+unhealthy) reports it in the same figures.
 """
 
 from __future__ import annotations
@@ -222,27 +224,34 @@ _DML = re.compile(r"^duration: [\d.]+ ms\s+(?:statement|execute [^:]*): \s*"
 
 
 @dataclass(frozen=True)
-class Write:
+class Logged:
+    """A statement the cluster logged: a completed INSERT / UPDATE / DELETE (``table`` its
+    target, ``xid`` its transaction) or an ERROR (``table`` empty)."""
+
     at: float
     app: str
     xid: int
     table: str
+    error: str = ""
 
 
-def logged_writes(cluster: Cluster) -> list[Write]:
-    """Every INSERT / UPDATE / DELETE the cluster logged (csvlog, PostgreSQL 15's columns)."""
-    out: list[Write] = []
+def logged(cluster: Cluster) -> list[Logged]:
+    """The writes and errors the cluster logged (csvlog, PostgreSQL 15's columns: 0 time,
+    10 transaction id, 11 severity, 13 message, 22 application name)."""
+    out: list[Logged] = []
     for path in cluster.csv_logs():
         with open(path, newline="", encoding="utf-8", errors="replace") as f:
             for row in csv.reader(f):
                 if len(row) < 23:
                     continue
-                m = _DML.match(row[13])
-                if m is None or not row[10].isdigit() or row[10] == "0":
-                    continue
                 at = datetime.strptime(row[0].rsplit(" ", 1)[0], "%Y-%m-%d %H:%M:%S.%f")
-                out.append(Write(at.replace(tzinfo=UTC).timestamp(), row[22],
-                                 int(row[10]), m.group(1)))
+                when = at.replace(tzinfo=UTC).timestamp()
+                if row[11] == "ERROR":
+                    out.append(Logged(when, row[22], 0, "", row[13]))
+                    continue
+                m = _DML.match(row[13])
+                if m is not None and row[10].isdigit() and row[10] != "0":
+                    out.append(Logged(when, row[22], int(row[10]), m.group(1)))
     return out
 
 
@@ -566,8 +575,10 @@ def probe_stale(args: argparse.Namespace) -> None:
             owner, standby = standby, owner
             time.sleep(args.settle)
         f = floor.finish()
-        writes = [w for w in logged_writes(cluster) if w.table not in SERVICE_TABLES
-                  and any(w.app == f"probe {n}" and a <= w.at <= b for n, a, b in windows)]
+        by_stale = [w for w in logged(cluster)
+                    if any(n in w.app and a <= w.at <= b for n, a, b in windows)]
+        writes = [w for w in by_stale if w.table and w.table not in SERVICE_TABLES]
+        errors = [w.error for w in by_stale if w.error]
         done = committed(floor.engine, {w.xid for w in writes})
         kept = [w for w in writes if w.xid in done]
     by_table = Counter(w.table for w in kept)
@@ -586,8 +597,9 @@ def probe_stale(args: argparse.Namespace) -> None:
         ("  of them UPDATE tables (online flips)", by_table.get("tables", 0)),
         ("  of them INSERT controller_events", by_table.get("controller_events", 0)),
         ("  by table", ", ".join(f"{t} {n}" for t, n in by_table.most_common()) or "-"),
-        ("stale service's table writes not committed (refused, rolled back)",
-         len(writes) - len(kept)),
+        ("stale service's table writes not committed (rolled back)", len(writes) - len(kept)),
+        ("stale service's statements that failed (ERROR)", len(errors)),
+        ("  most common", kinds(errors, 2)),
         *outcome_rows(f)])
 
 
@@ -975,7 +987,9 @@ def probe_tls(args: argparse.Namespace) -> None:
             ("table-seconds OFFLINE", f"{sum(intervals):.1f}"),
             ("longest interval", f"{max(intervals, default=0.0):.1f} s"),
             ("link messages", len(said)),
-            ("  most common", kinds(said)),
+            ("  taken for a certificate refusal (TLS refused / does not accept)",
+             sum(1 for m in said if "TLS refused" in m or "does not accept" in m)),
+            ("  most common", kinds(said, 6)),
             *outcome_rows(f)])
 
 
