@@ -542,7 +542,7 @@ def probe_stale(args: argparse.Namespace) -> None:
         time.sleep(args.settle)
         windows: list[tuple[str, float, float]] = []  # the stale service, lock ended, cycle end
         recovery: list[float] = []
-        not_recovered = restarted = kept_tables = 0
+        left_out = restarted = kept_tables = 0
         for _ in range(args.cycles):
             everything_served(floor, owner, 60)
             stale = svcs[owner]
@@ -553,7 +553,7 @@ def probe_stale(args: argparse.Namespace) -> None:
             ended = time.time()
             took = everything_served(floor, standby, 60)
             if took is None:
-                not_recovered += 1
+                left_out += args.tables - len(floor.served_by(standby))
             else:
                 recovery.append(time.time() - ended)
             os.kill(stale.pid, signal.SIGCONT)
@@ -586,6 +586,7 @@ def probe_stale(args: argparse.Namespace) -> None:
           f"session, SIGCONT it after the take-over, {args.awake:g} s awake)", [
         ("cycles the standby took every table within 60 s", f"{len(recovery)} of {args.cycles}"),
         ("lock session ended -> every table online under the standby", secs(recovery)),
+        ("tables not online under the standby after 60 s (summed over cycles)", left_out),
         ("stale service stopped on its own (started again as standby)", restarted),
         ("stale service still serving tables 30 s after SIGCONT", kept_tables),
         ("START GAMEs refused (of them OFFLINE)",
