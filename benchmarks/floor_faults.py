@@ -28,9 +28,10 @@ The probes (a small table of figures each; nothing is asserted):
     standby).  Counted: START GAMEs and END GAMEs the ledger refused, hits flagged
     ROUND_NOT_STARTED, and the stale service's committed writes to table data (anything but
     its claims, heartbeat and ownership records: ``floor_services``, ``table_owners``,
-    ``ownership_events``, ``ledger_locks``) from the moment its lock session ended to the end of
-    its cycle, with the ``tables`` updates (online flips) and ``controller_events`` inserts
-    among them.  Recovery: lock session ended -> every table online under the standby.
+    ``ownership_events``, ``ledger_locks``, and the chain's ``ledger_journal`` and
+    ``ledger_chain``) from the moment its lock session ended to the end of its cycle, with the
+    ``tables`` updates (online flips) and ``controller_events`` inserts among them, and its
+    statements that failed.  Recovery: lock session ended -> every table online under the standby.
 ``frozen`` The owner SIGSTOPped for ``--freeze`` seconds, its lock session left alone.  Per
     table: the standby's take-over (the ledger names it the owner and the table online) and
     the table served again (the first ACK of an event it sent after the stop), both from the
@@ -111,8 +112,10 @@ from core.runtime import ConsoleCore  # noqa: E402
 from printing.printers import FilePrinter  # noqa: E402
 
 PG_VERSION = "15"
-#: writes a service makes for itself, not for a table (its claims, heartbeat, ownership records)
-SERVICE_TABLES = frozenset({"floor_services", "table_owners", "ownership_events", "ledger_locks"})
+#: writes a service makes for itself, not for a table (its claims, heartbeat, ownership
+#: records), and the chain's bookkeeping that any chained write brings along
+SERVICE_TABLES = frozenset({"floor_services", "table_owners", "ownership_events", "ledger_locks",
+                            "ledger_journal", "ledger_chain"})
 
 
 # ------------------------------------------------------------------------------ small helpers
