@@ -797,8 +797,8 @@ def probe_heldconn(args: argparse.Namespace) -> None:
         ("longest time without a ping in the hold (systemd kills at WATCHDOG_USEC)",
          f"{max(gaps):.1f} s: " + ("would be killed" if max(gaps) > args.watchdog
                                    else "fed, not killed")),
-        ("last STATUS= during the hold",
-         statuses[-1].split("STATUS=", 1)[1].split("\n")[0] if statuses else "-"),
+        ("STATUS= notes during the hold: with a PROBLEM / all",
+         f"{sum(1 for m in statuses if 'PROBLEM' in m)} / {len(statuses)}"),
         ("health log lines during the hold: healthy / PROBLEM",
          f"{sum(1 for ln in lines if 'PROBLEM' not in ln and 'ERROR' not in ln)} / "
          f"{sum(1 for ln in lines if 'PROBLEM' in ln or 'ERROR' in ln)}"),
