@@ -55,9 +55,10 @@ The probes (a small table of figures each; nothing is asserted):
     Counted from its link-status listener: OFFLINE intervals, table-seconds OFFLINE, the
     longest interval; the link messages by kind.
 ``printer`` A file printer whose folder is a tmpfs with 4,096 bytes left; a win slip printed
-    by ``ConsoleCore``: the slip's bytes, the bytes the ledger was told were sent, the bytes in
-    the file; then space is freed and the slip printed again: the marking the ledger gives it
-    and whether the paper says DUPLICATE.
+    by ``ConsoleCore``, the printer's job padded to ``--job-bytes`` with line feeds (a 1 KB slip
+    fits in one page and is written whole or not at all): the bytes the ledger was told were
+    sent against the bytes in the file; then space is freed and the slip printed again: the
+    marking the ledger gives it and whether the paper says DUPLICATE.
 
 Run a probe at a time (each takes a few minutes on 2 cores; the mounts and the cluster need
 root; docs/operator.md, "Fault probes").  A probe that finds the product improved (a stale
@@ -657,8 +658,10 @@ def probe_frozen(args: argparse.Namespace) -> None:
 # ------------------------------------------------------------------------------ heldconn
 
 class _Relay:
-    """A loopback TCP relay on its own thread and asyncio loop: every connection to
-    :attr:`port` goes to ``target``; :meth:`chunk` may change or drop each chunk."""
+    """A loopback TCP relay on its own thread and asyncio loop: ``targets`` maps a port to
+    listen on (0: a free one) to the port its connections go to; :attr:`ports` says, per
+    target, where the relay listens.  ``chunk`` may change or drop each chunk read (either
+    way); :meth:`hold` stops passing bytes, the connections left open."""
 
     def __init__(self, targets: dict[int, int], chunk: Callable[[bytes], bytes | None] | None
                  = None) -> None:
