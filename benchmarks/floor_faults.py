@@ -205,6 +205,7 @@ class Cluster:
                        capture_output=True, check=True)
         etc = Path(f"/etc/postgresql/{PG_VERSION}/{self.name}")
         (etc / "pg_hba.conf").write_text("local all all trust\nhost all all 127.0.0.1/32 trust\n")
+        # the probes never crash the server: its durability would only cost time here
         conf = ["listen_addresses = '127.0.0.1'", "max_connections = 200",
                 "fsync = off", "synchronous_commit = off"]
         if log_statements:
