@@ -190,9 +190,13 @@ def ledger_problem(engine: Engine, exc: BaseException) -> str | None:
         return f"the database server cancelled a ledger statement: {said}"
     if state == "25006":
         return f"the ledger's database is read-only (a standby?): {said}"
-    if isinstance(exc, (OperationalError, InterfaceError, DisconnectionError)) or (
-            isinstance(exc, DBAPIError) and exc.connection_invalidated):
+    gone = state.startswith("08") or state in ("57P01", "57P02", "57P03") or (
+        isinstance(exc, DBAPIError) and exc.connection_invalidated)
+    if gone or (not state and isinstance(exc, (OperationalError, InterfaceError,
+                                                DisconnectionError))):
         return f"the ledger's database can not be reached: {said}"
+    if isinstance(exc, OperationalError):  # a deadlock run again in vain, an I/O error ...
+        return f"the database server did not take the batch ({state}): the server says: {said}"
     return None
 
 

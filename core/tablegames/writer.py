@@ -441,8 +441,10 @@ class LedgerWriter:
                 self._stall_said = True
                 if self._down_since is None:
                     self._down_since = oldest
+                last = self._last_commit
                 log.error("ledger writer: a job has waited %.0f s for its commit; the last "
-                          "commit was at %s", now - oldest, self._last_commit or "none yet")
+                          "commit was at %s", now - oldest,
+                          f"{last:%H:%M:%S} UTC" if last is not None else "none yet")
                 self._tell(f"The ledger has recorded nothing for {now - oldest:.0f} s: the "
                            "database does not answer. The tables' events wait.")
             conn = self._conn
