@@ -225,6 +225,7 @@ def test_a_database_connection_held_silent_turns_health_unhealthy_and_the_writer
         wait_for(lambda: health()[0] == 200 and floor.done(), GUARD,
                  "healthy again, every event acknowledged")
     finally:
+        proxy.release()  # (a service stops through its lock connection)
         floor.stop()
     floor.check_ledger(engine)
     assert len(floor.says("The ledger records again")) == 1

@@ -172,6 +172,12 @@ def ledger_problem(engine: Engine, exc: BaseException) -> str | None:
         return str(exc)
     if isinstance(exc, PoolTimeout):
         return f"no connection to the ledger's database came free in time ({exc})"
+    seen = 0
+    while not isinstance(exc, DBAPIError) and seen < 3:  # e.g. a rollback that met the cause
+        cause = exc.__cause__ or exc.__context__
+        if cause is None:
+            return None
+        exc, seen = cause, seen + 1
     orig = getattr(exc, "orig", None)
     said = (str(orig or exc).strip().splitlines() or [type(exc).__name__])[0]
     if isinstance(orig, sqlite3.Error):
