@@ -8,7 +8,9 @@ links, ledger writer), simulated tables on loopback TCP and a real ledger:
 - an SQLite ledger on a real filesystem that fills up (a small tmpfs): one message names the
   full disk and the free bytes, the links stay up, the events wait unacknowledged in the
   controllers (no ACK, no reconnect), and when space returns every event is recorded, none
-  lost, none twice, with one message saying the ledger records again.
+  lost, none twice, with one message saying the ledger records again;
+- the same on PostgreSQL whose tables are on a full disk (a cluster of the test's own, its
+  tablespace a small tmpfs): one message quotes the server ("could not extend file ...").
 """
 
 from __future__ import annotations
@@ -18,8 +20,12 @@ import contextlib
 import errno
 import logging
 import os
+import pwd
+import shutil
+import socket
 import sqlite3
 import subprocess
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -358,3 +364,76 @@ def test_every_ledger_statement_has_the_statement_timeout(
         "statement timeout")
     with contextlib.suppress(Exception):
         engine.dispose()
+
+
+@pytest.fixture
+def pg_small_disk() -> Iterator[tuple[str, Path]]:
+    """A PostgreSQL cluster of the test's own (root, ``pg_createcluster``) whose tablespace
+    ``small`` is a 16 MB tmpfs (its write-ahead log stays on the main disk: a full disk there
+    would stop the server, not refuse a write): (URL that makes every table there, folder)."""
+    if os.geteuid() != 0 or shutil.which("pg_createcluster") is None:
+        pytest.skip("a PostgreSQL cluster of the test's own needs root and pg_createcluster")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    version = subprocess.run(["pg_lsclusters", "-h"], capture_output=True, text=True,
+                             check=True).stdout.split()[0]
+    name = f"podiumfull{port}"
+    folder = Path(tempfile.mkdtemp(prefix="podium-pg-disk-"))  # (the server's account
+    # reaches it: pytest's own temporary folders are the test account's alone)
+    subprocess.run(["pg_createcluster", version, name, "-p", str(port), "--",
+                    "--auth=trust", "--wal-segsize=1"], capture_output=True, check=True)
+    try:
+        subprocess.run(["pg_ctlcluster", version, name, "start"], capture_output=True,
+                       check=True)
+        pw = pwd.getpwnam("postgres")
+        subprocess.run(["mount", "-t", "tmpfs", "-o",
+                        f"size=16m,mode=0700,uid={pw.pw_uid},gid={pw.pw_gid}", "tmpfs",
+                        str(folder)], capture_output=True, check=True)
+        try:
+            admin = f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+            with psycopg.connect(make_url(admin).set(drivername="postgresql")
+                                 .render_as_string(hide_password=False), autocommit=True) as c:
+                c.execute(f"CREATE TABLESPACE small LOCATION '{folder}'")
+            yield admin, folder
+        finally:
+            subprocess.run(["umount", "-l", str(folder)], check=False)
+    finally:
+        subprocess.run(["pg_dropcluster", "--stop", version, name], check=False)
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+
+
+@pytest.mark.postgres
+def test_a_full_disk_of_the_database_server_is_one_message_and_every_event_is_recorded_after(
+        pg_small_disk: tuple[str, Path], caplog: pytest.LogCaptureFixture) -> None:
+    url, folder = pg_small_disk
+    caplog.set_level(logging.INFO)
+    engine = make_engine(url, connect_args={"options": "-c default_tablespace=small"})
+    upgrade(engine)
+    floor = Floor(engine, tables=2, events=300, serve=None, name="full-service", kind="serve",
+                  claim_interval=0.2)
+    floor.start()
+    try:
+        wait_for(lambda: floor.acked() >= 10, GUARD, "events recorded")
+        filler = fill(folder)
+        wait_for(lambda: floor.says("disk is full"), GUARD, "the full disk said")
+        acked = floor.acked()
+        sent_again = floor.on_sims(lambda sims: [s.retransmissions for s in sims])
+        wait_for(lambda: all(n >= before + 10 for n, before in zip(
+            floor.on_sims(lambda sims: [s.retransmissions for s in sims]), sent_again,
+            strict=True)), GUARD, "the waiting events sent again")
+        assert floor.acked() == acked
+        assert all(up for up, _ in floor.console.link_status().values())
+        filler.unlink()
+        wait_for(floor.done, GUARD, "every event acknowledged after space returned")
+    finally:
+        floor.stop()
+        engine.dispose()
+    floor.check_ledger(engine)
+    full = floor.says("disk is full")
+    assert len(full) == 1, full
+    assert full[0].startswith("The ledger stopped recording: the database server's disk is "
+                              "full: the server says: could not extend file")
+    assert len(floor.says("The ledger records again")) == 1
+    assert [m for m in floor.says("OFFLINE") if not m.endswith(": closed")] == []
