@@ -445,8 +445,8 @@ class LedgerWriter:
                 log.error("ledger writer: a job has waited %.0f s for its commit; the last "
                           "commit was at %s", now - oldest,
                           f"{last:%H:%M:%S} UTC" if last is not None else "none yet")
-                self._tell(f"The ledger has recorded nothing for {now - oldest:.0f} s: the "
-                           "database does not answer. The tables' events wait.")
+                self._tell(f"The ledger has recorded nothing for {now - oldest:.0f} s: a "
+                           "batch waits for the database's answer. The tables' events wait.")
             conn = self._conn
             if (self.break_s is not None and now - started > self.break_s and conn is not None
                     and not self._broken):
