@@ -362,8 +362,16 @@ def test_every_ledger_statement_has_the_statement_timeout(
     assert ledger_problem(engine, err.value) == (
         "the database server cancelled a ledger statement: canceling statement due to "
         "statement timeout")
-    with contextlib.suppress(Exception):
-        engine.dispose()
+    with engine.connect() as c:
+        schema = c.execute(text("SELECT current_schema()")).scalar_one()
+    # options given in the URL are kept beside it (a serve --db URL with a search path)
+    by_url = make_engine(f"{PG_URL}?options=-csearch_path%3D{schema}")
+    try:
+        with by_url.connect() as c:
+            assert c.execute(text("SELECT current_schema()")).scalar_one() == schema
+            assert c.execute(text("SHOW statement_timeout")).scalar_one() == "2500ms"
+    finally:
+        by_url.dispose()
 
 
 @pytest.fixture

@@ -141,8 +141,9 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         connect_args = {**PG_KEEPALIVES, "connect_timeout": PG_CONNECT_TIMEOUT,
                         **kwargs.pop("connect_args", {})}
         timeout_ms = round(statement_timeout_s() * 1000)
-        if timeout_ms:
-            options = connect_args.get("options", "")
+        if timeout_ms:  # after the options given (here, else in the URL: ?options=...)
+            given = connect_args.get("options", parsed.query.get("options", ""))
+            options = " ".join(given) if isinstance(given, tuple) else str(given)
             connect_args["options"] = f"{options} -c statement_timeout={timeout_ms}".strip()
         engine = create_engine(url, connect_args=connect_args, **kwargs)
         integrity.install(engine)
