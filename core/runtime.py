@@ -476,7 +476,6 @@ class ConsoleCore:
         """What ``podium serve`` reports on its health endpoint and in its log."""
         links = self._links
         status = links.status() if links is not None else {}
-        writer = self.floor.writer.stats
         return {
             "service": self.name, "kind": self.kind,
             "service_id": self.claims.service_id if self.claims is not None else None,
@@ -486,8 +485,9 @@ class ConsoleCore:
             "tables_online": sum(1 for up, _d in status.values() if up),
             "offline": sorted(t for t, (up, _d) in status.items() if not up),
             "feed_listening": bool(self.feed and self.feed.connected.is_set()),
-            "writer": {"running": self.floor.writer.running, "batches": writer.batches,
-                       "jobs": writer.jobs, "largest_batch": writer.largest},
+            # jobs waiting, the oldest's wait, the last commit, and why the ledger does not
+            # record (core/tablegames/writer.py)
+            "writer": self.floor.writer.health(),
             "lock_connection": bool(self.claims is not None and self.claims.connected),
         }
 

@@ -206,6 +206,9 @@ class MainWindow(QMainWindow):
         self._removers = [
             self.bridge.listen(console.add_listener, self._on_change),
             console.add_message_listener(self._messages.append),
+            # the ledger stops recording (a full disk, a database gone or silent) and records
+            # again: one line each, in Activity and the status bar
+            console.floor.writer.add_state_listener(self._messages.append),
             # a tile follows this console's own link at once (the ledger's flag is written by
             # the writer a moment later, and on a shared ledger by every podium)
             self.bridge.listen(console.add_status_listener, self._dirty_tables.add),

@@ -29,7 +29,9 @@ class Core:
                 "started_at": "2026-12-05T08:00:00+00:00", "tables_wanted": 3,
                 "tables_served": 3, "tables_online": 2, "offline": ["PG-3"],
                 "feed_listening": True, "lock_connection": True,
-                "writer": {"running": True, "batches": 3, "jobs": 9, "largest_batch": 4}}
+                "writer": {"running": True, "batches": 3, "jobs": 9, "largest_batch": 4,
+                           "waiting": 2, "oldest_wait_s": 0.1,
+                           "last_commit": "2026-12-05T08:00:01+00:00", "problem": ""}}
 
 
 def closed_by_server(socks: list[socket.socket], within: float) -> bool:
@@ -112,7 +114,9 @@ def test_the_health_document_names_no_host_service_nor_table() -> None:
         server.shutdown()
     assert body == {"healthy": True, "problem": "", "tables_wanted": 3, "tables_served": 3,
                     "tables_online": 2, "feed_listening": True, "lock_connection": True,
-                    "writer": {"running": True, "batches": 3, "jobs": 9, "largest_batch": 4}}
+                    "writer": {"running": True, "batches": 3, "jobs": 9, "largest_batch": 4,
+                               "waiting": 2, "oldest_wait_s": 0.1,
+                               "last_commit": "2026-12-05T08:00:01+00:00"}}
     assert "cage-host" not in json.dumps(body) and "PG-3" not in json.dumps(body)
 
 
@@ -135,3 +139,22 @@ def test_a_malformed_serve_option_is_refused_before_the_ledger(
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
     assert err.startswith((f"podium serve: {option}", f"podium serve: argument {option}"))
+
+
+def test_a_writer_that_does_not_commit_is_unhealthy_in_words() -> None:
+    """/health, the watchdog and the health line all follow ``healthy``: a writer that can not
+    record, or whose oldest job waits past the bound, is a problem even with every table
+    served and online (issue 24, item 3)."""
+    from core.cli.serve_command import health_document, healthy
+
+    h = Core().health()
+    stuck = ("the ledger writer is stuck: a job has waited 31 s for its commit (12 waiting); "
+             "the last commit was at 08:00:01 UTC")
+    h["writer"] = {"running": True, "batches": 3, "jobs": 9, "largest_batch": 4, "waiting": 12,
+                   "oldest_wait_s": 31.0, "last_commit": "2026-12-05T08:00:01+00:00",
+                   "problem": stuck}
+    assert healthy(h) == (False, stuck)
+    status, body = health_document(h)
+    doc = json.loads(body)
+    assert status == 503 and doc["problem"] == stuck
+    assert doc["writer"]["oldest_wait_s"] == 31.0 and "problem" not in doc["writer"]

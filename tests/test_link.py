@@ -52,6 +52,7 @@ from core.controllers.protocol import (
     seal,
 )
 from core.controllers.simulator import SimulatedTable
+from core.ledger.db import LedgerUnavailable
 from core.rules.cards import Card
 from core.rules.fortune import HAND_IDS, hands_made
 from tests.pki import pki
@@ -343,6 +344,36 @@ def test_a_floor_failure_leaves_the_event_unacknowledged_and_it_comes_again() ->
         assert floor.calls.count(("T1", table.boot, 4)) == 2
         assert table.transmissions[4] >= 2
         assert any(not online and "could not be recorded" in d for _, online, d in floor.statuses)
+
+    arun(main)
+
+
+def test_a_ledger_that_can_not_record_leaves_the_event_unacknowledged_and_the_link_up() -> None:
+    """A full disk, a database gone (issue 24): no ACK, no reconnect, no status change; the
+    controller sends the event again on the same connection until the ledger takes it."""
+    async def main() -> None:
+        table = make_table(seed=9, retransmit=0.05)
+        await table.start()
+        play(table, 3)
+        floor = Floor()
+        full = [3]  # the ledger takes seq 4 only after three tries
+
+        def unavailable(origin: Origin, _event: ControllerEvent) -> None:
+            if origin.seq == 4 and full[0]:
+                full[0] -= 1
+                raise LedgerUnavailable("the ledger's disk is full: 0 bytes free on /x")
+
+        floor.before_record = unavailable
+        link = make_link(table, floor)
+        task = await running(link)
+        await until(lambda: not table.outbox and len(floor.recorded) == len(table.history),
+                    "everything recorded once the ledger took it")
+        await link.close()
+        await task
+        await table.stop()
+        assert floor.calls.count(("T1", table.boot, 4)) == 4
+        assert table.connections == 1  # never reconnected
+        assert [online for _, online, _ in floor.statuses] == [True, False]  # up, then closed
 
     arun(main)
 

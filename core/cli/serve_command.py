@@ -102,6 +102,8 @@ def healthy(h: dict[str, Any]) -> tuple[bool, str]:
     """Whether the service does its job, and if not, why (in words)."""
     if not h["writer"]["running"]:
         return False, "the ledger writer is not running"
+    if h["writer"].get("problem"):  # it can not record, or a job waits past the bound
+        return False, str(h["writer"]["problem"])
     if not h["lock_connection"]:
         return False, "no lock connection to the ledger: no table can be served"
     if not h["feed_listening"]:
@@ -114,6 +116,10 @@ def healthy(h: dict[str, Any]) -> tuple[bool, str]:
 #: or which tables are down (ask podium services, on the ledger, for those).
 HEALTH_FIELDS = ("tables_wanted", "tables_served", "tables_online", "feed_listening",
                  "lock_connection")
+#: The ledger writer's figures it tells: jobs waiting for their commit, how long the oldest has
+#: waited (seconds, null when none waits) and the time of the last commit (UTC).
+WRITER_FIELDS = ("running", "batches", "jobs", "largest_batch", "waiting", "oldest_wait_s",
+                 "last_commit")
 HEALTH_TIMEOUT = 5.0  # seconds a client has to send its request and read the answer
 HEALTH_MAX_CLIENTS = 64  # connections open at once; a newer one closes the oldest
 HEALTH_MAX_REQUEST = 8192  # bytes of a request's head
@@ -125,8 +131,7 @@ def health_document(h: dict[str, Any]) -> tuple[int, bytes]:
     doc: dict[str, Any] = {"healthy": ok, "problem": "" if ok else why}
     doc.update({k: h[k] for k in HEALTH_FIELDS if k in h})
     writer = h.get("writer") or {}
-    doc["writer"] = {k: writer[k] for k in ("running", "batches", "jobs", "largest_batch")
-                     if k in writer}
+    doc["writer"] = {k: writer[k] for k in WRITER_FIELDS if k in writer}
     return (200 if ok else 503), json.dumps(doc, indent=1).encode()
 
 
@@ -353,9 +358,12 @@ def run(args: argparse.Namespace) -> int:
         _sd_notify(f"STATUS={status}" + ("\nWATCHDOG=1" if ok and watchdog > 0 else ""))
         if args.health_every and time.monotonic() - last_line >= args.health_every:
             last_line = time.monotonic()
-            (log.info if ok else log.error)("health: %s; ledger writer %d batches, %d jobs",
-                                            status, h["writer"]["batches"],
-                                            h["writer"]["jobs"])
+            w = h["writer"]
+            (log.info if ok else log.error)(
+                "health: %s; ledger writer %d batches, %d jobs, %d waiting%s, last commit %s",
+                status, w["batches"], w["jobs"], w.get("waiting", 0),
+                f" (the oldest {w['oldest_wait_s']:g} s)" if w.get("oldest_wait_s") else "",
+                w.get("last_commit") or "none yet")
     _sd_notify("STOPPING=1")
     console.stop()
     if server is not None:

@@ -68,6 +68,7 @@ from core.controllers.protocol import (
     refusal_text,
     utc_now_iso,
 )
+from core.ledger.db import LedgerUnavailable
 
 log = logging.getLogger("podium.link")
 
@@ -611,6 +612,11 @@ class ControllerLink:
             # what the floor kept (refused_events.reason) and the controller hears: one clear
             # line, printable and bounded, whatever text the refusal quoted
             reason = refusal_text(str(exc) or type(exc).__name__)
+        except LedgerUnavailable:
+            # the ledger can not record now (a full disk, a database gone): the writer says so
+            # once; the event stays unacknowledged in the controller, which sends it again
+            # (retransmit) on this connection, and is recorded once the ledger can again
+            return
         except Exception as exc:
             log.exception("table %s: event %s:%d could not be recorded", self.table_id,
                           origin.boot, seq)

@@ -30,6 +30,9 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
+import socket
+import sqlite3
 import threading
 import weakref
 from pathlib import Path
@@ -41,7 +44,8 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session
 
 from core.ledger import integrity, locks
@@ -85,6 +89,28 @@ def _private_ledger_file(path: Path) -> None:
 
 PG_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 2, "keepalives_interval": 1,
                  "keepalives_count": 3, "tcp_user_timeout": 5000}
+STATEMENT_TIMEOUT_ENV = "PODIUM_STATEMENT_TIMEOUT"
+DEFAULT_STATEMENT_TIMEOUT_S = 60.0
+
+
+def statement_timeout_s() -> float:
+    """How long one ledger statement may run on PostgreSQL (``$PODIUM_STATEMENT_TIMEOUT``
+    seconds, 0.1 to 86400, or 0 for no bound; default 60, above ``PODIUM_LOCK_TIMEOUT``'s 30 so
+    that a writer waiting for a lock hears the lock's own timeout, naming its holder).  The
+    server cancels a statement that runs longer (``statement_timeout``); the ledger writer
+    closes a connection on which no answer came a few seconds after it
+    (core/tablegames/writer.py).  A value that is not a number in range is refused by name."""
+    raw = os.environ.get(STATEMENT_TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_STATEMENT_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if value != 0 and not 0.1 <= value <= 86_400:
+        raise ValueError(f"{STATEMENT_TIMEOUT_ENV}={raw[:40]!r}: seconds from 0.1 to 86400 "
+                         "expected (0: no bound)")
+    return value
 
 #: Seconds a connection attempt waits for each server of the URL.  Without it a server that
 #: takes the TCP connection but never answers (a frozen or half-dead primary) holds the
@@ -151,9 +177,16 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         # a dead network is noticed in about 5 s on every connection (TCP keepalives, and
         # data unacknowledged for 5 s): a floor service whose lock connection died gives its
         # tables up before the server frees their locks for a standby (about 11 s: see
-        # core/controllers/ownership.py)
+        # core/controllers/ownership.py); a connection that is made but never answered is
+        # given up after CONNECT_TIMEOUT_S (each server of the URL), a statement after the
+        # statement timeout
         connect_args = _pg_connect_args(parsed, {**PG_KEEPALIVES,
                                                  **kwargs.pop("connect_args", {})})
+        timeout_ms = round(statement_timeout_s() * 1000)
+        if timeout_ms:  # after the options given (here, else in the URL: ?options=...)
+            given = connect_args.get("options", parsed.query.get("options", ""))
+            options = " ".join(given) if isinstance(given, tuple) else str(given)
+            connect_args["options"] = f"{options} -c statement_timeout={timeout_ms}".strip()
         engine = create_engine(url, connect_args=connect_args, **kwargs)
         integrity.install(engine)
         return engine
@@ -181,6 +214,95 @@ def own_connection(engine: Engine) -> Any:
     assert driver is not None
     driver.autocommit = True
     return driver
+
+
+class LedgerUnavailable(RuntimeError):
+    """The ledger can not record now, for a reason that is not the job's (its disk is full, its
+    database is out of reach or out of resources); the message says why in one line.  Nothing
+    of the job was written and nothing was refused: it is done again once the ledger records
+    (a controller's event stays unacknowledged and is sent again)."""
+
+
+#: SQLite result codes (``sqlite3.Error.sqlite_errorcode``, primary code in the low byte)
+_SQLITE_FULL = 13
+
+
+def ledger_problem(engine: Engine, exc: BaseException) -> str | None:
+    """Why the ledger of ``engine`` can not record now, in one line, when ``exc`` (a failed
+    transaction) says it can not: a full disk, a database gone, out of resources, read-only, a
+    statement cut off, a writers' lock not free.  None: a failure of the job itself (a value
+    the database refused, a fault of Podium's own)."""
+    if isinstance(exc, LedgerUnavailable):
+        return str(exc)
+    if isinstance(exc, locks.LockTimeout):
+        return str(exc)
+    if isinstance(exc, PoolTimeout):
+        return f"no connection to the ledger's database came free in time ({exc})"
+    seen = 0
+    while not isinstance(exc, DBAPIError) and seen < 3:  # e.g. a rollback that met the cause
+        cause = exc.__cause__ or exc.__context__
+        if cause is None:
+            return None
+        exc, seen = cause, seen + 1
+    orig = getattr(exc, "orig", None)
+    said = (str(orig or exc).strip().splitlines() or [type(exc).__name__])[0]
+    if isinstance(orig, sqlite3.Error):
+        if not isinstance(exc, OperationalError):
+            return None
+        free = _free_bytes(engine)
+        if (getattr(orig, "sqlite_errorcode", 0) & 0xFF) == _SQLITE_FULL:
+            return f"the ledger's disk is full: {free}"
+        return f"the ledger's file can not be written ({said}); {free}"
+    state = getattr(orig, "sqlstate", None) or ""
+    if state == "53100":
+        return f"the database server's disk is full: the server says: {said}"
+    if state.startswith("53"):
+        return f"the database server is out of resources ({state}): the server says: {said}"
+    if state == "57014":
+        return f"the database server cancelled a ledger statement: {said}"
+    if state == "25006":
+        return f"the ledger's database is read-only (a standby?): {said}"
+    gone = state.startswith("08") or state in ("57P01", "57P02", "57P03") or (
+        isinstance(exc, DBAPIError) and exc.connection_invalidated)
+    if gone or (not state and isinstance(exc, (OperationalError, InterfaceError,
+                                                DisconnectionError))):
+        return f"the ledger's database can not be reached: {said}"
+    if isinstance(exc, OperationalError):  # a deadlock run again in vain, an I/O error ...
+        return f"the database server did not take the batch ({state}): the server says: {said}"
+    return None
+
+
+def _free_bytes(engine: Engine) -> str:
+    """The free space of the SQLite ledger's disk, in words."""
+    path = sqlite_file(engine.url)
+    folder = (path.resolve().parent if path is not None else Path.cwd())
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError as exc:
+        return f"the free space of {folder} can not be read ({exc.strerror or exc})"
+    return f"{free:,} bytes free on {folder}"
+
+
+def break_connection(dbapi_connection: Any) -> bool:
+    """Close a PostgreSQL connection's socket under the thread that waits on it (which then
+    gets an error, and the pool drops the connection): the way out of a statement whose answer
+    never comes (a network that holds the bytes, a server that hangs).  False when there is
+    no socket to close (SQLite, or a connection closed already)."""
+    import psycopg
+
+    fileno = getattr(dbapi_connection, "fileno", None)
+    if fileno is None:
+        return False
+    try:
+        sock = socket.socket(fileno=os.dup(fileno()))
+    except (OSError, ValueError, psycopg.Error):
+        return False
+    with sock:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            return False
+    return True
 
 
 #: What pysqlite takes from a plain sqlite:/// URL's query (SQLite's own URI options, such as
@@ -371,6 +493,8 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
             # others wait for it (at most the lock timeout) and then find the schema up to date
             conn.execute(text("SELECT set_config('lock_timeout', :t, true)"),
                          {"t": f"{int(locks.lock_timeout_s() * 1000)}ms"})
+            # a migration may rewrite a big table: not bound by the statement timeout
+            conn.execute(text("SELECT set_config('statement_timeout', '0', true)"))
             conn.execute(text("SELECT pg_advisory_xact_lock(hashtext('podium-migrate:' || "
                               "current_schema()))"))
         cfg.attributes["connection"] = conn

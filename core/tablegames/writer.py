@@ -13,10 +13,25 @@ bound) is refused alone, by name.  If a batch fails anyway because the database 
 refused something in it, the batch is split in halves and each committed again, down to single
 jobs: what can be recorded is, and an event that can not is refused alone with its
 ``refused_events`` row ("the ledger could not store this event (<class>)"; the driver's message
-goes to the log, never to the controller).  If the batch fails because the database is gone
-(a connection error), or for a reason that is not the database's, every event of it fails and
-its link reconnects, so its controller resends it.  Link state changes (ONLINE / OFFLINE) go
-through the same writer.  After each commit one FloorChange announces the batch.
+goes to the log, never to the controller).
+
+If the batch fails because the ledger can not record now (``db.ledger_problem``: its disk is
+full, its database is gone, out of resources or read-only, a writers' lock is not free), every
+job of it fails with :class:`~core.ledger.db.LedgerUnavailable` naming the problem: the link
+leaves the event unacknowledged and stays up, its controller sends it again.  The writer says so
+ONCE (a log line, and to its state listeners: the console's Activity), answers every job at once
+with the same error for :data:`PROBE_S`, then tries the next batch; the first batch that commits
+ends it, with one line saying the ledger records again.  A batch that fails for a reason of
+Podium's own fails its events the same way but with the error itself (logged with its
+traceback), and their links reconnect.
+
+Stalls: the writer knows how long its oldest unanswered job has waited and when it last
+committed (:meth:`LedgerWriter.health`, the floor service's health); a job waiting longer than
+:data:`STALL_S` is said once, like a problem.  On PostgreSQL a watchdog thread closes the
+socket of a transaction that has had no answer for the statement timeout plus
+:data:`BREAK_GRACE_S` (a network that holds the bytes, a server that hangs: the server's own
+``statement_timeout`` never hears of it), so the batch fails, its connection is dropped from
+the pool and the next batch connects again.
 
 On a shared ledger the writer has a *fence* (``LedgerWriter.fence``, set by the console core from
 its table claims, core/controllers/ownership.py): the first statement of every transaction that
@@ -25,6 +40,9 @@ at its claim's epoch, with its lease running, and locks their claim rows until t
 jobs of a table not held are not run: nothing is written for them, no refusal is kept, and
 their futures carry :class:`NotHeld` (the event is not acknowledged; its controller sends it
 again to the table's service).  The other jobs of the batch commit.
+
+Link state changes (ONLINE / OFFLINE) go through the same writer.  After each commit one
+FloorChange announces the batch.
 """
 
 from __future__ import annotations
@@ -35,10 +53,11 @@ import threading
 import time
 from collections.abc import Callable, Collection
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, event
 from sqlalchemy.exc import (
     DBAPIError,
     DisconnectionError,
@@ -50,7 +69,7 @@ from sqlalchemy.exc import (
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from core.controllers.events import Delivery, Origin, OutOfOrder
-from core.ledger.locks import LockTimeout
+from core.ledger.db import LedgerUnavailable, break_connection, ledger_problem, statement_timeout_s
 from core.tablegames import bulk, ingest, setup, slips
 from core.tablegames.unit import FloorContext, Unit, retrying, transient
 from core.tablegames.views import FloorChange, FloorError
@@ -61,6 +80,9 @@ MAX_BATCH = 1000
 # the fence: (the transaction's connection, the tables of its events and link states) -> the
 # tables this process may NOT write for
 Fence = Callable[[Connection, Collection[str]], set[str]]
+PROBE_S = 1.0  # while the ledger can not record, a batch is tried this often
+STALL_S = 10.0  # a job waiting longer for its commit: the writer is stalled (health)
+BREAK_GRACE_S = 5.0  # past the statement timeout, a transaction with no answer is closed
 UNSTORABLE = "the ledger could not store this event"  # the refusal of an event a batch failed on
 
 
@@ -90,6 +112,7 @@ class _Job:
     # a START GAME / END GAME: recorded with the others of its batch (core/tablegames/bulk.py)
     item: bulk.Item | None = None
     table: str | None = None  # the table it writes for (an event, a link state): fenced
+    queued: float = field(default_factory=time.monotonic)  # when it was submitted
 
 
 class NotHeld(RuntimeError):
@@ -129,12 +152,36 @@ class LedgerWriter:
         self._stopping = False
         self._lock = threading.Lock()  # a job is queued before the stop mark, or refused
         self.fence: Fence | None = None  # a shared ledger's table claims (module docstring)
+        self.stall_s = STALL_S
+        self.probe_s = PROBE_S
+        timeout = statement_timeout_s() if ctx.pg else 0.0
+        # a transaction with no answer this long is closed (PostgreSQL; None: never)
+        self.break_s: float | None = timeout + BREAK_GRACE_S if timeout else None
+        self._problem: str | None = None  # why the ledger can not record now
+        self._down_since: float | None = None  # (monotonic) since when: a problem or a stall
+        self._next_try = 0.0  # (monotonic) jobs fail at once until then
+        self._started: float | None = None  # (monotonic) the batch being committed began
+        self._oldest: float | None = None  # (monotonic) its oldest job was submitted
+        self._size = 0  # its jobs
+        self._last_commit: datetime | None = None
+        self._conn: Any = None  # the writer's database connection while it holds one
+        self._broken = False  # the watchdog closed the connection of the batch in progress
+        self._stall_said = False
+        self._listeners: list[Callable[[str], None]] = []
+        self._watch_stop = threading.Event()
+        self._watchdog: threading.Thread | None = None
 
     def start(self) -> None:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="podium-ledger-writer",
                                             daemon=True)
+            if self.break_s is not None:  # which connection the writer holds, to close it
+                event.listen(self.ctx.engine, "checkout", self._checked_out)
+                event.listen(self.ctx.engine, "checkin", self._checked_in)
             self._thread.start()
+            self._watchdog = threading.Thread(target=self._watch, name="podium-ledger-watchdog",
+                                              daemon=True)
+            self._watchdog.start()
 
     def stop(self, timeout: float = 10.0) -> None:
         """Commit what is queued, then stop (a second call does nothing)."""
@@ -144,6 +191,50 @@ class LedgerWriter:
             self._stopping = True
             self._queue.put(None)
         self._thread.join(timeout)
+        self._watch_stop.set()
+        if self._watchdog is not None:
+            self._watchdog.join(timeout)
+        if self.break_s is not None:
+            event.remove(self.ctx.engine, "checkout", self._checked_out)
+            event.remove(self.ctx.engine, "checkin", self._checked_in)
+
+    def add_state_listener(self, fn: Callable[[str], None]) -> Callable[[], None]:
+        """``fn(text)`` (on a writer thread) when the ledger stops recording (a problem, or a
+        job waiting longer than :attr:`stall_s`) and when it records again: one line each.
+        Returns its remover."""
+        self._listeners.append(fn)
+
+        def remove() -> None:
+            if fn in self._listeners:
+                self._listeners.remove(fn)
+
+        return remove
+
+    def health(self) -> dict[str, Any]:
+        """The writer's figures for the floor service's health: jobs waiting, how long the
+        oldest has waited, the last commit, and ``problem`` (empty when it records): why the
+        ledger can not record, or that a job has waited longer than :attr:`stall_s`."""
+        now = time.monotonic()
+        started, oldest = self._started, self._oldest
+        waited = now - oldest if started is not None and oldest is not None else None
+        waiting = self._queue.qsize() + (self._size if started is not None else 0)
+        last = self._last_commit
+        problem = ""
+        since = self._down_since
+        if self._problem is not None:
+            problem = (f"the ledger has recorded nothing for {now - (since or now):.0f} s: "
+                       f"{self._problem}")
+        elif waited is not None and waited > self.stall_s:
+            problem = (f"the ledger writer is stuck: a job has waited {waited:.0f} s for its "
+                       f"commit ({waiting} waiting); " + (
+                           f"the last commit was at {last:%H:%M:%S} UTC" if last is not None
+                           else "nothing committed since the start"))
+        return {"running": self.running, "batches": self.stats.batches,
+                "jobs": self.stats.jobs, "largest_batch": self.stats.largest,
+                "waiting": waiting,
+                "oldest_wait_s": round(waited, 1) if waited is not None else None,
+                "last_commit": last.isoformat(timespec="seconds") if last else None,
+                "problem": problem}
 
     @property
     def running(self) -> bool:
@@ -183,6 +274,10 @@ class LedgerWriter:
             if self._thread is None or self._stopping:
                 fut.set_exception(RuntimeError("the ledger writer is not running"))
                 return fut
+            problem = self._problem
+            if problem is not None and time.monotonic() < self._next_try:
+                fut.set_exception(LedgerUnavailable(problem))  # tried again after the pause
+                return fut
             self._queue.put(_Job(run, fut, refuse, light, what, item, table))
         return fut
 
@@ -203,12 +298,29 @@ class LedgerWriter:
                     stop = True
                     continue
                 batch.append(nxt)
-            if batch:
+            problem = self._problem
+            if batch and problem is not None and time.monotonic() < self._next_try:
+                self._fail(batch, LedgerUnavailable(problem))
+            elif batch:
                 self._commit(batch)
             if stop:
                 return
 
+    @staticmethod
+    def _fail(batch: list[_Job], exc: BaseException) -> None:
+        for job in batch:
+            if not job.future.done():
+                job.future.set_exception(exc)
+
     def _commit(self, batch: list[_Job]) -> None:
+        self._started, self._oldest, self._size = time.monotonic(), batch[0].queued, len(batch)
+        self._broken = False
+        try:
+            self._commit_batch(batch)
+        finally:
+            self._started = self._oldest = None
+
+    def _commit_batch(self, batch: list[_Job]) -> None:
         started = time.perf_counter()
         ctx = self.ctx
         results: list[tuple[bool, Any]] = []
@@ -225,19 +337,20 @@ class LedgerWriter:
             # a deadlock or serialization failure (PostgreSQL) rolled the batch back: again
             u, change = retrying(attempt)
         except Exception as exc:  # the batch did not commit: nothing of it is recorded
+            problem = self._problem_of(exc)
+            if problem is not None:  # not the jobs' fault: they wait (their events unACKed)
+                self._fail(batch, LedgerUnavailable(self._unavailable(problem)))
+                return
             if split_on(exc):  # the database refused something in it: find what, keep the rest
                 self._split(batch, exc)
                 return
-            if isinstance(exc, LockTimeout):  # another writer held a lock: one line, named
-                log.error("ledger writer: a batch of %d job(s) could not be committed: %s",
-                          len(batch), exc)
-            else:
-                log.exception("ledger writer: a batch of %d job(s) could not be committed",
-                              len(batch))
-            for job in batch:
-                if not job.future.done():
-                    job.future.set_exception(exc)
+            log.exception("ledger writer: a batch of %d job(s) could not be committed",
+                          len(batch))
+            self._fail(batch, exc)
             return
+        self._last_commit = datetime.now(UTC)
+        if self._problem is not None or self._stall_said:
+            self._recovered()
         self.stats.batches += 1
         self.stats.jobs += len(batch)
         self.stats.largest = max(self.stats.largest, len(batch))
@@ -290,15 +403,89 @@ class LedgerWriter:
             if not job.future.done():
                 job.future.set_exception(held)
             return
-        except Exception:  # not even its refusal: not acknowledged, it comes again
+        except Exception as again:  # not even its refusal: not acknowledged, it comes again
+            problem = self._problem_of(again)
+            if problem is not None:
+                self._fail(batch, LedgerUnavailable(self._unavailable(problem)))
+                return
             log.exception("ledger writer: the refusal of %s could not be recorded either",
                           job.what or "an event")
-            if not job.future.done():
-                job.future.set_exception(exc)
+            self._fail(batch, exc)
             return
         self.stats.refused_alone += 1
         if not job.future.done():
             job.future.set_exception(FloorError(reason))
+
+    # -- the ledger can not record: said once, tried again every PROBE_S ------------------------
+    def _problem_of(self, exc: BaseException) -> str | None:
+        if self._broken:
+            return (f"the database server did not answer for {self.break_s:g} s (statement "
+                    "timeout and grace): the connection was closed and is made again")
+        return ledger_problem(self.ctx.engine, exc)
+
+    def _unavailable(self, problem: str) -> str:
+        """The ledger can not record: jobs fail at once for ``probe_s``; said when it starts."""
+        self._next_try = time.monotonic() + self.probe_s
+        first = self._problem is None
+        self._problem = problem  # the latest words (the free space, the server's message)
+        if first:
+            if self._down_since is None:
+                self._down_since = time.monotonic()
+            log.error("ledger writer: the ledger can not record: %s; the controllers keep "
+                      "their events, tried again every %g s", problem, self.probe_s)
+            self._tell(f"The ledger stopped recording: {problem}. The tables' events wait in "
+                       "their controllers and are recorded when it can again.")
+        return problem
+
+    def _recovered(self) -> None:
+        since = self._down_since
+        lasted = time.monotonic() - since if since is not None else 0.0
+        problem = self._problem
+        self._problem, self._down_since, self._stall_said = None, None, False
+        log.warning("ledger writer: the ledger records again, after %.0f s%s", lasted,
+                    f" ({problem})" if problem else "")
+        self._tell(f"The ledger records again (it recorded nothing for {lasted:.0f} s).")
+
+    def _tell(self, text: str) -> None:
+        for fn in list(self._listeners):
+            try:
+                fn(text)
+            except Exception:
+                log.exception("ledger writer: a state listener failed")
+
+    # -- the watchdog: stalls said, a transaction with no answer closed ------------------------
+    def _checked_out(self, dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+        if threading.current_thread() is self._thread:
+            self._conn = dbapi_connection
+
+    def _checked_in(self, dbapi_connection: Any, _record: Any) -> None:
+        if dbapi_connection is self._conn:
+            self._conn = None
+
+    def _watch(self) -> None:
+        bound = min(self.stall_s, self.break_s or self.stall_s)
+        while not self._watch_stop.wait(min(1.0, bound / 4)):
+            started, oldest = self._started, self._oldest
+            if started is None or oldest is None:
+                continue
+            now = time.monotonic()
+            if now - oldest > self.stall_s and not self._stall_said and self._problem is None:
+                self._stall_said = True
+                if self._down_since is None:
+                    self._down_since = oldest
+                last = self._last_commit
+                log.error("ledger writer: a job has waited %.0f s for its commit; the last "
+                          "commit was at %s", now - oldest,
+                          f"{last:%H:%M:%S} UTC" if last is not None else "none yet")
+                self._tell(f"The ledger has recorded nothing for {now - oldest:.0f} s: a "
+                           "batch waits for the database's answer. The tables' events wait.")
+            conn = self._conn
+            if (self.break_s is not None and now - started > self.break_s and conn is not None
+                    and not self._broken):
+                self._broken = True
+                log.error("ledger writer: no answer from the database server for %.0f s: "
+                          "closing the connection", now - started)
+                break_connection(conn)
 
     def _transaction(self, batch: list[_Job], results: list[tuple[bool, Any]], *,
                      savepoints: bool) -> tuple[Unit, FloorChange]:

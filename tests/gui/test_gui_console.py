@@ -671,3 +671,34 @@ def test_a_pay_goes_through_on_the_first_swipe_while_a_linked_table_plays_during
             window.close()
     finally:
         qapp.removeEventFilter(catcher)
+
+
+@pytest.mark.allow_logged_errors  # the writer's one ERROR line is the point
+def test_the_console_says_once_when_the_ledger_stops_recording_and_when_it_records_again(  # type: ignore[no-untyped-def]
+        qtbot, console_window):
+    import sqlite3
+
+    from sqlalchemy.exc import OperationalError
+
+    from core.ledger.db import LedgerUnavailable
+
+    window, floor, _printer = console_window
+    writer = floor.console.floor.writer
+    writer.probe_s = 0.0  # the next batch is tried at once
+
+    def full(_unit: object) -> None:
+        raise OperationalError("COMMIT", {}, sqlite3.OperationalError("database or disk is full"))
+
+    for _ in range(3):  # three batches fail: said once
+        with pytest.raises(LedgerUnavailable):
+            writer.submit(full).result(10)
+    qtbot.waitUntil(lambda: "The ledger stopped recording" in window.statusBar().currentMessage(),
+                    timeout=10000)
+    writer.submit(lambda _unit: None).result(10)
+    qtbot.waitUntil(lambda: "The ledger records again" in window.statusBar().currentMessage(),
+                    timeout=10000)
+    texts = [window.log_list.item(i).text() for i in range(window.log_list.count())]
+    stopped = [t for t in texts if "The ledger stopped recording: the ledger's file can not be "
+               "written (database or disk is full); " in t]
+    assert len(stopped) == 1 and " bytes free on " in stopped[0]
+    assert len([t for t in texts if "The ledger records again" in t]) == 1
