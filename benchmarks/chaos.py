@@ -174,7 +174,7 @@ class _Tables:
     until each has emitted ``target`` events."""
 
     def __init__(self, sims: list[SimulatedTable], rates: FaultRates, seed: int, target: int,
-                 step_interval: float, in_flight: int, chunks: bool) -> None:
+                 step_interval: float, in_flight: int, chunks: bool = False) -> None:
         self.sims = sims
         self.rates = rates
         self.chunks = chunks
