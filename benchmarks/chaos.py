@@ -220,7 +220,7 @@ class _Tables:
             await sim.stop()
 
 
-def _floor_toml(ports: dict[str, int], console: tls.TlsFiles | None) -> str:
+def _floor_toml(ports: dict[str, int], console: tls.TlsFiles | None = None) -> str:
     # plain TCP unless told: the proxy damages the protocol's own frames (under TLS every damaged
     # byte is a connection the TLS layer drops, which the disconnects cover)
     link = ('[controller_link]\ntransport = "plain-lab-only"\n' if console is None else

@@ -142,19 +142,25 @@ def test_a_malformed_serve_option_is_refused_before_the_ledger(
 
 
 def test_a_writer_that_does_not_commit_is_unhealthy_in_words() -> None:
-    """/health, the watchdog and the health line all follow ``healthy``: a writer that can not
-    record, or whose oldest job waits past the bound, is a problem even with every table
-    served and online (issue 24, item 3)."""
-    from core.cli.serve_command import health_document, healthy
+    """/health and the health line follow ``healthy``: a writer that can not record, or whose
+    oldest job waits past the bound, is a problem even with every table served and online
+    (issue 24, item 3).  The watchdog (``alive``) stops only for the stuck writer: a full disk
+    is unhealthy, but a restart would not help it."""
+    from core.cli.serve_command import alive, health_document, healthy
 
     h = Core().health()
     stuck = ("the ledger writer is stuck: a job has waited 31 s for its commit (12 waiting); "
              "the last commit was at 08:00:01 UTC")
     h["writer"] = {"running": True, "batches": 3, "jobs": 9, "largest_batch": 4, "waiting": 12,
                    "oldest_wait_s": 31.0, "last_commit": "2026-12-05T08:00:01+00:00",
-                   "problem": stuck}
-    assert healthy(h) == (False, stuck)
+                   "problem": stuck, "stuck": True}
+    assert healthy(h) == (False, stuck) and not alive(h)
     status, body = health_document(h)
     doc = json.loads(body)
     assert status == 503 and doc["problem"] == stuck
     assert doc["writer"]["oldest_wait_s"] == 31.0 and "problem" not in doc["writer"]
+    full = "the ledger has recorded nothing for 40 s: the ledger's disk is full: 0 bytes free"
+    h["writer"].update(problem=full, stuck=False)
+    assert healthy(h) == (False, full) and alive(h)
+    h["writer"]["running"] = False
+    assert not alive(h)

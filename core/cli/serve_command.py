@@ -111,6 +111,16 @@ def healthy(h: dict[str, Any]) -> tuple[bool, str]:
     return True, "ok"
 
 
+def alive(h: dict[str, Any]) -> bool:
+    """Whether systemd's watchdog is fed: the service can still make progress by itself.  A
+    stuck ledger writer (a call that does not return) or a stopped one is not; a ledger that
+    can not record (a full disk, a database gone) is unhealthy but alive: the writer tries it
+    again every second and records when it can, and a restart would help nothing (it could not
+    start on that ledger either)."""
+    writer = h["writer"]
+    return bool(writer["running"]) and not writer.get("stuck")
+
+
 #: What ``GET /health`` tells a caller, who is not authenticated: whether the service does its
 #: job, why not in words, and counts.  Not the host's or service's name, its id, start time
 #: or which tables are down (ask podium services, on the ledger, for those).
@@ -355,7 +365,8 @@ def run(args: argparse.Namespace) -> int:
         ok, why = healthy(h)
         status = (f"serving {h['tables_served']} of {want} tables, {h['tables_online']} "
                   f"online" + ("" if ok else f"; PROBLEM: {why}"))
-        _sd_notify(f"STATUS={status}" + ("\nWATCHDOG=1" if ok and watchdog > 0 else ""))
+        _sd_notify(f"STATUS={status}" + ("\nWATCHDOG=1" if alive(h) and watchdog > 0
+                                          else ""))
         if args.health_every and time.monotonic() - last_line >= args.health_every:
             last_line = time.monotonic()
             w = h["writer"]

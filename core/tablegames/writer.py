@@ -152,6 +152,10 @@ class LedgerWriter:
         self._stopping = False
         self._lock = threading.Lock()  # a job is queued before the stop mark, or refused
         self.fence: Fence | None = None  # a shared ledger's table claims (module docstring)
+        # table -> the link state (ONLINE / OFFLINE) asked for and not committed yet: written
+        # first by the next transaction that commits, whatever became of the job that asked
+        self._links_due: dict[str, bool] = {}
+        self._links_written: dict[str, bool] = {}  # what the transaction being committed wrote
         self.stall_s = STALL_S
         self.probe_s = PROBE_S
         timeout = statement_timeout_s() if ctx.pg else 0.0
@@ -213,7 +217,10 @@ class LedgerWriter:
     def health(self) -> dict[str, Any]:
         """The writer's figures for the floor service's health: jobs waiting, how long the
         oldest has waited, the last commit, and ``problem`` (empty when it records): why the
-        ledger can not record, or that a job has waited longer than :attr:`stall_s`."""
+        ledger can not record, or that a job has waited longer than :attr:`stall_s`.
+        ``stuck``: the latter (the writer waits in a call that does not return); a ledger that
+        can not record (a full disk) is not stuck: the writer tries it again every
+        :attr:`probe_s` and records by itself when it can."""
         now = time.monotonic()
         started, oldest = self._started, self._oldest
         waited = now - oldest if started is not None and oldest is not None else None
@@ -221,10 +228,11 @@ class LedgerWriter:
         last = self._last_commit
         problem = ""
         since = self._down_since
+        stuck = self._problem is None and waited is not None and waited > self.stall_s
         if self._problem is not None:
             problem = (f"the ledger has recorded nothing for {now - (since or now):.0f} s: "
                        f"{self._problem}")
-        elif waited is not None and waited > self.stall_s:
+        elif stuck:
             problem = (f"the ledger writer is stuck: a job has waited {waited:.0f} s for its "
                        f"commit ({waiting} waiting); " + (
                            f"the last commit was at {last:%H:%M:%S} UTC" if last is not None
@@ -234,7 +242,7 @@ class LedgerWriter:
                 "waiting": waiting,
                 "oldest_wait_s": round(waited, 1) if waited is not None else None,
                 "last_commit": last.isoformat(timespec="seconds") if last else None,
-                "problem": problem}
+                "problem": problem, "stuck": stuck}
 
     @property
     def running(self) -> bool:
@@ -257,9 +265,13 @@ class LedgerWriter:
                             item=item, table=origin.table)
 
     def submit_link(self, table: str, online: bool) -> Future[None]:
-        """Record the table's link state; NotHeld when the fence refuses it."""
-        return self._submit(lambda u: setup.set_link(u, table, online), light=True,
-                            table=table)
+        """Record the table's link state; NotHeld when the fence refuses it.  The state is
+        kept until a transaction commits it (the first statements of every transaction): a job
+        that failed (the ledger could not record for a while) does not leave the ledger
+        saying OFFLINE under a link that is up, which would refuse the table's START GAMEs."""
+        with self._lock:
+            self._links_due[table] = online
+        return self._submit(lambda u: u.tables.add(table), light=True, table=table)
 
     def submit(self, run: Callable[[Unit], Any]) -> Future[Any]:
         """Any floor write, committed with the next batch (its own savepoint)."""
@@ -349,6 +361,10 @@ class LedgerWriter:
             self._fail(batch, exc)
             return
         self._last_commit = datetime.now(UTC)
+        with self._lock:  # committed: no longer due, unless asked for again meanwhile
+            for table, online in self._links_written.items():
+                if self._links_due.get(table) == online:
+                    del self._links_due[table]
         if self._problem is not None or self._stall_said:
             self._recovered()
         self.stats.batches += 1
@@ -492,10 +508,23 @@ class LedgerWriter:
         ctx = self.ctx
         with ctx.session() as s, s.begin():
             u = Unit(s, ctx.now(), ctx.cache)
-            fence, tables = self.fence, {job.table for job in batch if job.table is not None}
+            with self._lock:
+                due = dict(self._links_due)
+            fence = self.fence
+            tables = {job.table for job in batch if job.table is not None} | set(due)
             # first: the tables this service holds at its epoch (their claims locked to the
             # commit); the jobs of the others are not run
             unheld = fence(s.connection(), tables) if fence is not None and tables else set()
+            # then the link states asked for and not committed yet (a table not held: its
+            # next service writes its state)
+            for table, online in sorted(due.items()):
+                if table in unheld:
+                    continue
+                try:
+                    setup.set_link(u, table, online)
+                except FloorError as exc:  # a table not on this floor: nothing was written
+                    log.error("ledger writer: a link state is not recorded: %s", exc)
+            self._links_written = due
             if any(not job.light for job in batch):  # a hit may make a slip: its lock first
                 slips.lock_sequence(ctx, u)
             run: list[_Job] = []  # START GAME / END GAME waiting to go in together
