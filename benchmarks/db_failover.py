@@ -50,7 +50,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -62,6 +61,7 @@ if str(ROOT / "benchmarks") not in sys.path:
     sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import floor_sim  # noqa: E402
+from failover import serve  # noqa: E402
 from floor_scale import Supervisors  # noqa: E402
 from sqlalchemy import create_engine, text  # noqa: E402
 from sqlalchemy.exc import DBAPIError  # noqa: E402
@@ -126,8 +126,9 @@ class StandbyPair:
         for key, value in settings.items():
             self._run(["pg_conftool", self.version, name, "set", key, value])
 
-    def make(self, *, synchronous: bool = True) -> None:
-        """Create and start the primary, then the standby (a base backup of it, streaming)."""
+    def make(self, *, synchronous: bool = True, database: str = "podium") -> None:
+        """Create and start the primary, then the standby (a base backup of it, streaming),
+        then ``database`` on the primary (replicated to the standby)."""
         for name in (self.primary, self.standby):
             if Path(f"/etc/postgresql/{self.version}/{name}").exists():
                 raise RuntimeError(f"cluster {self.version}/{name} exists already (drop it: "
@@ -155,6 +156,11 @@ class StandbyPair:
         self._run(["pg_ctlcluster", self.version, self.standby, "start"])
         if synchronous:
             self.wait_sync()
+        admin = create_engine(self.single(0, "postgres"), poolclass=NullPool,
+                              isolation_level="AUTOCOMMIT")
+        with admin.connect() as c:
+            c.execute(text(f'CREATE DATABASE "{database}"'))
+        admin.dispose()
 
     def wait_sync(self, timeout: float = 30.0) -> None:
         """Until the primary reports the standby streaming as its synchronous standby."""
@@ -224,35 +230,6 @@ def pct(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
 
 
-def serve(floor: Path, url: str, name: str, tables: list[str], log: Path
-          ) -> subprocess.Popen[str]:
-    """A ``podium serve`` of ``tables``; returns once it printed READY (its output to ``log``)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "core.cli.dispatch", "serve", "--floor", str(floor), "--db", url,
-         "--name", name, "--tables", ",".join(tables), "--log-format", "plain",
-         "--log-level", "WARNING"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert proc.stdout is not None
-    while True:
-        line = proc.stdout.readline()
-        if not line:
-            raise SystemExit(f"podium serve {name} did not start (see {log})")
-        if line.startswith("READY"):
-            break
-    out = log.open("a")
-
-    def drain() -> None:
-        assert proc.stdout is not None
-        for ln in proc.stdout:
-            out.write(f"{name}: {ln}")
-            out.flush()
-        out.close()
-
-    threading.Thread(target=drain, daemon=True).start()
-    return proc
-
-
 def _newest(url: str) -> dict[str, int]:
     """Per table, the id of its newest controller event in the ledger at ``url``."""
     engine = create_engine(url, poolclass=NullPool, connect_args={"connect_timeout": 2})
@@ -292,11 +269,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     sim_log = open(tmp / "sim.log", "w")  # noqa: SIM115 - closed below
     try:
         pair.make()
-        admin = create_engine(pair.single(0, "postgres"), poolclass=NullPool,
-                              isolation_level="AUTOCOMMIT")
-        with admin.connect() as c:
-            c.execute(text("CREATE DATABASE podium"))
-        admin.dispose()
         url = pair.url()
         engine = make_engine(url)
         upgrade(engine)
@@ -318,8 +290,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         log = tmp / "serve.log"
         share = -(-args.tables // args.services)
         for i in range(args.services):
-            procs.append(serve(floor_file, url, f"svc-{i + 1}", ids[i * share:(i + 1) * share],
-                               log))
+            procs.append(serve(floor_file, url, f"svc-{i + 1}", log, "--tables",
+                               ",".join(ids[i * share:(i + 1) * share])))
         # a console on the same URL, its supervisors paying or rejecting every hit (a table
         # waits for the decision of its hit before it plays on)
         console = ConsoleCore(make_engine(url), floorconfig.load_floor(floor_file),

@@ -42,6 +42,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -63,12 +64,15 @@ def pct(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
 
 
-def serve(floor: Path, url: str, name: str, log: Path, interval: float) -> subprocess.Popen[str]:
+def serve(floor: Path, url: str, name: str, log: Path, *options: str
+          ) -> subprocess.Popen[str]:
+    """A ``podium serve`` named ``name`` with ``options`` (more of its command line); returns
+    once it printed READY.  Its output goes to ``log``, each line after its name."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "core.cli.dispatch", "serve", "--floor", str(floor), "--db", url,
-         "--name", name, "--log-format", "plain", "--log-level", "WARNING",
-         "--claim-interval", str(interval)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+         "--name", name, "--log-format", "plain", "--log-level", "WARNING", *options],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.stdout is not None
     while True:
         line = proc.stdout.readline()
@@ -77,12 +81,12 @@ def serve(floor: Path, url: str, name: str, log: Path, interval: float) -> subpr
         if line.startswith("READY"):
             break
     out = log.open("a")
-    import threading
 
     def drain() -> None:
         assert proc.stdout is not None
         for ln in proc.stdout:
-            out.write(ln)
+            out.write(f"{name}: {ln}")
+            out.flush()
         out.close()
 
     threading.Thread(target=drain, daemon=True).start()
@@ -126,14 +130,16 @@ def run_once(tables: int, args: argparse.Namespace) -> dict[str, Any]:
     procs: dict[str, subprocess.Popen[str]] = {}
     try:
         first = serving[0]
-        procs[first] = serve(floor_file, url, first, log, args.claim_interval)
+        procs[first] = serve(floor_file, url, first, log, "--claim-interval",
+                             str(args.claim_interval))
         t0 = time.monotonic()
         while owner_counts(engine).get(first, 0) < tables or _online(engine) < tables:
             time.sleep(0.05)
             if time.monotonic() - t0 > 120:
                 raise SystemExit("the first service did not bring every table online")
         standby = next(names)
-        procs[standby] = serve(floor_file, url, standby, log, args.claim_interval)
+        procs[standby] = serve(floor_file, url, standby, log, "--claim-interval",
+                                   str(args.claim_interval))
         time.sleep(args.settle)
         kills: list[dict[str, Any]] = []
         rng = random.Random(args.seed)
@@ -179,7 +185,8 @@ def run_once(tables: int, args: argparse.Namespace) -> dict[str, Any]:
                 first, standby = standby, victim
             else:  # the standby serves now; a new standby takes the dead one's place
                 first, standby = standby, next(names)
-                procs[standby] = serve(floor_file, url, standby, log, args.claim_interval)
+                procs[standby] = serve(floor_file, url, standby, log, "--claim-interval",
+                                   str(args.claim_interval))
             time.sleep(args.settle)
         sim.send_signal(signal.SIGTERM)
         sim.wait(60)

@@ -141,11 +141,6 @@ def pair() -> Iterator[StandbyPair]:
     pair = StandbyPair("podium_test", (5451, 5452))
     try:
         pair.make()
-        admin = create_engine(pair.single(0, "postgres"), poolclass=NullPool,
-                              isolation_level="AUTOCOMMIT")
-        with admin.connect() as c:
-            c.execute(text("CREATE DATABASE podium"))
-        admin.dispose()
         standby = create_engine(pair.single(1, "postgres"), poolclass=NullPool)
 
         def replayed() -> bool:  # (synchronous_commit = on: flushed there, replayed soon)
