@@ -94,6 +94,19 @@ class Floor:
     def acked(self) -> int:
         return int(self.on_sims(lambda sims: sum(len(s.acked_at) for s in sims)))
 
+    def sent_again_unacknowledged(self, times: int = 10) -> None:
+        """Wait until every table has sent its waiting events ``times`` times more, and check
+        that none of them was acknowledged meanwhile."""
+        acked = self.acked()
+
+        def resends() -> list[int]:
+            return list(self.on_sims(lambda sims: [s.retransmissions for s in sims]))
+
+        before = resends()
+        wait_for(lambda: all(n >= b + times for n, b in zip(resends(), before, strict=True)),
+                 GUARD, "the waiting events sent again")
+        assert self.acked() == acked
+
     def done(self) -> bool:
         return bool(self.on_sims(lambda sims: self.tables.played == len(sims)
                                  and all(s.unacknowledged == 0 for s in sims)))
@@ -287,15 +300,10 @@ def test_a_full_disk_is_one_message_links_stay_up_and_every_event_is_recorded_af
             c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         filler = fill(small_disk)
         wait_for(lambda: floor.says("disk is full"), GUARD, "the full disk said")
-        acked = floor.acked()
         connections = floor.on_sims(lambda sims: [s.connections for s in sims])
-        sent_again = floor.on_sims(lambda sims: [s.retransmissions for s in sims])
         # every table sends its waiting events again several times: none is acknowledged, no
         # link goes down, no controller is reconnected
-        wait_for(lambda: all(n >= before + 10 for n, before in zip(
-            floor.on_sims(lambda sims: [s.retransmissions for s in sims]), sent_again,
-            strict=True)), GUARD, "the waiting events sent again")
-        assert floor.acked() == acked
+        floor.sent_again_unacknowledged()
         assert floor.on_sims(lambda sims: [s.unacknowledged > 0 for s in sims]) == [True, True]
         assert floor.on_sims(lambda sims: [s.connections for s in sims]) == connections
         assert all(up for up, _ in floor.console.link_status().values())
@@ -426,12 +434,7 @@ def test_a_full_disk_of_the_database_server_is_one_message_and_every_event_is_re
         wait_for(lambda: floor.acked() >= 10, GUARD, "events recorded")
         filler = fill(folder)
         wait_for(lambda: floor.says("disk is full"), GUARD, "the full disk said")
-        acked = floor.acked()
-        sent_again = floor.on_sims(lambda sims: [s.retransmissions for s in sims])
-        wait_for(lambda: all(n >= before + 10 for n, before in zip(
-            floor.on_sims(lambda sims: [s.retransmissions for s in sims]), sent_again,
-            strict=True)), GUARD, "the waiting events sent again")
-        assert floor.acked() == acked
+        floor.sent_again_unacknowledged()
         assert all(up for up, _ in floor.console.link_status().values())
         filler.unlink()
         wait_for(floor.done, GUARD, "every event acknowledged after space returned")
