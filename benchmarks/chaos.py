@@ -80,7 +80,11 @@ from core.rules.paytables import load_paytables  # noqa: E402
 from core.runtime import ConsoleCore  # noqa: E402
 from core.tablegames.balances import check_balances  # noqa: E402
 from core.tablegames.ingest import payload  # noqa: E402
+from core.tablegames.paper import use_paper  # noqa: E402
 from core.tablegames.views import AmountChanged, FloorError  # noqa: E402
+from printing.slip import PAPER  # noqa: E402
+
+use_paper(PAPER)  # the benchmark's app wiring: win slips as ESC/POS bytes
 
 EXECUTIVE = swipe_of("2001")
 # what a console's links run with (--chunk-faults: the timers and backoff the TLS handshakes meet)
