@@ -745,7 +745,8 @@ class ConsoleCore:
         void = self.floor.slip_void(slip_no)
         if void is None:
             return data
-        from printing.slip import VoidMark, mark_void
+        from core.tablegames.slip_record import VoidMark
+        from printing.slip import mark_void
 
         return mark_void(data, VoidMark(void.at, void.by, void.reason, void.money_returned),
                          self.config.casino.timezone)
@@ -821,7 +822,7 @@ class ConsoleCore:
             if on_result is not None:
                 on_result(False, "", "no printer is configured")
             return
-        from printing.printers import PrinterError
+        from core.tablegames.paper import PrinterError
 
         try:
             self.printer.send(data, name)
@@ -852,7 +853,7 @@ class ConsoleCore:
                 self._printing.discard(slip_no)
 
     def _print_and_record(self, slip_no: int, again: bool) -> None:
-        from printing.printers import PrinterError
+        from core.tablegames.paper import PrinterError
         from printing.slip import mark_copy
 
         assert self.printer is not None
