@@ -49,6 +49,7 @@ from core.floorconfig import FloorConfig
 from core.money import format_cents
 from core.tablegames.feed import FeedListener
 from core.tablegames.floor import Floor
+from core.tablegames.paper import Printer
 from core.tablegames.views import (
     ControllerDecision,
     FloorChange,
@@ -101,7 +102,6 @@ def _print_words(st: SlipPrintState, printing: bool) -> tuple[str, bool, str, st
 _VOID_WORDS = ("VOID", False, "void", "voided by an executive: not payable, never printed "
                "again; its win page shows who voided it, when and why")
 
-Printer = Any  # printing.printers.NetworkPrinter | FilePrinter: .send(data, name) and str()
 
 
 def _jackpot_state(lv: LevelView) -> JackpotState:
@@ -746,10 +746,10 @@ class ConsoleCore:
         if void is None:
             return data
         from core.tablegames.slip_record import VoidMark
-        from printing.slip import mark_void
 
-        return mark_void(data, VoidMark(void.at, void.by, void.reason, void.money_returned),
-                         self.config.casino.timezone)
+        return self.floor.paper.mark_void(
+            data, VoidMark(void.at, void.by, void.reason, void.money_returned),
+            self.config.casino.timezone)
 
     def _slip_records(self, lines: list[SlipLine]) -> list[SlipRecord]:
         names = {t.id: t.name for t in self.config.tables}
@@ -854,7 +854,6 @@ class ConsoleCore:
 
     def _print_and_record(self, slip_no: int, again: bool) -> None:
         from core.tablegames.paper import PrinterError
-        from printing.slip import mark_copy
 
         assert self.printer is not None
         void = self.floor.slip_void(slip_no)
@@ -867,7 +866,7 @@ class ConsoleCore:
             log.info("win slip %d: printed already, not printed again", slip_no)
             return
         marking = state.next_marking
-        data = mark_copy(self.floor.slip_bytes(slip_no), marking)
+        data = self.floor.paper.mark_copy(self.floor.slip_bytes(slip_no), marking)
         printer = str(self.printer)
         started: list[int] = []
         start_failed: list[Exception] = []
