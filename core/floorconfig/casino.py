@@ -116,7 +116,7 @@ class Casino:
         kind="text",
         doc=("an IANA zone, e.g. \"Asia/Manila\"; slips and screens show local time, the ledger "
              "keeps UTC"),
-        check=_zone_problem)
+        check=_zone_problem, rule="a known IANA zone")
     currency_symbol: str = setting(
         kind="text",
         doc="shown before amounts",
@@ -129,7 +129,8 @@ class Casino:
         kind="value",
         doc=("days that are not business days besides Saturdays and Sundays (RULES.md 6 "
              "deadlines), e.g. [\"2026-12-25\"]"),
-        default=(), parse=_holidays, shown_default="[]")
+        default=(), parse=_holidays,
+        form="list of dates", rule=f"at most {MAX_HOLIDAYS}, each once")
     hit_alert_minutes: int = setting(
         kind="integer",
         doc="a hit waiting this long turns red in the queue and sounds once (internal controls)",
@@ -138,12 +139,13 @@ class Casino:
         kind="value",
         doc=("the local time the gaming day begins (a day's reconciliation runs from it to the "
              "next day's); on a whole hour of UTC"),
-        default=_DAY_STARTS, parse=_clock_time, unit="HH:MM")
+        default=_DAY_STARTS, parse=_clock_time, form="clock time (text)", unit="HH:MM")
     shifts: tuple[tuple[str, time], ...] = setting(
         kind="value",
         doc=("[name, \"HH:MM\"] pairs in order through the gaming day, the first at "
              "gaming_day_starts; each on a whole hour of UTC"),
         default=default_shifts(_DAY_STARTS), parse=_shifts,
+        form="list of [name, time]", rule="1 to 6, in order",
         shown_default='[["Day", start], ["Swing", start + 8 h], ' '["Grave", start + 16 h]]')
 
     @property

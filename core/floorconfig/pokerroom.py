@@ -53,6 +53,8 @@ CAP = declare(
 
 POKER_ROOM = declare(
     "poker_room",
+    Setting("table", "the award's shares: [poker_room.split]", default=_SPLIT, key="split",
+            shown_default="the table below"),
     Setting("integer", "players dealt in for a bad beat to count", default=_RULES.min_players,
             key="min_players", lo=2, hi=MAX_SEATS, unit="players"),
     Setting("integer", "the pot (house and jackpot rake included) at least this many big "
@@ -69,13 +71,15 @@ POKER_ROOM = declare(
     Setting("money", "the jackpot rake's cap per hand", default=_FUND.room_max_rake_cents,
             key="room_max_jackpot_rake"),
     Setting("table", "lower caps by blind level: [{ big_blind = \"20.00\", cap = \"50.00\" }]",
-            default=(), key="caps_by_big_blind", shown_default="[]"),
+            default=(), key="caps_by_big_blind"),
     Setting("rate", "of the day's jackpot rake, to the operator",
             default=_FUND.admin_fee_rate, key="admin_fee_rate"),
     Setting("rate", "of what goes to the fund, to main (the reserve gets the rest)",
             default=_FUND.main_rate, key="main_rate"),
     Setting("value", "chip values in whole pesos, largest first",
             default=_FUND.denominations, key="denominations", parse=_denominations,
+            form="list of whole numbers",
+            rule=f"1 to 20 values, 1 to {MAX_DENOMINATION:,}",
             unit="pesos"),
     Setting("choice", "two hands of equal value for a place: split its share, or refuse the "
             "claim", default=_RULES.tie, key="tie", choices=TIE_POLICIES),
@@ -84,7 +88,8 @@ POKER_ROOM = declare(
             lo=1, hi=28, unit="day of the month"),
     Setting("value", "the fund's quarterly bank statement is due this many days (1 to 366) "
             "after the quarter's end", default=_CALENDAR.bank_statement_days,
-            key="bank_statement_days", parse=_bank_statement_days,
+            key="bank_statement_days", parse=_bank_statement_days, form="whole number or text",
+            rule=f'1 to 366, or "{END_OF_NEXT_MONTH}"',
             shown_default=f'"{END_OF_NEXT_MONTH}"', unit="days"),
 )
 
@@ -107,7 +112,7 @@ class PokerRoomConfig:
 
 
 def parse_poker_room(sec: _Section) -> PokerRoomConfig:
-    split_sec = sec.sub("split", {})
+    split_sec = sec.sub(POKER_ROOM["split"].key, {})
     split = {name: split_sec.read(decl) for name, decl in SPLIT.items()}
     split_sec.done()
 
@@ -119,7 +124,7 @@ def parse_poker_room(sec: _Section) -> PokerRoomConfig:
         read("resident_tax_rate"), read("nranetb_tax_rate"), read("jackpot_rake_rate"),
         read("room_max_jackpot_rake"))
     caps = []
-    for cap_sec in sec.array("caps_by_big_blind"):
+    for cap_sec in sec.array(POKER_ROOM["caps_by_big_blind"].key):
         caps.append((cap_sec.read(CAP["big_blind"]), cap_sec.read(CAP["cap"])))
         cap_sec.done()
     admin, main, denoms = read("admin_fee_rate"), read("main_rate"), read("denominations")

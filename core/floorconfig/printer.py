@@ -20,7 +20,7 @@ class NetworkPrinterConfig:
     host: str = setting(
         kind="string",
         doc="the printer's IP address or DNS name",
-        check=host_problem)
+        check=host_problem, rule="an IP address or a DNS name")
     port: int = setting(
         kind="integer",
         doc="its raw TCP port",

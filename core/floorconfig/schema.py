@@ -21,6 +21,7 @@ Money is written as text in the file ("10000.00") and held in integer cents; rat
 from __future__ import annotations
 
 import dataclasses
+import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, time
@@ -93,6 +94,8 @@ class Setting:
     check: Callable[[Any], str] | None = None  # "" or what is wrong with the value read
     parse: Callable[[Any, str], Any] | None = None  # kind "value": the value's parser
     shown_default: str = ""  # the default as the reference shows it ("": from default)
+    form: str = ""  # the value's form as the reference shows it ("": from kind)
+    rule: str = ""  # the bounds in words where check holds them ("": from lo, hi, ...)
     section: str = ""  # "casino", "groups", "groups.levels.NAME", ... (set by section/declare)
     attr: str = ""  # the dataclass field it fills ("" when not a field)
 
@@ -106,17 +109,28 @@ class Setting:
             return "none"
         return toml_text(self.kind, self.default)
 
+    def default_in_toml(self) -> bool:
+        """Whether :meth:`file_default` is a TOML value (not words: "required", "the id")."""
+        if self.default is REQUIRED or (self.optional and self.default is None):
+            return False
+        try:
+            tomllib.loads(f"x = {self.file_default()}")
+        except tomllib.TOMLDecodeError:
+            return False
+        return True
+
     def bounds(self) -> str:
         """The bounds in words ("" when none)."""
+        if self.rule:
+            return self.rule
         if self.kind == "integer":
             return f"{self.lo} to {self.hi}"
         if self.kind == "seconds":
             return f"more than 0, at most {self.hi}"
         if self.kind == "money":
-            return ("more than 0.00" if self.positive else "0.00") + \
-                f" to {json_cents(MAX_AMOUNT_CENTS)}"
+            return "more than 0.00" if self.positive else "0.00 or more"
         if self.kind == "rate":
-            return "more than 0, less than 1" if self.share else ""
+            return "more than 0, less than 1" if self.share else "0 to 1"
         if self.kind == "choice":
             return " | ".join(f'"{c}"' for c in self.choices)
         if self.kind == "line":

@@ -191,7 +191,8 @@ class GroupConfig:
     id: str = setting(
         kind="string",
         doc="the group's id (the protocol's JACKPOT_STATE.group)",
-        check=ident_problem)
+        check=ident_problem,
+        rule=f"1 to {MAX_ID} printable characters, no spaces")
     name: str = setting(
         kind="text",
         doc="shown on screens and slips",
@@ -224,7 +225,8 @@ class GroupConfig:
         kind="value",
         doc=("the fixed-pay hands paid at once without a floor supervisor's verification, e.g. "
              "[\"FULL_HOUSE\"]"),
-        default=None, optional=True, shown_default="the paytable's (no secondary verification)")
+        default=None, optional=True, form="list of hand ids",
+        shown_default="the paytable's (no secondary verification)")
     pit: str = setting(
         kind="text",
         doc="the pit its tables stand in (a table may say otherwise); \"\": none named",
@@ -266,7 +268,8 @@ class TableConfig:
     id: str = setting(
         kind="string",
         doc="the table's id: its controller's HELLO.table and certificate CN",
-        check=_table_id_problem)
+        check=_table_id_problem,
+        rule=f"1 to {MAX_ID} printable characters, no spaces, '/', '\\' or leading '.'")
     name: str = setting(
         kind="text",
         doc="shown on screens and slips",
@@ -277,7 +280,7 @@ class TableConfig:
     host: str = setting(
         kind="string",
         doc="its controller's IP address or DNS name",
-        check=host_problem)
+        check=host_problem, rule="an IP address or a DNS name")
     port: int = setting(
         kind="integer",
         doc="its controller's TCP port (one per machine)",
@@ -361,7 +364,7 @@ def parse_group(sec: _Section) -> GroupConfig:
         raise sec.error(_OVERRIDE.key, CONTRIBUTION_OVERRIDE_GONE)
     pit = read("pit")
     auto = _auto_pay_hands(sec)
-    lv_sec = sec.sub("levels")
+    lv_sec = sec.sub(the(GroupConfig, "levels").key)
     seen: dict[str, str] = {}
     for lv_name in lv_sec.data:
         problem = ident_problem(lv_name)
