@@ -66,6 +66,7 @@ Kind = Literal[
     "rate",     # text such as "0.05", held as a Decimal
     "choice",   # one of choices
     "bool",     # true or false
+    "list",     # a TOML array (check names what is wrong with its items)
     "value",    # anything parse accepts (lists, dates, clock times)
     "path",     # a file path, relative ones read from the floor file's folder
     "table",    # a sub-table or array of tables (documented, read by its own parser)
@@ -98,6 +99,24 @@ class Setting:
     rule: str = ""  # the bounds in words where check holds them ("": from lo, hi, ...)
     section: str = ""  # "casino", "groups", "groups.levels.NAME", ... (set by section/declare)
     attr: str = ""  # the dataclass field it fills ("" when not a field)
+
+    def __post_init__(self) -> None:
+        """A declaration the reader can not apply is a programming error, found at import."""
+        where = f"setting {self.key or repr(self.doc)}"
+        needs = {"integer": self.lo is not None and self.hi is not None,
+                 "seconds": self.hi is not None, "line": self.hi is not None,
+                 "choice": bool(self.choices), "value": self.parse is not None}
+        if not needs.get(self.kind, True):
+            raise TypeError(f"{where}: a {self.kind} needs its bounds, choices or parser")
+        if self.default is REQUIRED or self.default is None:
+            return
+        if self.kind == "choice" and self.default not in self.choices:
+            raise TypeError(f"{where}: default {self.default!r} is not one of its choices")
+        if self.kind == "integer" and not (self.lo or 0) <= self.default <= (self.hi or 0):
+            raise TypeError(f"{where}: default {self.default!r} is out of its bounds")
+        if self.kind == "money" and (isinstance(self.default, bool)
+                                     or not isinstance(self.default, int)):
+            raise TypeError(f"{where}: money is held in integer cents, not {self.default!r}")
 
     def file_default(self) -> str:
         """The default as the floor file would write it (what the reference shows)."""
@@ -323,6 +342,8 @@ class _Section:
             value = self.choice(key, s.choices, given)
         elif s.kind == "bool":
             value = self.typed(key, bool, given)
+        elif s.kind == "list":
+            value = self.typed(key, list, given)
         elif s.kind == "value":
             assert s.parse is not None
             value = self.convert(key, s.parse, given)

@@ -186,6 +186,12 @@ class LevelConfig:
 _NAMED_BY_ID = "the id"
 
 
+def _hands_problem(raw: list[Any]) -> str:
+    if all(isinstance(h, str) and h.strip() for h in raw):
+        return ""
+    return f"{raw!r} must be a list of hand ids, e.g. [\"FULL_HOUSE\"]"
+
+
 @section("groups")
 class GroupConfig:
     id: str = setting(
@@ -222,10 +228,10 @@ class GroupConfig:
     # the hands paid at once without a floor supervisor's verification (fixed pays only);
     # None: the paytable's (only its lowest fixed pay, the full house, by default)
     auto_pay_hands: tuple[str, ...] | None = setting(
-        kind="value",
+        kind="list",
         doc=("the fixed-pay hands paid at once without a floor supervisor's verification, e.g. "
              "[\"FULL_HOUSE\"]"),
-        default=None, optional=True, form="list of hand ids",
+        default=None, optional=True, check=_hands_problem, form="list of hand ids",
         shown_default="the paytable's (no secondary verification)")
     pit: str = setting(
         kind="text",
@@ -342,13 +348,8 @@ def _level(sec: _Section, name: str) -> LevelConfig:
 
 
 def _auto_pay_hands(sec: _Section) -> tuple[str, ...] | None:
-    key = the(GroupConfig, "auto_pay_hands").key
-    if key not in sec.data:
-        return None
-    raw = sec.typed(key, list)
-    if not all(isinstance(h, str) and h.strip() for h in raw):
-        raise sec.error(key, f"{raw!r} must be a list of hand ids, e.g. [\"FULL_HOUSE\"]")
-    return tuple(h.strip() for h in raw)
+    raw: list[str] | None = sec.read(the(GroupConfig, "auto_pay_hands"))
+    return None if raw is None else tuple(h.strip() for h in raw)
 
 
 def parse_group(sec: _Section) -> GroupConfig:
