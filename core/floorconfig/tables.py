@@ -353,14 +353,14 @@ def _auto_pay_hands(sec: _Section) -> tuple[str, ...] | None:
 
 
 def parse_group(sec: _Section) -> GroupConfig:
-    def read(attr: str, default: Any = None) -> Any:
-        decl = the(GroupConfig, attr)
-        return sec.read(decl) if default is None else sec.read(decl, default)
+    def read(attr: str) -> Any:
+        return sec.read(the(GroupConfig, attr))
 
     gid = read("id")
-    name, paytable, decks, lock, order, all_pays = (
-        read("name", gid), read("paytable"), read("decks"), read("lock_at_hit"),
-        read("pay_order"), read("all_pays_from_meter"))
+    name = sec.read(the(GroupConfig, "name"), gid)  # named by its id unless the file says
+    paytable, decks, lock, order, all_pays = (
+        read("paytable"), read("decks"), read("lock_at_hit"), read("pay_order"),
+        read("all_pays_from_meter"))
     if sec.read(_OVERRIDE).strip():
         raise sec.error(_OVERRIDE.key, CONTRIBUTION_OVERRIDE_GONE)
     pit = read("pit")
@@ -392,7 +392,7 @@ def parse_group(sec: _Section) -> GroupConfig:
 def parse_table(sec: _Section) -> TableConfig:
     decl = settings_of(TableConfig)
     tid = sec.read(decl["id"])
-    got = {attr: sec.read(s, tid) if attr == "name" else sec.read(s)
+    got = {attr: sec.read(s, tid) if attr == "name" else sec.read(s)  # named by its id
            for attr, s in decl.items() if attr != "id"}
     sec.done()
     return TableConfig(id=tid, **got)
