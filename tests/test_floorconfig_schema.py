@@ -184,6 +184,15 @@ def test_a_default_is_shown_as_the_file_writes_it(kind: str, value: Any, text: s
     assert toml_text(kind, value) == text
 
 
+def test_every_kind_has_words_in_the_reference() -> None:
+    from typing import get_args
+
+    from core.floorconfig.reference import _KIND_WORDS
+    from core.floorconfig.schema import Kind
+
+    assert set(_KIND_WORDS) == set(get_args(Kind))
+
+
 def test_the_demo_floor_still_loads() -> None:
     assert load_demo_floor().authorization.separate_verifier_cents == 1_000_000
 

@@ -20,7 +20,8 @@ END = "<!-- END generated -->"
 _KIND_WORDS = {
     "text": "text", "line": "text", "string": "text", "integer": "whole number",
     "seconds": "number", "money": "money (text)", "rate": "rate (text)", "choice": "choice",
-    "bool": "true/false", "value": "list or value", "path": "path (text)", "table": "table(s)",
+    "bool": "true/false", "list": "list", "value": "list or value", "path": "path (text)",
+    "table": "table(s)",
 }
 
 
