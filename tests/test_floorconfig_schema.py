@@ -193,6 +193,12 @@ def test_every_kind_has_words_in_the_reference() -> None:
     assert set(_KIND_WORDS) == set(get_args(Kind))
 
 
+def test_the_package_example_is_a_floor_file() -> None:
+    doc = core.floorconfig.__doc__ or ""
+    example = "\n".join(line[4:] for line in doc.split("::", 1)[1].splitlines())
+    assert loads_floor(example).table("PG-1").group == "WA01"
+
+
 def test_the_demo_floor_still_loads() -> None:
     assert load_demo_floor().authorization.separate_verifier_cents == 1_000_000
 
