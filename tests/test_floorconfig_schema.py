@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import Counter
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -173,6 +174,25 @@ def test_the_floor_file_reference_is_what_the_declarations_make() -> None:
     for s in REGISTRY:
         assert f"| `{s.key}` |" in page
     assert reference().count("\n| `") == len(REGISTRY)
+
+
+def test_a_default_named_in_the_prose_docs_is_the_declared_one() -> None:
+    """README and docs/ say "`key` (default X" in prose here and there; X is the default the
+    code holds (keys declared in one section only)."""
+    keys = Counter(s.key for s in REGISTRY)
+    declared = {s.key: s for s in REGISTRY if keys[s.key] == 1 and s.default_in_toml()}
+    said = re.compile(r"`(\w+)` \(default `?([^:;),`]+)")
+
+    def plain(value: str) -> str:
+        return value.strip().strip('"').replace(",", "")
+
+    checked = 0
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for key, value in said.findall(page.read_text(encoding="utf-8")):
+            if key in declared:
+                checked += 1
+                assert plain(value) == plain(declared[key].file_default()), (page.name, key)
+    assert checked >= 3
 
 
 @pytest.mark.parametrize(("kind", "value", "text"), [
