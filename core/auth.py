@@ -655,6 +655,6 @@ def gate_for(engine: Engine) -> Gate:
 
 
 def default_policy() -> Authorization:
-    """The safe defaults of ``[authorization]`` (core/floorconfig.py) for a ledger with no
+    """The safe defaults of ``[authorization]`` (core/floorconfig/) for a ledger with no
     floor file at hand (the command line)."""
     return Authorization(executive_threshold_cents=500_000)

@@ -1,4 +1,4 @@
-"""The floor configuration (core/floorconfig.py): schema, refusals, warnings, the demo floor."""
+"""The floor configuration (core/floorconfig/): schema, refusals, warnings, the demo floor."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """People controls (issue 12): the card key, PINs, lockout, separation of duties and the log of
 every refusal, on the test floor with the safe defaults of ``[authorization]``
-(core/floorconfig.py, core/auth.py)."""
+(core/floorconfig/, core/auth.py)."""
 
 from __future__ import annotations
 
