@@ -128,7 +128,7 @@ class MainWindow(QMainWindow):
         from gui.machine_check import MachineCheckScreen
 
         left.addTab(MachineCheckScreen(console, self), "Machine check")
-        from gui.poker_room import PokerRoomScreen
+        from gui.pokerroom import PokerRoomScreen
 
         left.addTab(PokerRoomScreen(console, self), "Poker room")
         split.addWidget(left)

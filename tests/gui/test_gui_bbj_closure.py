@@ -1,4 +1,4 @@
-"""The Poker room tab's Cessation page (gui/poker_room.py; docs/operator.md "Poker room"): a
+"""The Poker room tab's Cessation page (gui/pokerroom/closure.py; docs/operator.md "Poker room"): a
 "cease once hit" notice recorded after a confirmation and an executive's swipe shows in the
 fund's status, and the next approval then ceases the fund (the box ticked and fixed); the room's
 permanent closure forfeits the whole fund to PAGCOR after a confirmation and an executive's
@@ -74,8 +74,8 @@ def _case_opened(qtbot: Any, window: Any, screen: Any) -> tuple[RoleSwiper, Any,
     yesterday = today - timedelta(days=1)
     _count_and_post(engine, yesterday, screen.tz)
     _enter(qtbot, screen)
-    screen.hit_time.setDateTime(_local(yesterday, 20))
-    qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    screen.claim.hit_time.setDateTime(_local(yesterday, 20))
+    qtbot.mouseClick(screen.claim.open_btn, Qt.MouseButton.LeftButton)
     settle()
     return swiper, engine, today
 
@@ -84,25 +84,25 @@ def test_a_cease_once_hit_notice_makes_the_next_approval_cease_the_fund(  # type
         qtbot, room_tab) -> None:  # noqa: F811 - the fixture imported above
     window, screen = room_tab
     swiper, engine, today = _case_opened(qtbot, window, screen)
-    assert "Case #1 opened." in screen.result.text()
+    assert "Case #1 opened." in screen.claim.result.text()
 
     _page(screen, "Cessation")
-    screen.notice_kind.setCurrentIndex(screen.notice_kind.findData("cease_once_hit"))
-    qtbot.keyClicks(screen.notice_reason, "the room moves to tournaments only")
+    screen.closure.notice_kind.setCurrentIndex(screen.closure.notice_kind.findData("cease_once_hit"))
+    qtbot.keyClicks(screen.closure.notice_reason, "the room moves to tournaments only")
     asked: list[str] = []
     screen.ask = lambda title, text: asked.append(text) is None and False
     n = len(swiper.prompts)
-    qtbot.mouseClick(screen.notice_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.closure.notice_btn, Qt.MouseButton.LeftButton)
     assert "ceases once it is next hit" in asked[-1] and len(swiper.prompts) == n
-    assert screen.closure_msg.text() == "No notice recorded: not confirmed."
+    assert screen.closure.closure_msg.text() == "No notice recorded: not confirmed."
     screen.ask = lambda title, text: True
-    qtbot.mouseClick(screen.notice_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.closure.notice_btn, Qt.MouseButton.LeftButton)
     settle()
     assert swiper.prompts[-1][0] == "executive" and not swiper.refusals
-    assert screen.closure_msg.text() == "Notice 1 recorded."
-    assert screen.ceased_label.text() == f"ceases once hit (notice of {today})"
-    assert screen.notice_status.text().startswith(f"Holds: notice 1 of {today}: ceases once "
-                                                  "hit (the room moves to tournaments only)")
+    assert screen.closure.closure_msg.text() == "Notice 1 recorded."
+    assert screen.fund.ceased_label.text() == f"ceases once hit (notice of {today})"
+    assert screen.closure.notice_status.text().startswith(
+        f"Holds: notice 1 of {today}: ceases once hit (the room moves to tournaments only)")
     _shot(window, qtbot, "bbj-notice-cease-once-hit.png")
 
     bc.advance(engine, 1, "verified", SUPERVISOR, deck_sorted=True, cctv_reviewed=True)
@@ -110,25 +110,25 @@ def test_a_cease_once_hit_notice_makes_the_next_approval_cease_the_fund(  # type
     _page(screen, "Cases")
     screen.refresh_cases()
     settle()
-    screen.case_table.selectRow(0)
-    assert screen.next_box.currentData() == "approved"
+    screen.cases.case_table.selectRow(0)
+    assert screen.cases.next_box.currentData() == "approved"
     # approving without ceasing is impossible: the box is ticked and can not be unticked
-    assert screen.cease_box.isChecked() and not screen.cease_box.isEnabled()
-    assert f"notice of {today}" in screen.cease_box.text()
+    assert screen.cases.cease_box.isChecked() and not screen.cases.cease_box.isEnabled()
+    assert f"notice of {today}" in screen.cases.cease_box.text()
     _shot(window, qtbot, "bbj-notice-approval.png")
     asked.clear()
     screen.ask = lambda title, text: asked.append(text) is None
-    qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.cases.step_btn, Qt.MouseButton.LeftButton)
     settle()
     assert f"The notice of {today} says the fund ceases once hit" in asked[0]
-    assert screen.case_msg.text() == "Case #1: approved. The fund has ceased (TGD-1540)."
+    assert screen.cases.case_msg.text() == "Case #1: approved. The fund has ceased (TGD-1540)."
     with Session(engine) as s:
         c = s.execute(select(BbjCessation)).scalar_one()
         award = s.execute(select(BbjAward)).scalar_one()
     # the reserve pooled into main: 50,705.60 + 302.40 = 51,008.00, all won (fraction 1)
     assert (c.kind, award.main_before_cents, award.award_cents, award.ceases_fund) == (
         "after_hit", 5_100_800, 5_100_800, True)
-    assert screen.ceased_label.text() == "CEASED (TGD-1540)"
+    assert screen.fund.ceased_label.text() == "CEASED (TGD-1540)"
 
 
 def test_the_room_closes_and_the_fund_is_forfeited_to_pagcor(  # type: ignore[no-untyped-def]
@@ -141,37 +141,37 @@ def test_the_room_closes_and_the_fund_is_forfeited_to_pagcor(  # type: ignore[no
     screen.refresh_funds()
     settle()
     _page(screen, "Cessation")
-    qtbot.keyClicks(screen.closure_reason, "poker room closed for good (lease ended)")
+    qtbot.keyClicks(screen.closure.closure_reason, "poker room closed for good (lease ended)")
     asked: list[str] = []
     screen.ask = lambda title, text: asked.append(text) is None and False
-    qtbot.mouseClick(screen.forfeit_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.closure.forfeit_btn, Qt.MouseButton.LeftButton)
     assert ("main 50,705.60 (with any seed money) and reserve 302.40, together 51,008.00"
             in asked[0])
-    assert screen.closure_msg.text() == "Nothing forfeited: not confirmed."
-    screen.closure_scroll.ensureWidgetVisible(screen.closure_msg)
+    assert screen.closure.closure_msg.text() == "Nothing forfeited: not confirmed."
+    screen.closure_scroll.ensureWidgetVisible(screen.closure.closure_msg)
     assert screen.closure_scroll.horizontalScrollBar().maximum() == 0  # fits at 1366 x 768
     _shot(window, qtbot, "bbj-closure-page.png")
 
     screen.ask = lambda title, text: True
     supervisor_only = RoleSwiper(only_supervisor=True)
     window.authorize = supervisor_only
-    qtbot.mouseClick(screen.forfeit_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.closure.forfeit_btn, Qt.MouseButton.LeftButton)
     settle()
     assert "needs an executive" in supervisor_only.refusals[0]
     assert bf.funds(engine, "bbj") == bf.Funds(5_070_560, 30_240)
 
     swiper = RoleSwiper()
     window.authorize = swiper
-    qtbot.mouseClick(screen.forfeit_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.closure.forfeit_btn, Qt.MouseButton.LeftButton)
     settle()
     assert not swiper.refusals and swiper.prompts[-1][0] == "executive"
-    assert screen.closure_msg.text().startswith(
+    assert screen.closure.closure_msg.text().startswith(
         "Fund Poker room BBJ forfeited to PAGCOR: main 50,705.60 (seed 50,000.00), reserve "
         "302.40, total 51,008.00.")
-    assert screen.ceased_label.text() == f"FORFEITED TO PAGCOR ON {today}"
-    assert (screen.main_label.text(), screen.reserve_label.text()) == ("MAIN 0.00",
-                                                                       "RESERVE 0.00")
-    assert not screen.forfeit_btn.isEnabled() and not screen.notice_btn.isEnabled()
+    assert screen.fund.ceased_label.text() == f"FORFEITED TO PAGCOR ON {today}"
+    assert (screen.fund.main_label.text(), screen.fund.reserve_label.text()) == ("MAIN 0.00",
+                                                                                 "RESERVE 0.00")
+    assert not screen.closure.forfeit_btn.isEnabled() and not screen.closure.notice_btn.isEnabled()
     _shot(window, qtbot, "bbj-closure-forfeited.png")
 
     forms = screen.forms
@@ -198,28 +198,28 @@ def test_a_notice_of_the_cases_fund_is_confirmed_even_with_another_fund_shown(  
     bf.create_fund(engine, "hall", "Hall BBJ")
     screen.refresh_funds()
     settle()
-    screen.fund_box.setCurrentIndex(screen.fund_box.findData("hall"))
+    screen.fund.fund_box.setCurrentIndex(screen.fund.fund_box.findData("hall"))
     settle()
     _page(screen, "Cases")
     screen.refresh_cases()
     settle()
-    screen.case_table.selectRow(0)
-    assert screen.next_box.currentData() == "approved"
-    assert not screen.cease_box.isChecked()  # the status shown is the hall's: no notice
+    screen.cases.case_table.selectRow(0)
+    assert screen.cases.next_box.currentData() == "approved"
+    assert not screen.cases.cease_box.isChecked()  # the status shown is the hall's: no notice
     asked: list[str] = []
     screen.ask = lambda title, text: asked.append(text) is None and False
     n = len(swiper.prompts)
-    qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.cases.step_btn, Qt.MouseButton.LeftButton)
     settle()
     assert "A notice says the jackpot fund" in asked[-1] and "CEASES it" in asked[-1]
-    assert screen.case_msg.text() == "Not approved: the cessation was not confirmed."
+    assert screen.cases.case_msg.text() == "Not approved: the cessation was not confirmed."
     assert len(swiper.prompts) == n  # nobody was asked to swipe
     with Session(engine) as s:
         assert s.execute(select(BbjAward)).first() is None
     screen.ask = lambda title, text: True
-    qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.cases.step_btn, Qt.MouseButton.LeftButton)
     settle()
     assert "CEASES with this hit" in swiper.prompts[-1][1]
-    assert screen.case_msg.text() == "Case #1: approved. The fund has ceased (TGD-1540)."
+    assert screen.cases.case_msg.text() == "Case #1: approved. The fund has ceased (TGD-1540)."
     with Session(engine) as s:
         assert s.execute(select(BbjCessation.fund_id)).scalar_one() == "bbj"

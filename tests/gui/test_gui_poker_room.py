@@ -1,4 +1,4 @@
-"""The Poker room tab (gui/poker_room.py, gui/forms_panel.py): a qualifying claim entered by
+"""The Poker room tab (gui/pokerroom/, gui/forms_panel.py): a qualifying claim entered by
 hand and on the card picker shows the decision and every share; a claim that fails shows its
 reasons in words; a showdown of three hands is decided on the two highest; a seat that showed
 must be dealt in; opening a case after a supervisor's swipe lists it with its state and next
@@ -40,7 +40,8 @@ from core.rules.bbj import ShownHand
 from core.rules.cards import parse_cards
 from gui.bridge import default_bridge
 from gui.main_window import MainWindow
-from gui.poker_room import COL_NAME, PokerRoomScreen
+from gui.pokerroom import PokerRoomScreen
+from gui.pokerroom.claim import COL_NAME
 from gui.swipe import SwipeCatcher
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness
@@ -119,21 +120,21 @@ def swiper(room_tab) -> Swiper:  # type: ignore[no-untyped-def]
 def _enter(qtbot: Any, screen: PokerRoomScreen, *, seats: int = 6, pot: str = "2500.00",
            showed: tuple[int, ...] = (1, 4),
            cards: str = "Ah Ad Tc 7s 7c As Td 7h 7d") -> None:
-    qtbot.keyClicks(screen.table_edit, "P1")
-    screen.pot.setText(pot)
+    qtbot.keyClicks(screen.claim.table_edit, "P1")
+    screen.claim.pot.setText(pot)
     for r in range(seats):
-        screen.dealt[r].setChecked(True)
-        screen.ids[r].setChecked(True)
-        name = screen.seats.item(r, COL_NAME)
+        screen.claim.dealt[r].setChecked(True)
+        screen.claim.ids[r].setChecked(True)
+        name = screen.claim.seats.item(r, COL_NAME)
         assert name is not None
         name.setText(f"Player {r + 1}")
     for seat in showed:
-        screen.showed[seat - 1].setChecked(True)
-    screen.taxpayer[1].setCurrentText("nranetb")
-    screen.hit_time.setDateTime(screen.hit_time.dateTime().addSecs(-600))
+        screen.claim.showed[seat - 1].setChecked(True)
+    screen.claim.taxpayer[1].setCurrentText("nranetb")
+    screen.claim.hit_time.setDateTime(screen.claim.hit_time.dateTime().addSecs(-600))
     # board, then seat 1 (Aces full of Tens), then seat 4 (four sevens) [, then seat 6]
-    qtbot.keyClicks(screen.picker.entry, cards)
-    qtbot.keyClick(screen.picker.entry, Qt.Key.Key_Return)
+    qtbot.keyClicks(screen.claim.picker.entry, cards)
+    qtbot.keyClick(screen.claim.picker.entry, Qt.Key.Key_Return)
     settle()
 
 
@@ -171,12 +172,12 @@ def _count_and_post(engine: Engine, day: date, tz: Any) -> None:
 
 def test_a_qualifying_claim_shows_the_decision_and_opens_a_case(qtbot, room_tab) -> None:  # type: ignore[no-untyped-def]
     window, screen = room_tab
-    assert screen.main_label.text() == "MAIN 50,000.00"
+    assert screen.fund.main_label.text() == "MAIN 50,000.00"
     _enter(qtbot, screen)
-    assert len(screen.picker.cards()) == 9
-    qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    assert len(screen.claim.picker.cards()) == 9
+    qtbot.mouseClick(screen.claim.decide_btn, Qt.MouseButton.LeftButton)
     settle()
-    text = screen.result.text()
+    text = screen.claim.result.text()
     assert text.startswith("QUALIFIES: seat 4 (FOUR_OF_A_KIND) beat seat 1 (FULL_HOUSE)")
     assert "Award 50,000.00" in text
     assert "seat 4 Player 4 (winning, citizen): gross 10,000.00, tax 0.00" in text
@@ -184,41 +185,41 @@ def test_a_qualifying_claim_shows_the_decision_and_opens_a_case(qtbot, room_tab)
     assert "seat 2 Player 2 (table, nranetb): gross 5,000.00, tax 1,250.00" in text
 
     window.authorize = lambda role, what, kind, action: action(swipe_of("1001")) is not None
-    qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.claim.open_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert "Case #1 opened." in screen.result.text()
+    assert "Case #1 opened." in screen.claim.result.text()
     assert bc.get_case(screen.console.engine, 1).claim["small_blind"] == "50.00"  # for TGD-1500
-    assert screen.case_table.rowCount() == 1
-    assert screen.case_table.item(0, 3).text() == "claimed"
-    assert screen.case_table.item(0, 4).text().startswith("request by")
-    screen.case_table.selectRow(0)
-    assert screen.next_box.currentData() == "verified"
-    screen.deck_sorted.setChecked(True)
-    screen.cctv.setChecked(True)
-    qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    assert screen.cases.case_table.rowCount() == 1
+    assert screen.cases.case_table.item(0, 3).text() == "claimed"
+    assert screen.cases.case_table.item(0, 4).text().startswith("request by")
+    screen.cases.case_table.selectRow(0)
+    assert screen.cases.next_box.currentData() == "verified"
+    screen.cases.deck_sorted.setChecked(True)
+    screen.cases.cctv.setChecked(True)
+    qtbot.mouseClick(screen.cases.step_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.case_table.item(0, 3).text() == "verified (deck sorted, CCTV reviewed)"
+    assert screen.cases.case_table.item(0, 3).text() == "verified (deck sorted, CCTV reviewed)"
     SHOTS.mkdir(parents=True, exist_ok=True)
-    screen.case_table.selectRow(0)
+    screen.cases.case_table.selectRow(0)
     window.grab().save(str(SHOTS / "poker-room.png"))
 
 
 def test_a_small_blind_above_the_big_blind_is_refused_by_name(qtbot, room_tab) -> None:  # type: ignore[no-untyped-def]
     _window, screen = room_tab
     _enter(qtbot, screen)
-    screen.small_blind.setText("150.00")
-    qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    screen.claim.small_blind.setText("150.00")
+    qtbot.mouseClick(screen.claim.decide_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.result.text() == ("small blind 150.00: must be more than 0.00 and at most "
-                                    "the big blind")
+    assert screen.claim.result.text() == ("small blind 150.00: must be more than 0.00 and at most "
+                                          "the big blind")
 
 
 def test_a_claim_that_fails_shows_every_reason_in_words(qtbot, room_tab) -> None:  # type: ignore[no-untyped-def]
     _window, screen = room_tab
     _enter(qtbot, screen, seats=4, pot="1000.00")
-    qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.claim.decide_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.result.text().splitlines() == [
+    assert screen.claim.result.text().splitlines() == [
         "DOES NOT QUALIFY:",
         "  NOT_ENOUGH_PLAYERS: fewer than 5 players dealt in",
         "  POT_TOO_SMALL: the pot is under 20 big blinds",
@@ -239,27 +240,27 @@ def test_the_daily_count_is_recorded_and_the_posted_day_shows_the_updated_main( 
     window, screen = room_tab
     window.authorize = lambda role, what, kind, action: action(swipe_of("1001")) is not None
     day = QDate(2026, 12, 1)
-    screen.count_date.setDate(day)
-    screen.count_opened.setDateTime(QDateTime(day, QTime(10, 0)))
-    screen.count_closed.setDateTime(QDateTime(day, QTime(22, 0)))
-    qtbot.keyClicks(screen.count_table, "P1")
-    qtbot.keyClicks(screen.count_box, "J-1")
-    qtbot.keyClicks(screen.count_dealer, "D. Cruz")
+    screen.counts.count_date.setDate(day)
+    screen.counts.count_opened.setDateTime(QDateTime(day, QTime(10, 0)))
+    screen.counts.count_closed.setDateTime(QDateTime(day, QTime(22, 0)))
+    qtbot.keyClicks(screen.counts.count_table, "P1")
+    qtbot.keyClicks(screen.counts.count_box, "J-1")
+    qtbot.keyClicks(screen.counts.count_dealer, "D. Cruz")
     for denom, n in {500: 2, 100: 3, 50: 1, 25: 2, 10: 4}.items():
-        screen.pieces[denom].setValue(n)
-    assert screen.count_total.text() == "Box total 1,440.00"
-    qtbot.mouseClick(screen.record_count_btn, Qt.MouseButton.LeftButton)
+        screen.counts.pieces[denom].setValue(n)
+    assert screen.counts.count_total.text() == "Box total 1,440.00"
+    qtbot.mouseClick(screen.counts.record_count_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.count_msg.text() == ("2026-12-01: table P1 drop box J-1 counted "
-                                       "(box total 1,440.00).")
+    assert screen.counts.count_msg.text() == ("2026-12-01: table P1 drop box J-1 counted "
+                                              "(box total 1,440.00).")
     # 1,440.00: admin fee 30% 432.00; the fund 1,008.00: main 70% 705.60, reserve 302.40
-    qtbot.mouseClick(screen.post_day_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.counts.post_day_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.count_msg.text().splitlines() == [
+    assert screen.counts.count_msg.text().splitlines() == [
         "2026-12-01 posted: jackpot rake 1,440.00; admin fee 432.00, to main 705.60, "
         "to reserve 302.40.",
         "Updated main 50,705.60 (was 50,000.00), reserve 302.40 (was 0.00)."]
-    assert screen.main_label.text() == "MAIN 50,705.60"
+    assert screen.fund.main_label.text() == "MAIN 50,705.60"
     assert bf.funds(screen.console.engine, "bbj") == bf.Funds(5_070_560, 30_240)
 
 
@@ -279,16 +280,17 @@ def test_three_hands_at_showdown_the_two_highest_are_considered(  # type: ignore
     window, screen = room_tab
     _enter(qtbot, screen, showed=(1, 4, 6), cards="Ah Ad Tc 7s 7c")
     # the picker asks for each showing seat's cards in seat order
-    assert screen.picker.count() == 11
-    assert screen.picker.prompt.text() == "Next: Seat 1, card 1 of 2"
-    assert "seats 1, 4, 6" in screen.showdown_hint.text()
-    qtbot.keyClicks(screen.picker.entry, THREE_HANDS)
-    qtbot.keyClick(screen.picker.entry, Qt.Key.Key_Return)
+    assert screen.claim.picker.count() == 11
+    assert screen.claim.picker.prompt.text() == "Next: Seat 1, card 1 of 2"
+    assert "seats 1, 4, 6" in screen.claim.showdown_hint.text()
+    qtbot.keyClicks(screen.claim.picker.entry, THREE_HANDS)
+    qtbot.keyClick(screen.claim.picker.entry, Qt.Key.Key_Return)
     settle()
-    assert screen.picker.prompt.text() == "All 11 cards picked (Board, Seat 1, Seat 4, Seat 6)."
-    qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    assert screen.claim.picker.prompt.text() == ("All 11 cards picked (Board, Seat 1, Seat 4, "
+                                                 "Seat 6).")
+    qtbot.mouseClick(screen.claim.decide_btn, Qt.MouseButton.LeftButton)
     settle()
-    text = screen.result.text()
+    text = screen.claim.result.text()
     # seat 6's two pair is the lowest: seat 4 wins, seat 1 is the bad beat, seat 6 shares the
     # table part (50,000.00 x 40% / 4 seats = 5,000.00 each)
     assert text.startswith("QUALIFIES: seat 4 (FOUR_OF_A_KIND) beat seat 1 (FULL_HOUSE)")
@@ -303,9 +305,9 @@ def test_three_hands_at_showdown_the_two_highest_are_considered(  # type: ignore
     window.grab().save(str(SHOTS / "poker-room-1366x768-forms.png"))
     _page(screen, "Cases")
 
-    qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.claim.open_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert "Case #1 opened." in screen.result.text()
+    assert "Case #1 opened." in screen.claim.result.text()
     case = bc.get_case(screen.console.engine, 1)
     assert [h["seat"] for h in case.claim["showdown"]] == [1, 4, 6]
     assert case.claim["showdown"][2]["hole"] == ["Th", "9h"]
@@ -313,45 +315,46 @@ def test_three_hands_at_showdown_the_two_highest_are_considered(  # type: ignore
 
     # without seat 1 the two highest are seats 4 and 6: two pair is no bad beat.  The cards
     # of seats 4 and 6 stay with them on the picker.
-    screen.showed[0].setChecked(False)
+    screen.claim.showed[0].setChecked(False)
     assert [(cap, " ".join(str(c) for c in cards if c)) for cap, cards in
-            screen.picker.groups()] == [("Board", "Ah Ad Tc 7s 7c"), ("Seat 4", "7h 7d"),
-                                        ("Seat 6", "Th 9h")]
-    qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+            screen.claim.picker.groups()] == [("Board", "Ah Ad Tc 7s 7c"), ("Seat 4", "7h 7d"),
+                                              ("Seat 6", "Th 9h")]
+    qtbot.mouseClick(screen.claim.decide_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.result.text().splitlines()[:2] == [
+    assert screen.claim.result.text().splitlines()[:2] == [
         "DOES NOT QUALIFY:",
         "  LOSING_HAND_TOO_LOW: the losing hand is below Aces full of Tens"]
-    assert "  ✗ the losing hand is below Aces full of Tens" in screen.result.text().splitlines()
+    assert ("  ✗ the losing hand is below Aces full of Tens"
+            in screen.claim.result.text().splitlines())
 
 
 def test_a_seat_that_showed_but_is_not_dealt_in_is_refused(  # type: ignore[no-untyped-def]
         qtbot, room_tab, swiper) -> None:
     _window, screen = room_tab
     _enter(qtbot, screen, showed=(1, 4, 8), cards=THREE_HANDS)
-    qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.claim.open_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.result.text() == ('seat 8: showed its cards but is not dealt in (tick its '
-                                    '"Dealt in", or untick "Showed")')
+    assert screen.claim.result.text() == ('seat 8: showed its cards but is not dealt in (tick its '
+                                          '"Dealt in", or untick "Showed")')
     assert swiper.prompts == []  # no swipe asked, no case
-    assert screen.case_table.rowCount() == 0
+    assert screen.cases.case_table.rowCount() == 0
     # once dealt in, the same claim decides (seat 8 takes part in the table share)
-    screen.dealt[7].setChecked(True)
-    qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    screen.claim.dealt[7].setChecked(True)
+    qtbot.mouseClick(screen.claim.decide_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.result.text().startswith("QUALIFIES: seat 4 (FOUR_OF_A_KIND) beat seat 1")
-    assert "seat 8  (table, citizen): gross 4,000.00" in screen.result.text()
+    assert screen.claim.result.text().startswith("QUALIFIES: seat 4 (FOUR_OF_A_KIND) beat seat 1")
+    assert "seat 8  (table, citizen): gross 4,000.00" in screen.claim.result.text()
 
 
 def test_an_incomplete_showdown_names_the_seat_whose_cards_are_missing(  # type: ignore[no-untyped-def]
         qtbot, room_tab) -> None:
     _window, screen = room_tab
     _enter(qtbot, screen, showed=(1, 4), cards="Ah Ad Tc 7s 7c As Td 7h")
-    assert screen.picker.prompt.text() == "Next: Seat 4, card 2 of 2"
-    qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    assert screen.claim.picker.prompt.text() == "Next: Seat 4, card 2 of 2"
+    qtbot.mouseClick(screen.claim.decide_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.result.text() == ("cards: pick the 5 board cards and the 2 hole cards of "
-                                    "each seat that showed (picked: Seat 4 1 of 2)")
+    assert screen.claim.result.text() == ("cards: pick the 5 board cards and the 2 hole cards of "
+                                          "each seat that showed (picked: Seat 4 1 of 2)")
 
 
 def test_an_approval_that_ceases_the_fund(  # type: ignore[no-untyped-def]
@@ -363,19 +366,19 @@ def test_an_approval_that_ceases_the_fund(  # type: ignore[no-untyped-def]
     screen.refresh_funds()
     settle()
     _enter(qtbot, screen)
-    screen.hit_time.setDateTime(_local(yesterday, 20))
-    qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    screen.claim.hit_time.setDateTime(_local(yesterday, 20))
+    qtbot.mouseClick(screen.claim.open_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert "Case #1 opened." in screen.result.text()
-    screen.case_table.selectRow(0)
-    assert not screen.cease_box.isVisible()  # only offered with the approval
+    assert "Case #1 opened." in screen.claim.result.text()
+    screen.cases.case_table.selectRow(0)
+    assert not screen.cases.cease_box.isVisible()  # only offered with the approval
     bc.advance(engine, 1, "verified", SUPERVISOR, deck_sorted=True, cctv_reviewed=True)
     bc.advance(engine, 1, "request_filed", SUPERVISOR)
     screen.refresh_cases()
     settle()
-    assert screen.next_box.currentData() == "approved"
-    assert screen.cease_box.isVisible() and not screen.cease_box.isChecked()
-    screen.cease_box.setChecked(True)
+    assert screen.cases.next_box.currentData() == "approved"
+    assert screen.cases.cease_box.isVisible() and not screen.cases.cease_box.isChecked()
+    screen.cases.cease_box.setChecked(True)
     SHOTS.mkdir(parents=True, exist_ok=True)
     qtbot.wait(50)
     window.grab().save(str(SHOTS / "poker-room-1366x768-cease.png"))
@@ -388,21 +391,21 @@ def test_an_approval_that_ceases_the_fund(  # type: ignore[no-untyped-def]
 
     screen.ask = answer_no
     n = len(swiper.prompts)
-    qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.cases.step_btn, Qt.MouseButton.LeftButton)
     settle()
     assert "This can not be undone." in asked[0]
-    assert screen.case_msg.text() == "Not approved: the cessation was not confirmed."
+    assert screen.cases.case_msg.text() == "Not approved: the cessation was not confirmed."
     assert len(swiper.prompts) == n and bc.get_case(engine, 1).state == "request_filed"
 
     screen.ask = lambda title, text: True
-    qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.cases.step_btn, Qt.MouseButton.LeftButton)
     settle()
     assert "CEASES with this hit" in swiper.prompts[-1]
     # 51,008.00 is above the demo floor's executive threshold: the executive's card was asked
     assert swiper.roles[-1] == "executive"
     assert ("51,008.00 is at or above the executive threshold 5,000.00: an EXECUTIVE card."
             in swiper.prompts[-1])
-    assert screen.case_msg.text() == "Case #1: approved. The fund has ceased (TGD-1540)."
+    assert screen.cases.case_msg.text() == "Case #1: approved. The fund has ceased (TGD-1540)."
     with Session(engine) as s:
         c = s.execute(select(BbjCessation)).scalar_one()
         award = s.execute(select(BbjAward)).scalar_one()
@@ -410,26 +413,26 @@ def test_an_approval_that_ceases_the_fund(  # type: ignore[no-untyped-def]
     assert (c.fund_id, c.kind, c.award_id) == ("bbj", "after_hit", award.id)
     assert (award.main_before_cents, award.award_cents, award.ceases_fund) == \
         (5_100_800, 5_100_800, True)
-    assert screen.fund_box.currentText() == "Poker room BBJ (ceased)"
-    assert screen.ceased_label.text() == "CEASED (TGD-1540)"
-    assert (screen.main_label.text(), screen.reserve_label.text()) == ("MAIN 0.00",
-                                                                       "RESERVE 0.00")
+    assert screen.fund.fund_box.currentText() == "Poker room BBJ (ceased)"
+    assert screen.fund.ceased_label.text() == "CEASED (TGD-1540)"
+    assert (screen.fund.main_label.text(), screen.fund.reserve_label.text()) == ("MAIN 0.00",
+                                                                                 "RESERVE 0.00")
 
     # nothing more on a ceased fund: a clear message, no swipe asked
     n = len(swiper.prompts)
     _page(screen, "Daily count")
-    qtbot.mouseClick(screen.record_count_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.counts.record_count_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.count_msg.text() == ("Fund Poker room BBJ has ceased (TGD-1540): nothing "
-                                       "more can be counted on it.")
-    qtbot.mouseClick(screen.post_day_btn, Qt.MouseButton.LeftButton)
+    assert screen.counts.count_msg.text() == ("Fund Poker room BBJ has ceased (TGD-1540): nothing "
+                                              "more can be counted on it.")
+    qtbot.mouseClick(screen.counts.post_day_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.count_msg.text() == ("Fund Poker room BBJ has ceased (TGD-1540): nothing "
-                                       "more can be posted on it.")
-    qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    assert screen.counts.count_msg.text() == ("Fund Poker room BBJ has ceased (TGD-1540): nothing "
+                                              "more can be posted on it.")
+    qtbot.mouseClick(screen.claim.open_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.result.text() == ("Fund Poker room BBJ has ceased (TGD-1540): no new case "
-                                    "can be opened on it.")
+    assert screen.claim.result.text() == ("Fund Poker room BBJ has ceased (TGD-1540): no new case "
+                                          "can be opened on it.")
     assert len(swiper.prompts) == n
     # the forms page: TGD-1500 of the selected case, TGD-1540 of the ceased fund (no
     # destination asked)
@@ -453,23 +456,23 @@ def test_the_count_keeps_the_house_rake_and_its_box(  # type: ignore[no-untyped-
     window, screen = room_tab
     _page(screen, "Daily count")
     day = QDate(2026, 12, 1)
-    screen.count_date.setDate(day)
-    screen.count_opened.setDateTime(QDateTime(day, QTime(10, 0)))
-    screen.count_closed.setDateTime(QDateTime(day, QTime(22, 0)))
-    qtbot.keyClicks(screen.count_table, "P1")
-    qtbot.keyClicks(screen.count_box, "J-1")
-    qtbot.keyClicks(screen.count_dealer, "D. Cruz")
-    screen.pieces[500].setValue(3)
-    qtbot.keyClicks(screen.count_rake, "7864.50")
+    screen.counts.count_date.setDate(day)
+    screen.counts.count_opened.setDateTime(QDateTime(day, QTime(10, 0)))
+    screen.counts.count_closed.setDateTime(QDateTime(day, QTime(22, 0)))
+    qtbot.keyClicks(screen.counts.count_table, "P1")
+    qtbot.keyClicks(screen.counts.count_box, "J-1")
+    qtbot.keyClicks(screen.counts.count_dealer, "D. Cruz")
+    screen.counts.pieces[500].setValue(3)
+    qtbot.keyClicks(screen.counts.count_rake, "7864.50")
     # a house rake needs its rake box: the core refuses in the swipe prompt, nothing stored
-    qtbot.mouseClick(screen.record_count_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.counts.record_count_btn, Qt.MouseButton.LeftButton)
     settle()
     assert swiper.refusals == ["table P1: a house rake needs its rake drop box number"]
-    qtbot.keyClicks(screen.count_rake_box, "R-1")
-    qtbot.mouseClick(screen.record_count_btn, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(screen.counts.count_rake_box, "R-1")
+    qtbot.mouseClick(screen.counts.record_count_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.count_msg.text() == ("2026-12-01: table P1 drop box J-1 counted (box total "
-                                       "1,500.00, house rake 7,864.50 in box R-1).")
+    assert screen.counts.count_msg.text() == ("2026-12-01: table P1 drop box J-1 counted (box "
+                                              "total 1,500.00, house rake 7,864.50 in box R-1).")
     with Session(screen.console.engine) as s:
         row = s.execute(select(BbjDropCount)).scalar_one()
     assert (row.total_cents, row.rake_box, row.rake_cents) == (150_000, "R-1", 786_450)
@@ -479,11 +482,11 @@ def test_the_count_keeps_the_house_rake_and_its_box(  # type: ignore[no-untyped-
     window.grab().save(str(SHOTS / "poker-room-1366x768-count.png"))
     # a malformed house rake is named before any swipe
     n = len(swiper.prompts)
-    qtbot.keyClicks(screen.count_box, "J-2")
-    qtbot.keyClicks(screen.count_rake, "12.345")
-    qtbot.mouseClick(screen.record_count_btn, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(screen.counts.count_box, "J-2")
+    qtbot.keyClicks(screen.counts.count_rake, "12.345")
+    qtbot.mouseClick(screen.counts.record_count_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.count_msg.text() == "house rake: '12.345' has more than two decimals"
+    assert screen.counts.count_msg.text() == "house rake: '12.345' has more than two decimals"
     assert len(swiper.prompts) == n
 
 
@@ -491,24 +494,24 @@ def test_a_tournament_fee_and_its_correction_are_recorded(  # type: ignore[no-un
         qtbot, room_tab, swiper) -> None:
     _window, screen = room_tab
     _page(screen, "Daily count")
-    screen.count_date.setDate(QDate(2026, 12, 1))
-    qtbot.keyClicks(screen.fee_tournament, "Friday Deepstack")
-    qtbot.keyClicks(screen.fee_amount, "12500.00")
-    qtbot.mouseClick(screen.fee_btn, Qt.MouseButton.LeftButton)
+    screen.counts.count_date.setDate(QDate(2026, 12, 1))
+    qtbot.keyClicks(screen.counts.fee_tournament, "Friday Deepstack")
+    qtbot.keyClicks(screen.counts.fee_amount, "12500.00")
+    qtbot.mouseClick(screen.counts.fee_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.fee_msg.text() == ("2026-12-01: tournament Friday Deepstack fees 12,500.00 "
-                                     "recorded.")
+    assert screen.counts.fee_msg.text() == ("2026-12-01: tournament Friday Deepstack fees "
+                                            "12,500.00 recorded.")
     # a correction needs its reason
-    qtbot.keyClicks(screen.fee_tournament, "Friday Deepstack")
-    qtbot.keyClicks(screen.fee_amount, "-500.00")
-    qtbot.mouseClick(screen.fee_btn, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(screen.counts.fee_tournament, "Friday Deepstack")
+    qtbot.keyClicks(screen.counts.fee_amount, "-500.00")
+    qtbot.mouseClick(screen.counts.fee_btn, Qt.MouseButton.LeftButton)
     settle()
     assert swiper.refusals == ["tournament Friday Deepstack: a correction (negative fee) needs "
                                "its reason"]
-    qtbot.keyClicks(screen.fee_reason, "two entries refunded")
-    qtbot.mouseClick(screen.fee_btn, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(screen.counts.fee_reason, "two entries refunded")
+    qtbot.mouseClick(screen.counts.fee_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert "correction of the fees -500.00 recorded" in screen.fee_msg.text()
+    assert "correction of the fees -500.00 recorded" in screen.counts.fee_msg.text()
     with Session(screen.console.engine) as s:
         rows = s.execute(select(PokerTournamentFee).order_by(PokerTournamentFee.id)) \
             .scalars().all()
@@ -548,10 +551,10 @@ def test_deadlines_skip_the_floor_files_public_holidays(room_tab) -> None:  # ty
                                         casino=replace(casino, public_holidays=holidays))
         screen.refresh_cases()
         settle()
-        assert screen.case_table.item(0, 4).text() == due
-        screen.case_table.selectRow(0)
-        assert f"; {due};" not in screen.case_info.text()  # the next one, not met yet
-        assert due in screen.case_info.text()
+        assert screen.cases.case_table.item(0, 4).text() == due
+        screen.cases.case_table.selectRow(0)
+        assert f"; {due};" not in screen.cases.case_info.text()  # the next one, not met yet
+        assert due in screen.cases.case_info.text()
 
 
 def test_the_forms_page_writes_a_daily_report_pdf_or_says_why_not(  # type: ignore[no-untyped-def]
@@ -654,33 +657,33 @@ def test_each_share_paid_prints_its_slip_and_a_paid_share_can_be_reprinted(  # t
     yesterday = datetime.now(screen.tz).date() - timedelta(days=1)
     _count_and_post(engine, yesterday, screen.tz)  # main 50,705.60, reserve 302.40
     _enter(qtbot, screen)
-    screen.hit_time.setDateTime(_local(yesterday, 20))
-    qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    screen.claim.hit_time.setDateTime(_local(yesterday, 20))
+    qtbot.mouseClick(screen.claim.open_btn, Qt.MouseButton.LeftButton)
     settle()
     for state in ("verified", "request_filed"):
         bc.advance(engine, 1, state, SUPERVISOR, deck_sorted=True, cctv_reviewed=True)
     bc.advance(engine, 1, "approved", EXECUTIVE)  # 50,705.60: above the executive threshold
     screen.refresh_cases()
     settle()
-    screen.case_table.selectRow(0)
-    assert screen.next_box.currentData() == "share_paid"
-    assert not screen.reprint_btn.isVisible()  # nothing paid yet
-    screen.share_seat.setCurrentIndex(screen.share_seat.findData(4))
-    qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    screen.cases.case_table.selectRow(0)
+    assert screen.cases.next_box.currentData() == "share_paid"
+    assert not screen.cases.reprint_btn.isVisible()  # nothing paid yet
+    screen.cases.share_seat.setCurrentIndex(screen.cases.share_seat.findData(4))
+    qtbot.mouseClick(screen.cases.step_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.case_msg.text() == ("Case #1: paying shares. Share slip case #1 seat 4 sent "
-                                      "to the printer.")
+    assert screen.cases.case_msg.text() == ("Case #1: paying shares. Share slip case #1 seat 4 "
+                                            "sent to the printer.")
     qtbot.waitUntil(lambda: any("Share slip case #1 seat 4 printed on" in m for m in heard))
     # seat 4 won 20% of 50,705.60 = 10,141.12, tax 20% (above 10,000.00) 2,028.22
-    text = " ".join(recovered_text(screen.last_slip or b"").split())
+    text = " ".join(recovered_text(screen.cases.last_slip or b"").split())
     assert "Player 4" in text and "NET AMOUNT PAID" in text and "PHP 8,112.90" in text
     assert "REPRINT" not in text
-    assert screen.reprint_btn.isVisible() and screen.reprint_seat.currentData() == 4
-    qtbot.mouseClick(screen.reprint_btn, Qt.MouseButton.LeftButton)
+    assert screen.cases.reprint_btn.isVisible() and screen.cases.reprint_seat.currentData() == 4
+    qtbot.mouseClick(screen.cases.reprint_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.case_msg.text() == ("Reprint of the share slip case #1 seat 4 sent to the "
-                                      "printer.")
-    assert "REPRINT - COPY" in recovered_text(screen.last_slip or b"")
+    assert screen.cases.case_msg.text() == ("Reprint of the share slip case #1 seat 4 sent to the "
+                                            "printer.")
+    assert "REPRINT - COPY" in recovered_text(screen.cases.last_slip or b"")
     qtbot.waitUntil(lambda: any("Reprint of the share slip case #1 seat 4 printed on" in m
                                 for m in heard))
     # both attempts are kept in the ledger and shown with the case
@@ -689,10 +692,10 @@ def test_each_share_paid_prints_its_slip_and_a_paid_share_can_be_reprinted(  # t
         (4, False, True), (4, True, True)]
     screen.refresh_cases()
     settle()
-    screen.case_table.selectRow(0)
+    screen.cases.case_table.selectRow(0)
     settle()  # the prints are read off the GUI thread
-    assert "Share slips: seat 4 " in screen.case_info.text()
-    assert "seat 4 reprint " in screen.case_info.text()
+    assert "Share slips: seat 4 " in screen.cases.case_info.text()
+    assert "seat 4 reprint " in screen.cases.case_info.text()
 
 
 def test_the_floor_files_poker_room_rules_decide_the_claim(qtbot, room_tab) -> None:  # type: ignore[no-untyped-def]
@@ -705,13 +708,13 @@ def test_the_floor_files_poker_room_rules_decide_the_claim(qtbot, room_tab) -> N
     _window, screen = room_tab
     screen.fund_settings = bf.FundSettings(caps_by_big_blind=((5_000, 5_000),))
     screen.rules = BbjSettings(split=Split(Decimal("0.30"), Decimal("0.30"), Decimal("0.40")))
-    screen.big_blind.setText("50.00")
-    screen.big_blind.editingFinished.emit()
-    assert screen.cap.text() == "50.00"  # half the room's 100.00: the table wins 50% of main
+    screen.claim.big_blind.setText("50.00")
+    screen.claim.big_blind.editingFinished.emit()
+    assert screen.claim.cap.text() == "50.00"  # half the room's 100.00: the table wins 50% of main
     _enter(qtbot, screen, pot="1000.00")
-    qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.claim.decide_btn, Qt.MouseButton.LeftButton)
     settle()
-    text = screen.result.text()
+    text = screen.claim.result.text()
     # award 50% of 50,000.00 = 25,000.00: winning 30% 7,500.00, losing 30% 7,500.00
     assert "Award 25,000.00 (0.50 of main)" in text
     assert "seat 4 Player 4 (winning, citizen): gross 7,500.00" in text
@@ -757,11 +760,11 @@ def test_a_tie_for_the_bad_beat_shows_the_split_and_every_share(  # type: ignore
     screen.refresh_funds()
     settle()
     _enter(qtbot, screen, seats=7, showed=(1, 2, 4), cards=TIE_CARDS)
-    screen.hit_time.setDateTime(_local(yesterday, 20))
-    screen.cap.setText("77.77")
-    qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    screen.claim.hit_time.setDateTime(_local(yesterday, 20))
+    screen.claim.cap.setText("77.77")
+    qtbot.mouseClick(screen.claim.decide_btn, Qt.MouseButton.LeftButton)
     settle()
-    text = screen.result.text()
+    text = screen.claim.result.text()
     # award 50,705.60 x 0.7777 = 39,433.74; winning 20% 7,886.74; losing 40% 15,773.49 split
     # 7,886.74 each; table 15,773.49 / 4 = 3,943.37 each; 0.04 left in main; seat 2 NRANETB
     assert text.startswith("QUALIFIES: seat 4 (FOUR_OF_A_KIND) beat seats 1 and 2 "
@@ -782,25 +785,26 @@ def test_a_tie_for_the_bad_beat_shows_the_split_and_every_share(  # type: ignore
 
     # the room's tie policy refuse: the tie is named, nothing decided
     screen.rules = BbjSettings(tie="refuse")
-    qtbot.mouseClick(screen.decide_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.claim.decide_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.result.text().startswith("showdown: seats 1 and 2 tie for the losing hand "
-                                           "(FULL_HOUSE); the room's tie policy is refuse")
-    assert screen.decision is None
+    assert screen.claim.result.text().startswith("showdown: seats 1 and 2 tie for the losing hand "
+                                                 "(FULL_HOUSE); the room's tie policy is refuse")
+    assert screen.claim.decision is None
     qtbot.wait(50)
     window.grab().save(str(SHOTS / "bbj-tie-refused.png"))
     screen.rules = BbjSettings()
 
-    qtbot.mouseClick(screen.open_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.claim.open_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert "Case #1 opened." in screen.result.text()
+    assert "Case #1 opened." in screen.claim.result.text()
     assert [s["role"] for s in bc.get_case(engine, 1).decision["shares"]] == [
         "winning", "losing", "losing", "table", "table", "table", "table"]
-    screen.case_table.selectRow(0)
+    screen.cases.case_table.selectRow(0)
     settle()
     assert ("Shares: seat 4 winning 7,886.74; seat 1 losing 7,886.74; seat 2 losing 7,886.74; "
             "seat 3 table 3,943.37; seat 5 table 3,943.37; seat 6 table 3,943.37; seat 7 table "
-            "3,943.37 (tie for the losing hand, split: seats 1 and 2)") in screen.case_info.text()
+            "3,943.37 (tie for the losing hand, split: seats 1 and 2)"
+            ) in screen.cases.case_info.text()
 
 
 def test_the_tab_asks_for_the_executive_card_and_pin_a_large_award_needs(  # type: ignore[no-untyped-def]
@@ -829,13 +833,13 @@ def test_the_tab_asks_for_the_executive_card_and_pin_a_large_award_needs(  # typ
     screen.refresh_funds()
     screen.refresh_cases()
     settle()
-    screen.case_table.selectRow(0)
+    screen.cases.case_table.selectRow(0)
     settle()  # the card the step needs is read off the GUI thread
-    assert screen.next_box.currentData() == "approved"
+    assert screen.cases.next_box.currentData() == "approved"
     # before anyone swipes, the tab says which card: the demo floor's threshold is 5,000.00
     # and its PIN policy "executive"
-    assert screen.step_btn.text() == "Record step (executive swipe + PIN)…"
-    assert screen.step_card.text() == (
+    assert screen.cases.step_btn.text() == "Record step (executive swipe + PIN)…"
+    assert screen.cases.step_card.text() == (
         "Card needed: EXECUTIVE + PIN. 50,705.60 is at or above the executive threshold "
         "5,000.00: an EXECUTIVE card. Another person than employee 1001 Dana Reyes, who "
         "verified the hand.")
@@ -870,7 +874,7 @@ def test_the_tab_asks_for_the_executive_card_and_pin_a_large_award_needs(  # typ
                 w.done(0)
 
     QTimer.singleShot(20, in_prompt)
-    qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(screen.cases.step_btn, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: bool(errors) or bc.get_case(engine, cid).state == "approved",
                     timeout=20000)
     assert not errors, errors

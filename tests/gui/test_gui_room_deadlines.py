@@ -1,8 +1,9 @@
-"""The Poker room tab's deadlines (gui/poker_room.py; core/pokerroom/calendar.py and cases.py
-are tested on both databases): the room's deadlines listed with their due day, days left or
-LATE in red, and once filed the reference and who; a filing recorded after a supervisor's swipe
-and a second one refused naming the first; a case acknowledged without its attachments stays
-open, they are recorded missed with a reason, then filed late ("LATE by N days").  SQLite.
+"""The Poker room tab's deadlines (gui/pokerroom/deadlines.py; core/pokerroom/calendar.py and
+cases.py are tested on both databases): the room's deadlines listed with their due day, days
+left or LATE in red, and once filed the reference and who; a filing recorded after a
+supervisor's swipe and a second one refused naming the first; a case acknowledged without its
+attachments stays open, they are recorded missed with a reason, then filed late ("LATE by N
+days").  SQLite.
 
 Screenshots: docs/screenshots/bbj-deadlines.png and bbj-attachments.png when
 $PODIUM_SCREENSHOT_DIR is docs/screenshots (else /tmp/poker-shots/)."""
@@ -31,7 +32,7 @@ swiper = poker.swiper
 
 
 def _rows(screen: Any) -> list[list[str]]:
-    t = screen.deadline_table
+    t = screen.deadlines.deadline_table
     return [[t.item(r, c).text() for c in range(t.columnCount())] for r in range(t.rowCount())]
 
 
@@ -63,7 +64,7 @@ def test_the_tab_lists_the_room_deadlines_and_records_a_filing(  # type: ignore[
     assert rows[bank][1:] == ["Sun 31 Jan 2027", "LATE by 2 days", ""]
     nxt = _row(screen, "Bank statement Q1 2027 · fund old")
     assert rows[nxt][1:] == ["Fri 30 Apr 2027", "87 days left", ""]
-    t = screen.deadline_table
+    t = screen.deadlines.deadline_table
     assert t.item(tgd, 2).foreground().color() == QColor(theme.ALERT)
     assert t.item(tgd, 1).foreground().color() == QColor(theme.ALERT)
     assert t.item(nxt, 2).foreground().color() != QColor(theme.ALERT)
@@ -73,37 +74,37 @@ def test_the_tab_lists_the_room_deadlines_and_records_a_filing(  # type: ignore[
     # the TGD-108 filed yesterday with PAGCOR's receiving number
     t.selectRow(tgd)
     assert "TGD-108 quarterly tax compliance report, Q4 2026: due Sun 31 Jan 2027" in \
-        screen.deadline_info.text()
-    screen.filed_at.setDateTime(QDateTime(QDate(2027, 2, 1), QTime(15, 30)))
-    qtbot.keyClicks(screen.filing_ref, "PAGCOR-RCV-2027-0142")
-    qtbot.mouseClick(screen.filing_btn, Qt.MouseButton.LeftButton)
+        screen.deadlines.deadline_info.text()
+    screen.deadlines.filed_at.setDateTime(QDateTime(QDate(2027, 2, 1), QTime(15, 30)))
+    qtbot.keyClicks(screen.deadlines.filing_ref, "PAGCOR-RCV-2027-0142")
+    qtbot.mouseClick(screen.deadlines.filing_btn, Qt.MouseButton.LeftButton)
     settle()
     assert swiper.prompts[-1] == ("Record the filing of TGD-108 quarterly tax Q4 2026: filed "
                                   "2027-02-01 15:30, reference PAGCOR-RCV-2027-0142.")
-    assert screen.filing_msg.text() == ("TGD-108 quarterly tax Q4 2026: filing 1 recorded, "
-                                        "LATE by 1 day.")
+    assert screen.deadlines.filing_msg.text() == ("TGD-108 quarterly tax Q4 2026: filing 1 "
+                                                  "recorded, LATE by 1 day.")
     tgd = _row(screen, TGD)
     assert _rows(screen)[tgd][1:] == ["Sun 31 Jan 2027", "filed 2027-02-01\n(LATE by 1 day)",
                                       "PAGCOR-RCV-2027-0142\n1001 Dana Reyes"]
     assert tgd == len(_rows(screen)) - 1  # filed: below the ones still to file
-    assert screen.deadline_table.item(tgd, 2).foreground().color() == QColor(theme.ALERT)
+    assert screen.deadlines.deadline_table.item(tgd, 2).foreground().color() == QColor(theme.ALERT)
     with Session(engine) as s:
         f = s.execute(select(BbjFiling)).scalar_one()
     assert (f.kind, f.fund_id, f.period_start, f.late) == ("tgd108", None, date(2026, 10, 1),
                                                            True)
     # a second filing of the same quarter is refused, naming the first
-    screen.deadline_table.selectRow(_row(screen, TGD))
-    assert screen.filing_correct.isVisible()
-    qtbot.keyClicks(screen.filing_ref, "PAGCOR-RCV-2027-0143")
-    qtbot.mouseClick(screen.filing_btn, Qt.MouseButton.LeftButton)
+    screen.deadlines.deadline_table.selectRow(_row(screen, TGD))
+    assert screen.deadlines.filing_correct.isVisible()
+    qtbot.keyClicks(screen.deadlines.filing_ref, "PAGCOR-RCV-2027-0143")
+    qtbot.mouseClick(screen.deadlines.filing_btn, Qt.MouseButton.LeftButton)
     settle()
     assert "already filed (filing 1, filed 2027-02-01 15:30, reference PAGCOR-RCV-2027-0142" \
         in swiper.refusals[-1]
-    screen.deadline_table.selectRow(_row(screen, "Bank statement Q1 2027 · fund old"))
-    screen.filing_ref.clear()
+    screen.deadlines.deadline_table.selectRow(_row(screen, "Bank statement Q1 2027 · fund old"))
+    screen.deadlines.filing_ref.clear()
     SHOTS.mkdir(parents=True, exist_ok=True)
     qtbot.wait(50)
-    screen.deadline_table.scrollToBottom()  # the filed one too
+    screen.deadlines.deadline_table.scrollToBottom()  # the filed one too
     window.grab().save(str(SHOTS / "bbj-deadlines.png"))
 
 
@@ -134,39 +135,39 @@ def test_an_acknowledged_case_stays_open_for_its_attachments_and_takes_them_late
     _page(screen, "Cases")
     screen.refresh_cases()
     settle()
-    assert screen.case_table.item(0, 3).text() == ("acknowledgment received — OPEN: "
-                                                   "attachments outstanding")
-    assert screen.case_table.item(0, 4).text().startswith("attachments by")
-    assert screen.case_table.item(0, 4).foreground().color() == QColor(theme.ALERT)
-    screen.case_table.selectRow(0)
-    assert [screen.next_box.itemData(i) for i in range(screen.next_box.count())] == [
+    assert screen.cases.case_table.item(0, 3).text() == ("acknowledgment received — OPEN: "
+                                                         "attachments outstanding")
+    assert screen.cases.case_table.item(0, 4).text().startswith("attachments by")
+    assert screen.cases.case_table.item(0, 4).foreground().color() == QColor(theme.ALERT)
+    screen.cases.case_table.selectRow(0)
+    assert [screen.cases.next_box.itemData(i) for i in range(screen.cases.next_box.count())] == [
         "attachments_filed", "attachments_missed"]
     # recorded missed: the reason is needed
-    screen.next_box.setCurrentIndex(screen.next_box.findData("attachments_missed"))
-    assert screen.step_detail.isVisible()
+    screen.cases.next_box.setCurrentIndex(screen.cases.next_box.findData("attachments_missed"))
+    assert screen.cases.step_detail.isVisible()
     n = len(swiper.prompts)
-    qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
-    assert screen.case_msg.text().startswith("Type why the attachments are missing")
+    qtbot.mouseClick(screen.cases.step_btn, Qt.MouseButton.LeftButton)
+    assert screen.cases.case_msg.text().startswith("Type why the attachments are missing")
     assert len(swiper.prompts) == n
-    qtbot.keyClicks(screen.step_detail, "CCTV export pending with surveillance")
-    qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(screen.cases.step_detail, "CCTV export pending with surveillance")
+    qtbot.mouseClick(screen.cases.step_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.case_msg.text() == f"Case #{cid}: attachments deadline missed."
-    assert screen.case_table.item(0, 3).text() == "acknowledgment received"
-    assert screen.case_table.item(0, 4).text() == "—"
+    assert screen.cases.case_msg.text() == f"Case #{cid}: attachments deadline missed."
+    assert screen.cases.case_table.item(0, 3).text() == "acknowledgment received"
+    assert screen.cases.case_table.item(0, 4).text() == "—"
     # ... and filed two days later all the same: LATE by 3 days
     screen.now = at(hit + timedelta(days=10))
     screen.refresh_cases()
     settle()
-    screen.case_table.selectRow(0)
-    assert [screen.next_box.itemData(i) for i in range(screen.next_box.count())] == [
+    screen.cases.case_table.selectRow(0)
+    assert [screen.cases.next_box.itemData(i) for i in range(screen.cases.next_box.count())] == [
         "attachments_filed"]
-    qtbot.keyClicks(screen.step_detail, "IDs, bank statement and CCTV")
-    qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(screen.cases.step_detail, "IDs, bank statement and CCTV")
+    qtbot.mouseClick(screen.cases.step_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert screen.case_msg.text() == f"Case #{cid}: attachments filed, LATE by 3 days."
-    screen.case_table.selectRow(0)
-    info = screen.case_info.text()
+    assert screen.cases.case_msg.text() == f"Case #{cid}: attachments filed, LATE by 3 days."
+    screen.cases.case_table.selectRow(0)
+    info = screen.cases.case_info.text()
     assert info.startswith(f"Case #{cid} (closed):\n  claimed by 1001 ")
     assert "attachments deadline missed by 1001" in info
     assert "(CCTV export pending with surveillance)" in info
@@ -174,6 +175,6 @@ def test_an_acknowledged_case_stays_open_for_its_attachments_and_takes_them_late
     assert "(met, LATE by 3 days)" in info
     SHOTS.mkdir(parents=True, exist_ok=True)
     qtbot.wait(50)
-    bar = screen.case_info_scroll.verticalScrollBar()
+    bar = screen.cases.case_info_scroll.verticalScrollBar()
     bar.setValue(bar.maximum())  # the newest rows and the deadlines
     window.grab().save(str(SHOTS / "bbj-attachments.png"))
