@@ -1,7 +1,8 @@
 """``[poker_room]``: the Bad Beat Jackpot rules RULES.md section 6 leaves to the operator.
 
 The values live in the rules' and the fund's own settings (``core.rules.bbj.BbjSettings`` and
-``Split``, ``core.pokerroom.fund.FundSettings``, ``core.pokerroom.calendar_settings.CalendarSettings``),
+``Split``, ``core.pokerroom.fund.FundSettings``,
+``core.pokerroom.calendar_settings.CalendarSettings``),
 whose defaults are the RULES.md ones; each key is declared here once, its default taken from
 there."""
 

@@ -397,8 +397,8 @@ class CasesPanel(QWidget):
         """Read a paid share's slip off the GUI thread (the bridge) and send it to the receipt
         printer (the console's printer thread records whether it printed); the case message
         says so after ``said``."""
-        from printing.bbj_slip import render_share_slip, share_slip
         from core.tablegames.slip_record import SlipError
+        from printing.bbj_slip import render_share_slip, share_slip
 
         casino = self.console.config.casino
         room = self.ctx.room
