@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import logging
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -202,21 +203,27 @@ class MainWindow(QMainWindow):
         self._dirty_hits = False
         self._slips_stale = True
         self._trends_stale: set[tuple[str, str]] = set()
-        self._messages: list[str] = []
+        # Every listener goes through the bridge (its handler runs on the GUI thread) and is
+        # removed when the window closes (or, failing that, is destroyed).
+        listen = self.bridge.listen
+
+        def on_resync(fn: Callable[[None], None]) -> Callable[[], None]:
+            remove: Callable[[], None] = console.add_resync_listener(lambda: fn(None))
+            return remove
+
         self._removers = [
-            self.bridge.listen(console.add_listener, self._on_change),
-            console.add_message_listener(self._messages.append),
+            listen(console.add_listener, self._on_change, owner=self),
+            # plain-language messages (links, refusals, printer): Activity and the status bar
+            listen(console.add_message_listener, self._log, owner=self),
             # the ledger stops recording (a full disk, a database gone or silent) and records
             # again: one line each, in Activity and the status bar
-            console.floor.writer.add_state_listener(self._messages.append),
+            listen(console.floor.writer.add_state_listener, self._log, owner=self),
             # a tile follows this console's own link at once (the ledger's flag is written by
             # the writer a moment later, and on a shared ledger by every podium)
-            self.bridge.listen(console.add_status_listener, self._dirty_tables.add),
+            listen(console.add_status_listener, self._dirty_tables.add, owner=self),
             # the live feed lost and back: changes may have been missed, read everything
             # again (the core calls on its feed thread; the bridge brings it to this one)
-            self.bridge.listen(
-                lambda fn: console.add_resync_listener(lambda: fn(None)),
-                lambda _none: self._on_resync()),
+            listen(on_resync, lambda _none: self._on_resync(), owner=self),
         ]
 
         self._timer = QTimer(self)
@@ -522,8 +529,6 @@ class MainWindow(QMainWindow):
                       "more: call a supervisor")
 
     def _tick(self) -> None:
-        while self._messages:
-            self._log(self._messages.pop(0))
         if self._dirty_tables or self._dirty_levels or self._dirty_hits:
             self._paint()
         self._load_slips_if_shown()

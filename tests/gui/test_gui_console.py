@@ -180,7 +180,7 @@ def test_claim_that_differs_from_the_cards_blocks_paying_until_corrected(qtbot, 
 def test_stray_swipe_is_ignored_and_never_typed_into_a_field(qtbot, console_window):  # type: ignore[no-untyped-def]
     window, _floor, _printer = console_window
     # the links' start-up messages go to the status bar too: let them be shown first
-    qtbot.waitUntil(lambda: not window._messages and window.bridge.busy == 0, timeout=5000)
+    qtbot.waitUntil(lambda: window.bridge.busy == 0, timeout=5000)
     qtbot.wait(150)
     _type_swipe(qtbot, window.queue, swipe_of("1001"))
     qtbot.waitUntil(lambda: "ignored" in window.statusBar().currentMessage(), timeout=10000)
