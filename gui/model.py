@@ -203,7 +203,7 @@ def hit_view(console: Any, h: Any) -> HitView:
     except KeyError:
         name = h.table
     return HitView(h.hit_id, f"H{h.hit_id}", name, h.seat, h.round_no, h.claimed_hand,
-                   h.wager_cents, tuple(h.flags), h.created_at)
+                   h.wager_cents, tuple(h.flags), h.created_at, codes=tuple(h.codes))
 
 
 def slip_views(console: Any, records: list[Any]) -> list[SlipView]:

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from core.money import format_cents
 from core.rules.cards import Card
+from core.tablegames.flags import FlagCode
 from core.tablegames.views import AmountChanged
 from gui.bridge import default_bridge
 from gui.cards import CardPicker, card_html, hand_label, with_hand_names
@@ -98,14 +99,19 @@ class RejectDialog(QDialog):
         self.accept()
 
 
+# The common reason a flag points to, first match wins (decided on codes, never on words)
+LIKELY_REASONS: tuple[tuple[frozenset[FlagCode], str], ...] = (
+    (frozenset({FlagCode.NO_WAGER}), "No wager on the seat"),
+    (frozenset({FlagCode.CLAIM_MISMATCH, FlagCode.NOT_A_HAND}), "Wrong hand button"),
+    (frozenset({FlagCode.ROUND_VOID}), "Misdeal"),  # misdealt, or its START GAME undone
+)
+
+
 def _likely_reason(hit: HitView) -> str | None:
-    words = " ".join(hit.flags).lower()
-    if "no wager" in words:
-        return "No wager on the seat"
-    if "claimed" in words or "button" in words:
-        return "Wrong hand button"
-    if "misdealt" in words or "undone" in words:
-        return "Misdeal"
+    codes = set(hit.codes)
+    for flagged, reason in LIKELY_REASONS:
+        if codes & flagged:
+            return reason
     return None
 
 

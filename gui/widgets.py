@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.money import format_cents
+from core.tablegames.flags import FlagCode
 from gui import theme
 from gui.axes import LocalTimeAxis, MoneyAxis
 from gui.cards import hand_label, with_hand_names
@@ -86,9 +87,10 @@ class HitView:
     round_no: int
     hand: str
     wager_cents: int | None
-    flags: tuple[str, ...]
+    flags: tuple[str, ...]  # their words, as shown
     received_at: datetime | None
     state: str = "pending"
+    codes: tuple[FlagCode, ...] = ()  # the flags as codes: what the screen decides on
 
 
 

@@ -442,16 +442,42 @@ def test_the_reject_dialog_offers_the_common_reasons_and_keeps_the_flags_in_sigh
 def test_a_flag_picks_the_likely_reason(qtbot) -> None:  # type: ignore[no-untyped-def]
     from datetime import UTC, datetime
 
+    from core.tablegames.flags import FlagCode, HitFlag
     from gui.verify import RejectDialog
     from gui.widgets import HitView
 
-    for flags, likely in ((("no wager on seat 3",), "No wager on the seat"),
-                          (("claimed FLUSH, cards make STRAIGHT",), "Wrong hand button"),
-                          (("round 4 was misdealt",), "Misdeal"), ((), "")):
-        dlg = RejectDialog(HitView(1, "H1", "Pai Gow 1", 3, 4, "FLUSH", None, flags,
-                                   datetime.now(UTC)))
+    for flag, likely in ((HitFlag(FlagCode.NO_WAGER, seat=3), "No wager on the seat"),
+                         (HitFlag(FlagCode.CLAIM_MISMATCH, claimed="FLUSH", made="STRAIGHT"),
+                          "Wrong hand button"),
+                         (HitFlag(FlagCode.NOT_A_HAND, hand="FLUSHX"), "Wrong hand button"),
+                         (HitFlag(FlagCode.ROUND_VOID, round=4, state="misdealt"), "Misdeal"),
+                         (HitFlag(FlagCode.ROUND_VOID, round=4, state="undone"), "Misdeal"),
+                         (HitFlag(FlagCode.ROUND_ENDED, round=4), ""), (None, "")):
+        flags = (flag,) if flag is not None else ()
+        dlg = RejectDialog(HitView(1, "H1", "Pai Gow 1", 3, 4, "FLUSH", None,
+                                   tuple(f.words() for f in flags), datetime.now(UTC),
+                                   codes=tuple(f.code for f in flags)))
         qtbot.addWidget(dlg)
         assert dlg.reason() == likely
+
+
+def test_the_likely_reason_is_picked_from_codes_not_from_words(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from datetime import UTC, datetime
+
+    from core.tablegames.flags import FlagCode
+    from gui.verify import RejectDialog
+    from gui.widgets import HitView
+
+    # a NOTE whose words happen to say "no wager" picks nothing; the code alone decides
+    dlg = RejectDialog(HitView(1, "H1", "Pai Gow 1", 3, 4, "FLUSH", None,
+                               ("the dealer said no wager",), datetime.now(UTC),
+                               codes=(FlagCode.NOTE,)))
+    qtbot.addWidget(dlg)
+    assert dlg.reason() == ""
+    dlg = RejectDialog(HitView(1, "H1", "Pai Gow 1", 3, 4, "FLUSH", None, ("(any words)",),
+                               datetime.now(UTC), codes=(FlagCode.NO_WAGER,)))
+    qtbot.addWidget(dlg)
+    assert dlg.reason() == "No wager on the seat"
 
 
 def test_tabs_change_from_the_keyboard_and_quitting_with_hits_waiting_asks_first(  # type: ignore[no-untyped-def]
