@@ -175,15 +175,16 @@ class MainWindow(QMainWindow):
         self.unlock_action.triggered.connect(self.open_unlock)
         people_menu.addAction(self.unlock_action)
 
-        QShortcut(QKeySequence(Qt.Key.Key_F2), self, activated=self.open_selected_hit)
+        QShortcut(QKeySequence(Qt.Key.Key_F2), self).activated.connect(self.open_selected_hit)
         # the usual keys: next / previous tab, Alt+1.. a tab, Ctrl+Q quits (asking first when
         # hits are waiting)
         for keys, step in (("Ctrl+Tab", 1), ("Ctrl+PgDown", 1), ("Ctrl+Shift+Tab", -1),
                            ("Ctrl+PgUp", -1)):
-            QShortcut(QKeySequence(keys), self, activated=lambda step=step: self.step_tab(step))
+            QShortcut(QKeySequence(keys), self).activated.connect(
+                lambda step=step: self.step_tab(step))
         for i in range(min(9, self.tabs.count())):
-            QShortcut(QKeySequence(f"Alt+{i + 1}"), self,
-                      activated=lambda i=i: self.tabs.setCurrentIndex(i))
+            QShortcut(QKeySequence(f"Alt+{i + 1}"), self).activated.connect(
+                lambda i=i: self.tabs.setCurrentIndex(i))
         file_menu = self.menuBar().addMenu("&File")
         self.quit_action = QAction("&Quit", self)
         self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
@@ -616,13 +617,15 @@ class MainWindow(QMainWindow):
                 continue
             self._trends_stale.discard(key)
 
-            def show(result: Any, key: tuple[str, str] = key) -> None:
+            def show(result: model.History, key: tuple[str, str] = key) -> None:
                 tile = self._meter_tiles.get(key)
                 if tile is not None:
                     tile.show_history(*result)
 
-            self.bridge.query(lambda key=key: model.history(self.console, *key), show,
-                              self._read_failed, key=f"history:{key[0]}/{key[1]}")
+            def read(key: tuple[str, str] = key) -> model.History:
+                return model.history(self.console, *key)
+
+            self.bridge.query(read, show, self._read_failed, key=f"history:{key[0]}/{key[1]}")
         if not self._history_stale or time.monotonic() - self._last_history < HISTORY_S:
             return
         self._history_stale = False
@@ -704,7 +707,7 @@ class MainWindow(QMainWindow):
             return
         dlg = VerifyDialog(hit, cards, self.console.floor, self.authorize, self,
                            where=str(getattr(self.console, "name", "") or ""))
-        self._verify_dialog = dlg
+        self._verify_dialog: VerifyDialog | None = dlg
         dlg.exec()
         self._verify_dialog = None
         dlg.deleteLater()  # a child of this window: it would live as long as the window
@@ -723,7 +726,7 @@ class MainWindow(QMainWindow):
         prompt = SwipePrompt(self.catcher, role, what, action, self,
                              pin=kind != "locked_card" and self.pin_needed(needed))
         self._prompt_open = True
-        self._swipe_prompt = prompt
+        self._swipe_prompt: SwipePrompt | None = prompt
         try:
             ok = prompt.exec() == SwipePrompt.DialogCode.Accepted
         finally:
@@ -807,7 +810,7 @@ class MainWindow(QMainWindow):
     def open_adjust(self) -> None:
         """Meters > Adjust meter… (Ctrl+J): a manual adjustment by two people."""
         dlg = AdjustDialog(self.console.floor, self.console.config, self.swipe_prompt, self)
-        self._adjust_dialog = dlg
+        self._adjust_dialog: AdjustDialog | None = dlg
         dlg.exec()
         self._adjust_dialog = None
         dlg.deleteLater()

@@ -216,10 +216,10 @@ class VerifyDialog(QDialog):
         rl.addWidget(self.correct)
         # The result keeps its size whatever it says (1 line each for the hand and the amount,
         # 2 for the detail, 3 for the problems): the deck above never moves under the pointer.
-        for label, lines in ((self.evaluated, 1), (self.amount, 1), (self.detail, 2),
+        for shown, lines in ((self.evaluated, 1), (self.amount, 1), (self.detail, 2),
                              (self.problems, 3)):
-            label.ensurePolished()
-            label.setFixedHeight(label.fontMetrics().lineSpacing() * lines + 6)
+            shown.ensurePolished()
+            shown.setFixedHeight(shown.fontMetrics().lineSpacing() * lines + 6)
         lay.addWidget(result)
 
         buttons = QHBoxLayout()
@@ -241,7 +241,7 @@ class VerifyDialog(QDialog):
             b.setAutoDefault(False)
             b.setDefault(False)
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
-            QShortcut(QKeySequence(keys), self, activated=self._pay_if_ready)
+            QShortcut(QKeySequence(keys), self).activated.connect(self._pay_if_ready)
 
         self._verification: Any = None
         self.evaluating = False

@@ -247,13 +247,13 @@ class TileDelegate(QStyledItemDelegate):
             return  # (a tile hidden by the pit filter: the icon view still asks it to paint)
         t = tile_text(view)
         painter.save()
-        r = option.rect.adjusted(2, 2, -2, -2)  # type: ignore[attr-defined]
+        r = option.rect.adjusted(2, 2, -2, -2)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(QPen(QColor(theme.ALERT if t.border_alert else "#2f3640"), 2))
         painter.setBrush(QColor(theme.PANEL))
         painter.drawRoundedRect(r, 8, 8)
         inner = r.adjusted(12, 8, -12, -8)
-        base = QFont(option.font)  # type: ignore[attr-defined]
+        base = QFont(option.font)
         big = QFont(base)
         big.setPointSizeF(base.pointSizeF() * 1.35)
         big.setBold(True)
