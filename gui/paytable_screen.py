@@ -647,6 +647,9 @@ class PaytableScreen(QWidget):
             self._clear_figures()
             self._read_meters()
             return
+        if groups and self._meters_dirty:  # moved while another table was shown: read again
+            self._meters_dirty = False
+            self._read_meters()
         live = self._live if groups else None
         meters = ({name: live.get(groups[0].id, {}).get(name, 0) for name in groups[0].level_names}
                   if groups and live is not None else None)
