@@ -480,6 +480,26 @@ def test_the_likely_reason_is_picked_from_codes_not_from_words(qtbot) -> None:  
     assert dlg.reason() == "No wager on the seat"
 
 
+def test_messages_come_through_the_bridge_and_the_listeners_go_when_the_window_closes(  # type: ignore[no-untyped-def]
+        qtbot, console_window) -> None:
+    import threading
+
+    window, floor, _printer = console_window
+    bridge = window.bridge
+    listening = bridge.listening
+    said = threading.Thread(target=floor.console._say, args=("Printer: out of paper (test)",))
+    said.start()
+    said.join(10)
+    qtbot.waitUntil(lambda: "out of paper (test)" in window.statusBar().currentMessage(),
+                    timeout=5000)
+    assert "out of paper (test)" in window.log_list.item(0).text()
+    window.close()
+    assert bridge.listening == listening - 5  # changes, messages, writer, links, resync
+    floor.console._say("Printer: ready (test)")  # heard by nobody: nothing fails
+    qtbot.wait(50)
+    assert "ready (test)" not in window.log_list.item(0).text()
+
+
 def test_tabs_change_from_the_keyboard_and_quitting_with_hits_waiting_asks_first(  # type: ignore[no-untyped-def]
         qtbot, console_window) -> None:
     from PySide6.QtGui import QCloseEvent
