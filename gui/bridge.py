@@ -65,6 +65,7 @@ class Bridge(QObject):
         # reference to a widget (PySide would then delete it from that thread).
         self._pending: dict[int, tuple[Callable[[], Any], Done, Failed | None, str | None]] = {}
         self._handlers: dict[int, Callable[[Any], object]] = {}
+        self._computing: set[int] = set()  # tokens of computations (not counted as busy)
         self._tokens = itertools.count(1)
         # key -> the latest request made while one with that key runs (present: running)
         self._keys: dict[str, tuple[Callable[[], Any], Done, Failed | None] | None] = {}
@@ -73,8 +74,9 @@ class Bridge(QObject):
 
     @property
     def busy(self) -> int:
-        """Queries and ops submitted and not yet delivered."""
-        return len(self._pending)
+        """Queries and ops submitted and not yet delivered (computations, which may take
+        seconds and read no ledger, are not counted)."""
+        return len(self._pending) - len(self._computing)
 
     # -- GUI-thread side ------------------------------------------------------------------------
     def _on_deliver(self, message: tuple[str, int, Any]) -> None:
@@ -86,6 +88,7 @@ class Bridge(QObject):
                     handler(payload)
                 return
             fn, on_done, on_error, key = self._pending.pop(token)
+            self._computing.discard(token)
             result, error, trace = payload
             rerun = None
             if key is not None:
@@ -131,10 +134,13 @@ class Bridge(QObject):
             return
         token = next(self._tokens)
         self._pending[token] = (fn, on_done, on_error, key)
+        if pool is self._computes:
+            self._computing.add(token)
         try:
             pool.submit(self._work, token, [fn])
         except RuntimeError:  # shut down
             del self._pending[token]
+            self._computing.discard(token)
 
     def _work(self, token: int, box: list[Callable[[], Any]]) -> None:
         """On a worker thread: run the callable and let go of it BEFORE answering."""
@@ -194,14 +200,14 @@ class Bridge(QObject):
         self._computes.shutdown(wait=False, cancel_futures=True)
 
     def wait_idle(self, timeout_ms: int = 5000) -> bool:
-        """Process events until nothing is pending (tests, benchmarks)."""
+        """Process events until no query or op is pending (tests, benchmarks)."""
         import time
 
         deadline = time.monotonic() + timeout_ms / 1000
-        while self._pending and time.monotonic() < deadline:
+        while self.busy and time.monotonic() < deadline:
             QCoreApplication.processEvents()
             time.sleep(0.001)
-        return not self._pending
+        return not self.busy
 
 
 _default: Bridge | None = None

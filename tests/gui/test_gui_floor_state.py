@@ -176,6 +176,18 @@ def test_a_computation_runs_on_its_own_threads_beside_a_blocked_read(qtbot) -> N
     bridge.shutdown()
 
 
+def test_a_running_computation_is_not_counted_as_busy(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Waiting for the ledger's reads (a test, a screenshot) never waits for a count."""
+    bridge = Bridge()
+    gate = threading.Event()
+    got: list[bool] = []
+    bridge.compute(lambda: gate.wait(10), got.append)
+    assert bridge.busy == 0 and bridge.wait_idle(100)
+    gate.set()
+    qtbot.waitUntil(lambda: got == [True], timeout=10000)
+    bridge.shutdown()
+
+
 def test_a_listener_goes_with_its_owner_widget(qtbot) -> None:  # type: ignore[no-untyped-def]
     import shiboken6
     from PySide6.QtWidgets import QWidget
