@@ -255,7 +255,8 @@ class ReconciliationPanel(QWidget):
         while self.tabs.count():
             w = self.tabs.widget(0)
             self.tabs.removeTab(0)
-            w.deleteLater()
+            if w is not None:
+                w.deleteLater()
         sym = self.desk.config.casino.currency_symbol
         for sheet in report.sheets:
             table = QTableWidget(len(sheet.rows), len(sheet.header))

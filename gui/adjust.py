@@ -180,7 +180,7 @@ class AdjustDialog(QDialog):
             b.setAutoDefault(False)
             b.setDefault(False)
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
-            QShortcut(QKeySequence(keys), self, activated=self._confirm_if_ready)
+            QShortcut(QKeySequence(keys), self).activated.connect(self._confirm_if_ready)
 
         self.group_box.currentIndexChanged.connect(self._group_changed)
         self.level_box.currentIndexChanged.connect(lambda _i: self.refresh())

@@ -281,17 +281,25 @@ def _report_ready(app: Any, window: Any, console: Any) -> None:
     ONLINE once every configured table's link is up; then quit."""
     from PySide6.QtCore import QTimer
 
+    from gui.bridge import default_bridge
+
     def ready() -> None:
         window.refresh()
         window.repaint()
         print("READY", flush=True)
         poll = QTimer(window)
+        bridge = default_bridge()
+        floor = console.floor
 
-        def check() -> None:
-            if all(t.online for t in console.floor.snapshot().tables):
+        def online(tables_online: bool) -> None:
+            if tables_online and poll.isActive():
                 print("ONLINE", flush=True)
                 poll.stop()
                 app.quit()
+
+        def check() -> None:  # the ledger is read off the GUI thread (one read at a time)
+            bridge.query(lambda: all(t.online for t in floor.snapshot().tables), online,
+                         key="startup-online")
 
         poll.timeout.connect(check)
         poll.start(5)

@@ -74,7 +74,7 @@ def local_ticks(lo: float, hi: float, step: int, tz: ZoneInfo) -> list[float]:
     return out
 
 
-class MoneyAxis(pg.AxisItem):
+class MoneyAxis(pg.AxisItem):  # type: ignore[misc]  # (pyqtgraph has no types)
     """A money axis: every label ``$25,000.40`` with the casino's currency symbol."""
 
     def __init__(self, orientation: str = "left", symbol: str = "$", **kwargs: Any) -> None:
@@ -86,7 +86,7 @@ class MoneyAxis(pg.AxisItem):
         return [money_tick(v * scale, self.symbol) for v in values]
 
 
-class LocalTimeAxis(pg.AxisItem):
+class LocalTimeAxis(pg.AxisItem):  # type: ignore[misc]  # (pyqtgraph has no types)
     """A time axis in the casino's local time (UNIX seconds as plot coordinates)."""
 
     def __init__(self, tz: ZoneInfo, orientation: str = "bottom", **kwargs: Any) -> None:

@@ -67,9 +67,9 @@ class UnlockDialog(QDialog):
         cancel.clicked.connect(self.reject)
         self.ok_btn = QPushButton("Lift — executive swipe")
         self.ok_btn.clicked.connect(self._confirm)
-        for b in (cancel, self.ok_btn):
-            b.setAutoDefault(False)
-            buttons.addWidget(b)
+        for button in (cancel, self.ok_btn):
+            button.setAutoDefault(False)
+            buttons.addWidget(button)
         lay.addLayout(buttons)
         self.by_card.toggled.connect(lambda on: self.number.setEnabled(not on))
         for field in (self.number, self.reason):  # a problem shown goes once it is mended

@@ -168,16 +168,7 @@ class MeterDayPlot(_DeskPlot):
 
     @staticmethod
     def read_figures(desk: Desk, period: Period, group: str) -> list[plots_data.MeterDay]:
-        from sqlalchemy import select
-
-        from core.ledger.models import Level
-
-        with desk.read() as s:
-            names = list(s.scalars(select(Level.name).where(Level.group_id == group)
-                                   .order_by(Level.id)))
-        if not names:
-            raise plots_data.PlotDataError(f"group {group!r} is not in the ledger")
-        return [plots_data.meter_day(desk, period, group, n) for n in names]
+        return plots_data.meter_days(desk, period, group)
 
     def _level_plot(self, level: str, i: int) -> None:
         w = _plot(self.desk.tz, self.symbol)

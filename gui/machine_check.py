@@ -13,10 +13,11 @@ Every rule is in ``core.rules.slots``; this screen only shows what the evaluator
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from math import prod
-from typing import Any
+from typing import Any, cast
 from zoneinfo import ZoneInfo
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
@@ -117,6 +118,17 @@ def explain(game: Game, out: Outcome, w: Win) -> str:
             f"total bet {out.total_bet} = {w.prize}")
 
 
+def floor_clock(console: Any) -> Callable[[], datetime]:
+    """The clock of the console's floor (``FloorContext.clock``: a test's or a demo's own
+    time), so a check is stamped as everything else on the floor; the wall clock (UTC) for
+    a console without a floor."""
+    floor = getattr(console, "floor", None)
+    clock = getattr(getattr(floor, "ctx", None), "clock", None)
+    if clock is None:
+        return lambda: datetime.now(UTC)
+    return cast(Callable[[], datetime], clock)
+
+
 class ScreenGrid(QWidget):
     """The machine's screen, rows x reels.  Mouse: a click sets the cursor and cycles the cell
     to the next symbol (right click: the previous one).  Keys: arrows move, a symbol's id sets
@@ -132,7 +144,7 @@ class ScreenGrid(QWidget):
         self.setObjectName("screenGrid")
         self.game: Game | None = None
         self.cells: list[list[str]] = []
-        self.cursor = (0, 0)
+        self.cell: tuple[int, int] = (0, 0)  # the cursor's cell (row, reel)
         self.marks = Marks()
 
     # -- data -----------------------------------------------------------------------------
@@ -140,7 +152,7 @@ class ScreenGrid(QWidget):
         self.game = game
         first = next(iter(game.symbols))
         self.cells = [[first] * game.reels for _ in range(game.rows)]
-        self.cursor = (0, 0)
+        self.cell = (0, 0)
         self.marks = Marks()
         self.updateGeometry()
         self.update()
@@ -149,7 +161,8 @@ class ScreenGrid(QWidget):
         self.cells = [list(row) for row in screen]
         self.update()
 
-    def screen(self) -> Screen:
+    def symbols(self) -> Screen:
+        """The screen as entered (rows of symbol ids)."""
         return tuple(tuple(row) for row in self.cells)
 
     def set_marks(self, marks: Marks) -> None:
@@ -165,7 +178,7 @@ class ScreenGrid(QWidget):
     def _cycle(self, step: int) -> None:
         assert self.game is not None
         syms = list(self.game.symbols)
-        r, c = self.cursor
+        r, c = self.cell
         i = syms.index(self.cells[r][c]) if self.cells[r][c] in syms else -1
         self.set_cell(r, c, syms[(i + step) % len(syms)])
 
@@ -194,20 +207,20 @@ class ScreenGrid(QWidget):
         if hit is None or self.game is None:
             return
         self.setFocus()
-        self.cursor = hit
+        self.cell = hit
         self._cycle(-1 if event.button() == Qt.MouseButton.RightButton else 1)
         self.update()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt API)
         if self.game is None:
             return
-        r, c = self.cursor
+        r, c = self.cell
         key = event.key()
         moves = {Qt.Key.Key_Left: (0, -1), Qt.Key.Key_Right: (0, 1),
                  Qt.Key.Key_Up: (-1, 0), Qt.Key.Key_Down: (1, 0)}
         if key in moves:
             dr, dc = moves[Qt.Key(key)]
-            self.cursor = ((r + dr) % self.game.rows, (c + dc) % self.game.reels)
+            self.cell = ((r + dr) % self.game.rows, (c + dc) % self.game.reels)
             self.update()
             return
         if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
@@ -229,7 +242,7 @@ class ScreenGrid(QWidget):
         # the next cell: right along the row, then the next row (typing a screen row by row)
         nxt = r * self.game.reels + c + 1
         if nxt < self.game.rows * self.game.reels:
-            self.cursor = divmod(nxt, self.game.reels)
+            self.cell = divmod(nxt, self.game.reels)
         self.update()
 
     def _symbol_for(self, text: str) -> str | None:
@@ -297,7 +310,7 @@ class ScreenGrid(QWidget):
             p.drawText(QRectF(tag.left() + 6, tag.top() + 4 + (n % 3) * 14, 40, 16),
                        Qt.AlignmentFlag.AlignLeft, label)
         if self.hasFocus():
-            r, c = self.cursor
+            r, c = self.cell
             p.setPen(QPen(QColor(theme.TEXT), 2.0, Qt.PenStyle.DotLine))
             p.setBrush(Qt.BrushStyle.NoBrush)
             p.drawRect(self.cell_rect(r, c).adjusted(-3, -3, 3, 3))
@@ -458,8 +471,7 @@ class MachineCheckScreen(QWidget):
         self.lines.valueChanged.connect(lambda _=0: self.evaluate())
         self.initial.returnPressed.connect(self.evaluate)
         self.initial.editingFinished.connect(self.evaluate)
-        self.claim.textChanged.connect(lambda _="": (self._clear_recorded(),
-                                                     self._show_verdict()))
+        self.claim.textChanged.connect(self._claim_changed)
         self.claim.returnPressed.connect(self.evaluate)
         self.table.itemSelectionChanged.connect(self._selection_changed)
         self.record_btn.clicked.connect(self.record)
@@ -495,7 +507,7 @@ class MachineCheckScreen(QWidget):
         self.lines.setRange(1, len(game.paylines))
         self.lines.setValue(len(game.paylines))
         self.lines.blockSignals(False)
-        self.screen_edit.setText(screen_text(Spin(self.grid.screen())))
+        self.screen_edit.setText(screen_text(Spin(self.grid.symbols())))
         self.evaluate()
 
     # -- input ----------------------------------------------------------------------------
@@ -512,14 +524,14 @@ class MachineCheckScreen(QWidget):
         self.evaluate()
 
     def _grid_changed(self) -> None:
-        self.screen_edit.setText(screen_text(Spin(self.grid.screen())))
+        self.screen_edit.setText(screen_text(Spin(self.grid.symbols())))
         self.evaluate()
 
     def _spin(self) -> Spin:
         held = frozenset(i for i, cb in enumerate(self.held) if cb.isChecked())
         texts = [t.strip() for t in self.initial.text().replace(";", ",").split(",")]
         initial = tuple(parse_pattern(t, "initial pattern") for t in texts if t)
-        return Spin(self.grid.screen(), self.free_game.isChecked(), self.bet.value(),
+        return Spin(self.grid.symbols(), self.free_game.isChecked(), self.bet.value(),
                     self.lines.value(), held, initial)
 
     def evaluate(self) -> None:
@@ -535,6 +547,10 @@ class MachineCheckScreen(QWidget):
         self._clear_recorded()
         self.spin, self.outcome = spin, result.outcome
         self._show_outcome()
+        self._show_verdict()
+
+    def _claim_changed(self, _text: str = "") -> None:
+        self._clear_recorded()
         self._show_verdict()
 
     def _clear_recorded(self) -> None:
@@ -606,7 +622,7 @@ class MachineCheckScreen(QWidget):
 
     def _mark(self, wins: Sequence[tuple[Win, str]]) -> None:
         assert self.game is not None
-        self.grid.set_marks(win_marks(self.game, self.grid.screen(), wins))
+        self.grid.set_marks(win_marks(self.game, self.grid.symbols(), wins))
 
     def _selection_changed(self) -> None:
         rows = {i.row() for i in self.table.selectedIndexes()}
@@ -663,16 +679,12 @@ class MachineCheckScreen(QWidget):
         what = (f"Record the check of {game.name}: claimed {claimed}, evaluated "
                 f"{self.outcome.total} credit(s), {verdict}.  Any employee card (a check pays "
                 "nothing).")
-        floor = getattr(self.console, "floor", None)
-        clock = getattr(floor, "clock", None)
-
+        clock = floor_clock(self.console)
+        engine = self.console.engine
         done: list[RecordedCheck] = []
 
         def do(swipe: str) -> RecordedCheck:
-            if clock is not None:
-                rec = record_check(self.console.engine, game, spin, claimed, swipe, clock=clock)
-            else:
-                rec = record_check(self.console.engine, game, spin, claimed, swipe)
+            rec = record_check(engine, game, spin, claimed, swipe, clock=clock)
             done.append(rec)
             return rec
 

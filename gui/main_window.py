@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import logging
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -174,15 +175,16 @@ class MainWindow(QMainWindow):
         self.unlock_action.triggered.connect(self.open_unlock)
         people_menu.addAction(self.unlock_action)
 
-        QShortcut(QKeySequence(Qt.Key.Key_F2), self, activated=self.open_selected_hit)
+        QShortcut(QKeySequence(Qt.Key.Key_F2), self).activated.connect(self.open_selected_hit)
         # the usual keys: next / previous tab, Alt+1.. a tab, Ctrl+Q quits (asking first when
         # hits are waiting)
         for keys, step in (("Ctrl+Tab", 1), ("Ctrl+PgDown", 1), ("Ctrl+Shift+Tab", -1),
                            ("Ctrl+PgUp", -1)):
-            QShortcut(QKeySequence(keys), self, activated=lambda step=step: self.step_tab(step))
+            QShortcut(QKeySequence(keys), self).activated.connect(
+                lambda step=step: self.step_tab(step))
         for i in range(min(9, self.tabs.count())):
-            QShortcut(QKeySequence(f"Alt+{i + 1}"), self,
-                      activated=lambda i=i: self.tabs.setCurrentIndex(i))
+            QShortcut(QKeySequence(f"Alt+{i + 1}"), self).activated.connect(
+                lambda i=i: self.tabs.setCurrentIndex(i))
         file_menu = self.menuBar().addMenu("&File")
         self.quit_action = QAction("&Quit", self)
         self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
@@ -202,21 +204,27 @@ class MainWindow(QMainWindow):
         self._dirty_hits = False
         self._slips_stale = True
         self._trends_stale: set[tuple[str, str]] = set()
-        self._messages: list[str] = []
+        # Every listener goes through the bridge (its handler runs on the GUI thread) and is
+        # removed when the window closes (or, failing that, is destroyed).
+        listen = self.bridge.listen
+
+        def on_resync(fn: Callable[[None], None]) -> Callable[[], None]:
+            remove: Callable[[], None] = console.add_resync_listener(lambda: fn(None))
+            return remove
+
         self._removers = [
-            self.bridge.listen(console.add_listener, self._on_change),
-            console.add_message_listener(self._messages.append),
+            listen(console.add_listener, self._on_change, owner=self),
+            # plain-language messages (links, refusals, printer): Activity and the status bar
+            listen(console.add_message_listener, self._log, owner=self),
             # the ledger stops recording (a full disk, a database gone or silent) and records
             # again: one line each, in Activity and the status bar
-            console.floor.writer.add_state_listener(self._messages.append),
+            listen(console.floor.writer.add_state_listener, self._log, owner=self),
             # a tile follows this console's own link at once (the ledger's flag is written by
             # the writer a moment later, and on a shared ledger by every podium)
-            self.bridge.listen(console.add_status_listener, self._dirty_tables.add),
+            listen(console.add_status_listener, self._dirty_tables.add, owner=self),
             # the live feed lost and back: changes may have been missed, read everything
             # again (the core calls on its feed thread; the bridge brings it to this one)
-            self.bridge.listen(
-                lambda fn: console.add_resync_listener(lambda: fn(None)),
-                lambda _none: self._on_resync()),
+            listen(on_resync, lambda _none: self._on_resync(), owner=self),
         ]
 
         self._timer = QTimer(self)
@@ -522,8 +530,6 @@ class MainWindow(QMainWindow):
                       "more: call a supervisor")
 
     def _tick(self) -> None:
-        while self._messages:
-            self._log(self._messages.pop(0))
         if self._dirty_tables or self._dirty_levels or self._dirty_hits:
             self._paint()
         self._load_slips_if_shown()
@@ -611,13 +617,15 @@ class MainWindow(QMainWindow):
                 continue
             self._trends_stale.discard(key)
 
-            def show(result: Any, key: tuple[str, str] = key) -> None:
+            def show(result: model.History, key: tuple[str, str] = key) -> None:
                 tile = self._meter_tiles.get(key)
                 if tile is not None:
                     tile.show_history(*result)
 
-            self.bridge.query(lambda key=key: model.history(self.console, *key), show,
-                              self._read_failed, key=f"history:{key[0]}/{key[1]}")
+            def read(key: tuple[str, str] = key) -> model.History:
+                return model.history(self.console, *key)
+
+            self.bridge.query(read, show, self._read_failed, key=f"history:{key[0]}/{key[1]}")
         if not self._history_stale or time.monotonic() - self._last_history < HISTORY_S:
             return
         self._history_stale = False
@@ -699,7 +707,7 @@ class MainWindow(QMainWindow):
             return
         dlg = VerifyDialog(hit, cards, self.console.floor, self.authorize, self,
                            where=str(getattr(self.console, "name", "") or ""))
-        self._verify_dialog = dlg
+        self._verify_dialog: VerifyDialog | None = dlg
         dlg.exec()
         self._verify_dialog = None
         dlg.deleteLater()  # a child of this window: it would live as long as the window
@@ -718,7 +726,7 @@ class MainWindow(QMainWindow):
         prompt = SwipePrompt(self.catcher, role, what, action, self,
                              pin=kind != "locked_card" and self.pin_needed(needed))
         self._prompt_open = True
-        self._swipe_prompt = prompt
+        self._swipe_prompt: SwipePrompt | None = prompt
         try:
             ok = prompt.exec() == SwipePrompt.DialogCode.Accepted
         finally:
@@ -802,7 +810,7 @@ class MainWindow(QMainWindow):
     def open_adjust(self) -> None:
         """Meters > Adjust meter… (Ctrl+J): a manual adjustment by two people."""
         dlg = AdjustDialog(self.console.floor, self.console.config, self.swipe_prompt, self)
-        self._adjust_dialog = dlg
+        self._adjust_dialog: AdjustDialog | None = dlg
         dlg.exec()
         self._adjust_dialog = None
         dlg.deleteLater()

@@ -203,7 +203,7 @@ def hit_view(console: Any, h: Any) -> HitView:
     except KeyError:
         name = h.table
     return HitView(h.hit_id, f"H{h.hit_id}", name, h.seat, h.round_no, h.claimed_hand,
-                   h.wager_cents, tuple(h.flags), h.created_at)
+                   h.wager_cents, tuple(h.flags), h.created_at, codes=tuple(h.codes))
 
 
 def slip_views(console: Any, records: list[Any]) -> list[SlipView]:
@@ -221,9 +221,11 @@ def hit(state: FloorState, console: Any, hit_id: int) -> tuple[HitView | None, l
     return hit_view(console, h), [parse_card(c) for c in h.cards]
 
 
-def history(console: Any, group: str, level: str) -> tuple[list[float], list[float],
-                                                           list[float], list[float],
-                                                           list[float], list[float]]:
+# a meter's trend: (xs, ys) of the meter, of its pays and of its adjustments
+History = tuple[list[float], list[float], list[float], list[float], list[float], list[float]]
+
+
+def history(console: Any, group: str, level: str) -> History:
     """Plot coordinates of a meter's trend, its pays and its manual adjustments (x: epoch
     seconds, y: major units; a marker sits at the meter value just before the change, where
     the step line drops or rises).  Floats are for drawing only; every amount shown as text

@@ -6,12 +6,14 @@ Every figure comes from ``core.rules.edge_command`` (exact ``Fraction`` arithmet
 exact counts of ``core.rules.enumerate.count_hands``) and is shown with its formatting
 (``percent_text``, ``fraction_text``): the screen holds no rule and writes nothing.
 
-Threads: the count of a joker mode can take longer than half a second the first time (empty
-disk cache), so it always runs on a worker thread; the result reaches the screen through the
-``countsReady`` signal (queued to the GUI thread).  A busy indicator shows only when the count
-is still running after ``BUSY_AFTER_MS``.  The floor listener (any thread) only sets a flag;
-a one-second timer re-reads the meters when the flag is set, so the live return follows the
-meters at most once a second however fast they move.
+Threads (everything through the bridge, gui/bridge.py): the count of a joker mode can take
+longer than half a second the first time (empty disk cache), so it always runs on a compute
+thread (``Bridge.compute``) and its result comes back on the GUI thread.  A busy indicator
+shows only when the count is still running after ``BUSY_AFTER_MS``.  The floor's
+announcements reach the screen through ``Bridge.listen`` (removed with the screen) and only
+mark the meters stale; a one-second timer then reads them off the GUI thread
+(``Bridge.query``), so the live return follows the meters at most once a second however fast
+they move, and the GUI thread never reads the ledger.
 
 Meter risk: the panel at the bottom runs ``core.tablegames.meter_risk`` (a Monte Carlo of the
 meters) on a worker thread when asked, and plots the distribution of each meter and the chance
@@ -20,15 +22,14 @@ of running dry; without that module it says that it is not available.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import logging
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import (
@@ -64,6 +65,7 @@ from core.rules.enumerate import HandCounts, count_hands
 from core.rules.fortune import HAND_IDS, NOTHING
 from core.rules.paytables import Pay, Paytable, distinct_paytables
 from gui import theme
+from gui.bridge import default_bridge
 from gui.cards import hand_label
 
 log = logging.getLogger("podium.gui.paytables")
@@ -77,6 +79,7 @@ PRECONFIGURED_NOTE = ("Contribution ceiling (RULES.md 4): this paytable file sta
                       "higher rate can not be checked; the configured rate is shown as it is.")
 
 CountFn = Callable[[str], HandCounts]
+LiveMeters = dict[str, dict[str, int]]  # group -> level -> meter cents (rounded down, as shown)
 
 
 # ------------------------------------------------------------------------------------------
@@ -367,9 +370,6 @@ class PaytableScreen(QWidget):
     group.  ``console`` exposes ``paytables``, ``config`` and ``floor`` (a ConsoleCore or a
     stand-in); ``count`` replaces ``count_hands`` (tests inject a slow one)."""
 
-    countsReady = Signal(str, object)  # noqa: N815  joker mode, HandCounts or the exception
-    riskReady = Signal(str, object)  # noqa: N815  group id, plot data or the exception
-
     def __init__(self, console: Any, parent: QWidget | None = None, *,
                  count: CountFn | None = None, meter_risk: Any = "auto") -> None:
         super().__init__(parent)
@@ -377,15 +377,15 @@ class PaytableScreen(QWidget):
         self._count: CountFn = count if count is not None else count_hands
         self._counts: dict[str, HandCounts] = {}
         self._counting: set[str] = set()
-        self._meters_dirty = threading.Event()
+        self.bridge = default_bridge()
+        self._meters_dirty = False  # a meter moved since the meters were last read
+        self._live: LiveMeters | None = None  # the meters as last read (None: not yet/failed)
+        self._live_read = False  # a read of the meters has answered (or failed)
         self._symbol = getattr(console.config.casino, "currency_symbol", "$")
         self.tables = distinct_paytables(console.paytables)
         self.current: Paytable | None = None
         self.live_panels: dict[str, LivePanel] = {}
         self._risk = _find_meter_risk() if meter_risk == "auto" else meter_risk
-
-        self.countsReady.connect(self._on_counts)
-        self.riskReady.connect(self._on_risk)
 
         outer = QHBoxLayout(self)
         outer.setContentsMargins(6, 6, 6, 6)
@@ -479,7 +479,9 @@ class PaytableScreen(QWidget):
         self._body.addStretch(1)
         self._init_risk()
 
-        console.floor.add_listener(self._on_floor_change)
+        # removed when the screen is destroyed (the bridge's owner)
+        self.bridge.listen(console.floor.add_listener, self._on_floor_change, owner=self)
+        self._read_meters()
         self._live_timer = QTimer(self)
         self._live_timer.timeout.connect(self._tick)
         self._live_timer.start(LIVE_REFRESH_MS)
@@ -544,18 +546,8 @@ class PaytableScreen(QWidget):
         if not self._busy_timer.isActive():
             self._busy_timer.start(BUSY_AFTER_MS)
         count = self._count
-        signal = self.countsReady
-
-        def work() -> None:
-            result: object
-            try:
-                result = count(joker)
-            except Exception as exc:  # delivered to the GUI thread and shown there
-                result = exc
-            with contextlib.suppress(RuntimeError):  # the screen was closed meanwhile
-                signal.emit(joker, result)
-
-        threading.Thread(target=work, name=f"podium-count-{joker}", daemon=True).start()
+        self.bridge.compute(lambda: count(joker), lambda counts: self._on_counts(joker, counts),
+                            lambda exc: self._on_counts(joker, exc))
 
     def is_busy(self) -> bool:
         """The busy indicator is showing (a computation runs for more than half a second)."""
@@ -568,7 +560,9 @@ class PaytableScreen(QWidget):
             self.busy.show()
             self.busy_label.show()
 
-    def _on_counts(self, joker: str, result: object) -> None:
+    def _on_counts(self, joker: str, result: HandCounts | BaseException) -> None:
+        if not shiboken6.isValid(self):  # closed and deleted while it counted
+            return
         self._counting.discard(joker)
         if not self._counting:
             self._busy_timer.stop()
@@ -649,7 +643,14 @@ class PaytableScreen(QWidget):
             self.fig_third.set("—", "Break-even meter")
         self.fig_third.setVisible(e.break_even_cents is not None)
         groups = self._groups_of(table)
-        live = self._read_meters() if groups else None
+        if groups and not self._live_read:  # the meters are being read: drawn when they are
+            self._clear_figures()
+            self._read_meters()
+            return
+        if groups and self._meters_dirty:  # moved while another table was shown: read again
+            self._meters_dirty = False
+            self._read_meters()
+        live = self._live if groups else None
         meters = ({name: live.get(groups[0].id, {}).get(name, 0) for name in groups[0].level_names}
                   if groups and live is not None else None)
         rows: list[list[str]] = []
@@ -697,34 +698,46 @@ class PaytableScreen(QWidget):
             self.live_panels[g.id] = panel
 
     def _on_floor_change(self, change: Any) -> None:
-        """Floor listener (any thread): only note that a meter moved."""
+        """A committed change (on the GUI thread, from the bridge): only note that a meter
+        moved."""
         if getattr(change, "levels", None):
-            self._meters_dirty.set()
+            self._meters_dirty = True
 
     def _tick(self) -> None:
-        if not self._meters_dirty.is_set() or not self.live_panels:
+        if not self._meters_dirty or not self.live_panels:
             return
-        self._meters_dirty.clear()
+        self._meters_dirty = False
+        self._read_meters()
+
+    def _read_meters(self) -> None:
+        """Read the meters off the GUI thread; the answer redraws the live return."""
+        floor = self.console.floor
+        self.bridge.query(lambda: _meters_of(floor), self._meters_read, self._meters_failed,
+                          key=f"paytable-meters:{id(self)}")
+
+    def _meters_read(self, live: LiveMeters) -> None:
+        if not shiboken6.isValid(self):  # closed and deleted while the read ran
+            return
+        self._live, self._live_read = live, True
+        self._redraw_progressive()
+
+    def _meters_failed(self, exc: BaseException) -> None:
+        """The ledger could not be read: said on screen; the last figures stay."""
+        if not shiboken6.isValid(self):
+            return
+        log.warning("paytable screen: reading the meters failed: %s", exc)
+        self.error.setText(f"The meters could not be read: {exc}")
+        self.error.show()
+        if not self._live_read:  # never read: draw what needs no meter
+            self._live_read = True
+            self._redraw_progressive()
+
+    def _redraw_progressive(self) -> None:
         table = self.current
         counts = self._counts.get(table.joker) if table is not None else None
         if table is not None and counts is not None and table.kind == "progressive":
             # the per-hand returns of the meter pays depend on the meter: redraw them too
             self._render_progressive(table, counts)
-
-    def _read_meters(self) -> dict[str, dict[str, int]] | None:
-        """Group -> level -> meter cents (rounded down, as shown), or None when the ledger
-        can not be read (said on screen; the last figures stay)."""
-        try:
-            levels = self.console.floor.snapshot().levels
-        except Exception as exc:
-            log.warning("paytable screen: reading the meters failed: %s", exc)
-            self.error.setText(f"The meters could not be read: {exc}")
-            self.error.show()
-            return None
-        out: dict[str, dict[str, int]] = {}
-        for lv in levels:
-            out.setdefault(lv.group, {})[lv.level] = units_floor_cents(lv.meter_units)
-        return out
 
     def _refresh_live(self, table: Paytable, counts: HandCounts,
                       live: dict[str, dict[str, int]]) -> None:
@@ -832,7 +845,7 @@ class PaytableScreen(QWidget):
         group, _ = self._risk_setup(table)
         if counts is None or group is None:
             return
-        live = self._read_meters() or {}
+        live = self._live or {}  # as last read (at most a second behind the floor)
         starts = {lv: c for lv, c in live.get(group.id, {}).items() if lv in table.levels}
         risk = self._risk
         try:
@@ -849,23 +862,20 @@ class PaytableScreen(QWidget):
         # the busy bar is the timer's context: if it is gone, the timer is cancelled with it
         QTimer.singleShot(BUSY_AFTER_MS, panel.busy,
                           lambda: panel.busy.setVisible(self._risk_running))
-        signal = self.riskReady
         apfm = group.all_pays_from_meter
+        rounds, paths = RISK_ROUNDS, RISK_PATHS
 
-        def work() -> None:
-            result: object
-            try:
-                sim = risk.simulate(table, counts, plans, rounds=RISK_ROUNDS, paths=RISK_PATHS,
-                                    all_pays_from_meter=apfm, rng_seed=RISK_SEED)
-                result = (sim, risk.plot_data(sim))
-            except Exception as exc:  # delivered to the GUI thread and shown there
-                result = exc
-            with contextlib.suppress(RuntimeError):  # the screen was closed meanwhile
-                signal.emit(table.id, result)
+        def work() -> tuple[Any, Any]:
+            sim = risk.simulate(table, counts, plans, rounds=rounds, paths=paths,
+                                all_pays_from_meter=apfm, rng_seed=RISK_SEED)
+            return sim, risk.plot_data(sim)
 
-        threading.Thread(target=work, name="podium-meter-risk", daemon=True).start()
+        self.bridge.compute(work, lambda result: self._on_risk(table.id, result),
+                            lambda exc: self._on_risk(table.id, exc))
 
-    def _on_risk(self, table_id: str, result: object) -> None:
+    def _on_risk(self, table_id: str, result: tuple[Any, Any] | BaseException) -> None:
+        if not shiboken6.isValid(self):  # closed and deleted while it simulated
+            return
         self._risk_running = False
         panel = self.risk_panel
         if panel is None:
@@ -882,6 +892,14 @@ class PaytableScreen(QWidget):
         panel.show_result(sim, plots, self._symbol)
         panel.status.setText(f"{table_id}: {sim.paths} meters × {sim.rounds:,} rounds "
                              f"({sim.wagers:,} wagers), simulated.")
+
+
+def _meters_of(floor: Any) -> LiveMeters:
+    """On a worker thread: every level's meter, group -> level -> cents (rounded down)."""
+    out: LiveMeters = {}
+    for lv in floor.snapshot().levels:
+        out.setdefault(lv.group, {})[lv.level] = units_floor_cents(lv.meter_units)
+    return out
 
 
 def _rate(rate: Any) -> str:

@@ -276,20 +276,25 @@ class SurveillancePanel(QWidget):
                      codes or "—")
             for c, text in enumerate(cells):
                 color = (theme.WARN if ln.flags else None) if c == 7 else None
-                self.hits.setItem(r, c, _item(text, color=color, tip=tip if c == 7 else ""))
-            self.hits.item(r, 1).setData(Qt.ItemDataRole.UserRole, ln.hit_id)
+                item = _item(text, color=color, tip=tip if c == 7 else "")
+                if c == 1:  # the hit's row knows its hit
+                    item.setData(Qt.ItemDataRole.UserRole, ln.hit_id)
+                self.hits.setItem(r, c, item)
         self.hits.blockSignals(False)
         for c in range(len(HIT_COLUMNS) - 1):  # the flags take the rest (full text: tooltip)
             self.hits.resizeColumnToContents(c)
 
     def hit_ids(self) -> list[int]:
-        return [int(self.hits.item(r, 1).data(Qt.ItemDataRole.UserRole))
-                for r in range(self.hits.rowCount())]
+        return [self._hit_at(r) for r in range(self.hits.rowCount())]
+
+    def _hit_at(self, row: int) -> int:
+        item = self.hits.item(row, 1)
+        return int(item.data(Qt.ItemDataRole.UserRole)) if item is not None else 0
 
     def _selected(self) -> None:
         rows = self.hits.selectionModel().selectedRows()
         if rows:
-            self.open_hit(int(self.hits.item(rows[0].row(), 1).data(Qt.ItemDataRole.UserRole)))
+            self.open_hit(self._hit_at(rows[0].row()))
 
     def _open_typed(self) -> None:
         text = self.filter.text().strip().lstrip("#").replace(",", "")
@@ -384,7 +389,11 @@ class SurveillancePanel(QWidget):
             self.events.resizeColumnToContents(c)
 
     def event_rows(self) -> list[tuple[str, ...]]:
-        return [tuple(self.events.item(r, c).text() for c in range(self.events.columnCount()))
+        def text(r: int, c: int) -> str:
+            item = self.events.item(r, c)
+            return item.text() if item is not None else ""
+
+        return [tuple(text(r, c) for c in range(self.events.columnCount()))
                 for r in range(self.events.rowCount())]
 
 

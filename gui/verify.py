@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from core.money import format_cents
 from core.rules.cards import Card
+from core.tablegames.flags import FlagCode
 from core.tablegames.views import AmountChanged
 from gui.bridge import default_bridge
 from gui.cards import CardPicker, card_html, hand_label, with_hand_names
@@ -98,14 +99,19 @@ class RejectDialog(QDialog):
         self.accept()
 
 
+# The common reason a flag points to, first match wins (decided on codes, never on words)
+LIKELY_REASONS: tuple[tuple[frozenset[FlagCode], str], ...] = (
+    (frozenset({FlagCode.NO_WAGER}), "No wager on the seat"),
+    (frozenset({FlagCode.CLAIM_MISMATCH, FlagCode.NOT_A_HAND}), "Wrong hand button"),
+    (frozenset({FlagCode.ROUND_VOID}), "Misdeal"),  # misdealt, or its START GAME undone
+)
+
+
 def _likely_reason(hit: HitView) -> str | None:
-    words = " ".join(hit.flags).lower()
-    if "no wager" in words:
-        return "No wager on the seat"
-    if "claimed" in words or "button" in words:
-        return "Wrong hand button"
-    if "misdealt" in words or "undone" in words:
-        return "Misdeal"
+    codes = set(hit.codes)
+    for flagged, reason in LIKELY_REASONS:
+        if codes & flagged:
+            return reason
     return None
 
 
@@ -210,10 +216,10 @@ class VerifyDialog(QDialog):
         rl.addWidget(self.correct)
         # The result keeps its size whatever it says (1 line each for the hand and the amount,
         # 2 for the detail, 3 for the problems): the deck above never moves under the pointer.
-        for label, lines in ((self.evaluated, 1), (self.amount, 1), (self.detail, 2),
+        for shown, lines in ((self.evaluated, 1), (self.amount, 1), (self.detail, 2),
                              (self.problems, 3)):
-            label.ensurePolished()
-            label.setFixedHeight(label.fontMetrics().lineSpacing() * lines + 6)
+            shown.ensurePolished()
+            shown.setFixedHeight(shown.fontMetrics().lineSpacing() * lines + 6)
         lay.addWidget(result)
 
         buttons = QHBoxLayout()
@@ -235,7 +241,7 @@ class VerifyDialog(QDialog):
             b.setAutoDefault(False)
             b.setDefault(False)
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
-            QShortcut(QKeySequence(keys), self, activated=self._pay_if_ready)
+            QShortcut(QKeySequence(keys), self).activated.connect(self._pay_if_ready)
 
         self._verification: Any = None
         self.evaluating = False

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.money import format_cents
+from core.tablegames.flags import FlagCode
 from gui import theme
 from gui.axes import LocalTimeAxis, MoneyAxis
 from gui.cards import hand_label, with_hand_names
@@ -86,9 +87,10 @@ class HitView:
     round_no: int
     hand: str
     wager_cents: int | None
-    flags: tuple[str, ...]
+    flags: tuple[str, ...]  # their words, as shown
     received_at: datetime | None
     state: str = "pending"
+    codes: tuple[FlagCode, ...] = ()  # the flags as codes: what the screen decides on
 
 
 
@@ -245,13 +247,13 @@ class TileDelegate(QStyledItemDelegate):
             return  # (a tile hidden by the pit filter: the icon view still asks it to paint)
         t = tile_text(view)
         painter.save()
-        r = option.rect.adjusted(2, 2, -2, -2)  # type: ignore[attr-defined]
+        r = option.rect.adjusted(2, 2, -2, -2)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(QPen(QColor(theme.ALERT if t.border_alert else "#2f3640"), 2))
         painter.setBrush(QColor(theme.PANEL))
         painter.drawRoundedRect(r, 8, 8)
         inner = r.adjusted(12, 8, -12, -8)
-        base = QFont(option.font)  # type: ignore[attr-defined]
+        base = QFont(option.font)
         big = QFont(base)
         big.setPointSizeF(base.pointSizeF() * 1.35)
         big.setBold(True)

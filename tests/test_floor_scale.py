@@ -466,6 +466,7 @@ def test_hit_flags_are_codes_in_the_ledger_and_words_on_screen(floor: Floor,
     floor.handle(Origin("T1", "b", 2), HitClaimed(1, 4, "FOUR_OF_A_KIND"))  # no wager on 4
     (pending,) = floor.snapshot().pending
     assert pending.flags == ("no wager on seat 4",) and pending.blocking
+    assert pending.codes == (flags.FlagCode.NO_WAGER,)  # the screen decides on the code
     with Session(engine) as s:
         row = s.get(Hit, pending.hit_id)
         assert row is not None and row.flags == ""

@@ -15,6 +15,7 @@ from core.accounting.plots_data import (
     contributions_per_hour,
     hits_against_expected,
     meter_day,
+    meter_days,
 )
 from core.money import UNITS_PER_CENT
 from core.rules.enumerate import count_hands
@@ -106,3 +107,12 @@ def test_a_plot_of_an_unknown_group_or_level_or_too_long_is_named(desk) -> None:
     long = gaming_days(desk.config.casino, date(2025, 6, 1), date(2025, 6, 1) + timedelta(40))
     with pytest.raises(PlotDataError, match="longer than 31 days"):
         meter_day(desk, long, "LINK", "MAIN")
+
+
+def test_the_meters_of_a_group_are_every_level_in_the_floor_order(desk) -> None:  # type: ignore[no-untyped-def]
+    day = gaming_day(desk.config.casino, date(2025, 6, 1))
+    days = meter_days(desk, day, "LINK")
+    assert [m.level for m in days] == [lv.name for lv in desk.config.group("LINK").levels]
+    assert days[0] == meter_day(desk, day, "LINK", days[0].level)
+    with pytest.raises(PlotDataError, match="group 'NOPE' is not in the ledger"):
+        meter_days(desk, day, "NOPE")

@@ -171,6 +171,16 @@ def meter_day(desk: Desk, period: Period, group: str, level: str) -> MeterDay:
     return MeterDay(group, level, period, opening, tuple(points), marks, meter)
 
 
+def meter_days(desk: Desk, period: Period, group: str) -> list[MeterDay]:
+    """Every level of ``group`` (in the floor's order) through ``period``: :func:`meter_day`
+    of each."""
+    with desk.read() as s:
+        names = [name for _, name in _levels(s, group)]
+    if not names:
+        raise PlotDataError(f"group {group!r} is not in the ledger")
+    return [meter_day(desk, period, group, name) for name in names]
+
+
 def hours_of(period: Period) -> list[tuple[datetime, datetime]]:
     """The period in hours from its start (the last one shorter if the period ends inside
     an hour)."""

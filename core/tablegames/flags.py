@@ -81,6 +81,15 @@ def words(flags: tuple[HitFlag, ...]) -> tuple[str, ...]:
     return tuple(f.words() for f in flags)
 
 
+def codes_of(codes: str, legacy: str = "") -> tuple[FlagCode, ...]:
+    """A hit's flags as codes, beside :func:`shown` (a sentence kept from before codes
+    existed is a NOTE)."""
+    found = loads(codes)
+    if found:
+        return tuple(f.code for f in found)
+    return tuple(FlagCode.NOTE for f in (legacy or "").split("\n") if f)
+
+
 def shown(codes: str, legacy: str = "") -> tuple[str, ...]:
     """The words of a hit's flags: its codes, or for a hit recorded before codes existed
     (revision 0010) the sentences it kept."""

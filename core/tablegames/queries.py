@@ -89,7 +89,7 @@ def _pending(s: Session, now: datetime, stmt: Any = _PENDING,
         out.append(PendingHitView(
             hid, table, seat, round_no, wager, claimed, tuple(cards.split()) if cards else (),
             flags.shown(codes, legacy), created, (now - created).total_seconds(), locked,
-            wager_id is None or any(f.blocking for f in fl)))
+            wager_id is None or any(f.blocking for f in fl), flags.codes_of(codes, legacy)))
     return out
 
 

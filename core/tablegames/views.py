@@ -9,6 +9,7 @@ from decimal import Decimal
 
 from core.money import units_floor_cents
 from core.rules.cards import Card
+from core.tablegames.flags import FlagCode
 
 
 class FloorError(ValueError):
@@ -200,11 +201,12 @@ class PendingHitView:
     wager_cents: int | None
     claimed_hand: str
     cards: tuple[str, ...]
-    flags: tuple[str, ...]
+    flags: tuple[str, ...]  # the words of its flags (made from the codes, for the screen)
     created_at: datetime
     age_seconds: float
     locked_amount_cents: int | None
     blocking: bool = False  # a flag that means it can only be rejected
+    codes: tuple[FlagCode, ...] = ()  # its flags as codes (what a screen decides on)
 
 
 @dataclass(frozen=True)

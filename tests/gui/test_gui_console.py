@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,20 @@ def console_window(qtbot, qapp, sqlite_engine):  # type: ignore[no-untyped-def]
     qapp.removeEventFilter(catcher)
 
 
+def when_modal(kind: type, fn: Callable[[], None], *, tries: int = 400) -> None:
+    """Run the test step ``fn`` once the active modal widget is a ``kind`` (looked at every
+    25 ms, up to 10 s; then ``fn`` runs anyway and its own assertion says what was open).
+    A fixed delay raced a dialog or prompt opened only when a worker answered, on a loaded
+    machine, and left the test waiting in the dialog for ever."""
+    def poll(left: int) -> None:
+        if isinstance(QApplication.activeModalWidget(), kind) or left <= 0:
+            fn()
+        else:
+            QTimer.singleShot(25, lambda: poll(left - 1))
+
+    QTimer.singleShot(25, lambda: poll(tries))
+
+
 def _type_swipe(qtbot, widget: QWidget, swipe: str) -> None:  # type: ignore[no-untyped-def]
     type_swipe(widget, swipe)  # at reader speed, by the events' own clock
 
@@ -71,7 +86,7 @@ def test_supervisor_verifies_and_pays_a_jackpot_with_a_swipe(qtbot, console_wind
         seen["evaluated"] = dlg.evaluated.text()
         seen["pay_enabled"] = dlg.pay_btn.isEnabled()
         shot(dlg, "verify-dialog")
-        QTimer.singleShot(100, in_verifier)
+        when_modal(SwipePrompt, in_verifier)
         dlg.pay_btn.click()  # opens the swipe prompt (modal)
 
     def in_verifier() -> None:
@@ -112,7 +127,7 @@ def test_supervisor_verifies_and_pays_a_jackpot_with_a_swipe(qtbot, console_wind
         qtbot.waitUntil(lambda: prompt.pin_field.isVisible(), timeout=10000)
         type_pin(prompt, "2001")
 
-    QTimer.singleShot(100, in_dialog)
+    when_modal(VerifyDialog, in_dialog)
     window.open_selected_hit()  # blocks until the dialog closes
 
     assert "stuck" not in seen, f"the authorizer's prompt never opened: {seen.get('stuck')}"
@@ -160,7 +175,7 @@ def test_claim_that_differs_from_the_cards_blocks_paying_until_corrected(qtbot, 
         shot(dlg, "verify-dialog-mismatch")
         dlg.correct.setChecked(True)
         seen["enabled_after_correction"] = dlg.pay_btn.isEnabled()
-        QTimer.singleShot(100, in_prompt)
+        when_modal(SwipePrompt, in_prompt)
         dlg.pay_btn.click()
 
     def in_prompt() -> None:
@@ -168,7 +183,7 @@ def test_claim_that_differs_from_the_cards_blocks_paying_until_corrected(qtbot, 
         assert isinstance(prompt, SwipePrompt)
         _type_swipe(qtbot, prompt, swipe_of("1002"))  # a Supervisor is enough for $100
 
-    QTimer.singleShot(100, in_dialog)
+    when_modal(VerifyDialog, in_dialog)
     window.open_selected_hit()
     assert seen["blocked"] is True
     assert "claimed royal flush, cards make straight flush" in str(seen["problems"])
@@ -180,7 +195,7 @@ def test_claim_that_differs_from_the_cards_blocks_paying_until_corrected(qtbot, 
 def test_stray_swipe_is_ignored_and_never_typed_into_a_field(qtbot, console_window):  # type: ignore[no-untyped-def]
     window, _floor, _printer = console_window
     # the links' start-up messages go to the status bar too: let them be shown first
-    qtbot.waitUntil(lambda: not window._messages and window.bridge.busy == 0, timeout=5000)
+    qtbot.waitUntil(lambda: window.bridge.busy == 0, timeout=5000)
     qtbot.wait(150)
     _type_swipe(qtbot, window.queue, swipe_of("1001"))
     qtbot.waitUntil(lambda: "ignored" in window.statusBar().currentMessage(), timeout=10000)
@@ -210,7 +225,7 @@ def test_keyboard_only_pay_enter_opens_ctrl_enter_pays_swipe_authorizes(qtbot, c
         # a shortcut fires only in the active window: wait until the dialog is it (the
         # window manager may take a moment on a busy machine; without this the test can hang)
         qtbot.waitUntil(lambda: QApplication.activeWindow() is dlg)
-        QTimer.singleShot(100, in_prompt)
+        when_modal(SwipePrompt, in_prompt)
         qtbot.keyClick(dlg, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
 
     def in_prompt() -> None:
@@ -219,7 +234,7 @@ def test_keyboard_only_pay_enter_opens_ctrl_enter_pays_swipe_authorizes(qtbot, c
         steps.append("prompt")
         _type_swipe(qtbot, prompt, swipe_of("1002"))
 
-    QTimer.singleShot(100, in_dialog)
+    when_modal(VerifyDialog, in_dialog)
     window.queue.setFocus()
     qtbot.keyClick(window.queue, Qt.Key.Key_Return)  # opens the selected hit (modal)
     assert steps == ["dialog", "prompt"]
@@ -239,7 +254,7 @@ def test_demo_swipe_field_pays_from_a_pasted_swipe_and_exists_only_in_the_demo(
         dlg = QApplication.activeModalWidget()
         assert isinstance(dlg, VerifyDialog)
         qtbot.waitUntil(lambda: dlg.pay_btn.isEnabled(), timeout=10000)  # frozen, evaluated
-        QTimer.singleShot(100, in_prompt)
+        when_modal(SwipePrompt, in_prompt)
         dlg.pay_btn.click()
 
     def in_prompt() -> None:
@@ -252,7 +267,7 @@ def test_demo_swipe_field_pays_from_a_pasted_swipe_and_exists_only_in_the_demo(
 
     SwipePrompt.demo_entry = True
     try:
-        QTimer.singleShot(100, in_dialog)
+        when_modal(VerifyDialog, in_dialog)
         window.open_selected_hit()
     finally:
         SwipePrompt.demo_entry = False
@@ -349,7 +364,7 @@ def test_seven_typed_cards_and_enter_fill_every_slot_and_space_takes_none_back( 
             if dlg is not None:
                 dlg.reject()
 
-    QTimer.singleShot(100, in_dialog)
+    when_modal(VerifyDialog, in_dialog)
     window.open_selected_hit()
     assert seen["after_enter"] == ["5h", "6h", "7h", "8h", "9h", "Kc", "2d"]
     assert seen["after_space"] == 7 and seen["pay_enabled"] is True
@@ -421,7 +436,7 @@ def test_the_reject_dialog_offers_the_common_reasons_and_keeps_the_flags_in_sigh
             action(demo_credential("2001")))[2] is None
         dlg._reject()
 
-    QTimer.singleShot(100, in_dialog)
+    when_modal(VerifyDialog, in_dialog)
     window.open_selected_hit()
     assert seen["reasons"] == list(COMMON_REASONS)
     assert seen["preselected"] == ""
@@ -442,16 +457,62 @@ def test_the_reject_dialog_offers_the_common_reasons_and_keeps_the_flags_in_sigh
 def test_a_flag_picks_the_likely_reason(qtbot) -> None:  # type: ignore[no-untyped-def]
     from datetime import UTC, datetime
 
+    from core.tablegames.flags import FlagCode, HitFlag
     from gui.verify import RejectDialog
     from gui.widgets import HitView
 
-    for flags, likely in ((("no wager on seat 3",), "No wager on the seat"),
-                          (("claimed FLUSH, cards make STRAIGHT",), "Wrong hand button"),
-                          (("round 4 was misdealt",), "Misdeal"), ((), "")):
-        dlg = RejectDialog(HitView(1, "H1", "Pai Gow 1", 3, 4, "FLUSH", None, flags,
-                                   datetime.now(UTC)))
+    for flag, likely in ((HitFlag(FlagCode.NO_WAGER, seat=3), "No wager on the seat"),
+                         (HitFlag(FlagCode.CLAIM_MISMATCH, claimed="FLUSH", made="STRAIGHT"),
+                          "Wrong hand button"),
+                         (HitFlag(FlagCode.NOT_A_HAND, hand="FLUSHX"), "Wrong hand button"),
+                         (HitFlag(FlagCode.ROUND_VOID, round=4, state="misdealt"), "Misdeal"),
+                         (HitFlag(FlagCode.ROUND_VOID, round=4, state="undone"), "Misdeal"),
+                         (HitFlag(FlagCode.ROUND_ENDED, round=4), ""), (None, "")):
+        flags = (flag,) if flag is not None else ()
+        dlg = RejectDialog(HitView(1, "H1", "Pai Gow 1", 3, 4, "FLUSH", None,
+                                   tuple(f.words() for f in flags), datetime.now(UTC),
+                                   codes=tuple(f.code for f in flags)))
         qtbot.addWidget(dlg)
         assert dlg.reason() == likely
+
+
+def test_the_likely_reason_is_picked_from_codes_not_from_words(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from datetime import UTC, datetime
+
+    from core.tablegames.flags import FlagCode
+    from gui.verify import RejectDialog
+    from gui.widgets import HitView
+
+    # a NOTE whose words happen to say "no wager" picks nothing; the code alone decides
+    dlg = RejectDialog(HitView(1, "H1", "Pai Gow 1", 3, 4, "FLUSH", None,
+                               ("the dealer said no wager",), datetime.now(UTC),
+                               codes=(FlagCode.NOTE,)))
+    qtbot.addWidget(dlg)
+    assert dlg.reason() == ""
+    dlg = RejectDialog(HitView(1, "H1", "Pai Gow 1", 3, 4, "FLUSH", None, ("(any words)",),
+                               datetime.now(UTC), codes=(FlagCode.NO_WAGER,)))
+    qtbot.addWidget(dlg)
+    assert dlg.reason() == "No wager on the seat"
+
+
+def test_messages_come_through_the_bridge_and_the_listeners_go_when_the_window_closes(  # type: ignore[no-untyped-def]
+        qtbot, console_window) -> None:
+    import threading
+
+    window, floor, _printer = console_window
+    bridge = window.bridge
+    listening = bridge.listening
+    said = threading.Thread(target=floor.console._say, args=("Printer: out of paper (test)",))
+    said.start()
+    said.join(10)
+    qtbot.waitUntil(lambda: "out of paper (test)" in window.statusBar().currentMessage(),
+                    timeout=5000)
+    assert "out of paper (test)" in window.log_list.item(0).text()
+    window.close()
+    assert bridge.listening == listening - 5  # changes, messages, writer, links, resync
+    floor.console._say("Printer: ready (test)")  # heard by nobody: nothing fails
+    qtbot.wait(50)
+    assert "ready (test)" not in window.log_list.item(0).text()
 
 
 def test_tabs_change_from_the_keyboard_and_quitting_with_hits_waiting_asks_first(  # type: ignore[no-untyped-def]
@@ -511,7 +572,7 @@ def test_the_verify_dialog_keeps_its_layout_still_whatever_the_result_says(  # t
             if dlg is not None:
                 dlg.reject()
 
-    QTimer.singleShot(100, in_dialog)
+    when_modal(VerifyDialog, in_dialog)
     window.open_selected_hit()
     assert len(seen) == 3 and len(set(seen)) == 1, seen
 
@@ -595,7 +656,7 @@ def test_opening_a_hit_freezes_its_amount_and_closing_it_undecided_gives_it_back
             if dlg is not None:
                 dlg.reject()  # Close: no decision
 
-    QTimer.singleShot(100, in_dialog)
+    when_modal(VerifyDialog, in_dialog)
     window.open_selected_hit()
     assert seen["amount"] == "$10,000.60"
     assert "FROZEN" in str(seen["detail"])
@@ -638,7 +699,7 @@ def test_a_pay_goes_through_on_the_first_swipe_while_a_linked_table_plays_during
                 qtbot.waitUntil(lambda: dlg.freeze_state == "frozen"
                                 and dlg.pay_btn.isEnabled(), timeout=10000)
                 seen["amount"] = dlg.amount.text()
-                QTimer.singleShot(100, in_prompt)
+                when_modal(SwipePrompt, in_prompt)
                 dlg.pay_btn.click()
 
             def in_prompt() -> None:
@@ -659,7 +720,7 @@ def test_a_pay_goes_through_on_the_first_swipe_while_a_linked_table_plays_during
                     prompt.reject()
                     QTimer.singleShot(0, seen["dialog"].reject)  # type: ignore[attr-defined]
 
-            QTimer.singleShot(100, in_dialog)
+            when_modal(VerifyDialog, in_dialog)
             window.open_selected_hit()
             assert "refused" not in seen, seen.get("refused")
             assert floor.pending() == []

@@ -156,6 +156,59 @@ def test_a_failed_op_reaches_its_error_handler_and_a_removed_listener_hears_noth
     bridge.shutdown()
 
 
+def test_a_computation_runs_on_its_own_threads_beside_a_blocked_read(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A long count never holds up the ledger's reads, nor they it."""
+    bridge = Bridge(readers=1)
+    gate = threading.Event()
+    seen: list[str] = []
+    names: list[str] = []
+
+    def count() -> str:
+        names.append(threading.current_thread().name)
+        return "counted"
+
+    bridge.query(lambda: gate.wait(10), lambda _ok: seen.append("read"))  # the only reader
+    bridge.compute(count, seen.append)
+    qtbot.waitUntil(lambda: seen == ["counted"], timeout=10000)
+    assert names[0].startswith("podium-gui-compute")
+    gate.set()
+    qtbot.waitUntil(lambda: seen == ["counted", "read"], timeout=10000)
+    bridge.shutdown()
+
+
+def test_a_running_computation_is_not_counted_as_busy(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Waiting for the ledger's reads (a test, a screenshot) never waits for a count."""
+    bridge = Bridge()
+    gate = threading.Event()
+    got: list[bool] = []
+    bridge.compute(lambda: gate.wait(10), got.append)
+    assert bridge.busy == 0 and bridge.wait_idle(100)
+    gate.set()
+    qtbot.waitUntil(lambda: got == [True], timeout=10000)
+    bridge.shutdown()
+
+
+def test_a_listener_goes_with_its_owner_widget(qtbot) -> None:  # type: ignore[no-untyped-def]
+    import shiboken6
+    from PySide6.QtWidgets import QWidget
+
+    bridge = Bridge()
+    listeners: list[object] = []
+
+    def subscribe(fn):  # type: ignore[no-untyped-def]
+        listeners.append(fn)
+        return lambda: listeners.remove(fn)
+
+    owner = QWidget()
+    remove = bridge.listen(subscribe, lambda _change: None, owner=owner)
+    assert len(listeners) == 1 and bridge.listening == 1
+    shiboken6.delete(owner)
+    assert listeners == [] and bridge.listening == 0
+    remove()  # once removed, removing again does nothing
+    assert listeners == []
+    bridge.shutdown()
+
+
 def test_a_tile_follows_this_consoles_own_link_at_once() -> None:
     """Another podium on the shared ledger wrote OFFLINE (or the writer has not yet written
     ONLINE): the tile shows what this console's own link says, and why it is down."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -132,30 +133,30 @@ def test_grid_by_keyboard_and_mouse_and_bad_input_changes_nothing(qtbot, check_t
     _enter_screen(qtbot, screen, SCREEN)
     grid = screen.grid
     grid.setFocus()
-    grid.cursor = (0, 0)
+    grid.cell = (0, 0)
     qtbot.keyClick(grid, Qt.Key.Key_Right)
-    assert grid.cursor == (0, 1)
+    assert grid.cell == (0, 1)
     qtbot.keyClick(grid, "r")  # a symbol's id sets the cell (any case) and moves right
-    assert grid.screen()[0][:3] == ("R", "R", "R") and grid.cursor == (0, 2)
+    assert grid.symbols()[0][:3] == ("R", "R", "R") and grid.cell == (0, 2)
     assert screen.screen_edit.text().startswith("R R R N E /")
     assert screen.outcome is not None and screen.outcome.line_wins[1].multiplier == 1
     qtbot.keyClick(grid, "z")  # no such symbol: red message, nothing changes
     assert "'z' is not a symbol of Four Winds" in screen.error.text()
-    assert grid.screen()[0][2] == "R" and screen.outcome is not None  # the verdict stands
+    assert grid.symbols()[0][2] == "R" and screen.outcome is not None  # the verdict stands
     # mouse: a click cycles the cell to the next symbol of the game (R G B N E X Y F)
     centre = grid.cell_rect(2, 4).center()
     qtbot.mouseClick(grid, Qt.MouseButton.LeftButton, pos=QPoint(int(centre.x()), int(centre.y())))
-    assert grid.screen()[2][4] == "E" and grid.cursor == (2, 4)  # N -> E
+    assert grid.symbols()[2][4] == "E" and grid.cell == (2, 4)  # N -> E
     qtbot.mouseClick(grid, Qt.MouseButton.RightButton, pos=QPoint(int(centre.x()), int(centre.y())))
-    assert grid.screen()[2][4] == "N"
+    assert grid.symbols()[2][4] == "N"
     assert screen.error.text() == ""
-    before = grid.screen()
+    before = grid.symbols()
     _enter_screen(qtbot, screen, "R X R N / G Y X B N / F F E F N")  # a row too short
     assert "row 1 has 4 symbol(s)" in screen.error.text()
-    assert grid.screen() == before
+    assert grid.symbols() == before
     assert screen.verdict.text() == "—" and not screen.record_btn.isEnabled()
     _enter_screen(qtbot, screen, "R X R N Q / G Y X B N / F F E F N")
-    assert "unknown symbol 'Q'" in screen.error.text() and grid.screen() == before
+    assert "unknown symbol 'Q'" in screen.error.text() and grid.symbols() == before
     # Enter on the grid evaluates again; the error is gone
     grid.setFocus()
     qtbot.keyClick(grid, Qt.Key.Key_Return)
@@ -222,3 +223,33 @@ def test_record_check_asks_any_card_and_records_who_checked(qtbot, check_tab) ->
         QApplication.processEvents()
         screen.grab().save(str(Path(SHOTS) / "machine-check.png"))
     assert window.isVisible()
+
+
+def test_a_check_is_stamped_by_the_floor_clock(qtbot, check_tab, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The floor's clock (a demo's, a test's) stamps a machine check as it stamps everything
+    else on the floor: not the wall clock."""
+    from datetime import UTC, datetime
+
+    window, screen, engine = check_tab
+    ctx = window.console.floor.ctx
+    wall = ctx.clock
+    monkeypatch.setattr(ctx, "clock", lambda: wall() + timedelta(days=400))
+    _enter_screen(qtbot, screen, SCREEN)
+    _claim(qtbot, screen, "145")
+    errors: list[BaseException] = []
+
+    def in_prompt() -> None:
+        prompt = QApplication.activeModalWidget()
+        assert isinstance(prompt, SwipePrompt)
+        _type_swipe(qtbot, prompt, swipe_of(SURVEILLANCE))
+
+    QTimer.singleShot(100, _step(in_prompt, errors))
+    qtbot.mouseClick(screen.record_btn, Qt.MouseButton.LeftButton)
+    if errors:
+        raise errors[0]
+    assert screen.last is not None
+    assert screen.last.checked_at > datetime.now(UTC) + timedelta(days=399)
+    with Session(engine) as s:
+        [row] = s.scalars(select(MachineCheck))
+    at = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
+    assert at > datetime.now(UTC) + timedelta(days=399)

@@ -67,8 +67,9 @@ class StubFloor:
     meters: dict[tuple[str, str], int]  # (group, level) -> cents
     listeners: list[Callable[[Any], None]] = field(default_factory=list)
 
-    def add_listener(self, fn: Callable[[Any], None]) -> None:
+    def add_listener(self, fn: Callable[[Any], None]) -> Callable[[], None]:
         self.listeners.append(fn)
+        return lambda: self.listeners.remove(fn)
 
     def snapshot(self) -> _Snapshot:
         return _Snapshot(tuple(_Level(g, lv, cents_to_units(c))
@@ -392,3 +393,43 @@ def test_meter_risk_plots_the_meter_and_the_chance_of_running_dry(qtbot, screen_
     xs, ys = panel.curves["MAIN"].getData()
     assert xs is not None and len(xs) > 1
     shot(screen.risk_panel, "paytable-meter-risk")
+
+
+# ------------------------------------------------------------------------------------------
+# One way to the screen: the bridge
+
+
+class _ThreadNotingFloor(StubFloor):
+    def __init__(self, meters: dict[tuple[str, str], int]) -> None:
+        super().__init__(meters)
+        self.read_on: list[str] = []
+
+    def snapshot(self) -> _Snapshot:
+        self.read_on.append(threading.current_thread().name)
+        return super().snapshot()
+
+
+def test_the_meters_are_read_off_the_gui_thread(qtbot, screen_of):  # type: ignore[no-untyped-def]
+    console = stub_console()
+    floor = _ThreadNotingFloor(console.floor.meters)
+    console.floor = floor
+    screen = screen_of(console)
+    screen.select("FPGPP-WA01")
+    qtbot.waitUntil(lambda: "WA01" in screen.live_panels, timeout=15000)
+    floor.set_meter("WA01", "MAIN", 5_432_100)
+    qtbot.waitUntil(lambda: screen.live_panels["WA01"].meters.value.text() == "$54,321.00",
+                    timeout=5000)
+    assert floor.read_on
+    assert threading.main_thread().name not in floor.read_on
+
+
+def test_the_floor_listener_goes_with_the_screen(qtbot):  # type: ignore[no-untyped-def]
+    import shiboken6
+
+    console = stub_console()
+    screen = PaytableScreen(console)
+    assert len(console.floor.listeners) == 1
+    shiboken6.delete(screen)
+    assert console.floor.listeners == []
+    console.floor.set_meter("WA01", "MAIN", 5_432_100)  # announced to nobody: nothing fails
+    qtbot.wait(50)
