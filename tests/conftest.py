@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, create_engine, text
 
-from core.ledger.db import make_engine, upgrade
+from core.ledger.db import make_engine
+from tests.ledgers import migrate
 
 PG_URL = os.environ.get("PODIUM_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
@@ -86,9 +87,10 @@ def bare_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engi
 
 @pytest.fixture(params=_BACKENDS)
 def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
-    """An engine on a migrated, empty ledger."""
+    """An engine on a migrated, empty ledger: a copy of the session's template, migrated once
+    per test process (tests/ledgers.py)."""
     eng = _bare_engine(request, tmp_path)
-    upgrade(eng)
+    migrate(eng)
     yield eng
     eng.dispose()
 
