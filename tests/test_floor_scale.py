@@ -56,6 +56,7 @@ from core.tablegames.balances import check_balances
 from core.tablegames.floor import Floor
 from core.tablegames.views import AmountChanged, FloorChange, FloorError
 from core.tablegames.writer import UNSTORABLE
+from tests.ledgers import migrate
 
 UNITS = 1_000_000  # exact units per cent
 EXE = "5000000000000002"
@@ -423,7 +424,7 @@ def test_the_invariant_check_names_a_balance_edited_behind_the_ledger(floor: Flo
 
 def test_a_read_does_not_wait_for_the_sqlite_write_lock(tmp_path: Path) -> None:
     eng = make_engine(f"sqlite:///{tmp_path / 'l.sqlite3'}")
-    upgrade(eng)
+    migrate(eng)
     f = Floor(eng, loads_floor(FLOOR, "scale.toml"), dict(load_paytables()))
     f.start()
     holder = sqlite3.connect(tmp_path / "l.sqlite3", isolation_level=None)
