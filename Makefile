@@ -57,8 +57,12 @@ run: system-libs-run $(STAMP)
 demo-floor: system-libs-run $(STAMP)
 	$(BIN)/podium demo-floor
 
+# In parallel (pytest-xdist): one worker per CPU; tests that can not share the machine (their
+# own PostgreSQL clusters on fixed ports) are grouped onto one worker (xdist_group, loadgroup).
+# TEST_WORKERS=0 runs the suite in one process.
+TEST_WORKERS ?= auto
 test: system-libs-test $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
