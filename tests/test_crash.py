@@ -57,6 +57,11 @@ def _floor(path: Path, ports: dict[str, int]) -> None:
     path.write_text("\n".join(lines))
 
 
+def _events(engine: Engine) -> int:
+    with engine.connect() as c:
+        return int(c.scalar(select(func.count()).select_from(EventRow)) or 0)
+
+
 def _url_schema(engine: Engine) -> tuple[str, str]:
     url = engine.url.render_as_string(hide_password=False)
     schema = "-"
@@ -112,7 +117,10 @@ def test_kill_9_at_any_moment_loses_no_acknowledged_event_and_pays_nothing_twice
             proc.send_signal(signal.SIGKILL)
             proc.wait(10)
         proc = _start(floor, engine, slips)
-        time.sleep(1.0)
+        # the last console records play of its own before the dealing stops (no fixed sleep)
+        started = _events(engine)
+        wait_for(lambda: _events(engine) > started, timeout=60,
+                 what="an event recorded by the last console")
         for sim in sims.values():  # stop dealing; let the last rounds be decided and acked
             thread.call(setattr, sim, "speed", 0)
         try:

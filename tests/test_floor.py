@@ -687,7 +687,7 @@ def test_concurrent_pay_of_the_same_hit_pays_once(floor: Floor, engine: Engine) 
     t1.send(HitClaimed(1, 2, "SF7_NATURAL"))
     (hit,) = hit_ids(engine)
     results: list[object] = []
-    barrier = threading.Barrier(2)
+    barrier = threading.Barrier(2, timeout=30)  # a broken barrier fails, never hangs
 
     def console(card: str) -> None:
         barrier.wait()
@@ -700,7 +700,8 @@ def test_concurrent_pay_of_the_same_hit_pays_once(floor: Floor, engine: Engine) 
     for th in threads:
         th.start()
     for th in threads:
-        th.join()
+        th.join(60)
+        assert not th.is_alive(), "a podium's decision did not return within 60 s"
     errors = [r for r in results if isinstance(r, FloorError)]
     assert len(results) == 2 and len(errors) == 1 and "already paid" in str(errors[0])
     c = counts(engine)

@@ -22,7 +22,7 @@ from sqlalchemy import Engine, func, select, text
 from core.controllers.simulator import SimulatedTable, Simulator
 from core.demo import SimulatorThread, enroll_demo_employees, swipe_of
 from core.floorconfig import load_floor
-from core.ledger.db import make_engine, upgrade
+from core.ledger.db import make_engine
 from core.ledger.models import Award, Hit, OwnershipEvent, Slip
 from core.ledger.models import ControllerEvent as EventRow
 from core.rules.paytables import load_paytables
@@ -31,6 +31,7 @@ from core.tablegames.balances import check_balances
 from core.tablegames.views import FloorChange
 from tests.conftest import PG_URL
 from tests.harness import wait_for
+from tests.ledgers import migrate
 from tests.pki import pki
 
 pytestmark = pytest.mark.postgres
@@ -148,7 +149,7 @@ class Supervisor:
 def test_one_service_two_consoles_a_killed_service_and_a_standby(
         pg_engine_factory: Any, tmp_path: Path) -> None:
     engine: Engine = pg_engine_factory()
-    upgrade(engine)
+    migrate(engine)
     enroll_demo_employees(engine)
     with engine.connect() as c:
         schema = str(c.execute(text("SELECT current_schema()")).scalar())
@@ -185,15 +186,21 @@ def test_one_service_two_consoles_a_killed_service_and_a_standby(
         consoles = [Supervisor(PG_URL, schema, config, pit) for pit in PITS]
         for c in consoles:
             c.start()
-        time.sleep(4.0)
+        # play until both consoles have decided hits (no fixed sleep: the exact condition)
+        wait_for(lambda: all(c.decided for c in consoles), timeout=60,
+                 what="both consoles decided a hit served by svc-1")
         procs[0].send_signal(signal.SIGKILL)  # the service dies in the middle of play
         procs[0].wait(10)
         killed = time.monotonic()
-        time.sleep(1.0)  # the consoles pay on meanwhile: the ledger takes the decisions
+        # the consoles pay on meanwhile (the ledger takes the decisions) while the standby starts
         procs.append(_serve(floor_file, url, "standby", log))
         wait_for(lambda: _owned_by(engine, "standby") == 4, timeout=30,
                  what="the standby serves every table")
-        time.sleep(3.0)
+        taken_over = _events_by_table(engine)
+        wait_for(lambda: all(n > taken_over.get(t, 0)
+                             for t, n in _events_by_table(engine).items()) and
+                 len(_events_by_table(engine)) == len(sims), timeout=60,
+                 what="every table played on under the standby")
         for sim in sims.values():  # stop dealing; the last rounds decided and acknowledged
             thread.call(_stop_dealing, sim)
         try:
@@ -265,6 +272,12 @@ def _stop_dealing(sim: SimulatedTable) -> None:
 def _online(engine: Engine) -> int:
     with engine.connect() as c:
         return int(c.execute(text("SELECT count(*) FROM tables WHERE online")).scalar() or 0)
+
+
+def _events_by_table(engine: Engine) -> dict[str, int]:
+    with engine.connect() as c:
+        return {str(t): int(n) for t, n in c.execute(
+            select(EventRow.table_id, func.count()).group_by(EventRow.table_id))}
 
 
 def _owned_by(engine: Engine, name: str) -> int:
