@@ -30,6 +30,7 @@ from core.runtime import ConsoleCore
 from core.tablegames.balances import check_balances
 from core.tablegames.views import FloorChange
 from tests.conftest import PG_URL
+from tests.floors import floor_toml, table
 from tests.harness import wait_for
 from tests.ledgers import migrate
 from tests.pki import pki
@@ -40,21 +41,10 @@ PITS = {"A": ("C1", "C2"), "B": ("C3", "C4")}
 
 
 def _floor_file(path: Path, ports: dict[str, int]) -> None:
-    lines = ['[casino]\nname = "Two Pits"\ntimezone = "Asia/Manila"\n',
-             '[authorization]\nexecutive_threshold = "5000.00"\npin = "none"\n'
-             'separate_verifier_at = "1000000000.00"\n',
-             '[[groups]]\nid = "LINK"\npaytable = "FPGPP-WA01"\n',
-             '[groups.levels.MAIN]\nseed = "10000.00"\ncontribution_rate = "0.20"\n'
-             'reserve_rate = "0.02"\npreconfigured_rate = "0.20"\n'
-             'preconfigured_seed = "10000.00"\n']
-    link = pki().link_config()
-    lines.append(f'[controller_link]\nca = "{link.ca}"\ncert = "{link.cert}"\n'
-                 f'key = "{link.key}"\n')
-    for pit, tables in PITS.items():
-        for tid in tables:
-            lines.append(f'[[tables]]\nid = "{tid}"\ngroup = "LINK"\npit = "{pit}"\n'
-                         f'host = "127.0.0.1"\nport = {ports[tid]}\n')
-    path.write_text("\n".join(lines))
+    path.write_text(floor_toml("Two Pits", adjustment_second_executive_at=None,
+                               link=pki().link_config(),
+                               tables=[table(tid, ports[tid], pit=pit)
+                                       for pit, tables in PITS.items() for tid in tables]))
 
 
 def _serve(floor: Path, url: str, name: str, log: Path) -> subprocess.Popen[str]:
