@@ -77,6 +77,16 @@ class ModalSteps:
         does); a failure after ``timeout`` seconds."""
         self.once(ready, lambda _it: fn(*args), what, timeout=timeout, poll_ms=poll_ms)
 
+    def on_dialog(self, kind: type[QWidget], fn: Callable[..., Any], *args: Any,
+                  timeout: float = 10.0) -> None:
+        """Run ``fn(*args)`` as a step once a ``kind`` dialog is the modal dialog on top (it
+        may open a moment after the click that asks for it: a worker answers first)."""
+        def ready() -> bool:
+            w = QApplication.activeModalWidget()
+            return isinstance(w, kind) and w.isVisible()
+
+        self.when(ready, fn, *args, timeout=timeout, what=f"a {kind.__name__} dialog")
+
     def once(self, check: Callable[[], Any], then: Callable[[Any], Any], what: str = "", *,
              timeout: float = 10.0, poll_ms: int = 20) -> None:
         """Poll ``check()`` from a timer until it gives something, then ``then(it)`` as a

@@ -142,7 +142,7 @@ def test_adjustment_needs_an_executive_then_another_person_and_records_who_and_w
         _type_swipe(qtbot, prompt, swipe_of(SUPERVISOR))  # a supervisor, another person
 
     with modal_steps.running():
-        modal_steps.later(100, in_dialog)
+        modal_steps.on_dialog(AdjustDialog, in_dialog)
         qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)  # Ctrl+J
 
     assert seen["current"] == "$10,000.00"
@@ -243,7 +243,7 @@ def test_cancelled_second_swipe_records_nothing(qtbot, modal_steps, console_wind
         qtbot.keyClick(prompt, Qt.Key.Key_Escape)
 
     with modal_steps.running():
-        modal_steps.later(100, in_dialog)
+        modal_steps.on_dialog(AdjustDialog, in_dialog)
         window.adjust_action.trigger()
     assert "Nothing was recorded" in str(seen["problem"])
     assert not _adjustments(floor.engine)

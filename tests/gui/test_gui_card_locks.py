@@ -57,7 +57,7 @@ def test_an_executive_lifts_a_locked_card_from_the_console(  # type: ignore[no-u
         type_pin(prompt, EXECUTIVE)
 
     with modal_steps.running():
-        modal_steps.later(100, in_dialog)
+        modal_steps.on_dialog(UnlockDialog, in_dialog)
         window.unlock_action.trigger()
     assert "employee number" in str(seen["no_number"])
     assert "EXECUTIVE card + PIN" in str(seen["prompt"])

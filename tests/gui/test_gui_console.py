@@ -71,7 +71,7 @@ def test_supervisor_verifies_and_pays_a_jackpot_with_a_swipe(  # type: ignore[no
         seen["evaluated"] = dlg.evaluated.text()
         seen["pay_enabled"] = dlg.pay_btn.isEnabled()
         shot(dlg, "verify-dialog")
-        modal_steps.later(100, in_verifier)
+        modal_steps.on_dialog(SwipePrompt, in_verifier)
         dlg.pay_btn.click()  # opens the swipe prompt (modal)
 
     def in_verifier() -> None:
@@ -108,7 +108,7 @@ def test_supervisor_verifies_and_pays_a_jackpot_with_a_swipe(  # type: ignore[no
         type_pin(prompt, "2001")
 
     with modal_steps.running():
-        modal_steps.later(100, in_dialog)
+        modal_steps.on_dialog(VerifyDialog, in_dialog)
         window.open_selected_hit()  # blocks until the dialog closes
 
     assert seen["amount"] == "$10,000.60"
@@ -156,7 +156,7 @@ def test_claim_that_differs_from_the_cards_blocks_paying_until_corrected(  # typ
         shot(dlg, "verify-dialog-mismatch")
         dlg.correct.setChecked(True)
         seen["enabled_after_correction"] = dlg.pay_btn.isEnabled()
-        modal_steps.later(100, in_prompt)
+        modal_steps.on_dialog(SwipePrompt, in_prompt)
         dlg.pay_btn.click()
 
     def in_prompt() -> None:
@@ -165,7 +165,7 @@ def test_claim_that_differs_from_the_cards_blocks_paying_until_corrected(  # typ
         _type_swipe(qtbot, prompt, swipe_of("1002"))  # a Supervisor is enough for $100
 
     with modal_steps.running():
-        modal_steps.later(100, in_dialog)
+        modal_steps.on_dialog(VerifyDialog, in_dialog)
         window.open_selected_hit()
     assert seen["blocked"] is True
     assert "claimed royal flush, cards make straight flush" in str(seen["problems"])
@@ -208,7 +208,7 @@ def test_keyboard_only_pay_enter_opens_ctrl_enter_pays_swipe_authorizes(  # type
         # a shortcut fires only in the active window: wait until the dialog is it (the
         # window manager may take a moment on a busy machine; without this the test can hang)
         qtbot.waitUntil(lambda: QApplication.activeWindow() is dlg)
-        modal_steps.later(100, in_prompt)
+        modal_steps.on_dialog(SwipePrompt, in_prompt)
         qtbot.keyClick(dlg, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
 
     def in_prompt() -> None:
@@ -218,7 +218,7 @@ def test_keyboard_only_pay_enter_opens_ctrl_enter_pays_swipe_authorizes(  # type
         _type_swipe(qtbot, prompt, swipe_of("1002"))
 
     with modal_steps.running():
-        modal_steps.later(100, in_dialog)
+        modal_steps.on_dialog(VerifyDialog, in_dialog)
         window.queue.setFocus()
         qtbot.keyClick(window.queue, Qt.Key.Key_Return)  # opens the selected hit (modal)
     assert steps == ["dialog", "prompt"]
@@ -238,7 +238,7 @@ def test_demo_swipe_field_pays_from_a_pasted_swipe_and_exists_only_in_the_demo(
         dlg = QApplication.activeModalWidget()
         assert isinstance(dlg, VerifyDialog)
         qtbot.waitUntil(lambda: dlg.pay_btn.isEnabled(), timeout=10000)  # frozen, evaluated
-        modal_steps.later(100, in_prompt)
+        modal_steps.on_dialog(SwipePrompt, in_prompt)
         dlg.pay_btn.click()
 
     def in_prompt() -> None:
@@ -252,7 +252,7 @@ def test_demo_swipe_field_pays_from_a_pasted_swipe_and_exists_only_in_the_demo(
     SwipePrompt.demo_entry = True
     try:
         with modal_steps.running():
-            modal_steps.later(100, in_dialog)
+            modal_steps.on_dialog(VerifyDialog, in_dialog)
             window.open_selected_hit()
     finally:
         SwipePrompt.demo_entry = False
@@ -350,7 +350,7 @@ def test_seven_typed_cards_and_enter_fill_every_slot_and_space_takes_none_back( 
                 dlg.reject()
 
     with modal_steps.running():
-        modal_steps.later(100, in_dialog)
+        modal_steps.on_dialog(VerifyDialog, in_dialog)
         window.open_selected_hit()
     assert seen["after_enter"] == ["5h", "6h", "7h", "8h", "9h", "Kc", "2d"]
     assert seen["after_space"] == 7 and seen["pay_enabled"] is True
@@ -423,7 +423,7 @@ def test_the_reject_dialog_offers_the_common_reasons_and_keeps_the_flags_in_sigh
         dlg._reject()
 
     with modal_steps.running():
-        modal_steps.later(100, in_dialog)
+        modal_steps.on_dialog(VerifyDialog, in_dialog)
         window.open_selected_hit()
     assert seen["reasons"] == list(COMMON_REASONS)
     assert seen["preselected"] == ""
@@ -514,7 +514,7 @@ def test_the_verify_dialog_keeps_its_layout_still_whatever_the_result_says(  # t
                 dlg.reject()
 
     with modal_steps.running():
-        modal_steps.later(100, in_dialog)
+        modal_steps.on_dialog(VerifyDialog, in_dialog)
         window.open_selected_hit()
     assert len(seen) == 3 and len(set(seen)) == 1, seen
 
@@ -599,7 +599,7 @@ def test_opening_a_hit_freezes_its_amount_and_closing_it_undecided_gives_it_back
                 dlg.reject()  # Close: no decision
 
     with modal_steps.running():
-        modal_steps.later(100, in_dialog)
+        modal_steps.on_dialog(VerifyDialog, in_dialog)
         window.open_selected_hit()
     assert seen["amount"] == "$10,000.60"
     assert "FROZEN" in str(seen["detail"])
@@ -642,7 +642,7 @@ def test_a_pay_goes_through_on_the_first_swipe_while_a_linked_table_plays_during
                 qtbot.waitUntil(lambda: dlg.freeze_state == "frozen"
                                 and dlg.pay_btn.isEnabled(), timeout=10000)
                 seen["amount"] = dlg.amount.text()
-                modal_steps.later(100, in_prompt)
+                modal_steps.on_dialog(SwipePrompt, in_prompt)
                 dlg.pay_btn.click()
 
             def in_prompt() -> None:
@@ -664,7 +664,7 @@ def test_a_pay_goes_through_on_the_first_swipe_while_a_linked_table_plays_during
                     modal_steps.later(0, seen["dialog"].reject)  # type: ignore[attr-defined]
 
             with modal_steps.running():
-                modal_steps.later(100, in_dialog)
+                modal_steps.on_dialog(VerifyDialog, in_dialog)
                 window.open_selected_hit()
             assert "refused" not in seen, seen.get("refused")
             assert floor.pending() == []

@@ -185,7 +185,7 @@ def test_record_check_asks_any_card_and_records_who_checked(qtbot, modal_steps, 
         _type_swipe(qtbot, prompt, swipe_of(SURVEILLANCE))
 
     with modal_steps.running():
-        modal_steps.later(100, in_prompt)
+        modal_steps.on_dialog(SwipePrompt, in_prompt)
         qtbot.mouseClick(screen.record_btn, Qt.MouseButton.LeftButton)
 
     assert seen["checks_after_refusal"] == 0
