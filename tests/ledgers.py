@@ -33,7 +33,9 @@ from core.ledger.db import make_engine, sqlite_file, upgrade
 
 _lock = threading.Lock()
 _sqlite_template: Path | None = None
-_pg_scripts: dict[str, tuple[str, str]] = {}  # conninfo -> (template schema name, dump script)
+# conninfo -> (template schema name, dump script); None: no pg_dump that can dump this server
+# (not installed, older than the server): each ledger is then migrated with Alembic
+_pg_scripts: dict[str, tuple[str, str] | None] = {}
 
 
 def _conninfo(engine: Engine) -> str:
@@ -57,7 +59,7 @@ def sqlite_template() -> Path:
         return _sqlite_template
 
 
-def _pg_template(conninfo: str) -> tuple[str, str]:
+def _pg_template(conninfo: str) -> tuple[str, str] | None:
     """(template schema name, pg_dump script of it) for the server ``conninfo`` (made once)."""
     with _lock:
         if conninfo not in _pg_scripts:
@@ -73,15 +75,18 @@ def _pg_template(conninfo: str) -> tuple[str, str]:
                     upgrade(eng)
                 finally:
                     eng.dispose()
-                dump = subprocess.run(
-                    ["pg_dump", "--dbname", conninfo, "--schema", schema, "--no-owner",
-                     "--inserts", "--no-comments"],
-                    check=True, capture_output=True, text=True, timeout=120).stdout
+                try:
+                    dump: str | None = subprocess.run(
+                        ["pg_dump", "--dbname", conninfo, "--schema", schema, "--no-owner",
+                         "--inserts", "--no-comments"],
+                        check=True, capture_output=True, text=True, timeout=120).stdout
+                except (OSError, subprocess.SubprocessError):
+                    dump = None
             finally:
                 with admin.begin() as conn:
                     conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
                 admin.dispose()
-            _pg_scripts[conninfo] = (schema, _restorable(dump, schema))
+            _pg_scripts[conninfo] = None if dump is None else (schema, _restorable(dump, schema))
         return _pg_scripts[conninfo]
 
 
@@ -125,7 +130,11 @@ def _copy_sqlite(engine: Engine) -> None:
 
 def _copy_pg(engine: Engine) -> None:
     conninfo = _conninfo(engine)
-    template, script = _pg_template(conninfo)
+    found = _pg_template(conninfo)
+    if found is None:
+        upgrade(engine)
+        return
+    template, script = found
     with engine.connect() as conn:
         schema = conn.execute(text("SELECT current_schema()")).scalar_one()
     script = script.replace(template, schema)
