@@ -148,8 +148,11 @@ def test_claim_that_differs_from_the_cards_blocks_paying_until_corrected(  # typ
     def in_dialog() -> None:
         dlg = QApplication.activeModalWidget()
         assert isinstance(dlg, VerifyDialog)
+        # the answer shown is the one asked after the freeze (an earlier one keeps PAY off
+        # whatever the correction: on a loaded machine it may come first)
         qtbot.waitUntil(lambda: dlg.freeze_state is not None and not dlg.evaluating
-                        and dlg._verification is not None, timeout=10000)
+                        and dlg._verification is not None and dlg._after_freeze,
+                        timeout=10000)
         seen["blocked"] = not dlg.pay_btn.isEnabled()
         seen["problems"] = dlg.problems.text()
         seen["amount"] = dlg.amount.text()
