@@ -176,9 +176,13 @@ def test_one_service_two_consoles_a_killed_service_and_a_standby(
         consoles = [Supervisor(PG_URL, schema, config, pit) for pit in PITS]
         for c in consoles:
             c.start()
-        # play until both consoles have decided hits (no fixed sleep: the exact condition)
-        wait_for(lambda: all(c.decided for c in consoles), timeout=60,
-                 what="both consoles decided a hit served by svc-1")
+        def acked() -> int:  # events the tables had acknowledged (read on their thread)
+            return int(thread.call(lambda: sum(len(s.ack_results) for s in sims.values())))
+
+        # play until both consoles have decided hits and the tables have played half of what
+        # the test asks for (no fixed sleep: the exact conditions)
+        wait_for(lambda: all(c.decided for c in consoles) and acked() > 20, timeout=60,
+                 what="both consoles decided a hit served by svc-1, 20 events acknowledged")
         procs[0].send_signal(signal.SIGKILL)  # the service dies in the middle of play
         procs[0].wait(10)
         killed = time.monotonic()
@@ -189,8 +193,8 @@ def test_one_service_two_consoles_a_killed_service_and_a_standby(
         taken_over = _events_by_table(engine)
         wait_for(lambda: all(n > taken_over.get(t, 0)
                              for t, n in _events_by_table(engine).items()) and
-                 len(_events_by_table(engine)) == len(sims), timeout=60,
-                 what="every table played on under the standby")
+                 len(_events_by_table(engine)) == len(sims) and acked() > 40, timeout=60,
+                 what="every table played on under the standby, 40 events acknowledged")
         for sim in sims.values():  # stop dealing; the last rounds decided and acknowledged
             thread.call(_stop_dealing, sim)
         try:
