@@ -58,7 +58,7 @@ demo-floor: system-libs-run $(STAMP)
 	$(BIN)/podium demo-floor
 
 # In parallel (pytest-xdist): one worker per CPU; tests that can not share the machine (their
-# own PostgreSQL clusters on fixed ports) are grouped onto one worker (xdist_group, loadgroup).
+# own PostgreSQL clusters on fixed ports) run one at a time (xdist_group: a lock in tests/conftest.py).
 # TEST_WORKERS=0 runs the suite in one process.
 TEST_WORKERS ?= auto
 test: system-libs-test $(STAMP)

@@ -9,10 +9,12 @@ dropped afterwards.  An unreachable server skips those tests, unless ``PODIUM_RE
 from __future__ import annotations
 
 import faulthandler
+import fcntl
 import os
 import secrets
 import signal
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -193,3 +195,23 @@ def _card_key_of_the_test_run(tmp_path_factory: pytest.TempPathFactory) -> Itera
         os.environ.pop("PODIUM_CARD_KEY", None)
     else:
         os.environ["PODIUM_CARD_KEY"] = old
+
+
+@pytest.fixture(autouse=True)
+def _one_at_a_time_on_this_machine(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Tests marked ``xdist_group(name)`` (their own PostgreSQL clusters on fixed ports, a
+    tmpfs mount) run one at a time on this machine: an exclusive lock on a file named after the
+    group, held for the test, whichever xdist worker (or other run) asks for it first.  (With
+    pytest 9 the loadgroup scheduler of pytest-xdist 3.8 does not keep a group on one worker.)"""
+    marker = request.node.get_closest_marker("xdist_group")
+    if marker is None:
+        yield
+        return
+    name = str(marker.args[0] if marker.args else marker.kwargs.get("name", "default"))
+    path = Path(tempfile.gettempdir()) / f"podium-tests-{os.getuid()}-{name}.lock"
+    with path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # (bounded by the test's timeout)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
