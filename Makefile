@@ -57,8 +57,12 @@ run: system-libs-run $(STAMP)
 demo-floor: system-libs-run $(STAMP)
 	$(BIN)/podium demo-floor
 
+# In parallel (pytest-xdist): one worker per CPU; tests that can not share the machine (their
+# own PostgreSQL clusters on fixed ports) run one at a time (xdist_group: a lock in tests/conftest.py).
+# TEST_WORKERS=0 runs the suite in one process.
+TEST_WORKERS ?= auto
 test: system-libs-test $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 # ruff; mypy strict on core, printing and gui (pyproject.toml [tool.mypy]); the import contracts
 # (pyproject.toml [tool.importlinter], docs/architecture.md "Layers")

@@ -35,57 +35,14 @@ from core.floorconfig import FloorConfig, loads_floor
 from core.rules.cards import parse_cards
 from core.rules.paytables import load_paytables
 from core.tablegames.floor import Floor
+from tests.floors import Group, Level, floor_toml, table
 
-FLOOR = """
-[casino]
-name = "Ledger Casino"
-timezone = "Asia/Manila"
-currency_symbol = "$"
-[authorization]
-executive_threshold = "5000.00"
-pin = "none"
-separate_verifier_at = "1000000000.00"
-adjustment_second_executive_at = "1000000000.00"
-[[groups]]
-id = "LINK"
-paytable = "FPGPP-WA01"
-[groups.levels.MAIN]
-seed = "10000.00"
-preconfigured_seed = "10000"
-contribution_rate = "0.20"
-preconfigured_rate = "0.200"
-reserve_rate = "0.02"
-[[groups]]
-id = "LOCK"
-paytable = "FPGPP-WA01"
-lock_at_hit = true
-[groups.levels.MAIN]
-seed = "10000.00"
-preconfigured_seed = "10000"
-contribution_rate = "0.20"
-preconfigured_rate = "0.200"
-reserve_rate = "0.02"
-[[tables]]
-id = "T1"
-group = "LINK"
-host = "127.0.0.1"
-port = 17301
-[[tables]]
-id = "T2"
-group = "LINK"
-host = "127.0.0.1"
-port = 17302
-[[tables]]
-id = "L1"
-group = "LOCK"
-host = "127.0.0.1"
-port = 17303
-[[tables]]
-id = "L2"
-group = "LOCK"
-host = "127.0.0.1"
-port = 17304
-"""
+_MAIN = {"MAIN": Level(preconfigured_seed="10000", preconfigured_rate="0.200")}
+FLOOR = floor_toml("Ledger Casino", currency_symbol="$",
+                   groups=[Group("LINK", levels=_MAIN), Group("LOCK", levels=_MAIN,
+                                                              lock_at_hit=True)],
+                   tables=[table("T1", 17301), table("T2", 17302),
+                           table("L1", 17303, "LOCK"), table("L2", 17304, "LOCK")])
 
 SUP, EXE = "5000000000000001", "5000000000000002"
 PAYTABLES = load_paytables()

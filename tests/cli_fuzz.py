@@ -390,7 +390,8 @@ def prepare(root: Path) -> tuple[Sandbox, str, dict[str, list[str]]]:
     base line of every leaf."""
     import json
 
-    from core.ledger.db import make_engine, upgrade
+    from core.ledger.db import make_engine
+    from tests.ledgers import migrate
 
     box = Sandbox(root)
     ledger_path = box.fixed / "ledger.sqlite3"
@@ -398,7 +399,7 @@ def prepare(root: Path) -> tuple[Sandbox, str, dict[str, list[str]]]:
         from core.pokerroom import fund
 
         engine = make_engine(f"sqlite:///{ledger_path}")
-        upgrade(engine)
+        migrate(engine)
         fund.create_fund(engine, "bbj", "Poker room BBJ")
         fund.seed(engine, "bbj", 5_000_000, by="operator", reason="opening seed")
         engine.dispose()

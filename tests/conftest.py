@@ -8,22 +8,91 @@ dropped afterwards.  An unreachable server skips those tests, unless ``PODIUM_RE
 
 from __future__ import annotations
 
+import faulthandler
+import fcntl
 import os
 import secrets
+import signal
+import sys
+import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 
 import pytest
 from sqlalchemy import Engine, create_engine, text
 
-from core.ledger.db import make_engine, upgrade
+from core.ledger.db import make_engine
 from core.tablegames.paper import use_paper
 from printing.slip import PAPER
+from tests.ledgers import migrate
 
 # the app wiring of every test process: a Floor built without paper= renders ESC/POS slips
 use_paper(PAPER)
 
 PG_URL = os.environ.get("PODIUM_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+
+# -- a hang names itself ---------------------------------------------------------------------
+# Every test (setup, call and teardown) has TEST_TIMEOUT_S (``@pytest.mark.timeout(s)`` for one
+# test, PODIUM_TEST_TIMEOUT for the run): past it, a watchdog thread signals the main thread
+# (SIGUSR2) and the test FAILS there with its stack, naming itself; a test that still runs
+# HARD_EXIT_AFTER_S later (stuck where no Python runs) has every thread's stack dumped and the
+# process ends (under pytest-xdist: "worker crashed while running <test>").
+TEST_TIMEOUT_S = float(os.environ.get("PODIUM_TEST_TIMEOUT", "300"))
+HARD_EXIT_AFTER_S = 60.0
+
+
+class TestTimeout(Exception):
+    """A test ran past its timeout (raised in the main thread by the watchdog's signal)."""
+
+    __test__ = False  # (not a test class)
+
+
+def _timeout_of(item: pytest.Item) -> float:
+    marker = item.get_closest_marker("timeout")
+    return float(marker.args[0]) if marker is not None and marker.args else TEST_TIMEOUT_S
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    timeout = _timeout_of(item)
+    if timeout <= 0 or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    main = threading.main_thread().ident
+    assert main is not None
+    state = {"fired": False}
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        if state["fired"]:
+            raise TestTimeout(f"{item.nodeid} still running after {timeout:g} s "
+                              f"(PODIUM_TEST_TIMEOUT / @pytest.mark.timeout)")
+
+    def fire() -> None:
+        state["fired"] = True
+        signal.pthread_kill(main, signal.SIGUSR2)
+
+    def hard_exit() -> None:
+        sys.stderr.write(f"\n{item.nodeid}: still running {HARD_EXIT_AFTER_S:g} s after its "
+                         f"timeout ({timeout:g} s); every thread's stack:\n")
+        faulthandler.dump_traceback(all_threads=True)
+        sys.stderr.flush()
+        os._exit(70)
+
+    previous = signal.signal(signal.SIGUSR2, on_signal)
+    soft = threading.Timer(timeout, fire)
+    hard = threading.Timer(timeout + HARD_EXIT_AFTER_S, hard_exit)
+    for t in (soft, hard):
+        t.daemon = True
+        t.name = f"test-timeout-{t is hard and 'exit' or 'fail'}"
+        t.start()
+    try:
+        yield
+    finally:
+        soft.cancel()
+        hard.cancel()
+        signal.signal(signal.SIGUSR2, previous)
 
 
 def _require_postgres() -> bool:
@@ -91,9 +160,10 @@ def bare_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engi
 
 @pytest.fixture(params=_BACKENDS)
 def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
-    """An engine on a migrated, empty ledger."""
+    """An engine on a migrated, empty ledger: a copy of the session's template, migrated once
+    per test process (tests/ledgers.py)."""
     eng = _bare_engine(request, tmp_path)
-    upgrade(eng)
+    migrate(eng)
     yield eng
     eng.dispose()
 
@@ -130,3 +200,23 @@ def _card_key_of_the_test_run(tmp_path_factory: pytest.TempPathFactory) -> Itera
         os.environ.pop("PODIUM_CARD_KEY", None)
     else:
         os.environ["PODIUM_CARD_KEY"] = old
+
+
+@pytest.fixture(autouse=True)
+def _one_at_a_time_on_this_machine(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Tests marked ``xdist_group(name)`` (their own PostgreSQL clusters on fixed ports, a
+    tmpfs mount) run one at a time on this machine: an exclusive lock on a file named after the
+    group, held for the test, whichever xdist worker (or other run) asks for it first.  (With
+    pytest 9 the loadgroup scheduler of pytest-xdist 3.8 does not keep a group on one worker.)"""
+    marker = request.node.get_closest_marker("xdist_group")
+    if marker is None:
+        yield
+        return
+    name = str(marker.args[0] if marker.args else marker.kwargs.get("name", "default"))
+    path = Path(tempfile.gettempdir()) / f"podium-tests-{os.getuid()}-{name}.lock"
+    with path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # (bounded by the test's timeout)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

@@ -17,33 +17,9 @@ from core.rules.cards import parse_cards
 from core.rules.paytables import load_paytables
 from core.runtime import ConsoleCore
 from core.tablegames.floor import Floor
+from tests.floors import floor_toml, table
 
-FLOOR = """
-[casino]
-name = "Slip Casino"
-timezone = "Asia/Manila"
-[authorization]
-executive_threshold = "5000.00"
-# one swipe, no PIN: the people controls are tested in tests/test_people.py
-pin = "none"
-separate_verifier_at = "1000000000.00"
-adjustment_second_executive_at = "1000000000.00"
-[[groups]]
-id = "LINK"
-paytable = "FPGPP-WA01"
-[groups.levels.MAIN]
-seed = "10000.00"
-contribution_rate = "0.20"
-reserve_rate = "0.02"
-preconfigured_rate = "0.20"
-preconfigured_seed = "10000.00"
-[[tables]]
-id = "PG-1"
-name = "Pai Gow 1"
-group = "LINK"
-host = "127.0.0.1"
-port = 17301
-"""
+FLOOR = floor_toml("Slip Casino", tables=[table("PG-1", 17301, name="Pai Gow 1")])
 FULL_HOUSE = parse_cards(["Kh", "Kd", "Kc", "4h", "4d", "2c", "9h"])  # $6, auto-paid
 PAYTABLES = load_paytables()
 

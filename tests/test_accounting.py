@@ -302,11 +302,12 @@ def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
 @pytest.fixture
 def ledger_files(tmp_path: Path) -> tuple[str, str]:
     """The known ledger in a SQLite file, and its floor file (what `podium report` reads)."""
-    from core.ledger.db import make_engine, upgrade
+    from core.ledger.db import make_engine
+    from tests.ledgers import migrate
 
     url = f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
     eng = make_engine(url)
-    upgrade(eng)
+    migrate(eng)
     L.build(eng)
     eng.dispose()
     floor = tmp_path / "floor.toml"

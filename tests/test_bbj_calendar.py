@@ -22,10 +22,11 @@ import core.pokerroom.fund as bf
 from core.auth import AuthError
 from core.cli.dispatch import main as podium
 from core.demo import enroll_demo_employees, swipe_of
-from core.ledger.db import make_engine, upgrade
+from core.ledger.db import make_engine
 from core.ledger.models import BbjFiling, SwipeLog
 from core.pokerroom import calendar as cal
 from core.pokerroom import cases as bc
+from tests.ledgers import migrate
 from tests.test_bbj_cases import entry, floor_policy
 
 MANILA = ZoneInfo("Asia/Manila")
@@ -309,7 +310,7 @@ def test_the_notice_hook_gives_the_players_notice_and_part_1_of_a_planned_cessat
 def ledger_file(tmp_path: Path) -> str:
     url = f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
     engine = make_engine(url)
-    upgrade(engine)
+    migrate(engine)
     paid_share(engine)
     cal.record_filing(engine, SUP, kind="bir_remittance", period_start=date(2026, 11, 1),
                       filed_at=local(2026, 12, 11, 9), reference="BIR-2026-11-001", tz=MANILA,

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 import core.pokerroom.fund as bf
 from core.auth import AuthError
 from core.demo import demo_credential, enroll_demo_employees, swipe_of
-from core.ledger.db import make_engine, upgrade
+from core.ledger.db import make_engine
 from core.ledger.models import (
     BbjAward,
     BbjAwardShare,
@@ -30,6 +30,7 @@ from core.pokerroom import cases as bc
 from core.rules.bbj import ShownHand, decide
 from core.rules.cards import Card, parse_cards
 from printing import closure_form, forms_command, ledger_forms
+from tests.ledgers import migrate
 from tests.test_bbj_cases import floor_policy
 
 MANILA = ZoneInfo("Asia/Manila")
@@ -423,7 +424,7 @@ def test_podium_forms_forfeiture_writes_a_pdf(tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     url = f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
     engine = make_engine(url)
-    upgrade(engine)
+    migrate(engine)
     fill(engine)
     forfeit(engine)
     engine.dispose()

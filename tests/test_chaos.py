@@ -47,6 +47,7 @@ from core.ledger.models import ControllerEvent as EventRow
 from core.ledger.models import RefusedEvent, Round
 from core.rules.paytables import load_paytables
 from core.runtime import ConsoleCore
+from tests.floors import floor_toml, table
 
 GUARD = 120.0  # seconds before a wait gives up (a hang guard, not a timing requirement)
 # per frame, both ways: over the ~1,000 frames of a run every kind happens many times
@@ -158,18 +159,11 @@ def _wait(cond: Callable[[], bool], what: str) -> None:
 
 
 def _console(engine: Engine, port: int) -> ConsoleCore:
-    config = loads_floor(
-        '[casino]\nname = "Forgery"\ntimezone = "Asia/Manila"\n'
-        '[authorization]\nexecutive_threshold = "5000.00"\npin = "none"\n'
-        'separate_verifier_at = "1000000000.00"\n'
-        # the forger speaks the protocol's frames itself: plain TCP (a forger with a table's
-        # certificate is what the TLS tests refuse or accept)
-        '[controller_link]\ntransport = "plain-lab-only"\n'
-        '[[groups]]\nid = "LINK"\npaytable = "FPGPP-WA01"\n'
-        '[groups.levels.MAIN]\nseed = "10000.00"\ncontribution_rate = "0.20"\n'
-        'reserve_rate = "0.02"\npreconfigured_rate = "0.20"\npreconfigured_seed = "10000.00"\n'
-        f'[[tables]]\nid = "F1"\ngroup = "LINK"\nhost = "127.0.0.1"\nport = {port}\n',
-        "forged.toml")
+    # the forger speaks the protocol's frames itself: plain TCP (a forger with a table's
+    # certificate is what the TLS tests refuse or accept)
+    config = loads_floor(floor_toml("Forgery", adjustment_second_executive_at=None,
+                                    link="plain-lab-only", tables=[table("F1", port)]),
+                         "forged.toml")
     return ConsoleCore(engine, config, load_paytables(), link_options={
         "heartbeat": 0.5, "reconnect_delay": 0.05, "max_reconnect_delay": 0.2,
         "retransmit": 0.2})

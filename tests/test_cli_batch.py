@@ -375,7 +375,7 @@ def test_batch_answers_each_line_before_the_next_arrives() -> None:
     finally:
         waiting.close()
         proc.kill()
-        proc.wait()
+        proc.wait(30)
 
 
 HEAVY = ("sqlalchemy", "alembic", "PySide6", "numpy", "eval7", "core.ledger", "core.desks",

@@ -31,6 +31,7 @@ from printing.preview import recovered_text
 from printing.printers import NetworkPrinter
 from printing.slip import DUPLICATE_BANNER
 from tests.fake_printer import FakePrinter
+from tests.floors import floor_toml, table
 from tests.harness import wait_for
 from tests.paid_slips import PAYTABLES, console, make_slips, write_floor
 from tests.pki import pki
@@ -41,20 +42,14 @@ KILLS = 8
 
 
 def _floor(path: Path, ports: dict[str, int]) -> None:
-    lines = ['[casino]\nname = "Crash Casino"\ntimezone = "Asia/Manila"\n',
-             '[authorization]\nexecutive_threshold = "5000.00"\npin = "none"\n'
-             'separate_verifier_at = "1000000000.00"\n',
-             '[[groups]]\nid = "LINK"\npaytable = "FPGPP-WA01"\n',
-             '[groups.levels.MAIN]\nseed = "10000.00"\ncontribution_rate = "0.20"\n'
-             'reserve_rate = "0.02"\npreconfigured_rate = "0.20"\n'
-             'preconfigured_seed = "10000.00"\n']
-    link = pki().link_config()
-    lines.append(f'[controller_link]\nca = "{link.ca}"\ncert = "{link.cert}"\n'
-                 f'key = "{link.key}"\n')
-    for tid, port in ports.items():
-        lines.append(f'[[tables]]\nid = "{tid}"\ngroup = "LINK"\nhost = "127.0.0.1"\n'
-                     f"port = {port}\n")
-    path.write_text("\n".join(lines))
+    path.write_text(floor_toml("Crash Casino", adjustment_second_executive_at=None,
+                               link=pki().link_config(),
+                               tables=[table(tid, port) for tid, port in ports.items()]))
+
+
+def _events(engine: Engine) -> int:
+    with engine.connect() as c:
+        return int(c.scalar(select(func.count()).select_from(EventRow)) or 0)
 
 
 def _url_schema(engine: Engine) -> tuple[str, str]:
@@ -112,7 +107,10 @@ def test_kill_9_at_any_moment_loses_no_acknowledged_event_and_pays_nothing_twice
             proc.send_signal(signal.SIGKILL)
             proc.wait(10)
         proc = _start(floor, engine, slips)
-        time.sleep(1.0)
+        # the last console records play of its own before the dealing stops (no fixed sleep)
+        started = _events(engine)
+        wait_for(lambda: _events(engine) > started, timeout=60,
+                 what="an event recorded by the last console")
         for sim in sims.values():  # stop dealing; let the last rounds be decided and acked
             thread.call(setattr, sim, "speed", 0)
         try:

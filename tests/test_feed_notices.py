@@ -13,13 +13,14 @@ from sqlalchemy import Engine, create_engine, text
 
 from core.floorconfig import load_demo_floor
 from core.ledger import integrity
-from core.ledger.db import make_engine, upgrade
+from core.ledger.db import make_engine
 from core.rules.paytables import load_paytables
 from core.tablegames.feed import DropLog, FeedListener, Notice, feed_key, sign
 from core.tablegames.floor import Floor
 from core.tablegames.views import FloorChange
 from tests.conftest import PG_URL
 from tests.harness import wait_for
+from tests.ledgers import migrate
 
 pytestmark = pytest.mark.postgres
 
@@ -55,7 +56,7 @@ def _floor(engine: Engine) -> Floor:
 def test_forged_and_malformed_notices_cost_one_log_line_and_no_resync(
         pg_engine_factory: object, caplog: pytest.LogCaptureFixture) -> None:
     eng: Engine = pg_engine_factory()  # type: ignore[operator]
-    upgrade(eng)
+    migrate(eng)
     a = _floor(eng)
     a.start(())
     with eng.connect() as conn:

@@ -24,13 +24,13 @@ from core.demo import SimulatorThread
 from core.floorconfig import FloorConfig, load_demo_floor
 from core.ledger import integrity
 from core.ledger.balance_checks import check_balances
-from core.ledger.db import upgrade
 from core.ledger.models import ControllerEvent, OwnershipEvent, RefusedEvent
 from core.rules.paytables import load_paytables
 from core.runtime import ConsoleCore
 from core.tablegames.floor import Floor
 from core.tablegames.writer import NotHeld
 from tests.harness import wait_for
+from tests.ledgers import migrate
 from tests.pki import pki
 from tests.test_audit import attacker
 from tests.test_floor_service import _same_ledger
@@ -42,7 +42,7 @@ TABLES = ("PG-1", "PG-4")
 @pytest.fixture
 def pg(pg_engine_factory: object) -> Iterator[Engine]:
     eng: Engine = pg_engine_factory()  # type: ignore[operator]
-    upgrade(eng)
+    migrate(eng)
     yield eng
 
 

@@ -52,6 +52,8 @@ from core.rules.cards import CardError, parse_cards
 from core.tablegames.floor import Floor
 from core.tablegames.ingest import AUTO_PAID_REASON
 from core.tablegames.views import FloorChange, FloorError
+from tests.floors import Group, floor_toml, table
+from tests.floors import Level as MeterLevel
 
 UNITS = 1_000_000  # exact units per cent (core.money)
 
@@ -120,56 +122,16 @@ def _installed_paytables() -> dict[str, Any]:
 PAYTABLES: dict[str, Any] = _installed_paytables() or _STAND_IN
 REAL_PAYTABLES = PAYTABLES is not _STAND_IN
 
-FLOOR_TOML = """
-[casino]
-name = "Test Casino"
-timezone = "Asia/Manila"
-[authorization]
-executive_threshold = "5000.00"
-# one swipe, no PIN: the people controls are tested in tests/test_people.py
-pin = "none"
-separate_verifier_at = "1000000000.00"
-adjustment_second_executive_at = "1000000000.00"
-[[groups]]
-id = "LINK"
-paytable = "FPGPP-WA01"
-[groups.levels.MAIN]
-seed = "10000.00"
-preconfigured_seed = "10000"
-contribution_rate = "{rate}"
-preconfigured_rate = "{rate}0"
-reserve_rate = "0.02"
-[[groups]]
-id = "LOCK"
-paytable = "FPGPP-WA01"
-lock_at_hit = true
-[groups.levels.MAIN]
-seed = "10000.00"
-preconfigured_seed = "10000"
-contribution_rate = "0.20"
-preconfigured_rate = "0.200"
-reserve_rate = "0.02"
-[[tables]]
-id = "T1"
-group = "LINK"
-host = "127.0.0.1"
-port = 17301
-[[tables]]
-id = "T2"
-group = "LINK"
-host = "127.0.0.1"
-port = 17302
-[[tables]]
-id = "L1"
-group = "LOCK"
-host = "127.0.0.1"
-port = 17303
-[[tables]]
-id = "L2"
-group = "LOCK"
-host = "127.0.0.1"
-port = 17304
-"""
+# (``{rate}``: the LINK meter's contribution rate, filled in by str.format)
+FLOOR_TOML = floor_toml(
+    groups=[Group("LINK", levels={"MAIN": MeterLevel(preconfigured_seed="10000",
+                                                contribution_rate="{rate}",
+                                                preconfigured_rate="{rate}0")}),
+            Group("LOCK", lock_at_hit=True,
+                  levels={"MAIN": MeterLevel(preconfigured_seed="10000",
+                                             preconfigured_rate="0.200")})],
+    tables=[table("T1", 17301), table("T2", 17302), table("L1", 17303, "LOCK"),
+            table("L2", 17304, "LOCK")])
 
 HANDS = {
     "SF7_NATURAL": "Ah Kh Qh Jh Th 9h 8h",
@@ -687,7 +649,7 @@ def test_concurrent_pay_of_the_same_hit_pays_once(floor: Floor, engine: Engine) 
     t1.send(HitClaimed(1, 2, "SF7_NATURAL"))
     (hit,) = hit_ids(engine)
     results: list[object] = []
-    barrier = threading.Barrier(2)
+    barrier = threading.Barrier(2, timeout=30)  # a broken barrier fails, never hangs
 
     def console(card: str) -> None:
         barrier.wait()
@@ -700,7 +662,8 @@ def test_concurrent_pay_of_the_same_hit_pays_once(floor: Floor, engine: Engine) 
     for th in threads:
         th.start()
     for th in threads:
-        th.join()
+        th.join(60)
+        assert not th.is_alive(), "a podium's decision did not return within 60 s"
     errors = [r for r in results if isinstance(r, FloorError)]
     assert len(results) == 2 and len(errors) == 1 and "already paid" in str(errors[0])
     c = counts(engine)

@@ -56,35 +56,15 @@ from core.tablegames import flags, ingest
 from core.tablegames.floor import Floor
 from core.tablegames.views import AmountChanged, FloorChange, FloorError
 from core.tablegames.writer import UNSTORABLE
+from tests.floors import Group, Level, floor_toml, table
+from tests.ledgers import migrate
 
 UNITS = 1_000_000  # exact units per cent
 EXE = "5000000000000002"
-FLOOR = """
-[casino]
-name = "Scale Casino"
-timezone = "Asia/Manila"
-[authorization]
-executive_threshold = "5000.00"
-# one swipe, no PIN: the people controls are tested in tests/test_people.py
-pin = "none"
-separate_verifier_at = "1000000000.00"
-adjustment_second_executive_at = "1000000000.00"
-[[groups]]
-id = "LINK"
-paytable = "FPGPP-WA01"
-[groups.levels.MAIN]
-seed = "10000.00"
-preconfigured_seed = "10000"
-contribution_rate = "0.20"
-preconfigured_rate = "0.200"
-reserve_rate = "0.02"
-""" + "".join(f"""
-[[tables]]
-id = "T{i}"
-group = "LINK"
-host = "127.0.0.1"
-port = {18000 + i}
-""" for i in range(1, 9))
+FLOOR = floor_toml("Scale Casino",
+                   groups=[Group(levels={"MAIN": Level(preconfigured_seed="10000",
+                                                       preconfigured_rate="0.200")})],
+                   tables=[table(f"T{i}", 18000 + i) for i in range(1, 9)])
 RATE, RESERVE = Decimal("0.20"), Decimal("0.02")
 
 
@@ -423,7 +403,7 @@ def test_the_invariant_check_names_a_balance_edited_behind_the_ledger(floor: Flo
 
 def test_a_read_does_not_wait_for_the_sqlite_write_lock(tmp_path: Path) -> None:
     eng = make_engine(f"sqlite:///{tmp_path / 'l.sqlite3'}")
-    upgrade(eng)
+    migrate(eng)
     f = Floor(eng, loads_floor(FLOOR, "scale.toml"), dict(load_paytables()))
     f.start()
     holder = sqlite3.connect(tmp_path / "l.sqlite3", isolation_level=None)

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import Engine, func, select, text
 
-from core.controllers.ownership import TableClaims, services, table_services
+from core.controllers.ownership import ClaimError, TableClaims, services, table_services
 from core.demo import demo_credential, swipe_of
 from core.floorconfig import load_demo_floor
-from core.ledger.db import make_engine, upgrade
+from core.ledger.db import make_engine
 from core.ledger.models import OwnershipEvent
 from core.rules.paytables import load_paytables
 from core.runtime import ConsoleCore
@@ -25,6 +25,7 @@ from core.tablegames.views import FloorChange, HitOutcome
 from tests.conftest import PG_URL
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for
+from tests.ledgers import migrate
 
 pytestmark = pytest.mark.postgres
 ROYAL_SF7 = ["8s", "9s", "Ts", "Js", "Qs", "Ks", "As"]
@@ -33,7 +34,7 @@ ROYAL_SF7 = ["8s", "9s", "Ts", "Js", "Qs", "Ks", "As"]
 @pytest.fixture
 def pg(pg_engine_factory: object) -> Iterator[Engine]:
     eng: Engine = pg_engine_factory()  # type: ignore[operator]
-    upgrade(eng)
+    migrate(eng)
     yield eng
 
 
@@ -318,18 +319,29 @@ def test_a_table_taken_from_a_service_that_died_is_linked_after_the_grace(
     first.release(["PG-2"])  # a clean hand-over of PG-2
     other = _same_ledger(pg)
     try:
-        standby = TableClaims(_floor(other), "standby", "serve", grace_s=1.5)
+        # a long lease here too: nothing renews it in this test, and a loaded machine must
+        # not see PG-2's lease run out before PG-1's grace ends (only the grace is tested)
+        standby = TableClaims(_floor(other), "standby", "serve", grace_s=1.5, lease=60)
         standby.open()
         before = time.monotonic()
         first._conn.close()  # the first dies holding PG-1
-        # each round may take one table (PG-2 at once, PG-1 when the server has ended the
-        # first's session): waited for until both are held
-        wait_for(lambda: standby.claim(tables) and standby.owned == set(tables),
-                 what="the standby takes both tables")
+
+        def holds_both() -> bool:
+            # each round may take one table (PG-2 at once, PG-1 when the server has ended the
+            # first's session; until then a round may find PG-1's claim locked: asked again)
+            try:
+                standby.claim(tables)
+            except ClaimError:
+                return False
+            return standby.owned == set(tables)
+
+        wait_for(holds_both, timeout=30, what="the standby takes both tables")
         assert "PG-2" in standby.linkable()  # released cleanly: at once
         at = standby.next_link_at()  # PG-1: the grace after it was taken
         assert at is not None and at >= before + 1.5
-        wait_for(lambda: standby.linkable() == set(tables), timeout=5,
+        # PG-1 is linkable exactly when its grace has ended, never before
+        assert "PG-1" not in standby.linkable() or time.monotonic() >= at
+        wait_for(lambda: standby.linkable() == set(tables), timeout=30,
                  what="PG-1 linked after the grace")
         assert time.monotonic() >= at
         standby.close()

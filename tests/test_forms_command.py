@@ -15,6 +15,7 @@ from sqlalchemy import Engine
 import core.pokerroom.fund as bf
 from core.ledger.db import make_engine, upgrade
 from printing import forms_command, ledger_forms
+from tests.ledgers import migrate
 from tests.test_ledger_forms import DAY1, count_day1, count_day2, local
 
 
@@ -23,7 +24,7 @@ def db(tmp_path: Path) -> str:
     """A ledger file with fund bbj, 30 Nov counted and posted, 1 Dec counted only."""
     url = f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
     engine: Engine = make_engine(url)
-    upgrade(engine)
+    migrate(engine)
     bf.create_fund(engine, "bbj", "Poker room BBJ", at=local(2026, 11, 28, 9))
     bf.seed(engine, "bbj", 5_000_000, by="operator", reason="opening seed",
             at=local(2026, 11, 28, 9))

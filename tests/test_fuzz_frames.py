@@ -113,18 +113,29 @@ def mutated_frames(draw: st.DrawFn) -> tuple[bytes, str, str]:
 
 
 def _storable(v: Any) -> bool:
-    """What a JSON column on every backend stores: finite numbers within 2**53, no NUL."""
-    if isinstance(v, dict):
-        return all(_storable(k) and _storable(x) for k, x in v.items())
-    if isinstance(v, list):
-        return all(_storable(x) for x in v)
-    if isinstance(v, float):
-        return math.isfinite(v)
-    if isinstance(v, int) and not isinstance(v, bool):
-        return -(2**53) < v < 2**53
-    if isinstance(v, str):
-        return "\x00" not in v
-    return v is None or isinstance(v, bool)
+    """What a JSON column on every backend stores: finite numbers within 2**53, no NUL.
+    (Walked without recursion: a frame nests lists as deep as JSON decodes, and the stack
+    left under a test differs from runner to runner, pytest-xdist's worker among them.)"""
+    todo = [v]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, dict):
+            todo.extend(x.keys())
+            todo.extend(x.values())
+        elif isinstance(x, list):
+            todo.extend(x)
+        elif isinstance(x, float):
+            if not math.isfinite(x):
+                return False
+        elif isinstance(x, int) and not isinstance(x, bool):
+            if not -(2**53) < x < 2**53:
+                return False
+        elif isinstance(x, str):
+            if "\x00" in x:
+                return False
+        elif not (x is None or isinstance(x, bool)):
+            return False
+    return True
 
 
 def classify(line: bytes, how: str, field: str) -> str:

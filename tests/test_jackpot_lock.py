@@ -27,6 +27,7 @@ from core.ledger.models import (
 )
 from core.tablegames.floor import Floor
 from core.tablegames.views import FloorError
+from tests.floors import Group, Level, floor_toml, table
 from tests.test_floor import (
     EXE,
     HANDS,
@@ -276,37 +277,10 @@ def test_the_floor_file_may_auto_pay_other_fixed_pays_but_never_a_meter_pay(
 
 # --- 6. Fortune and Face Up tables, $1 and $5, on one meter -----------------------------------
 
-LINKED_FLOOR = """
-[casino]
-name = "Test Casino"
-timezone = "Asia/Manila"
-[authorization]
-executive_threshold = "5000.00"
-# one swipe, no PIN: the people controls are tested in tests/test_people.py
-pin = "none"
-separate_verifier_at = "1000000000.00"
-adjustment_second_executive_at = "1000000000.00"
-[[groups]]
-id = "WA03"
-paytable = "FPGPP-WA03"
-[groups.levels.MAIN]
-seed = "10000.00"
-preconfigured_seed = "10000"
-contribution_rate = "0.20"
-preconfigured_rate = "0.200"
-reserve_rate = "0.02"
-[[tables]]
-id = "F1"
-group = "WA03"
-host = "127.0.0.1"
-port = 17401
-[[tables]]
-id = "U5"
-group = "WA03"
-host = "127.0.0.1"
-port = 17402
-paytable = "FUPGPP-03"
-"""
+LINKED_FLOOR = floor_toml(
+    groups=[Group("WA03", "FPGPP-WA03",
+                  levels={"MAIN": Level(preconfigured_seed="10000", preconfigured_rate="0.200")})],
+    tables=[table("F1", 17401, "WA03"), table("U5", 17402, "WA03", paytable="FUPGPP-03")])
 
 
 def test_a_five_dollar_face_up_table_shares_the_one_dollar_fortune_meter(engine: Engine) -> None:

@@ -51,6 +51,7 @@ from core.rules.paytables import load_paytables
 from core.runtime import ConsoleCore
 from tests.conftest import PG_URL
 from tests.harness import wait_for
+from tests.ledgers import migrate
 
 GUARD = 90.0  # seconds before a wait gives up (a hang guard, not a timing requirement)
 LINK = {"heartbeat": 0.5, "reconnect_delay": 0.05, "max_reconnect_delay": 0.2,
@@ -191,7 +192,7 @@ def held(pg_engine_factory: Callable[[], Engine], monkeypatch: pytest.MonkeyPatc
     statement timeout of 1 s (the writer closes a silent connection 5 s later) and a connect
     timeout of 2 s."""
     direct = pg_engine_factory()
-    upgrade(direct)
+    migrate(direct)
     with direct.connect() as c:
         schema = c.execute(text("SELECT current_schema()")).scalar_one()
     url = make_url(PG_URL)
@@ -285,6 +286,7 @@ def fill(folder: Path) -> Path:
     return filler
 
 
+@pytest.mark.xdist_group("own-postgres-clusters")  # a tmpfs mount, a cluster of its own
 def test_a_full_disk_is_one_message_links_stay_up_and_every_event_is_recorded_after(
         small_disk: Path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO)
@@ -421,6 +423,7 @@ def pg_small_disk() -> Iterator[tuple[str, Path]]:
 
 
 @pytest.mark.postgres
+@pytest.mark.xdist_group("own-postgres-clusters")  # a tmpfs mount, a cluster of its own
 def test_a_full_disk_of_the_database_server_is_one_message_and_every_event_is_recorded_after(
         pg_small_disk: tuple[str, Path], caplog: pytest.LogCaptureFixture) -> None:
     url, folder = pg_small_disk

@@ -23,14 +23,16 @@ from core.controllers.simulator import SimulatedTable, Simulator
 from core.demo import SimulatorThread, enroll_demo_employees, swipe_of
 from core.floorconfig import load_floor
 from core.ledger.balance_checks import check_balances
-from core.ledger.db import make_engine, upgrade
+from core.ledger.db import make_engine
 from core.ledger.models import Award, Hit, OwnershipEvent, Slip
 from core.ledger.models import ControllerEvent as EventRow
 from core.rules.paytables import load_paytables
 from core.runtime import ConsoleCore
 from core.tablegames.views import FloorChange
 from tests.conftest import PG_URL
+from tests.floors import floor_toml, table
 from tests.harness import wait_for
+from tests.ledgers import migrate
 from tests.pki import pki
 
 pytestmark = pytest.mark.postgres
@@ -39,21 +41,10 @@ PITS = {"A": ("C1", "C2"), "B": ("C3", "C4")}
 
 
 def _floor_file(path: Path, ports: dict[str, int]) -> None:
-    lines = ['[casino]\nname = "Two Pits"\ntimezone = "Asia/Manila"\n',
-             '[authorization]\nexecutive_threshold = "5000.00"\npin = "none"\n'
-             'separate_verifier_at = "1000000000.00"\n',
-             '[[groups]]\nid = "LINK"\npaytable = "FPGPP-WA01"\n',
-             '[groups.levels.MAIN]\nseed = "10000.00"\ncontribution_rate = "0.20"\n'
-             'reserve_rate = "0.02"\npreconfigured_rate = "0.20"\n'
-             'preconfigured_seed = "10000.00"\n']
-    link = pki().link_config()
-    lines.append(f'[controller_link]\nca = "{link.ca}"\ncert = "{link.cert}"\n'
-                 f'key = "{link.key}"\n')
-    for pit, tables in PITS.items():
-        for tid in tables:
-            lines.append(f'[[tables]]\nid = "{tid}"\ngroup = "LINK"\npit = "{pit}"\n'
-                         f'host = "127.0.0.1"\nport = {ports[tid]}\n')
-    path.write_text("\n".join(lines))
+    path.write_text(floor_toml("Two Pits", adjustment_second_executive_at=None,
+                               link=pki().link_config(),
+                               tables=[table(tid, ports[tid], pit=pit)
+                                       for pit, tables in PITS.items() for tid in tables]))
 
 
 def _serve(floor: Path, url: str, name: str, log: Path) -> subprocess.Popen[str]:
@@ -148,7 +139,7 @@ class Supervisor:
 def test_one_service_two_consoles_a_killed_service_and_a_standby(
         pg_engine_factory: Any, tmp_path: Path) -> None:
     engine: Engine = pg_engine_factory()
-    upgrade(engine)
+    migrate(engine)
     enroll_demo_employees(engine)
     with engine.connect() as c:
         schema = str(c.execute(text("SELECT current_schema()")).scalar())
@@ -185,15 +176,25 @@ def test_one_service_two_consoles_a_killed_service_and_a_standby(
         consoles = [Supervisor(PG_URL, schema, config, pit) for pit in PITS]
         for c in consoles:
             c.start()
-        time.sleep(4.0)
+        def acked() -> int:  # events the tables had acknowledged (read on their thread)
+            return int(thread.call(lambda: sum(len(s.ack_results) for s in sims.values())))
+
+        # play until both consoles have decided hits and the tables have played half of what
+        # the test asks for (no fixed sleep: the exact conditions)
+        wait_for(lambda: all(c.decided for c in consoles) and acked() > 20, timeout=60,
+                 what="both consoles decided a hit served by svc-1, 20 events acknowledged")
         procs[0].send_signal(signal.SIGKILL)  # the service dies in the middle of play
         procs[0].wait(10)
         killed = time.monotonic()
-        time.sleep(1.0)  # the consoles pay on meanwhile: the ledger takes the decisions
+        # the consoles pay on meanwhile (the ledger takes the decisions) while the standby starts
         procs.append(_serve(floor_file, url, "standby", log))
         wait_for(lambda: _owned_by(engine, "standby") == 4, timeout=30,
                  what="the standby serves every table")
-        time.sleep(3.0)
+        taken_over = _events_by_table(engine)
+        wait_for(lambda: all(n > taken_over.get(t, 0)
+                             for t, n in _events_by_table(engine).items()) and
+                 len(_events_by_table(engine)) == len(sims) and acked() > 40, timeout=60,
+                 what="every table played on under the standby, 40 events acknowledged")
         for sim in sims.values():  # stop dealing; the last rounds decided and acknowledged
             thread.call(_stop_dealing, sim)
         try:
@@ -265,6 +266,12 @@ def _stop_dealing(sim: SimulatedTable) -> None:
 def _online(engine: Engine) -> int:
     with engine.connect() as c:
         return int(c.execute(text("SELECT count(*) FROM tables WHERE online")).scalar() or 0)
+
+
+def _events_by_table(engine: Engine) -> dict[str, int]:
+    with engine.connect() as c:
+        return {str(t): int(n) for t, n in c.execute(
+            select(EventRow.table_id, func.count()).group_by(EventRow.table_id))}
 
 
 def _owned_by(engine: Engine, name: str) -> int:

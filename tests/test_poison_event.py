@@ -40,6 +40,8 @@ from core.ledger.models import ControllerEvent as EventRow
 from core.ledger.models import RefusedEvent, Round
 from core.rules.paytables import load_paytables
 from core.runtime import ConsoleCore
+from tests.floors import floor_toml
+from tests.floors import table as floor_table
 
 GUARD = 60.0  # seconds before a wait gives up (a hang guard, not a timing requirement)
 BOOT = "b00t"
@@ -111,17 +113,10 @@ def _wait(cond: Callable[[], object], what: str) -> None:
 
 
 def _console(engine: Engine, ports: dict[str, int]) -> ConsoleCore:
-    tables = "".join(f'[[tables]]\nid = "{t}"\ngroup = "LINK"\nhost = "127.0.0.1"\n'
-                     f"port = {ports[t]}\n" for t in TABLES)
-    config = loads_floor(
-        '[casino]\nname = "Poison"\ntimezone = "Asia/Manila"\n'
-        '[authorization]\nexecutive_threshold = "5000.00"\npin = "none"\n'
-        'separate_verifier_at = "1000000000.00"\n'
-        '[controller_link]\ntransport = "plain-lab-only"\n'
-        '[[groups]]\nid = "LINK"\npaytable = "FPGPP-WA01"\n'
-        '[groups.levels.MAIN]\nseed = "10000.00"\ncontribution_rate = "0.20"\n'
-        'reserve_rate = "0.02"\npreconfigured_rate = "0.20"\npreconfigured_seed = "10000.00"\n'
-        + tables, "poison.toml")
+    config = loads_floor(floor_toml("Poison", adjustment_second_executive_at=None,
+                                    link="plain-lab-only",
+                                    tables=[floor_table(t, ports[t]) for t in TABLES]),
+                         "poison.toml")
     return ConsoleCore(engine, config, load_paytables(), link_options={
         "heartbeat": 0.5, "reconnect_delay": 0.05, "max_reconnect_delay": 0.2,
         "retransmit": 0.2})

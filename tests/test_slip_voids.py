@@ -111,7 +111,7 @@ def test_two_podiums_voiding_one_slip_at_once_void_it_once(floor: Floor,
     with Session(engine) as s:
         amount = s.scalars(select(Award)).one().amount_cents
     results: list[object] = []
-    barrier = threading.Barrier(2)
+    barrier = threading.Barrier(2, timeout=30)  # a broken barrier fails, never hangs
 
     def podium(card: str) -> None:
         barrier.wait()
@@ -124,7 +124,8 @@ def test_two_podiums_voiding_one_slip_at_once_void_it_once(floor: Floor,
     for th in threads:
         th.start()
     for th in threads:
-        th.join()
+        th.join(60)
+        assert not th.is_alive(), "a podium's decision did not return within 60 s"
     errors = [r for r in results if isinstance(r, FloorError)]
     assert len(results) == 2 and len(errors) == 1 and "already void" in str(errors[0])
     assert counts(engine)["slip_voids"] == 1

@@ -30,6 +30,9 @@ from core.tablegames.views import FloorChange
 from tests.conftest import PG_URL
 from tests.harness import wait_for
 
+# the pair of clusters on the fixed ports 5451/5452: these tests share one xdist worker
+pytestmark = pytest.mark.xdist_group("own-postgres-clusters")
+
 JOIN_S = 60.0  # a bound for a connection that must not hang (each server: CONNECT_TIMEOUT_S)
 
 

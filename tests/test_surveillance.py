@@ -36,38 +36,14 @@ from core.surveillance.flags import Code, upper_tail
 from core.surveillance.timeline import UnknownHit, hits_to_look_at, ms_text, timeline
 from core.tablegames.floor import Floor
 from core.tablegames.views import FloorError
+from tests.floors import Group, Level, floor_toml, table
 
 PAYTABLES = load_paytables()
 
-FLOOR = """
-[casino]
-name = "Surveillance Test Casino"
-timezone = "Asia/Manila"
-[authorization]
-executive_threshold = "5000.00"
-pin = "none"
-separate_verifier_at = "1000000000.00"
-adjustment_second_executive_at = "1000000000.00"
-[[groups]]
-id = "LINK"
-paytable = "FPGPP-WA01"
-[groups.levels.MAIN]
-seed = "10000.00"
-preconfigured_seed = "10000"
-contribution_rate = "0.20"
-preconfigured_rate = "0.200"
-reserve_rate = "0.02"
-[[tables]]
-id = "T1"
-group = "LINK"
-host = "127.0.0.1"
-port = 17301
-[[tables]]
-id = "T2"
-group = "LINK"
-host = "127.0.0.1"
-port = 17302
-"""
+FLOOR = floor_toml("Surveillance Test Casino",
+                   groups=[Group(levels={"MAIN": Level(preconfigured_seed="10000",
+                                                       preconfigured_rate="0.200")})],
+                   tables=[table("T1", 17301), table("T2", 17302)])
 
 SUP, EXE, EXE2, ACC = ("5000000000000001", "5000000000000002", "5000000000000003",
                        "5000000000000004")

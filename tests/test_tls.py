@@ -25,11 +25,12 @@ from core.controllers.protocol import CommandFrame, PayConfirmed, Welcome, encod
 from core.controllers.simulator import SimulatedTable, Simulator, build_simulator
 from core.demo import SimulatorThread, ensure_demo_certs
 from core.floorconfig import load_demo_floor
-from core.ledger.db import make_engine, upgrade
+from core.ledger.db import make_engine
 from core.ledger.models import ControllerEvent as EventRow
 from core.rules.paytables import load_paytables
 from core.runtime import ConsoleCore
 from tests.harness import wait_for
+from tests.ledgers import migrate
 from tests.pki import pki
 from tests.test_link import Floor, arun, make_link, make_table, play, running, until
 
@@ -320,7 +321,7 @@ def test_a_console_set_up_for_tls_never_records_from_a_plain_controller(tmp_path
     config = replace(base, tables=(replace(t, port=sim.port),), groups=(base.group(t.group),),
                      controller_link=pki().link_config())
     engine = make_engine(f"sqlite:///{tmp_path / 'ledger.sqlite3'}")
-    upgrade(engine)
+    migrate(engine)
     console = ConsoleCore(engine, config, paytables,
                           link_options={"heartbeat": 0.5, "reconnect_delay": 0.05,
                                         "max_reconnect_delay": 0.2})
@@ -342,7 +343,7 @@ def test_a_floor_without_certificates_does_not_start_its_links(tmp_path: Path) -
     paytables = load_paytables()
     config = replace(load_demo_floor(tmp_path / "none"))  # the demo's paths, no files there
     engine = make_engine(f"sqlite:///{tmp_path / 'ledger.sqlite3'}")
-    upgrade(engine)
+    migrate(engine)
     console = ConsoleCore(engine, config, paytables)
     with pytest.raises(tls.TlsError, match=r"controller_link\.ca: .*ca\.pem: no such file"):
         console.start()

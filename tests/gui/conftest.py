@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from core.ledger.db import make_engine, upgrade
+from tests.gui.modal import ModalSteps
+from tests.ledgers import sqlite_ledger
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -47,9 +48,8 @@ def themed(qapp):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
-    """A fresh SQLite ledger file for a console under test."""
-    eng = make_engine(f"sqlite:///{tmp_path / 'ledger.sqlite3'}")
-    upgrade(eng)
+    """A fresh SQLite ledger file for a console under test (a copy of the session's template)."""
+    eng = sqlite_ledger(tmp_path / "ledger.sqlite3")
     yield eng
     eng.dispose()
 
@@ -67,3 +67,12 @@ def _no_widget_outlives_its_test(qapp):  # type: ignore[no-untyped-def]
 
     gc.collect()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+@pytest.fixture
+def modal_steps() -> Iterator[ModalSteps]:
+    """Steps run from timers while a modal dialog blocks the test (tests/gui/modal.py): a
+    failing step closes the dialogs and fails the test instead of hanging it."""
+    steps = ModalSteps()
+    yield steps
+    steps.check()

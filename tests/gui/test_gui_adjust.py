@@ -7,12 +7,11 @@ Screenshots go to $PODIUM_SCREENSHOT_DIR when it is set."""
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
@@ -57,40 +56,14 @@ def _type_swipe(qtbot, widget: QWidget, swipe: str) -> None:  # type: ignore[no-
     type_swipe(widget, swipe)  # at reader speed, by the events' own clock
 
 
-def step(fn: Callable[[], None], errors: list[BaseException]) -> Callable[[], None]:
-    """A test step run from a timer while a modal dialog blocks the test: a failure closes
-    every open dialog (so the test ends instead of hanging) and is re-raised by the test."""
-    def run() -> None:
-        try:
-            fn()
-        except BaseException as exc:
-            errors.append(exc)
-            while (w := QApplication.activeModalWidget()) is not None:
-                w.reject()  # type: ignore[attr-defined]
-    return run
-
-
-def step_when(heading: str, fn: Callable[[], None],
-              errors: list[BaseException]) -> Callable[[], None]:
-    """:func:`step` once the swipe prompt asking for ``heading`` is the active dialog (polled
-    from a timer: the card before it is checked off the GUI thread)."""
-    deadline = time.monotonic() + 10
-
-    def poll() -> None:
+def asking(heading: str) -> Callable[[], bool]:
+    """Whether the swipe prompt asking for ``heading`` is the active dialog (polled by
+    ``modal_steps.when``: the card before it is checked off the GUI thread)."""
+    def ready() -> bool:
         w = QApplication.activeModalWidget()
-        if isinstance(w, AdjustSwipePrompt) and \
-                w.findChild(type(w.message), "title").text() in (heading, f"{heading} + PIN"):
-            step(fn, errors)()
-        elif time.monotonic() > deadline:
-            info = (f"active: {w!r}" + (f"; problem {w.problem.text()!r}, confirm enabled "
-                                        f"{w.confirm_btn.isEnabled()}"
-                                        if isinstance(w, AdjustDialog) else ""))
-            step(lambda: pytest.fail(f"no swipe prompt for {heading!r} within 10 s ({info})"),
-                 errors)()
-        else:
-            QTimer.singleShot(20, poll)
-
-    return poll
+        return isinstance(w, AdjustSwipePrompt) and \
+            w.findChild(type(w.message), "title").text() in (heading, f"{heading} + PIN")
+    return ready
 
 
 def _adjustments(engine: Engine) -> list[MeterEntry]:
@@ -110,12 +83,11 @@ def _meter_units(floor: FloorHarness, group: str, level: str) -> int:
 
 
 def test_adjustment_needs_an_executive_then_another_person_and_records_who_and_why(  # type: ignore[no-untyped-def]
-        qtbot, console_window) -> None:
+        qtbot, modal_steps, console_window) -> None:
     window, floor = console_window
     engine = floor.engine
     before = _meter_units(floor, "WA01", "MAIN")
     seen: dict[str, object] = {}
-    errors: list[BaseException] = []
 
     def unchanged() -> bool:
         return not _adjustments(engine) and _meter_units(floor, "WA01", "MAIN") == before
@@ -134,7 +106,7 @@ def test_adjustment_needs_an_executive_then_another_person_and_records_who_and_w
         seen["change"] = dlg.change.text()
         seen["enabled"] = dlg.confirm_btn.isEnabled()
         shot(dlg, "adjust-dialog")
-        QTimer.singleShot(20, step_when(FIRST_CARD, first_card, errors))
+        modal_steps.when(asking(FIRST_CARD), first_card, what=FIRST_CARD)
         qtbot.keyClick(dlg, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
 
     def first_card() -> None:
@@ -151,7 +123,7 @@ def test_adjustment_needs_an_executive_then_another_person_and_records_who_and_w
         seen["unchanged_after_first_refusal"] = unchanged()
         _type_swipe(qtbot, prompt, swipe_of(EXECUTIVE))
         qtbot.waitUntil(prompt.pin_field.isVisible, timeout=10000)
-        QTimer.singleShot(20, step_when(SECOND_CARD, second_card, errors))
+        modal_steps.when(asking(SECOND_CARD), second_card, what=SECOND_CARD)
         type_pin(prompt, EXECUTIVE)  # the demo PIN is the employee number
 
     def second_card() -> None:
@@ -169,10 +141,9 @@ def test_adjustment_needs_an_executive_then_another_person_and_records_who_and_w
         shot(prompt, "adjust-swipe-second-refused")
         _type_swipe(qtbot, prompt, swipe_of(SUPERVISOR))  # a supervisor, another person
 
-    QTimer.singleShot(100, step(in_dialog, errors))
-    qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)  # Ctrl+J
-    if errors:
-        raise errors[0]
+    with modal_steps.running():
+        modal_steps.on_dialog(AdjustDialog, in_dialog)
+        qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)  # Ctrl+J
 
     assert seen["current"] == "$10,000.00"
     assert seen["enabled_without_reason"] is False
@@ -241,11 +212,10 @@ def test_adjustment_amount_must_be_a_signed_amount_in_cents_and_keep_the_meter_a
     assert not _adjustments(floor.engine)
 
 
-def test_cancelled_second_swipe_records_nothing(qtbot, console_window) -> None:  # type: ignore[no-untyped-def]
+def test_cancelled_second_swipe_records_nothing(qtbot, modal_steps, console_window) -> None:  # type: ignore[no-untyped-def]
     window, floor = console_window
     before = _meter_units(floor, "ML2", "MAJOR")
     seen: dict[str, object] = {}
-    errors: list[BaseException] = []
 
     def in_dialog() -> None:
         dlg = QApplication.activeModalWidget()
@@ -254,7 +224,7 @@ def test_cancelled_second_swipe_records_nothing(qtbot, console_window) -> None: 
         qtbot.waitUntil(dlg.meter_shown, timeout=10000)
         dlg.amount.setText("500")
         dlg.reason.setText("seed top-up")
-        QTimer.singleShot(20, step_when(FIRST_CARD, first_card, errors))
+        modal_steps.when(asking(FIRST_CARD), first_card, what=FIRST_CARD)
         dlg.confirm_btn.click()
         seen["problem"] = dlg.problem.text()  # back in the dialog after the cancel
         dlg.reject()
@@ -264,7 +234,7 @@ def test_cancelled_second_swipe_records_nothing(qtbot, console_window) -> None: 
         assert isinstance(prompt, AdjustSwipePrompt)
         _type_swipe(qtbot, prompt, swipe_of(EXECUTIVE))
         qtbot.waitUntil(prompt.pin_field.isVisible, timeout=10000)
-        QTimer.singleShot(20, step_when(SECOND_CARD, second_card, errors))
+        modal_steps.when(asking(SECOND_CARD), second_card, what=SECOND_CARD)
         type_pin(prompt, EXECUTIVE)
 
     def second_card() -> None:
@@ -272,10 +242,9 @@ def test_cancelled_second_swipe_records_nothing(qtbot, console_window) -> None: 
         assert isinstance(prompt, AdjustSwipePrompt)
         qtbot.keyClick(prompt, Qt.Key.Key_Escape)
 
-    QTimer.singleShot(100, step(in_dialog, errors))
-    window.adjust_action.trigger()
-    if errors:
-        raise errors[0]
+    with modal_steps.running():
+        modal_steps.on_dialog(AdjustDialog, in_dialog)
+        window.adjust_action.trigger()
     assert "Nothing was recorded" in str(seen["problem"])
     assert not _adjustments(floor.engine)
     assert _meter_units(floor, "ML2", "MAJOR") == before

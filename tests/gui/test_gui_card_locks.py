@@ -5,7 +5,6 @@ go to $PODIUM_SCREENSHOT_DIR when it is set."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QLabel
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
@@ -16,13 +15,13 @@ from core.ledger.models import CardLock
 from gui.authorize import SwipePrompt
 from gui.card_locks import UnlockDialog
 from tests.gui.swiping import type_pin, type_swipe
-from tests.gui.test_gui_adjust import console_window, shot, step  # noqa: F401 (fixture)
+from tests.gui.test_gui_adjust import console_window, shot  # noqa: F401 (fixture)
 
 SUPERVISOR, EXECUTIVE = "1002", "2001"
 
 
 def test_an_executive_lifts_a_locked_card_from_the_console(  # type: ignore[no-untyped-def]
-        qtbot, console_window, engine: Engine) -> None:  # noqa: F811 (the fixture)
+        qtbot, modal_steps, console_window, engine: Engine) -> None:  # noqa: F811 (the fixture)
     window, floor = console_window
     core = floor.console.floor
     for _ in range(5):  # a supervisor trying what only an executive may
@@ -31,7 +30,6 @@ def test_an_executive_lifts_a_locked_card_from_the_console(  # type: ignore[no-u
     with pytest.raises(AuthError, match="card locked"):
         core.check_swipe(swipe_of(SUPERVISOR), "supervisor", "adjust")
     seen: dict[str, object] = {}
-    errors: list[BaseException] = []
 
     def in_dialog() -> None:
         dlg = QApplication.activeModalWidget()
@@ -44,7 +42,7 @@ def test_an_executive_lifts_a_locked_card_from_the_console(  # type: ignore[no-u
         # after it until the burst proves not to be a card, then gives them to the field
         qtbot.waitUntil(lambda: dlg.reason.text().endswith("in person"), timeout=10000)
         shot(dlg, "unlock-dialog")
-        QTimer.singleShot(100, step(in_prompt, errors))
+        modal_steps.later(100, in_prompt)
         dlg._confirm()
 
     def in_prompt() -> None:
@@ -58,10 +56,9 @@ def test_an_executive_lifts_a_locked_card_from_the_console(  # type: ignore[no-u
         shot(prompt, "swipe-prompt-pin")
         type_pin(prompt, EXECUTIVE)
 
-    QTimer.singleShot(100, step(in_dialog, errors))
-    window.unlock_action.trigger()
-    if errors:
-        raise errors[0]
+    with modal_steps.running():
+        modal_steps.on_dialog(UnlockDialog, in_dialog)
+        window.unlock_action.trigger()
     assert "employee number" in str(seen["no_number"])
     assert "EXECUTIVE card + PIN" in str(seen["prompt"])
     assert "lock lifted by employee 2001" in window.log_list.item(0).text()

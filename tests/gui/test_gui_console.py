@@ -8,12 +8,10 @@ Screenshots of each screen go to $PODIUM_SCREENSHOT_DIR when it is set."""
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QWidget
 
 from core.demo import demo_credential, swipe_of
@@ -48,25 +46,12 @@ def console_window(qtbot, qapp, sqlite_engine):  # type: ignore[no-untyped-def]
     qapp.removeEventFilter(catcher)
 
 
-def when_modal(kind: type, fn: Callable[[], None], *, tries: int = 400) -> None:
-    """Run the test step ``fn`` once the active modal widget is a ``kind`` (looked at every
-    25 ms, up to 10 s; then ``fn`` runs anyway and its own assertion says what was open).
-    A fixed delay raced a dialog or prompt opened only when a worker answered, on a loaded
-    machine, and left the test waiting in the dialog for ever."""
-    def poll(left: int) -> None:
-        if isinstance(QApplication.activeModalWidget(), kind) or left <= 0:
-            fn()
-        else:
-            QTimer.singleShot(25, lambda: poll(left - 1))
-
-    QTimer.singleShot(25, lambda: poll(tries))
-
-
 def _type_swipe(qtbot, widget: QWidget, swipe: str) -> None:  # type: ignore[no-untyped-def]
     type_swipe(widget, swipe)  # at reader speed, by the events' own clock
 
 
-def test_supervisor_verifies_and_pays_a_jackpot_with_a_swipe(qtbot, console_window):  # type: ignore[no-untyped-def]
+def test_supervisor_verifies_and_pays_a_jackpot_with_a_swipe(  # type: ignore[no-untyped-def]
+        qtbot, modal_steps, console_window):
     window, floor, printer = console_window
     floor.deal_hit("PG-1", seat=3, cards=ROYAL_SF7, wagers=[1, 3, 5])
     qtbot.waitUntil(lambda: window.queue.rowCount() == 1, timeout=5000)
@@ -86,7 +71,7 @@ def test_supervisor_verifies_and_pays_a_jackpot_with_a_swipe(qtbot, console_wind
         seen["evaluated"] = dlg.evaluated.text()
         seen["pay_enabled"] = dlg.pay_btn.isEnabled()
         shot(dlg, "verify-dialog")
-        when_modal(SwipePrompt, in_verifier)
+        modal_steps.on_dialog(SwipePrompt, in_verifier)
         dlg.pay_btn.click()  # opens the swipe prompt (modal)
 
     def in_verifier() -> None:
@@ -96,24 +81,19 @@ def test_supervisor_verifies_and_pays_a_jackpot_with_a_swipe(qtbot, console_wind
         seen["verifier_text"] = " ".join(w.text() for w in prompt.findChildren(QLabel))
         shot(prompt, "swipe-prompt-verifier")
         seen["verifier_prompt"] = prompt
-        seen["deadline"] = time.monotonic() + 15
-        QTimer.singleShot(50, when_authorizer)
-        _type_swipe(qtbot, prompt, swipe_of("1001"))
-
-    def when_authorizer() -> None:
         # polled, never waited for here: this runs inside the verifier prompt's event loop,
         # which returns (and lets the next prompt open) only once this returns
-        w = QApplication.activeModalWidget()
-        if isinstance(w, SwipePrompt) and w is not seen["verifier_prompt"]:
-            in_prompt(w)
-        elif time.monotonic() > float(seen["deadline"]):  # type: ignore[arg-type]
-            seen["stuck"] = repr(w)  # close every dialog: the test fails instead of hanging
-            while (m := QApplication.activeModalWidget()) is not None:
-                m.reject()  # type: ignore[attr-defined]
-        else:
-            QTimer.singleShot(50, when_authorizer)
+        modal_steps.when(authorizer_prompt, in_prompt, timeout=15,
+                         what="the authorizer's prompt")
+        _type_swipe(qtbot, prompt, swipe_of("1001"))
 
-    def in_prompt(prompt: SwipePrompt) -> None:
+    def authorizer_prompt() -> bool:
+        w = QApplication.activeModalWidget()
+        return isinstance(w, SwipePrompt) and w is not seen["verifier_prompt"]
+
+    def in_prompt() -> None:
+        prompt = QApplication.activeModalWidget()
+        assert isinstance(prompt, SwipePrompt)
         seen["authorizer_text"] = " ".join(w.text() for w in prompt.findChildren(QLabel))
         shot(prompt, "swipe-prompt")
         _type_swipe(qtbot, prompt, swipe_of("1002"))  # a Supervisor: not enough for 100%
@@ -127,10 +107,10 @@ def test_supervisor_verifies_and_pays_a_jackpot_with_a_swipe(qtbot, console_wind
         qtbot.waitUntil(lambda: prompt.pin_field.isVisible(), timeout=10000)
         type_pin(prompt, "2001")
 
-    when_modal(VerifyDialog, in_dialog)
-    window.open_selected_hit()  # blocks until the dialog closes
+    with modal_steps.running():
+        modal_steps.on_dialog(VerifyDialog, in_dialog)
+        window.open_selected_hit()  # blocks until the dialog closes
 
-    assert "stuck" not in seen, f"the authorizer's prompt never opened: {seen.get('stuck')}"
     assert seen["amount"] == "$10,000.60"
     assert "7-card straight flush, natural" in str(seen["evaluated"]).lower()
     assert seen["pay_enabled"] is True
@@ -150,7 +130,8 @@ def test_supervisor_verifies_and_pays_a_jackpot_with_a_swipe(qtbot, console_wind
     shot(window, "main-window-slips")
 
 
-def test_claim_that_differs_from_the_cards_blocks_paying_until_corrected(qtbot, console_window):  # type: ignore[no-untyped-def]
+def test_claim_that_differs_from_the_cards_blocks_paying_until_corrected(  # type: ignore[no-untyped-def]
+        qtbot, modal_steps, console_window):
     window, floor, _printer = console_window
     sim = floor.sims["PG-1"]
     cards = ["5h", "6h", "7h", "8h", "9h", "Kc", "2d"]  # a straight flush, $100 from the tray
@@ -167,15 +148,18 @@ def test_claim_that_differs_from_the_cards_blocks_paying_until_corrected(qtbot, 
     def in_dialog() -> None:
         dlg = QApplication.activeModalWidget()
         assert isinstance(dlg, VerifyDialog)
+        # the answer shown is the one asked after the freeze (an earlier one keeps PAY off
+        # whatever the correction: on a loaded machine it may come first)
         qtbot.waitUntil(lambda: dlg.freeze_state is not None and not dlg.evaluating
-                        and dlg._verification is not None, timeout=10000)
+                        and dlg._verification is not None and dlg._after_freeze,
+                        timeout=10000)
         seen["blocked"] = not dlg.pay_btn.isEnabled()
         seen["problems"] = dlg.problems.text()
         seen["amount"] = dlg.amount.text()
         shot(dlg, "verify-dialog-mismatch")
         dlg.correct.setChecked(True)
         seen["enabled_after_correction"] = dlg.pay_btn.isEnabled()
-        when_modal(SwipePrompt, in_prompt)
+        modal_steps.on_dialog(SwipePrompt, in_prompt)
         dlg.pay_btn.click()
 
     def in_prompt() -> None:
@@ -183,8 +167,9 @@ def test_claim_that_differs_from_the_cards_blocks_paying_until_corrected(qtbot, 
         assert isinstance(prompt, SwipePrompt)
         _type_swipe(qtbot, prompt, swipe_of("1002"))  # a Supervisor is enough for $100
 
-    when_modal(VerifyDialog, in_dialog)
-    window.open_selected_hit()
+    with modal_steps.running():
+        modal_steps.on_dialog(VerifyDialog, in_dialog)
+        window.open_selected_hit()
     assert seen["blocked"] is True
     assert "claimed royal flush, cards make straight flush" in str(seen["problems"])
     assert seen["amount"] == "$100.00"
@@ -210,7 +195,8 @@ def test_offline_table_shows_offline_and_locked(qtbot, console_window):  # type:
     shot(window, "main-window-offline")
 
 
-def test_keyboard_only_pay_enter_opens_ctrl_enter_pays_swipe_authorizes(qtbot, console_window):  # type: ignore[no-untyped-def]
+def test_keyboard_only_pay_enter_opens_ctrl_enter_pays_swipe_authorizes(  # type: ignore[no-untyped-def]
+        qtbot, modal_steps, console_window):
     window, floor, printer = console_window
     cards = ["5h", "6h", "7h", "8h", "9h", "Kc", "2d"]  # straight flush, $100, supervisor
     floor.deal_hit("PG-1", seat=4, cards=cards, wagers=[4])
@@ -225,7 +211,7 @@ def test_keyboard_only_pay_enter_opens_ctrl_enter_pays_swipe_authorizes(qtbot, c
         # a shortcut fires only in the active window: wait until the dialog is it (the
         # window manager may take a moment on a busy machine; without this the test can hang)
         qtbot.waitUntil(lambda: QApplication.activeWindow() is dlg)
-        when_modal(SwipePrompt, in_prompt)
+        modal_steps.on_dialog(SwipePrompt, in_prompt)
         qtbot.keyClick(dlg, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
 
     def in_prompt() -> None:
@@ -234,16 +220,17 @@ def test_keyboard_only_pay_enter_opens_ctrl_enter_pays_swipe_authorizes(qtbot, c
         steps.append("prompt")
         _type_swipe(qtbot, prompt, swipe_of("1002"))
 
-    when_modal(VerifyDialog, in_dialog)
-    window.queue.setFocus()
-    qtbot.keyClick(window.queue, Qt.Key.Key_Return)  # opens the selected hit (modal)
+    with modal_steps.running():
+        modal_steps.on_dialog(VerifyDialog, in_dialog)
+        window.queue.setFocus()
+        qtbot.keyClick(window.queue, Qt.Key.Key_Return)  # opens the selected hit (modal)
     assert steps == ["dialog", "prompt"]
     assert floor.pending() == []
     printer.wait_for_bytes(200, timeout=10)
 
 
 def test_demo_swipe_field_pays_from_a_pasted_swipe_and_exists_only_in_the_demo(
-        qtbot, console_window):  # type: ignore[no-untyped-def]
+        qtbot, modal_steps, console_window):  # type: ignore[no-untyped-def]
     window, floor, _printer = console_window
     cards = ["5h", "6h", "7h", "8h", "9h", "Kc", "2d"]
     floor.deal_hit("PG-1", seat=4, cards=cards, wagers=[4])
@@ -254,7 +241,7 @@ def test_demo_swipe_field_pays_from_a_pasted_swipe_and_exists_only_in_the_demo(
         dlg = QApplication.activeModalWidget()
         assert isinstance(dlg, VerifyDialog)
         qtbot.waitUntil(lambda: dlg.pay_btn.isEnabled(), timeout=10000)  # frozen, evaluated
-        when_modal(SwipePrompt, in_prompt)
+        modal_steps.on_dialog(SwipePrompt, in_prompt)
         dlg.pay_btn.click()
 
     def in_prompt() -> None:
@@ -267,8 +254,9 @@ def test_demo_swipe_field_pays_from_a_pasted_swipe_and_exists_only_in_the_demo(
 
     SwipePrompt.demo_entry = True
     try:
-        when_modal(VerifyDialog, in_dialog)
-        window.open_selected_hit()
+        with modal_steps.running():
+            modal_steps.on_dialog(VerifyDialog, in_dialog)
+            window.open_selected_hit()
     finally:
         SwipePrompt.demo_entry = False
     assert seen["masked"] is True
@@ -332,7 +320,7 @@ def test_a_locked_hit_shows_its_meter_pending_beside_the_live_amount(qtbot, qapp
 
 @pytest.mark.parametrize("speed", ["human", "reader"])
 def test_seven_typed_cards_and_enter_fill_every_slot_and_space_takes_none_back(  # type: ignore[no-untyped-def]
-        qtbot, console_window, speed: str) -> None:
+        qtbot, modal_steps, console_window, speed: str) -> None:
     """docs/operator.md: type the seven cards and press Enter.  Enter only applies the cards (it
     used to click the first card slot too, taking that card back); Space with no field focused
     takes nothing back either."""
@@ -364,8 +352,9 @@ def test_seven_typed_cards_and_enter_fill_every_slot_and_space_takes_none_back( 
             if dlg is not None:
                 dlg.reject()
 
-    when_modal(VerifyDialog, in_dialog)
-    window.open_selected_hit()
+    with modal_steps.running():
+        modal_steps.on_dialog(VerifyDialog, in_dialog)
+        window.open_selected_hit()
     assert seen["after_enter"] == ["5h", "6h", "7h", "8h", "9h", "Kc", "2d"]
     assert seen["after_space"] == 7 and seen["pay_enabled"] is True
 
@@ -403,7 +392,7 @@ def test_the_queue_waiting_time_ticks_and_an_aged_hit_turns_red_and_sounds_once(
 
 
 def test_the_reject_dialog_offers_the_common_reasons_and_keeps_the_flags_in_sight(  # type: ignore[no-untyped-def]
-        qtbot, console_window) -> None:
+        qtbot, modal_steps, console_window) -> None:
     from gui.verify import COMMON_REASONS, RejectDialog
 
     window, floor, _printer = console_window
@@ -436,8 +425,9 @@ def test_the_reject_dialog_offers_the_common_reasons_and_keeps_the_flags_in_sigh
             action(demo_credential("2001")))[2] is None
         dlg._reject()
 
-    when_modal(VerifyDialog, in_dialog)
-    window.open_selected_hit()
+    with modal_steps.running():
+        modal_steps.on_dialog(VerifyDialog, in_dialog)
+        window.open_selected_hit()
     assert seen["reasons"] == list(COMMON_REASONS)
     assert seen["preselected"] == ""
     assert seen["empty"] == (0, "A rejection needs a reason: pick one or type it.")
@@ -547,7 +537,7 @@ def test_tabs_change_from_the_keyboard_and_quitting_with_hits_waiting_asks_first
 
 
 def test_the_verify_dialog_keeps_its_layout_still_whatever_the_result_says(  # type: ignore[no-untyped-def]
-        qtbot, console_window) -> None:
+        qtbot, modal_steps, console_window) -> None:
     """The deck must not move under the pointer: the dialog's height and the deck's place stay
     the same for a paying hand, a mismatch with problems, and a hand that pays nothing."""
     from core.rules.cards import parse_card
@@ -572,8 +562,9 @@ def test_the_verify_dialog_keeps_its_layout_still_whatever_the_result_says(  # t
             if dlg is not None:
                 dlg.reject()
 
-    when_modal(VerifyDialog, in_dialog)
-    window.open_selected_hit()
+    with modal_steps.running():
+        modal_steps.on_dialog(VerifyDialog, in_dialog)
+        window.open_selected_hit()
     assert len(seen) == 3 and len(set(seen)) == 1, seen
 
 
@@ -628,7 +619,7 @@ def _decisions(engine, hit_id: int) -> list[str]:  # type: ignore[no-untyped-def
 
 
 def test_opening_a_hit_freezes_its_amount_and_closing_it_undecided_gives_it_back(  # type: ignore[no-untyped-def]
-        qtbot, console_window) -> None:
+        qtbot, modal_steps, console_window) -> None:
     """Jackpot Lock at verification: the dialog's opening fixes the amount (PENDING on the
     group's meter tile, a ``frozen`` record); Close without a pay or a rejection gives it back
     (an ``unfrozen`` record, the meter whole again)."""
@@ -656,8 +647,9 @@ def test_opening_a_hit_freezes_its_amount_and_closing_it_undecided_gives_it_back
             if dlg is not None:
                 dlg.reject()  # Close: no decision
 
-    when_modal(VerifyDialog, in_dialog)
-    window.open_selected_hit()
+    with modal_steps.running():
+        modal_steps.on_dialog(VerifyDialog, in_dialog)
+        window.open_selected_hit()
     assert seen["amount"] == "$10,000.60"
     assert "FROZEN" in str(seen["detail"])
     assert seen["decisions"] == ["frozen"]
@@ -670,7 +662,7 @@ def test_opening_a_hit_freezes_its_amount_and_closing_it_undecided_gives_it_back
 
 
 def test_a_pay_goes_through_on_the_first_swipe_while_a_linked_table_plays_during_the_pin(  # type: ignore[no-untyped-def]
-        qtbot, qapp, sqlite_engine) -> None:
+        qtbot, modal_steps, qapp, sqlite_engine) -> None:
     """The demo's 42 s pay: PG-2 (linked) deals a round between the swipe and the PIN; the
     pay goes through on that one swipe, at the amount shown."""
     from sqlalchemy import select
@@ -699,7 +691,7 @@ def test_a_pay_goes_through_on_the_first_swipe_while_a_linked_table_plays_during
                 qtbot.waitUntil(lambda: dlg.freeze_state == "frozen"
                                 and dlg.pay_btn.isEnabled(), timeout=10000)
                 seen["amount"] = dlg.amount.text()
-                when_modal(SwipePrompt, in_prompt)
+                modal_steps.on_dialog(SwipePrompt, in_prompt)
                 dlg.pay_btn.click()
 
             def in_prompt() -> None:
@@ -718,10 +710,11 @@ def test_a_pay_goes_through_on_the_first_swipe_while_a_linked_table_plays_during
                 if prompt.isVisible():  # refused: say why, close everything (no hang)
                     seen["refused"] = prompt.message.text()
                     prompt.reject()
-                    QTimer.singleShot(0, seen["dialog"].reject)  # type: ignore[attr-defined]
+                    modal_steps.later(0, seen["dialog"].reject)  # type: ignore[attr-defined]
 
-            when_modal(VerifyDialog, in_dialog)
-            window.open_selected_hit()
+            with modal_steps.running():
+                modal_steps.on_dialog(VerifyDialog, in_dialog)
+                window.open_selected_hit()
             assert "refused" not in seen, seen.get("refused")
             assert floor.pending() == []
             with Session(floor.engine) as s:

@@ -27,7 +27,7 @@ from core import cardkey
 from core.auth import add_employee, pin_hash
 from core.desks import Desk, open_ledger
 from core.ledger import integrity
-from core.ledger.db import make_engine, upgrade
+from core.ledger.db import make_engine
 from core.ledger.models import Employee
 from core.ledger.people import record_event
 from gui import app as gui_app
@@ -39,6 +39,7 @@ from gui.ledger_check import LedgerCheckPanel
 from gui.swipe import SwipeCatcher
 from tests.conftest import PG_URL
 from tests.gui.swiping import type_pin, type_swipe
+from tests.ledgers import migrate
 from tests.test_audit import played
 from tests.test_floor import ACC, EXE, SUP, counts, swipe
 
@@ -123,7 +124,7 @@ def test_console_role_accountant_opens_exactly_its_tabs_and_no_controller_link(
         with engine.connect() as conn:
             schema = conn.execute(text("SELECT current_schema()")).scalar()
         url = f"{PG_URL}?options=-csearch_path%3D{schema}"
-    upgrade(engine)
+    migrate(engine)
     _ledger(engine)
     before = counts(engine)
     made = request.getfixturevalue("no_controller_link")

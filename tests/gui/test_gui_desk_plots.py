@@ -103,10 +103,11 @@ def test_screenshots_of_a_busy_day(qtbot, tmp_path) -> None:  # type: ignore[no-
     shots = os.environ.get("PODIUM_SCREENSHOT_DIR")
     if not shots:
         return
-    from core.ledger.db import make_engine, upgrade
+    from core.ledger.db import make_engine
+    from tests.ledgers import migrate
 
     engine = make_engine(f"sqlite:///{tmp_path / 'busy.sqlite3'}")
-    upgrade(engine)
+    migrate(engine)
     config, day_ = build_busy_day(engine)
     desk = read_only_desk(engine, config, PAYTABLES, role="accountant")
     day = gaming_day(config.casino, day_)

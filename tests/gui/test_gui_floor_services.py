@@ -19,7 +19,6 @@ from PySide6.QtWidgets import QWidget
 from sqlalchemy import Engine
 
 from core.controllers.ownership import TableClaims
-from core.ledger.db import upgrade
 from core.runtime import ConsoleCore
 from core.tablegames.floor import Floor
 from gui.main_window import MainWindow
@@ -27,6 +26,7 @@ from gui.swipe import SwipeCatcher
 from gui.widgets import TableView, tile_text
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for
+from tests.ledgers import migrate
 from tests.test_floor_service import _same_ledger
 
 ROYAL_SF7 = ["8s", "9s", "Ts", "Js", "Qs", "Ks", "As"]
@@ -181,7 +181,7 @@ def test_a_reconnected_feed_reads_the_floor_again_on_the_gui_thread(
 @pytest.fixture
 def pg(pg_engine_factory: object) -> Iterator[Engine]:
     eng: Engine = pg_engine_factory()  # type: ignore[operator]
-    upgrade(eng)
+    migrate(eng)
     yield eng
 
 

@@ -10,13 +10,12 @@ The screenshot goes to $PODIUM_SCREENSHOT_DIR when it is set (make screenshots).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QEvent, QPoint, Qt, QTimer
+from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtWidgets import QApplication, QTabWidget, QWidget
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
@@ -78,17 +77,6 @@ def _rows(screen: MachineCheckScreen) -> list[list[str]]:
 
 def _type_swipe(qtbot, widget: QWidget, swipe: str) -> None:  # type: ignore[no-untyped-def]
     type_swipe(widget, swipe)  # at reader speed, by the events' own clock
-
-
-def _step(fn: Callable[[], None], errors: list[BaseException]) -> Callable[[], None]:
-    def run() -> None:
-        try:
-            fn()
-        except BaseException as exc:
-            errors.append(exc)
-            while (w := QApplication.activeModalWidget()) is not None:
-                w.reject()  # type: ignore[attr-defined]
-    return run
 
 
 def test_verdict_matches_a_correct_claim_and_explains_every_credit(qtbot, check_tab) -> None:  # type: ignore[no-untyped-def]
@@ -179,12 +167,11 @@ def test_free_game_with_held_reels_pays_no_initial_pattern_again(qtbot, check_ta
     assert any("retrigger prize" in t for t in texts)
 
 
-def test_record_check_asks_any_card_and_records_who_checked(qtbot, check_tab) -> None:  # type: ignore[no-untyped-def]
+def test_record_check_asks_any_card_and_records_who_checked(qtbot, modal_steps, check_tab) -> None:  # type: ignore[no-untyped-def]
     window, screen, engine = check_tab
     _enter_screen(qtbot, screen, SCREEN)
     _claim(qtbot, screen, "150")
     seen: dict[str, Any] = {}
-    errors: list[BaseException] = []
 
     def in_prompt() -> None:
         prompt = QApplication.activeModalWidget()
@@ -198,10 +185,9 @@ def test_record_check_asks_any_card_and_records_who_checked(qtbot, check_tab) ->
                                             for w in s.scalars(select(SwipeLog))]
         _type_swipe(qtbot, prompt, swipe_of(SURVEILLANCE))
 
-    QTimer.singleShot(100, _step(in_prompt, errors))
-    qtbot.mouseClick(screen.record_btn, Qt.MouseButton.LeftButton)
-    if errors:
-        raise errors[0]
+    with modal_steps.running():
+        modal_steps.on_dialog(SwipePrompt, in_prompt)
+        qtbot.mouseClick(screen.record_btn, Qt.MouseButton.LeftButton)
 
     assert seen["checks_after_refusal"] == 0
     assert seen["swipes_after_refusal"] == [("unknown_card", "machine_check")]
@@ -225,7 +211,7 @@ def test_record_check_asks_any_card_and_records_who_checked(qtbot, check_tab) ->
     assert window.isVisible()
 
 
-def test_a_check_is_stamped_by_the_floor_clock(qtbot, check_tab, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_check_is_stamped_by_the_floor_clock(qtbot, modal_steps, check_tab, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """The floor's clock (a demo's, a test's) stamps a machine check as it stamps everything
     else on the floor: not the wall clock."""
     from datetime import UTC, datetime
@@ -236,17 +222,15 @@ def test_a_check_is_stamped_by_the_floor_clock(qtbot, check_tab, monkeypatch) ->
     monkeypatch.setattr(ctx, "clock", lambda: wall() + timedelta(days=400))
     _enter_screen(qtbot, screen, SCREEN)
     _claim(qtbot, screen, "145")
-    errors: list[BaseException] = []
 
     def in_prompt() -> None:
         prompt = QApplication.activeModalWidget()
         assert isinstance(prompt, SwipePrompt)
         _type_swipe(qtbot, prompt, swipe_of(SURVEILLANCE))
 
-    QTimer.singleShot(100, _step(in_prompt, errors))
-    qtbot.mouseClick(screen.record_btn, Qt.MouseButton.LeftButton)
-    if errors:
-        raise errors[0]
+    with modal_steps.running():
+        modal_steps.on_dialog(SwipePrompt, in_prompt)
+        qtbot.mouseClick(screen.record_btn, Qt.MouseButton.LeftButton)
     assert screen.last is not None
     assert screen.last.checked_at > datetime.now(UTC) + timedelta(days=399)
     with Session(engine) as s:

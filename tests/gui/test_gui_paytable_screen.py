@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from sqlalchemy import Engine
 
 from core.floorconfig import FloorConfig, load_demo_floor
-from core.ledger.db import make_engine, upgrade
+from core.ledger.db import make_engine
 from core.money import cents_to_units, format_cents
 from core.rules.edge_command import bonus_edge, percent_text, progressive_edge
 from core.rules.enumerate import HandCounts, count_hands
@@ -28,6 +28,7 @@ from core.rules.paytables import load_paytables
 from gui.paytable_screen import PaytableScreen
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for
+from tests.ledgers import migrate
 
 SHOTS = Path(os.environ.get("PODIUM_SCREENSHOT_DIR") or "/tmp/podium-shots")
 PAYTABLES = load_paytables()
@@ -81,7 +82,8 @@ class StubFloor:
         change = _Change(levels=frozenset({(group, level)}))
         t = threading.Thread(target=lambda: [fn(change) for fn in self.listeners])
         t.start()
-        t.join()
+        t.join(30)
+        assert not t.is_alive(), "the listeners did not return within 30 s"
 
 
 @dataclass
@@ -205,7 +207,7 @@ def test_multi_level_group_shows_every_meter_and_the_exact_return(qtbot, screen_
 
 def test_progressive_return_changes_when_a_real_round_moves_the_meter(qtbot, screen_of, tmp_path):  # type: ignore[no-untyped-def]
     engine: Engine = make_engine(f"sqlite:///{tmp_path / 'ledger.sqlite3'}")
-    upgrade(engine)
+    migrate(engine)
     try:
         with FakePrinter() as printer, FloorHarness(engine, printer.port, tables=("PG-1",)) as h:
             screen = screen_of(h.console)

@@ -808,8 +808,7 @@ def test_a_tie_for_the_bad_beat_shows_the_split_and_every_share(  # type: ignore
 
 
 def test_the_tab_asks_for_the_executive_card_and_pin_a_large_award_needs(  # type: ignore[no-untyped-def]
-        qtbot, room_tab) -> None:
-    from PySide6.QtCore import QTimer
+        qtbot, modal_steps, room_tab) -> None:
     from PySide6.QtWidgets import QLabel
 
     from gui.authorize import SwipePrompt
@@ -848,36 +847,29 @@ def test_the_tab_asks_for_the_executive_card_and_pin_a_large_award_needs(  # typ
     window.grab().save(str(SHOTS / "bbj-authority-tab.png"))
 
     seen: dict[str, str] = {}
-    errors: list[BaseException] = []
-
     def in_prompt() -> None:
-        try:
-            prompt = QApplication.activeModalWidget()
-            if not isinstance(prompt, SwipePrompt):
-                QTimer.singleShot(20, in_prompt)
-                return
-            seen["labels"] = " | ".join(w.text() for w in prompt.findChildren(QLabel))
-            prompt.grab().save(str(SHOTS / "bbj-authority-prompt.png"))
-            type_swipe(prompt, swipe_of("1001"))  # a supervisor: refused, nothing written
-            qtbot.waitUntil(prompt.pin_field.isVisible, timeout=10000)
-            type_pin(prompt, "1001")
-            qtbot.waitUntil(lambda: "needs an executive" in prompt.message.text(),
-                            timeout=10000)
-            seen["refusal"] = prompt.message.text()
-            prompt.grab().save(str(SHOTS / "bbj-authority-refused.png"))
-            type_swipe(prompt, swipe_of("2001"))
-            qtbot.waitUntil(prompt.pin_field.isVisible, timeout=10000)
-            type_pin(prompt, "2001")
-        except BaseException as exc:  # close the prompt: the test ends and re-raises
-            errors.append(exc)
-            while (w := QApplication.activeModalWidget()) is not None:
-                w.done(0)
+        prompt = QApplication.activeModalWidget()
+        if not isinstance(prompt, SwipePrompt):
+            modal_steps.later(20, in_prompt)
+            return
+        seen["labels"] = " | ".join(w.text() for w in prompt.findChildren(QLabel))
+        prompt.grab().save(str(SHOTS / "bbj-authority-prompt.png"))
+        type_swipe(prompt, swipe_of("1001"))  # a supervisor: refused, nothing written
+        qtbot.waitUntil(prompt.pin_field.isVisible, timeout=10000)
+        type_pin(prompt, "1001")
+        qtbot.waitUntil(lambda: "needs an executive" in prompt.message.text(),
+                        timeout=10000)
+        seen["refusal"] = prompt.message.text()
+        prompt.grab().save(str(SHOTS / "bbj-authority-refused.png"))
+        type_swipe(prompt, swipe_of("2001"))
+        qtbot.waitUntil(prompt.pin_field.isVisible, timeout=10000)
+        type_pin(prompt, "2001")
 
-    QTimer.singleShot(20, in_prompt)
-    qtbot.mouseClick(screen.cases.step_btn, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: bool(errors) or bc.get_case(engine, cid).state == "approved",
-                    timeout=20000)
-    assert not errors, errors
+    with modal_steps.running():  # a failing step closes the prompt: the test ends, re-raised
+        modal_steps.later(20, in_prompt)
+        qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: bool(modal_steps.failures)
+                        or bc.get_case(engine, cid).state == "approved", timeout=20000)
     assert "EXECUTIVE card + PIN" in seen["labels"]
     assert "50,705.60 is at or above the executive threshold 5,000.00" in seen["labels"]
     assert seen["refusal"] == (

@@ -13,11 +13,12 @@ import pytest
 from sqlalchemy import Engine
 
 from core.controllers.events import GameStarted, HitClaimed
-from core.ledger.db import make_engine, upgrade
+from core.ledger.db import make_engine
 from core.pokerroom import fund as bbj_fund
 from core.signage import SignPoller, read_fund, read_group
 from gui.signage import HIDDEN, STALE_S, SignageWindow
 from tests.desk_helpers import read_only_desk
+from tests.ledgers import migrate
 from tests.test_floor import EXE, HANDS, PAYTABLES, SUP, Table, hit_ids, staffed_floor, swipe
 
 SHOTS = os.environ.get("PODIUM_SCREENSHOT_DIR")
@@ -71,7 +72,7 @@ def test_the_display_shows_pending_while_a_hit_waits(qtbot, sqlite_engine: Engin
 def test_an_unreachable_ledger_takes_the_amounts_off_the_screen(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "ledger.sqlite3"
     engine = make_engine(f"sqlite:///{path}")
-    upgrade(engine)
+    migrate(engine)
     floor = staffed_floor(engine)
     w = _window(qtbot, read_only_desk(engine, floor.config, PAYTABLES))
     qtbot.waitUntil(lambda: w.board.live and _amounts(w) == ["$10,000.00"])
@@ -154,7 +155,7 @@ def test_screenshot_of_a_group_with_a_hit_waiting(qtbot, tmp_path: Path) -> None
     from core.tablegames.floor import Floor
 
     engine = make_engine(f"sqlite:///{tmp_path / 'demo.sqlite3'}")
-    upgrade(engine)
+    migrate(engine)
     floor = Floor(engine, load_demo_floor(), PAYTABLES)
     floor.start()
     for t in ("PG-4", "PG-5"):

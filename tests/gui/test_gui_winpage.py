@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtCore import QEvent
 from PySide6.QtPrintSupport import QPrinter
 from PySide6.QtWidgets import QApplication
 from sqlalchemy import Engine
@@ -60,7 +60,7 @@ def _pay_royal(floor: FloorHarness) -> int:
 
 
 def test_win_pages_open_on_the_slip_selected_in_win_slips_and_save_its_pdf(  # type: ignore[no-untyped-def]
-        qtbot, console_window, tmp_path: Path) -> None:
+        qtbot, modal_steps, console_window, tmp_path: Path) -> None:
     window, floor = console_window
     slip_no = _pay_royal(floor)
     window.tabs.setCurrentIndex(1)
@@ -72,7 +72,7 @@ def test_win_pages_open_on_the_slip_selected_in_win_slips_and_save_its_pdf(  # t
     def in_dialog() -> None:
         dlg = QApplication.activeModalWidget()
         if not isinstance(dlg, WinPageSearchDialog) or dlg.panel.shown_slip() != slip_no:
-            QTimer.singleShot(20, in_dialog)
+            modal_steps.later(20, in_dialog)
             return
         panel = dlg.panel
         panel.ask_pdf_path = lambda name: tmp_path / name  # not the real user data folder
@@ -81,8 +81,9 @@ def test_win_pages_open_on_the_slip_selected_in_win_slips_and_save_its_pdf(  # t
             saved.append(panel.last_pdf)
         dlg.accept()
 
-    QTimer.singleShot(20, in_dialog)
-    window.find_btn.click()  # Win pages…, opened on the selected slip (modal)
+    with modal_steps.running():
+        modal_steps.later(20, in_dialog)
+        window.find_btn.click()  # Win pages…, opened on the selected slip (modal)
     assert saved == [tmp_path / f"win-page-{slip_no:06d}.pdf"]
     assert saved[0].read_bytes().startswith(b"%PDF")
 

@@ -9,13 +9,11 @@ void-dialog.png and winpage-void.png were made so)."""
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QTimer
 from PySide6.QtPrintSupport import QPrinter
 from PySide6.QtWidgets import QApplication, QWidget
 from sqlalchemy import Engine, select
@@ -142,41 +140,15 @@ def console_window(qtbot, qapp, ledger):  # type: ignore[no-untyped-def]
     qapp.removeEventFilter(catcher)
 
 
-def when(check: Callable[[], Any], then: Callable[[Any], None], errors: list[BaseException],
-         what: str) -> None:
-    """Poll from a timer (a modal dialog blocks the test) until ``check()`` gives something,
-    then ``then(it)``; a failure closes every modal dialog and is kept for the test."""
-    deadline = time.monotonic() + 10
-
-    def fail(exc: BaseException) -> None:
-        errors.append(exc)
-        while (w := QApplication.activeModalWidget()) is not None:
-            w.reject()  # type: ignore[attr-defined]
-
-    def poll() -> None:
-        try:
-            it = check()
-            if it:
-                then(it)
-            elif time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what}")
-            else:
-                QTimer.singleShot(20, poll)
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
-            fail(exc)
-
-    QTimer.singleShot(20, poll)
-
-
 def modal(kind: type) -> Callable[[], Any]:
     return lambda: (w if isinstance(w := QApplication.activeModalWidget(), kind) else None)
 
 
 def test_the_console_voids_a_slip_on_an_executive_card_after_refusing_a_supervisor_s(  # type: ignore[no-untyped-def]
-        qtbot, console_window, tmp_path: Path) -> None:
+        qtbot, modal_steps, console_window, tmp_path: Path) -> None:
     window, c, nos = console_window
+    when = modal_steps.once  # poll from a timer, then a step that fails instead of hanging
     slip = nos[2]  # the meter pay
-    errors: list[BaseException] = []
     seen: dict[str, Any] = {}
     meter_paid = c.floor.meter("LINK", "MAIN")
 
@@ -186,7 +158,7 @@ def test_the_console_voids_a_slip_on_an_executive_card_after_refusing_a_supervis
         dlg.returned.setChecked(True)
         dlg.adjustSize()
         seen["void_dialog"] = True
-        QTimer.singleShot(0, lambda: (dlg.reason.deselect(), shot(dlg, "void-dialog"),
+        modal_steps.later(0, lambda: (dlg.reason.deselect(), shot(dlg, "void-dialog"),
                                       dlg.ok_btn.click()))
 
     window._void_dialog_hook = fill
@@ -194,7 +166,7 @@ def test_the_console_voids_a_slip_on_an_executive_card_after_refusing_a_supervis
     def in_search(dlg: WinPageSearchDialog) -> None:
         panel = dlg.panel
         when(lambda: panel.shown_slip() == slip and panel.void_btn.isEnabled(),
-             lambda _ok: void_from(panel), errors, "the known slip's win page")
+             lambda _ok: void_from(panel), "the known slip's win page")
 
     def void_from(panel: WinPageSearch) -> None:
         assert [r.slip_no for r in panel.rows] == [slip]
@@ -204,13 +176,13 @@ def test_the_console_voids_a_slip_on_an_executive_card_after_refusing_a_supervis
     def swipe_then_pin(prompt: SwipePrompt, number: str, then: Callable[[], None]) -> None:
         type_swipe(prompt, swipe_of(number))  # the card, at reader speed
         when(lambda: prompt.pin_field.isVisible(),
-             lambda _ok: (type_pin(prompt, demo_pin(number)), then()), errors,
+             lambda _ok: (type_pin(prompt, demo_pin(number)), then()),
              f"the PIN field after {number}'s swipe")
 
     def supervisor(prompt: SwipePrompt) -> None:
         swipe_then_pin(prompt, SUPERVISOR, lambda: when(
             lambda: "needs an executive" in prompt.message.text() and not prompt.busy,
-            lambda _ok: executive(prompt), errors, "the supervisor's card refused"))
+            lambda _ok: executive(prompt), "the supervisor's card refused"))
 
     def executive(prompt: SwipePrompt) -> None:
         seen["refused"] = prompt.message.text()
@@ -220,7 +192,7 @@ def test_the_console_voids_a_slip_on_an_executive_card_after_refusing_a_supervis
              and window.winpages_dialog.panel.rows[0].voided
              and window.winpages_dialog.panel.shown_slip() == slip
              and "VOID" in window.winpages_dialog.panel.preview.toPlainText(),
-             lambda _ok: done(window.winpages_dialog), errors, "the slip shown void"))
+             lambda _ok: done(window.winpages_dialog), "the slip shown void"))
 
     def done(dlg: WinPageSearchDialog) -> None:
         seen["preview"] = dlg.panel.preview.toPlainText()
@@ -228,14 +200,13 @@ def test_the_console_voids_a_slip_on_an_executive_card_after_refusing_a_supervis
         panel.slip_no.setText("")  # every slip: the void among them
         panel.search()
         when(lambda: len(panel.rows) == 3 and panel.shown_slip() == slip,
-             lambda _ok: (shot(dlg, "winpage-search"), dlg.accept()), errors,
+             lambda _ok: (shot(dlg, "winpage-search"), dlg.accept()),
              "every slip listed")
 
-    when(modal(WinPageSearchDialog), in_search, errors, "the win page search")
-    when(modal(SwipePrompt), supervisor, errors, "the executive swipe prompt")
-    window.open_winpages(slip)
-    if errors:
-        raise errors[0]
+    when(modal(WinPageSearchDialog), in_search, "the win page search")
+    when(modal(SwipePrompt), supervisor, "the executive swipe prompt")
+    with modal_steps.running():
+        window.open_winpages(slip)
     assert seen.get("void_dialog")
     assert "may not authorize voiding a win slip: it needs an executive" in seen["refused"] \
         or "can not authorize voiding a win slip: it needs an executive" in seen["refused"]
