@@ -867,7 +867,7 @@ def test_the_tab_asks_for_the_executive_card_and_pin_a_large_award_needs(  # typ
 
     with modal_steps.running():  # a failing step closes the prompt: the test ends, re-raised
         modal_steps.later(20, in_prompt)
-        qtbot.mouseClick(screen.step_btn, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(screen.cases.step_btn, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: bool(modal_steps.failures)
                         or bc.get_case(engine, cid).state == "approved", timeout=20000)
     assert "EXECUTIVE card + PIN" in seen["labels"]
