@@ -450,7 +450,7 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
     drift = {k: (got.get(k, (0, 0))[0] - v[0], got.get(k, (0, 0))[1] - v[1])
              for k, v in expected.items() if got.get(k, (0, 0)) != v}
     applied = floor_sim.paid_cents(record)
-    from core.tablegames.balances import check_balances
+    from core.ledger.balance_checks import check_balances
 
     invariant = check_balances(engine)
     span = (last - first).total_seconds() if first and last and last > first else wall

@@ -404,7 +404,7 @@ def run_once(n_services: int, args: argparse.Namespace) -> dict[str, Any]:
     unacked_in_ledger = sum(1 for tid, tab in record["tables"].items() for e in tab["events"]
                             if e["ack_result"] is None
                             and (tid, tab["boot"], e["seq"]) in in_ledger)
-    from core.tablegames.balances import check_balances
+    from core.ledger.balance_checks import check_balances
 
     invariant = check_balances(engine)
     engine.dispose()

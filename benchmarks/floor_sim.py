@@ -113,6 +113,10 @@ from core.controllers.simulator import PHASE_SECONDS, SimulatedTable, build_simu
 from core.floorconfig import FloorConfig  # noqa: E402
 from core.money import cents_to_units  # noqa: E402
 from core.tablegames import meters  # noqa: E402
+from core.tablegames.paper import use_paper  # noqa: E402
+from printing.slip import PAPER  # noqa: E402
+
+use_paper(PAPER)  # the benchmarks' app wiring: a Floor built here renders ESC/POS win slips
 
 RECORD_VERSION = 1
 WA01 = "FPGPP-WA01"

@@ -85,7 +85,7 @@ from typing import Any, Literal, TypeVar
 
 from core.controllers.protocol import MAX_AMOUNT_CENTS, MAX_ID_CHARS
 from core.money import cents_to_units, json_cents, parse_cents, parse_rate
-from core.pokerroom.calendar import END_OF_NEXT_MONTH, CalendarSettings
+from core.pokerroom.calendar_settings import END_OF_NEXT_MONTH, CalendarSettings
 from core.pokerroom.fund import FundSettings
 from core.rules.bbj import TIE_POLICIES, BbjSettings, Split
 from core.rules.paytables import Paytable, link_problem

@@ -118,7 +118,11 @@ def build_console(floor: str, db: str | None, *, demo: bool, pit: str | None = N
     from core.app.console import ConsoleCore
     from core.ledger.db import default_url, make_engine, upgrade
     from core.rules.paytables import load_paytables
+    from core.tablegames.paper import use_paper
     from printing.printers import printer_from_config
+    from printing.slip import PAPER
+
+    use_paper(PAPER)  # the app wiring: win slips as ESC/POS bytes (core never imports printing)
 
     config = floorconfig.load_demo_floor() if floor == "demo" else floorconfig.load_floor(floor)
     paytables = load_paytables()

@@ -862,8 +862,8 @@ class PokerRoomScreen(QWidget):
         """Read a paid share's slip off the GUI thread (the bridge) and send it to the receipt
         printer (the console's printer thread records whether it printed); the case message
         says so after ``said``."""
+        from core.tablegames.slip_record import SlipError
         from printing.bbj_slip import render_share_slip, share_slip
-        from printing.slip import SlipError
 
         casino = self.console.config.casino
         engine = self.console.engine

@@ -13,9 +13,10 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from core.money import format_cents
+from core.tablegames.slip_record import WinSlip
 from core.tablegames.views import HitRecord
 from gui.cards import hand_label, with_hand_names
-from printing.slip import WinSlip, cards_text
+from printing.slip import cards_text
 from printing.winpage import winpage_html, write_pdf
 
 PAGE_SIZE = "A4"

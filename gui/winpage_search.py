@@ -44,8 +44,8 @@ from PySide6.QtWidgets import (
 from core.accounting.slip_search import SlipPage, SlipRow, SlipSearch, WinPages, date_range
 from core.desks import Desk
 from core.money import format_cents, parse_cents
+from core.tablegames.slip_record import WinSlip
 from gui.bridge import default_bridge
-from printing.slip import WinSlip
 
 log = logging.getLogger("podium.gui.winpages")
 

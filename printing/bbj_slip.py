@@ -20,10 +20,9 @@ from sqlalchemy.orm import Session
 from core.ledger.models import BbjAward, BbjAwardShare, BbjFund
 from core.money import format_cents
 from core.pokerroom import cases as bc
+from core.tablegames.slip_record import Signer, SlipError
 from printing.slip import (
     DEFAULT_PROFILE,
-    Signer,
-    SlipError,
     _suit_symbols_printable,
     amount_in_words,
     cards_text,

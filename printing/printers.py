@@ -37,10 +37,10 @@ import os
 import re
 import socket
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+
+from core.tablegames.paper import BeforeSend, PrinterError
 
 log = logging.getLogger("podium.printers")
 
@@ -52,30 +52,6 @@ DEFAULT_CONFIRM_TIMEOUT = 20.0  # the job printed and cut (GS r answered)
 DLE_EOT = b"\x10\x04"
 GS_R_PAPER = b"\x1dr\x01"  # GS r 1: transmit paper sensor status, after the data before it
 STATUS_QUERIES = (1, 2, 3, 4)
-
-BeforeSend = Callable[[], None]
-
-
-class PrinterError(ValueError):
-    """The slip could not be printed (or its print was not confirmed); the message says which
-    printer and why.  ``reason`` is a code for the ledger (``cover_open``, ``not_confirmed``,
-    ...: docs/ledger.md), ``sent`` how many of the job's ``total`` bytes were written to the
-    printer before it failed (0: nothing can be on paper)."""
-
-    def __init__(self, message: str, *, reason: str = "printer_error", sent: int = 0,
-                 total: int = 0) -> None:
-        super().__init__(message)
-        self.reason = reason
-        self.sent = sent
-        self.total = total
-
-
-class Printer(Protocol):
-    def send(self, data: bytes, name: int | str | None = None, *,
-             before_send: BeforeSend | None = None) -> Path | None:
-        """Deliver ``data``; ``before_send()`` is called once, right before the first byte goes
-        out (if it raises, nothing is sent).  A file printer returns the file written."""
-        ...
 
 
 def _reason(e: OSError) -> str:

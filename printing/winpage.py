@@ -15,8 +15,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from core.tablegames.slip_record import WinSlip
 from printing.slip import (
-    WinSlip,
     amount_in_words,
     cards_text,
     local_time_text,

@@ -17,6 +17,11 @@ import pytest
 from sqlalchemy import Engine, create_engine, text
 
 from core.ledger.db import make_engine, upgrade
+from core.tablegames.paper import use_paper
+from printing.slip import PAPER
+
+# the app wiring of every test process: a Floor built without paper= renders ESC/POS slips
+use_paper(PAPER)
 
 PG_URL = os.environ.get("PODIUM_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 

@@ -14,10 +14,13 @@ from core import floorconfig
 from core.app.console import ConsoleCore
 from core.ledger.db import make_engine, upgrade
 from core.rules.paytables import load_paytables
+from core.tablegames.paper import use_paper
 from printing.printers import NetworkPrinter
+from printing.slip import PAPER
 
 
 def main() -> None:
+    use_paper(PAPER)
     floor_file, url, schema, port = sys.argv[1:5]
     kwargs = {"connect_args": {"options": f"-csearch_path={schema}"}} if schema != "-" else {}
     engine = make_engine(url, **kwargs)

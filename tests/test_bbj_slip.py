@@ -13,9 +13,9 @@ from sqlalchemy import Engine
 
 import core.pokerroom.fund as bf
 from core.pokerroom import cases as bc
+from core.tablegames.slip_record import SlipError
 from printing.bbj_slip import render_share_slip, share_slip
 from printing.preview import recovered_text
-from printing.slip import SlipError
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for
 from tests.test_bbj_cases import HIT, SUP, Clock, _filed, post_day1

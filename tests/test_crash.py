@@ -22,10 +22,10 @@ from sqlalchemy import Engine, func, select
 from core.controllers.simulator import SimulatedTable, Simulator
 from core.demo import SimulatorThread
 from core.floorconfig import load_floor
+from core.ledger.balance_checks import check_balances
 from core.ledger.models import Award, Hit, Slip
 from core.ledger.models import ControllerEvent as EventRow
 from core.rules.paytables import load_paytables
-from core.tablegames.balances import check_balances
 from core.tablegames.floor import Floor
 from printing.preview import recovered_text
 from printing.printers import NetworkPrinter

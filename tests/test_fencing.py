@@ -24,10 +24,10 @@ from core.controllers.simulator import SimulatedTable, Simulator
 from core.demo import SimulatorThread
 from core.floorconfig import FloorConfig, load_demo_floor
 from core.ledger import integrity
+from core.ledger.balance_checks import check_balances
 from core.ledger.db import upgrade
 from core.ledger.models import ControllerEvent, OwnershipEvent, RefusedEvent
 from core.rules.paytables import load_paytables
-from core.tablegames.balances import check_balances
 from core.tablegames.floor import Floor
 from core.tablegames.writer import NotHeld
 from tests.harness import wait_for

@@ -40,6 +40,7 @@ from core.controllers.events import (
 )
 from core.floorconfig import loads_floor
 from core.ledger.audit import verify
+from core.ledger.balance_checks import check_balances
 from core.ledger.db import LedgerUnavailable, make_engine, upgrade
 from core.ledger.models import (
     ControllerEvent,
@@ -52,7 +53,6 @@ from core.ledger.models import (
 )
 from core.rules.paytables import load_paytables
 from core.tablegames import flags, ingest
-from core.tablegames.balances import check_balances
 from core.tablegames.floor import Floor
 from core.tablegames.views import AmountChanged, FloorChange, FloorError
 from core.tablegames.writer import UNSTORABLE

@@ -477,7 +477,7 @@ def test_a_malformed_poker_room_section_is_refused_by_key(
 
 
 def test_the_room_deadline_keys_come_from_the_poker_room_section() -> None:
-    from core.pokerroom.calendar import CalendarSettings
+    from core.pokerroom.calendar_settings import CalendarSettings
 
     assert loads_floor(BASE).poker_room.calendar == CalendarSettings(10, None)
     assert load_demo_floor().poker_room.calendar == CalendarSettings(10, None)

@@ -17,8 +17,8 @@ from sqlalchemy.orm import Session
 from core.auth import AuthError
 from core.controllers.events import GameStarted, HitClaimed, Misdealt, Undone
 from core.ledger.audit import verify
+from core.ledger.balance_checks import check_balances
 from core.ledger.models import Hit, HitDecision, MeterEntry
-from core.tablegames.balances import check_balances
 from core.tablegames.floor import Floor
 from core.tablegames.views import AmountChanged
 from tests.test_floor import EXE, HANDS, SUP, UNITS, Table, hit_ids, meter_units, swipe

@@ -14,6 +14,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Misdealt, Undone
+from core.ledger.balance_checks import check_balances
 from core.ledger.models import (
     Award,
     Hit,
@@ -24,7 +25,6 @@ from core.ledger.models import (
     Slip,
     Wager,
 )
-from core.tablegames.balances import check_balances
 from core.tablegames.floor import Floor
 from core.tablegames.views import FloorError
 from tests.test_floor import (

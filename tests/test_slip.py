@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.tablegames.slip_record import SlipError
 from printing.slip import (
-    SlipError,
     amount_in_words,
     cards_text,
     demo_slip,

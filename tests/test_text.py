@@ -11,8 +11,9 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from core.ledger.models import Employee
+from core.tablegames.slip_record import Signer
 from core.text import printable
-from printing.slip import Signer, demo_slip, render_slip
+from printing.slip import demo_slip, render_slip
 from tests.test_employees_command import SWIPE_A, db, enroll, run_cli  # noqa: F401 (db: fixture)
 
 ESC, GS = "\x1b", "\x1d"

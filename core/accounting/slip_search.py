@@ -41,7 +41,7 @@ from core.ledger.models import (
 from core.tablegames.views import FloorError, HitRecord
 
 if TYPE_CHECKING:
-    from printing.slip import WinSlip
+    from core.tablegames.slip_record import WinSlip
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 500

@@ -79,6 +79,20 @@ COMMANDS_TOP: dict[str, tuple[str, str]] = {
 }
 
 
+# The commands that build a floor in this process (its pays make win slips): the dispatcher, the
+# CLI's app wiring, gives them printing's paper first (docs/architecture.md "Layers").
+FLOOR_COMMANDS = frozenset({"core.cli.serve_command"})
+
+
+def _wire_paper() -> None:
+    """The app wiring of the ``podium`` command: win slips as ESC/POS bytes.  The one import of
+    ``printing`` in core, allowed by name in the import-linter contract (pyproject.toml)."""
+    from core.tablegames.paper import use_paper
+    from printing.slip import PAPER
+
+    use_paper(PAPER)
+
+
 def refuse(command: str, message: str) -> int:
     """Print a refusal the way every command does: one line on stderr, through the sanitizer
     (what was typed may come back in ``message``: an escape sequence or a line break in an
@@ -174,6 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.rest = extra  # the console parses its own options (and --help)
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args._module in FLOOR_COMMANDS:
+        _wire_paper()
     mod = importlib.import_module(args._module)
     runner: Callable[[argparse.Namespace], int] = mod.run
     try:

@@ -43,6 +43,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.types import BigInteger
 
 from core.ledger import integrity
+from core.ledger.balance_checks import check_balances, check_hours, check_table_totals
 from core.ledger.db import reader
 from core.ledger.models import Award, Base, Hit, HitDecision, MeterEntry, Slip, SlipVoid
 from core.money import format_cents
@@ -143,12 +144,6 @@ def verify(engine: Engine, heads: Sequence[tuple[int, str]] = ()) -> Report:
         _people(conn, report)
         _card_key(conn, report)
         conn.rollback()
-    from core.tablegames.balances import (  # the floor's own invariants
-        check_balances,
-        check_hours,
-        check_table_totals,
-    )
-
     report.breaks.extend(Break("meters", p) for p in check_balances(reader(engine)))
     report.breaks.extend(Break("meters", p) for p in check_table_totals(reader(engine)))
     report.breaks.extend(Break("hours", p) for p in check_hours(reader(engine)))

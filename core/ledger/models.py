@@ -251,7 +251,7 @@ class RefusedEvent(Base):
 class LevelBalance(Base):
     """A level's meter and reserve (exact units) as the sum of its meter_entries, kept in the same
     transaction as every entry (``entries`` folded in, the latest ``last_entry_id``).  The
-    entries are the truth; ``core.tablegames.balances.check_balances`` compares the two."""
+    entries are the truth; ``core.ledger.balance_checks.check_balances`` compares the two."""
 
     __tablename__ = "level_balances"
     level_id: Mapped[int] = mapped_column(ForeignKey("levels.id"), primary_key=True,
@@ -284,7 +284,7 @@ class TableHourTotal(Base):
     its group (contributions, and the reversals of contributions), kept in the same
     transaction as the rounds and entries they sum (revision 0016): drop against contributions
     per table costs the same for a month of 10 million rounds as for a day.  The rounds, wagers
-    and entries stay the truth; ``core.ledger.accounting.check_table_totals`` compares."""
+    and entries stay the truth; ``core.ledger.balance_checks.check_table_totals`` compares."""
 
     __tablename__ = "table_hour_totals"
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)

@@ -46,6 +46,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine, and_, select
 from sqlalchemy.orm import Session
 
+from core.auth import gate_for
 from core.ledger.db import lock_record
 from core.ledger.models import (
     BbjAward,
@@ -61,6 +62,7 @@ from core.ledger.models import (
 )
 from core.money import format_cents
 from core.pokerroom.business_days import add_business_days
+from core.pokerroom.calendar_settings import CalendarSettings
 from core.pokerroom.fund import (
     PART1_BUSINESS_DAYS,
     PART2_BUSINESS_DAYS,
@@ -95,7 +97,6 @@ CESSATION_KINDS = frozenset({"tgd1540_part1", "tgd1540_part2", "players_notice"}
 """Once per fund (a fund ceases once): matched by kind and fund, whatever the period."""
 NOTICE_KINDS = frozenset({"tgd1540_part1", "players_notice"})  # filed BEFORE the period
 REFERENCE_OPTIONAL = frozenset({"players_notice"})  # a notice posted in the room has no number
-END_OF_NEXT_MONTH = "end_of_next_month"
 SWIPE_ACTION = "bbj_filing"
 ROLE = "supervisor"
 REFERENCE_MAX = 200
@@ -108,27 +109,6 @@ class BbjFilingError(ValueError):
 
 def _utcnow() -> datetime:
     return datetime.now(UTC)
-
-
-@dataclass(frozen=True)
-class CalendarSettings:
-    """What the guidelines leave to the operator (``[poker_room]`` in the floor file):
-    ``bir_remittance_day`` (1 to 28, default 10) and ``bank_statement_days`` (days after the
-    quarter's end, 1 to 366; None, the default: the end of the month after the quarter)."""
-
-    bir_remittance_day: int = 10
-    bank_statement_days: int | None = None
-
-    def __post_init__(self) -> None:
-        d = self.bir_remittance_day
-        if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 28:
-            raise ValueError(f"bir_remittance_day: {d!r} must be a day of the month from 1 to "
-                             "28")
-        n = self.bank_statement_days
-        if n is not None and (isinstance(n, bool) or not isinstance(n, int)
-                              or not 1 <= n <= 366):
-            raise ValueError(f"bank_statement_days: {n!r} must be a number of days from 1 to "
-                             f"366, or \"{END_OF_NEXT_MONTH}\"")
 
 
 # --- dates --------------------------------------------------------------------------------
@@ -548,8 +528,6 @@ def record_filing(engine: Engine, swipe: str, *, kind: str, period_start: date,
     the end of the due day.  A second filing of the same kind and period is refused naming the
     first, unless it is a correction (``corrects`` = the filing it replaces, the latest one,
     and ``detail`` = why).  A refusal writes only the swipe-log row."""
-    from core.auth import gate_for  # core.auth reads the floor file, which reads this module
-
     cfg = settings or CalendarSettings()
     hol = tuple(holidays)
     now = clock().astimezone(UTC)

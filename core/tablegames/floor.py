@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine
 
@@ -25,6 +25,8 @@ from core.rules.cards import Card
 from core.tablegames import adjust as adjusting
 from core.tablegames import assess, decide, ingest, meters, queries, replies, setup, slips, voids
 from core.tablegames import freeze as freezing
+from core.tablegames.paper import SlipPaper
+from core.tablegames.slip_record import WinSlip
 from core.tablegames.unit import FloorContext, Unit, utcnow
 from core.tablegames.views import (
     ControllerDecision,
@@ -43,9 +45,6 @@ from core.tablegames.views import (
 )
 from core.tablegames.writer import LedgerWriter
 
-if TYPE_CHECKING:
-    from printing.slip import WinSlip
-
 _T = TypeVar("_T")
 
 
@@ -54,13 +53,20 @@ class Floor:
 
     def __init__(self, engine: Engine, config: FloorConfig, paytables: dict[str, Any],
                  clock: Callable[[], datetime] = utcnow,
-                 render_slip: Callable[[Any], bytes] | None = None,
+                 paper: SlipPaper | None = None,
                  card_key: CardKey | None = None) -> None:
-        self.ctx = FloorContext(engine, config, paytables, clock, render_slip, card_key)
+        """``paper``: how win slips become printer bytes (printing's ``EscposPaper``; None: the
+        process's, ``core.tablegames.paper.use_paper``)."""
+        self.ctx = FloorContext(engine, config, paytables, clock, paper, card_key)
         self.engine = engine
         self.config = config
         self.paytables = paytables
         self.writer = LedgerWriter(self.ctx)
+
+    @property
+    def paper(self) -> SlipPaper:
+        """How this floor's win slips become printer bytes (given, else the process's)."""
+        return self.ctx.paper
 
     # -- listeners ------------------------------------------------------------------------------
     def add_listener(self, fn: Callable[[FloorChange], None]) -> Callable[[], None]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -26,6 +25,7 @@ from core.ledger.models import (
 from core.rules import fortune
 from core.rules.cards import Card, format_cards, parse_card
 from core.tablegames.setup import SLIP_SEQUENCE_KEY
+from core.tablegames.slip_record import Signer, VoidMark, WinSlip
 from core.tablegames.unit import FloorContext, Unit
 from core.tablegames.views import (
     PRINT_MARKINGS,
@@ -34,9 +34,6 @@ from core.tablegames.views import (
     SlipLine,
     SlipPrintState,
 )
-
-if TYPE_CHECKING:
-    from printing.slip import WinSlip
 
 AUTO_SIGNER_NAME = "Auto-paid (no secondary verification)"
 ZERO_SHARE_NOTE = ("The meter's share rounds down to nothing: 0.00 paid; the fraction of a "
@@ -82,10 +79,7 @@ def make_slip(ctx: FloorContext, u: Unit, hit: Hit, award: Award) -> int:
     s = u.s
     lock_sequence(ctx, u)
     slip_no = int(s.scalar(select(func.coalesce(func.max(Slip.slip_no), 0))) or 0) + 1
-    from printing.slip import render_slip
-
-    render = ctx.render or render_slip
-    data = bytes(render(slip_record(ctx, s, slip_no, hit, award, u.now)))
+    data = bytes(ctx.paper.render_slip(slip_record(ctx, s, slip_no, hit, award, u.now)))
     s.add(Slip(slip_no=slip_no, hit_id=hit.id, award_id=award.id, escpos=data,
                created_at=u.now))
     s.flush()
@@ -97,8 +91,6 @@ def slip_record(ctx: FloorContext, s: Session, slip_no: int, hit: Hit, award: Aw
                 paid_at: datetime) -> WinSlip:
     """The win slip of a paid hit, from its ledger rows only (the award, its level, the
     employees on it, the verified cards or else the table's)."""
-    from printing.slip import Signer, WinSlip
-
     def signer(employee_id: int | None) -> Signer | None:
         emp = s.get(Employee, employee_id) if employee_id is not None else None
         return Signer(emp.name, emp.number, emp.role) if emp is not None else None
@@ -154,8 +146,6 @@ def win_slip(ctx: FloorContext, slip_no: int) -> WinSlip:
         void = slip_void(s, slip.slip_no)
         if void is None:
             return record
-        from printing.slip import VoidMark
-
         return replace(record, void=VoidMark(void.at, void.by, void.reason,
                                              void.money_returned))
 

@@ -30,6 +30,7 @@ from core.auth import Gate, register_gate
 from core.cardkey import CardKey
 from core.floorconfig import FloorConfig, GroupConfig
 from core.ledger.db import reader
+from core.tablegames.paper import SlipPaper, process_paper
 from core.tablegames.views import FloorChange, FloorError, HitOutcome
 
 log = logging.getLogger("podium.floor")
@@ -151,18 +152,18 @@ class Unit:
 
 
 class FloorContext:
-    """Engines, configuration, paytables, clock, slip renderer and listeners of one floor."""
+    """Engines, configuration, paytables, clock, slip paper and listeners of one floor."""
 
     def __init__(self, engine: Engine, config: FloorConfig, paytables: dict[str, Any],
                  clock: Callable[[], datetime] = utcnow,
-                 render_slip: Callable[[Any], bytes] | None = None,
+                 paper: SlipPaper | None = None,
                  card_key: CardKey | None = None) -> None:
         self.engine = engine
         self.read_engine = reader(engine)
         self.config = config
         self.paytables = paytables
         self.clock = clock
-        self.render = render_slip
+        self._paper = paper
         self.pg = engine.dialect.name == "postgresql"
         self.cache = LevelCache()
         self._listeners: list[Callable[[FloorChange], None]] = []
@@ -193,6 +194,11 @@ class FloorContext:
 
             self._channel = channel_of(s)
         return self._channel
+
+    @property
+    def paper(self) -> SlipPaper:
+        """The slip paper given to this floor, else the process's (``paper.use_paper``)."""
+        return self._paper if self._paper is not None else process_paper()
 
     # -- time, configuration ------------------------------------------------------------------
     def now(self) -> datetime:
