@@ -36,13 +36,14 @@ from core.app.claims import ClaimKeeper, Service
 from core.app.jackpot_lock import JackpotLock
 from core.app.links import LinkLoop
 from core.app.listeners import Listeners
-from core.app.print_spool import Printer, PrintSpool, SlipRecord
+from core.app.print_spool import PrintSpool, SlipRecord
 from core.controllers.ownership import TableClaims, TableService, service_name, table_services
 from core.controllers.protocol import JackpotState
 from core.controllers.tls import link_tls
 from core.floorconfig import FloorConfig
 from core.tablegames.feed import FeedListener
 from core.tablegames.floor import Floor
+from core.tablegames.paper import Printer
 from core.tablegames.views import FloorChange
 
 log = logging.getLogger("podium.runtime")

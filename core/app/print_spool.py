@@ -22,12 +22,11 @@ from typing import Any
 from core.app.listeners import Listeners
 from core.floorconfig import FloorConfig
 from core.tablegames.floor import Floor
+from core.tablegames.paper import Printer, PrinterError
+from core.tablegames.slip_record import VoidMark
 from core.tablegames.views import FloorChange, SlipLine, SlipPrintState
 
 log = logging.getLogger("podium.runtime")
-
-Printer = Any  # printing.printers.NetworkPrinter | FilePrinter: .send(data, name) and str()
-
 
 @dataclass(frozen=True)
 class SlipRecord:
@@ -121,10 +120,9 @@ class PrintSpool:
         void = self.floor.slip_void(slip_no)
         if void is None:
             return data
-        from printing.slip import VoidMark, mark_void
-
-        return mark_void(data, VoidMark(void.at, void.by, void.reason, void.money_returned),
-                         self.config.casino.timezone)
+        return self.floor.paper.mark_void(
+            data, VoidMark(void.at, void.by, void.reason, void.money_returned),
+            self.config.casino.timezone)
 
     def _slip_records(self, lines: list[SlipLine]) -> list[SlipRecord]:
         names = {t.id: t.name for t in self.config.tables}
@@ -197,8 +195,6 @@ class PrintSpool:
             if on_result is not None:
                 on_result(False, "", "no printer is configured")
             return
-        from printing.printers import PrinterError
-
         try:
             self.printer.send(data, name)
         except PrinterError as exc:
@@ -228,9 +224,6 @@ class PrintSpool:
                 self._printing.discard(slip_no)
 
     def _print_and_record(self, slip_no: int, again: bool) -> None:
-        from printing.printers import PrinterError
-        from printing.slip import mark_copy
-
         assert self.printer is not None
         void = self.floor.slip_void(slip_no)
         if void is not None:  # a void slip is not payable: it never goes to the printer again
@@ -242,7 +235,7 @@ class PrintSpool:
             log.info("win slip %d: printed already, not printed again", slip_no)
             return
         marking = state.next_marking
-        data = mark_copy(self.floor.slip_bytes(slip_no), marking)
+        data = self.floor.paper.mark_copy(self.floor.slip_bytes(slip_no), marking)
         printer = str(self.printer)
         started: list[int] = []
         start_failed: list[Exception] = []
