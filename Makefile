@@ -60,9 +60,12 @@ demo-floor: system-libs-run $(STAMP)
 test: system-libs-test $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
 
+# ruff; mypy strict on core, printing and gui (pyproject.toml [tool.mypy]); the import contracts
+# (pyproject.toml [tool.importlinter], docs/architecture.md "Layers")
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/mypy core printing
+	$(BIN)/mypy core printing gui
+	$(BIN)/lint-imports
 
 bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/startup.py

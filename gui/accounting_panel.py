@@ -33,10 +33,11 @@ from PySide6.QtWidgets import (
 )
 
 from core.accounting import periods, reconcile, register, sheets
+from core.accounting.cells import cell_text
 from core.accounting.sheets import Report
 from core.desks import Desk
 from gui.bridge import default_bridge
-from printing.accounting_page import cell_text, report_html
+from printing.accounting_page import report_html
 
 log = logging.getLogger("podium.gui.accounting")
 

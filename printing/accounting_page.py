@@ -4,35 +4,16 @@ support (``printing.winpage.print_on``: a PDF, a printer, the print preview)."""
 
 from __future__ import annotations
 
-from decimal import Decimal
 from html import escape
 from pathlib import Path
 
-from core.accounting.sheets import Cell, Report, Sheet
+from core.accounting.cells import cell_text
+from core.accounting.sheets import Report, Sheet
 from core.desks import Desk
-from core.money import decimal_text
 
 
 class ReportPageError(ValueError):
     """A report page that can not be written; the message names the file and the problem."""
-
-
-def money_text(value: Decimal, symbol: str = "") -> str:
-    """Every digit kept, thousands separated: "$25,000.4045", "-$0.40"."""
-    text = decimal_text(abs(value))
-    whole, _, frac = text.partition(".")
-    sign = "-" if value < 0 else ""
-    return f"{sign}{symbol}{int(whole):,}.{frac.ljust(2, '0')}"
-
-
-def cell_text(value: Cell, money: bool, symbol: str = "") -> str:
-    if value is None:
-        return ""
-    if isinstance(value, Decimal):
-        return money_text(value, symbol if money else "")
-    if isinstance(value, int):
-        return f"{value:,}" if not money else money_text(Decimal(value), symbol)
-    return str(value)
 
 
 def _table(sheet: Sheet, symbol: str) -> str:

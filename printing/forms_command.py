@@ -34,10 +34,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Engine
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import SQLAlchemyError
 
+from core.cli.ledger_open import open_for_reading, read_problem, short
 from core.money import MoneyError, parse_count
 
 if TYPE_CHECKING:  # the ledger and Qt are imported only when a form is written
@@ -165,59 +164,6 @@ def add_arguments(parser: argparse.ArgumentParser, name: str = "forms") -> None:
                             "public holidays; 'demo' (default) for the embedded demo floor")
 
 
-def _safe_url(url: str) -> str:
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return "(the --db value)"
-
-
-def _open(url: str) -> Engine:
-    """The ledger, for reading: it must exist and be at this Podium's schema revision."""
-    from alembic.runtime.migration import MigrationContext
-    from alembic.script import ScriptDirectory
-
-    from core.ledger.db import alembic_config, make_engine
-
-    try:
-        parsed = make_url(url)
-    except ArgumentError:
-        raise FormError("--db: not a database URL (e.g. sqlite:///ledger.sqlite3 or "
-                        "postgresql+psycopg://user@host/podium)") from None
-    if parsed.get_backend_name() == "sqlite":
-        path = parsed.database or ""
-        try:
-            is_file = bool(path) and path != ":memory:" and Path(path).is_file()
-        except (OSError, ValueError):  # a name too long, a NUL
-            is_file = False
-        if not is_file:
-            raise FormError(f"ledger {_short(_safe_url(url))}: no such ledger file")
-    try:
-        engine = make_engine(url)
-    except ValueError as exc:
-        raise FormError(str(exc).replace(url, _safe_url(url))) from None
-    except ImportError as exc:
-        raise FormError(f"--db: no driver for {_safe_url(url)}: {exc}") from None
-    try:
-        with engine.connect() as conn:
-            current = MigrationContext.configure(conn).get_current_revision()
-    except SQLAlchemyError as exc:
-        engine.dispose()
-        raise FormError(_ledger_problem(url, exc)) from None
-    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
-    if current != head:
-        engine.dispose()
-        raise FormError(f"ledger {_safe_url(url)}: schema revision {current or 'none'}, this "
-                        f"Podium reads {head}; open it once with the console (which brings it "
-                        "up to date)")
-    return engine
-
-
-def _ledger_problem(url: str, exc: BaseException) -> str:
-    first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""])[0]
-    return f"ledger {_safe_url(url)}: can not be read: {first}"
-
-
 def _request(args: argparse.Namespace) -> FormRequest:
     from printing.ledger_forms import FormRequest
 
@@ -260,22 +206,22 @@ def _write(args: argparse.Namespace) -> Path:
     except (OSError, ValueError) as exc:  # a name too long, a NUL: unreadable as a floor
         if isinstance(exc, floorconfig.FloorConfigError):
             raise
-        raise FormError(f"--floor: {_short(args.floor)}: can not be read "
+        raise FormError(f"--floor: {short(args.floor)}: can not be read "
                         f"({getattr(exc, 'strerror', None) or exc})") from None
     except RecursionError:  # tomllib on arrays nested thousands deep
-        raise FormError(f"--floor: {_short(args.floor)}: not valid TOML (nested too "
+        raise FormError(f"--floor: {short(args.floor)}: not valid TOML (nested too "
                         "deeply)") from None
     casino = config.casino
     tz = ZoneInfo(casino.timezone)
     if request.filed_at is not None:  # --filed is the casino's local time
         request = replace(request, filed_at=request.filed_at.replace(tzinfo=tz))
     url = args.db or default_url(create=False)
-    engine = _open(url)
+    engine = open_for_reading(url)
     try:
         form = render(engine, request, casino=casino.name, operator=casino.operator_name,
                       tz=tz, holidays=casino.public_holidays, poker_room=config.poker_room)
     except SQLAlchemyError as exc:
-        raise FormError(_ledger_problem(url, exc)) from None
+        raise FormError(read_problem(url, exc)) from None
     finally:
         engine.dispose()
     try:
@@ -284,10 +230,6 @@ def _write(args: argparse.Namespace) -> Path:
         return render_png(form.html, out, page_size=args.page_size)
     except OSError as exc:
         raise FormError(f"{option}: {out}: can not be written ({exc.strerror or exc})") from None
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= 255 else f"{text[:60]}... ({len(text):,} characters)"
 
 
 def run(args: argparse.Namespace) -> int:

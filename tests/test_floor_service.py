@@ -18,6 +18,7 @@ from core.floorconfig import load_demo_floor
 from core.ledger.db import make_engine, upgrade
 from core.ledger.models import OwnershipEvent
 from core.rules.paytables import load_paytables
+from core.tablegames import changes
 from core.tablegames.feed import MAX_PAYLOAD, FeedListener, Notice, _chunks
 from core.tablegames.floor import Floor
 from core.tablegames.views import FloorChange, HitOutcome
@@ -119,7 +120,7 @@ def test_the_feed_carries_a_commit_to_another_process_and_not_a_rollback(pg: Eng
         table = a.config.tables[0].id
 
         # a rolled-back transaction is never heard
-        with pytest.raises(RuntimeError), a.ctx.unit("link") as u:
+        with pytest.raises(RuntimeError), changes.unit(a.ctx, "link") as u:
             from core.tablegames import setup
 
             setup.set_link(u, table, True)

@@ -15,7 +15,7 @@ from core.controllers.events import GameEnded, GameStarted, HitClaimed
 from core.ledger import integrity
 from core.ledger.audit import verify
 from core.ledger.models import Award, MeterEntry, SlipVoid, SwipeLog
-from core.tablegames import balances
+from core.tablegames import balances, changes
 from core.tablegames.floor import Floor
 from core.tablegames.unit import LevelRef
 from core.tablegames.views import FloorError
@@ -276,7 +276,7 @@ def test_audit_verify_names_a_void_whose_reversal_is_not_the_award_s(floor: Floo
         award = s.scalars(select(Award)).one()
         (mv,) = [e for e in s.scalars(select(MeterEntry).where(MeterEntry.award_id == award.id))]
         lv = LevelRef(mv.level_id, "LINK", "MAIN")
-    with floor.ctx.unit("test") as u:
+    with changes.unit(floor.ctx, "test") as u:
         balances.add_entries(u, lv, [balances.entry(
             "reversal", -mv.meter_delta - UNITS, 0, "forged", u.now, reverses_id=mv.id,
             award_id=award.id, hit_id=award.hit_id)])

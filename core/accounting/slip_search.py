@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session, aliased
@@ -38,10 +38,9 @@ from core.ledger.models import (
     SlipPrintAttempt,
     SlipVoid,
 )
+from core.tablegames import queries, slips
+from core.tablegames.slip_record import WinSlip
 from core.tablegames.views import FloorError, HitRecord
-
-if TYPE_CHECKING:
-    from core.tablegames.slip_record import WinSlip
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 500
@@ -243,13 +242,9 @@ class WinPages:
         return search_slips(self.desk, q)
 
     def win_slip(self, slip_no: int) -> WinSlip:
-        from core.tablegames import slips
-
         return slips.win_slip(self, slip_no)  # type: ignore[arg-type]
 
     def hit_record(self, hit_id: int) -> HitRecord:
-        from core.tablegames import queries
-
         return queries.hit_record(self, hit_id)  # type: ignore[arg-type]
 
     def chain_head_text(self) -> str:

@@ -79,18 +79,30 @@ COMMANDS_TOP: dict[str, tuple[str, str]] = {
 }
 
 
-# The commands that build a floor in this process (its pays make win slips): the dispatcher, the
-# CLI's app wiring, gives them printing's paper first (docs/architecture.md "Layers").
+# The commands that build a floor in this process (its pays make win slips).
 FLOOR_COMMANDS = frozenset({"core.cli.serve_command"})
 
 
-def _wire_paper() -> None:
-    """The app wiring of the ``podium`` command: win slips as ESC/POS bytes.  The one import of
-    ``printing`` in core, allowed by name in the import-linter contract (pyproject.toml)."""
-    from core.tablegames.paper import use_paper
-    from printing.slip import PAPER
+def wire(args: argparse.Namespace) -> None:
+    """The app wiring of the ``podium`` command: what a core command needs from ``printing``
+    given to it, imported only for the commands that need it.  The one place core imports
+    printing, allowed by name in the import-linter contract (pyproject.toml;
+    docs/architecture.md "Layers"):
 
-    use_paper(PAPER)
+    - a command that builds a floor: win slips as ESC/POS bytes (``use_paper``);
+    - ``podium report ... --format pdf``: the report's page writer (``args.write_pdf``).
+
+    A command that is printing's own (``podium forms``) is registered by module name in the
+    tables above and imports what it needs itself."""
+    if args._module in FLOOR_COMMANDS:
+        from core.tablegames.paper import use_paper
+        from printing.slip import PAPER
+
+        use_paper(PAPER)
+    if args._module == "core.cli.report_accounting" and getattr(args, "format", "") == "pdf":
+        from printing.accounting_page import write_pdf
+
+        args.write_pdf = write_pdf
 
 
 def refuse(command: str, message: str) -> int:
@@ -188,8 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.rest = extra  # the console parses its own options (and --help)
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    if args._module in FLOOR_COMMANDS:
-        _wire_paper()
+    wire(args)
     mod = importlib.import_module(args._module)
     runner: Callable[[argparse.Namespace], int] = mod.run
     try:

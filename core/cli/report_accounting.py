@@ -12,11 +12,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from core.cli.dispatch import UsageError
 from core.text import printable
+
+# printing.accounting_page.write_pdf: the report as a PDF page at the path
+WritePdf = Callable[[Any, Any, Path], object]
 
 REPORTS = ("reconcile", "liability", "slips", "hits", "drop")
 FORMATS = ("text", "json", "csv", "xlsx", "pdf")
@@ -103,7 +107,7 @@ def build(name: str, desk: Any, args: argparse.Namespace) -> tuple[Any, dict[str
 
 
 def text_report(report: Any, desk: Any) -> str:
-    from printing.accounting_page import cell_text
+    from core.accounting.cells import cell_text
 
     out = [report.name]
     out += [f"{k}: {v}" for k, v in report.meta(desk)]
@@ -159,8 +163,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {printable(args.out)}", file=sys.stderr)
             return _status(report)
         else:
-            from printing.accounting_page import write_pdf
-
+            # a PDF page is printing's (Qt); the dispatcher, the command's app wiring, gives
+            # its writer (core/cli/dispatch.py: wire)
+            write_pdf: WritePdf = args.write_pdf
             write_pdf(report, desk, Path(args.out).expanduser())
             print(f"wrote {printable(args.out)}", file=sys.stderr)
             return _status(report)

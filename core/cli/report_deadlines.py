@@ -78,21 +78,21 @@ def text_report(deadlines: list[Any], tz: ZoneInfo, at: datetime) -> str:
 def run(args: argparse.Namespace) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
+    from core.cli.ledger_open import open_for_reading, read_problem
     from core.ledger.db import default_url
     from core.pokerroom import calendar
-    from printing.forms_command import _ledger_problem, _open  # the read-only ledger opener
 
     config = _config(str(args.floor))
     casino = config.casino
     tz = ZoneInfo(casino.timezone)
     at = _at(args.at, tz)
     url = args.db or default_url(create=False)
-    engine = _open(url)
+    engine = open_for_reading(url)
     try:
         found = calendar.room_deadlines(engine, at, tz, casino.public_holidays,
                                         config.poker_room.calendar)
     except SQLAlchemyError as exc:
-        raise UsageError(_ledger_problem(url, exc)) from None
+        raise UsageError(read_problem(url, exc)) from None
     finally:
         engine.dispose()
     if args.json:

@@ -75,7 +75,7 @@ from sqlalchemy import Connection, delete, select, text, update
 from core.ledger import locks
 from core.ledger.db import own_connection, problem
 from core.ledger.models import FloorService, OwnershipEvent, TableOwner
-from core.tablegames import setup
+from core.tablegames import changes, setup
 
 if TYPE_CHECKING:
     from core.tablegames.floor import Floor
@@ -438,7 +438,7 @@ class TableClaims:
         here and not written for)."""
         assert self.service_id is not None
         ctx = self.floor.ctx
-        with ctx.unit("ownership") as u:
+        with changes.unit(ctx, "ownership") as u:
             s = u.s
             gone = self.fence(s.connection(), taken) if taken else set()
             if gone:
@@ -504,7 +504,7 @@ class TableClaims:
                     self._drop_conn()
         if record and self.service_id is not None:
             try:
-                with self.floor.ctx.unit("ownership") as u:
+                with changes.unit(self.floor.ctx, "ownership") as u:
                     # nobody serves them now: the next service links them at once
                     u.s.execute(delete(TableOwner).where(
                         TableOwner.table_id.in_(tables),

@@ -42,10 +42,12 @@ from sqlalchemy import Connection, Engine, Table, cast, func, select, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.types import BigInteger
 
+from core.auth import CARD_KEY_ID, recorded_card_key
 from core.ledger import integrity
 from core.ledger.balance_checks import check_balances, check_hours, check_table_totals
 from core.ledger.db import reader
 from core.ledger.models import Award, Base, Hit, HitDecision, MeterEntry, Slip, SlipVoid
+from core.ledger.people import mismatches
 from core.money import format_cents
 
 PAID = ("paid", "auto_paid")
@@ -571,8 +573,6 @@ def _voids(conn: Connection, report: Report) -> None:
 
 def _people(conn: Connection, report: Report) -> None:
     """Check 10: each employee row against the digest of its latest event."""
-    from core.ledger.people import mismatches
-
     for m in mismatches(conn):
         if m.event_id is None:
             what = "no employee event vouches for its card, PIN and active flag"
@@ -714,8 +714,6 @@ def _shown(value: Any) -> str:
 def _card_key(conn: Connection, report: Report) -> None:
     """Check 12: ``settings.card_key_id`` is the fingerprint the records last name (a key id
     changed in place would refuse every swipe as the wrong key)."""
-    from core.auth import CARD_KEY_ID, recorded_card_key
-
     if not _states_installed(conn):
         return
     setting = conn.execute(text("SELECT value FROM settings WHERE key = :k"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from core.auth import AuthError, Swipe, Swiper, same_person
 from core.ledger.models import MeterEntry
 from core.money import cents_to_units, json_cents, units_floor_cents
-from core.tablegames import balances
+from core.tablegames import balances, changes
 from core.tablegames.setup import levels
 from core.tablegames.unit import FloorContext, retrying
 from core.tablegames.views import FloorError
@@ -55,7 +55,7 @@ def adjust(ctx: FloorContext, group: str, level: str, meter_delta_cents: int, re
 def _adjust(ctx: FloorContext, group: str, level: str, meter_delta_cents: int, reason: str,
             first: Swiper, second_who: Swiper, second_role: str) -> int:
     gate = ctx.gate
-    with ctx.unit("adjust") as u:
+    with changes.unit(ctx, "adjust") as u:
         lv = levels(u, group).get(level)
         if lv is None:
             raise FloorError(f"group {group}: no level {level}")

@@ -21,7 +21,7 @@ from core.rules import fortune
 from core.rules.cards import Card, parse_cards
 from core.rules.claims import possible_pays
 from core.tablegames import balances, flags, meters
-from core.tablegames.ingest import claimed_pay
+from core.tablegames.locks import claimed_pay
 from core.tablegames.setup import levels, settings
 from core.tablegames.slips import cards_of
 from core.tablegames.unit import FloorContext, Unit

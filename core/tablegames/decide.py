@@ -13,9 +13,10 @@ from core.auth import AuthError, Swipe, Swiper, same_person
 from core.ledger.models import Award, Employee, GameTable, Hit, HitDecision
 from core.money import json_cents, units_floor_cents
 from core.rules.cards import Card
-from core.tablegames import balances, freeze, meters, slips
+from core.tablegames import balances, changes, meters, slips
 from core.tablegames.assess import Assessment, assess, claim_role, load_hit, parse
-from core.tablegames.ingest import cancel_hit, refixer, release_lock
+from core.tablegames.ingest import cancel_hit
+from core.tablegames.locks import UNFROZEN, refixer, release_lock
 from core.tablegames.setup import levels, settings
 from core.tablegames.unit import FloorContext, Unit, retrying
 from core.tablegames.views import AmountChanged, FloorError, HitOutcome, PaidHit
@@ -74,7 +75,7 @@ def _pay(ctx: FloorContext, hit_id: int, parsed: tuple[Card, ...], who: Swiper,
          checker: Swiper | None, correct_claim: bool, expected_cents: int | None,
          role: list[str | None]) -> PaidHit:
     gate = ctx.gate
-    with ctx.unit("pay") as u:
+    with changes.unit(ctx, "pay") as u:
         slips.lock_sequence(ctx, u)  # before the hit and the meter (a fixed order of locks)
         hit = load_hit(u, hit_id, lock=True)
         where = f"hit #{hit.id} (table {hit.table_id} seat {hit.seat})"
@@ -160,7 +161,7 @@ def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Ca
         given = json_cents(int(hit.locked_amount_cents))
         release_lock(u, hit, f"hit #{hit.id} claim corrected")
         if not g.lock_at_hit:
-            s.add(HitDecision(hit_id=hit.id, decision=freeze.UNFROZEN, employee_id=verifier.id,
+            s.add(HitDecision(hit_id=hit.id, decision=UNFROZEN, employee_id=verifier.id,
                               reason=f"claim corrected to {pay.hand}: {given} frozen for "
                                      f"{hit.claimed_hand} back to the meter", created_at=now))
     # The award is written once, with its final figures (awards are append-only), then the
@@ -236,7 +237,7 @@ def reject(ctx: FloorContext, hit_id: int, reason: str, swipe: Swipe) -> None:
 
 def _reject(ctx: FloorContext, hit_id: int, reason: str, who: Swiper,
             role: list[str | None]) -> None:
-    with ctx.unit("reject") as u:
+    with changes.unit(ctx, "reject") as u:
         hit = load_hit(u, hit_id, lock=True)
         if hit.status != "pending":
             raise FloorError(f"hit #{hit.id} (table {hit.table_id} seat {hit.seat}): "
@@ -248,7 +249,7 @@ def _reject(ctx: FloorContext, hit_id: int, reason: str, who: Swiper,
                           now=u.now)
         table = u.s.get(GameTable, hit.table_id)
         cancel_hit(u, hit, "rejected", reason, employee_id=emp.id,
-                   refix=(refixer(ctx, table.group_id) or freeze.refixer(ctx, table.group_id))
+                   refix=refixer(ctx, table.group_id)
                    if table is not None else None)
 
 

@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import Engine, select, text
 from sqlalchemy.exc import DBAPIError
@@ -48,10 +48,9 @@ from sqlalchemy.orm import Session
 from core.cardkey import CardKey
 from core.ledger.db import own_connection, problem
 from core.ledger.models import Hit, Slip
+from core.tablegames.queries import touched_views
+from core.tablegames.unit import FloorContext, Unit
 from core.tablegames.views import FloorChange, HitOutcome
-
-if TYPE_CHECKING:
-    from core.tablegames.unit import FloorContext
 
 log = logging.getLogger("podium.feed")
 
@@ -278,7 +277,9 @@ def _chunks(notice: Notice) -> Iterator[str]:
 def publish(s: Session, ctx: FloorContext, change: FloorChange) -> None:
     """Send ``change`` on the ledger's channel, inside the transaction that made it (delivered
     at its commit).  PostgreSQL only."""
-    channel = ctx.feed_channel(s)
+    if ctx.channel is None:
+        ctx.channel = channel_of(s)
+    channel = ctx.channel
     notice = Notice(ctx.origin, change.action, sorted(change.tables), sorted(change.levels),
                     sorted(change.hits), list(change.outcomes), list(change.slips),
                     list(change.prints), change.events,
@@ -291,9 +292,6 @@ def publish(s: Session, ctx: FloorContext, change: FloorChange) -> None:
 def read_change(ctx: FloorContext, notices: Iterable[Notice]) -> FloorChange:
     """One FloorChange for notices from other processes: what they name, as it is now in the
     ledger (read after their commit, so at least as new as they are)."""
-    from core.tablegames.queries import touched_views
-    from core.tablegames.unit import Unit
-
     notices = list(notices)
     tables: set[str] = set()
     levels: set[tuple[str, str]] = set()

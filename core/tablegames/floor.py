@@ -23,7 +23,18 @@ from core.floorconfig import FloorConfig
 from core.ledger import integrity
 from core.rules.cards import Card
 from core.tablegames import adjust as adjusting
-from core.tablegames import assess, decide, ingest, meters, queries, replies, setup, slips, voids
+from core.tablegames import (
+    assess,
+    changes,
+    decide,
+    ingest,
+    meters,
+    queries,
+    replies,
+    setup,
+    slips,
+    voids,
+)
 from core.tablegames import freeze as freezing
 from core.tablegames.paper import SlipPaper
 from core.tablegames.slip_record import WinSlip
@@ -77,21 +88,21 @@ class Floor:
     def start(self, offline: Iterable[str] | None = None) -> list[str]:
         """Sync the floor file into the ledger (setup.start); ``offline``: the tables this
         process serves, set OFFLINE until their links are up (None: every table)."""
-        with self.ctx.unit("start") as u:
+        with changes.unit(self.ctx, "start") as u:
             return setup.start(self.ctx, u, offline)
 
     def join(self) -> list[str]:
         """A console that is a client of the floor services (a shared ledger) checks its floor
         file against the ledger and writes nothing (setup.check); on a ledger nobody has set
         up yet it sets it up (as :meth:`start`, every table OFFLINE)."""
-        with self.ctx.unit("join") as u:
+        with changes.unit(self.ctx, "join") as u:
             notes = setup.check(self.ctx, u)
             if notes is None:
                 return setup.start(self.ctx, u, ())
             return notes
 
     def set_link(self, table: str, online: bool) -> None:
-        with self.ctx.unit("link") as u:
+        with changes.unit(self.ctx, "link") as u:
             setup.set_link(u, table, online)
 
     # -- controller events ----------------------------------------------------------------------
@@ -103,10 +114,10 @@ class Floor:
         surrogate, a member of the wrong type) is refused by name (``ingest.screened``)."""
         event = ingest.screened(origin, event)
         try:
-            with self.ctx.unit("event") as u:
+            with changes.unit(self.ctx, "event") as u:
                 return ingest.record(self.ctx, u, origin, event)
         except ValueError as exc:
-            with self.ctx.unit("refused") as u:
+            with changes.unit(self.ctx, "refused") as u:
                 ingest.record_refusal(u, origin, event, str(exc) or type(exc).__name__)
             raise
 
@@ -211,7 +222,7 @@ class Floor:
     def slip_void(self, slip_no: int) -> SlipVoidView | None:
         """The void of a win slip, or None when it is not void."""
         with self.ctx.read() as s:
-            return voids.slip_void(s, slip_no)
+            return slips.slip_void(s, slip_no)
 
     def print_state(self, slip_no: int) -> SlipPrintState:
         return slips.print_state(self.ctx, slip_no)
@@ -227,7 +238,7 @@ class Floor:
         if self.writer.running:
             result: _T = self.writer.submit(run).result()
             return result
-        with self.ctx.unit("print") as u:
+        with changes.unit(self.ctx, "print") as u:
             return run(u)
 
     def record_print(self, slip_no: int, printer: str, ok: bool, error: str = "", *,

@@ -2,7 +2,7 @@
 opens its verification, so the swipe authorizes exactly the amount shown however the linked
 tables play meanwhile.
 
-The freeze is the lock-at-hit mechanism (``core.tablegames.ingest.fix_round``), written at
+The freeze is the lock-at-hit mechanism (``core.tablegames.locks``), written at
 another moment: the award's movements are taken off the meter by entries that name the hit (no
 award yet), the hit's ``locked_*`` columns hold the amount, so every table of the link shows it
 PENDING (``LevelView.frozen_cents``) while the live meter grows for the next award; the pay
@@ -25,65 +25,26 @@ opened again and closed without a decision.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from sqlalchemy import exists, select
 from sqlalchemy.orm import aliased
 
 from core.ledger.models import GameTable, Hit, HitDecision, MeterEntry
-from core.money import json_cents, units_floor_cents
-from core.tablegames import balances, meters
+from core.money import json_cents
+from core.tablegames import changes, meters
 from core.tablegames.assess import load_hit
-from core.tablegames.ingest import live_lock_entries, lockable_pay, release_lock
-from core.tablegames.setup import levels, settings
+from core.tablegames.locks import (
+    FROZEN,
+    UNFROZEN,
+    live_lock_entries,
+    refix_frozen,
+    release_lock,
+    round_hits,
+)
+from core.tablegames.setup import levels
 from core.tablegames.unit import FloorContext, Unit, retrying
 from core.tablegames.views import FloorError, FrozenAmount
-
-FROZEN = "frozen"
-UNFROZEN = "unfrozen"
-
-
-def _round_hits(ctx: FloorContext, u: Unit, round_id: int) -> dict[int, tuple[Hit, Any]]:
-    """seat -> (hit, pay): the round's pending hits with a meter pay, locked (id order)."""
-    hits = u.s.scalars(select(Hit).where(Hit.round_id == round_id, Hit.status == "pending")
-                       .order_by(Hit.id).with_for_update()
-                       .execution_options(populate_existing=True))
-    return {h.seat: (h, pay) for h in hits
-            if (pay := lockable_pay(ctx.table_paytable(h.table_id), h)) is not None}
-
-
-def _refix(ctx: FloorContext, u: Unit, g: Any, hits: Sequence[tuple[Hit, Any]], why: str,
-           given_back: str) -> None:
-    """Give back the freezes among ``hits`` (newest first, so each reversal finds the meter as
-    that freeze left it), then fix every one of them, in the order given, each on what the
-    previous left."""
-    held = [h for h, _ in hits if h.locked_amount_cents is not None]
-    entries = {h.id: live_lock_entries(u, h.id) for h in held}
-    for h in sorted(held, key=lambda h: max((e.id for e in entries[h.id]), default=0),
-                    reverse=True):
-        amount = int(h.locked_amount_cents or 0)
-        release_lock(u, h, given_back, entries[h.id])
-        u.s.add(HitDecision(hit_id=h.id, decision=UNFROZEN, employee_id=None,
-                            reason=f"{given_back}: {json_cents(amount)} back to the meter",
-                            created_at=u.now))
-    lvls = levels(u, g.id)
-    for h, pay in hits:
-        lv = lvls[pay.level or ctx.paytable(g.id).levels[0]]
-        before = balances.current(u, lv.id)
-        cents, moves = meters.award(before, settings(u, lv.id), pay.fraction)
-        balances.write(u, lv, moves, reason=f"frozen for hit #{h.id} (seat {h.seat}): {why}",
-                       hit_id=h.id, round_id=h.round_id)
-        h.locked_level_id = lv.id
-        h.locked_amount_cents = cents
-        h.locked_meter_before_cents = units_floor_cents(before.meter_units)
-        h.locked_meter_after_cents = balances.meter_cents(u, lv.id)
-        u.s.add(HitDecision(hit_id=h.id, decision=FROZEN, employee_id=None,
-                            reason=f"{why}: {json_cents(cents)} of the {lv.name} meter "
-                                   f"({json_cents(h.locked_meter_before_cents)} before)",
-                            created_at=u.now))
-        u.hits.add(h.id)
-        u.tables.add(h.table_id)
 
 
 def _view(u: Unit, hit: Hit, state: str) -> FrozenAmount:
@@ -114,38 +75,38 @@ def freeze(ctx: FloorContext, hit_id: int, where: str = "") -> FrozenAmount:
 
 
 def _freeze(ctx: FloorContext, hit_id: int, where: str) -> FrozenAmount:
-    with ctx.unit("freeze") as u:
+    with changes.unit(ctx, "freeze") as u:
         hit = load_hit(u, hit_id, lock=False)
         g = ctx.group_cfg(_group_of(u, hit))
         if hit.round_id is None:
             _still_pending(hit)
             return _view(u, hit, "none")
         # the round's hits locked in id order (as every writer of them does), this one with them
-        round_hits = _round_hits(ctx, u, hit.round_id)
+        lockable = round_hits(ctx, u, hit.round_id)
         u.s.refresh(hit)
         _still_pending(hit)
         if g.lock_at_hit:
             return _view(u, hit, "locked_at_hit" if hit.locked_amount_cents is not None
                          else "none")
-        if hit.seat not in round_hits or round_hits[hit.seat][0].id != hit.id:
+        if hit.seat not in lockable or lockable[hit.seat][0].id != hit.id:
             return _view(u, hit, "none")
-        order = meters.payment_order(list(round_hits), g.pay_order)
+        order = meters.payment_order(list(lockable), g.pay_order)
         # this hit and every hit paid before it in the round must hold an amount; the first
         # that does not is fixed now, and every hit after it (its freeze given back) again
         upto = order[: order.index(hit.seat) + 1]
-        fresh = [s for s in upto if round_hits[s][0].locked_amount_cents is None]
+        fresh = [s for s in upto if lockable[s][0].locked_amount_cents is None]
         if not fresh:
             return _view(u, hit, FROZEN)
         start = order.index(fresh[0])
-        redo = [round_hits[s] for s in order[start:]
-                if s in upto or round_hits[s][0].locked_amount_cents is not None]
-        first = round_hits[fresh[0]][0]
+        redo = [lockable[s] for s in order[start:]
+                if s in upto or lockable[s][0].locked_amount_cents is not None]
+        first = lockable[fresh[0]][0]
         opened = f"verification of hit #{hit.id} opened" + (f" at {where}" if where else "")
         why = opened if first.id == hit.id and len(redo) == 1 else (
             f"{opened}; fixed in pay order (round {hit.round_no}: seat "
             f"{', then seat '.join(str(h.seat) for h, _ in redo)})")
-        _refix(ctx, u, g, redo, why,
-               f"re-fixed in pay order: seat {first.seat} (hit #{first.id}) is paid first")
+        refix_frozen(ctx, u, g, redo, why,
+                     f"re-fixed in pay order: seat {first.seat} (hit #{first.id}) is paid first")
         return _view(u, hit, FROZEN)
 
 
@@ -178,13 +139,13 @@ class _Kept(Exception):
 
 
 def _unfreeze(ctx: FloorContext, hit_id: int, where: str) -> FrozenAmount:
-    with ctx.unit("unfreeze") as u:
+    with changes.unit(ctx, "unfreeze") as u:
         hit = load_hit(u, hit_id, lock=False)
         if hit.status != "pending" or hit.round_id is None:
             return FrozenAmount(hit.id, hit.status if hit.status != "pending" else "none",
                                 None, None, None)
         g = ctx.group_cfg(_group_of(u, hit))
-        _round_hits(ctx, u, hit.round_id)  # locked in id order, as every writer of them does
+        round_hits(ctx, u, hit.round_id)  # locked in id order, as every writer of them does
         u.s.refresh(hit)
         if hit.status != "pending":
             return FrozenAmount(hit.id, hit.status, None, None, None)
@@ -225,27 +186,3 @@ def _stood_on(u: Unit, hit: Hit, entries: Sequence[MeterEntry]) -> bool:
         later.hit_id.is_not(None), later.hit_id != hit.id,
         ~exists().where(back.hit_id == later.hit_id, back.reverses_id == later.id))
         .limit(1)) is not None
-
-
-def refixer(ctx: FloorContext, group_id: str) -> Callable[[Unit, int, int], None] | None:
-    """For :func:`core.tablegames.ingest.cancel_hit` in a group that freezes at verification:
-    when a frozen hit is rejected or cancelled, the frozen hits of its round paid after it (fixed
-    on what it left) are given back and fixed again in pay order."""
-    g = ctx.group_cfg(group_id)
-    if g.lock_at_hit:
-        return None
-
-    def refix(u: Unit, round_id: int, hit_id: int) -> None:
-        gone = u.s.get(Hit, hit_id)
-        round_hits = _round_hits(ctx, u, round_id)
-        if gone is None or not round_hits:
-            return
-        order = meters.payment_order([*round_hits, gone.seat] if gone.seat not in round_hits
-                                     else list(round_hits), g.pay_order)
-        redo = [round_hits[s] for s in order[order.index(gone.seat) + 1:]
-                if s in round_hits and round_hits[s][0].locked_amount_cents is not None]
-        if redo:
-            _refix(ctx, u, g, redo, f"re-fixed in pay order after hit #{hit_id} "
-                   f"{gone.status}", f"hit #{hit_id} (seat {gone.seat}) {gone.status}")
-
-    return refix

@@ -54,12 +54,13 @@ from core.ledger.models import (
     Round,
     Wager,
 )
-from core.money import json_cents, units_floor_cents
+from core.money import json_cents
 from core.rules import fortune
 from core.rules.cards import CardError, format_cards, parse_cards
 from core.rules.claims import ClaimError, pay_for_claim
-from core.tablegames import balances, flags, meters, slips
+from core.tablegames import balances, flags, locks, meters, slips
 from core.tablegames.flags import FlagCode, HitFlag
+from core.tablegames.locks import claimed_pay, fix_round, release_lock
 from core.tablegames.setup import levels, settings
 from core.tablegames.unit import FloorContext, LevelRef, Unit
 from core.tablegames.views import FloorError, HitOutcome
@@ -73,17 +74,6 @@ CONTRIBUTION_KINDS = ("contribution", "reserve_contribution")
 SEQUENCE_GAP = "SequenceGap"  # controller_events.type of a gap the controller declared (GONE)
 # the dealer's words for each event, in refusal reasons
 _WHAT = {GameStarted: "START GAME", GameEnded: "END GAME", Misdealt: "MISDEAL"}
-
-
-def claimed_pay(pt: Any, hand: str) -> Any:
-    """The pay of a claimed hand button (a hand the table does not list pays as the best
-    listed hand it always makes, RULES.md 3); None when it pays nothing or needs the cards."""
-    if hand not in fortune.HAND_IDS:
-        return None
-    try:
-        return pay_for_claim(pt, hand)
-    except ClaimError:
-        return None
 
 
 def _claim_problem(pt: Any, hand: str) -> str:
@@ -449,95 +439,6 @@ def _hit_claimed(ctx: FloorContext, u: Unit, t: Any, ev: int, boot: str,
                                      amount))
 
 
-def lockable_pay(pt: Any, hit: Hit) -> Any:
-    """The meter pay a pending hit's claim would lock at the hit or freeze at its verification
-    (None: nothing to lock: a tray pay, a claim that pays nothing or needs the cards, a flagged
-    hit, no wager)."""
-    if hit.status != "pending" or hit.wager_id is None or hit.round_id is None:
-        return None
-    if any(f.blocking for f in flags.loads(hit.flag_codes)):
-        return None
-    pay = claimed_pay(pt, hit.claimed_hand)
-    return pay if pay is not None and pay.source == "meter" else None
-
-
-def live_lock_entries(u: Unit, hit_id: int) -> list[MeterEntry]:
-    """The entries that hold a hit's lock-at-hit amount (not yet reversed), oldest first."""
-    reversed_ids = select(MeterEntry.reverses_id).where(MeterEntry.hit_id == hit_id,
-                                                        MeterEntry.kind == "reversal",
-                                                        MeterEntry.reverses_id.is_not(None))
-    return list(u.s.scalars(select(MeterEntry).where(
-        MeterEntry.hit_id == hit_id, MeterEntry.kind != "reversal",
-        MeterEntry.award_id.is_(None), MeterEntry.id.not_in(reversed_ids))
-        .order_by(MeterEntry.id)))
-
-
-def release_lock(u: Unit, hit: Hit, reason: str,
-                 entries: list[MeterEntry] | None = None) -> None:
-    """Give a hit's lock-at-hit amount back to the meter by reversal entries (``entries``: its
-    :func:`live_lock_entries`, when the caller has them already)."""
-    if entries is None:
-        entries = live_lock_entries(u, hit.id)
-    if entries:
-        lv_ids = {e.level_id for e in entries}
-        level_by_id = {lv.id: LevelRef(lv.id, lv.group_id, lv.name) for lv in u.s.scalars(
-            select(Level).where(Level.id.in_(lv_ids)))}
-        balances.reverse(u, level_by_id, entries, reason, hit_id=hit.id)
-    hit.locked_level_id = None
-    hit.locked_amount_cents = None
-    hit.locked_meter_before_cents = None
-    hit.locked_meter_after_cents = None
-
-
-def fix_round(ctx: FloorContext, u: Unit, g: Any, round_id: int, cause: int) -> None:
-    """Lock at hit (RULES.md 4): fix the amounts of a round's pending meter hits in PAY order
-    (from the dealer's right unless the group says otherwise), each on what the previous one
-    left, whatever order the dealer pressed HIT JACKPOT in.  A round with one hit locks it; when
-    another hit of the round arrives (or one is rejected), the round's locks are given back
-    (newest first) and fixed again in pay order, so the ledger shows both.  Paid hits keep
-    their amounts; hits of other rounds are not touched."""
-    hits = list(u.s.scalars(select(Hit).where(Hit.round_id == round_id,
-                                              Hit.status == "pending")
-                            .order_by(Hit.id).with_for_update()))
-    lockable = {h.seat: (h, pay) for h in hits
-                if (pay := lockable_pay(ctx.table_paytable(h.table_id), h)) is not None}
-    if not lockable:
-        return
-    locked = [h for h, _ in lockable.values() if h.locked_amount_cents is not None]
-    order = meters.payment_order(list(lockable), g.pay_order)
-    fresh = [lockable[seat][0] for seat in order if lockable[seat][0].locked_amount_cents is None]
-    if not locked and len(fresh) == 1:
-        pass  # the round's only hit: nothing to give back
-    else:
-        # newest lock first, so every reversal finds the meter as that lock left it
-        entries = {h.id: live_lock_entries(u, h.id) for h in locked}
-        for h in sorted(locked, key=lambda h: max((e.id for e in entries[h.id]), default=0),
-                        reverse=True):
-            release_lock(u, h, f"re-fixed in pay order after hit #{cause}", entries[h.id])
-            u.hits.add(h.id)
-    lvls = levels(u, g.id)
-    for seat in order:
-        h, pay = lockable[seat]
-        lv = lvls[pay.level or ctx.paytable(g.id).levels[0]]
-        before = balances.current(u, lv.id)
-        cents, moves = meters.award(before, settings(u, lv.id), pay.fraction)
-        balances.write(u, lv, moves, reason=f"locked at hit #{h.id} (seat {h.seat})",
-                       hit_id=h.id, round_id=round_id)
-        h.locked_level_id = lv.id
-        h.locked_amount_cents = cents
-        h.locked_meter_before_cents = units_floor_cents(before.meter_units)
-        h.locked_meter_after_cents = balances.meter_cents(u, lv.id)
-        u.hits.add(h.id)
-
-
-def refixer(ctx: FloorContext, group_id: str) -> Callable[[Unit, int, int], None] | None:
-    """For :func:`cancel_hit`: how a lock-at-hit group fixes a round again (None otherwise)."""
-    g = ctx.group_cfg(group_id)
-    if not g.lock_at_hit:
-        return None
-    return lambda u, round_id, hit_id: fix_round(ctx, u, g, round_id, hit_id)
-
-
 def _undone(ctx: FloorContext, u: Unit, t: Any, boot: str, e: Undone) -> None:
     """UNDO START GAME voids a round in play; UNDO HIT cancels the seat's (or the round's latest)
     pending hit (one rejected or cancelled meanwhile stays so: recorded, nothing to undo).
@@ -569,11 +470,8 @@ def _undone(ctx: FloorContext, u: Unit, t: Any, boot: str, e: Undone) -> None:
         log.info("table %s round %s seat %s: undo HIT of a hit already %s; nothing to undo",
                  t.id, e.round_no, hit.seat, hit.status)
         return
-    from core.tablegames import freeze  # (it builds on this module)
-
-    # a frozen hit's round: its later freezes were fixed on what this one left, fixed again
-    cancel_hit(u, hit, "undone", "undo HIT at the table",
-               refix=refixer(ctx, t.group_id) or freeze.refixer(ctx, t.group_id))
+    # a locked or frozen hit's round: the hits fixed on what this one left, fixed again
+    cancel_hit(u, hit, "undone", "undo HIT at the table", refix=locks.refixer(ctx, t.group_id))
 
 
 def cancel_hit(u: Unit, hit: Hit, decision: str, reason: str,

@@ -33,6 +33,7 @@ from core.tablegames.views import (
     PendingSlip,
     SlipLine,
     SlipPrintState,
+    SlipVoidView,
 )
 
 AUTO_SIGNER_NAME = "Auto-paid (no secondary verification)"
@@ -141,13 +142,25 @@ def win_slip(ctx: FloorContext, slip_no: int) -> WinSlip:
         if hit is None or award is None:
             raise FloorError(f"slip {slip_no}: its hit or award is missing from the ledger")
         record = slip_record(ctx, s, slip.slip_no, hit, award, slip.created_at)
-        from core.tablegames.voids import slip_void
-
         void = slip_void(s, slip.slip_no)
         if void is None:
             return record
         return replace(record, void=VoidMark(void.at, void.by, void.reason,
                                              void.money_returned))
+
+
+def void_view(s: Session, slip_no: int, row: SlipVoid) -> SlipVoidView:
+    emp = s.get(Employee, row.employee_id)
+    return SlipVoidView(slip_no, row.created_at, emp.number if emp else "?",
+                        emp.name if emp else "(unknown employee)", emp.role if emp else "",
+                        row.reason, bool(row.money_returned))
+
+
+def slip_void(s: Session, slip_no: int) -> SlipVoidView | None:
+    """The void of slip ``slip_no`` (None: not void), in the session ``s``."""
+    row = s.scalars(select(SlipVoid).join(Slip, Slip.id == SlipVoid.slip_id)
+                    .where(Slip.slip_no == slip_no)).first()
+    return None if row is None else void_view(s, slip_no, row)
 
 
 def slip_bytes(ctx: FloorContext, slip_no: int) -> bytes:

@@ -5,7 +5,8 @@ every table, level and hit it touched).
 Every workflow module takes a :class:`Unit` (``u.s`` is its session, ``u.now`` its time) and
 marks what it touches (``u.tables``, ``u.levels``, ``u.hits``, ``u.outcomes``, ``u.slips``).
 :class:`FloorContext` holds what every workflow needs (engines, configuration, paytables, clock)
-and the listeners, and opens units (writes) and read sessions (never the write lock).
+and the listeners, and opens read sessions (never the write lock); a write transaction is opened
+by ``core.tablegames.changes.unit``, which announces its change after the commit.
 """
 
 from __future__ import annotations
@@ -185,15 +186,8 @@ class FloorContext:
         register_gate(self.gate)
         # who this process is on the ledger's live feed (core/tablegames/feed.py)
         self.origin = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
-        self._channel: str | None = None
-
-    def feed_channel(self, s: Session) -> str:
-        """The ledger's notification channel (read once)."""
-        if self._channel is None:
-            from core.tablegames.feed import channel_of
-
-            self._channel = channel_of(s)
-        return self._channel
+        # the ledger's notification channel, read once by core.tablegames.feed
+        self.channel: str | None = None
 
     @property
     def paper(self) -> SlipPaper:
@@ -239,34 +233,6 @@ class FloorContext:
             if self.pg:
                 s.execute(text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY"))
             yield s
-
-    @contextlib.contextmanager
-    def unit(self, action: str) -> Iterator[Unit]:
-        """A write transaction; its change is announced after the commit (not on rollback)."""
-        with self.session() as s, s.begin():
-            u = Unit(s, self.now())
-            yield u
-            change = self.change_of(u, action)
-        if change.touched:
-            self.announce(change)
-
-    def change_of(self, u: Unit, action: str) -> FloorChange:
-        """The change ``u`` made, with the new state of what it touched (read inside the
-        transaction, before the commit)."""
-        from core.tablegames.balances import flush
-        from core.tablegames.queries import touched_views
-
-        flush(u)
-        tables, levels, pending, closed = touched_views(self, u)
-        change = FloorChange(action, frozenset(u.tables), frozenset(u.levels),
-                             frozenset(u.hits), tuple(u.outcomes), tuple(u.slips), 0, tables,
-                             levels, pending, closed, u.events, u.now, tuple(u.prints))
-        if self.pg and change.touched:
-            # the other processes on this ledger hear it when (and only if) it commits
-            from core.tablegames.feed import publish
-
-            publish(u.s, self, change)
-        return change
 
     # -- listeners ------------------------------------------------------------------------------
     def add_listener(self, fn: Callable[[FloorChange], None]) -> Callable[[], None]:

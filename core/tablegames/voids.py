@@ -21,11 +21,12 @@ from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from core.auth import Swipe, Swiper
-from core.ledger.models import Award, Employee, Hit, Level, MeterEntry, Slip, SlipVoid
+from core.ledger.models import Award, Hit, Level, MeterEntry, Slip, SlipVoid
 from core.money import json_cents, units_floor_cents
-from core.tablegames import balances
+from core.tablegames import balances, changes
+from core.tablegames.slips import void_view
 from core.tablegames.unit import FloorContext, LevelRef, retrying
-from core.tablegames.views import FloorError, SlipVoidView, VoidedSlip
+from core.tablegames.views import FloorError, VoidedSlip
 from core.text import printable
 
 MAX_REASON = 300  # characters: a reason is a sentence, printed on the win page and the slip
@@ -68,20 +69,6 @@ def void_reversals(s: Session, award_id: int) -> list[MeterEntry]:
                           .order_by(MeterEntry.id)))
 
 
-def void_view(s: Session, slip_no: int, row: SlipVoid) -> SlipVoidView:
-    emp = s.get(Employee, row.employee_id)
-    return SlipVoidView(slip_no, row.created_at, emp.number if emp else "?",
-                        emp.name if emp else "(unknown employee)", emp.role if emp else "",
-                        row.reason, bool(row.money_returned))
-
-
-def slip_void(s: Session, slip_no: int) -> SlipVoidView | None:
-    """The void of slip ``slip_no`` (None: not void), in the session ``s``."""
-    row = s.scalars(select(SlipVoid).join(Slip, Slip.id == SlipVoid.slip_id)
-                    .where(Slip.slip_no == slip_no)).first()
-    return None if row is None else void_view(s, slip_no, row)
-
-
 def _hit_of(ctx: FloorContext, slip_no: object) -> int | None:
     """The hit of a slip, for the swipe log (None: no such slip)."""
     if isinstance(slip_no, bool) or not isinstance(slip_no, int):
@@ -113,7 +100,7 @@ def void_slip(ctx: FloorContext, slip_no: int, reason: str, money_returned: bool
 def _void(ctx: FloorContext, slip_no: int, reason: str, money_returned: bool,
           who: Swiper) -> VoidedSlip:
     gate = ctx.gate
-    with ctx.unit("void") as u:
+    with changes.unit(ctx, "void") as u:
         s = u.s
         found = s.execute(select(Slip.id, Slip.hit_id, Slip.award_id)  # never the slip's bytes
                           .where(Slip.slip_no == slip_no)).first()

@@ -70,7 +70,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from core.controllers.events import Delivery, Origin, OutOfOrder
 from core.ledger.db import LedgerUnavailable, break_connection, ledger_problem, statement_timeout_s
-from core.tablegames import bulk, ingest, setup, slips
+from core.tablegames import bulk, changes, ingest, setup, slips
 from core.tablegames.unit import FloorContext, Unit, retrying, transient
 from core.tablegames.views import FloorChange, FloorError
 
@@ -539,7 +539,7 @@ class LedgerWriter:
                 self._bulk(u, run, results)
                 results.append(self._one(u, job, savepoint=savepoints or not job.light))
             self._bulk(u, run, results)
-            return u, ctx.change_of(u, "event")
+            return u, changes.change_of(ctx, u, "event")
 
     def _bulk(self, u: Unit, run: list[_Job], results: list[tuple[bool, Any]]) -> None:
         """Record a run of START GAME / END GAME together (their refusals, like any light
