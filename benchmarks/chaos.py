@@ -66,6 +66,7 @@ if str(ROOT) not in sys.path:
 
 from sqlalchemy import Engine, create_engine, func, select, text  # noqa: E402
 
+from core.app.console import ConsoleCore  # noqa: E402
 from core.controllers import certs, tls  # noqa: E402
 from core.controllers.chaos import FAULT_KINDS, ChaosProxy, FaultRates  # noqa: E402
 from core.controllers.link import ControllerLink  # noqa: E402
@@ -78,7 +79,6 @@ from core.ledger.db import make_engine, upgrade  # noqa: E402
 from core.ledger.models import Award, Hit, RefusedEvent, Round  # noqa: E402
 from core.ledger.models import ControllerEvent as EventRow  # noqa: E402
 from core.rules.paytables import load_paytables  # noqa: E402
-from core.runtime import ConsoleCore  # noqa: E402
 from core.tablegames.ingest import payload  # noqa: E402
 from core.tablegames.paper import use_paper  # noqa: E402
 from core.tablegames.views import AmountChanged, FloorError  # noqa: E402

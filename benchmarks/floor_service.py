@@ -216,7 +216,7 @@ def console_worker(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stdout,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from core.runtime import ConsoleCore
+    from core.app.console import ConsoleCore
     from core.tablegames.views import FloorChange
 
     pit = args.console_worker

@@ -116,6 +116,7 @@ from sqlalchemy.engine import make_url  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
 from core import cardkey  # noqa: E402
+from core.app.console import ConsoleCore  # noqa: E402
 from core.auth import add_employee  # noqa: E402
 from core.floorconfig import FloorConfig, load_floor  # noqa: E402
 from core.ledger.balance_checks import check_balances  # noqa: E402
@@ -140,7 +141,6 @@ from core.ledger.models import (  # noqa: E402
 from core.money import json_cents, units_floor_cents  # noqa: E402
 from core.rules.cards import format_cards, parse_cards  # noqa: E402
 from core.rules.paytables import Paytable, load_paytables  # noqa: E402
-from core.runtime import ConsoleCore  # noqa: E402
 from core.tablegames.floor import Floor  # noqa: E402
 from core.tablegames.ingest import AUTO_PAID_REASON  # noqa: E402
 from core.tablegames.meters import LevelSettings, LevelState, award, contribute  # noqa: E402

@@ -115,9 +115,9 @@ def build_console(floor: str, db: str | None, *, demo: bool, pit: str | None = N
     import platformdirs
 
     from core import floorconfig
+    from core.app.console import ConsoleCore
     from core.ledger.db import default_url, make_engine, upgrade
     from core.rules.paytables import load_paytables
-    from core.runtime import ConsoleCore
     from core.tablegames.paper import use_paper
     from printing.printers import printer_from_config
     from printing.slip import PAPER

@@ -13,10 +13,10 @@ import time
 from sqlalchemy.exc import SQLAlchemyError
 
 from core import floorconfig
+from core.app.console import ConsoleCore
 from core.demo import enroll_demo_employees, swipe_of
 from core.ledger.db import make_engine, upgrade
 from core.rules.paytables import load_paytables
-from core.runtime import ConsoleCore
 from core.tablegames.paper import use_paper
 from printing.printers import printer_from_config
 from printing.slip import PAPER

@@ -11,9 +11,9 @@ import sys
 import time
 
 from core import floorconfig
+from core.app.console import ConsoleCore
 from core.ledger.db import make_engine, upgrade
 from core.rules.paytables import load_paytables
-from core.runtime import ConsoleCore
 from core.tablegames.paper import use_paper
 from printing.printers import NetworkPrinter
 from printing.slip import PAPER

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
+from core.app.console import ConsoleCore
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Origin
 from core.floorconfig import FloorConfig, loads_floor
 from core.rules.cards import parse_cards
 from core.rules.paytables import load_paytables
-from core.runtime import ConsoleCore
 from core.tablegames.floor import Floor
 from tests.floors import floor_toml, table
 

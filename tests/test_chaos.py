@@ -24,6 +24,7 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from benchmarks.chaos import run_chaos
+from core.app.console import ConsoleCore
 from core.controllers.chaos import FAULT_KINDS, FaultRates
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Origin
 from core.controllers.protocol import (
@@ -46,7 +47,6 @@ from core.floorconfig import loads_floor
 from core.ledger.models import ControllerEvent as EventRow
 from core.ledger.models import RefusedEvent, Round
 from core.rules.paytables import load_paytables
-from core.runtime import ConsoleCore
 from tests.floors import floor_toml, table
 
 GUARD = 120.0  # seconds before a wait gives up (a hang guard, not a timing requirement)

@@ -17,6 +17,7 @@ import psycopg
 import pytest
 from sqlalchemy import Connection, Engine, event, func, select, text
 
+from core.app.console import ConsoleCore
 from core.controllers.events import GameEnded, GameStarted, Origin
 from core.controllers.ownership import ClaimError, TableClaims
 from core.controllers.simulator import SimulatedTable, Simulator
@@ -26,7 +27,6 @@ from core.ledger import integrity
 from core.ledger.balance_checks import check_balances
 from core.ledger.models import ControllerEvent, OwnershipEvent, RefusedEvent
 from core.rules.paytables import load_paytables
-from core.runtime import ConsoleCore
 from core.tablegames.floor import Floor
 from core.tablegames.writer import NotHeld
 from tests.harness import wait_for
@@ -268,8 +268,8 @@ class Pause:
             self._loop_held.set()
             assert self.links.wait(60)
 
-        assert self.core._loop is not None
-        self.core._loop.call_soon_threadsafe(hold)
+        assert self.core.link_loop.loop is not None
+        self.core.link_loop.loop.call_soon_threadsafe(hold)
         assert self._loop_held.wait(10)
 
     def resume_links(self) -> None:

@@ -38,6 +38,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
 from benchmarks.chaos import _floor_toml, _Tables
+from core.app.console import ConsoleCore
 from core.cli.serve_command import health_document
 from core.controllers.chaos import FaultRates
 from core.controllers.simulator import SimulatedTable
@@ -48,7 +49,6 @@ from core.ledger.db import ledger_problem, make_engine, upgrade
 from core.ledger.models import ControllerEvent as EventRow
 from core.ledger.models import RefusedEvent
 from core.rules.paytables import load_paytables
-from core.runtime import ConsoleCore
 from tests.conftest import PG_URL
 from tests.harness import wait_for
 from tests.ledgers import migrate

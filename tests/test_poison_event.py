@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from sqlalchemy import Engine, select
 
+from core.app.console import ConsoleCore
 from core.controllers.events import GameEnded, GameStarted, Origin
 from core.controllers.protocol import (
     MAX_REASON_CHARS,
@@ -39,7 +40,6 @@ from core.ledger.audit import verify
 from core.ledger.models import ControllerEvent as EventRow
 from core.ledger.models import RefusedEvent, Round
 from core.rules.paytables import load_paytables
-from core.runtime import ConsoleCore
 from tests.floors import floor_toml
 from tests.floors import table as floor_table
 

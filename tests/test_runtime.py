@@ -1,4 +1,4 @@
-"""The console core (core/runtime.py) over real loopback TCP: the ledger, not the link's memory,
+"""The console core (core/app/) over real loopback TCP: the ledger, not the link's memory,
 is the source of truth for the PAY / REJECT a controller waits for.
 
 Simulated controllers (core/controllers/simulator.py, stepped by the test), the console core,
@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, select
 
+from core.app.console import ConsoleCore
 from core.controllers.events import GameStarted, HitClaimed, Origin
 from core.controllers.protocol import Command, HitRejected, PayConfirmed
 from core.controllers.simulator import SimulatedTable
 from core.demo import demo_credential, swipe_of
 from core.ledger.models import Round
 from core.rules.cards import parse_cards
-from core.runtime import ConsoleCore
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for
 

@@ -1,6 +1,6 @@
-"""Win slip print states (core/tablegames/slips.py, core/runtime.py): a slip counts as printed
-only when the printer confirmed it; the start of every print is in the ledger before its first
-byte goes out and its outcome is appended after, so a print cut short by a crash is "print
+"""Win slip print states (core/tablegames/slips.py, core/app/print_spool.py): a slip counts as
+printed only when the printer confirmed it; the start of every print is in the ledger before its
+first byte goes out and its outcome is appended after, so a print cut short by a crash is "print
 state unknown" and its next print is marked DUPLICATE on the paper.  Real sockets to a fake
 ESC/POS printer; SQLite and PostgreSQL."""
 
@@ -14,8 +14,8 @@ from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from core.app.console import ConsoleCore
 from core.ledger.models import Slip, SlipPrintAttempt
-from core.runtime import ConsoleCore
 from core.tablegames.floor import Floor
 from core.tablegames.views import FloorError
 from printing import printers

@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from sqlalchemy import func, select
 
+from core.app.console import ConsoleCore
 from core.controllers import certs, tls
 from core.controllers.link import REFUSAL_REPEATS, ControllerLink
 from core.controllers.protocol import CommandFrame, PayConfirmed, Welcome, encode_frame, hit_ref
@@ -28,7 +29,6 @@ from core.floorconfig import load_demo_floor
 from core.ledger.db import make_engine
 from core.ledger.models import ControllerEvent as EventRow
 from core.rules.paytables import load_paytables
-from core.runtime import ConsoleCore
 from tests.harness import wait_for
 from tests.ledgers import migrate
 from tests.pki import pki
@@ -347,7 +347,7 @@ def test_a_floor_without_certificates_does_not_start_its_links(tmp_path: Path) -
     console = ConsoleCore(engine, config, paytables)
     with pytest.raises(tls.TlsError, match=r"controller_link\.ca: .*ca\.pem: no such file"):
         console.start()
-    assert console._thread is None  # refused before anything started
+    assert console.link_loop.thread is None  # refused before anything started
     engine.dispose()
 
 

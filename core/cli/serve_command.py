@@ -308,8 +308,8 @@ def _tables(args: argparse.Namespace, config: Any) -> list[str] | None:
 def run(args: argparse.Namespace) -> int:
     if args._command == "services":
         return _services(args)
+    from core.app.console import ConsoleCore
     from core.controllers.tls import link_tls
-    from core.runtime import ConsoleCore
 
     if args.health:
         _health_address(args.health)  # a malformed address is refused before the ledger

@@ -103,9 +103,9 @@ def no_controller_link(monkeypatch: pytest.MonkeyPatch) -> list[str]:
             raise AssertionError(f"a desk made {what}")
         return fn
 
-    import core.runtime
+    import core.app.console
 
-    monkeypatch.setattr(core.runtime.ConsoleCore, "__init__", refuse("a ConsoleCore"))
+    monkeypatch.setattr(core.app.console.ConsoleCore, "__init__", refuse("a ConsoleCore"))
     for name in ("connect", "connect_ex", "bind", "listen"):
         monkeypatch.setattr(socket.socket, name, refuse(f"socket.{name}"))
     return made

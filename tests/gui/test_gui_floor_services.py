@@ -18,8 +18,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 from sqlalchemy import Engine
 
+from core.app.console import ConsoleCore
 from core.controllers.ownership import TableClaims
-from core.runtime import ConsoleCore
 from core.tablegames.floor import Floor
 from gui.main_window import MainWindow
 from gui.swipe import SwipeCatcher

@@ -17,8 +17,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 from sqlalchemy import Engine, select
 
+from core.app.console import ConsoleCore
 from core.ledger.models import Slip
-from core.runtime import ConsoleCore
 from core.tablegames.floor import Floor
 from gui.main_window import MainWindow
 from gui.swipe import SwipeCatcher
