@@ -492,7 +492,7 @@ def test_messages_come_through_the_bridge_and_the_listeners_go_when_the_window_c
     window, floor, _printer = console_window
     bridge = window.bridge
     listening = bridge.listening
-    said = threading.Thread(target=floor.console._say, args=("Printer: out of paper (test)",))
+    said = threading.Thread(target=floor.console._listeners.say, args=("Printer: out of paper (test)",))
     said.start()
     said.join(10)
     qtbot.waitUntil(lambda: "out of paper (test)" in window.statusBar().currentMessage(),
@@ -500,7 +500,7 @@ def test_messages_come_through_the_bridge_and_the_listeners_go_when_the_window_c
     assert "out of paper (test)" in window.log_list.item(0).text()
     window.close()
     assert bridge.listening == listening - 5  # changes, messages, writer, links, resync
-    floor.console._say("Printer: ready (test)")  # heard by nobody: nothing fails
+    floor.console._listeners.say("Printer: ready (test)")  # heard by nobody: nothing fails
     qtbot.wait(50)
     assert "ready (test)" not in window.log_list.item(0).text()
 
