@@ -67,20 +67,20 @@ if str(ROOT) not in sys.path:
 from sqlalchemy import Engine, create_engine, func, select, text  # noqa: E402
 
 from core.app.console import ConsoleCore  # noqa: E402
+from core.app.demo import SimulatorThread, enroll_demo_employees, swipe_of  # noqa: E402
 from core.controllers import certs, tls  # noqa: E402
 from core.controllers.chaos import FAULT_KINDS, ChaosProxy, FaultRates  # noqa: E402
 from core.controllers.link import ControllerLink  # noqa: E402
 from core.controllers.protocol import Command, PayConfirmed  # noqa: E402
 from core.controllers.simulator import SimulatedTable  # noqa: E402
-from core.demo import SimulatorThread, enroll_demo_employees, swipe_of  # noqa: E402
 from core.floorconfig import loads_floor  # noqa: E402
 from core.ledger.balance_checks import check_balances  # noqa: E402
 from core.ledger.db import make_engine, upgrade  # noqa: E402
 from core.ledger.models import Award, Hit, RefusedEvent, Round  # noqa: E402
 from core.ledger.models import ControllerEvent as EventRow  # noqa: E402
-from core.rules.paytables import load_paytables  # noqa: E402
 from core.tablegames.ingest import payload  # noqa: E402
 from core.tablegames.paper import use_paper  # noqa: E402
+from core.tablegames.rules.paytables import load_paytables  # noqa: E402
 from core.tablegames.views import AmountChanged, FloorError  # noqa: E402
 from printing.slip import PAPER  # noqa: E402
 

@@ -254,9 +254,9 @@ def _online(url: str) -> set[str]:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from core import floorconfig
     from core.app.console import ConsoleCore
-    from core.demo import enroll_demo_employees
+    from core.app.demo import enroll_demo_employees
     from core.ledger.db import make_engine, upgrade
-    from core.rules.paytables import load_paytables
+    from core.tablegames.rules.paytables import load_paytables
     from printing.printers import printer_from_config
 
     pair = StandbyPair(ports=tuple(args.ports), version=args.version)

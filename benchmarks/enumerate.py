@@ -1,4 +1,4 @@
-"""Exact Fortune hand counts (core/rules/enumerate.py): how long a full count takes.
+"""Exact Fortune hand counts (core/tablegames/rules/enumerate.py): how long a full count takes.
 
 * cold: a fresh Python process imports the enumerator (numpy included) and counts all
   C(53,7) hands of one joker mode, no result cache; timed from inside the process (import
@@ -24,12 +24,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.rules.enumerate import count_hands  # noqa: E402
+from core.tablegames.rules.enumerate import count_hands  # noqa: E402
 
 COLD = """
 import sys, time
 t0 = time.perf_counter()
-from core.rules.enumerate import count_hands
+from core.tablegames.rules.enumerate import count_hands
 counts = count_hands(sys.argv[1], use_cache=False)
 assert counts.total == 154_143_080
 print(time.perf_counter() - t0)

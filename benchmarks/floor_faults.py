@@ -106,10 +106,10 @@ from sqlalchemy import Engine, text  # noqa: E402
 
 from core import floorconfig  # noqa: E402
 from core.app.console import ConsoleCore  # noqa: E402
+from core.app.demo import enroll_demo_employees  # noqa: E402
 from core.controllers import certs  # noqa: E402
-from core.demo import enroll_demo_employees  # noqa: E402
 from core.ledger.db import make_engine, upgrade  # noqa: E402
-from core.rules.paytables import load_paytables  # noqa: E402
+from core.tablegames.rules.paytables import load_paytables  # noqa: E402
 from printing.printers import FilePrinter  # noqa: E402
 
 PG_VERSION = "15"

@@ -70,12 +70,12 @@ from sqlalchemy.orm import Session, aliased  # noqa: E402
 
 from core import floorconfig  # noqa: E402
 from core.app.console import ConsoleCore  # noqa: E402
+from core.app.demo import enroll_demo_employees, swipe_of  # noqa: E402
 from core.controllers import certs  # noqa: E402
-from core.demo import enroll_demo_employees, swipe_of  # noqa: E402
 from core.ledger.db import make_engine, upgrade  # noqa: E402
 from core.ledger.models import Award, MeterEntry, RefusedEvent  # noqa: E402
 from core.ledger.models import ControllerEvent as EventRow  # noqa: E402
-from core.rules.paytables import load_paytables  # noqa: E402
+from core.tablegames.rules.paytables import load_paytables  # noqa: E402
 from core.tablegames.views import AmountChanged  # noqa: E402
 from printing.printers import printer_from_config  # noqa: E402
 

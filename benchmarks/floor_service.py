@@ -103,7 +103,7 @@ from core.controllers import certs  # noqa: E402
 from core.ledger.db import make_engine, upgrade  # noqa: E402
 from core.ledger.models import Award, Hit, RefusedEvent  # noqa: E402
 from core.ledger.models import ControllerEvent as EventRow  # noqa: E402
-from core.rules.paytables import load_paytables  # noqa: E402
+from core.tablegames.rules.paytables import load_paytables  # noqa: E402
 
 DEFAULT_DB = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 PITS = ("A", "B")
@@ -315,7 +315,7 @@ def run_once(n_services: int, args: argparse.Namespace) -> dict[str, Any]:
     url = schema_url(args.db, schema)
     engine = make_engine(url)
     upgrade(engine)
-    from core.demo import enroll_demo_employees
+    from core.app.demo import enroll_demo_employees
 
     enroll_demo_employees(engine)
     load_start = os.getloadavg()

@@ -111,7 +111,7 @@ from core.controllers.protocol import (  # noqa: E402
 )
 from core.controllers.simulator import PHASE_SECONDS, SimulatedTable, build_simulator  # noqa: E402
 from core.floorconfig import FloorConfig  # noqa: E402
-from core.money import cents_to_units  # noqa: E402
+from core.kernel.money import cents_to_units  # noqa: E402
 from core.tablegames import meters  # noqa: E402
 from core.tablegames.paper import use_paper  # noqa: E402
 from printing.slip import PAPER  # noqa: E402
@@ -612,10 +612,10 @@ def expected_contributions(record: Mapping[str, Any], config: FloorConfig,
     wagers (a seat of the table, the paytable's wager); a MISDEAL or UNDO START_GAME of a
     round open at that point voids it.  Every wager of a round left open contributes to each
     level of its group exactly as ``core.tablegames.meters.contribute`` computes.  ``paytables``
-    defaults to ``core.rules.paytables.load_paytables()``.
+    defaults to ``core.tablegames.rules.paytables.load_paytables()``.
     """
     if paytables is None:
-        from core.rules.paytables import load_paytables
+        from core.tablegames.rules.paytables import load_paytables
         paytables = load_paytables()
     out = {(g.id, lv.name): (0, 0) for g in config.groups for lv in g.levels}
     wagers: Counter[tuple[str, int]] = Counter()  # (group, cents) -> wagers that count

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from core.demo import swipe_of  # noqa: E402
+from core.app.demo import swipe_of  # noqa: E402
 from core.ledger.db import make_engine, upgrade  # noqa: E402
 from core.tablegames.paper import use_paper  # noqa: E402
 from gui import theme  # noqa: E402

@@ -42,8 +42,8 @@ from core.controllers.events import GameEnded, GameStarted, Origin  # noqa: E402
 from core.floorconfig import load_floor  # noqa: E402
 from core.ledger import integrity  # noqa: E402
 from core.ledger.db import make_engine, upgrade  # noqa: E402
-from core.rules.paytables import load_paytables  # noqa: E402
 from core.tablegames.floor import Floor  # noqa: E402
+from core.tablegames.rules.paytables import load_paytables  # noqa: E402
 
 
 def _engine(kind: str, folder: Path, pg_url: str | None) -> tuple[Engine, Any]:

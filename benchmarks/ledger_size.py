@@ -14,7 +14,8 @@ How the ledger is built
    and FPGPP-ML2 with MEGA/MAJOR/MINOR alternating), ``upgrade(engine)`` (every migration), then
    ``Floor(...).start()`` with its clock at the start of the period: the groups, levels, level
    settings, seed entries, balances and tables exactly as the console makes them.  One
-   executive is enrolled with ``core.auth.add_employee`` (he verifies and authorizes meter pays).
+   executive is enrolled with ``core.people.auth.add_employee`` (he verifies and authorizes meter
+   pays).
 2. The rounds, written straight into the project's tables (``Model.__table__``) in id order.
    SQLite: each table's INSERT is compiled once from its ``Table`` and run as a SQLAlchemy
    Core executemany (``Connection.exec_driver_sql``) of rows bound as the columns' own types
@@ -115,10 +116,10 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
-from core import cardkey  # noqa: E402
 from core.app.console import ConsoleCore  # noqa: E402
-from core.auth import add_employee  # noqa: E402
 from core.floorconfig import FloorConfig, load_floor  # noqa: E402
+from core.kernel.cards import format_cards, parse_cards  # noqa: E402
+from core.kernel.money import json_cents, units_floor_cents  # noqa: E402
 from core.ledger.balance_checks import check_balances  # noqa: E402
 from core.ledger.db import make_engine, reader, upgrade  # noqa: E402
 from core.ledger.models import (  # noqa: E402
@@ -138,12 +139,12 @@ from core.ledger.models import (  # noqa: E402
     TableHourTotal,
     Wager,
 )
-from core.money import json_cents, units_floor_cents  # noqa: E402
-from core.rules.cards import format_cards, parse_cards  # noqa: E402
-from core.rules.paytables import Paytable, load_paytables  # noqa: E402
+from core.people import cardkey  # noqa: E402
+from core.people.auth import add_employee  # noqa: E402
 from core.tablegames.floor import Floor  # noqa: E402
 from core.tablegames.ingest import AUTO_PAID_REASON  # noqa: E402
 from core.tablegames.meters import LevelSettings, LevelState, award, contribute  # noqa: E402
+from core.tablegames.rules.paytables import Paytable, load_paytables  # noqa: E402
 
 T = TypeVar("T")
 

@@ -22,9 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.rules.enumerate import count_hands  # noqa: E402
-from core.rules.paytables import load_paytables  # noqa: E402
 from core.tablegames.meter_risk import level_plans, simulate  # noqa: E402
+from core.tablegames.rules.enumerate import count_hands  # noqa: E402
+from core.tablegames.rules.paytables import load_paytables  # noqa: E402
 
 TABLES = load_paytables()
 ML2_SEEDS = {"MEGA": 25_000_00, "MAJOR": 2_500_00, "MINOR": 500_00}

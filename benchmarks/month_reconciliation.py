@@ -11,9 +11,9 @@ rounds on 500 tables over the 35 days before the build, so the calendar month be
 inside (about 8.6 M of the rounds).  ``--keep`` / ``--schema`` reuse a ledger already built.
 
 Measured, each cold once and then ``--repeat`` times (median and worst), through a read-only
-desk (``core.desks.open_desk``) as ``podium report`` does it:
-  the reconciliation of every level for the month (``core.accounting.reconcile``), drop against
-  contributions per table, hits by level with the last 25, the slip register, the liability
+desk (``core.desks.desk.open_desk``) as ``podium report`` does it:
+  the reconciliation of every level for the month (``core.desks.accounting.reconcile``), drop
+  against contributions per table, hits by level with the last 25, the slip register, the liability
   now and at the month's end, and the month's reconciliation written as XLSX and as a PDF
   page; then the plans of the statements (--explain).
 Nothing is asserted; the figures go in the closing note.
@@ -37,10 +37,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import floor_sim  # noqa: E402
 import ledger_size  # noqa: E402
 
-from core.accounting import periods, reconcile, register, sheets  # noqa: E402
-from core.desks import open_desk  # noqa: E402
+from core.desks.accounting import periods, reconcile, register, sheets  # noqa: E402
+from core.desks.desk import open_desk  # noqa: E402
 from core.floorconfig import load_floor  # noqa: E402
-from core.rules.paytables import load_paytables  # noqa: E402
+from core.tablegames.rules.paytables import load_paytables  # noqa: E402
 
 T = TypeVar("T")
 

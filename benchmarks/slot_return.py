@@ -1,4 +1,4 @@
-"""Exact gaming-machine return from reel strips (core/rules/slot_return.py): how long the
+"""Exact gaming-machine return from reel strips (core/machines/rules/slot_return.py): how long the
 full cycle takes, against what evaluating every combination one by one would take.
 
 For each shipped game (5 reels of 64 stops: 64^5 = 1,073,741,824 combinations per cycle; a
@@ -9,7 +9,8 @@ convolution, the no-win count, the retrigger equation):
 * the wall time of ``game_return`` (median and range over ``--runs``), in this process;
 * combinations per second = the combinations covered (base cycle + free cycle when it is
   computed) / time;
-* the evaluator's own rate (``core.rules.slots.evaluate`` on ``--sample`` random screens) and
+* the evaluator's own rate (``core.machines.rules.slots.evaluate`` on ``--sample`` random screens)
+and
   what brute force over one cycle would therefore take.
 
     .venv/bin/python benchmarks/slot_return.py [--runs 5] [--sample 20000]
@@ -28,9 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.rules.slot_games import Game, find_game  # noqa: E402
-from core.rules.slot_return import game_return  # noqa: E402
-from core.rules.slots import Spin, evaluate  # noqa: E402
+from core.machines.rules.slot_games import Game, find_game  # noqa: E402
+from core.machines.rules.slot_return import game_return  # noqa: E402
+from core.machines.rules.slots import Spin, evaluate  # noqa: E402
 
 
 def timed(game: Game, runs: int) -> tuple[list[float], int, str]:

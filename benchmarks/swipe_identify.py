@@ -1,7 +1,7 @@
 """How long identifying a swipe takes with few and with many employees (issue 12).
 
 For each employee count (default 10 and 10,000) a fresh ledger is enrolled (keyed card hashes,
-core/auth.py), then ``Gate.identify`` is timed for a known card, an unknown card and a known
+core/people/auth.py), then ``Gate.identify`` is timed for a known card, an unknown card and a known
 card with its PIN (the scrypt check), and ``Gate.check`` (identify and authority) for a known
 card.  Identification runs in a read-only session: the script also measures how long a write
 transaction (what the ledger writer does for a START GAME) waits while swipes are identified
@@ -30,8 +30,12 @@ from sqlalchemy.orm import Session
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core import cardkey  # noqa: E402
-from core.auth import (  # noqa: E402
+from core.floorconfig import Authorization  # noqa: E402
+from core.ledger.db import make_engine, upgrade  # noqa: E402
+from core.ledger.models import Employee, EmployeeEvent, Setting  # noqa: E402
+from core.ledger.people import digest_of  # noqa: E402
+from core.people import cardkey  # noqa: E402
+from core.people.auth import (  # noqa: E402
     PBKDF2_ITERATIONS,
     AuthError,
     Credential,
@@ -40,10 +44,6 @@ from core.auth import (  # noqa: E402
     note_key,
     pin_hash,
 )
-from core.floorconfig import Authorization  # noqa: E402
-from core.ledger.db import make_engine, upgrade  # noqa: E402
-from core.ledger.models import Employee, EmployeeEvent, Setting  # noqa: E402
-from core.ledger.people import digest_of  # noqa: E402
 
 
 def swipe(card: str) -> str:
@@ -81,7 +81,7 @@ def enroll(engine: Engine, key: cardkey.CardKey, n: int) -> None:
         emp = s.query(Employee).filter(Employee.number == "E000000").one()
         emp.pin = pin_hash(key, emp.id, "4321")
         s.flush()
-        # each row vouched for by its enrolment event, as core.auth.add_employee writes it
+        # each row vouched for by its enrolment event, as core.people.auth.add_employee writes it
         events = [{"employee_id": e.id, "event": "enrolled", "reason": "", "operator": "bench",
                    "created_at": now, "state_digest": digest_of(e)}
                   for e in s.scalars(select(Employee))]

@@ -3,7 +3,7 @@ reconciliation of the table progressives, the liability, the slip register, hits
 drop against contributions, for a gaming day, a shift, a month or a range of gaming days.
 
 The report is read on a worker thread (the bridge) through the desk's read-only engine and
-shown as the sheets its exports and printed page are made from (core/accounting/sheets.py), so
+shown as the sheets its exports and printed page are made from (core/desks/accounting/sheets.py), so
 the screen, the PDF, the CSV and the XLSX always show the same figures.  Print preview and PDF
 use Qt's print support; CSV and XLSX are written by the csv module and openpyxl."""
 
@@ -32,10 +32,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.accounting import periods, reconcile, register, sheets
-from core.accounting.cells import cell_text
-from core.accounting.sheets import Report
-from core.desks import Desk
+from core.desks.accounting import periods, reconcile, register, sheets
+from core.desks.accounting.cells import cell_text
+from core.desks.accounting.sheets import Report
+from core.desks.desk import Desk
 from gui.bridge import default_bridge
 from printing.accounting_page import report_html
 

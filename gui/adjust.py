@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.money import cents_to_units, format_cents, parse_cents, units_floor_cents
+from core.kernel.money import cents_to_units, format_cents, parse_cents, units_floor_cents
 from core.tablegames.views import FloorError
 from gui import theme
 from gui.authorize import SwipePrompt
@@ -44,7 +44,7 @@ SECOND_CARD = "SECOND PERSON: supervisor or executive card"
 SECOND_EXECUTIVE = "SECOND PERSON: another EXECUTIVE card (a large adjustment)"
 
 # (heading, what, action, role) -> True when the action succeeded on a swipe (the swipe is the
-# track data, or core.auth.Credential when the PIN was asked)
+# track data, or core.people.auth.Credential when the PIN was asked)
 SwipeFn = Callable[..., bool]
 
 

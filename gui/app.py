@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.text import printable
+from core.kernel.text import printable
 
 log = logging.getLogger("podium.gui.app")
 
@@ -117,8 +117,8 @@ def build_console(floor: str, db: str | None, *, demo: bool, pit: str | None = N
     from core import floorconfig
     from core.app.console import ConsoleCore
     from core.ledger.db import default_url, make_engine, upgrade
-    from core.rules.paytables import load_paytables
     from core.tablegames.paper import use_paper
+    from core.tablegames.rules.paytables import load_paytables
     from printing.printers import printer_from_config
     from printing.slip import PAPER
 
@@ -128,7 +128,7 @@ def build_console(floor: str, db: str | None, *, demo: bool, pit: str | None = N
     paytables = load_paytables()
     warnings = floorconfig.validate(config, paytables)
     if floor == "demo":
-        from core.demo import ensure_demo_certs
+        from core.app.demo import ensure_demo_certs
 
         ensure_demo_certs(config)  # the demo's test CA, made on first start
     from core.controllers.tls import link_tls
@@ -150,7 +150,7 @@ def build_console(floor: str, db: str | None, *, demo: bool, pit: str | None = N
                                       send_timeout=pc.send_timeout,
                                       confirm_timeout=pc.confirm_timeout)
     if demo:
-        from core.demo import enroll_demo_employees, open_demo_bbj_fund
+        from core.app.demo import enroll_demo_employees, open_demo_bbj_fund
 
         enroll_demo_employees(engine)
         open_demo_bbj_fund(engine)
@@ -178,13 +178,13 @@ def build_console(floor: str, db: str | None, *, demo: bool, pit: str | None = N
 def open_desk_ledger(floor: str, db: str | None, *,
                      demo: bool) -> tuple[Any, dict[str, Any], Any]:
     """For a desk: the floor configuration, the paytables and the ledger opened read-only
-    (core.desks.open_ledger: never migrated; no certificate, card key or printer needed)."""
+    (core.desks.desk.open_ledger: never migrated; no certificate, card key or printer needed)."""
     import platformdirs
 
     from core import floorconfig
-    from core.desks import open_ledger
+    from core.desks.desk import open_ledger
     from core.ledger.db import default_url
-    from core.rules.paytables import load_paytables
+    from core.tablegames.rules.paytables import load_paytables
 
     config = floorconfig.load_demo_floor() if floor == "demo" else floorconfig.load_floor(floor)
     paytables = load_paytables()
@@ -200,7 +200,7 @@ def desk_window(role: str, config: Any, paytables: dict[str, Any], engine: Any,
                 catcher: Any) -> Any:
     """The desk's window for ``role`` ("accountant", "surveillance", or "card": the start
     prompt asks for a card and its role picks the desk); None if the start was cancelled."""
-    from core.desks import Desk
+    from core.desks.desk import Desk
     from gui.desk_window import DeskWindow
 
     employee = ""
@@ -331,8 +331,8 @@ def run(args: argparse.Namespace) -> int:
 
     sim = None
     if demo and not opts.no_simulator:
+        from core.app.demo import SimulatorThread
         from core.controllers.simulator import build_simulator
-        from core.demo import SimulatorThread
 
         try:
             sim = SimulatorThread(build_simulator(floor=console.config, seed=opts.seed,

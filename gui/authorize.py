@@ -7,7 +7,7 @@ staying open for another swipe.  While an action runs the prompt can not be canc
 progress finishes and is reported.
 
 When the floor asks for a PIN (``[authorization] pin``), the swipe is held and a PIN field
-takes the keys: the action gets :class:`core.auth.Credential` (track and PIN) on Enter.  The
+takes the keys: the action gets :class:`core.people.auth.Credential` (track and PIN) on Enter.  The
 PIN is never shown, logged or kept after the action."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from PySide6.QtCore import QRegularExpression, Qt
 from PySide6.QtGui import QRegularExpressionValidator
 from PySide6.QtWidgets import QDialog, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
-from core.auth import Credential
+from core.people.auth import Credential
 from gui.bridge import default_bridge
 from gui.swipe import SwipeCatcher
 

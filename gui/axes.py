@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 import pyqtgraph as pg
 
-from core.money import format_cents
+from core.kernel.money import format_cents
 
 CENT = Decimal("0.01")
 # tick steps (seconds) a time axis chooses from: the first that leaves room for every label

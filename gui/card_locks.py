@@ -1,5 +1,5 @@
 """People > Lift a card lock…: an executive lifts the lock of a card locked after too many
-refused swipes (core.auth.Gate.lift), at the podium.
+refused swipes (core.people.auth.Gate.lift), at the podium.
 
 Which card: an enrolled employee's (by employee number), or the locked card itself swiped first
 (a card nobody enrolled).  Then a reason, then the executive's swipe (and PIN, when the floor

@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.rules.cards import JOKER, RANK_CHARS, RANKS, SUITS, Card, CardError, parse_cards
-from core.rules.fortune import HAND_NAMES
+from core.kernel.cards import JOKER, RANK_CHARS, RANKS, SUITS, Card, CardError, parse_cards
+from core.tablegames.rules.fortune import HAND_NAMES
 
 SUIT_SYMBOL = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 SUIT_COLOR = {"c": "#e8ecf1", "s": "#e8ecf1", "d": "#ff6b6b", "h": "#ff6b6b"}

@@ -1,5 +1,6 @@
-"""The accountant's and surveillance's plots, each a widget made from a :class:`~core.desks.Desk`,
-a :class:`~core.accounting.periods.Period` and a progressive group:
+"""The accountant's and surveillance's plots, each a widget made from a
+:class:`~core.desks.desk.Desk`,
+a :class:`~core.desks.accounting.periods.Period` and a progressive group:
 
 - :class:`MeterDayPlot`: each level's meter through the period as a step line, every pay from
   it marked with its amount;
@@ -8,7 +9,7 @@ a :class:`~core.accounting.periods.Period` and a progressive group:
 - :class:`HitsExpectedPlot`: hits paid from each level against the expected number (the
   period's wagers x the exact chance a wager wins a pay from the level).
 
-The figures come from core/accounting/plots_data.py, read off the GUI thread
+The figures come from core/desks/accounting/plots_data.py, read off the GUI thread
 (:meth:`refresh`); curves are made once and given new data.  A plot's coordinates are floats;
 every amount and count written as text comes from the exact figures.
 """
@@ -35,10 +36,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.accounting import plots_data
-from core.accounting.periods import Period, gaming_day, gaming_day_of, shift
-from core.desks import Desk
-from core.money import UNITS_PER_MAJOR, format_cents, format_units
+from core.desks.accounting import plots_data
+from core.desks.accounting.periods import Period, gaming_day, gaming_day_of, shift
+from core.desks.desk import Desk
+from core.kernel.money import UNITS_PER_MAJOR, format_cents, format_units
 from gui import theme
 from gui.axes import LocalTimeAxis, MoneyAxis
 
@@ -140,7 +141,7 @@ class _DeskPlot(QWidget):
         self.show_data(data)
 
     def _failed(self, exc: BaseException) -> None:
-        from core.signage import reason_of
+        from core.desks.signage import reason_of
 
         if not shiboken6.isValid(self):
             return

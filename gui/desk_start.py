@@ -1,7 +1,7 @@
 """``podium console --role card``: the card swiped at start picks the desk.
 
 The swipe prompt (gui/authorize.py) takes the card (and the PIN where the floor asks one at
-every swipe); :func:`core.desks.desk_pass` identifies it on the bridge's ops thread, reading
+every swipe); :func:`core.desks.desk.desk_pass` identifies it on the bridge's ops thread, reading
 only.  An unknown, locked or inactive card, a wrong PIN or a role that opens no desk is refused
 in the prompt, which stays open for another card.  The refusal is written to the console's log,
 not to the ledger's swipe log: the desk's connection can not write (docs/operator.md "Desks").
@@ -15,9 +15,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 from sqlalchemy import Engine
 
-from core.auth import Credential
-from core.desks import DESK_NAMES, DeskPass, desk_pass
+from core.desks.desk import DESK_NAMES, DeskPass, desk_pass
 from core.floorconfig import FloorConfig
+from core.people.auth import Credential
 from gui.authorize import SwipePrompt
 from gui.swipe import SwipeCatcher
 

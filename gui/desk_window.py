@@ -1,7 +1,7 @@
 """The accountant's and surveillance's console: ``podium console --role accountant|surveillance|
 card`` (docs/operator.md "Desks").
 
-A read-only window over a :class:`core.desks.Desk`: it connects to no table controller, prints
+A read-only window over a :class:`core.desks.desk.Desk`: it connects to no table controller, prints
 nothing to a slip printer and can change nothing (the ledger refuses it as well: the desk's
 engine can not write).  The header names the casino, the desk, who opened it and the ledger's
 chain head (the line the desk's printed pages cite; read again every minute, off the GUI
@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.desks import DESK_NAMES, Desk, chain_head_text
+from core.desks.desk import DESK_NAMES, Desk, chain_head_text
 from gui import theme
 from gui.bridge import default_bridge
 

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.desks import Desk
+from core.desks.desk import Desk
 from core.ledger.audit import Report, parse_head, verify
 from core.ledger.integrity import head_text
 from gui import theme

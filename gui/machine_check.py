@@ -7,7 +7,7 @@ scatters in their own colours, the multiplier and the arithmetic in words) and g
 MISMATCH verdict.  "Record check" asks for a card (any employee: surveillance included, a check
 pays nothing) and ``core.machines.checks.record_check`` records it in the ledger.
 
-Every rule is in ``core.rules.slots``; this screen only shows what the evaluator returns.
+Every rule is in ``core.machines.rules.slots``; this screen only shows what the evaluator returns.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.machines.checks import RecordedCheck, check, parse_claim, record_check, screen_text
-from core.rules.slot_games import Game, GameError, find_game, shipped_games
-from core.rules.slots import Outcome, Screen, Spin, Win, parse_pattern, parse_screen
+from core.machines.rules.slot_games import Game, GameError, find_game, shipped_games
+from core.machines.rules.slots import Outcome, Screen, Spin, Win, parse_pattern, parse_screen
 from gui import theme
 
 log = logging.getLogger("podium.gui.machine_check")

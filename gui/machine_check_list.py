@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.accounting import periods
-from core.desks import Desk
+from core.desks.accounting import periods
+from core.desks.desk import Desk
 from core.machines.checks import CheckLine, checks_in
 from gui.bridge import default_bridge
 

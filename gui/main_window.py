@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.money import UNITS_PER_MAJOR
+from core.kernel.money import UNITS_PER_MAJOR
 from gui import model, theme
 from gui.adjust import AdjustDialog, AdjustSwipePrompt
 from gui.authorize import SwipePrompt
@@ -759,7 +759,7 @@ class MainWindow(QMainWindow):
 
     def winpage_desk(self) -> Any:
         """The console's read-only desk on its own ledger (the win page search reads it)."""
-        from core.desks import Desk
+        from core.desks.desk import Desk
         from core.ledger.db import reader
 
         c = self.console
@@ -781,7 +781,7 @@ class MainWindow(QMainWindow):
             dlg.deleteLater()
 
     def _void_row(self, row: Any) -> None:
-        from core.money import format_cents
+        from core.kernel.money import format_cents
 
         money = format_cents(row.amount_cents, self.console.config.casino.currency_symbol)
         summary = (f"Slip {row.slip_no:06d}: {money}, {row.table_id} seat {row.seat}, "

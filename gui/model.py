@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from core.money import UNITS_PER_MAJOR, format_cents
-from core.rules.cards import Card, parse_card
+from core.kernel.cards import Card, parse_card
+from core.kernel.money import UNITS_PER_MAJOR, format_cents
 from gui.widgets import HitView, LevelView, TableView
 
 TREND_WINDOW = timedelta(hours=8)  # a shift

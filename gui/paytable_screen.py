@@ -2,8 +2,8 @@
 counts and probabilities, its return and house edge, and for a progressive group of the floor
 the live return at the current meters with the configuration warnings of RULES.md section 4.
 
-Every figure comes from ``core.rules.edge_command`` (exact ``Fraction`` arithmetic over the
-exact counts of ``core.rules.enumerate.count_hands``) and is shown with its formatting
+Every figure comes from ``core.tablegames.rules.edge`` (exact ``Fraction`` arithmetic over the
+exact counts of ``core.tablegames.rules.enumerate.count_hands``) and is shown with its formatting
 (``percent_text``, ``fraction_text``): the screen holds no rule and writes nothing.
 
 Threads (everything through the bridge, gui/bridge.py): the count of a joker mode can take
@@ -53,17 +53,17 @@ from PySide6.QtWidgets import (
 )
 
 from core.floorconfig import FloorConfigError, GroupConfig, validate
-from core.money import format_cents, units_floor_cents
-from core.rules.edge_command import (
+from core.kernel.money import format_cents, units_floor_cents
+from core.tablegames.rules.edge import (
     MAX_OTHERS,
     bonus_edge,
     fraction_text,
     percent_text,
     progressive_edge,
 )
-from core.rules.enumerate import HandCounts, count_hands
-from core.rules.fortune import HAND_IDS, NOTHING
-from core.rules.paytables import Pay, Paytable, distinct_paytables
+from core.tablegames.rules.enumerate import HandCounts, count_hands
+from core.tablegames.rules.fortune import HAND_IDS, NOTHING
+from core.tablegames.rules.paytables import Pay, Paytable, distinct_paytables
 from gui import theme
 from gui.bridge import default_bridge
 from gui.cards import hand_label

@@ -4,11 +4,11 @@
 live meter in very large digits, the floor file's currency symbol) with PENDING when a hit
 waits on a level and JACKPOT LOCKED when lock at hit has fixed an amount for one;
 ``podium display --bbj FUND`` shows a poker room's Bad Beat Jackpot.  The amounts are read
-from the ledger every second (core/signage.py, through a read-only :class:`~core.desks.Desk`),
-so nobody types a posted amount by hand.
+from the ledger every second (core/desks/signage.py, through a read-only
+:class:`~core.desks.desk.Desk`), so nobody types a posted amount by hand.
 
-The display never writes: it opens the ledger read-only (core.signage.display_engine).  When the
-ledger does not answer (a read fails, or none has answered for :data:`STALE_S` seconds) the
+The display never writes: it opens the ledger read-only (core.desks.signage.display_engine).  When
+the ledger does not answer (a read fails, or none has answered for :data:`STALE_S` seconds) the
 amounts are taken off the screen and it says "LEDGER UNREACHABLE since HH:MM"; a stale amount
 never looks live.  Reads run off the GUI thread (gui/bridge.py), one at a time; the window keeps
 only the latest answer, so it can run for months.
@@ -32,8 +32,8 @@ from PySide6.QtCore import QRect, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QPainter, QShortcut
 from PySide6.QtWidgets import QWidget
 
-from core.money import format_cents
-from core.signage import LOCKED, PENDING, FundSign, GroupSign, SignPoller, Unreachable
+from core.desks.signage import LOCKED, PENDING, FundSign, GroupSign, SignPoller, Unreachable
+from core.kernel.money import format_cents
 from gui import theme
 
 log = logging.getLogger("podium.gui.signage")
@@ -268,17 +268,17 @@ def _options(p: argparse.ArgumentParser) -> None:
 def open_sign(floor: str, db: str | None, group: str | None, bbj: str | None
               ) -> tuple[Any, Callable[[], GroupSign | FundSign], str]:
     """The read-only desk, the read a display makes every second, and its title.  The ledger is
-    checked as a desk's is (core.desks.open_ledger: the file exists, the reader role, the
+    checked as a desk's is (core.desks.desk.open_ledger: the file exists, the reader role, the
     revision); one that does not answer yet is not an error here: the display opens and says
     so."""
     import platformdirs
     from sqlalchemy.exc import SQLAlchemyError
 
     from core import floorconfig
-    from core.desks import Desk, LedgerUnreachable, open_ledger
+    from core.desks.desk import Desk, LedgerUnreachable, open_ledger
+    from core.desks.signage import display_engine, read_fund, read_group
     from core.ledger.db import default_url
-    from core.rules.paytables import load_paytables
-    from core.signage import display_engine, read_fund, read_group
+    from core.tablegames.rules.paytables import load_paytables
 
     config = floorconfig.load_demo_floor() if floor == "demo" else floorconfig.load_floor(floor)
     if db is None:
@@ -306,7 +306,7 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(opts.log_level)
     from sqlalchemy.exc import SQLAlchemyError
 
-    from core.text import printable
+    from core.kernel.text import printable
 
     try:
         desk, read, title = open_sign(opts.floor, opts.db, opts.group, opts.bbj)

@@ -1,9 +1,9 @@
 """Surveillance's panel (read-only): the hits of a period with their flags, and for the hit
 chosen its timeline, its cards re-evaluated beside the claim and its flags
-(core/surveillance/, docs/operator.md "Surveillance").
+(core/desks/surveillance/, docs/operator.md "Surveillance").
 
 Everything is read off the GUI thread through the bridge (:func:`gui.bridge.default_bridge`)
-from a :class:`~core.desks.Desk`; the panel writes nothing.  A newer search or a newer hit
+from a :class:`~core.desks.desk.Desk`; the panel writes nothing.  A newer search or a newer hit
 supersedes the one still being read (the bridge's keys): only the latest answer shows.
 """
 
@@ -35,12 +35,10 @@ from PySide6.QtWidgets import (
 )
 from sqlalchemy.exc import SQLAlchemyError
 
-from core.accounting.periods import gaming_day_of, gaming_days
-from core.desks import Desk
-from core.money import format_cents
-from core.rules.cards import Card, parse_card
-from core.surveillance.flags import Flag
-from core.surveillance.timeline import (
+from core.desks.accounting.periods import gaming_day_of, gaming_days
+from core.desks.desk import Desk
+from core.desks.surveillance.flags import Flag
+from core.desks.surveillance.timeline import (
     STATUSES,
     HitLine,
     Timeline,
@@ -48,7 +46,9 @@ from core.surveillance.timeline import (
     ms_text,
     timeline,
 )
-from core.text import printable
+from core.kernel.cards import Card, parse_card
+from core.kernel.money import format_cents
+from core.kernel.text import printable
 from gui import theme
 from gui.bridge import default_bridge
 from gui.cards import card_html, hand_label

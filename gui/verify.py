@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.money import format_cents
-from core.rules.cards import Card
+from core.kernel.cards import Card
+from core.kernel.money import format_cents
 from core.tablegames.flags import FlagCode
 from core.tablegames.views import AmountChanged
 from gui.bridge import default_bridge

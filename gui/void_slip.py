@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.kernel.text import printable
 from core.tablegames.voids import MAX_REASON
-from core.text import printable
 
 RETURNED = "The money came back: give the award back to the meter"
 NOT_RETURNED = "The money did not come back: record the void only"
@@ -164,7 +164,7 @@ def void_slip(window: Any, floor: Any, *, slip_no: int | None = None, summary: s
     v = done[-1]
     back = ""
     if v.returned_units:
-        from core.money import format_units
+        from core.kernel.money import format_units
 
         back = "; the meter changed by " + ", ".join(
             f"{level} {'-' if units < 0 else '+'}{format_units(abs(units))}"

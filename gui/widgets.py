@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.money import format_cents
+from core.kernel.money import format_cents
 from core.tablegames.flags import FlagCode
 from gui import theme
 from gui.axes import LocalTimeAxis, MoneyAxis

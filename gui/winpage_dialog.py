@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from core.money import format_cents
+from core.kernel.money import format_cents
 from core.tablegames.slip_record import WinSlip
 from core.tablegames.views import HitRecord
 from gui.cards import hand_label, with_hand_names

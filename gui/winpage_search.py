@@ -1,6 +1,6 @@
 """Win pages for any win slip: search, preview, print, save as PDF.
 
-:class:`WinPageSearch` is a read-only panel on a :class:`core.desks.Desk` (the accountant's,
+:class:`WinPageSearch` is a read-only panel on a :class:`core.desks.desk.Desk` (the accountant's,
 surveillance's, or the supervisor's console): search fields (dates as gaming days or local
 calendar dates, table, amount exact or from/to, employee number or name, slip number), the
 slips found (newest first, a page at a time: **Older…** shows the next page), the win page of
@@ -41,9 +41,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.accounting.slip_search import SlipPage, SlipRow, SlipSearch, WinPages, date_range
-from core.desks import Desk
-from core.money import format_cents, parse_cents
+from core.desks.accounting.slip_search import SlipPage, SlipRow, SlipSearch, WinPages, date_range
+from core.desks.desk import Desk
+from core.kernel.money import format_cents, parse_cents
 from core.tablegames.slip_record import WinSlip
 from gui.bridge import default_bridge
 

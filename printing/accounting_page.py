@@ -1,5 +1,5 @@
 """The accountant's reports as printed pages: HTML (what ``QTextDocument`` understands) from the
-same sheets as the screen and the exports (core/accounting/sheets.py), printed with Qt's print
+same sheets as the screen and the exports (core/desks/accounting/sheets.py), printed with Qt's print
 support (``printing.winpage.print_on``: a PDF, a printer, the print preview)."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from core.accounting.cells import cell_text
-from core.accounting.sheets import Report, Sheet
-from core.desks import Desk
+from core.desks.accounting.cells import cell_text
+from core.desks.accounting.sheets import Report, Sheet
+from core.desks.desk import Desk
 
 
 class ReportPageError(ValueError):

@@ -17,8 +17,8 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
+from core.kernel.money import format_cents
 from core.ledger.models import BbjAward, BbjAwardShare, BbjFund
-from core.money import format_cents
 from core.pokerroom import cases as bc
 from core.tablegames.slip_record import Signer, SlipError
 from printing.slip import (

@@ -39,7 +39,7 @@ from fractions import Fraction
 from html import escape
 from zoneinfo import ZoneInfo
 
-from core.money import format_cents
+from core.kernel.money import format_cents
 from core.pokerroom import implementation
 from core.pokerroom.business_days import add_business_days
 from core.pokerroom.fund import (
@@ -49,7 +49,7 @@ from core.pokerroom.fund import (
     FundSettings,
     distribute,
 )
-from core.rules.bbj import BbjSettings, Claim, Decision, Share
+from core.pokerroom.rules.bbj import BbjSettings, Claim, Decision, Share
 
 _FUND = FundSettings()  # the rates every form prints (RULES.md 6 "Funding")
 DENOMINATIONS: tuple[int, ...] = _FUND.denominations  # pesos: the chips of a jackpot drop box
@@ -504,7 +504,8 @@ def daily_report_html(report: DailyReport) -> str:
 
 @dataclass(frozen=True)
 class Sharer(Share):
-    """A share of the decision (core.rules.bbj.Share) with the sharer's name as on the ID."""
+    """A share of the decision (core.pokerroom.rules.bbj.Share) with the sharer's name as on the
+    ID."""
 
     name: str
 
@@ -1091,7 +1092,8 @@ def _affirmations(t: TransferCessation) -> str:
 # --------------------------------------------------------------------------------------
 # TGD-1581 implementation request and approval (Annex A)
 
-# The qualifying hand and its conditions (RULES.md 6 "Qualification", core.rules.bbj.decide):
+# The qualifying hand and its conditions (RULES.md 6 "Qualification",
+# core.pokerroom.rules.bbj.decide):
 # the rules of the game, not the operator's to set, printed as the request states them.
 HAND_REQUIREMENTS: tuple[str, ...] = (
     "Texas Hold'em only.",
@@ -1278,8 +1280,8 @@ def demo_forms() -> dict[str, str]:
     """HTML of every form filled with the example figures of docs/forms.md (file stem -> HTML)."""
     from dataclasses import replace
 
-    from core.rules.bbj import ShownHand, decide
-    from core.rules.cards import parse_cards
+    from core.kernel.cards import parse_cards
+    from core.pokerroom.rules.bbj import ShownHand, decide
 
     casino, operator = "Podium Demo Casino Manila", "Podium Leisure and Resorts Corp."
     tables = (

@@ -37,7 +37,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy.exc import SQLAlchemyError
 
 from core.cli.ledger_open import open_for_reading, read_problem, short
-from core.money import MoneyError, parse_count
+from core.kernel.money import MoneyError, parse_count
 
 if TYPE_CHECKING:  # the ledger and Qt are imported only when a form is written
     from printing.ledger_forms import FormRequest
@@ -238,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         out = _write(args)
     except ValueError as exc:  # FormError, FloorConfigError, WinPageError: each names it
-        from core.text import printable  # what was typed may come back in the message
+        from core.kernel.text import printable  # what was typed may come back in the message
 
         print(f"podium forms: {printable(str(exc))}", file=sys.stderr)
         return 2

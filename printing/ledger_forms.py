@@ -63,8 +63,8 @@ from core.pokerroom.fund import (
     posting_settings,
     seed_outstanding_cents,
 )
-from core.rules.bbj import BbjSettings, decide
-from core.rules.holdem import evaluate
+from core.pokerroom.rules.bbj import BbjSettings, decide
+from core.pokerroom.rules.holdem import evaluate
 from printing import forms
 from printing.forms import (
     AwardingRequest,

@@ -21,9 +21,9 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from core.rules.cards import format_cards, parse_card
+from core.kernel.cards import format_cards, parse_card
+from core.kernel.text import printable
 from core.tablegames.slip_record import Signer, SlipError, VoidMark, WinSlip
-from core.text import printable
 
 DEFAULT_PROFILE = "TM-T88V"
 QR_MODULE_DOTS = 6

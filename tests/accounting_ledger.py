@@ -28,13 +28,13 @@ from datetime import UTC, datetime
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
-from core import cardkey
-from core.auth import add_employee
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Misdealt, Origin
 from core.floorconfig import FloorConfig, loads_floor
-from core.rules.cards import parse_cards
-from core.rules.paytables import load_paytables
+from core.kernel.cards import parse_cards
+from core.people import cardkey
+from core.people.auth import add_employee
 from core.tablegames.floor import Floor
+from core.tablegames.rules.paytables import load_paytables
 from tests.floors import Group, Level, floor_toml, table
 
 _MAIN = {"MAIN": Level(preconfigured_seed="10000", preconfigured_rate="0.200")}

@@ -405,7 +405,7 @@ def prepare(root: Path) -> tuple[Sandbox, str, dict[str, list[str]]]:
         engine.dispose()
     card_key = box.fixed / "card.key"
     if not card_key.exists():
-        from core import cardkey
+        from core.people import cardkey
 
         cardkey.load(str(card_key), create=True)
     ledger = f"sqlite:///{ledger_path}"

@@ -192,7 +192,7 @@ def _collect_on_the_main_thread() -> Iterator[None]:
 @pytest.fixture(autouse=True, scope="session")
 def _card_key_of_the_test_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Every test (and every console or command a test starts) uses one card key made for the
-    run (core/cardkey.py), never the user's configuration folder."""
+    run (core/people/cardkey.py), never the user's configuration folder."""
     old = os.environ.get("PODIUM_CARD_KEY")
     os.environ["PODIUM_CARD_KEY"] = str(tmp_path_factory.mktemp("cardkey") / "card.key")
     yield

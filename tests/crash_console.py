@@ -14,10 +14,10 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from core import floorconfig
 from core.app.console import ConsoleCore
-from core.demo import enroll_demo_employees, swipe_of
+from core.app.demo import enroll_demo_employees, swipe_of
 from core.ledger.db import make_engine, upgrade
-from core.rules.paytables import load_paytables
 from core.tablegames.paper import use_paper
+from core.tablegames.rules.paytables import load_paytables
 from printing.printers import printer_from_config
 from printing.slip import PAPER
 

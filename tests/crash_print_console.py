@@ -13,8 +13,8 @@ import time
 from core import floorconfig
 from core.app.console import ConsoleCore
 from core.ledger.db import make_engine, upgrade
-from core.rules.paytables import load_paytables
 from core.tablegames.paper import use_paper
+from core.tablegames.rules.paytables import load_paytables
 from printing.printers import NetworkPrinter
 from printing.slip import PAPER
 

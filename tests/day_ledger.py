@@ -25,10 +25,10 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
-from core import cardkey
-from core.auth import add_employee
 from core.controllers.events import GameStarted, HitClaimed
 from core.floorconfig import loads_floor
+from core.people import cardkey
+from core.people.auth import add_employee
 from core.tablegames.floor import Floor
 from tests.test_floor import EXE, FLOOR_TOML, HANDS, PAYTABLES, SUP, Table, hit_ids, swipe
 

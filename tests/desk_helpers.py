@@ -1,5 +1,5 @@
 """A read-only Desk on a test ledger (SQLite file or the test's PostgreSQL schema), opened the
-way a room display opens it (core.signage.display_engine)."""
+way a room display opens it (core.desks.signage.display_engine)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 
 from sqlalchemy import Engine, text
 
-from core.desks import Desk
+from core.desks.desk import Desk
+from core.desks.signage import display_engine
 from core.floorconfig import FloorConfig
-from core.signage import display_engine
 
 
 def read_only_engine(engine: Engine) -> Engine:

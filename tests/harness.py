@@ -12,10 +12,10 @@ from typing import Any
 from sqlalchemy import Engine
 
 from core.app.console import ConsoleCore
+from core.app.demo import SimulatorThread, enroll_demo_employees
 from core.controllers.simulator import SimulatedTable, Simulator
-from core.demo import SimulatorThread, enroll_demo_employees
 from core.floorconfig import FloorConfig, NetworkPrinterConfig, load_demo_floor
-from core.rules.paytables import load_paytables
+from core.tablegames.rules.paytables import load_paytables
 from printing.printers import NetworkPrinter
 from tests.pki import pki
 

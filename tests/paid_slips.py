@@ -14,9 +14,9 @@ from sqlalchemy import Engine
 from core.app.console import ConsoleCore
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Origin
 from core.floorconfig import FloorConfig, loads_floor
-from core.rules.cards import parse_cards
-from core.rules.paytables import load_paytables
+from core.kernel.cards import parse_cards
 from core.tablegames.floor import Floor
+from core.tablegames.rules.paytables import load_paytables
 from tests.floors import floor_toml, table
 
 FLOOR = floor_toml("Slip Casino", tables=[table("PG-1", 17301, name="Pai Gow 1")])

@@ -1,4 +1,4 @@
-"""The table progressives' accounting (core/accounting/) on a ledger of known rounds
+"""The table progressives' accounting (core/desks/accounting/) on a ledger of known rounds
 (tests/accounting_ledger.py), on SQLite and PostgreSQL.
 
 Every expected figure is worked out here by hand from the ledger's story (Decimal, RULES.md 4),
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, text
 
-from core.accounting import periods, reconcile, register
-from core.accounting.periods import PeriodError
-from core.desks import Desk
+from core.desks.accounting import periods, reconcile, register
+from core.desks.accounting.periods import PeriodError
+from core.desks.desk import Desk
 from core.floorconfig import FloorConfigError, loads_floor
 from tests import accounting_ledger as L
 
@@ -500,7 +500,7 @@ def test_the_liability_on_a_leap_day(desk: Desk) -> None:
 
 
 def test_a_figure_a_spreadsheet_number_can_not_hold_is_written_as_its_digits() -> None:
-    from core.accounting.sheets import _xlsx_value
+    from core.desks.accounting.sheets import _xlsx_value
 
     assert _xlsx_value(Decimal("5000.70")) == 5000.7
     assert _xlsx_value(Decimal("12345678.12345678")) == "12345678.12345678"

@@ -15,11 +15,11 @@ import pytest
 from sqlalchemy import Engine, select, text
 from sqlalchemy.orm import Session
 
-from core.auth import CARD_KEY_ID, recorded_card_key
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Misdealt, Origin, Undone
 from core.ledger import integrity
 from core.ledger.audit import Report, verify
 from core.ledger.models import Hit, Round
+from core.people.auth import CARD_KEY_ID, recorded_card_key
 from core.tablegames.floor import Floor
 from tests import accounting_ledger
 from tests.test_audit import Exec, attacker, played
@@ -181,12 +181,12 @@ def test_freezes_an_undo_a_misdeal_and_the_writers_batches_verify(engine: Engine
 
 def test_state_from_before_the_upgrade_is_vouched_for_from_the_upgrade_on(
         bare_engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
-    import core.auth
+    import core.people.auth
     from core.ledger.db import upgrade
 
     upgrade(bare_engine, "0023")  # before 0024 (the models need 0022)
     with monkeypatch.context() as m:  # Podium before 0024 wrote no card key record
-        m.setattr(core.auth, "record_card_key", lambda *_a, **_k: None)
+        m.setattr(core.people.auth, "record_card_key", lambda *_a, **_k: None)
         played(bare_engine)  # written at 0023: no state chained whole
     with bare_engine.connect() as conn:
         assert recorded_card_key(conn) is None

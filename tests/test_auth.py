@@ -1,4 +1,4 @@
-"""Card swipes (ISO 7813 keyboard wedge), keyed card hashes, authority (core/auth.py)."""
+"""Card swipes (ISO 7813 keyboard wedge), keyed card hashes, authority (core/people/auth.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from core import cardkey
-from core.auth import (
+from core.floorconfig import Authorization
+from core.ledger.models import Employee
+from core.people import cardkey
+from core.people.auth import (
     AuthError,
     Gate,
     add_employee,
@@ -19,8 +21,6 @@ from core.auth import (
     parse_swipe,
     required_role,
 )
-from core.floorconfig import Authorization
-from core.ledger.models import Employee
 
 numbers = st.text(alphabet="0123456789", min_size=4, max_size=19)
 names = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ /", max_size=26)

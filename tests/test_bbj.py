@@ -1,4 +1,4 @@
-"""Bad Beat Jackpot qualification and payout (core/rules/bbj.py; RULES.md section 6).
+"""Bad Beat Jackpot qualification and payout (core/pokerroom/rules/bbj.py; RULES.md section 6).
 
 Every qualification rule is checked both ways (a claim that just qualifies, one that just
 fails); the payout figures are worked out by hand in the tests from the rules.
@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.rules.bbj import (
+from core.kernel.cards import RANKS, SUITS, Card, parse_cards
+from core.pokerroom.rules.bbj import (
     REASONS,
     VOID_REASONS,
     BbjError,
@@ -27,7 +28,6 @@ from core.rules.bbj import (
     Split,
     decide,
 )
-from core.rules.cards import RANKS, SUITS, Card, parse_cards
 
 
 def cards(text: str) -> tuple[Card, ...]:
@@ -306,7 +306,7 @@ def test_a_tied_seat_that_fails_its_own_hand_rules_takes_the_table_share(
     # made to fail: seat 2 is then an "other player dealt in" (RULES.md 6.6), so seat 1 alone
     # takes the losing 40% and seat 2 a table share: 1,000,000.00 -> 200,000.00 to seat 4,
     # 400,000.00 to seat 1, 400,000.00 / 5 = 80,000.00 to each of seats 2, 3, 5, 6, 7.
-    import core.rules.bbj as bbj
+    import core.pokerroom.rules.bbj as bbj
 
     real = bbj._hand_reasons
 

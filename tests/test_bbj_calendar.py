@@ -19,11 +19,11 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 import core.pokerroom.fund as bf
-from core.auth import AuthError
+from core.app.demo import enroll_demo_employees, swipe_of
 from core.cli.dispatch import main as podium
-from core.demo import enroll_demo_employees, swipe_of
 from core.ledger.db import make_engine
 from core.ledger.models import BbjFiling, SwipeLog
+from core.people.auth import AuthError
 from core.pokerroom import calendar as cal
 from core.pokerroom import cases as bc
 from tests.ledgers import migrate
@@ -288,7 +288,7 @@ def test_the_notice_hook_gives_the_players_notice_and_part_1_of_a_planned_cessat
         cal.record_filing(room, SUP, kind="players_notice", period_start=date(2027, 1, 15),
                           fund_id="bbj", filed_at=local(2026, 12, 5, 9), reference="",
                           tz=MANILA, clock=clock(local(2026, 12, 5, 10)))
-    from core.demo import demo_credential
+    from core.app.demo import demo_credential
 
     bc.give_notice(room, "bbj", demo_credential("2001"), "closure", notice_on=date(2026, 12, 4),
                    effective_on=date(2027, 1, 15), reason="the poker room closes",
@@ -363,7 +363,7 @@ def test_a_recorded_notice_of_a_planned_cessation_is_on_the_deadline_list(room: 
     """The notice recorded on the Cessation page (``bbj_cessation_notices``) gives its TGD-1540
     part 1 (14 business days before) and notice to players (7 days before) without the
     caller passing it; a withdrawn notice gives nothing."""
-    from core.demo import demo_credential
+    from core.app.demo import demo_credential
 
     engine = room
     executive = demo_credential("2001")
@@ -390,7 +390,7 @@ def test_a_notice_filing_answers_its_own_notice_and_outlives_the_cessation(room:
     """A withdrawn notice's filing does not answer the next notice (each planned date is its
     own period); once the fund is forfeited, the notice that held keeps its part 1 and notice
     to players on the list."""
-    from core.demo import demo_credential
+    from core.app.demo import demo_credential
 
     executive = demo_credential("2001")
     at = local(2026, 12, 2, 10)

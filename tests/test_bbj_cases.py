@@ -14,10 +14,9 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 import core.pokerroom.fund as bf
-from core import cardkey
-from core.auth import AuthError, Gate, register_gate
-from core.demo import demo_credential, enroll_demo_employees, swipe_of
+from core.app.demo import demo_credential, enroll_demo_employees, swipe_of
 from core.floorconfig import Authorization
+from core.kernel.cards import Card, parse_cards
 from core.ledger.models import (
     BbjAward,
     BbjAwardShare,
@@ -29,9 +28,10 @@ from core.ledger.models import (
     PokerTournamentFee,
     SwipeLog,
 )
+from core.people import cardkey
+from core.people.auth import AuthError, Gate, register_gate
 from core.pokerroom import cases as bc
-from core.rules.bbj import BbjError, BbjSettings, ShownHand, decide
-from core.rules.cards import Card, parse_cards
+from core.pokerroom.rules.bbj import BbjError, BbjSettings, ShownHand, decide
 
 MANILA = ZoneInfo("Asia/Manila")
 SUP, SUP2, SURVEILLANCE = swipe_of("1001"), swipe_of("1002"), swipe_of("3001")
@@ -543,7 +543,7 @@ def test_a_case_that_ceased_the_fund_can_not_be_voided(room: Engine) -> None:
 
 
 def test_every_rule_is_reported_passed_or_failed_in_cli_md_order() -> None:
-    from core.rules.bbj import REASONS
+    from core.pokerroom.rules.bbj import REASONS
 
     good = decide(entry().claim(5_000_000, 0))
     assert [(c, ok) for c, ok, _w in bc.rule_results(good)] == [(c, True) for c in REASONS]

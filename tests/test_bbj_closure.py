@@ -15,8 +15,8 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 import core.pokerroom.fund as bf
-from core.auth import AuthError
-from core.demo import demo_credential, enroll_demo_employees, swipe_of
+from core.app.demo import demo_credential, enroll_demo_employees, swipe_of
+from core.kernel.cards import Card, parse_cards
 from core.ledger.db import make_engine
 from core.ledger.models import (
     BbjAward,
@@ -26,9 +26,9 @@ from core.ledger.models import (
     BbjEntry,
     SwipeLog,
 )
+from core.people.auth import AuthError
 from core.pokerroom import cases as bc
-from core.rules.bbj import ShownHand, decide
-from core.rules.cards import Card, parse_cards
+from core.pokerroom.rules.bbj import ShownHand, decide
 from printing import closure_form, forms_command, ledger_forms
 from tests.ledgers import migrate
 from tests.test_bbj_cases import floor_policy

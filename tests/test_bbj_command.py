@@ -11,7 +11,7 @@ import pytest
 
 import core.cli.dispatch as cli_main
 from core.cli import main
-from core.rules.bbj_command import fraction_text
+from core.pokerroom.rules.bbj import fraction_text
 
 
 @pytest.fixture(autouse=True)
@@ -24,7 +24,7 @@ def only_bbj_command(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_bbj_is_a_rules_command() -> None:
-    assert cli_main.COMMANDS_RULES["bbj"][0] == "core.rules.bbj_command"
+    assert cli_main.COMMANDS_RULES["bbj"][0] == "core.cli.bbj_command"
 
 # The input of CLI.md "podium rules bbj", as printed there.
 CLI_EXAMPLE: dict[str, Any] = {

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
+from core.kernel.cards import Card, parse_cards
 from core.ledger.models import BbjAward, BbjAwardShare, BbjEntry, BbjPosting
 from core.pokerroom import fund as bf
-from core.rules.bbj import Claim, Decision, ShownHand, decide
-from core.rules.cards import Card, parse_cards
+from core.pokerroom.rules.bbj import Claim, Decision, ShownHand, decide
 
 DAY1, DAY2, DAY3 = date(2026, 12, 1), date(2026, 12, 2), date(2026, 12, 3)
 
@@ -278,7 +278,7 @@ def test_cessation_once_hit_adds_the_reserve_to_the_main_amount_won(fund: Engine
 
 
 def test_demo_opens_its_bad_beat_fund_once_with_the_opening_seed(engine: Engine) -> None:
-    from core.demo import DEMO_BBJ_FUND, open_demo_bbj_fund
+    from core.app.demo import DEMO_BBJ_FUND, open_demo_bbj_fund
 
     fid, _name, seed_cents = DEMO_BBJ_FUND
     assert open_demo_bbj_fund(engine) is True

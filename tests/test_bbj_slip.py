@@ -28,10 +28,10 @@ def paid(engine: Engine) -> Iterator[tuple[Engine, int]]:
     633.82) paid."""
     # a floor whose executive threshold is above these awards: supervisors take every step
     # (the authority by size is tested in tests/test_bbj_cases.py)
-    from core import cardkey
-    from core.auth import Gate, register_gate
-    from core.demo import enroll_demo_employees
+    from core.app.demo import enroll_demo_employees
     from core.floorconfig import Authorization
+    from core.people import cardkey
+    from core.people.auth import Gate, register_gate
 
     register_gate(Gate(engine, cardkey.load(), Authorization(100_000_000,
                                                              separate_verifier_cents=100_000_000)))

@@ -12,7 +12,7 @@ from cryptography.x509.oid import NameOID
 from core import cli
 from core.controllers import certs, tls
 from core.controllers.simulator import SimulatedTable, build_simulator
-from core.rules.paytables import load_paytables
+from core.tablegames.rules.paytables import load_paytables
 from tests.test_link import Floor, arun, make_link, play, running, until
 
 

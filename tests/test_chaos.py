@@ -25,6 +25,7 @@ from sqlalchemy import Engine, select
 
 from benchmarks.chaos import run_chaos
 from core.app.console import ConsoleCore
+from core.app.demo import SimulatorThread
 from core.controllers.chaos import FAULT_KINDS, FaultRates
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Origin
 from core.controllers.protocol import (
@@ -42,11 +43,10 @@ from core.controllers.protocol import (
     encode_frame,
     seal,
 )
-from core.demo import SimulatorThread
 from core.floorconfig import loads_floor
 from core.ledger.models import ControllerEvent as EventRow
 from core.ledger.models import RefusedEvent, Round
-from core.rules.paytables import load_paytables
+from core.tablegames.rules.paytables import load_paytables
 from tests.floors import floor_toml, table
 
 GUARD = 120.0  # seconds before a wait gives up (a hang guard, not a timing requirement)

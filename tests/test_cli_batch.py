@@ -378,8 +378,8 @@ def test_batch_answers_each_line_before_the_next_arrives() -> None:
         proc.wait(30)
 
 
-HEAVY = ("sqlalchemy", "alembic", "PySide6", "numpy", "eval7", "core.ledger", "core.desks",
-         "core.auth", "core.floorconfig", "gui", "printing")
+HEAVY = ("sqlalchemy", "alembic", "PySide6", "numpy", "eval7", "core.ledger", "core.desks.desk",
+         "core.people.auth", "core.floorconfig", "gui", "printing")
 PROBE = """
 import atexit, sys
 def heavy():
@@ -453,7 +453,7 @@ def test_every_command_still_shows_its_help() -> None:
 
 def test_meter_with_listed_hands_imports_no_numpy(tmp_path: Path) -> None:
     """`podium rules meter` needs the exact count (numpy) only for a hand its paytable does not
-    list (core/rules/claims.py)."""
+    list (core/tablegames/rules/claims.py)."""
     scenario = {"paytable": "FPGPP-WA01",
                 "levels": {"MAIN": {"seed": "10000.00", "meter": "12345.67", "reserve": "250.00",
                                     "contribution_rate": "0.20", "reserve_rate": "0.02"}},

@@ -162,7 +162,7 @@ def test_paytables_table_output(capsys: pytest.CaptureFixture[str]) -> None:
 def test_paytables_broken_resource_exits_2(capsys: pytest.CaptureFixture[str],
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     import core.cli.rules_commands as commands
-    from core.rules.paytables import PaytableError
+    from core.tablegames.rules.paytables import PaytableError
 
     def broken() -> None:
         raise PaytableError("paytables/PT1.toml: pays[0].odds: 'x' must be a whole number")

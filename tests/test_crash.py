@@ -19,14 +19,14 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, func, select
 
+from core.app.demo import SimulatorThread
 from core.controllers.simulator import SimulatedTable, Simulator
-from core.demo import SimulatorThread
 from core.floorconfig import load_floor
 from core.ledger.balance_checks import check_balances
 from core.ledger.models import Award, Hit, Slip
 from core.ledger.models import ControllerEvent as EventRow
-from core.rules.paytables import load_paytables
 from core.tablegames.floor import Floor
+from core.tablegames.rules.paytables import load_paytables
 from printing.preview import recovered_text
 from printing.printers import NetworkPrinter
 from printing.slip import DUPLICATE_BANNER

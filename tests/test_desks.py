@@ -1,4 +1,4 @@
-"""The accountant's and surveillance's desks open the ledger read-only (core/desks.py,
+"""The accountant's and surveillance's desks open the ledger read-only (core/desks/desk.py,
 core/ledger/db.py ``read_only_engine``): the database itself refuses every write, on SQLite (the
 file opened read-only) and on PostgreSQL (the ``podium_reader`` role, read-only transactions);
 a desk never migrates a ledger; a card at the desk's start is identified without writing."""
@@ -13,9 +13,7 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from core import cardkey
-from core.auth import AuthError, add_employee
-from core.desks import (
+from core.desks.desk import (
     DESK_ACCESS,
     Desk,
     DeskError,
@@ -28,6 +26,8 @@ from core.desks import (
 from core.ledger import integrity
 from core.ledger.db import make_engine, upgrade
 from core.ledger.models import Employee, Setting
+from core.people import cardkey
+from core.people.auth import AuthError, add_employee
 from core.tablegames.floor import Floor
 from tests.conftest import PG_URL
 from tests.test_audit import played

@@ -15,11 +15,11 @@ import pytest
 
 import core.cli.dispatch as cli_main
 from core.cli import main
-from core.rules.cards import JOKER, SUITS, Card
-from core.rules.edge_command import bonus_edge, progressive_edge
-from core.rules.enumerate import FULL_DECK_HANDS, count_hands, default_cache_dir
-from core.rules.fortune import HAND_IDS, NOTHING, classify
-from core.rules.paytables import Paytable, load_paytables
+from core.kernel.cards import JOKER, SUITS, Card
+from core.tablegames.rules.edge import bonus_edge, progressive_edge
+from core.tablegames.rules.enumerate import FULL_DECK_HANDS, count_hands, default_cache_dir
+from core.tablegames.rules.fortune import HAND_IDS, NOTHING, classify
+from core.tablegames.rules.paytables import Paytable, load_paytables
 
 TABLES = load_paytables()
 CLI_KEYS = {"paytable", "joker", "total_hands", "counts", "return", "house_edge", "others",

@@ -16,11 +16,11 @@ import pytest
 from sqlalchemy import Engine, func, select, text
 from sqlalchemy.orm import Session
 
-from core import cardkey
-from core.auth import AuthError, Credential, Gate
 from core.cli import employees_command, main
 from core.floorconfig import Authorization
 from core.ledger.models import Employee, EmployeeEvent, SwipeLog
+from core.people import cardkey
+from core.people.auth import AuthError, Credential, Gate
 
 CARD_A = "6011000990147001"
 CARD_B = "6011000990147002"

@@ -1,4 +1,4 @@
-"""The exact Fortune hand counts (core/rules/enumerate.py; RULES.md section 1).
+"""The exact Fortune hand counts (core/tablegames/rules/enumerate.py; RULES.md section 1).
 
 The enumerator never deals a hand; these tests check it against things that do:
 brute force over ``fortune.hands_made`` on reduced decks (every hand, both joker modes),
@@ -17,16 +17,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import core.rules.enumerate as enumerate_mod
-from core.rules.cards import JOKER, RANKS, SUITS, Card, full_deck
-from core.rules.enumerate import (
+import core.tablegames.rules.enumerate as enumerate_mod
+from core.kernel.cards import JOKER, RANKS, SUITS, Card, full_deck
+from core.tablegames.rules.enumerate import (
     FULL_DECK_HANDS,
     DeckError,
     HandCounts,
     cache_key,
     count_hands,
 )
-from core.rules.fortune import HAND_IDS, NOTHING, JokerModeError, classify, hands_made
+from core.tablegames.rules.fortune import HAND_IDS, NOTHING, JokerModeError, classify, hands_made
 
 MODES = ("semi", "wild")
 

@@ -14,9 +14,9 @@ from sqlalchemy import Engine, create_engine, text
 from core.floorconfig import load_demo_floor
 from core.ledger import integrity
 from core.ledger.db import make_engine
-from core.rules.paytables import load_paytables
 from core.tablegames.feed import DropLog, FeedListener, Notice, feed_key, sign
 from core.tablegames.floor import Floor
+from core.tablegames.rules.paytables import load_paytables
 from core.tablegames.views import FloorChange
 from tests.conftest import PG_URL
 from tests.harness import wait_for

@@ -18,16 +18,16 @@ import pytest
 from sqlalchemy import Connection, Engine, event, func, select, text
 
 from core.app.console import ConsoleCore
+from core.app.demo import SimulatorThread
 from core.controllers.events import GameEnded, GameStarted, Origin
 from core.controllers.ownership import ClaimError, TableClaims
 from core.controllers.simulator import SimulatedTable, Simulator
-from core.demo import SimulatorThread
 from core.floorconfig import FloorConfig, load_demo_floor
 from core.ledger import integrity
 from core.ledger.balance_checks import check_balances
 from core.ledger.models import ControllerEvent, OwnershipEvent, RefusedEvent
-from core.rules.paytables import load_paytables
 from core.tablegames.floor import Floor
+from core.tablegames.rules.paytables import load_paytables
 from core.tablegames.writer import NotHeld
 from tests.harness import wait_for
 from tests.ledgers import migrate

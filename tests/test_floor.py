@@ -17,8 +17,6 @@ import pytest
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
-from core import cardkey
-from core.auth import AuthError, Credential, add_employee, pin_hash
 from core.controllers.events import (
     GameEnded,
     GameStarted,
@@ -31,6 +29,7 @@ from core.controllers.events import (
     Undone,
 )
 from core.floorconfig import loads_floor
+from core.kernel.cards import CardError, parse_cards
 from core.ledger import integrity
 from core.ledger.models import (
     Award,
@@ -47,15 +46,16 @@ from core.ledger.models import (
 )
 from core.ledger.models import ControllerEvent as ControllerEventRow
 from core.ledger.people import record_event
-from core.rules import fortune
-from core.rules.cards import CardError, parse_cards
+from core.people import cardkey
+from core.people.auth import AuthError, Credential, add_employee, pin_hash
 from core.tablegames.floor import Floor
 from core.tablegames.ingest import AUTO_PAID_REASON
+from core.tablegames.rules import fortune
 from core.tablegames.views import FloorChange, FloorError
 from tests.floors import Group, floor_toml, table
 from tests.floors import Level as MeterLevel
 
-UNITS = 1_000_000  # exact units per cent (core.money)
+UNITS = 1_000_000  # exact units per cent (core.kernel.money)
 
 # ---------------------------------------------------------------------------------------------
 # Paytables: the real ones (H1) when installed; until then a stand-in with the contract of
@@ -111,7 +111,7 @@ _STAND_IN = {"FPGPP-WA01": _Paytable("FPGPP-WA01", (
 
 def _installed_paytables() -> dict[str, Any]:
     try:
-        from core.rules.paytables import load_paytables
+        from core.tablegames.rules.paytables import load_paytables
 
         tables: dict[str, Any] = dict(load_paytables())
     except (ImportError, ValueError):

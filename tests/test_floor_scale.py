@@ -28,8 +28,6 @@ from sqlalchemy import Engine, func, select, text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
-from core import cardkey
-from core.auth import add_employee
 from core.controllers.events import (
     GameEnded,
     GameStarted,
@@ -51,9 +49,11 @@ from core.ledger.models import (
     RefusedEvent,
     Round,
 )
-from core.rules.paytables import load_paytables
+from core.people import cardkey
+from core.people.auth import add_employee
 from core.tablegames import flags, ingest
 from core.tablegames.floor import Floor
+from core.tablegames.rules.paytables import load_paytables
 from core.tablegames.views import AmountChanged, FloorChange, FloorError
 from core.tablegames.writer import UNSTORABLE
 from tests.floors import Group, Level, floor_toml, table

@@ -12,15 +12,15 @@ import pytest
 from sqlalchemy import Engine, func, select, text
 
 from core.app.console import ConsoleCore
+from core.app.demo import demo_credential, swipe_of
 from core.controllers.ownership import ClaimError, TableClaims, services, table_services
-from core.demo import demo_credential, swipe_of
 from core.floorconfig import load_demo_floor
 from core.ledger.db import make_engine
 from core.ledger.models import OwnershipEvent
-from core.rules.paytables import load_paytables
 from core.tablegames import changes
 from core.tablegames.feed import MAX_PAYLOAD, FeedListener, Notice, _chunks
 from core.tablegames.floor import Floor
+from core.tablegames.rules.paytables import load_paytables
 from core.tablegames.views import FloorChange, HitOutcome
 from tests.conftest import PG_URL
 from tests.fake_printer import FakePrinter

@@ -20,9 +20,9 @@ from core.floorconfig import (
     loads_floor,
     validate,
 )
-from core.money import cents_to_units
-from core.rules.paytables import load_paytables
+from core.kernel.money import cents_to_units
 from core.tablegames.meters import LevelSettings
+from core.tablegames.rules.paytables import load_paytables
 
 BASE = """
 [casino]
@@ -394,7 +394,7 @@ def test_a_seed_other_than_the_preconfigured_one_is_warned() -> None:
 def test_preconfigured_rate_in_a_paytable_file_is_parsed_and_checked(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from decimal import Decimal
 
-    from core.rules.paytables import PaytableError, load_paytable_file
+    from core.tablegames.rules.paytables import PaytableError, load_paytable_file
 
     src = Path(__file__).resolve().parent.parent / "resources" / "paytables" / "FPGPP-WA01.toml"
     text = src.read_text()
@@ -421,7 +421,7 @@ def test_public_holidays_and_the_operator_named_on_the_forms() -> None:
 
 def test_the_poker_room_rules_come_from_the_floor_file_with_rules_md_defaults() -> None:
     from core.pokerroom.fund import FundSettings
-    from core.rules.bbj import BbjSettings, Split
+    from core.pokerroom.rules.bbj import BbjSettings, Split
 
     assert loads_floor(BASE).poker_room.rules == BbjSettings()
     assert loads_floor(BASE).poker_room.fund == FundSettings()
@@ -544,7 +544,7 @@ def test_other_paytables_stay_refused_on_one_meter(pts: tuple[str, ...], why: st
 def test_a_declared_link_that_is_not_equivalent_is_refused_with_the_hand() -> None:
     from dataclasses import replace as dc_replace
 
-    from core.rules.paytables import link_problem
+    from core.tablegames.rules.paytables import link_problem
 
     wa03, wa04 = PAYTABLES["FPGPP-WA03"], PAYTABLES["FPGPP-WA04"]
     assert link_problem(wa03, wa04) is None

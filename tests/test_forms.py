@@ -15,10 +15,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from core.kernel.cards import parse_cards
 from core.pokerroom import implementation as impl
 from core.pokerroom.fund import FundSettings, distribute
-from core.rules.bbj import BbjSettings, Claim, ShownHand, Split, decide
-from core.rules.cards import parse_cards
+from core.pokerroom.rules.bbj import BbjSettings, Claim, ShownHand, Split, decide
 from printing.forms import (
     BOX,
     HAND_MARK,

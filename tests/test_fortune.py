@@ -1,6 +1,6 @@
 """Fortune Pai Gow Poker hands (RULES.md section 1), both joker modes.
 
-The fast classifier in core/rules/fortune.py never enumerates joker values; the
+The fast classifier in core/tablegames/rules/fortune.py never enumerates joker values; the
 reference evaluator below does, on purpose slowly and literally: it replaces the joker
 with every card its mode allows and checks every 5-card subset of the 7 natural cards.
 """
@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.rules.cards import JOKER, RANKS, SUITS, Card, CardError, full_deck, parse_cards
-from core.rules.fortune import (
+from core.kernel.cards import JOKER, RANKS, SUITS, Card, CardError, full_deck, parse_cards
+from core.tablegames.rules.fortune import (
     HAND_IDS,
     NOTHING,
     JokerModeError,

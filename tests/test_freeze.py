@@ -14,11 +14,11 @@ import pytest
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from core.auth import AuthError
 from core.controllers.events import GameStarted, HitClaimed, Misdealt, Undone
 from core.ledger.audit import verify
 from core.ledger.balance_checks import check_balances
 from core.ledger.models import Hit, HitDecision, MeterEntry
+from core.people.auth import AuthError
 from core.tablegames.floor import Floor
 from core.tablegames.views import AmountChanged
 from tests.test_floor import EXE, HANDS, SUP, UNITS, Table, hit_ids, meter_units, swipe
@@ -313,8 +313,8 @@ def test_nothing_is_frozen_for_a_tray_pay_or_a_lock_at_hit_group(floor: Floor,
 def test_a_day_with_freezes_and_releases_reconciles(engine: Engine) -> None:
     from datetime import date
 
-    from core.accounting import periods, reconcile
-    from core.desks import Desk
+    from core.desks.accounting import periods, reconcile
+    from core.desks.desk import Desk
     from tests import accounting_ledger as L
 
     L.build(engine)

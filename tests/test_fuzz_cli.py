@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.cli.dispatch import main
-from core.rules.paytables import PaytableError, load_paytable_file
+from core.tablegames.rules.paytables import PaytableError, load_paytable_file
 
 COUNTS: Counter[tuple[str, int]] = Counter()
 LEAKS = re.compile(r"Traceback|\b(?:Recursion|OS|Type|Key|Attribute|Index|Overflow|Memory|"

@@ -35,7 +35,7 @@ from core.floorconfig import (
     same_id,
     validate,
 )
-from core.rules.paytables import load_paytables
+from core.tablegames.rules.paytables import load_paytables
 
 COUNTS: Counter[str] = Counter()
 PAYTABLES = load_paytables()

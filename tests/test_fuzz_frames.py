@@ -32,6 +32,7 @@ from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine, func, select
 
+from core.app.demo import SimulatorThread
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Origin, Undone
 from core.controllers.protocol import (
     Ack,
@@ -46,7 +47,6 @@ from core.controllers.protocol import (
     frame_to_dict,
     seal,
 )
-from core.demo import SimulatorThread
 from core.ledger.models import Base, RefusedEvent
 from tests.test_chaos import _console
 from tests.test_protocol import frames

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from core.auth import AuthError, parse_swipe
 from core.controllers.events import GameStarted, HitClaimed
 from core.ledger.models import SwipeLog
+from core.people.auth import AuthError, parse_swipe
 from core.tablegames.floor import Floor
 from tests.test_floor import HANDS, Table, counts, hit_ids, staffed_floor
 

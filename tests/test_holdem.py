@@ -1,4 +1,5 @@
-"""Texas Hold'em hand values (core/rules/holdem.py, the eval7 wrapper; RULES.md section 6).
+"""Texas Hold'em hand values (core/pokerroom/rules/holdem.py, the eval7 wrapper; RULES.md section
+6).
 
 The wrapper is cross-checked against a small reference evaluator written here, plainly from the
 rules of poker, on random hands of 5, 6 and 7 cards (a full deck and narrow decks, so that
@@ -14,8 +15,8 @@ from itertools import combinations
 
 import pytest
 
-from core.rules.cards import JOKER, RANKS, SUITS, Card, CardError, parse_cards
-from core.rules.holdem import (
+from core.kernel.cards import JOKER, RANKS, SUITS, Card, CardError, parse_cards
+from core.pokerroom.rules.holdem import (
     HAND_NAMES,
     HoldemError,
     evaluate,

@@ -284,9 +284,9 @@ LINKED_FLOOR = floor_toml(
 
 
 def test_a_five_dollar_face_up_table_shares_the_one_dollar_fortune_meter(engine: Engine) -> None:
-    from core import cardkey
-    from core.auth import add_employee
     from core.floorconfig import loads_floor, validate
+    from core.people import cardkey
+    from core.people.auth import add_employee
     from tests.test_floor import PAYTABLES, Clock
 
     config = loads_floor(LINKED_FLOOR, "linked.toml")

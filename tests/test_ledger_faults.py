@@ -39,16 +39,16 @@ from sqlalchemy.exc import OperationalError
 
 from benchmarks.chaos import _floor_toml, _Tables
 from core.app.console import ConsoleCore
+from core.app.demo import SimulatorThread
 from core.cli.serve_command import health_document
 from core.controllers.chaos import FaultRates
 from core.controllers.simulator import SimulatedTable
-from core.demo import SimulatorThread
 from core.floorconfig import loads_floor
 from core.ledger import db
 from core.ledger.db import ledger_problem, make_engine, upgrade
 from core.ledger.models import ControllerEvent as EventRow
 from core.ledger.models import RefusedEvent
-from core.rules.paytables import load_paytables
+from core.tablegames.rules.paytables import load_paytables
 from tests.conftest import PG_URL
 from tests.harness import wait_for
 from tests.ledgers import migrate

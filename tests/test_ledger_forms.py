@@ -32,14 +32,14 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 import core.pokerroom.fund as bf
-from core.demo import demo_credential, enroll_demo_employees, swipe_of
+from core.app.demo import demo_credential, enroll_demo_employees, swipe_of
 from core.floorconfig import PokerRoomConfig
+from core.kernel.cards import Card, parse_cards
 from core.ledger.audit import verify
 from core.ledger.models import BbjPosting
 from core.pokerroom import cases as bc
 from core.pokerroom.fund import FundSettings
-from core.rules.bbj import BbjSettings, ShownHand, Split
-from core.rules.cards import Card, parse_cards
+from core.pokerroom.rules.bbj import BbjSettings, ShownHand, Split
 from printing import ledger_forms as lf
 from printing.forms import (
     HAND_MARK,
@@ -144,9 +144,9 @@ def fill_days(engine: Engine) -> Engine:
     """The ``days`` ledger on ``engine`` (also tests/ledger_form_shots.py's)."""
     # a floor whose executive threshold is above these awards: supervisors take every step
     # (the authority by size is tested in tests/test_bbj_cases.py)
-    from core import cardkey
-    from core.auth import Gate, register_gate
     from core.floorconfig import Authorization
+    from core.people import cardkey
+    from core.people.auth import Gate, register_gate
 
     register_gate(Gate(engine, cardkey.load(), Authorization(100_000_000,
                                                              separate_verifier_cents=100_000_000)))

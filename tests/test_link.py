@@ -52,9 +52,9 @@ from core.controllers.protocol import (
     seal,
 )
 from core.controllers.simulator import SimulatedTable
+from core.kernel.cards import Card
 from core.ledger.db import LedgerUnavailable
-from core.rules.cards import Card
-from core.rules.fortune import HAND_IDS, hands_made
+from core.tablegames.rules.fortune import HAND_IDS, hands_made
 from tests.pki import pki
 
 GUARD = 30.0  # seconds before a wait gives up (a hang guard, not a timing requirement)
@@ -67,7 +67,7 @@ class FakePay:
 
 @dataclass(frozen=True)
 class FakePaytable:
-    """FPGPP-WA01's hands (full house or better) on core.rules.fortune."""
+    """FPGPP-WA01's hands (full house or better) on core.tablegames.rules.fortune."""
 
     id: str = "FPGPP-WA01"
     wager_cents: int | None = 100

@@ -11,12 +11,12 @@ import pytest
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
-from core.auth import AuthError
-from core.demo import enroll_demo_employees, swipe_of
+from core.app.demo import enroll_demo_employees, swipe_of
 from core.ledger.models import Employee, MachineCheck, SwipeLog
 from core.machines.checks import MachineCheckError, check, parse_claim, record_check
-from core.rules.slot_games import find_game
-from core.rules.slots import SpinError, spin_from_text
+from core.machines.rules.slot_games import find_game
+from core.machines.rules.slots import SpinError, spin_from_text
+from core.people.auth import AuthError
 
 # docs/slots.md: line 1 3 G with Y and X (15 x 6 = 90), line 2 3 R with one X (20 x 2 = 40),
 # three flowers 3 x total bet 5 = 15; total 145 credits.

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from core.cli import main
 from core.cli.meter_command import parse_scenario, replay
-from core.money import UNITS_PER_CENT
-from core.rules.paytables import load_paytables
+from core.kernel.money import UNITS_PER_CENT
+from core.tablegames.rules.paytables import load_paytables
 
 CLI_EXAMPLE: dict[str, Any] = {
     "paytable": "FPGPP-WA01",

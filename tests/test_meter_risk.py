@@ -18,10 +18,7 @@ import pytest
 
 import core.cli.dispatch as cli_main
 from core.cli import main
-from core.money import cents_to_units
-from core.rules.edge_command import progressive_edge
-from core.rules.enumerate import count_hands
-from core.rules.paytables import Paytable, load_paytables, parse_paytable
+from core.kernel.money import cents_to_units
 from core.tablegames import meters
 from core.tablegames.meter_risk import (
     UPC,
@@ -33,6 +30,9 @@ from core.tablegames.meter_risk import (
     replay,
     simulate,
 )
+from core.tablegames.rules.edge import progressive_edge
+from core.tablegames.rules.enumerate import count_hands
+from core.tablegames.rules.paytables import Paytable, load_paytables, parse_paytable
 
 TABLES = load_paytables()
 WA01 = TABLES["FPGPP-WA01"]

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.money import UNITS_PER_CENT, cents_to_units
+from core.kernel.money import UNITS_PER_CENT, cents_to_units
 from core.tablegames.meters import (
     LevelSettings,
     LevelState,

@@ -1,4 +1,4 @@
-"""One strict reading of money and numbers (core/money.py ``parse_decimal``), shared by the
+"""One strict reading of money and numbers (core/kernel/money.py ``parse_decimal``), shared by the
 command line, floor files, paytables and the console's dialogs: ``1234.50`` or ``1,234.50``,
 nothing that could be misread, every refusal a ``MoneyError`` naming the field."""
 
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.cli.dispatch import main
-from core.money import MoneyError, parse_cents, parse_decimal, parse_rate
+from core.kernel.money import MoneyError, parse_cents, parse_decimal, parse_rate
 
 
 @pytest.mark.parametrize(("text", "cents"), [

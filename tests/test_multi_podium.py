@@ -20,14 +20,14 @@ import pytest
 from sqlalchemy import Engine, func, select, text
 
 from core.app.console import ConsoleCore
+from core.app.demo import SimulatorThread, enroll_demo_employees, swipe_of
 from core.controllers.simulator import SimulatedTable, Simulator
-from core.demo import SimulatorThread, enroll_demo_employees, swipe_of
 from core.floorconfig import load_floor
 from core.ledger.balance_checks import check_balances
 from core.ledger.db import make_engine
 from core.ledger.models import Award, Hit, OwnershipEvent, Slip
 from core.ledger.models import ControllerEvent as EventRow
-from core.rules.paytables import load_paytables
+from core.tablegames.rules.paytables import load_paytables
 from core.tablegames.views import FloorChange
 from tests.conftest import PG_URL
 from tests.floors import floor_toml, table

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from core.rules.cards import parse_cards
-from core.rules.fortune import HAND_IDS
-from core.rules.paytables import (
+from core.kernel.cards import parse_cards
+from core.tablegames.rules.fortune import HAND_IDS
+from core.tablegames.rules.paytables import (
     Paytable,
     PaytableError,
     distinct_paytables,
@@ -143,7 +143,7 @@ def test_progressive_verification_and_authorization_defaults(
 
 
 def test_a_pay_that_does_not_say_waits_for_verification_but_the_lowest_fixed_one() -> None:
-    from core.rules.paytables import parse_paytable
+    from core.tablegames.rules.paytables import parse_paytable
 
     t = parse_paytable({
         "id": "X", "kind": "progressive", "name": "x", "joker": "semi", "wager": "1.00",

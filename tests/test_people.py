@@ -1,6 +1,6 @@
 """People controls (issue 12): the card key, PINs, lockout, separation of duties and the log of
 every refusal, on the test floor with the safe defaults of ``[authorization]``
-(core/floorconfig/, core/auth.py)."""
+(core/floorconfig/, core/people/auth.py)."""
 
 from __future__ import annotations
 
@@ -16,16 +16,6 @@ import pytest
 from sqlalchemy import Engine, event, select, text
 from sqlalchemy.orm import Session
 
-from core import cardkey
-from core.auth import (
-    PBKDF2_ITERATIONS,
-    AuthError,
-    Credential,
-    add_employee,
-    legacy_card_hash,
-    pin_hash,
-)
-from core.cardkey import CardKeyError
 from core.controllers.protocol import GameStarted, HitClaimed
 from core.floorconfig import loads_floor
 from core.ledger.db import reader
@@ -39,6 +29,16 @@ from core.ledger.models import (
     SwipeLog,
 )
 from core.ledger.people import record_event
+from core.people import cardkey
+from core.people.auth import (
+    PBKDF2_ITERATIONS,
+    AuthError,
+    Credential,
+    add_employee,
+    legacy_card_hash,
+    pin_hash,
+)
+from core.people.cardkey import CardKeyError
 from core.tablegames.floor import Floor
 from core.tablegames.views import FloorError
 from tests.test_floor import (

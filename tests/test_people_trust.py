@@ -20,13 +20,13 @@ import pytest
 from sqlalchemy import Engine, func, select, text
 from sqlalchemy.orm import Session
 
-from core import cardkey
-from core.auth import AuthError, Credential, Gate, add_employee
 from core.cli import employees_command
 from core.floorconfig import Authorization, FloorConfigError, loads_floor
 from core.ledger import audit
 from core.ledger.db import make_engine, upgrade
 from core.ledger.models import Employee, EmployeeEvent, SwipeLog
+from core.people import cardkey
+from core.people.auth import AuthError, Credential, Gate, add_employee
 from core.tablegames.floor import Floor
 from tests.test_employees_command import db_url, run_cli
 from tests.test_floor import FLOOR_TOML, PAYTABLES, Clock

@@ -1,4 +1,4 @@
-"""The figures of the desks' plots (core/accounting/plots_data.py), to the unit and the count,
+"""The figures of the desks' plots (core/desks/accounting/plots_data.py), to the unit and the count,
 on SQLite and PostgreSQL, from the known gaming day of tests/day_ledger.py."""
 
 from __future__ import annotations
@@ -9,16 +9,16 @@ from fractions import Fraction
 import pytest
 from sqlalchemy import Engine
 
-from core.accounting.periods import gaming_day, gaming_days, parse_period
-from core.accounting.plots_data import (
+from core.desks.accounting.periods import gaming_day, gaming_days, parse_period
+from core.desks.accounting.plots_data import (
     PlotDataError,
     contributions_per_hour,
     hits_against_expected,
     meter_day,
     meter_days,
 )
-from core.money import UNITS_PER_CENT
-from core.rules.enumerate import count_hands
+from core.kernel.money import UNITS_PER_CENT
+from core.tablegames.rules.enumerate import count_hands
 from tests.day_ledger import at, build_day
 from tests.desk_helpers import read_only_desk
 from tests.test_floor import PAYTABLES

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from sqlalchemy import Engine, select
 
 from core.app.console import ConsoleCore
+from core.app.demo import SimulatorThread
 from core.controllers.events import GameEnded, GameStarted, Origin
 from core.controllers.protocol import (
     MAX_REASON_CHARS,
@@ -34,12 +35,11 @@ from core.controllers.protocol import (
     encode_frame,
     seal,
 )
-from core.demo import SimulatorThread
 from core.floorconfig import loads_floor
 from core.ledger.audit import verify
 from core.ledger.models import ControllerEvent as EventRow
 from core.ledger.models import RefusedEvent, Round
-from core.rules.paytables import load_paytables
+from core.tablegames.rules.paytables import load_paytables
 from tests.floors import floor_toml
 from tests.floors import table as floor_table
 

@@ -15,10 +15,10 @@ import pytest
 from sqlalchemy import Engine
 
 import core.pokerroom.fund as bf
-from core.demo import demo_credential
+from core.app.demo import demo_credential
 from core.pokerroom import calendar as cal
 from core.pokerroom.room import PokerRoom, RoomFund
-from core.rules.bbj import BbjSettings
+from core.pokerroom.rules.bbj import BbjSettings
 from tests.test_bbj_cases import DAY1, HIT, SUP, entry, post_day1
 from tests.test_bbj_cases import room as room_ledger  # noqa: F401 - a fixture
 

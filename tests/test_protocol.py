@@ -47,7 +47,7 @@ from core.controllers.protocol import (
     storable,
     unstorable,
 )
-from core.rules.cards import full_deck, parse_cards
+from core.kernel.cards import full_deck, parse_cards
 
 # ------------------------------------------------------------------ strategies
 
@@ -168,7 +168,7 @@ def test_hit_ref_names_the_hit_event_by_boot_and_seq() -> None:
 
 
 def test_hand_ids_are_those_of_the_rules_core() -> None:
-    fortune = pytest.importorskip("core.rules.fortune")
+    fortune = pytest.importorskip("core.tablegames.rules.fortune")
     assert tuple(fortune.HAND_IDS) == HAND_IDS
 
 

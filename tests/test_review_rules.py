@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from core.cli import main
-from core.rules.cards import parse_cards
-from core.rules.fortune import HAND_IDS, classify
-from core.rules.paytables import load_paytables
+from core.kernel.cards import parse_cards
 from core.tablegames.meters import payment_order
+from core.tablegames.rules.fortune import HAND_IDS, classify
+from core.tablegames.rules.paytables import load_paytables
 
 PT = load_paytables()
 

@@ -14,12 +14,12 @@ import pytest
 from sqlalchemy import Engine, select
 
 from core.app.console import ConsoleCore
+from core.app.demo import demo_credential, swipe_of
 from core.controllers.events import GameStarted, HitClaimed, Origin
 from core.controllers.protocol import Command, HitRejected, PayConfirmed
 from core.controllers.simulator import SimulatedTable
-from core.demo import demo_credential, swipe_of
+from core.kernel.cards import parse_cards
 from core.ledger.models import Round
-from core.rules.cards import parse_cards
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for
 

@@ -1,4 +1,4 @@
-"""Signage from the ledger (core/signage.py) on SQLite and PostgreSQL:
+"""Signage from the ledger (core/desks/signage.py) on SQLite and PostgreSQL:
 the amount is the ledger's, a waiting hit shows, an unreachable ledger is never shown as live,
 and the display's engine can not write."""
 
@@ -13,9 +13,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.exc import DBAPIError
 
 from core.controllers.events import GameStarted, HitClaimed
-from core.money import UNITS_PER_CENT
-from core.pokerroom import fund as bbj_fund
-from core.signage import (
+from core.desks.signage import (
     LIVE,
     LOCKED,
     PENDING,
@@ -25,6 +23,8 @@ from core.signage import (
     read_fund,
     read_group,
 )
+from core.kernel.money import UNITS_PER_CENT
+from core.pokerroom import fund as bbj_fund
 from tests.desk_helpers import read_only_desk, read_only_engine
 from tests.test_floor import (
     EXE,
@@ -166,9 +166,9 @@ def test_an_unreachable_ledger_is_reported_not_shown_as_live(tmp_path: Path) -> 
 
 @pytest.mark.postgres
 def test_an_unreachable_postgres_server_is_reported() -> None:
-    from core.desks import Desk
+    from core.desks.desk import Desk
+    from core.desks.signage import display_engine
     from core.floorconfig import load_demo_floor
-    from core.signage import display_engine
 
     # nothing listens on port 1: the connection is refused at once
     ro = display_engine("postgresql+psycopg://postgres@127.0.0.1:1/test")

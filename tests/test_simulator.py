@@ -41,9 +41,9 @@ from core.controllers.simulator import (
     build_simulator,
     stacked_cards,
 )
-from core.rules.cards import JOKER, full_deck
-from core.rules.fortune import hands_made
-from core.rules.paytables import load_paytables
+from core.kernel.cards import JOKER, full_deck
+from core.tablegames.rules.fortune import hands_made
+from core.tablegames.rules.paytables import load_paytables
 from tests.pki import pki
 
 PAYTABLES = load_paytables()

@@ -1,4 +1,4 @@
-"""Win slips searched for their win pages (core/accounting/slip_search.py) on SQLite and
+"""Win slips searched for their win pages (core/desks/accounting/slip_search.py) on SQLite and
 PostgreSQL: each criterion returns exactly the slips it should, pages follow each other, and no
 search reads a slip's stored bytes."""
 
@@ -11,7 +11,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import Engine, event
 
-from core.accounting.slip_search import (
+from core.controllers.events import GameEnded, GameStarted, HitClaimed
+from core.desks.accounting.slip_search import (
     MAX_LIMIT,
     SearchError,
     SlipSearch,
@@ -19,8 +20,7 @@ from core.accounting.slip_search import (
     date_range,
     search_slips,
 )
-from core.controllers.events import GameEnded, GameStarted, HitClaimed
-from core.desks import Desk
+from core.desks.desk import Desk
 from core.ledger.db import reader
 from core.tablegames.floor import Floor
 from tests.test_floor import EXE, EXE2, HANDS, PAYTABLES, SUP, Table, hit_ids, staffed_floor, swipe

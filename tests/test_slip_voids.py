@@ -10,11 +10,11 @@ import pytest
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from core.auth import AuthError
 from core.controllers.events import GameEnded, GameStarted, HitClaimed
 from core.ledger import integrity
 from core.ledger.audit import verify
 from core.ledger.models import Award, MeterEntry, SlipVoid, SwipeLog
+from core.people.auth import AuthError
 from core.tablegames import balances, changes
 from core.tablegames.floor import Floor
 from core.tablegames.unit import LevelRef
@@ -289,7 +289,7 @@ def test_audit_verify_names_a_void_whose_reversal_is_not_the_award_s(floor: Floo
 
 def test_the_console_never_prints_a_void_slip_and_its_preview_says_void(
         engine: Engine, tmp_path: Any) -> None:
-    from core.demo import enroll_demo_employees, swipe_of
+    from core.app.demo import enroll_demo_employees, swipe_of
     from printing.preview import recovered_text
     from printing.printers import FilePrinter
     from tests.harness import wait_for
@@ -328,8 +328,8 @@ def test_the_day_s_reconciliation_shows_the_award_and_its_void_s_reversal(
         floor: Floor, engine: Engine, lock_at_hit: bool) -> None:
     from datetime import date
 
-    from core.accounting import periods, reconcile
-    from core.desks import Desk
+    from core.desks.accounting import periods, reconcile
+    from core.desks.desk import Desk
     from tests.test_floor import PAYTABLES
 
     table, group = ("L1", "LOCK") if lock_at_hit else ("T1", "LINK")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from core.cli import main
-from core.rules.slot_games import find_game
+from core.machines.rules.slot_games import find_game
 
 # Four Winds (resources/games/four-winds.toml), 5 lines, middle row = line 1, top = line 2.
 # X is for R, G, B, x2 per X; Y is for all but F, x3; F is the scatter; free games x2,

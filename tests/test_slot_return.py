@@ -1,5 +1,5 @@
-"""The exact return from reel strips (core/rules/slot_return.py) against brute force over
-EVERY stop combination with the real evaluator (core/rules/slots.py), on small strips."""
+"""The exact return from reel strips (core/machines/rules/slot_return.py) against brute force over
+EVERY stop combination with the real evaluator (core/machines/rules/slots.py), on small strips."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from core.rules.slot_games import FreeGames, Game, GameError, find_game, parse_game
-from core.rules.slot_return import ReturnError, cycle_counts, game_return
-from core.rules.slots import Spin, evaluate
+from core.machines.rules.slot_games import FreeGames, Game, GameError, find_game, parse_game
+from core.machines.rules.slot_return import ReturnError, cycle_counts, game_return
+from core.machines.rules.slots import Spin, evaluate
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -14,14 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.rules.slot_games import (
+from core.machines.rules.slot_games import (
     GameError,
     find_game,
     load_game_file,
     parse_game,
     shipped_games,
 )
-from core.rules.slots import (
+from core.machines.rules.slots import (
     Outcome,
     Pattern,
     Spin,

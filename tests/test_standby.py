@@ -23,9 +23,9 @@ from benchmarks.db_failover import StandbyPair
 from core.controllers.ownership import TableClaims
 from core.floorconfig import load_demo_floor
 from core.ledger.db import CONNECT_TIMEOUT_S, make_engine, read_only_engine, upgrade
-from core.rules.paytables import load_paytables
 from core.tablegames.feed import FeedListener
 from core.tablegames.floor import Floor
+from core.tablegames.rules.paytables import load_paytables
 from core.tablegames.views import FloorChange
 from tests.conftest import PG_URL
 from tests.harness import wait_for

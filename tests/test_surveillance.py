@@ -1,4 +1,5 @@
-"""Surveillance's hit timeline and flags (core/surveillance/), and ``podium report timeline`` /
+"""Surveillance's hit timeline and flags (core/desks/surveillance/), and ``podium report timeline``
+/
 ``podium report flags``, on SQLite and PostgreSQL.
 
 A ledger of known rounds is made through the real floor API (``Floor.handle`` with controller
@@ -22,19 +23,19 @@ import pytest
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from core import cardkey
-from core.accounting.periods import gaming_day
-from core.auth import AuthError, add_employee
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Misdealt, Origin
-from core.desks import Desk, open_desk
+from core.desks.accounting.periods import gaming_day
+from core.desks.desk import Desk, open_desk
+from core.desks.surveillance import flags as sflags
+from core.desks.surveillance.flags import Code, upper_tail
+from core.desks.surveillance.timeline import UnknownHit, hits_to_look_at, ms_text, timeline
 from core.floorconfig import loads_floor
+from core.kernel.cards import parse_cards
 from core.ledger.models import Employee, Slip, SlipVoid
-from core.rules.cards import parse_cards
-from core.rules.paytables import load_paytables
-from core.surveillance import flags as sflags
-from core.surveillance.flags import Code, upper_tail
-from core.surveillance.timeline import UnknownHit, hits_to_look_at, ms_text, timeline
+from core.people import cardkey
+from core.people.auth import AuthError, add_employee
 from core.tablegames.floor import Floor
+from core.tablegames.rules.paytables import load_paytables
 from core.tablegames.views import FloorError
 from tests.floors import Group, Level, floor_toml, table
 
@@ -586,7 +587,7 @@ def test_cards_verified_other_than_the_tables_are_flagged(ledger: Ledger) -> Non
 
 
 def test_a_claim_naming_the_best_hand_is_no_mismatch() -> None:
-    from core.surveillance.timeline import CardsCheck
+    from core.desks.surveillance.timeline import CardsCheck
 
     # the floor's rule: the claim is right when it names the pay OR the best hand
     right = CardsCheck("FIVE_ACES", ("As",), "FOUR_OF_A_KIND", (), None, None,

@@ -1,4 +1,5 @@
-"""Text that reaches paper or a terminal is clean (core/text.py): a name or a reason is stored
+"""Text that reaches paper or a terminal is clean (core/kernel/text.py): a name or a reason is
+stored
 as typed, but a control character in it never reaches the printer or the terminal as a
 command."""
 
@@ -10,9 +11,9 @@ import pytest
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
+from core.kernel.text import printable
 from core.ledger.models import Employee
 from core.tablegames.slip_record import Signer
-from core.text import printable
 from printing.slip import demo_slip, render_slip
 from tests.test_employees_command import SWIPE_A, db, enroll, run_cli  # noqa: F401 (db: fixture)
 

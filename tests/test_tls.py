@@ -20,15 +20,15 @@ from cryptography.x509.oid import NameOID
 from sqlalchemy import func, select
 
 from core.app.console import ConsoleCore
+from core.app.demo import SimulatorThread, ensure_demo_certs
 from core.controllers import certs, tls
 from core.controllers.link import REFUSAL_REPEATS, ControllerLink
 from core.controllers.protocol import CommandFrame, PayConfirmed, Welcome, encode_frame, hit_ref
 from core.controllers.simulator import SimulatedTable, Simulator, build_simulator
-from core.demo import SimulatorThread, ensure_demo_certs
 from core.floorconfig import load_demo_floor
 from core.ledger.db import make_engine
 from core.ledger.models import ControllerEvent as EventRow
-from core.rules.paytables import load_paytables
+from core.tablegames.rules.paytables import load_paytables
 from tests.harness import wait_for
 from tests.ledgers import migrate
 from tests.pki import pki

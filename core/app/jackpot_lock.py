@@ -17,7 +17,7 @@ from core.app.links import LinkLoop
 from core.app.listeners import Listeners
 from core.controllers.protocol import JackpotState
 from core.floorconfig import FloorConfig
-from core.money import format_cents
+from core.kernel.money import format_cents
 from core.tablegames.floor import Floor
 from core.tablegames.views import FloorChange, LevelView
 

@@ -1,6 +1,6 @@
 """The ``podium`` command line: ``main`` dispatches to each command's module (``add_arguments`` and
-``run``); the rules' JSON commands of CLI.md live next to their rules (``core.rules.*_command``),
-the others here."""
+``run``), every command here: the rules' JSON commands of CLI.md read their input, call a game's
+rules (``core/<game>/rules/``) and print."""
 
 from core.cli.dispatch import main
 

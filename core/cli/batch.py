@@ -17,14 +17,14 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import BinaryIO, TextIO
 
-from core.jsondoc import MAX_BYTES, parse_json_text
-from core.text import printable
+from core.kernel.jsondoc import MAX_BYTES, parse_json_text
+from core.kernel.text import printable
 
 CHUNK = 1 << 16  # bytes read at a time (at most: read1 returns what has arrived)
 
 
 def parse_line(text: str) -> object:
-    """One input line as a JSON document, read as a case file is (``core.jsondoc``: numbers
+    """One input line as a JSON document, read as a case file is (``core.kernel.jsondoc``: numbers
     as int or Decimal, no key twice, bounded depth and numbers)."""
     return parse_json_text(text)
 
@@ -51,7 +51,7 @@ def _answer(command: str, number: int, raw: bytes,
 
 def _lines(stream: BinaryIO) -> Iterator[list[bytes | None]]:
     """Yield lists of complete lines (bytes, without the newline) as they arrive; a line longer
-    than :data:`core.jsondoc.MAX_BYTES` comes as ``None`` (its bytes are not kept)."""
+    than :data:`core.kernel.jsondoc.MAX_BYTES` comes as ``None`` (its bytes are not kept)."""
     read = getattr(stream, "read1", stream.read)
     tail = b""
     oversized = False

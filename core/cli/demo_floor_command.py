@@ -63,7 +63,7 @@ def _pg_up() -> None:
 def _ledger(db: str, fresh: bool) -> str:
     from sqlalchemy import text
 
-    from core.demo import enroll_demo_employees, open_demo_bbj_fund
+    from core.app.demo import enroll_demo_employees, open_demo_bbj_fund
     from core.ledger.db import make_engine, upgrade
 
     admin = make_engine(db)

@@ -28,15 +28,15 @@ class UsageError(Exception):
 # name -> (module, help); the module provides add_arguments(parser, name) and run(args) -> int,
 # and is imported only when its subcommand runs (or shows its --help).
 COMMANDS_RULES: dict[str, tuple[str, str]] = {
-    "classify": ("core.rules.classify_command", "best Fortune hand of 7 cards"),
+    "classify": ("core.cli.classify_command", "best Fortune hand of 7 cards"),
     "paytables": ("core.cli.rules_commands", "list every paytable the installation knows"),
     "meter": ("core.cli.meter_command", "replay rounds through the progressive meter arithmetic"),
-    "edge": ("core.rules.edge_command", "exact return and house edge of a paytable"),
+    "edge": ("core.cli.edge_command", "exact return and house edge of a paytable"),
     "meter-risk": ("core.cli.meter_risk_command", "simulate a progressive's meters over many "
                    "rounds: distribution, hits, running dry"),
-    "slot": ("core.rules.slot_command", "what one gaming-machine screen pays (line, "
+    "slot": ("core.cli.slot_command", "what one gaming-machine screen pays (line, "
              "scatter, free games, held reels)"),
-    "bbj": ("core.rules.bbj_command", "decide a poker Bad Beat Jackpot claim and its shares"),
+    "bbj": ("core.cli.bbj_command", "decide a poker Bad Beat Jackpot claim and its shares"),
 }
 # ``podium report <name>``: the accountant's and surveillance's reports (read-only).
 COMMANDS_REPORT: dict[str, tuple[str, str]] = {
@@ -109,7 +109,7 @@ def refuse(command: str, message: str) -> int:
     """Print a refusal the way every command does: one line on stderr, through the sanitizer
     (what was typed may come back in ``message``: an escape sequence or a line break in an
     argument must not reach the terminal), and return exit status 2."""
-    from core.text import printable
+    from core.kernel.text import printable
 
     print(f"{printable(command)}: {printable(message)}", file=sys.stderr)
     return 2

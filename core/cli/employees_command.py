@@ -5,7 +5,7 @@ the console only knows the demo employees otherwise.  The card is never typed on
 line (it would land in the shell history): ``add`` and ``check`` read ONE line of track data
 from stdin, as a keyboard-wedge reader types it, without echo when stdin is a terminal and
 plainly from a pipe (scripted enrollment).  Only the salted hash of the card number is stored
-(core/auth.py); track data and card numbers are never printed, logged or put in a message.
+(core/people/auth.py); track data and card numbers are never printed, logged or put in a message.
 
 Ledger records:
 
@@ -28,7 +28,8 @@ Ledger records:
 
 --db defaults to the ledger the console uses (:func:`core.ledger.db.default_url`); the schema is
 brought up to date first, as the console does.  Bad input raises a ``ValueError`` subclass
-(:class:`EmployeeError`, :class:`core.auth.AuthError`) that ``core.cli.dispatch`` turns into one
+(:class:`EmployeeError`, :class:`core.people.auth.AuthError`) that ``core.cli.dispatch`` turns into
+one
 line on stderr and exit status 2; so does a ledger that cannot be opened (its URL shown without the
 password).
 """
@@ -52,8 +53,13 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from core import cardkey
-from core.auth import (
+from core.floorconfig import Authorization, FloorConfigError, load_floor
+from core.kernel.text import printable
+from core.ledger.db import default_url, make_engine, sqlite_file, upgrade
+from core.ledger.models import ROLES, ContributionApproval, Employee, Setting
+from core.ledger.people import record_event
+from core.people import cardkey
+from core.people.auth import (
     CARD_KEY_ID,
     PIN_DIGITS,
     AuthError,
@@ -71,12 +77,7 @@ from core.auth import (
     same_person,
     set_card,
 )
-from core.cardkey import CardKey, CardKeyError
-from core.floorconfig import Authorization, FloorConfigError, load_floor
-from core.ledger.db import default_url, make_engine, sqlite_file, upgrade
-from core.ledger.models import ROLES, ContributionApproval, Employee, Setting
-from core.ledger.people import record_event
-from core.text import printable
+from core.people.cardkey import CardKey, CardKeyError
 
 SUBCOMMANDS: dict[str, str] = {
     "add": "enroll an employee and the card they swipe (read from stdin, never echoed)",
@@ -133,7 +134,7 @@ def _utc_text(when: datetime) -> str:
 
 
 def authority_text(role: str) -> str:
-    """What a card of ``role`` may authorize at the podium (core/auth.py, core/floor.py)."""
+    """What a card of ``role`` may authorize at the podium (core/people/auth.py, core/floor.py)."""
     if has_authority(role, "executive"):
         return ("may authorize every pay (supervisor and executive level), reject a hit, and "
                 "sign a manual meter adjustment as the executive or as the second card")
@@ -160,7 +161,7 @@ def _lock_enrollment(session: Session) -> None:
 
 
 def _ensure_key_noted(engine: Engine, key: CardKey) -> None:
-    """Record the card key's fingerprint (core/auth.py) in its own transaction, so that the
+    """Record the card key's fingerprint (core/people/auth.py) in its own transaction, so that the
     enrollment transaction can lock its row; AuthError for another key than the ledger's."""
     try:
         with Session(engine) as s, s.begin():

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from core.jsondoc import JsonDocError, check_keys, json_object, json_type, load_json_file
-from core.money import (
+from core.kernel.jsondoc import JsonDocError, check_keys, json_object, json_type, load_json_file
+from core.kernel.money import (
     cents_to_units,
     format_cents,
     json_cents,
@@ -32,8 +32,6 @@ from core.money import (
     parse_rate,
     units_floor_cents,
 )
-from core.rules.claims import ClaimError, pay_for_claim
-from core.rules.paytables import Pay, Paytable, load_paytables
 from core.tablegames.meters import (
     LevelSettings,
     LevelState,
@@ -43,6 +41,8 @@ from core.tablegames.meters import (
     contribute,
     payment_order,
 )
+from core.tablegames.rules.claims import ClaimError, pay_for_claim
+from core.tablegames.rules.paytables import Pay, Paytable, load_paytables
 
 
 class ScenarioError(ValueError):

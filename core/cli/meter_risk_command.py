@@ -15,15 +15,8 @@ import sys
 from fractions import Fraction
 from typing import Any
 
-from core.money import MoneyError, json_cents, json_units_floor, parse_count
-from core.rules.edge_command import (
-    decimal_text,
-    fraction_text,
-    money_text,
-    parse_meter,
-    parse_rates,
-)
-from core.rules.paytables import load_paytables
+from core.cli.edge_command import parse_meter, parse_rates
+from core.kernel.money import MoneyError, json_cents, json_units_floor, parse_count
 from core.tablegames.meter_risk import (
     MAX_BINS,
     MAX_SEATS,
@@ -37,6 +30,8 @@ from core.tablegames.meter_risk import (
     pay_events,
     simulate,
 )
+from core.tablegames.rules.edge import decimal_text, fraction_text, money_text
+from core.tablegames.rules.paytables import load_paytables
 
 DEFAULT_ROUNDS = 100_000
 DEFAULT_PATHS = 100
@@ -120,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     rng_seed = (_whole(args.rng_seed, "--rng-seed", low=0, high=MAX_RNG_SEED)
                 if args.rng_seed is not None else secrets.randbits(48))
     plans = level_plans(table, seeds, contrib, reserve, starts)
-    from core.rules.enumerate import count_hands  # numpy: only when asked for
+    from core.tablegames.rules.enumerate import count_hands  # numpy: only when asked for
 
     counts = count_hands(table.joker)
     events = pay_events(table, counts, args.all_pays_from_meter)

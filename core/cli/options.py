@@ -7,7 +7,7 @@ import argparse
 import math
 from collections.abc import Callable
 
-from core.money import MoneyError, parse_count
+from core.kernel.money import MoneyError, parse_count
 
 
 def whole_number(low: int, high: int) -> Callable[[str], int]:

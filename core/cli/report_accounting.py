@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from core.cli.dispatch import UsageError
-from core.text import printable
+from core.kernel.text import printable
 
 # printing.accounting_page.write_pdf: the report as a PDF page at the path
 WritePdf = Callable[[Any, Any, Path], object]
@@ -61,9 +61,9 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
 
 def _desk(args: argparse.Namespace) -> Any:
     from core import floorconfig
-    from core.desks import open_desk
+    from core.desks.desk import open_desk
     from core.ledger.db import default_url
-    from core.rules.paytables import load_paytables
+    from core.tablegames.rules.paytables import load_paytables
 
     config = (floorconfig.load_demo_floor() if args.floor == "demo"
               else floorconfig.load_floor(args.floor))
@@ -71,7 +71,7 @@ def _desk(args: argparse.Namespace) -> Any:
 
 
 def _period(args: argparse.Namespace, casino: Any) -> Any:
-    from core.accounting.periods import parse_period
+    from core.desks.accounting.periods import parse_period
 
     if (args.first is None) != (args.last is None):
         raise UsageError("--from and --to go together")
@@ -83,7 +83,7 @@ def _period(args: argparse.Namespace, casino: Any) -> Any:
 
 def build(name: str, desk: Any, args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     """The report (sheets) and its JSON."""
-    from core.accounting import periods, reconcile, register, sheets
+    from core.desks.accounting import periods, reconcile, register, sheets
 
     if name == "liability":
         at = None
@@ -107,7 +107,7 @@ def build(name: str, desk: Any, args: argparse.Namespace) -> tuple[Any, dict[str
 
 
 def text_report(report: Any, desk: Any) -> str:
-    from core.accounting.cells import cell_text
+    from core.desks.accounting.cells import cell_text
 
     out = [report.name]
     out += [f"{k}: {v}" for k, v in report.meta(desk)]
@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         elif args.format == "text":
             text = text_report(report, desk)
         elif args.format == "csv":
-            from core.accounting.sheets import csv_text
+            from core.desks.accounting.sheets import csv_text
 
             if not 1 <= args.sheet <= len(report.sheets):
                 raise UsageError(f"--sheet {args.sheet}: this report has sheets 1 to "
@@ -157,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
                                  f"({', '.join(s.title for s in report.sheets)})")
             text = csv_text(report.sheets[args.sheet - 1])
         elif args.format == "xlsx":
-            from core.accounting.sheets import write_xlsx
+            from core.desks.accounting.sheets import write_xlsx
 
             write_xlsx(report, desk, Path(args.out).expanduser())
             print(f"wrote {printable(args.out)}", file=sys.stderr)

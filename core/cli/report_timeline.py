@@ -1,5 +1,5 @@
 """``podium report timeline --hit N`` and ``podium report flags --day YYYY-MM-DD``:
-surveillance's view of a hit and the hits to look at (core/surveillance/, docs/operator.md
+surveillance's view of a hit and the hits to look at (core/desks/surveillance/, docs/operator.md
 "Surveillance")::
 
     podium report timeline --hit 1234 [--db URL] [--floor FILE] [--json]
@@ -26,9 +26,8 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from core.cli.dispatch import UsageError
 from core.cli.options import whole_number
-from core.desks import Desk
-from core.money import format_cents
-from core.surveillance.timeline import (
+from core.desks.desk import Desk
+from core.desks.surveillance.timeline import (
     STATUSES,
     HitLine,
     Timeline,
@@ -36,6 +35,7 @@ from core.surveillance.timeline import (
     ms_text,
     timeline,
 )
+from core.kernel.money import format_cents
 
 MAX_HIT = 2**63 - 1
 
@@ -70,13 +70,13 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
 
 
 def open_desk(url: str | None, floor: str) -> Desk:
-    """A surveillance desk on the ledger at ``url`` (``core.desks.open_desk``: read-only,
+    """A surveillance desk on the ledger at ``url`` (``core.desks.desk.open_desk``: read-only,
     never created nor migrated, at this Podium's revision) with the floor file ``floor``
     ('demo' for the embedded one)."""
-    from core import desks
+    from core.desks import desk as desks
     from core.floorconfig import load_demo_floor, load_floor
     from core.ledger.db import default_url
-    from core.rules.paytables import load_paytables
+    from core.tablegames.rules.paytables import load_paytables
 
     config = load_demo_floor() if floor == "demo" else load_floor(floor)
     url = url or default_url(create=False)
@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 print_timeline(tl)
             return 0
-        from core.accounting.periods import parse_period
+        from core.desks.accounting.periods import parse_period
 
         days = None
         if args.first is not None or args.last is not None:
@@ -154,7 +154,7 @@ def _amount(cents: int | None) -> str:
 
 
 def print_timeline(tl: Timeline) -> None:
-    from core.text import printable
+    from core.kernel.text import printable
 
     ln = tl.line
     print(f"Hit #{ln.hit_id}: table {ln.table} ({tl.table_name}) round {ln.round_no} seat "

@@ -1,5 +1,5 @@
 """``podium rules paytables`` (CLI.md); ``podium rules classify`` is
-``core.rules.classify_command``.
+``core.cli.classify_command``.
 
 ``core.cli`` calls :func:`add_arguments` with the subcommand name while building the
 parser and :func:`run` with the parsed arguments; bad input raises a ``ValueError``
@@ -16,8 +16,8 @@ import sys
 from decimal import Decimal
 from typing import Any
 
-from core.money import json_cents
-from core.rules.paytables import Pay, Paytable, distinct_paytables, load_paytables
+from core.kernel.money import json_cents
+from core.tablegames.rules.paytables import Pay, Paytable, distinct_paytables, load_paytables
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:

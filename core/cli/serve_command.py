@@ -264,7 +264,7 @@ def _health_server(address: str, console: Any, **bounds: Any) -> HealthServer:
 def _load(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     from core import floorconfig
     from core.ledger.db import make_engine, problem, upgrade
-    from core.rules.paytables import load_paytables
+    from core.tablegames.rules.paytables import load_paytables
 
     try:
         config = (floorconfig.load_demo_floor() if args.floor == "demo"
@@ -315,7 +315,7 @@ def run(args: argparse.Namespace) -> int:
         _health_address(args.health)  # a malformed address is refused before the ledger
     config, paytables, engine = _load(args)
     if args.floor == "demo":
-        from core.demo import ensure_demo_certs
+        from core.app.demo import ensure_demo_certs
 
         ensure_demo_certs(config)
     try:

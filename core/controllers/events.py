@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.rules.cards import Card
+from core.kernel.cards import Card
 
 
 @dataclass(frozen=True)

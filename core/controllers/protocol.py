@@ -28,9 +28,9 @@ from core.controllers.events import (
     Origin,
     Undone,
 )
-from core.rules.cards import Card, CardError, format_cards, parse_cards
-from core.rules.fortune import HAND_IDS  # RULES.md section 1: the hand buttons
-from core.text import printable
+from core.kernel.cards import Card, CardError, format_cards, parse_cards
+from core.kernel.text import printable
+from core.tablegames.rules.fortune import HAND_IDS  # RULES.md section 1: the hand buttons
 
 PROTOCOL_VERSION = 1
 MAX_FRAME_BYTES = 65_536
@@ -458,7 +458,7 @@ def storable(text: str) -> str:
 
 def refusal_text(reason: str) -> str:
     """A refusal's reason as it is kept (``refused_events.reason``) and sent (``ACK refused``):
-    storable, printable on one line (:func:`core.text.printable`), at most
+    storable, printable on one line (:func:`core.kernel.text.printable`), at most
     :data:`MAX_REASON_CHARS` characters.  The same text again gives the same text."""
     text = printable(storable(reason))
     if len(text) > MAX_REASON_CHARS:

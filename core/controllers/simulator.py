@@ -69,7 +69,7 @@ from core.controllers.protocol import (
     hit_ref,
     utc_now_iso,
 )
-from core.rules.cards import JOKER, SUITS, Card, CardError, full_deck, parse_cards
+from core.kernel.cards import JOKER, SUITS, Card, CardError, full_deck, parse_cards
 
 log = logging.getLogger("podium.simulator")
 
@@ -96,7 +96,7 @@ class PayLike(Protocol):
 
 
 class PaytableLike(Protocol):
-    """What the simulator needs of ``core.rules.paytables.Paytable``."""
+    """What the simulator needs of ``core.tablegames.rules.paytables.Paytable``."""
 
     @property
     def id(self) -> str: ...
@@ -755,7 +755,7 @@ class Simulator:
 
 
 def _paytables() -> dict[str, Any]:
-    from core.rules.paytables import load_paytables
+    from core.tablegames.rules.paytables import load_paytables
     return dict(load_paytables())
 
 
@@ -902,7 +902,7 @@ def run(args: argparse.Namespace) -> int:
         floor = (floorconfig.load_demo_floor() if args.floor == "demo"
                  else floorconfig.load_floor(args.floor))
         if args.floor == "demo" and args.certs is None and not args.plain_lab_only:
-            from core.demo import ensure_demo_certs
+            from core.app.demo import ensure_demo_certs
 
             ensure_demo_certs(floor)
     seed = args.seed if args.seed is not None else secrets.randbelow(10**9)

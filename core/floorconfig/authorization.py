@@ -22,8 +22,8 @@ class Authorization:
         key="executive_threshold", positive=True)
     card_key: str = setting(
         kind="path",
-        doc=("the card key file (core/cardkey.py); \"\": $PODIUM_CARD_KEY, else the configuration "
-             "folder"),
+        doc=("the card key file (core/people/cardkey.py); \"\": $PODIUM_CARD_KEY, else the "
+             "configuration folder"),
         default="", empty_ok=True, strip=True)
     pin: str = setting(
         kind="choice",
@@ -67,7 +67,8 @@ def parse_authorization(sec: _Section, base: Path | None) -> Authorization:
 @section("surveillance")
 class SurveillanceConfig:
     """When surveillance's hit timeline flags a hit (``[surveillance]``, docs/operator.md
-    "Surveillance"; core/surveillance/flags.py).  Every key optional; the defaults are here."""
+    "Surveillance"; core/desks/surveillance/flags.py).  Every key optional; the defaults are
+    here."""
 
     near_threshold_margin: Decimal = setting(
         kind="rate",

@@ -11,8 +11,8 @@ from typing import Any
 from core.floorconfig.floor import FloorConfig
 from core.floorconfig.schema import FloorConfigError
 from core.floorconfig.tables import GroupConfig, LevelConfig
-from core.money import json_cents
-from core.rules.paytables import Paytable, link_problem
+from core.kernel.money import json_cents
+from core.tablegames.rules.paytables import Paytable, link_problem
 
 ALL_PAYS_MIN_CONTRIBUTION = Decimal("0.70")
 
@@ -21,7 +21,8 @@ def _check_table_paytables(config: FloorConfig, g: GroupConfig, pt: Paytable,
                            paytables: Mapping[str, Paytable]) -> None:
     """Tables linked to one meter play the group's paytable, one of its equivalents (Face Up),
     or a paytable declared equivalent for linking (``links_with``, checked by
-    ``core.rules.paytables.link_problem``); anything else is refused, naming both tables."""
+    ``core.tablegames.rules.paytables.link_problem``); anything else is refused, naming both
+    tables."""
     members = config.tables_in(g.id)
     for t in members:
         name = t.paytable or g.paytable

@@ -144,7 +144,7 @@ def demo_certs_dir() -> Path:
 
 def load_demo_floor(certs: Path | None = None) -> FloorConfig:
     """The embedded demo floor (``resources/floors/demo.toml``); its certificate paths are read
-    from ``certs`` (default :func:`demo_certs_dir`; ``core.demo.ensure_demo_certs`` makes
+    from ``certs`` (default :func:`demo_certs_dir`; ``core.app.demo.ensure_demo_certs`` makes
     them)."""
     ref = resources.files("resources.floors").joinpath("demo.toml")
     return loads_floor(ref.read_text(encoding="utf-8"), "resources/floors/demo.toml",

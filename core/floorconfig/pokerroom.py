@@ -1,7 +1,7 @@
 """``[poker_room]``: the Bad Beat Jackpot rules RULES.md section 6 leaves to the operator.
 
-The values live in the rules' and the fund's own settings (``core.rules.bbj.BbjSettings`` and
-``Split``, ``core.pokerroom.fund.FundSettings``,
+The values live in the rules' and the fund's own settings (``core.pokerroom.rules.bbj.BbjSettings``
+and ``Split``, ``core.pokerroom.fund.FundSettings``,
 ``core.pokerroom.calendar_settings.CalendarSettings``),
 whose defaults are the RULES.md ones; each key is declared here once, its default taken from
 there."""
@@ -15,7 +15,7 @@ from core.floorconfig.schema import Setting, _Section, declare, section, setting
 from core.floorconfig.tables import MAX_SEATS
 from core.pokerroom.calendar_settings import END_OF_NEXT_MONTH, CalendarSettings
 from core.pokerroom.fund import FundSettings
-from core.rules.bbj import TIE_POLICIES, BbjSettings, Split
+from core.pokerroom.rules.bbj import TIE_POLICIES, BbjSettings, Split
 
 MAX_DENOMINATION = 1_000_000  # pesos: a chip
 

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar, dataclass_transform
 
 from core.controllers.protocol import MAX_AMOUNT_CENTS
-from core.money import json_cents, parse_cents, parse_rate
-from core.text import printable
+from core.kernel.money import json_cents, parse_cents, parse_rate
+from core.kernel.text import printable
 
 T = TypeVar("T")
 C = TypeVar("C")

@@ -23,7 +23,7 @@ from core.floorconfig.schema import (
     shown,
     the,
 )
-from core.money import cents_to_units
+from core.kernel.money import cents_to_units
 from core.tablegames.meters import PAY_ORDERS, LevelSettings, PayOrder
 
 MAX_SEATS = 10

@@ -42,13 +42,13 @@ from sqlalchemy import Connection, Engine, Table, cast, func, select, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.types import BigInteger
 
-from core.auth import CARD_KEY_ID, recorded_card_key
+from core.kernel.money import format_cents
 from core.ledger import integrity
 from core.ledger.balance_checks import check_balances, check_hours, check_table_totals
 from core.ledger.db import reader
 from core.ledger.models import Award, Base, Hit, HitDecision, MeterEntry, Slip, SlipVoid
 from core.ledger.people import mismatches
-from core.money import format_cents
+from core.people.auth import CARD_KEY_ID, recorded_card_key
 
 PAID = ("paid", "auto_paid")
 ROW_CHECKS = ("rows", "journal", "pays", "slips", "voids", "states")

@@ -369,8 +369,8 @@ def sqlite_file(url: str | URL) -> Path | None:
 def read_only_engine(url: str, *, connect_args: dict[str, Any] | None = None,
                      role: str = integrity.READER_ROLE, **engine_args: Any) -> Engine:
     """An engine on the ledger at ``url`` that the database refuses to let write: the desks'
-    (core/desks.py).  It neither migrates nor checks anything: :func:`core.desks.open_ledger`
-    does that first.
+    (core/desks/desk.py).  It neither migrates nor checks anything:
+    :func:`core.desks.desk.open_ledger` does that first.
 
     SQLite: the file opened read-only (``file:...?mode=ro`` URI): any INSERT, UPDATE, DELETE
     or DDL fails with "attempt to write a readonly database"; its connections are also
@@ -383,7 +383,7 @@ def read_only_engine(url: str, *, connect_args: dict[str, Any] | None = None,
     The hash chain's commit hook is installed as on every ledger engine: it seals only a
     transaction that inserted chained rows, which these connections can not do, so committing
     a read writes nothing.  ``engine_args`` go to ``create_engine`` (a room display's pool
-    settings: core/signage.py)."""
+    settings: core/desks/signage.py)."""
     parsed = make_url(url)
     backend = parsed.get_backend_name()
     if backend == "sqlite":

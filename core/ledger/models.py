@@ -12,7 +12,7 @@ same transaction as every entry, revision 0010) so a read costs the same at any 
 invariant check compares the two.
 
 Money: ``*_cents`` columns are cents; ``*_delta`` / ``*_units`` columns are exact units
-(1/1,000,000 cent, core.money).  Rates are stored as integer millionths (``*_ppm``) so they
+(1/1,000,000 cent, core.kernel.money).  Rates are stored as integer millionths (``*_ppm``) so they
 stay exact on every database.  Times are UTC.
 """
 
@@ -152,7 +152,7 @@ class GameTable(Base):
 
 class Employee(Base):
     """A card holder.  The card number is NEVER stored: only ``card_mac``, its HMAC under the
-    card key kept outside the ledger (core/cardkey.py).  ``card_salt``/``card_hash``/
+    card key kept outside the ledger (core/people/cardkey.py).  ``card_salt``/``card_hash``/
     ``card_iterations`` hold an enrolment from before revision 0015 (a salted PBKDF2 hash) until
     that card is swiped once; they are empty for a keyed card.  ``pin``: the slow hash of the
     keyed PIN (``scrypt$n$r$p$salt$hash``), or NULL."""
@@ -452,8 +452,8 @@ class MeterEntry(Base):
 
 class SwipeLog(Base):
     """Append-only: every card swipe and its outcome.  Never the track data or card number:
-    ``card_mac`` (the card's keyed hash, core/cardkey.py) ties the swipes of one card together,
-    known or not; ``reason`` is the refusal as the user read it (NULL when accepted)."""
+    ``card_mac`` (the card's keyed hash, core/people/cardkey.py) ties the swipes of one card
+    together, known or not; ``reason`` is the refusal as the user read it (NULL when accepted)."""
 
     __tablename__ = "swipe_log"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -539,7 +539,7 @@ class SlipPrintAttempt(Base):
 class MachineCheck(Base):
     """Append-only: a gaming-machine win checked at the console (docs/slots.md): who checked,
     when, the game, the screen as entered, the options, the amount claimed, the total the
-    evaluator gives, the verdict and the evaluator's wins (``core.rules.slot_command``
+    evaluator gives, the verdict and the evaluator's wins (``core.cli.slot_command``
     ``outcome_json``).  Amounts are machine credits (ints); a check authorizes no pay."""
 
     __tablename__ = "machine_checks"

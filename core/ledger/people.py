@@ -7,7 +7,7 @@ employees' cards.  So every change of them (and the enrolment) writes an ``emplo
 (append-only, chained) carrying ``state_digest``: SHA-256 over a canonical encoding of the
 employee id and the row's NEW values of those columns (:func:`state_digest`).  The row's current
 values must match its latest event's digest: ``podium audit verify`` reports a row that does not
-as a break naming the employee, and the card gate (core/auth.py) refuses its card.
+as a break naming the employee, and the card gate (core/people/auth.py) refuses its card.
 
 Revision 0022 recorded a ``baseline`` event for every employee of an existing ledger: for those,
 the ledger vouches from the migration on.

@@ -1,2 +1,2 @@
 """Gaming machines: machine wins checked at the console and recorded (``checks``); the win rules
-are in ``core.rules.slots``."""
+are in ``core.machines.rules.slots``."""

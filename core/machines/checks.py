@@ -1,7 +1,8 @@
 """The console's machine-win check (docs/slots.md, "Checking a machine win" in docs/operator.md).
 
 A supervisor or surveillance officer enters the screen a gaming machine shows and the amount it
-claims; :func:`check` evaluates the screen (``core.rules.slots``) and compares; :func:`record_check`
+claims; :func:`check` evaluates the screen (``core.machines.rules.slots``) and compares;
+:func:`record_check`
 records the check in the ledger (``machine_checks``) with the card of whoever checked, in ONE
 transaction with its swipe-log row.  Any active employee may check, surveillance included: a
 check authorizes no pay and moves no money.  A refused card writes only its swipe-log row.
@@ -20,11 +21,10 @@ from typing import Any, Literal
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from core.auth import Swipe, gate_for
 from core.ledger.models import Employee, MachineCheck
-from core.rules.slot_command import outcome_json
-from core.rules.slot_games import Game
-from core.rules.slots import Outcome, Spin, evaluate
+from core.machines.rules.slot_games import Game
+from core.machines.rules.slots import Outcome, Spin, evaluate, outcome_json
+from core.people.auth import Swipe, gate_for
 
 log = logging.getLogger("podium.machine_checks")
 
@@ -153,7 +153,7 @@ class CheckLine:
 def checks_in(desk: Any, start: datetime, end: datetime, *, mismatches_only: bool = False,
               limit: int = 2000) -> list[CheckLine]:
     """The machine checks recorded in ``[start, end)`` (UTC), newest first, at most ``limit``
-    (read-only, through a :class:`core.desks.Desk`)."""
+    (read-only, through a :class:`core.desks.desk.Desk`)."""
     q = (select(MachineCheck, Employee).join(Employee, Employee.id == MachineCheck.employee_id)
          .where(MachineCheck.created_at >= start, MachineCheck.created_at < end)
          .order_by(MachineCheck.id.desc()).limit(limit))

@@ -46,7 +46,8 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine, and_, select
 from sqlalchemy.orm import Session
 
-from core.auth import gate_for
+from core.kernel.money import format_cents
+from core.kernel.text import printable
 from core.ledger.db import lock_record
 from core.ledger.models import (
     BbjAward,
@@ -60,7 +61,7 @@ from core.ledger.models import (
     Employee,
     PokerTournamentFee,
 )
-from core.money import format_cents
+from core.people.auth import gate_for
 from core.pokerroom.business_days import add_business_days
 from core.pokerroom.calendar_settings import CalendarSettings
 from core.pokerroom.fund import (
@@ -71,7 +72,6 @@ from core.pokerroom.fund import (
     active_notice_in,
     notice_at_cessation,
 )
-from core.text import printable
 
 log = logging.getLogger("podium.bbj_calendar")
 

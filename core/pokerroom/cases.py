@@ -3,7 +3,7 @@ console's Poker room tab, docs/operator.md "Poker room"; docs/bbj.md "Cases").
 
 A case is opened from a claim as the floor entered it (:class:`ClaimEntry`: table, blinds, pot,
 seats dealt in, board, showdown hole cards, names, ID checked per seat, taxpayer classes); the
-decision is ``core.rules.bbj.decide`` on the fund's
+decision is ``core.pokerroom.rules.bbj.decide`` on the fund's
 :func:`core.pokerroom.fund.amount_for_hit` for the
 hit time.  The claim and the decision are stored with the case (``bbj_cases``); its history is
 append-only state rows (``bbj_case_events``), each with who (a supervisor's swipe; an
@@ -56,8 +56,9 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from core.auth import AuthError, Gate, Swipe, Swiper, gate_for, required_role, same_person
 from core.floorconfig import Authorization
+from core.kernel.cards import Card, format_cards, parse_cards
+from core.kernel.money import format_cents, json_cents, parse_cents
 from core.ledger.db import lock_record
 from core.ledger.models import (
     BbjAward,
@@ -67,7 +68,7 @@ from core.ledger.models import (
     BbjSlipPrint,
     Employee,
 )
-from core.money import format_cents, json_cents, parse_cents
+from core.people.auth import AuthError, Gate, Swipe, Swiper, gate_for, required_role, same_person
 from core.pokerroom import business_days
 from core.pokerroom.fund import (
     BbjFundError,
@@ -91,9 +92,7 @@ from core.pokerroom.fund import (
     void_award_in,
     withdraw_notice_in,
 )
-from core.rules.bbj import BbjSettings, Claim, Decision, ShownHand, decide
-from core.rules.bbj_command import decision_json
-from core.rules.cards import Card, format_cards, parse_cards
+from core.pokerroom.rules.bbj import BbjSettings, Claim, Decision, ShownHand, decide, decision_json
 
 log = logging.getLogger("podium.bbj_cases")
 T = TypeVar("T")
@@ -169,7 +168,7 @@ class ClaimEntry:
                 raise BbjCaseError(f"seat {seat}: a name or ID check for a seat not dealt in")
 
     def claim(self, main_cents: int, reserve_cents: int) -> Claim:
-        """The claim for ``core.rules.bbj.decide`` (BbjError on bad cards or amounts)."""
+        """The claim for ``core.pokerroom.rules.bbj.decide`` (BbjError on bad cards or amounts)."""
         return Claim(big_blind_cents=self.big_blind_cents, pot_cents=self.pot_cents,
                      dealt_in=self.dealt_in, board=self.board, showdown=self.showdown,
                      table_jackpot_rake_cap_cents=self.table_jackpot_rake_cap_cents,
@@ -590,8 +589,8 @@ def _swiped(engine: Engine, swipe: Swipe, now: datetime,
             write: Callable[[Session, Employee], T], action: str = SWIPE_ACTION,
             role: str = ROLE, words: str = "a Bad Beat Jackpot step") -> T:
     """Authorize a supervisor's card (``role``) and ``write`` in one transaction with the
-    swipe-log row (``core.auth.Gate.run``); a refusal at any step writes only its swipe-log row
-    (who, why) and is re-raised."""
+    swipe-log row (``core.people.auth.Gate.run``); a refusal at any step writes only its swipe-log
+    row (who, why) and is re-raised."""
     return gate_for(engine).run(swipe, role, action, lambda s, emp, _now: write(s, emp),
                                 words=words)
 

@@ -12,7 +12,8 @@
 * :func:`amount_for_hit`: main and reserve for a hit at a given moment; the day's collections
   count from the day's first table opening, so a hit before the day's posting is paid on the
   UPDATED amount.
-* :func:`record_award`: a qualifying ``core.rules.bbj.Decision`` paid: award, every share, the
+* :func:`record_award`: a qualifying ``core.pokerroom.rules.bbj.Decision`` paid: award, every
+share, the
   ``award`` and ``reserve_move`` entries, in one transaction.  :func:`record_award_in` and
   :func:`amount_for_hit_in` do the same inside the caller's open Session (a case's approval,
   core/pokerroom/cases.py, writes the award in its own transaction).
@@ -39,6 +40,7 @@ from fractions import Fraction
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
+from core.kernel.money import CENTS_PER_MAJOR, format_cents
 from core.ledger.db import lock_record
 from core.ledger.models import (
     BbjAward,
@@ -53,9 +55,8 @@ from core.ledger.models import (
     BbjPosting,
     PokerTournamentFee,
 )
-from core.money import CENTS_PER_MAJOR, format_cents
 from core.pokerroom.business_days import add_business_days
-from core.rules.bbj import Decision
+from core.pokerroom.rules.bbj import Decision
 
 DENOMINATIONS: tuple[int, ...] = (500, 100, 50, 25, 10)  # jackpot drop-box chips, pesos
 ENTRY_KINDS: tuple[str, ...] = ("seed", "collection", "award", "reserve_move", "cessation_merge",

@@ -5,7 +5,7 @@ cases, counts, cessation and the room's regulatory deadlines (``fund``, ``cases`
 :class:`PokerRoom` holds the ledger and the floor file (read anew at each call: the casino's
 public holidays and the room's deadline rules as they are now) and offers every read and every
 command the "Poker room" tab needs, typed, without Qt: reads return views (dataclasses),
-commands take the swipe (``core.auth.Swipe``) and check the card in their own transaction.
+commands take the swipe (``core.people.auth.Swipe``) and check the card in their own transaction.
 The screen (``gui/pokerroom/``) calls the reads on a worker thread (the bridge) and the
 commands from the swipe prompt's action; it never touches the ledger itself."""
 
@@ -20,12 +20,12 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from core.auth import Swipe
 from core.ledger.models import BbjCessation, BbjFund
+from core.people.auth import Swipe
 from core.pokerroom import calendar as cal
 from core.pokerroom import cases as bc
 from core.pokerroom import fund as bf
-from core.rules.bbj import BbjSettings, Decision
+from core.pokerroom.rules.bbj import BbjSettings, Decision
 
 if TYPE_CHECKING:
     from core.floorconfig import FloorConfig

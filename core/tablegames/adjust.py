@@ -4,9 +4,9 @@ adjustment_second_executive_at``), with a reason; the meter never goes below zer
 
 from __future__ import annotations
 
-from core.auth import AuthError, Swipe, Swiper, same_person
+from core.kernel.money import cents_to_units, json_cents, units_floor_cents
 from core.ledger.models import MeterEntry
-from core.money import cents_to_units, json_cents, units_floor_cents
+from core.people.auth import AuthError, Swipe, Swiper, same_person
 from core.tablegames import balances, changes
 from core.tablegames.setup import levels
 from core.tablegames.unit import FloorContext, retrying

@@ -13,15 +13,15 @@ from typing import Any
 
 from sqlalchemy import select
 
-from core.auth import required_role
 from core.floorconfig import GroupConfig
+from core.kernel.cards import Card, parse_cards
+from core.kernel.money import units_floor_cents
 from core.ledger.models import GameTable, Hit, Wager
-from core.money import units_floor_cents
-from core.rules import fortune
-from core.rules.cards import Card, parse_cards
-from core.rules.claims import possible_pays
+from core.people.auth import required_role
 from core.tablegames import balances, flags, meters
 from core.tablegames.locks import claimed_pay
+from core.tablegames.rules import fortune
+from core.tablegames.rules.claims import possible_pays
 from core.tablegames.setup import levels, settings
 from core.tablegames.slips import cards_of
 from core.tablegames.unit import FloorContext, Unit

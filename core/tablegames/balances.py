@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy import bindparam, func, select, text, update
 from sqlalchemy.orm import Session
 
+from core.kernel.money import UNITS_PER_CENT, units_floor_cents
 from core.ledger.models import (
     Base,
     Level,
@@ -30,7 +31,6 @@ from core.ledger.models import (
     UTCDateTime,
 )
 from core.ledger.rows import insert_rows, upsert_rows
-from core.money import UNITS_PER_CENT, units_floor_cents
 from core.tablegames import meters
 from core.tablegames.unit import LevelRef, Unit
 from core.tablegames.views import FloorError

@@ -1,6 +1,6 @@
 """Decisions on a hit: pay (cards verified, the swipe's authority, the award, its meter entries
 and the slip in ONE transaction) and reject.  The card is identified before the transaction
-(``core.auth.Gate``: no slow work under the write lock).  A refusal changes nothing; it is
+(``core.people.auth.Gate``: no slow work under the write lock).  A refusal changes nothing; it is
 written only to the swipe log (who, what, why), in a transaction of its own."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from core.auth import AuthError, Swipe, Swiper, same_person
+from core.kernel.cards import Card
+from core.kernel.money import json_cents, units_floor_cents
 from core.ledger.models import Award, Employee, GameTable, Hit, HitDecision
-from core.money import json_cents, units_floor_cents
-from core.rules.cards import Card
+from core.people.auth import AuthError, Swipe, Swiper, same_person
 from core.tablegames import balances, changes, meters, slips
 from core.tablegames.assess import Assessment, assess, claim_role, load_hit, parse
 from core.tablegames.ingest import cancel_hit

@@ -45,9 +45,9 @@ from sqlalchemy import Engine, select, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from core.cardkey import CardKey
 from core.ledger.db import own_connection, problem
 from core.ledger.models import Hit, Slip
+from core.people.cardkey import CardKey
 from core.tablegames.queries import touched_views
 from core.tablegames.unit import FloorContext, Unit
 from core.tablegames.views import FloorChange, HitOutcome
@@ -128,7 +128,7 @@ class Notice:
 
 def feed_key(card_key: CardKey) -> bytes:
     """The key notices are signed with: derived from the floor's card key, the one secret
-    every podium and floor service of a floor already shares (core/cardkey.py), so a login
+    every podium and floor service of a floor already shares (core/people/cardkey.py), so a login
     of the ledger alone (the reader's) can not make a notice a listener takes."""
     return hmac.new(card_key.secret, b"podium floor feed notice", hashlib.sha256).digest()
 

@@ -16,12 +16,12 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Engine
 
-from core.auth import Swipe
-from core.cardkey import CardKey
 from core.controllers.events import Delivery, Origin
 from core.floorconfig import FloorConfig
+from core.kernel.cards import Card
 from core.ledger import integrity
-from core.rules.cards import Card
+from core.people.auth import Swipe
+from core.people.cardkey import CardKey
 from core.tablegames import adjust as adjusting
 from core.tablegames import (
     assess,
@@ -149,7 +149,8 @@ class Floor:
 
     def lift_lock(self, locked_card: Swipe | None, employee_number: str | None, swipe: Swipe,
                   reason: str) -> str:
-        """An executive lifts a card's lock (core.auth.Gate.lift); what was lifted, in words."""
+        """An executive lifts a card's lock (core.people.auth.Gate.lift); what was lifted, in
+        words."""
         return self.ctx.gate.lift(locked_card, employee_number, swipe, reason)
 
     def adjust(self, group: str, level: str, meter_delta_cents: int, reason: str, swipe: Swipe,

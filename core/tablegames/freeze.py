@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from sqlalchemy import exists, select
 from sqlalchemy.orm import aliased
 
+from core.kernel.money import json_cents
 from core.ledger.models import GameTable, Hit, HitDecision, MeterEntry
-from core.money import json_cents
 from core.tablegames import changes, meters
 from core.tablegames.assess import load_hit
 from core.tablegames.locks import (

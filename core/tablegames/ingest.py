@@ -43,6 +43,8 @@ from core.controllers.protocol import (
     refusal_text,
     storable,
 )
+from core.kernel.cards import CardError, format_cards, parse_cards
+from core.kernel.money import json_cents
 from core.ledger.models import (
     Award,
     Base,
@@ -54,13 +56,11 @@ from core.ledger.models import (
     Round,
     Wager,
 )
-from core.money import json_cents
-from core.rules import fortune
-from core.rules.cards import CardError, format_cards, parse_cards
-from core.rules.claims import ClaimError, pay_for_claim
 from core.tablegames import balances, flags, locks, meters, slips
 from core.tablegames.flags import FlagCode, HitFlag
 from core.tablegames.locks import claimed_pay, fix_round, release_lock
+from core.tablegames.rules import fortune
+from core.tablegames.rules.claims import ClaimError, pay_for_claim
 from core.tablegames.setup import levels, settings
 from core.tablegames.unit import FloorContext, LevelRef, Unit
 from core.tablegames.views import FloorError, HitOutcome

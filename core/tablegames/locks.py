@@ -16,11 +16,11 @@ from typing import Any
 
 from sqlalchemy import select
 
+from core.kernel.money import json_cents, units_floor_cents
 from core.ledger.models import Hit, HitDecision, Level, MeterEntry
-from core.money import json_cents, units_floor_cents
-from core.rules import fortune
-from core.rules.claims import ClaimError, pay_for_claim
 from core.tablegames import balances, flags, meters
+from core.tablegames.rules import fortune
+from core.tablegames.rules.claims import ClaimError, pay_for_claim
 from core.tablegames.setup import levels, settings
 from core.tablegames.unit import FloorContext, LevelRef, Unit
 

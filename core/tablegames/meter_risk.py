@@ -3,7 +3,7 @@
 
 Model.  Each round has ``seats`` progressive wagers (the table's wager, RULES.md 3); each
 wager's best LISTED hand is drawn i.i.d. from the exact probabilities of
-:func:`core.rules.edge_command.progressive_edge` (``pay_counts`` over all C(53,7) hands).
+:func:`core.tablegames.rules.edge.progressive_edge` (``pay_counts`` over all C(53,7) hands).
 Every wager of a round contributes to every level at that level's rates before any pay of
 the round (RULES.md 4); the pays of a round are paid highest seat first, each on what the
 previous pay left.  The meter arithmetic is that of :mod:`core.tablegames.meters`, in exact units:
@@ -43,13 +43,13 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import numpy.typing as npt
 
-from core.money import UNITS_PER_CENT, cents_to_units, json_cents
-from core.rules.edge_command import LevelGrowth, progressive_edge
-from core.rules.paytables import Paytable
+from core.kernel.money import UNITS_PER_CENT, cents_to_units, json_cents
 from core.tablegames.meters import LevelSettings, MeterError
+from core.tablegames.rules.edge import LevelGrowth, progressive_edge
+from core.tablegames.rules.paytables import Paytable
 
 if TYPE_CHECKING:
-    from core.rules.enumerate import HandCounts
+    from core.tablegames.rules.enumerate import HandCounts
 
 I64 = npt.NDArray[np.int64]
 OnDry = Literal["stay", "reseed"]

@@ -1,7 +1,7 @@
 """Progressive meter arithmetic (RULES.md section 4).  Pure: no I/O, no clock, no database.
 
 A *level* (``MAIN``; or ``MEGA``/``MAJOR``/``MINOR`` on a multi-level link) has a meter and a
-reserve, both held in exact units (``core.money``: 1 unit = 1/1,000,000 cent) so that a
+reserve, both held in exact units (``core.kernel.money``: 1 unit = 1/1,000,000 cent) so that a
 contribution of ``wager x rate`` is exact and nothing is lost to rounding.
 
 Every change is a :class:`Movement`; the floor records each one as a ledger entry, and
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
-from core.money import (
+from core.kernel.money import (
     RATE_DECIMALS,
     UNITS_PER_CENT,
     MoneyError,

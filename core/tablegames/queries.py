@@ -18,6 +18,8 @@ from typing import Any
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
+from core.kernel.cards import CardError, format_cards
+from core.kernel.money import UNITS_PER_CENT, format_cents
 from core.ledger.models import (
     Award,
     Employee,
@@ -35,10 +37,8 @@ from core.ledger.models import (
     Wager,
 )
 from core.ledger.models import ControllerEvent as EventRow
-from core.money import UNITS_PER_CENT, format_cents
-from core.rules import fortune
-from core.rules.cards import CardError, format_cards
 from core.tablegames import balances, flags, meters
+from core.tablegames.rules import fortune
 from core.tablegames.slips import cards_of
 from core.tablegames.unit import FloorContext, Unit
 from core.tablegames.views import (

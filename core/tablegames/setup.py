@@ -8,8 +8,8 @@ from decimal import Decimal
 
 from sqlalchemy import func, select, update
 
-from core.auth import CARD_KEY_ID, key_mismatch
 from core.floorconfig import FloorConfig, FloorConfigError, rates_above_ceiling, validate
+from core.kernel.money import cents_to_units, json_cents
 from core.ledger import audit
 from core.ledger.db import lock_record
 from core.ledger.models import (
@@ -26,7 +26,7 @@ from core.ledger.models import (
     Setting,
 )
 from core.ledger.rows import insert_rows
-from core.money import cents_to_units, json_cents
+from core.people.auth import CARD_KEY_ID, key_mismatch
 from core.tablegames import balances, meters
 from core.tablegames.unit import FloorContext, LevelRef, Unit
 from core.tablegames.views import FloorError

@@ -12,8 +12,8 @@ from datetime import datetime
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from core.money import format_cents
-from core.rules.cards import CardError, parse_card
+from core.kernel.cards import CardError, parse_card
+from core.kernel.money import format_cents
 
 
 class SlipError(ValueError):

@@ -10,6 +10,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from core.kernel.cards import Card, format_cards, parse_card
 from core.ledger.models import (
     Award,
     Employee,
@@ -22,8 +23,7 @@ from core.ledger.models import (
     SlipPrintAttempt,
     SlipVoid,
 )
-from core.rules import fortune
-from core.rules.cards import Card, format_cards, parse_card
+from core.tablegames.rules import fortune
 from core.tablegames.setup import SLIP_SEQUENCE_KEY
 from core.tablegames.slip_record import Signer, VoidMark, WinSlip
 from core.tablegames.unit import FloorContext, Unit

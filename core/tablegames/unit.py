@@ -26,11 +26,11 @@ from sqlalchemy import Engine, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from core import cardkey
-from core.auth import Gate, register_gate
-from core.cardkey import CardKey
 from core.floorconfig import FloorConfig, GroupConfig
 from core.ledger.db import reader
+from core.people import cardkey
+from core.people.auth import Gate, register_gate
+from core.people.cardkey import CardKey
 from core.tablegames.paper import SlipPaper, process_paper
 from core.tablegames.views import FloorChange, FloorError, HitOutcome
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from core.money import units_floor_cents
-from core.rules.cards import Card
+from core.kernel.cards import Card
+from core.kernel.money import units_floor_cents
 from core.tablegames.flags import FlagCode
 
 

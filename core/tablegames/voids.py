@@ -20,14 +20,14 @@ from __future__ import annotations
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
-from core.auth import Swipe, Swiper
+from core.kernel.money import json_cents, units_floor_cents
+from core.kernel.text import printable
 from core.ledger.models import Award, Hit, Level, MeterEntry, Slip, SlipVoid
-from core.money import json_cents, units_floor_cents
+from core.people.auth import Swipe, Swiper
 from core.tablegames import balances, changes
 from core.tablegames.slips import void_view
 from core.tablegames.unit import FloorContext, LevelRef, retrying
 from core.tablegames.views import FloorError, VoidedSlip
-from core.text import printable
 
 MAX_REASON = 300  # characters: a reason is a sentence, printed on the win page and the slip
 

@@ -30,10 +30,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.money import format_cents, parse_cents
+from core.kernel.money import format_cents, parse_cents
 from core.pokerroom import cases as bc
-from core.rules.bbj import TAXPAYER_CLASSES, Decision, ShownHand
-from core.rules.bbj_command import fraction_text
+from core.pokerroom.rules.bbj import TAXPAYER_CLASSES, Decision, ShownHand, fraction_text
 from gui import theme
 from gui.bridge import default_bridge
 from gui.cards import CardPicker, SlotGroup

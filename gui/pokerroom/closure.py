@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.money import format_cents
+from core.kernel.money import format_cents
 from core.pokerroom import cases as bc
 from core.pokerroom import fund as bf
 from gui.pokerroom.common import RoomContext, day_edit, day_of, show

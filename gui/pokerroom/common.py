@@ -12,10 +12,10 @@ from zoneinfo import ZoneInfo
 from PySide6.QtCore import QDate, QDateTime, QTime
 from PySide6.QtWidgets import QDateEdit, QDateTimeEdit, QLabel, QScrollArea, QWidget
 
-from core.money import format_cents, parse_cents
+from core.kernel.money import format_cents, parse_cents
 from core.pokerroom import fund as bf
 from core.pokerroom.room import PokerRoom
-from core.rules.bbj import BbjSettings, Decision
+from core.pokerroom.rules.bbj import BbjSettings, Decision
 from gui import theme
 from gui.forms_panel import FundInfo
 

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.money import format_cents, parse_cents
+from core.kernel.money import format_cents, parse_cents
 from core.pokerroom import cases as bc
 from core.pokerroom import fund as bf
 from gui import theme

@@ -8,7 +8,7 @@ import logging
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
-from core.money import format_cents
+from core.kernel.money import format_cents
 from core.pokerroom import fund as bf
 from gui import theme
 from gui.bridge import default_bridge

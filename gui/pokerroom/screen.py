@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QMessageBox, QSplitter, QTabWidget, QVBoxLayout, Q
 
 from core.pokerroom import fund as bf
 from core.pokerroom.room import PokerRoom
-from core.rules.bbj import BbjSettings
+from core.pokerroom.rules.bbj import BbjSettings
 from gui.forms_panel import FormsPanel
 from gui.pokerroom.cases import CasesPanel
 from gui.pokerroom.claim import ClaimPanel

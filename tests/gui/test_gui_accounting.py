@@ -16,7 +16,7 @@ from PySide6.QtCore import QDate
 from PySide6.QtWidgets import QTableWidget, QWidget
 from sqlalchemy import Engine
 
-from core.desks import Desk, open_desk
+from core.desks.desk import Desk, open_desk
 from gui.accounting_panel import ReconciliationPanel
 from gui.bridge import default_bridge
 from tests import accounting_ledger as L

@@ -16,9 +16,9 @@ from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from core.demo import swipe_of
+from core.app.demo import swipe_of
+from core.kernel.money import UNITS_PER_CENT
 from core.ledger.models import Employee, MeterEntry, SwipeLog
-from core.money import UNITS_PER_CENT
 from gui.adjust import FIRST_CARD, SECOND_CARD, AdjustDialog, AdjustSwipePrompt
 from gui.main_window import MainWindow
 from gui.swipe import SwipeCatcher

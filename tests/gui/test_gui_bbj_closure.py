@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 import core.pokerroom.cases as bc
 import core.pokerroom.fund as bf
-from core.demo import demo_credential
+from core.app.demo import demo_credential
 from core.ledger.models import BbjAward, BbjCessation
 from printing.closure_form import demo_forfeiture, forfeiture_html
 from printing.winpage import render_png

@@ -9,9 +9,9 @@ from PySide6.QtWidgets import QApplication, QLabel
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from core.auth import AuthError
-from core.demo import swipe_of
+from core.app.demo import swipe_of
 from core.ledger.models import CardLock
+from core.people.auth import AuthError
 from gui.authorize import SwipePrompt
 from gui.card_locks import UnlockDialog
 from tests.gui.swiping import type_pin, type_swipe

@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QWidget
 
-from core.demo import demo_credential, swipe_of
+from core.app.demo import demo_credential, swipe_of
 from gui.authorize import SwipePrompt
 from gui.main_window import MainWindow
 from gui.swipe import SwipeCatcher
@@ -492,7 +492,8 @@ def test_messages_come_through_the_bridge_and_the_listeners_go_when_the_window_c
     window, floor, _printer = console_window
     bridge = window.bridge
     listening = bridge.listening
-    said = threading.Thread(target=floor.console._listeners.say, args=("Printer: out of paper (test)",))
+    said = threading.Thread(target=floor.console._listeners.say,
+                            args=("Printer: out of paper (test)",))
     said.start()
     said.join(10)
     qtbot.waitUntil(lambda: "out of paper (test)" in window.statusBar().currentMessage(),
@@ -540,7 +541,7 @@ def test_the_verify_dialog_keeps_its_layout_still_whatever_the_result_says(  # t
         qtbot, modal_steps, console_window) -> None:
     """The deck must not move under the pointer: the dialog's height and the deck's place stay
     the same for a paying hand, a mismatch with problems, and a hand that pays nothing."""
-    from core.rules.cards import parse_card
+    from core.kernel.cards import parse_card
 
     window, floor, _printer = console_window
     floor.deal_hit("PG-1", seat=3, cards=ROYAL_SF7, wagers=[3])

@@ -23,13 +23,13 @@ from PySide6.QtWidgets import QDialog, QLabel, QPushButton, QWidget
 from sqlalchemy import Engine, select, text
 from sqlalchemy.orm import Session
 
-from core import cardkey
-from core.auth import add_employee, pin_hash
-from core.desks import Desk, open_ledger
+from core.desks.desk import Desk, open_ledger
 from core.ledger import integrity
 from core.ledger.db import make_engine
 from core.ledger.models import Employee
 from core.ledger.people import record_event
+from core.people import cardkey
+from core.people.auth import add_employee, pin_hash
 from gui import app as gui_app
 from gui.authorize import SwipePrompt
 from gui.bridge import default_bridge

@@ -1,4 +1,5 @@
-"""The desks' plots (gui/desk_plots.py) show the exact figures of core/accounting/plots_data.py
+"""The desks' plots (gui/desk_plots.py) show the exact figures of
+core/desks/accounting/plots_data.py
 for a period; with PODIUM_SCREENSHOT_DIR set, a busy gaming day is drawn into screenshots."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from core.accounting.periods import gaming_day
+from core.desks.accounting.periods import gaming_day
 from gui.desk_plots import (
     ContributionsPlot,
     HitsExpectedPlot,

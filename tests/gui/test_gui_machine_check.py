@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QApplication, QTabWidget, QWidget
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from core.demo import swipe_of
+from core.app.demo import swipe_of
 from core.ledger.models import Employee, MachineCheck, SwipeLog
 from gui.authorize import SwipePrompt
 from gui.machine_check import MachineCheckScreen

@@ -11,12 +11,12 @@ from typing import Any
 from PySide6.QtCore import QDate
 from sqlalchemy import Engine
 
-from core.demo import enroll_demo_employees, swipe_of
-from core.desks import open_desk
+from core.app.demo import enroll_demo_employees, swipe_of
+from core.desks.desk import open_desk
 from core.floorconfig import load_demo_floor
 from core.machines.checks import record_check
-from core.rules.slot_games import find_game
-from core.rules.slots import spin_from_text
+from core.machines.rules.slot_games import find_game
+from core.machines.rules.slots import spin_from_text
 from gui.bridge import default_bridge
 from gui.machine_check_list import MachineCheckList
 

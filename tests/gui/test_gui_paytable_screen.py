@@ -20,11 +20,11 @@ from PySide6.QtWidgets import QApplication, QWidget
 from sqlalchemy import Engine
 
 from core.floorconfig import FloorConfig, load_demo_floor
+from core.kernel.money import cents_to_units, format_cents
 from core.ledger.db import make_engine
-from core.money import cents_to_units, format_cents
-from core.rules.edge_command import bonus_edge, percent_text, progressive_edge
-from core.rules.enumerate import HandCounts, count_hands
-from core.rules.paytables import load_paytables
+from core.tablegames.rules.edge import bonus_edge, percent_text, progressive_edge
+from core.tablegames.rules.enumerate import HandCounts, count_hands
+from core.tablegames.rules.paytables import load_paytables
 from gui.paytable_screen import PaytableScreen
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for

@@ -28,7 +28,8 @@ from sqlalchemy.orm import Session
 
 import core.pokerroom.cases as bc
 import core.pokerroom.fund as bf
-from core.demo import demo_credential, swipe_of
+from core.app.demo import demo_credential, swipe_of
+from core.kernel.cards import parse_cards
 from core.ledger.models import (
     BbjAward,
     BbjCessation,
@@ -36,8 +37,7 @@ from core.ledger.models import (
     Employee,
     PokerTournamentFee,
 )
-from core.rules.bbj import ShownHand
-from core.rules.cards import parse_cards
+from core.pokerroom.rules.bbj import ShownHand
 from gui.bridge import default_bridge
 from gui.main_window import MainWindow
 from gui.pokerroom import PokerRoomScreen
@@ -703,7 +703,7 @@ def test_the_floor_files_poker_room_rules_decide_the_claim(qtbot, room_tab) -> N
     level) and the split decides the shares."""
     from decimal import Decimal
 
-    from core.rules.bbj import BbjSettings, Split
+    from core.pokerroom.rules.bbj import BbjSettings, Split
 
     _window, screen = room_tab
     screen.fund_settings = bf.FundSettings(caps_by_big_blind=((5_000, 5_000),))
@@ -751,7 +751,7 @@ TIE_CARDS = "Ah Ad Tc 7s 7c  As Td  Ac Th  7h 7d"  # board; seats 1 and 2 AAATT;
 
 def test_a_tie_for_the_bad_beat_shows_the_split_and_every_share(  # type: ignore[no-untyped-def]
         qtbot, room_tab, swiper) -> None:
-    from core.rules.bbj import BbjSettings
+    from core.pokerroom.rules.bbj import BbjSettings
 
     window, screen = room_tab
     engine = screen.console.engine

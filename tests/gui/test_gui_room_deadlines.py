@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 import core.pokerroom.cases as bc
 import core.pokerroom.fund as bf
-from core.demo import demo_credential
+from core.app.demo import demo_credential
 from core.ledger.models import BbjFiling
 from gui import theme
 from tests.gui import test_gui_poker_room as poker

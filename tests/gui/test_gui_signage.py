@@ -13,9 +13,9 @@ import pytest
 from sqlalchemy import Engine
 
 from core.controllers.events import GameStarted, HitClaimed
+from core.desks.signage import SignPoller, read_fund, read_group
 from core.ledger.db import make_engine
 from core.pokerroom import fund as bbj_fund
-from core.signage import SignPoller, read_fund, read_group
 from gui.signage import HIDDEN, STALE_S, SignageWindow
 from tests.desk_helpers import read_only_desk
 from tests.ledgers import migrate
@@ -178,7 +178,7 @@ def test_the_board_says_jackpot_locked_with_the_fixed_amount_and_the_live_meter(
     from datetime import UTC, datetime
     from zoneinfo import ZoneInfo
 
-    from core.signage import LOCKED, GroupSign, LevelSign
+    from core.desks.signage import LOCKED, GroupSign, LevelSign
     from gui.signage import board_of
 
     sign = GroupSign("LOCK", "Lock Link", (LevelSign("MAIN", 1_000_020, LOCKED, 1, 1_250_000),),

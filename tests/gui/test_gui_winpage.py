@@ -16,8 +16,8 @@ from PySide6.QtPrintSupport import QPrinter
 from PySide6.QtWidgets import QApplication
 from sqlalchemy import Engine
 
-from core.auth import AuthError
-from core.demo import demo_credential, swipe_of
+from core.app.demo import demo_credential, swipe_of
+from core.people.auth import AuthError
 from gui.main_window import MainWindow
 from gui.swipe import SwipeCatcher
 from gui.winpage_dialog import print_html, save_winpage_pdf, winpage_for

@@ -19,15 +19,15 @@ from PySide6.QtWidgets import QApplication, QWidget
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from core.accounting.slip_search import WinPages
 from core.app.console import ConsoleCore
+from core.app.demo import demo_credential, demo_pin, enroll_demo_employees, swipe_of
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Origin
-from core.demo import demo_credential, demo_pin, enroll_demo_employees, swipe_of
-from core.desks import Desk
+from core.desks.accounting.slip_search import WinPages
+from core.desks.desk import Desk
 from core.floorconfig import loads_floor
+from core.kernel.cards import parse_cards
 from core.ledger.db import reader
 from core.ledger.models import MeterEntry, SwipeLog
-from core.rules.cards import parse_cards
 from gui.authorize import SwipePrompt
 from gui.main_window import MainWindow
 from gui.swipe import SwipeCatcher

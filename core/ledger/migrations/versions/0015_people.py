@@ -2,7 +2,7 @@
 refusal's reason.
 
 - ``employees.card_mac``: HMAC-SHA256 of the card number under the card key kept outside the
-  ledger (core/cardkey.py), UNIQUE: a card is found by one indexed lookup.  Enrolments made
+  ledger (core/people/cardkey.py), UNIQUE: a card is found by one indexed lookup.  Enrolments made
   before this revision keep their salted PBKDF2 hash until the card is swiped once (then the
   hash is erased and ``card_mac`` written: migration by re-swipe, README "Card key").
 - ``employees.pin``: the slow hash of the keyed PIN, or NULL.

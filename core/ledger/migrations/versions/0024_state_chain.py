@@ -87,7 +87,7 @@ def upgrade() -> None:
 
 
 def _record_card_key(conn: sa.Connection) -> None:
-    from core.auth import CARD_KEY_ID, record_card_key, recorded_card_key
+    from core.people.auth import CARD_KEY_ID, record_card_key, recorded_card_key
 
     value = conn.execute(sa.text("SELECT value FROM settings WHERE key = :k"),
                          {"k": CARD_KEY_ID}).scalar()
