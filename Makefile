@@ -82,10 +82,10 @@ bench: $(STAMP)
 screenshots: $(STAMP)
 	mkdir -p docs/screenshots
 	QT_QPA_PLATFORM=offscreen PODIUM_SCREENSHOT_DIR=docs/screenshots $(BIN)/python -m pytest -q tests/gui
-	$(BIN)/python -c "from printing.slip import render_slip, demo_slip; from printing.preview import preview_png; preview_png(render_slip(demo_slip()), 'docs/screenshots/win-slip.png')"
-	$(BIN)/python -c "from printing.slip import render_slip, demo_slip, mark_copy; from printing.preview import preview_png; preview_png(mark_copy(render_slip(demo_slip()), 'duplicate'), 'docs/screenshots/win-slip-duplicate.png')"
-	$(BIN)/python -c "from printing.bbj_slip import render_share_slip, demo_share_slip; from printing.preview import preview_png; preview_png(render_share_slip(demo_share_slip()), 'docs/screenshots/bbj-share-slip.png')"
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -c "from printing.forms import write_demo_forms; write_demo_forms('docs/screenshots', pdf=False)"
+	$(BIN)/python -c "from printing.escpos.slip import render_slip, demo_slip; from printing.escpos.preview import preview_png; preview_png(render_slip(demo_slip()), 'docs/screenshots/win-slip.png')"
+	$(BIN)/python -c "from printing.escpos.slip import render_slip, demo_slip, mark_copy; from printing.escpos.preview import preview_png; preview_png(mark_copy(render_slip(demo_slip()), 'duplicate'), 'docs/screenshots/win-slip-duplicate.png')"
+	$(BIN)/python -c "from printing.escpos.bbj_slip import render_share_slip, demo_share_slip; from printing.escpos.preview import preview_png; preview_png(render_share_slip(demo_share_slip()), 'docs/screenshots/bbj-share-slip.png')"
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -c "from printing.pages.forms import write_demo_forms; write_demo_forms('docs/screenshots', pdf=False)"
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m tests.ledger_form_shots docs/screenshots
 
 clean:

@@ -82,7 +82,7 @@ from core.tablegames.ingest import payload  # noqa: E402
 from core.tablegames.paper import use_paper  # noqa: E402
 from core.tablegames.rules.paytables import load_paytables  # noqa: E402
 from core.tablegames.views import AmountChanged, FloorError  # noqa: E402
-from printing.slip import PAPER  # noqa: E402
+from printing.escpos.slip import PAPER  # noqa: E402
 
 use_paper(PAPER)  # the benchmark's app wiring: win slips as ESC/POS bytes
 

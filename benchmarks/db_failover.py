@@ -257,7 +257,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from core.app.demo import enroll_demo_employees
     from core.ledger.db import make_engine, upgrade
     from core.tablegames.rules.paytables import load_paytables
-    from printing.printers import printer_from_config
+    from printing.escpos.printers import printer_from_config
 
     pair = StandbyPair(ports=tuple(args.ports), version=args.version)
     tmp = Path(tempfile.mkdtemp(prefix="db-failover-"))

@@ -110,7 +110,7 @@ from core.app.demo import enroll_demo_employees  # noqa: E402
 from core.controllers import certs  # noqa: E402
 from core.ledger.db import make_engine, upgrade  # noqa: E402
 from core.tablegames.rules.paytables import load_paytables  # noqa: E402
-from printing.printers import FilePrinter  # noqa: E402
+from printing.escpos.printers import FilePrinter  # noqa: E402
 
 PG_VERSION = "15"
 #: writes a service makes for itself, not for a table (its claims, heartbeat, ownership

@@ -77,7 +77,7 @@ from core.ledger.models import Award, MeterEntry, RefusedEvent  # noqa: E402
 from core.ledger.models import ControllerEvent as EventRow  # noqa: E402
 from core.tablegames.rules.paytables import load_paytables  # noqa: E402
 from core.tablegames.views import AmountChanged  # noqa: E402
-from printing.printers import printer_from_config  # noqa: E402
+from printing.escpos.printers import printer_from_config  # noqa: E402
 
 EXECUTIVE = swipe_of("2001")
 WARMUP_S = 10.0
@@ -250,8 +250,8 @@ def ledger_contributions(engine: Engine) -> dict[tuple[str, str], tuple[int, int
 
 
 def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
+    from gui.common.swipe import SwipeCatcher
     from gui.main_window import MainWindow
-    from gui.swipe import SwipeCatcher
 
     tmp = Path(tempfile.mkdtemp(prefix=f"floor{tables}-"))
     floor_file = tmp / "floor.toml"
@@ -312,7 +312,7 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
     cpu = ThreadCpu()
     wall0 = time.time()
     console.start()
-    from gui import collector
+    from gui.common import collector
 
     collector.install(app, freeze=True)  # as the console does (gui/app.py)
     window = MainWindow(console, catcher)
@@ -562,7 +562,7 @@ def main() -> None:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s: %(message)s")
     from PySide6.QtWidgets import QApplication
 
-    from gui import theme
+    from gui.common import theme
 
     app = QApplication.instance() or QApplication([])
     theme.apply(app)

@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         report = sheets.reconciliation_report(desk, rec)
         measure("the month's reconciliation as XLSX", lambda: sheets.write_xlsx(
             report, desk, tmp / "rec.xlsx"), r)
-        from printing.accounting_page import write_pdf
+        from printing.pages.accounting_page import write_pdf
 
         measure("the month's reconciliation as a PDF page", lambda: write_pdf(
             report, desk, tmp / "rec.pdf"), r)

@@ -1,5 +1,5 @@
 """``podium console`` and ``podium demo``: start the supervisor console, or with ``--role`` a
-read-only desk (the accountant's or surveillance's: gui/desk_window.py)."""
+read-only desk (the accountant's or surveillance's: gui/desks/desk_window.py)."""
 
 from __future__ import annotations
 
@@ -90,9 +90,9 @@ def _qt_application(demo: bool) -> tuple[Any, Any]:
     desk's alike); in the demo the swipe prompt offers typed entry."""
     from PySide6.QtWidgets import QApplication
 
-    from gui import theme
-    from gui.authorize import SwipePrompt
-    from gui.swipe import SwipeCatcher
+    from gui.common import theme
+    from gui.common.authorize import SwipePrompt
+    from gui.common.swipe import SwipeCatcher
 
     _qt_messages()
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -119,8 +119,8 @@ def build_console(floor: str, db: str | None, *, demo: bool, pit: str | None = N
     from core.ledger.db import default_url, make_engine, upgrade
     from core.tablegames.paper import use_paper
     from core.tablegames.rules.paytables import load_paytables
-    from printing.printers import printer_from_config
-    from printing.slip import PAPER
+    from printing.escpos.printers import printer_from_config
+    from printing.escpos.slip import PAPER
 
     use_paper(PAPER)  # the app wiring: win slips as ESC/POS bytes (core never imports printing)
 
@@ -201,13 +201,13 @@ def desk_window(role: str, config: Any, paytables: dict[str, Any], engine: Any,
     """The desk's window for ``role`` ("accountant", "surveillance", or "card": the start
     prompt asks for a card and its role picks the desk); None if the start was cancelled."""
     from core.desks.desk import Desk
-    from gui.desk_window import DeskWindow
+    from gui.desks.desk_window import DeskWindow
 
     employee = ""
     if role == "card":
         from PySide6.QtWidgets import QDialog
 
-        from gui.desk_start import card_prompt, choose_desk
+        from gui.desks.desk_start import card_prompt, choose_desk
 
         prompt = card_prompt(catcher, engine, config)
         if prompt.exec() != QDialog.DialogCode.Accepted:
@@ -235,7 +235,7 @@ def _run_desk(command: str, opts: argparse.Namespace, demo: bool) -> int:
         return 2
     from PySide6.QtCore import QTimer
 
-    from gui import collector
+    from gui.common import collector
 
     app, catcher = _qt_application(demo)
     collector.install(app, freeze=True)
@@ -250,7 +250,7 @@ def _run_desk(command: str, opts: argparse.Namespace, demo: bool) -> int:
         out.mkdir(parents=True, exist_ok=True)
 
         def shoot() -> None:
-            from gui.bridge import default_bridge
+            from gui.common.bridge import default_bridge
 
             default_bridge().wait_idle(3000)
             window.grab().save(str(out / f"desk-{window.desk.role}.png"))
@@ -281,7 +281,7 @@ def _report_ready(app: Any, window: Any, console: Any) -> None:
     ONLINE once every configured table's link is up; then quit."""
     from PySide6.QtCore import QTimer
 
-    from gui.bridge import default_bridge
+    from gui.common.bridge import default_bridge
 
     def ready() -> None:
         window.refresh()
@@ -357,7 +357,7 @@ def run(args: argparse.Namespace) -> int:
 
     app, catcher = _qt_application(demo)
     console.start()
-    from gui import collector
+    from gui.common import collector
 
     collector.install(app, freeze=True)  # garbage collected on the GUI thread only
     window = MainWindow(console, catcher)
@@ -377,7 +377,7 @@ def run(args: argparse.Namespace) -> int:
             for i in range(tabs.count() if tabs is not None else 0):
                 assert tabs is not None
                 tabs.setCurrentIndex(i)
-                from gui.bridge import default_bridge
+                from gui.common.bridge import default_bridge
 
                 default_bridge().wait_idle(3000)  # what the tab reads off the GUI thread
                 app.processEvents()

@@ -33,15 +33,16 @@ from PySide6.QtWidgets import (
 )
 
 from core.kernel.money import UNITS_PER_MAJOR
-from gui import model, theme
-from gui.adjust import AdjustDialog, AdjustSwipePrompt
-from gui.authorize import SwipePrompt
-from gui.bridge import default_bridge
-from gui.card_locks import lift_lock
-from gui.swipe import SwipeCatcher
-from gui.unprinted_slips import UnprintedSlipsDialog, fill_slip_row
-from gui.verify import VerifyDialog
-from gui.widgets import HitQueue, MeterTile, TableGrid
+from gui.common import theme
+from gui.common.authorize import SwipePrompt
+from gui.common.bridge import default_bridge
+from gui.common.swipe import SwipeCatcher
+from gui.people.card_locks import lift_lock
+from gui.tablegames import model
+from gui.tablegames.adjust import AdjustDialog, AdjustSwipePrompt
+from gui.tablegames.unprinted_slips import UnprintedSlipsDialog, fill_slip_row
+from gui.tablegames.verify import VerifyDialog
+from gui.tablegames.widgets import HitQueue, MeterTile, TableGrid
 
 log = logging.getLogger("podium.gui")
 
@@ -122,11 +123,11 @@ class MainWindow(QMainWindow):
         self.slips_tab = self._slips_tab()
         left.addTab(self.slips_tab, "Win slips")
         left.addTab(self._activity_tab(), "Activity")
-        from gui.paytable_screen import PaytableScreen
+        from gui.tablegames.paytable_screen import PaytableScreen
 
         self.paytables = PaytableScreen(console)
         left.addTab(self.paytables, "Paytables")
-        from gui.machine_check import MachineCheckScreen
+        from gui.machines.machine_check import MachineCheckScreen
 
         left.addTab(MachineCheckScreen(console, self), "Machine check")
         from gui.pokerroom import PokerRoomScreen
@@ -768,7 +769,7 @@ class MainWindow(QMainWindow):
     def open_winpages(self, slip_no: int | None = None) -> None:
         """Slips > Win pages… (Ctrl+F): search any win slip for its win page (print, PDF) and
         void one; opened on ``slip_no`` when given (the slip selected in Win slips)."""
-        from gui.winpage_search import WinPageSearchDialog
+        from gui.tablegames.winpage_search import WinPageSearchDialog
 
         dlg = WinPageSearchDialog(self.winpage_desk(), self, on_void=self._void_row)
         self.winpages_dialog = dlg
@@ -793,7 +794,7 @@ class MainWindow(QMainWindow):
     def open_void(self, slip_no: int | None = None, summary: str = "") -> bool:
         """Slips > Void slip…: an executive voids a win slip (the slip selected in Win slips,
         or the number typed); True when it was voided."""
-        from gui.void_slip import void_slip
+        from gui.tablegames.void_slip import void_slip
 
         if slip_no is None and self.tabs.currentWidget() is self.slips_tab:
             slip_no = self._selected_slip()
@@ -863,7 +864,7 @@ class MainWindow(QMainWindow):
         n = self._selected_slip()
         if n is None:
             return
-        from gui.slip_preview import SlipPreview
+        from gui.tablegames.slip_preview import SlipPreview
 
         def show(data: bytes) -> None:
             dlg = SlipPreview(data, f"Win slip {n}", self)

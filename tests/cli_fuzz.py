@@ -107,7 +107,7 @@ def leaves() -> dict[str, argparse.ArgumentParser]:
                 if sub.get_default("_passthrough"):  # a Qt command parses its own options
                     own = OneLineParser(prog=f"podium {name}")
                     if name == "display":
-                        importlib.import_module("gui.signage")._options(own)
+                        importlib.import_module("gui.desks.signage")._options(own)
                     else:
                         importlib.import_module("gui.app")._options(own, name == "demo")
                     out[f"{prefix}{name}"] = own

@@ -25,7 +25,7 @@ from sqlalchemy import Engine, create_engine, text
 
 from core.ledger.db import make_engine
 from core.tablegames.paper import use_paper
-from printing.slip import PAPER
+from printing.escpos.slip import PAPER
 from tests.ledgers import migrate
 
 # the app wiring of every test process: a Floor built without paper= renders ESC/POS slips
@@ -175,14 +175,14 @@ def backend(engine: Engine) -> str:
 
 @pytest.fixture(autouse=True)
 def _collect_on_the_main_thread() -> Iterator[None]:
-    """Once a GUI test has installed gui/collector.py (automatic collection off, so no Qt
+    """Once a GUI test has installed gui/common/collector.py (automatic collection off, so no Qt
     object is collected on a worker thread), collect here too, on the main thread, between
     tests that run no Qt event loop."""
     yield
     import gc
 
     if not gc.isenabled():
-        from gui.collector import installed
+        from gui.common.collector import installed
 
         collector = installed()
         if collector is not None:

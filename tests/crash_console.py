@@ -18,8 +18,8 @@ from core.app.demo import enroll_demo_employees, swipe_of
 from core.ledger.db import make_engine, upgrade
 from core.tablegames.paper import use_paper
 from core.tablegames.rules.paytables import load_paytables
-from printing.printers import printer_from_config
-from printing.slip import PAPER
+from printing.escpos.printers import printer_from_config
+from printing.escpos.slip import PAPER
 
 
 def main() -> None:

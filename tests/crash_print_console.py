@@ -15,8 +15,8 @@ from core.app.console import ConsoleCore
 from core.ledger.db import make_engine, upgrade
 from core.tablegames.paper import use_paper
 from core.tablegames.rules.paytables import load_paytables
-from printing.printers import NetworkPrinter
-from printing.slip import PAPER
+from printing.escpos.printers import NetworkPrinter
+from printing.escpos.slip import PAPER
 
 
 def main() -> None:

@@ -16,7 +16,7 @@ from core.app.demo import SimulatorThread, enroll_demo_employees
 from core.controllers.simulator import SimulatedTable, Simulator
 from core.floorconfig import FloorConfig, NetworkPrinterConfig, load_demo_floor
 from core.tablegames.rules.paytables import load_paytables
-from printing.printers import NetworkPrinter
+from printing.escpos.printers import NetworkPrinter
 from tests.pki import pki
 
 

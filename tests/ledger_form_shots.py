@@ -16,8 +16,8 @@ import core.pokerroom.fund as bf
 from core import floorconfig
 from core.ledger.db import make_engine, upgrade
 from core.pokerroom import cases as bc
-from printing import ledger_forms as lf
-from printing.winpage import render_png
+from printing.pages import ledger_forms as lf
+from printing.pages.winpage import render_png
 from tests.test_ledger_forms import (
     DAY1,
     DAY2,

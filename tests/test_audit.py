@@ -273,7 +273,7 @@ def test_slips_made_by_podium_show_their_award(played: Floor, engine: Engine) ->
 
 def test_the_win_page_carries_the_chain_head_an_auditor_can_check(played: Floor,
                                                                   engine: Engine) -> None:
-    from gui.winpage_dialog import winpage_for
+    from gui.tablegames.winpage_dialog import winpage_for
 
     _slip, html = winpage_for(played, 1)
     found = re.search(r"Ledger chain head (\d+):([0-9a-f]{64})", html)

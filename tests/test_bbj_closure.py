@@ -29,7 +29,7 @@ from core.ledger.models import (
 from core.people.auth import AuthError
 from core.pokerroom import cases as bc
 from core.pokerroom.rules.bbj import ShownHand, decide
-from printing import closure_form, forms_command, ledger_forms
+from printing.pages import closure_form, forms_command, ledger_forms
 from tests.ledgers import migrate
 from tests.test_bbj_cases import floor_policy
 

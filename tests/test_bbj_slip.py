@@ -1,5 +1,5 @@
-"""The Bad Beat Jackpot share slip (printing/bbj_slip.py): one slip per share paid, built from
-the ledger (name from the claim, figures from the fund's award share, who and when from the
+"""The Bad Beat Jackpot share slip (printing/escpos/bbj_slip.py): one slip per share paid, built
+from the ledger (name from the claim, figures from the fund's award share, who and when from the
 ``share_paid`` row), and sent by the console's printer thread to a real ESC/POS socket.
 SQLite and PostgreSQL."""
 
@@ -14,8 +14,8 @@ from sqlalchemy import Engine
 import core.pokerroom.fund as bf
 from core.pokerroom import cases as bc
 from core.tablegames.slip_record import SlipError
-from printing.bbj_slip import render_share_slip, share_slip
-from printing.preview import recovered_text
+from printing.escpos.bbj_slip import render_share_slip, share_slip
+from printing.escpos.preview import recovered_text
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for
 from tests.test_bbj_cases import HIT, SUP, Clock, _filed, post_day1
@@ -121,7 +121,7 @@ def test_the_console_prints_a_share_slip_on_the_receipt_printer(
 def test_the_demo_share_slip_renders_with_its_net_and_no_name_is_refused() -> None:
     from dataclasses import replace
 
-    from printing.bbj_slip import demo_share_slip
+    from printing.escpos.bbj_slip import demo_share_slip
 
     text = " ".join(recovered_text(render_share_slip(demo_share_slip())).split())
     assert "Juan Dela Cruz" in text and "PHP 8,112.90" in text  # 10,141.12 - 2,028.22

@@ -27,9 +27,9 @@ from core.ledger.models import Award, Hit, Slip
 from core.ledger.models import ControllerEvent as EventRow
 from core.tablegames.floor import Floor
 from core.tablegames.rules.paytables import load_paytables
-from printing.preview import recovered_text
-from printing.printers import NetworkPrinter
-from printing.slip import DUPLICATE_BANNER
+from printing.escpos.preview import recovered_text
+from printing.escpos.printers import NetworkPrinter
+from printing.escpos.slip import DUPLICATE_BANNER
 from tests.fake_printer import FakePrinter
 from tests.floors import floor_toml, table
 from tests.harness import wait_for

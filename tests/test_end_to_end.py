@@ -16,7 +16,7 @@ from core.app.demo import demo_credential, swipe_of
 from core.ledger.balance_checks import check_balances as check_meter_invariant
 from core.ledger.models import Award, RefusedEvent, Slip, SwipeLog
 from core.people.auth import AuthError
-from printing.preview import recovered_text
+from printing.escpos.preview import recovered_text
 from tests.fake_printer import STATUS_OK, STATUS_PAPER_OUT, FakePrinter, closed_port
 from tests.harness import FloorHarness, wait_for
 

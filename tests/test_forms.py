@@ -1,4 +1,4 @@
-"""The regulator's forms (printing/forms.py; RULES.md section 6 "Deadlines and reports").
+"""The regulator's forms (printing/pages/forms.py; RULES.md section 6 "Deadlines and reports").
 
 The remittance figures are worked out by hand in the comments; the forms are checked for
 their form number, their totals and (rendered with Qt) a real PDF.
@@ -19,7 +19,7 @@ from core.kernel.cards import parse_cards
 from core.pokerroom import implementation as impl
 from core.pokerroom.fund import FundSettings, distribute
 from core.pokerroom.rules.bbj import BbjSettings, Claim, ShownHand, Split, decide
-from printing.forms import (
+from printing.pages.forms import (
     BOX,
     HAND_MARK,
     PAGCOR_MARK,
@@ -46,7 +46,7 @@ from printing.forms import (
     remittance,
     transfer_cessation_html,
 )
-from printing.winpage import write_pdf
+from printing.pages.winpage import write_pdf
 
 
 def text(html: str) -> str:
@@ -330,7 +330,7 @@ def test_the_daily_report_prints_the_floor_files_rates_and_chips() -> None:
     from decimal import Decimal
 
     from core.pokerroom.fund import FundSettings
-    from printing.forms import rate_text
+    from printing.pages.forms import rate_text
 
     st = FundSettings(admin_fee_rate=Decimal("0.25"), main_rate=Decimal("0.60"),
                       denominations=(1000, 500, 100))

@@ -1,5 +1,5 @@
-"""``podium forms ...`` (printing/forms_command.py), run in-process on a SQLite ledger file: the
-written PDF / PNG and its path on stdout, and every refusal as one line and exit status 2."""
+"""``podium forms ...`` (printing/pages/forms_command.py), run in-process on a SQLite ledger file:
+the written PDF / PNG and its path on stdout, and every refusal as one line and exit status 2."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 
 import core.pokerroom.fund as bf
 from core.ledger.db import make_engine, upgrade
-from printing import forms_command, ledger_forms
+from printing.pages import forms_command, ledger_forms
 from tests.ledgers import migrate
 from tests.test_ledger_forms import DAY1, count_day1, count_day2, local
 

@@ -218,7 +218,7 @@ def test_a_share_that_rounds_down_to_nothing_pays_zero_with_a_slip_that_says_so(
     assert meter_units(engine)[0] == UNITS  # the cent stays in the meter
     with Session(engine) as s:
         slip = s.scalars(select(Slip)).one()
-    from printing.preview import recovered_text
+    from printing.escpos.preview import recovered_text
 
     text = " ".join(recovered_text(slip.escpos).split())
     assert "0.00" in text and "rounds down to nothing" in text
@@ -242,7 +242,7 @@ def test_four_of_a_kind_waits_for_a_supervisor_and_the_full_house_is_auto_paid(
     assert paid.amount_cents == 7_500 and paid.authorized_by == "S1"
     with Session(engine) as s:
         slips = {sl.hit_id: sl for sl in s.scalars(select(Slip))}
-    from printing.preview import recovered_text
+    from printing.escpos.preview import recovered_text
 
     verified = " ".join(recovered_text(slips[four].escpos).split())
     assert "Verified Sue Visor" in verified and "No. S1, supervisor" in verified
@@ -310,7 +310,7 @@ def test_a_five_dollar_face_up_table_shares_the_one_dollar_fortune_meter(engine:
     assert f.pay(hit, HANDS["FOUR_OF_A_KIND"].split(), swipe_of(SUP)).amount_cents == 37_500
     with Session(engine) as s:
         slip = s.scalars(select(Slip)).one()
-    from printing.preview import recovered_text
+    from printing.escpos.preview import recovered_text
 
     assert "FUPGPP-03" in recovered_text(slip.escpos)
 

@@ -73,8 +73,8 @@ def test_the_loop_finder_finds_a_loop() -> None:
 
 
 def test_core_imports_no_gui_paper_or_qt_but_the_cli_wiring(graph: grimp.ImportGraph) -> None:
-    wiring = {("core.cli.dispatch", "printing.slip"),
-              ("core.cli.dispatch", "printing.accounting_page")}
+    wiring = {("core.cli.dispatch", "printing.escpos.slip"),
+              ("core.cli.dispatch", "printing.pages.accounting_page")}
     found = {(m, i) for m in graph.modules if m == "core" or m.startswith("core.")
              for i in graph.find_modules_directly_imported_by(m)
              if i.split(".")[0] in ("gui", "printing", "PySide6", "pyqtgraph", "escpos")}

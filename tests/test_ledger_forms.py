@@ -1,5 +1,5 @@
-"""The regulator's forms filled from the ledger (printing/ledger_forms.py, docs/forms.md "From the
-ledger"): every figure is checked against a hand computation of the ledger built here through
+"""The regulator's forms filled from the ledger (printing/pages/ledger_forms.py, docs/forms.md "From
+the ledger"): every figure is checked against a hand computation of the ledger built here through
 core/pokerroom/fund.py and core/pokerroom/cases.py, and every refusal.  SQLite and PostgreSQL.
 
 The ledger (casino time zone Asia/Manila, UTC+8):
@@ -40,8 +40,8 @@ from core.ledger.models import BbjPosting
 from core.pokerroom import cases as bc
 from core.pokerroom.fund import FundSettings
 from core.pokerroom.rules.bbj import BbjSettings, ShownHand, Split
-from printing import ledger_forms as lf
-from printing.forms import (
+from printing.pages import ledger_forms as lf
+from printing.pages.forms import (
     HAND_MARK,
     FormError,
     LinkedTable,

@@ -1,4 +1,4 @@
-"""Preview: the ESC/POS interpreter recovers what the paper shows (printing/preview.py)."""
+"""Preview: the ESC/POS interpreter recovers what the paper shows (printing/escpos/preview.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from printing.preview import (
+from printing.escpos.preview import (
     PAPER_DOTS,
     Cut,
     PreviewError,
@@ -20,7 +20,7 @@ from printing.preview import (
     recovered_text,
     render,
 )
-from printing.slip import demo_slip, render_slip
+from printing.escpos.slip import demo_slip, render_slip
 
 
 def test_preview_recovers_the_slip_text() -> None:

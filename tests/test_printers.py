@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from printing import printers
-from printing.printers import (
+from printing.escpos import printers
+from printing.escpos.printers import (
     FilePrinter,
     NetworkPrinter,
     PrinterError,
     PrinterStatus,
     printer_from_config,
 )
-from printing.slip import demo_slip, render_slip
+from printing.escpos.slip import demo_slip, render_slip
 from tests.fake_printer import (
     PAPER_END,
     STATUS_COVER_OPEN,
@@ -331,7 +331,7 @@ def test_file_printer_refuses_unsafe_names(tmp_path: Path, name: object) -> None
 
 
 def full_disk_open(free: int) -> Callable[..., io.RawIOBase | io.BufferedWriter]:
-    """``open`` for ``printing.printers`` on a disk with ``free`` bytes left, as the kernel
+    """``open`` for ``printing.escpos.printers`` on a disk with ``free`` bytes left, as the kernel
     fills one (tmpfs, ext4): a write takes the part that fits and returns its length, the next
     write fails with ENOSPC.  Buffered (the default) or not, as the caller asks."""
     left = [free]

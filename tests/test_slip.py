@@ -1,4 +1,4 @@
-"""Win slip: ESC/POS bytes of a paid hit (printing/slip.py) and the accounting win page."""
+"""Win slip: ESC/POS bytes of a paid hit (printing/escpos/slip.py) and the accounting win page."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.tablegames.slip_record import SlipError
-from printing.slip import (
+from printing.escpos.slip import (
     amount_in_words,
     cards_text,
     demo_slip,
     local_time_text,
     render_slip,
 )
-from printing.winpage import WinPageError, winpage_html
+from printing.pages.winpage import WinPageError, winpage_html
 
 GS_CUT = re.compile(rb"\x1dV[\x00\x01\x30\x31]|\x1dV[\x41\x42].")
 QR_STORE = b"\x1d(k"  # GS ( k: 2-D code function (cn 49 = QR)
@@ -57,7 +57,7 @@ def test_same_slip_renders_identical_bytes() -> None:
 
 def test_same_slip_renders_identical_bytes_in_another_process() -> None:
     """The ledger keeps the bytes: a reprint in a later process must match them."""
-    code = ("import sys; from printing.slip import demo_slip, render_slip; "
+    code = ("import sys; from printing.escpos.slip import demo_slip, render_slip; "
             "sys.stdout.buffer.write(render_slip(demo_slip()))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True,
                          timeout=120)
@@ -66,7 +66,7 @@ def test_same_slip_renders_identical_bytes_in_another_process() -> None:
 
 def test_escpos_import_leaves_logging_and_stdout_alone() -> None:
     """escpos 3.1 calls logging.basicConfig() at import; Podium's logging must stay as set."""
-    code = ("import logging, sys; from printing.slip import demo_slip, render_slip; "
+    code = ("import logging, sys; from printing.escpos.slip import demo_slip, render_slip; "
             "render_slip(demo_slip()); "
             "print(len(logging.getLogger().handlers))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -109,7 +109,7 @@ def test_paid_at_is_shown_in_local_time_with_utc() -> None:
     assert local_time_text(manila)[0] == "2025-06-02 12:14:03 PST (UTC+08:00)"
     utc = dataclasses.replace(demo_slip(), timezone="UTC")
     assert local_time_text(utc)[0] == "2025-06-02 04:14:03 UTC"
-    from printing.preview import recovered_text
+    from printing.escpos.preview import recovered_text
 
     paper = " ".join(recovered_text(render_slip(summer)).split())  # 42 columns wrap it
     assert "2025-06-01 21:14:03 PDT (UTC-07:00)" in paper
@@ -214,7 +214,7 @@ def test_win_page_refuses_non_text_details() -> None:
 def test_win_page_pdf_is_one_page(qapp: object, tmp_path: object, page_size: str) -> None:
     from pathlib import Path
 
-    from printing.winpage import write_pdf
+    from printing.pages.winpage import write_pdf
 
     path = write_pdf(winpage_html(demo_slip(), {"Surveillance": "reviewed"}),
                      Path(str(tmp_path)) / "win.pdf", page_size=page_size)
@@ -228,7 +228,7 @@ def test_win_page_pdf_is_one_page(qapp: object, tmp_path: object, page_size: str
 def test_win_page_unknown_page_size_is_refused(tmp_path: object) -> None:
     from pathlib import Path
 
-    from printing.winpage import write_pdf
+    from printing.pages.winpage import write_pdf
 
     with pytest.raises(WinPageError, match="size"):
         write_pdf("<p>x</p>", Path(str(tmp_path)) / "x.pdf", page_size="A3")

@@ -18,10 +18,10 @@ from core.app.console import ConsoleCore
 from core.ledger.models import Slip, SlipPrintAttempt
 from core.tablegames.floor import Floor
 from core.tablegames.views import FloorError
-from printing import printers
-from printing.preview import recovered_text
-from printing.printers import FilePrinter, NetworkPrinter
-from printing.slip import DUPLICATE_BANNER, REPRINT_BANNER
+from printing.escpos import printers
+from printing.escpos.preview import recovered_text
+from printing.escpos.printers import FilePrinter, NetworkPrinter
+from printing.escpos.slip import DUPLICATE_BANNER, REPRINT_BANNER
 from tests.fake_printer import (
     STATUS_COVER_OPEN,
     STATUS_CUTTER_ERROR,

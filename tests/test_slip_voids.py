@@ -290,8 +290,8 @@ def test_audit_verify_names_a_void_whose_reversal_is_not_the_award_s(floor: Floo
 def test_the_console_never_prints_a_void_slip_and_its_preview_says_void(
         engine: Engine, tmp_path: Any) -> None:
     from core.app.demo import enroll_demo_employees, swipe_of
-    from printing.preview import recovered_text
-    from printing.printers import FilePrinter
+    from printing.escpos.preview import recovered_text
+    from printing.escpos.printers import FilePrinter
     from tests.harness import wait_for
     from tests.paid_slips import console, make_slips, slip_floor
 

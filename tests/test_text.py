@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from core.kernel.text import printable
 from core.ledger.models import Employee
 from core.tablegames.slip_record import Signer
-from printing.slip import demo_slip, render_slip
+from printing.escpos.slip import demo_slip, render_slip
 from tests.test_employees_command import SWIPE_A, db, enroll, run_cli  # noqa: F401 (db: fixture)
 
 ESC, GS = "\x1b", "\x1d"

@@ -68,13 +68,13 @@ COMMANDS_TOP: dict[str, tuple[str, str]] = {
                    "and B"),
     "console": ("gui.app", "start the supervisor console"),
     "demo": ("gui.app", "start the console on the embedded demo floor"),
-    "display": ("gui.signage", "full-screen room display of a group's live meters or a Bad "
+    "display": ("gui.desks.signage", "full-screen room display of a group's live meters or a Bad "
                 "Beat Jackpot, read from the ledger (read-only)"),
     "employees": ("core.cli.employees_command", "enroll employees and their cards, list, "
                   "deactivate, check or replace a card"),
     "audit": ("core.cli.audit_command", "re-check the ledger's hash chain, meters, pays and "
               "slips (audit verify)"),
-    "forms": ("printing.forms_command", "the regulator's poker-room forms (TGD-1494/1623, "
+    "forms": ("printing.pages.forms_command", "the regulator's poker-room forms (TGD-1494/1623, "
               "1500, 108, 1540) from the ledger as PDF or PNG"),
 }
 
@@ -96,11 +96,11 @@ def wire(args: argparse.Namespace) -> None:
     tables above and imports what it needs itself."""
     if args._module in FLOOR_COMMANDS:
         from core.tablegames.paper import use_paper
-        from printing.slip import PAPER
+        from printing.escpos.slip import PAPER
 
         use_paper(PAPER)
     if args._module == "core.cli.report_accounting" and getattr(args, "format", "") == "pdf":
-        from printing.accounting_page import write_pdf
+        from printing.pages.accounting_page import write_pdf
 
         args.write_pdf = write_pdf
 

@@ -19,7 +19,7 @@ from typing import Any
 from core.cli.dispatch import UsageError
 from core.kernel.text import printable
 
-# printing.accounting_page.write_pdf: the report as a PDF page at the path
+# printing.pages.accounting_page.write_pdf: the report as a PDF page at the path
 WritePdf = Callable[[Any, Any, Path], object]
 
 REPORTS = ("reconcile", "liability", "slips", "hits", "drop")

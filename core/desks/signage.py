@@ -10,7 +10,7 @@ Jackpot (the fund's main amount, as the console's Poker room tab shows it).
 
 :class:`SignPoller` makes one read per call and remembers since when the ledger has not
 answered: a display shows :class:`Unreachable` (with that time), never the last amount it read.
-Qt-free: ``gui/signage.py`` is the window.
+Qt-free: ``gui/desks/signage.py`` is the window.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ KIND = declare("printer", Setting(
 
 @section("printer (kind = \"network\")")
 class NetworkPrinterConfig:
-    """An ESC/POS printer on raw TCP; every timeout in seconds (printing/printers.py)."""
+    """An ESC/POS printer on raw TCP; every timeout in seconds (printing/escpos/printers.py)."""
 
     host: str = setting(
         kind="string",

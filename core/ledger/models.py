@@ -778,9 +778,9 @@ class BbjCaseEvent(Base):
 
 
 class BbjSlipPrint(Base):
-    """Append-only: one attempt to print a Bad Beat Jackpot share slip (printing/bbj_slip.py):
-    the case and seat, whether it was a reprint, the printer, and whether it printed (with the
-    printer's problem when it did not)."""
+    """Append-only: one attempt to print a Bad Beat Jackpot share slip
+    (printing/escpos/bbj_slip.py): the case and seat, whether it was a reprint, the printer, and
+    whether it printed (with the printer's problem when it did not)."""
 
     __tablename__ = "bbj_slip_prints"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)

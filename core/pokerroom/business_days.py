@@ -2,7 +2,7 @@
 of the casino's public holidays (the floor file's ``[casino] public_holidays``).
 
 The one place the counting is written: the case deadlines (:mod:`core.pokerroom.cases`), the
-TGD-1540 notice (:mod:`printing.forms`) and the TGD-1581 filing deadline
+TGD-1540 notice (:mod:`printing.pages.forms`) and the TGD-1581 filing deadline
 (:mod:`core.pokerroom.implementation`) all step through :func:`add_business_days`."""
 
 from __future__ import annotations

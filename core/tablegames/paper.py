@@ -11,7 +11,7 @@ that build a floor) passes printing's implementation in:
   raise this very class).
 
 A :class:`~core.tablegames.floor.Floor` built without ``paper=`` uses the process's paper,
-set once by the wiring with :func:`use_paper` (printing: ``printing.slip.PAPER``).
+set once by the wiring with :func:`use_paper` (printing: ``printing.escpos.slip.PAPER``).
 """
 
 from __future__ import annotations
@@ -85,5 +85,5 @@ def process_paper() -> SlipPaper:
     """The paper set by :func:`use_paper`; :class:`PaperMissing` when none was."""
     if _paper is None:
         raise PaperMissing("no slip paper: the app wiring must call "
-                           "core.tablegames.paper.use_paper(printing.slip.PAPER)")
+                           "core.tablegames.paper.use_paper(printing.escpos.slip.PAPER)")
     return _paper

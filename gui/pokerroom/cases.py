@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.pokerroom import cases as bc
-from gui import theme
-from gui.bridge import default_bridge
+from gui.common import theme
+from gui.common.bridge import default_bridge
 from gui.pokerroom.common import RoomContext, scrolled, shares_text, show
 
 log = logging.getLogger("podium.gui.poker_room")
@@ -398,7 +398,7 @@ class CasesPanel(QWidget):
         printer (the console's printer thread records whether it printed); the case message
         says so after ``said``."""
         from core.tablegames.slip_record import SlipError
-        from printing.bbj_slip import render_share_slip, share_slip
+        from printing.escpos.bbj_slip import render_share_slip, share_slip
 
         casino = self.console.config.casino
         room = self.ctx.room

@@ -33,9 +33,9 @@ from PySide6.QtWidgets import (
 from core.kernel.money import format_cents, parse_cents
 from core.pokerroom import cases as bc
 from core.pokerroom.rules.bbj import TAXPAYER_CLASSES, Decision, ShownHand, fraction_text
-from gui import theme
-from gui.bridge import default_bridge
-from gui.cards import CardPicker, SlotGroup
+from gui.common import theme
+from gui.common.bridge import default_bridge
+from gui.common.cards import CardPicker, SlotGroup
 from gui.pokerroom.common import RoomContext, qdatetime, seats_text, tie_lines
 
 log = logging.getLogger("podium.gui.poker_room")

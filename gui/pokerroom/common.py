@@ -16,8 +16,8 @@ from core.kernel.money import format_cents, parse_cents
 from core.pokerroom import fund as bf
 from core.pokerroom.room import PokerRoom
 from core.pokerroom.rules.bbj import BbjSettings, Decision
-from gui import theme
-from gui.forms_panel import FundInfo
+from gui.common import theme
+from gui.pokerroom.forms_panel import FundInfo
 
 NO_FUND = "No Bad Beat Jackpot fund: create one first (docs/bbj.md)."
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from core.kernel.money import format_cents, parse_cents
 from core.pokerroom import cases as bc
 from core.pokerroom import fund as bf
-from gui import theme
+from gui.common import theme
 from gui.pokerroom.common import NO_FUND, RoomContext, day_edit, day_of, qdatetime, show
 
 

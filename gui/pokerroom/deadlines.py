@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.pokerroom import calendar as cal
-from gui import theme
-from gui.bridge import default_bridge
+from gui.common import theme
+from gui.common.bridge import default_bridge
 from gui.pokerroom.common import RoomContext, qdatetime, scrolled, show
 
 log = logging.getLogger("podium.gui.poker_room")

@@ -10,10 +10,10 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
 from core.kernel.money import format_cents
 from core.pokerroom import fund as bf
-from gui import theme
-from gui.bridge import default_bridge
-from gui.forms_panel import FundInfo
+from gui.common import theme
+from gui.common.bridge import default_bridge
 from gui.pokerroom.common import RoomContext
+from gui.pokerroom.forms_panel import FundInfo
 
 log = logging.getLogger("podium.gui.poker_room")
 

@@ -7,14 +7,14 @@ panels over the poker-room facade (``core.pokerroom.room.PokerRoom``).
 - beside it the pages: :class:`~gui.pokerroom.cases.CasesPanel` (the cases and their steps,
   share slips), :class:`~gui.pokerroom.counts.CountPanel` (the daily count, tournament fees),
   :class:`~gui.pokerroom.closure.ClosurePanel` (cessation: notices, the forfeiture on closure),
-  the regulator's forms (gui/forms_panel.py) and
+  the regulator's forms (gui/pokerroom/forms_panel.py) and
   :class:`~gui.pokerroom.deadlines.DeadlinesPanel` (the room's deadlines and their filings).
 
 Every panel holds the one :class:`~gui.pokerroom.common.RoomContext` (the facade, the settings,
 the clock, the chosen fund as last read); the screen composes them and wires what one panel's
 step changes to the panels that show it (Qt signals).  Reads run on a worker thread through
-the bridge (gui/bridge.py); a step's write runs in the swipe prompt's action (on the bridge's
-ops thread, gui/authorize.py)."""
+the bridge (gui/common/bridge.py); a step's write runs in the swipe prompt's action (on the bridge's
+ops thread, gui/common/authorize.py)."""
 
 from __future__ import annotations
 
@@ -29,13 +29,13 @@ from PySide6.QtWidgets import QMessageBox, QSplitter, QTabWidget, QVBoxLayout, Q
 from core.pokerroom import fund as bf
 from core.pokerroom.room import PokerRoom
 from core.pokerroom.rules.bbj import BbjSettings
-from gui.forms_panel import FormsPanel
 from gui.pokerroom.cases import CasesPanel
 from gui.pokerroom.claim import ClaimPanel
 from gui.pokerroom.closure import ClosurePanel
 from gui.pokerroom.common import RoomContext, scrolled
 from gui.pokerroom.counts import CountPanel
 from gui.pokerroom.deadlines import DeadlinesPanel
+from gui.pokerroom.forms_panel import FormsPanel
 from gui.pokerroom.fund import FundHeader
 
 FUND_REFRESH_MS = 5000

@@ -40,7 +40,7 @@ def fail_on_logged_error(request: pytest.FixtureRequest):  # type: ignore[no-unt
 
 @pytest.fixture(autouse=True, scope="session")
 def themed(qapp):  # type: ignore[no-untyped-def]
-    from gui import theme
+    from gui.common import theme
 
     theme.apply(qapp)
     return qapp
@@ -58,7 +58,7 @@ def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
 def _no_widget_outlives_its_test(qapp):  # type: ignore[no-untyped-def]
     """What a test left (closed windows in reference cycles, widgets waiting for deleteLater)
     is destroyed before the next test, on the GUI thread: automatic garbage collection is off
-    in the console (gui/collector.py), and a window left from one test must not take part in
+    in the console (gui/common/collector.py), and a window left from one test must not take part in
     the next."""
     yield
     import gc

@@ -1,8 +1,8 @@
 """A card swipe as a keyboard-wedge reader types it: every character a few ms after the last by
 the window system's clock (the key events' timestamps), which is what the swipe catcher
-(gui/swipe.py) measures.  ``qtbot.keyClicks`` sends events without a timestamp, so the catcher
-then falls back to when the GUI thread handled them, and a loaded test machine (a collection,
-another process) split such "swipes" into typing."""
+(gui/common/swipe.py) measures.  ``qtbot.keyClicks`` sends events without a timestamp, so the
+catcher then falls back to when the GUI thread handled them, and a loaded test machine (a
+collection, another process) split such "swipes" into typing."""
 
 from __future__ import annotations
 

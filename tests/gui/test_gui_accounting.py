@@ -1,5 +1,5 @@
-"""The accountant's reports on screen (gui/accounting_panel.py) over the ledger of known rounds
-(tests/accounting_ledger.py), through a read-only desk: the figures shown to the cent, the
+"""The accountant's reports on screen (gui/desks/accounting_panel.py) over the ledger of known
+rounds (tests/accounting_ledger.py), through a read-only desk: the figures shown to the cent, the
 exports read back, the printed page written, a bad period named.
 
 Screenshots go to $PODIUM_SCREENSHOT_DIR when it is set (report-*.png)."""
@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QTableWidget, QWidget
 from sqlalchemy import Engine
 
 from core.desks.desk import Desk, open_desk
-from gui.accounting_panel import ReconciliationPanel
-from gui.bridge import default_bridge
+from gui.common.bridge import default_bridge
+from gui.desks.accounting_panel import ReconciliationPanel
 from tests import accounting_ledger as L
 
 SHOTS = os.environ.get("PODIUM_SCREENSHOT_DIR")

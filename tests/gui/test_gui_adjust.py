@@ -19,9 +19,9 @@ from sqlalchemy.orm import Session
 from core.app.demo import swipe_of
 from core.kernel.money import UNITS_PER_CENT
 from core.ledger.models import Employee, MeterEntry, SwipeLog
-from gui.adjust import FIRST_CARD, SECOND_CARD, AdjustDialog, AdjustSwipePrompt
+from gui.common.swipe import SwipeCatcher
 from gui.main_window import MainWindow
-from gui.swipe import SwipeCatcher
+from gui.tablegames.adjust import FIRST_CARD, SECOND_CARD, AdjustDialog, AdjustSwipePrompt
 from tests.fake_printer import FakePrinter
 from tests.gui.swiping import type_pin, type_swipe
 from tests.harness import FloorHarness

@@ -1,12 +1,12 @@
-"""Plot axes (gui/axes.py): money reads as money with the casino's symbol, time as the casino's
-clock, whatever the computer's own time zone."""
+"""Plot axes (gui/common/axes.py): money reads as money with the casino's symbol, time as the
+casino's clock, whatever the computer's own time zone."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from gui.axes import LocalTimeAxis, MoneyAxis, local_clock, local_ticks, money_tick
+from gui.common.axes import LocalTimeAxis, MoneyAxis, local_clock, local_ticks, money_tick
 
 MANILA = ZoneInfo("Asia/Manila")  # UTC+8
 NEW_YORK = ZoneInfo("America/New_York")  # UTC-5 in winter, -4 in summer

@@ -21,8 +21,8 @@ import core.pokerroom.cases as bc
 import core.pokerroom.fund as bf
 from core.app.demo import demo_credential
 from core.ledger.models import BbjAward, BbjCessation
-from printing.closure_form import demo_forfeiture, forfeiture_html
-from printing.winpage import render_png
+from printing.pages.closure_form import demo_forfeiture, forfeiture_html
+from printing.pages.winpage import render_png
 from tests.gui.test_gui_poker_room import (  # noqa: F401 - room_tab is a fixture
     SHOTS,
     SUPERVISOR,

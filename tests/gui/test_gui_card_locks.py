@@ -12,8 +12,8 @@ from sqlalchemy.orm import Session
 from core.app.demo import swipe_of
 from core.ledger.models import CardLock
 from core.people.auth import AuthError
-from gui.authorize import SwipePrompt
-from gui.card_locks import UnlockDialog
+from gui.common.authorize import SwipePrompt
+from gui.people.card_locks import UnlockDialog
 from tests.gui.swiping import type_pin, type_swipe
 from tests.gui.test_gui_adjust import console_window, shot  # noqa: F401 (fixture)
 

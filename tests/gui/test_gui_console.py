@@ -15,10 +15,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QWidget
 
 from core.app.demo import demo_credential, swipe_of
-from gui.authorize import SwipePrompt
+from gui.common.authorize import SwipePrompt
+from gui.common.swipe import SwipeCatcher
 from gui.main_window import MainWindow
-from gui.swipe import SwipeCatcher
-from gui.verify import VerifyDialog
+from gui.tablegames.verify import VerifyDialog
 from tests.fake_printer import FakePrinter
 from tests.gui.swiping import type_pin, type_swipe
 from tests.harness import FloorHarness, wait_for
@@ -393,7 +393,7 @@ def test_the_queue_waiting_time_ticks_and_an_aged_hit_turns_red_and_sounds_once(
 
 def test_the_reject_dialog_offers_the_common_reasons_and_keeps_the_flags_in_sight(  # type: ignore[no-untyped-def]
         qtbot, modal_steps, console_window) -> None:
-    from gui.verify import COMMON_REASONS, RejectDialog
+    from gui.tablegames.verify import COMMON_REASONS, RejectDialog
 
     window, floor, _printer = console_window
     floor.deal_hit("PG-1", seat=3, cards=ROYAL_SF7, wagers=[1, 3])
@@ -448,8 +448,8 @@ def test_a_flag_picks_the_likely_reason(qtbot) -> None:  # type: ignore[no-untyp
     from datetime import UTC, datetime
 
     from core.tablegames.flags import FlagCode, HitFlag
-    from gui.verify import RejectDialog
-    from gui.widgets import HitView
+    from gui.tablegames.verify import RejectDialog
+    from gui.tablegames.widgets import HitView
 
     for flag, likely in ((HitFlag(FlagCode.NO_WAGER, seat=3), "No wager on the seat"),
                          (HitFlag(FlagCode.CLAIM_MISMATCH, claimed="FLUSH", made="STRAIGHT"),
@@ -470,8 +470,8 @@ def test_the_likely_reason_is_picked_from_codes_not_from_words(qtbot) -> None:  
     from datetime import UTC, datetime
 
     from core.tablegames.flags import FlagCode
-    from gui.verify import RejectDialog
-    from gui.widgets import HitView
+    from gui.tablegames.verify import RejectDialog
+    from gui.tablegames.widgets import HitView
 
     # a NOTE whose words happen to say "no wager" picks nothing; the code alone decides
     dlg = RejectDialog(HitView(1, "H1", "Pai Gow 1", 3, 4, "FLUSH", None,

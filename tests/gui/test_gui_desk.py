@@ -1,7 +1,7 @@
-"""The accountant's and surveillance's desks on screen (gui/desk_window.py, gui/desk_start.py,
-gui/ledger_check.py, ``podium console --role``): a read-only window with exactly its role's tabs,
-no controller link, a card at start that picks the desk, a placeholder for a missing panel, and
-the surveillance's ledger check.
+"""The accountant's and surveillance's desks on screen (gui/desks/desk_window.py,
+gui/desks/desk_start.py, gui/desks/ledger_check.py, ``podium console --role``): a read-only window
+with exactly its role's tabs, no controller link, a card at start that picks the desk, a placeholder
+for a missing panel, and the surveillance's ledger check.
 
 Screenshots go to $PODIUM_SCREENSHOT_DIR when it is set (desk-accountant.png,
 desk-surveillance.png, desk-ledger-check.png)."""
@@ -31,12 +31,12 @@ from core.ledger.people import record_event
 from core.people import cardkey
 from core.people.auth import add_employee, pin_hash
 from gui import app as gui_app
-from gui.authorize import SwipePrompt
-from gui.bridge import default_bridge
-from gui.desk_start import DeskChoice, card_prompt
-from gui.desk_window import DESK_TABS, DeskWindow, Placeholder
-from gui.ledger_check import LedgerCheckPanel
-from gui.swipe import SwipeCatcher
+from gui.common.authorize import SwipePrompt
+from gui.common.bridge import default_bridge
+from gui.common.swipe import SwipeCatcher
+from gui.desks.desk_start import DeskChoice, card_prompt
+from gui.desks.desk_window import DESK_TABS, DeskWindow, Placeholder
+from gui.desks.ledger_check import LedgerCheckPanel
 from tests.conftest import PG_URL
 from tests.gui.swiping import type_pin, type_swipe
 from tests.ledgers import migrate
@@ -315,8 +315,8 @@ def test_a_missing_or_broken_panel_shows_a_placeholder_not_a_crash(
         window = DeskWindow(desk, tabs=[
             ("Gone", "gui.no_such_panel:NoSuchPanel"),
             ("Broken", "tests.gui.test_gui_desk:BrokenPanel"),
-            ("No class", "gui.ledger_check:NoSuchPanel"),
-            ("Ledger check", "gui.ledger_check:LedgerCheckPanel"),
+            ("No class", "gui.desks.ledger_check:NoSuchPanel"),
+            ("Ledger check", "gui.desks.ledger_check:LedgerCheckPanel"),
         ])
         qtbot.addWidget(window)
         window.show()
@@ -329,7 +329,7 @@ def test_a_missing_or_broken_panel_shows_a_placeholder_not_a_crash(
             "The panel's module gui.no_such_panel is not installed in this Podium.",
             "The panel BrokenPanel could not be built: RuntimeError: the panel's query is "
             "wrong",
-            "The module gui.ledger_check has no panel NoSuchPanel."]
+            "The module gui.desks.ledger_check has no panel NoSuchPanel."]
         default_bridge().wait_idle()
         window.close()
     finally:
@@ -351,7 +351,7 @@ def test_the_ledger_check_verifies_on_a_reader_thread_and_shows_the_chain_head(
         panel = window.tabs.currentWidget()
         assert isinstance(panel, LedgerCheckPanel)
         ran_on: list[str] = []
-        import gui.ledger_check as lc
+        import gui.desks.ledger_check as lc
 
         real = lc.verify
 

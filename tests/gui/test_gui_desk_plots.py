@@ -1,4 +1,4 @@
-"""The desks' plots (gui/desk_plots.py) show the exact figures of
+"""The desks' plots (gui/desks/desk_plots.py) show the exact figures of
 core/desks/accounting/plots_data.py
 for a period; with PODIUM_SCREENSHOT_DIR set, a busy gaming day is drawn into screenshots."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from core.desks.accounting.periods import gaming_day
-from gui.desk_plots import (
+from gui.desks.desk_plots import (
     ContributionsPlot,
     HitsExpectedPlot,
     MeterDayPlot,
@@ -130,7 +130,7 @@ def test_screenshots_of_a_busy_day(qtbot, tmp_path) -> None:  # type: ignore[no-
 def test_the_desks_plots_tab_shows_the_chosen_day_and_shift(qtbot, sqlite_engine) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtCore import QDate
 
-    from gui.desk_plots import DeskPlots
+    from gui.desks.desk_plots import DeskPlots
 
     desk = _desk(sqlite_engine)
     tab = DeskPlots(desk)

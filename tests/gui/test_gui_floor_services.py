@@ -21,9 +21,9 @@ from sqlalchemy import Engine
 from core.app.console import ConsoleCore
 from core.controllers.ownership import TableClaims
 from core.tablegames.floor import Floor
+from gui.common.swipe import SwipeCatcher
 from gui.main_window import MainWindow
-from gui.swipe import SwipeCatcher
-from gui.widgets import TableView, tile_text
+from gui.tablegames.widgets import TableView, tile_text
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for
 from tests.ledgers import migrate

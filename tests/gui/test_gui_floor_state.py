@@ -1,5 +1,5 @@
-"""The console's picture of the floor (gui/model.py FloorState) kept from the core's
-announcements, and the bridge that runs ledger work off the GUI thread (gui/bridge.py)."""
+"""The console's picture of the floor (gui/tablegames/model.py FloorState) kept from the core's
+announcements, and the bridge that runs ledger work off the GUI thread (gui/common/bridge.py)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from core.tablegames.views import (
     PendingHitView,
     TableView,
 )
-from gui.bridge import Bridge
-from gui.model import FloorState
+from gui.common.bridge import Bridge
+from gui.tablegames.model import FloorState
 
 NOW = datetime(2026, 12, 3, 4, 0, tzinfo=UTC)
 
@@ -215,7 +215,7 @@ def test_a_tile_follows_this_consoles_own_link_at_once() -> None:
     from types import SimpleNamespace
 
     from core.floorconfig import load_demo_floor
-    from gui.model import table_view
+    from gui.tablegames.model import table_view
 
     console = SimpleNamespace(config=load_demo_floor())
     ledger_says_offline = TableView("PG-1", "Pai Gow 1", "WA01", "FPGPP-WA01", False, 4,

@@ -22,10 +22,10 @@ from sqlalchemy.orm import Session
 
 from core.app.demo import swipe_of
 from core.ledger.models import Employee, MachineCheck, SwipeLog
-from gui.authorize import SwipePrompt
-from gui.machine_check import MachineCheckScreen
+from gui.common.authorize import SwipePrompt
+from gui.common.swipe import SwipeCatcher
+from gui.machines.machine_check import MachineCheckScreen
 from gui.main_window import MainWindow
-from gui.swipe import SwipeCatcher
 from tests.fake_printer import FakePrinter
 from tests.gui.swiping import type_swipe
 from tests.harness import FloorHarness

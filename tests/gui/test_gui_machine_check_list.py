@@ -1,5 +1,6 @@
-"""The surveillance desk's Machine checks tab (gui/machine_check_list.py): the checks recorded
-in the chosen gaming days, newest first, mismatches only on request, read through a desk."""
+"""The surveillance desk's Machine checks tab (gui/machines/machine_check_list.py): the checks
+recorded in the chosen gaming days, newest first, mismatches only on request, read through a
+desk."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from core.floorconfig import load_demo_floor
 from core.machines.checks import record_check
 from core.machines.rules.slot_games import find_game
 from core.machines.rules.slots import spin_from_text
-from gui.bridge import default_bridge
-from gui.machine_check_list import MachineCheckList
+from gui.common.bridge import default_bridge
+from gui.machines.machine_check_list import MachineCheckList
 
 SCREEN = "R X R N E / G Y X B N / F F E F N"  # 145 credits (docs/slots.md)
 

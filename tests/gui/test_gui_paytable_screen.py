@@ -25,7 +25,7 @@ from core.ledger.db import make_engine
 from core.tablegames.rules.edge import bonus_edge, percent_text, progressive_edge
 from core.tablegames.rules.enumerate import HandCounts, count_hands
 from core.tablegames.rules.paytables import load_paytables
-from gui.paytable_screen import PaytableScreen
+from gui.tablegames.paytable_screen import PaytableScreen
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for
 from tests.ledgers import migrate
@@ -367,7 +367,7 @@ def test_a_failed_count_is_shown_not_raised(qtbot, screen_of):  # type: ignore[n
 
 def test_meter_risk_plots_the_meter_and_the_chance_of_running_dry(qtbot, screen_of, monkeypatch):  # type: ignore[no-untyped-def]
     meter_risk = pytest.importorskip("core.tablegames.meter_risk")
-    from gui import paytable_screen
+    from gui.tablegames import paytable_screen
 
     monkeypatch.setattr(paytable_screen, "RISK_ROUNDS", 3_000)
     monkeypatch.setattr(paytable_screen, "RISK_PATHS", 20)

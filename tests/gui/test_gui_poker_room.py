@@ -1,11 +1,11 @@
-"""The Poker room tab (gui/pokerroom/, gui/forms_panel.py): a qualifying claim entered by
+"""The Poker room tab (gui/pokerroom/, gui/pokerroom/forms_panel.py): a qualifying claim entered by
 hand and on the card picker shows the decision and every share; a claim that fails shows its
 reasons in words; a showdown of three hands is decided on the two highest; a seat that showed
 must be dealt in; opening a case after a supervisor's swipe lists it with its state and next
 deadline (public holidays skipped); an approval may cease the fund; the daily count keeps the
 house rake; a tournament's fee is recorded; the forms page writes a daily report PDF or shows
-why it can not.  SQLite (core/pokerroom/cases.py and printing/ledger_forms.py are tested on both
-databases).  The swipe prompt is replaced by a direct call with a supervisor's card that, like
+why it can not.  SQLite (core/pokerroom/cases.py and printing/pages/ledger_forms.py are tested on
+both databases).  The swipe prompt is replaced by a direct call with a supervisor's card that, like
 the prompt, keeps a refusal's message (tests/gui/test_gui_swipe.py covers the prompt).
 
 Screenshots go to /tmp/poker-shots/ (or $PODIUM_SCREENSHOT_DIR: make screenshots writes
@@ -38,11 +38,11 @@ from core.ledger.models import (
     PokerTournamentFee,
 )
 from core.pokerroom.rules.bbj import ShownHand
-from gui.bridge import default_bridge
+from gui.common.bridge import default_bridge
+from gui.common.swipe import SwipeCatcher
 from gui.main_window import MainWindow
 from gui.pokerroom import PokerRoomScreen
 from gui.pokerroom.claim import COL_NAME
-from gui.swipe import SwipeCatcher
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness
 
@@ -648,7 +648,7 @@ def test_the_forms_page_writes_a_tgd_1581_implementation_request(  # type: ignor
 
 def test_each_share_paid_prints_its_slip_and_a_paid_share_can_be_reprinted(  # type: ignore[no-untyped-def]
         qtbot, room_tab, swiper) -> None:
-    from printing.preview import recovered_text
+    from printing.escpos.preview import recovered_text
 
     _window, screen = room_tab
     engine = screen.console.engine
@@ -811,7 +811,7 @@ def test_the_tab_asks_for_the_executive_card_and_pin_a_large_award_needs(  # typ
         qtbot, modal_steps, room_tab) -> None:
     from PySide6.QtWidgets import QLabel
 
-    from gui.authorize import SwipePrompt
+    from gui.common.authorize import SwipePrompt
     from tests.gui.swiping import type_pin, type_swipe
 
     window, screen = room_tab

@@ -22,7 +22,7 @@ import core.pokerroom.cases as bc
 import core.pokerroom.fund as bf
 from core.app.demo import demo_credential
 from core.ledger.models import BbjFiling
-from gui import theme
+from gui.common import theme
 from tests.gui import test_gui_poker_room as poker
 from tests.gui.test_gui_poker_room import SHOTS, SUPERVISOR, _count_and_post, _page, settle
 from tests.test_bbj_cases import entry

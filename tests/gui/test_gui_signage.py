@@ -1,4 +1,4 @@
-"""The room display (gui/signage.py, ``podium display``): it shows the ledger's amounts and
+"""The room display (gui/desks/signage.py, ``podium display``): it shows the ledger's amounts and
 follows them, PENDING when a hit waits, takes the amounts off the screen when the ledger does not
 answer, and names an unknown group or fund in one line (exit 2)."""
 
@@ -16,7 +16,7 @@ from core.controllers.events import GameStarted, HitClaimed
 from core.desks.signage import SignPoller, read_fund, read_group
 from core.ledger.db import make_engine
 from core.pokerroom import fund as bbj_fund
-from gui.signage import HIDDEN, STALE_S, SignageWindow
+from gui.desks.signage import HIDDEN, STALE_S, SignageWindow
 from tests.desk_helpers import read_only_desk
 from tests.ledgers import migrate
 from tests.test_floor import EXE, HANDS, PAYTABLES, SUP, Table, hit_ids, staffed_floor, swipe
@@ -179,7 +179,7 @@ def test_the_board_says_jackpot_locked_with_the_fixed_amount_and_the_live_meter(
     from zoneinfo import ZoneInfo
 
     from core.desks.signage import LOCKED, GroupSign, LevelSign
-    from gui.signage import board_of
+    from gui.desks.signage import board_of
 
     sign = GroupSign("LOCK", "Lock Link", (LevelSign("MAIN", 1_000_020, LOCKED, 1, 1_250_000),),
                      datetime(2026, 12, 3, 9, 30, 5, tzinfo=UTC))

@@ -1,4 +1,4 @@
-"""Surveillance's panel (gui/surveillance.py) on a ledger of known rounds (the ledger of
+"""Surveillance's panel (gui/desks/surveillance.py) on a ledger of known rounds (the ledger of
 tests/test_surveillance.py, built through the real floor API): the flagged hits of a gaming
 day, a known hit's timeline rows, its cards beside the claim and its flags, offscreen.
 
@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 from sqlalchemy import Engine
 
-from gui.surveillance import FLAGGED_ROW, SurveillancePanel
+from gui.desks.surveillance import FLAGGED_ROW, SurveillancePanel
 from tests.test_surveillance import NOW, build
 
 SHOTS = os.environ.get("PODIUM_SCREENSHOT_DIR")

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 
-from gui.swipe import SwipeCatcher
+from gui.common.swipe import SwipeCatcher
 
 TRACKS = "%B6011000990139424^REYES/DANA^2812101?;6011000990139424=2812101?"
 
@@ -86,7 +86,7 @@ def test_a_busy_gui_thread_mid_swipe_does_not_split_the_swipe(qtbot, qapp):  # t
 def test_a_ledger_failure_during_a_swiped_action_is_shown_in_the_prompt_not_raised(qtbot, qapp):  # type: ignore[no-untyped-def]
     from sqlalchemy.exc import OperationalError
 
-    from gui.authorize import SwipePrompt
+    from gui.common.authorize import SwipePrompt
 
     catcher = _catcher(qapp)
     try:

@@ -20,11 +20,11 @@ from sqlalchemy import Engine, select
 from core.app.console import ConsoleCore
 from core.ledger.models import Slip
 from core.tablegames.floor import Floor
+from gui.common.swipe import SwipeCatcher
 from gui.main_window import MainWindow
-from gui.swipe import SwipeCatcher
-from printing.preview import recovered_text
-from printing.printers import NetworkPrinter
-from printing.slip import DUPLICATE_BANNER
+from printing.escpos.preview import recovered_text
+from printing.escpos.printers import NetworkPrinter
+from printing.escpos.slip import DUPLICATE_BANNER
 from tests.fake_printer import FakePrinter
 from tests.paid_slips import PAYTABLES, console, make_slips, slip_floor
 

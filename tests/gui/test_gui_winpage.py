@@ -18,12 +18,12 @@ from sqlalchemy import Engine
 
 from core.app.demo import demo_credential, swipe_of
 from core.people.auth import AuthError
+from gui.common.swipe import SwipeCatcher
 from gui.main_window import MainWindow
-from gui.swipe import SwipeCatcher
-from gui.winpage_dialog import print_html, save_winpage_pdf, winpage_for
-from gui.winpage_search import WinPageSearchDialog
-from printing.slip import render_slip
-from printing.winpage import render_png
+from gui.tablegames.winpage_dialog import print_html, save_winpage_pdf, winpage_for
+from gui.tablegames.winpage_search import WinPageSearchDialog
+from printing.escpos.slip import render_slip
+from printing.pages.winpage import render_png
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for
 
@@ -142,7 +142,7 @@ def test_printed_text_is_black_under_the_consoles_dark_theme(qapp, tmp_path) -> 
     (PDF, PNG, print preview) must not take it: text without a colour of its own is black."""
     from PySide6.QtGui import QImage
 
-    from printing.winpage import render_png
+    from printing.pages.winpage import render_png
 
     assert qapp.palette().text().color().lightness() > 150  # the theme is on
     out = render_png('<html><body><p style="font-size:20pt"><b>BLACK</b></p></body></html>',

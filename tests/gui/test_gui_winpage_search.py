@@ -1,7 +1,7 @@
-"""Win pages for any slip (gui/winpage_search.py) and voiding a slip from the supervisor's
-console (gui/void_slip.py): the search panel shows a known slip and its win page, saves and
-prints it; the console's Slips > Win pages… voids the selected slip on an executive's card
-(swiped as real key events, then the PIN), after a supervisor's card was refused.
+"""Win pages for any slip (gui/tablegames/winpage_search.py) and voiding a slip from the
+supervisor's console (gui/tablegames/void_slip.py): the search panel shows a known slip and its win
+page, saves and prints it; the console's Slips > Win pages… voids the selected slip on an
+executive's card (swiped as real key events, then the PIN), after a supervisor's card was refused.
 
 Screenshots go to $PODIUM_SCREENSHOT_DIR when it is set (docs/screenshots/winpage-search.png,
 void-dialog.png and winpage-void.png were made so)."""
@@ -28,13 +28,13 @@ from core.floorconfig import loads_floor
 from core.kernel.cards import parse_cards
 from core.ledger.db import reader
 from core.ledger.models import MeterEntry, SwipeLog
-from gui.authorize import SwipePrompt
+from gui.common.authorize import SwipePrompt
+from gui.common.swipe import SwipeCatcher
 from gui.main_window import MainWindow
-from gui.swipe import SwipeCatcher
-from gui.void_slip import VoidDialog
-from gui.winpage_dialog import winpage_for
-from gui.winpage_search import WinPageSearch, WinPageSearchDialog
-from printing.winpage import render_png
+from gui.tablegames.void_slip import VoidDialog
+from gui.tablegames.winpage_dialog import winpage_for
+from gui.tablegames.winpage_search import WinPageSearch, WinPageSearchDialog
+from printing.pages.winpage import render_png
 from tests.gui.swiping import type_pin, type_swipe
 from tests.paid_slips import FLOOR, PAYTABLES, make_slips
 
@@ -231,7 +231,7 @@ def test_the_console_voids_a_slip_on_an_executive_card_after_refusing_a_supervis
     out = render_png(html, Path(SHOTS or tmp_path) / "winpage-void.png")
     assert out.stat().st_size > 0
     # a void slip never goes to the printer again; its preview says VOID
-    from printing.preview import preview_png, recovered_text
+    from printing.escpos.preview import preview_png, recovered_text
 
     shown = c.slip_bytes(slip)
     text = recovered_text(shown)

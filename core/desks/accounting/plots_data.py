@@ -1,4 +1,4 @@
-"""The figures behind the accountant's and surveillance's plots (gui/desk_plots.py), exact:
+"""The figures behind the accountant's and surveillance's plots (gui/desks/desk_plots.py), exact:
 meters in exact units (1/1,000,000 of a cent), pays in cents, hits and wagers as counts,
 probabilities as fractions.  Each reads one snapshot through a :class:`~core.desks.desk.Desk` for
 one :class:`~core.desks.accounting.periods.Period`.

@@ -1,0 +1,254 @@
+"""What the floor screen shows: the floor's state kept from the core's announcements, and its
+rows turned into widget views (read-only; no rule lives here)."""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from core.kernel.cards import Card, parse_card
+from core.kernel.money import UNITS_PER_MAJOR, format_cents
+from gui.tablegames.widgets import HitView, LevelView, TableView
+
+TREND_WINDOW = timedelta(hours=8)  # a shift
+TREND_POINTS = 3000  # at most this many of the latest meter changes per trend
+
+
+@dataclass(frozen=True)
+class SlipView:
+    slip_no: int
+    hit_ref: str
+    where: str
+    amount: str
+    paid_at: str
+    printed: str
+    printed_ok: bool
+    state: str = ""  # printed | printing | unknown | failed | queued
+    detail: str = ""  # what the print state means (a tooltip)
+
+
+def local_now(console: Any) -> datetime:
+    return datetime.now(ZoneInfo(console.config.casino.timezone))
+
+
+def _local(console: Any, at: datetime) -> str:
+    return at.astimezone(ZoneInfo(console.config.casino.timezone)).strftime("%d %b %H:%M:%S")
+
+
+@dataclass
+class Dirty:
+    """What a change or a snapshot made stale on screen."""
+
+    tables: set[str]
+    levels: set[tuple[str, str]]
+    hits: bool
+    everything: bool = False
+
+
+class FloorState:
+    """The console's picture of the floor, kept from the core's announcements (no database).
+
+    Loaded once from a snapshot (read off the GUI thread), then each :class:`FloorChange`
+    brings the new state of what it touched.  A level's view carries the id of its latest entry,
+    so an older view never replaces a newer one; a hit once closed never comes back to the
+    queue.  Changes that arrive while the snapshot is loading are applied after it."""
+
+    CLOSED_MEMORY = 20_000
+
+    def __init__(self) -> None:
+        self.loaded = False
+        self.tables: dict[str, Any] = {}
+        self.levels: dict[tuple[str, str], Any] = {}
+        self.pending: dict[int, Any] = {}
+        self._closed: dict[int, None] = {}
+        self._early: list[Any] = []
+
+    def load(self, snap: Any) -> Dirty:
+        self.tables = {t.id: t for t in snap.tables}
+        levels = {(lv.group, lv.level): lv for lv in snap.levels}
+        for key, lv in self.levels.items():  # a newer view already shown stays
+            if key in levels and lv.version > levels[key].version:
+                levels[key] = lv
+        self.levels = levels
+        self.pending = {h.hit_id: h for h in snap.pending if h.hit_id not in self._closed}
+        self.loaded = True
+        early, self._early = self._early, []
+        for change in early:
+            self.apply(change)
+        return Dirty(set(self.tables), set(self.levels), True, everything=True)
+
+    def apply(self, change: Any) -> Dirty:
+        if not self.loaded:
+            self._early.append(change)
+            return Dirty(set(), set(), False)
+        dirty = Dirty(set(), set(), False)
+        for t in change.table_views:
+            self.tables[t.id] = t
+            dirty.tables.add(t.id)
+        for lv in change.level_views:
+            key = (lv.group, lv.level)
+            cur = self.levels.get(key)
+            if cur is None or lv.version >= cur.version:
+                self.levels[key] = lv
+                dirty.levels.add(key)
+        for hit_id in change.closed:
+            self._closed[hit_id] = None
+            if self.pending.pop(hit_id, None) is not None:
+                dirty.hits = True
+        while len(self._closed) > self.CLOSED_MEMORY:
+            self._closed.pop(next(iter(self._closed)))
+        for h in change.pending:
+            if h.hit_id not in self._closed:
+                self.pending[h.hit_id] = h
+                dirty.hits = True
+        return dirty
+
+
+def _group(console: Any, group_id: str) -> Any:
+    try:
+        return console.config.group(group_id)
+    except KeyError:  # in the ledger, no longer in the floor file
+        return None
+
+
+def table_pit(console: Any, table_id: str) -> str:
+    """The pit a table stands in ("" none named, or no longer in the floor file)."""
+    try:
+        return str(console.config.table(table_id).pit)
+    except KeyError:
+        return ""
+
+
+def pit_label(pit: str) -> str:
+    """"Pit A" for the floor file's ``pit = "A"`` (a pit already called "Pit 3" stays so)."""
+    return pit if pit.lower().startswith("pit") else f"Pit {pit}"
+
+
+def table_view(console: Any, t: Any, links: dict[str, tuple[bool, str]],
+               service: Any = None) -> TableView:
+    """``links``: ``console.link_status()``: this console's own link decides ONLINE (at once;
+    the ledger's flag follows a moment later) and says why an OFFLINE link is down.
+    ``service``: the table's :class:`~core.controllers.ownership.TableService` on a shared
+    ledger (None on one podium: the console serves every table and the tile says nothing)."""
+    g = _group(console, t.group)
+    online, why = links.get(t.id, (t.online, ""))
+    detail = "" if online else why
+    view = TableView(t.id, t.name, g.name if g is not None else t.group, t.paytable, online,
+                     t.round_no, t.round_state or "idle", t.pending_hits, detail,
+                     t.wager_seats, table_pit(console, t.id))
+    if service is None:
+        return view
+    return replace(view, service=service.service, service_up=service.up,
+                   service_detail=service.detail)
+
+
+@dataclass(frozen=True)
+class ServiceLine:
+    """One floor service as the header's "Floor services" line shows it."""
+
+    name: str
+    up: bool
+    tables: int  # the tables it serves (up) or still holds while down
+    labels: tuple[str, ...]  # "name (host, pid n)" of each process of that name
+
+
+@dataclass(frozen=True)
+class FloorServices:
+    """Who serves the floor (read off the GUI thread by :func:`floor_services`)."""
+
+    tables: dict[str, Any]  # table id -> TableService
+    services: tuple[ServiceLine, ...]
+    unserved: int  # tables no service has ever served
+
+
+def floor_services(console: Any) -> FloorServices:
+    """A read (a reader thread, never the GUI thread): every table's service and every
+    floor service that is up, or is down and still named as some table's service (a killed
+    process stays in the ledger; once its tables are taken over it is not shown again)."""
+    from core.controllers.ownership import services
+
+    tables = console.table_services()
+    infos = services(console.floor, include_stopped=True)
+    counts: dict[tuple[str, bool], int] = {}
+    for ts in tables.values():
+        if ts.service and not ts.service.startswith("#"):
+            counts[(ts.service, ts.up)] = counts.get((ts.service, ts.up), 0) + 1
+    lines: dict[tuple[str, bool], list[str]] = {}
+    for info in infos:
+        key = (info.name, info.up)
+        if info.up or counts.get(key):
+            lines.setdefault(key, []).append(info.label)
+    unserved = sum(1 for ts in tables.values()
+                   if not ts.service or ts.service.startswith("#"))
+    return FloorServices(tables, tuple(ServiceLine(name, up, counts.get((name, up), 0),
+                                                   tuple(labels))
+                                       for (name, up), labels in sorted(lines.items())),
+                         unserved)
+
+
+def level_view(console: Any, lv: Any) -> LevelView:
+    g = _group(console, lv.group)
+    seed = g.level(lv.level).seed_cents if g is not None else 0
+    return LevelView(lv.group, g.name if g is not None else lv.group, lv.level,
+                     lv.meter_cents, lv.reserve_units // 1_000_000, seed,
+                     lv.frozen_cents, lv.frozen_hits)
+
+
+def hit_view(console: Any, h: Any) -> HitView:
+    try:
+        name = console.config.table(h.table).name
+    except KeyError:
+        name = h.table
+    return HitView(h.hit_id, f"H{h.hit_id}", name, h.seat, h.round_no, h.claimed_hand,
+                   h.wager_cents, tuple(h.flags), h.created_at, codes=tuple(h.codes))
+
+
+def slip_views(console: Any, records: list[Any]) -> list[SlipView]:
+    symbol = console.config.casino.currency_symbol
+    return [SlipView(s.slip_no, s.hit_ref, s.where, format_cents(s.amount_cents, symbol),
+                     _local(console, s.paid_at), s.printed, s.printed_ok, s.state, s.detail)
+            for s in records]
+
+
+def hit(state: FloorState, console: Any, hit_id: int) -> tuple[HitView | None, list[Card]]:
+    """A waiting hit as the queue shows it, and the table's cards (from the state)."""
+    h = state.pending.get(hit_id)
+    if h is None:
+        return None, []
+    return hit_view(console, h), [parse_card(c) for c in h.cards]
+
+
+# a meter's trend: (xs, ys) of the meter, of its pays and of its adjustments
+History = tuple[list[float], list[float], list[float], list[float], list[float], list[float]]
+
+
+def history(console: Any, group: str, level: str) -> History:
+    """Plot coordinates of a meter's trend, its pays and its manual adjustments (x: epoch
+    seconds, y: major units; a marker sits at the meter value just before the change, where
+    the step line drops or rises).  Floats are for drawing only; every amount shown as text
+    comes from exact cents."""
+    since = datetime.now(UTC) - TREND_WINDOW
+    points = console.floor.meter_history(group, level, since=since, limit=TREND_POINTS)
+    # One point per transaction (its entries share a time): a 100% award and its reseed show
+    # as one step from the amount paid to the new meter, not as a dip to zero.
+    xs: list[float] = []
+    ys: list[float] = []
+    for at, units in points:
+        x = at.timestamp()
+        if xs and xs[-1] == x:
+            ys[-1] = units / UNITS_PER_MAJOR
+        else:
+            xs.append(x)
+            ys.append(units / UNITS_PER_MAJOR)
+    def before(t: float) -> float:
+        """The meter value just before ``t`` (where the step starts)."""
+        i = bisect.bisect_left(xs, t)
+        return ys[i - 1] if i > 0 else (ys[0] if ys else 0.0)
+
+    hx = [m.at.timestamp() for m in console.floor.hit_markers(group, level, since=since)]
+    ax = [at.timestamp() for at, _d in console.floor.adjustment_markers(group, level,
+                                                                        since=since)]
+    return xs, ys, hx, [before(t) for t in hx], ax, [before(t) for t in ax]
