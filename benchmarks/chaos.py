@@ -40,7 +40,7 @@ how many ended in a refusal, and the commonest causes.  ``--tls`` runs the links
     .venv/bin/python benchmarks/chaos.py --chunk-faults 0.04 --plain-and-tls --no-baseline
         [--tables 12] [--events 400] [--step-interval 0.1]
 
-``tests/test_chaos.py`` runs :func:`run_chaos` with fewer events on both databases.
+``tests/core/controllers/test_chaos.py`` runs :func:`run_chaos` with fewer events on both databases.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ and, over the whole run: events the tables had acknowledged ``ok`` that are not 
 primary (lost: the goal is 0), events sent more than once (resent), and ``podium audit verify``
 on the new primary.  Nothing is asserted.
 
-:class:`StandbyPair` (the two clusters) serves ``tests/test_standby.py`` too.
+:class:`StandbyPair` (the two clusters) serves ``tests/core/ledger/test_standby.py`` too.
 """
 
 from __future__ import annotations

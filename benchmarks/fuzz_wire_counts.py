@@ -1,7 +1,7 @@
 """The wire fuzzers of issue 12 run outside pytest, with their outcomes counted: floor files
-(tests/test_fuzz_floor.py), card swipes (tests/test_fuzz_swipes.py) and protocol frames
-(tests/test_fuzz_frames.py).  Each property asserts what it asserts under pytest; a failure
-stops the run with Hypothesis's report.
+(tests/core/floorconfig/test_fuzz_floor.py), card swipes (tests/core/people/test_fuzz_swipes.py) and
+protocol frames (tests/core/controllers/test_fuzz_frames.py).  Each property asserts what it asserts
+under pytest; a failure stops the run with Hypothesis's report.
 
     python benchmarks/fuzz_wire_counts.py            # SQLite for the floor and link properties
 """
@@ -19,7 +19,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from core.ledger.db import make_engine, upgrade  # noqa: E402
-from tests import test_fuzz_floor, test_fuzz_frames, test_fuzz_swipes  # noqa: E402
+from tests.core.controllers import test_fuzz_frames
+from tests.core.floorconfig import test_fuzz_floor  # noqa: E402
+from tests.core.people import test_fuzz_swipes
 
 
 class _Caplog:

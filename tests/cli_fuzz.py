@@ -1,5 +1,5 @@
 """Every ``podium`` subcommand, fuzzed in this process (issue 23, finding 7): the harness of
-tests/test_fuzz_commands.py and benchmarks/fuzz_counts.py.
+tests/core/cli/test_fuzz_commands.py and benchmarks/fuzz_counts.py.
 
 The subcommands are read from the parser itself (core/cli/dispatch.py: every leaf such as
 ``report drop`` or ``certs init``, and the Qt commands' own options), so a new subcommand is
@@ -409,7 +409,7 @@ def prepare(root: Path) -> tuple[Sandbox, str, dict[str, list[str]]]:
 
         cardkey.load(str(card_key), create=True)
     ledger = f"sqlite:///{ledger_path}"
-    from tests.test_fuzz_cli import BBJ, METER
+    from tests.core.cli.test_fuzz_cli import BBJ, METER
 
     (box.fixed / "meter.json").write_text(json.dumps(METER), encoding="utf-8")
     (box.fixed / "bbj.json").write_text(json.dumps(BBJ), encoding="utf-8")

@@ -1,4 +1,4 @@
-"""A console process for the crash tests (tests/test_crash.py): the console core on a floor
+"""A console process for the crash tests (tests/core/app/test_crash.py): the console core on a floor
 file and a ledger, its links to the controllers, the ledger writer, a printer to a folder, and
 a supervisor that pays (Executive card) or rejects every pending hit.  It runs until killed.
 

@@ -1,5 +1,5 @@
-"""A console process for the print crash test (tests/test_crash.py): the console core on a floor
-file and a ledger, no controller links, a network printer on 127.0.0.1; it prints every queued
+"""A console process for the print crash test (tests/core/app/test_crash.py): the console core on a
+floor file and a ledger, no controller links, a network printer on 127.0.0.1; it prints every queued
 win slip, then waits until it is killed.
 
     python -m tests.crash_print_console FLOOR_FILE LEDGER_URL SCHEMA PRINTER_PORT

@@ -1,9 +1,9 @@
 """A ledger with a known gaming day, built through the real floor (controller events, a pay by
 card): for the accountant's and surveillance's plots and their screenshots.
 
-The test floor of tests/test_floor.py (Asia/Manila, gaming day from 06:00 local = 22:00 UTC the
-day before; LINK: MAIN seed 10,000.00, contribution 20%, reserve 2% of a $1 wager).  Gaming day
-2025-06-01 runs from 2025-05-31 22:00 UTC to 2025-06-01 22:00 UTC:
+The test floor of tests/core/tablegames/test_floor.py (Asia/Manila, gaming day from 06:00 local =
+22:00 UTC the day before; LINK: MAIN seed 10,000.00, contribution 20%, reserve 2% of a $1 wager).
+Gaming day 2025-06-01 runs from 2025-05-31 22:00 UTC to 2025-06-01 22:00 UTC:
 
 | UTC              | what                                         | MAIN after (cents) |
 |------------------|----------------------------------------------|--------------------|
@@ -30,7 +30,16 @@ from core.floorconfig import loads_floor
 from core.people import cardkey
 from core.people.auth import add_employee
 from core.tablegames.floor import Floor
-from tests.test_floor import EXE, FLOOR_TOML, HANDS, PAYTABLES, SUP, Table, hit_ids, swipe
+from tests.core.tablegames.test_floor import (
+    EXE,
+    FLOOR_TOML,
+    HANDS,
+    PAYTABLES,
+    SUP,
+    Table,
+    hit_ids,
+    swipe,
+)
 
 
 class SetClock:

@@ -4,8 +4,9 @@ few words instead of TOML copied into each test file.
     floor_toml("Crash Casino", tables=[table("T1", port=p1)], link=pki().link_config())
 
 gives the casino, the one-swipe authorization of the ledger tests (no PIN, no separate verifier,
-no second executive for an adjustment: the people controls are tested in tests/test_people.py),
-a LINK group on FPGPP-WA01 with a $10,000 MAIN meter at 20% (reserve 2%), and the tables.
+no second executive for an adjustment: the people controls are tested in
+tests/core/people/test_people.py), a LINK group on FPGPP-WA01 with a $10,000 MAIN meter at 20%
+(reserve 2%), and the tables.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """docs/screenshots/tgd-*-ledger.png: every form filled from a ledger built the way
-tests/test_ledger_forms.py's ``ledger`` fixture builds it (a SQLite file in the temporary folder),
-on the demo floor with a room location.  ``make screenshots`` runs
+tests/printing/pages/test_ledger_forms.py's ``ledger`` fixture builds it (a SQLite file in the
+temporary folder), on the demo floor with a room location.  ``make screenshots`` runs
 ``python -m tests.ledger_form_shots docs/screenshots``."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from core.ledger.db import make_engine, upgrade
 from core.pokerroom import cases as bc
 from printing.pages import ledger_forms as lf
 from printing.pages.winpage import render_png
-from tests.test_ledger_forms import (
+from tests.printing.pages.test_ledger_forms import (
     DAY1,
     DAY2,
     HIT,
@@ -35,7 +35,7 @@ def main(folder: str) -> list[Path]:
     db.unlink(missing_ok=True)
     engine = make_engine(f"sqlite:///{db}")
     upgrade(engine)
-    fill_days(engine)  # the ledger of tests/test_ledger_forms.py's ``days``
+    fill_days(engine)  # the ledger of tests/printing/pages/test_ledger_forms.py's ``days``
     clock = Clock(HIT + timedelta(minutes=10))
     cid = bc.open_case(engine, "bbj", claim_entry(), HIT, SUP, clock=clock)
     bf.post_day(engine, "bbj", DAY2, by="cage", at=local(2026, 12, 2, 6))

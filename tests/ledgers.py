@@ -10,7 +10,8 @@ head revision gets a copy of it.
   the template's name replaced by the target schema's, in one transaction.
 
 ``migrate(engine)`` stands in for ``upgrade(engine)`` on an EMPTY ledger wherever a test does
-not test the migration itself (tests/test_ledger_template.py checks the copy is the migration).
+not test the migration itself (tests/core/ledger/test_ledger_template.py checks the copy is the
+migration).
 """
 
 from __future__ import annotations

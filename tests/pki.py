@@ -1,8 +1,9 @@
 """Test certificates for the controller link: a casino CA (and a second, foreign one) made once
 per test process with ``core.controllers.certs``, certificates issued on demand and cached.
 
-The shared fixtures (tests/harness.py, the links and tables of tests/test_link.py) run over TLS
-with these, so the real path is what the tests exercise; plain TCP only where a test says so.
+The shared fixtures (tests/harness.py, the links and tables of tests/core/controllers/test_link.py)
+run over TLS with these, so the real path is what the tests exercise; plain TCP only where a test
+says so.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """A loopback TCP proxy that damages the controller protocol on purpose (docs/protocol.md,
 "Chaos"): between a console link and one table controller it drops, duplicates, reorders,
 corrupts (flips a byte), truncates frames and cuts the connection, at given rates, in both
-directions.  ``tests/test_chaos.py`` and ``benchmarks/chaos.py`` run whole floors through it to
-show that no event is lost, none is recorded twice and no damaged frame is taken.
+directions.  ``tests/core/controllers/test_chaos.py`` and ``benchmarks/chaos.py`` run whole floors
+through it to show that no event is lost, none is recorded twice and no damaged frame is taken.
 
 The proxy knows nothing of the frames but their newlines: a fault hits one line.  With
 ``chunks=True`` it does not look for newlines at all: a fault hits one chunk as read from the

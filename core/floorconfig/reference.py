@@ -2,8 +2,8 @@
 
 ``python -m core.floorconfig.reference`` prints it; ``--write docs/floor-file.md`` replaces the
 generated part of that page (between :data:`BEGIN` and :data:`END`); ``--check FILE`` exits 1
-when the page is not what the declarations make (tests/test_floorconfig_schema.py does the
-same)."""
+when the page is not what the declarations make (tests/core/floorconfig/test_floorconfig_schema.py
+does the same)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 fund's status, and the next approval then ceases the fund (the box ticked and fixed); the room's
 permanent closure forfeits the whole fund to PAGCOR after a confirmation and an executive's
 swipe (a supervisor's card is refused), the status says so and the Forms page writes its report.
-SQLite (core/pokerroom/ is tested on both databases in tests/test_bbj_closure.py).
+SQLite (core/pokerroom/ is tested on both databases in tests/core/pokerroom/test_bbj_closure.py).
 
 Screenshots go to /tmp/poker-shots/ (or $PODIUM_SCREENSHOT_DIR: docs/screenshots/bbj-*.png)."""
 

@@ -38,10 +38,10 @@ from gui.desks.desk_start import DeskChoice, card_prompt
 from gui.desks.desk_window import DESK_TABS, DeskWindow, Placeholder
 from gui.desks.ledger_check import LedgerCheckPanel
 from tests.conftest import PG_URL
+from tests.core.ledger.test_audit import played
+from tests.core.tablegames.test_floor import ACC, EXE, SUP, counts, swipe
 from tests.gui.swiping import type_pin, type_swipe
 from tests.ledgers import migrate
-from tests.test_audit import played
-from tests.test_floor import ACC, EXE, SUP, counts, swipe
 
 SHOTS = os.environ.get("PODIUM_SCREENSHOT_DIR")
 SURV = "5000000000000077"

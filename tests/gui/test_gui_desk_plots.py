@@ -19,9 +19,9 @@ from gui.desks.desk_plots import (
     fraction_text,
     one_in,
 )
+from tests.core.tablegames.test_floor import PAYTABLES
 from tests.day_ledger import build_busy_day, build_day
 from tests.desk_helpers import read_only_desk
-from tests.test_floor import PAYTABLES
 
 
 def _desk(engine: Engine):  # type: ignore[no-untyped-def]

@@ -24,10 +24,10 @@ from core.tablegames.floor import Floor
 from gui.common.swipe import SwipeCatcher
 from gui.main_window import MainWindow
 from gui.tablegames.widgets import TableView, tile_text
+from tests.core.app.test_floor_service import _same_ledger
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for
 from tests.ledgers import migrate
-from tests.test_floor_service import _same_ledger
 
 ROYAL_SF7 = ["8s", "9s", "Ts", "Js", "Qs", "Ks", "As"]
 SHOTS = os.environ.get("PODIUM_SCREENSHOT_DIR")

@@ -3,7 +3,8 @@ the screen typed or entered on the grid by keyboard and mouse, every win explain
 on the grid, a MATCH / MISMATCH verdict, errors shown in red changing nothing, and "Record
 check" recording who checked (any employee, surveillance too) after a card swipe; a refused
 card writes nothing but the swipe log.  SQLite (the core function is tested on both databases
-in tests/test_machine_checks.py).  Cards are swiped as real key events at reader speed.
+in tests/core/machines/test_machine_checks.py).  Cards are swiped as real key events at reader
+speed.
 
 The screenshot goes to $PODIUM_SCREENSHOT_DIR when it is set (make screenshots)."""
 

@@ -17,9 +17,18 @@ from core.desks.signage import SignPoller, read_fund, read_group
 from core.ledger.db import make_engine
 from core.pokerroom import fund as bbj_fund
 from gui.desks.signage import HIDDEN, STALE_S, SignageWindow
+from tests.core.tablegames.test_floor import (
+    EXE,
+    HANDS,
+    PAYTABLES,
+    SUP,
+    Table,
+    hit_ids,
+    staffed_floor,
+    swipe,
+)
 from tests.desk_helpers import read_only_desk
 from tests.ledgers import migrate
-from tests.test_floor import EXE, HANDS, PAYTABLES, SUP, Table, hit_ids, staffed_floor, swipe
 
 SHOTS = os.environ.get("PODIUM_SCREENSHOT_DIR")
 
@@ -99,7 +108,7 @@ def test_a_read_that_hangs_does_not_leave_a_stale_amount_live(qtbot, sqlite_engi
 
 
 def test_the_display_never_wrote(qtbot, sqlite_engine: Engine) -> None:  # type: ignore[no-untyped-def]
-    from tests.test_floor import counts
+    from tests.core.tablegames.test_floor import counts
 
     floor = staffed_floor(sqlite_engine)
     before = counts(sqlite_engine)

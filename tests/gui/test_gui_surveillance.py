@@ -1,6 +1,7 @@
 """Surveillance's panel (gui/desks/surveillance.py) on a ledger of known rounds (the ledger of
-tests/test_surveillance.py, built through the real floor API): the flagged hits of a gaming
-day, a known hit's timeline rows, its cards beside the claim and its flags, offscreen.
+tests/core/desks/surveillance/test_surveillance.py, built through the real floor API): the flagged
+hits of a gaming day, a known hit's timeline rows, its cards beside the claim and its flags,
+offscreen.
 
 Screenshots go to $PODIUM_SCREENSHOT_DIR when it is set (docs/screenshots/
 surveillance-timeline.png and surveillance-flagged.png were made so)."""
@@ -17,7 +18,7 @@ from PySide6.QtWidgets import QWidget
 from sqlalchemy import Engine
 
 from gui.desks.surveillance import FLAGGED_ROW, SurveillancePanel
-from tests.test_surveillance import NOW, build
+from tests.core.desks.surveillance.test_surveillance import NOW, build
 
 SHOTS = os.environ.get("PODIUM_SCREENSHOT_DIR")
 

@@ -26,8 +26,8 @@ No hand is dealt one by one.  The count is combinatorial and vectorised with num
    the count moves from its rank bits to its rank bits plus its flush bits.
 
 The rules are the ones of ``fortune._hand_bits`` restated on arrays (same thresholds,
-same joker treatment); ``tests/test_enumerate.py`` checks the result against brute force
-over ``fortune.hands_made`` on reduced decks (the enumerator takes any subset of ranks,
+same joker treatment); ``tests/core/tablegames/rules/test_enumerate.py`` checks the result against
+brute force over ``fortune.hands_made`` on reduced decks (the enumerator takes any subset of ranks,
 four suits, with or without the joker), against random full-deck samples and against
 anchors derived by hand.
 

@@ -22,8 +22,8 @@ straight nor a flush).
 
 Implementation: rank counts and per-suit rank bitmasks (bit ``r`` for rank ``r``, and
 bit 1 as well for an Ace so A-2-3-4-5 and A-2-...-7 are runs); the joker is never
-enumerated.  ``tests/test_fortune.py`` cross-checks against a brute-force evaluator that
-does try every joker value.
+enumerated.  ``tests/core/tablegames/rules/test_fortune.py`` cross-checks against a brute-force
+evaluator that does try every joker value.
 """
 
 from __future__ import annotations
@@ -249,8 +249,9 @@ _PARTS: dict[Card, tuple[int, int, int]] = {
 def classify_parsed(cards: Sequence[Card], wild: bool) -> str:
     """:func:`classify` of seven distinct cards as :func:`core.kernel.cards.parse_cards` returns
     them (``wild``: the joker mode is ``"wild"``), without checking them again: the hot path of
-    ``podium rules classify --batch``.  The same answer as ``classify`` (tests/test_fortune.py);
-    anything else than such cards is the caller's error (a wrong answer)."""
+    ``podium rules classify --batch``.  The same answer as ``classify``
+    (tests/core/tablegames/rules/test_fortune.py); anything else than such cards is the caller's
+    error (a wrong answer)."""
     counts = [0] * 15
     smask = [0, 0, 0, 0]
     scount = [0, 0, 0, 0]

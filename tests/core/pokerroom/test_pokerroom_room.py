@@ -1,0 +1,137 @@
+"""The poker room's facade (core/pokerroom/room.py): every read and command of the Poker room
+tab through one typed object, on both databases; the floor file is read as it is now; the
+screen's panels (gui/pokerroom/) import neither SQLAlchemy nor the ledger's models."""
+
+from __future__ import annotations
+
+import ast
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from sqlalchemy import Engine
+
+import core.pokerroom.fund as bf
+from core.app.demo import demo_credential
+from core.pokerroom import calendar as cal
+from core.pokerroom.room import PokerRoom, RoomFund
+from core.pokerroom.rules.bbj import BbjSettings
+from tests.core.pokerroom.test_bbj_cases import DAY1, HIT, SUP, entry, post_day1
+from tests.core.pokerroom.test_bbj_cases import room as room_ledger  # noqa: F401 - a fixture
+
+MANILA = ZoneInfo("Asia/Manila")
+EXEC = demo_credential("2001")  # Evelyn Cruz with her PIN
+
+
+def floor(holidays: tuple[date, ...] = (),
+          calendar: cal.CalendarSettings | None = None) -> Any:
+    """What the facade reads of a floor file: the casino and its [poker_room]."""
+    return SimpleNamespace(
+        casino=SimpleNamespace(timezone="Asia/Manila", public_holidays=holidays),
+        poker_room=SimpleNamespace(calendar=calendar or cal.CalendarSettings()))
+
+
+@pytest.fixture
+def room(room_ledger: Engine) -> PokerRoom:  # noqa: F811 - the fixture imported above
+    config = floor()
+    return PokerRoom(room_ledger, lambda: config)
+
+
+def test_the_room_lists_its_funds_in_id_order_with_those_that_ceased(room: PokerRoom) -> None:
+    bf.create_fund(room.engine, "hall", "Hall BBJ", at=HIT - timedelta(days=2))
+    assert room.funds() == [RoomFund("bbj", "Poker room BBJ", False),
+                            RoomFund("hall", "Hall BBJ", False)]
+    done = room.forfeit_on_closure("hall", EXEC, closed_on=DAY1, reason="hall closed")
+    assert done.total_cents == 0
+    assert room.funds()[1] == RoomFund("hall", "Hall BBJ", True)
+    assert room.fund_status("hall").ceased_kind == "forfeiture"
+    st = room.fund_status("bbj")
+    assert (st.funds, st.ceased_kind, st.notice) == (bf.Funds(5_000_000, 0), None, None)
+
+
+def test_a_claim_is_decided_without_a_write_then_its_case_is_opened_and_moved_on(
+        room: PokerRoom) -> None:
+    post_day1(room.engine)
+    d = room.decide("bbj", entry(), HIT, BbjSettings())
+    assert d.qualifies and d.winning_seats == (4,) and d.losing_seats == (1,)
+    assert room.cases() == []  # deciding writes nothing
+    cid = room.open_case("bbj", entry(), HIT, SUP)
+    (case,) = room.cases()
+    assert (case.case_id, case.state, case.fund_id) == (cid, "claimed", "bbj")
+    need = room.step_authority(cid, "verified")
+    assert need.role == "supervisor"
+    clock = HIT + timedelta(hours=1)
+    view = room.advance(cid, "verified", SUP, deck_sorted=True, cctv_reviewed=True,
+                        clock=lambda: clock)
+    assert view.state == "verified" and view.events[-1].at == clock
+    assert room.slip_prints(cid) == []
+    room.record_slip_print(cid, 4, reprint=False, printer="fake", ok=False, error="no paper")
+    (p,) = room.slip_prints(cid)
+    assert (p.seat, p.reprint, p.ok, p.error) == (4, False, False, "no paper")
+
+
+def test_counts_postings_fees_and_notices_go_through_the_room(room: PokerRoom) -> None:
+    count_id = room.record_count(
+        "bbj", SUP, business_date=DAY1, table="P1", drop_box="J-1",
+        opened_at=datetime(2026, 12, 1, 10, tzinfo=UTC),
+        closed_at=datetime(2026, 12, 1, 22, tzinfo=UTC), dealer="D. Cruz",
+        pieces={500: 2, 100: 3, 50: 1, 25: 2, 10: 4})
+    assert count_id > 0
+    posting = room.post_day("bbj", DAY1, SUP)
+    assert posting.updated == bf.Funds(5_070_560, 30_240) == room.fund_status("bbj").funds
+    fee = room.record_tournament_fee(SUP, business_date=DAY1, tournament="Friday Deepstack",
+                                     fee_cents=1_250_000)
+    assert fee > 0
+    nid = room.give_notice("bbj", EXEC, "cease_once_hit", notice_on=DAY1,
+                           reason="tournaments only")
+    notice = room.fund_status("bbj").notice
+    assert notice is not None and (notice.notice_id, notice.kind) == (nid, "cease_once_hit")
+    room.record_players_told("bbj", nid, SUP, told_on=DAY1)
+    told = room.fund_status("bbj").notice
+    assert told is not None and told.players_told_on == DAY1
+    room.withdraw_notice("bbj", nid, EXEC, reason="plans changed")
+    assert room.fund_status("bbj").notice is None
+
+
+def test_the_room_deadlines_and_a_filing(room: PokerRoom) -> None:
+    room.record_tournament_fee(SUP, business_date=DAY1, tournament="Friday Deepstack",
+                               fee_cents=1_250_000)
+    now = datetime(2027, 2, 2, 9, tzinfo=MANILA)
+    found = room.room_deadlines(now)
+    tgd = next(d for d in found if d.kind == "tgd108" and d.period_start == date(2026, 10, 1))
+    assert tgd.filing is None and tgd.overdue
+    f = room.record_filing(SUP, kind="tgd108", period_start=date(2026, 10, 1), fund_id=None,
+                           filed_at=datetime(2027, 2, 1, 15, 30, tzinfo=MANILA),
+                           reference="PAGCOR-RCV-2027-0142", detail="", corrects=None,
+                           clock=lambda: now)
+    assert f.late and f.reference == "PAGCOR-RCV-2027-0142"
+    again = next(d for d in room.room_deadlines(now)
+                 if d.kind == "tgd108" and d.period_start == date(2026, 10, 1))
+    assert again.filing is not None and again.filing.filing_id == f.filing_id
+
+
+def test_the_room_reads_the_floor_file_as_it_is_now(room_ledger: Engine) -> None:  # noqa: F811
+    config = [floor()]
+    room = PokerRoom(room_ledger, lambda: config[-1])
+    assert (room.tz, room.holidays) == (MANILA, ())
+    # the floor file reloaded with a holiday and the BIR remittance on the 15th
+    later = cal.CalendarSettings(bir_remittance_day=15)
+    config.append(floor((date(2026, 12, 8),), later))
+    assert (room.holidays, room.calendar) == ((date(2026, 12, 8),), later)
+
+
+def test_the_poker_room_panels_import_no_sql_and_no_ledger_model() -> None:
+    """Every ledger read and write of the tab goes through the facade."""
+    root = Path(__file__).resolve().parents[3] / "gui" / "pokerroom"
+    found = []
+    for path in sorted(root.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            found += [f"{path.name}: {n}" for n in names
+                      if n.split(".")[0] == "sqlalchemy" or n.startswith("core.ledger")]
+    assert len(list(root.glob("*.py"))) >= 7
+    assert found == []
