@@ -9,9 +9,8 @@ convolution, the no-win count, the retrigger equation):
 * the wall time of ``game_return`` (median and range over ``--runs``), in this process;
 * combinations per second = the combinations covered (base cycle + free cycle when it is
   computed) / time;
-* the evaluator's own rate (``core.machines.rules.slots.evaluate`` on ``--sample`` random screens)
-and
-  what brute force over one cycle would therefore take.
+* the evaluator's own rate (``core.machines.rules.slots.evaluate`` on ``--sample`` random
+  screens) and what brute force over one cycle would therefore take.
 
     .venv/bin/python benchmarks/slot_return.py [--runs 5] [--sample 20000]
 """

@@ -2,9 +2,8 @@
 Beat Jackpot claim.
 
 This module only reads the case file into a :class:`core.pokerroom.rules.bbj.Claim` (naming the
-field of
-anything it refuses), calls :func:`core.pokerroom.rules.bbj.decide` and prints.  The rules are in
-``core.pokerroom.rules.bbj``; the hand values in ``core.pokerroom.rules.holdem``.
+field of anything it refuses), calls :func:`core.pokerroom.rules.bbj.decide` and prints.  The
+rules are in ``core.pokerroom.rules.bbj``; the hand values in ``core.pokerroom.rules.holdem``.
 """
 
 from __future__ import annotations

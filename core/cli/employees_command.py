@@ -29,9 +29,8 @@ Ledger records:
 --db defaults to the ledger the console uses (:func:`core.ledger.db.default_url`); the schema is
 brought up to date first, as the console does.  Bad input raises a ``ValueError`` subclass
 (:class:`EmployeeError`, :class:`core.people.auth.AuthError`) that ``core.cli.dispatch`` turns into
-one
-line on stderr and exit status 2; so does a ledger that cannot be opened (its URL shown without the
-password).
+one line on stderr and exit status 2; so does a ledger that cannot be opened (its URL shown
+without the password).
 """
 
 from __future__ import annotations

@@ -2,10 +2,10 @@
 
 A supervisor or surveillance officer enters the screen a gaming machine shows and the amount it
 claims; :func:`check` evaluates the screen (``core.machines.rules.slots``) and compares;
-:func:`record_check`
-records the check in the ledger (``machine_checks``) with the card of whoever checked, in ONE
-transaction with its swipe-log row.  Any active employee may check, surveillance included: a
-check authorizes no pay and moves no money.  A refused card writes only its swipe-log row.
+:func:`record_check` records the check in the ledger (``machine_checks``) with the card of whoever
+checked, in ONE transaction with its swipe-log row.  Any active employee may check, surveillance
+included: a check authorizes no pay and moves no money.  A refused card writes only its swipe-log
+row.
 
 Amounts are machine credits (ints), as the evaluator gives them.
 """

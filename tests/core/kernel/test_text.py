@@ -1,6 +1,5 @@
 """Text that reaches paper or a terminal is clean (core/kernel/text.py): a name or a reason is
-stored
-as typed, but a control character in it never reaches the printer or the terminal as a
+stored as typed, but a control character in it never reaches the printer or the terminal as a
 command."""
 
 from __future__ import annotations

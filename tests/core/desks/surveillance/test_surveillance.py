@@ -1,6 +1,5 @@
-"""Surveillance's hit timeline and flags (core/desks/surveillance/), and ``podium report timeline``
-/
-``podium report flags``, on SQLite and PostgreSQL.
+"""Surveillance's hit timeline and flags (core/desks/surveillance/), and ``podium report
+timeline`` / ``podium report flags``, on SQLite and PostgreSQL.
 
 A ledger of known rounds is made through the real floor API (``Floor.handle`` with controller
 events, ``Floor.pay`` / ``reject`` / ``adjust`` with swipes, print records), on a clock the
