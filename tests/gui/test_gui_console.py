@@ -492,7 +492,8 @@ def test_messages_come_through_the_bridge_and_the_listeners_go_when_the_window_c
     window, floor, _printer = console_window
     bridge = window.bridge
     listening = bridge.listening
-    said = threading.Thread(target=floor.console._listeners.say, args=("Printer: out of paper (test)",))
+    said = threading.Thread(target=floor.console._listeners.say,
+                            args=("Printer: out of paper (test)",))
     said.start()
     said.join(10)
     qtbot.waitUntil(lambda: "out of paper (test)" in window.statusBar().currentMessage(),
