@@ -70,6 +70,25 @@ from sqlalchemy.pool import NullPool  # noqa: E402
 from core.controllers import certs  # noqa: E402
 from core.ledger.db import problem  # noqa: E402
 
+SOCKET_DIR = Path("/var/run/postgresql")
+
+
+def clear_stale_socket(port: int) -> None:
+    """Remove the socket lock file a SIGKILLed postmaster left for ``port`` when no server
+    answers there: where nothing reaps the dead postmaster (a container's PID 1), its zombie
+    keeps the PID in the lock file "alive", and the next cluster on the port would refuse to
+    start ("lock file ... already exists")."""
+    lock = SOCKET_DIR / f".s.PGSQL.{port}.lock"
+    if not lock.exists():
+        return
+    alive = subprocess.run(["pg_isready", "-q", "-h", str(SOCKET_DIR), "-p", str(port)],
+                           capture_output=True)
+    if alive.returncode == 0:
+        return  # a server answers: not ours to remove
+    for stale in (lock, SOCKET_DIR / f".s.PGSQL.{port}"):
+        with contextlib.suppress(FileNotFoundError):
+            stale.unlink()
+
 
 class StandbyPair:
     """Two PostgreSQL clusters of this machine's Debian tools: a primary on ``ports[0]`` and a
@@ -133,6 +152,8 @@ class StandbyPair:
             if Path(f"/etc/postgresql/{self.version}/{name}").exists():
                 raise RuntimeError(f"cluster {self.version}/{name} exists already (drop it: "
                                    f"pg_dropcluster --stop {self.version} {name})")
+        for port in self.ports:
+            clear_stale_socket(port)
         # in the primary's postgresql.conf, not ALTER SYSTEM: postgresql.auto.conf would go to
         # the standby with the base backup, and once promoted it would wait for a standby of
         # its own that does not exist

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, select, text, update
+from sqlalchemy import bindparam, case, func, select, text, update
 from sqlalchemy.orm import Session
 
 from core.kernel.money import UNITS_PER_CENT, units_floor_cents
@@ -46,12 +46,17 @@ _UPSERT_HOUR = text(
 
 
 _BAL = Base.metadata.tables["level_balances"]
+# the level's newest entry this statement can see, or the one the row already names when that
+# is newer: a transaction whose entry came first but whose fold waited for another writer's
+# lock (PostgreSQL re-reads the row, not the statement's snapshot) never names an older entry
+_SEEN_LAST = (select(func.max(MeterEntry.id))
+              .where(MeterEntry.level_id == bindparam("lid")).scalar_subquery())
 _FOLD = (update(_BAL).where(_BAL.c.level_id == bindparam("lid")).values(
     meter_units=_BAL.c.meter_units + bindparam("dm"),
     reserve_units=_BAL.c.reserve_units + bindparam("dr"),
     entries=_BAL.c.entries + bindparam("n"),
-    last_entry_id=select(func.max(MeterEntry.id))
-    .where(MeterEntry.level_id == bindparam("lid")).scalar_subquery(),
+    last_entry_id=case((func.coalesce(_BAL.c.last_entry_id, 0) > _SEEN_LAST,
+                        _BAL.c.last_entry_id), else_=_SEEN_LAST),
     updated_at=bindparam("now", type_=UTCDateTime())))
 
 

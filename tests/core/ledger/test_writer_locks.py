@@ -259,3 +259,71 @@ def test_foreign_journal_rows_are_set_aside_and_audit_names_them(engine: Engine)
                 shell.execute("INSERT INTO ledger_journal (tbl, row_key) VALUES ('x', '1')")
         finally:
             shell.close()
+
+
+def test_two_writers_folding_into_one_level_keep_its_last_entry(engine: Engine) -> None:
+    """Two transactions add entries to one level (a service's contributions, a console's pay):
+    A inserts its entry first, B locks the balance, inserts a later entry and folds; A's fold
+    waits for B's lock and runs after B commits.  The kept balance still names the level's
+    last entry (B's), whatever A's statement could see when it began: the audit's balance
+    check finds nothing (it named "last 37" against 38 in a two-podium run)."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("row locks between writers are PostgreSQL's")
+    import threading
+    from datetime import UTC, datetime
+
+    from core.ledger.balance_checks import check_balances
+    from core.tablegames import balances
+
+    played(engine)
+    with engine.connect() as c:
+        lid = int(c.execute(text("SELECT level_id FROM meter_entries LIMIT 1")).scalar_one())
+    now = datetime.now(UTC)
+
+    def add(conn: object) -> None:
+        row = balances.entry("contribution", 1, 0, "test", now)
+        conn.execute(balances._ENTRIES.insert(), [{**row, "level_id": lid}])  # type: ignore[attr-defined]
+
+    def fold(conn: object) -> None:  # as balances.flush: the balance, then the hour's totals
+        conn.execute(balances._FOLD, [{"lid": lid, "dm": 1, "dr": 0, "n": 1, "now": now}])  # type: ignore[attr-defined]
+        conn.execute(balances._UPSERT_HOUR, [{  # type: ignore[attr-defined]
+            "level_id": lid, "hour": now.replace(minute=0, second=0, microsecond=0),
+            "kind": "contribution", "entries": 1, "meter_units": 1, "reserve_units": 0}])
+
+    a, b = engine.connect(), engine.connect()
+    try:
+        ta = a.begin()
+        add(a)  # A's entry: the earlier id
+        pid_a = a.execute(text("SELECT pg_backend_pid()")).scalar_one()
+        tb = b.begin()
+        b.execute(text("SELECT 1 FROM level_balances WHERE level_id = :l FOR UPDATE"), {"l": lid})
+        add(b)  # B's entry: the later id
+        fold(b)
+        failures: list[BaseException] = []
+
+        def fold_a() -> None:
+            try:
+                fold(a)
+                ta.commit()
+            except BaseException as exc:  # re-raised by the test below
+                failures.append(exc)
+
+        thread = threading.Thread(target=fold_a)
+        thread.start()
+        with engine.connect() as watch:  # A's fold waits for B's row lock
+            waiting = text("SELECT wait_event_type FROM pg_stat_activity WHERE pid = :p")
+            for _ in range(500):
+                if watch.execute(waiting, {"p": pid_a}).scalar() == "Lock":
+                    break
+                watch.rollback()
+                threading.Event().wait(0.02)
+            else:
+                raise AssertionError("A's fold never waited for B's lock")
+        tb.commit()
+        thread.join(30)
+        assert not thread.is_alive()
+        assert not failures, failures
+    finally:
+        a.close()
+        b.close()
+    assert check_balances(engine) == []

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-import time
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -409,9 +408,9 @@ def test_a_read_does_not_wait_for_the_sqlite_write_lock(tmp_path: Path) -> None:
     holder = sqlite3.connect(tmp_path / "l.sqlite3", isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # another writer holds the lock (a long transaction)
     try:
-        started = time.monotonic()
+        # the lock is held until the finally below: a read that waited for it would end in
+        # "database is locked" after the busy timeout, never with a snapshot
         snap = f.snapshot()
-        assert time.monotonic() - started < 2.0  # not the 30 s busy timeout of a writer
         assert len(snap.tables) == 8 and len(snap.levels) == 1
     finally:
         holder.execute("ROLLBACK")
