@@ -333,17 +333,15 @@ class CasesPanel(QWidget):
             if state == "approved" and need.ceases and not kw.get("cease"):
                 # a cease-once-hit notice of the case's fund (maybe not the fund shown above)
                 name = self.ctx.fund_name(c.fund_id)
-                if not self.ctx.ask("Cease the jackpot?",
-                                    f"A notice says the jackpot fund {name} ceases once hit: "
-                                    f"approving case #{c.case_id} CEASES it (TGD-1540). The "
-                                    "reserve is added to the main amount won, and nothing "
-                                    "more can be recorded on the fund.\n\nThis can not be "
-                                    "undone."):
-                    self.message("Not approved: the cessation was not confirmed.")
+                ceasing = self._cease_confirmed(
+                    c, name, f"A notice says the jackpot fund {name} ceases once hit: "
+                    f"approving case #{c.case_id} CEASES it (TGD-1540). The reserve is added "
+                    "to the main amount won, and nothing more can be recorded on the fund."
+                    "\n\nThis can not be undone.")
+                if ceasing is None:
                     return
                 args["cease"] = True
-                said = (f"Case #{c.case_id}: {NEXT_TEXT[state]}, and the jackpot fund {name} "
-                        "CEASES with this hit (TGD-1540; can not be undone).")
+                said = ceasing
             self._authorized_step(c, state, said + (f"\n{need.prompt}" if need.prompt else ""),
                                   need.role, **args)
 
@@ -356,6 +354,15 @@ class CasesPanel(QWidget):
 
         default_bridge().query(
             lambda: room.step_authority(c.case_id, state, rules=rules, **seat_kw), ask, failed)
+
+    def _cease_confirmed(self, c: bc.CaseView, name: str, question: str) -> str | None:
+        """Ask before an approval ceases fund ``name``: what the swipe prompt then says, or
+        None (said on screen) when the supervisor did not confirm."""
+        if not self.ctx.ask("Cease the jackpot?", question):
+            self.message("Not approved: the cessation was not confirmed.")
+            return None
+        return (f"Case #{c.case_id}: {NEXT_TEXT['approved']}, and the jackpot fund {name} "
+                "CEASES with this hit (TGD-1540; can not be undone).")
 
     def _authorized_step(self, c: bc.CaseView, state: str, what: str, role: str,
                          **kw: Any) -> None:
@@ -470,17 +477,15 @@ class CasesPanel(QWidget):
             name = self.ctx.fund_name(c.fund_id)
             why = (f"\n\nThe notice of {notice.notice_on} says the fund ceases once hit: "
                    "this approval can not be made without ceasing it." if notice else "")
-            if not self.ctx.ask("Cease the jackpot?",
-                                f"Approve case #{c.case_id} and CEASE the jackpot fund {name} "
-                                "with this hit (TGD-1540)?\n\nThe reserve is added to the main "
-                                "amount won, and nothing more can be recorded on the fund: no "
-                                "count, no posting, no new case." + why
-                                + "\n\nThis can not be undone."):
-                self.message("Not approved: the cessation was not confirmed.")
+            ceasing = self._cease_confirmed(
+                c, name, f"Approve case #{c.case_id} and CEASE the jackpot fund {name} with "
+                "this hit (TGD-1540)?\n\nThe reserve is added to the main amount won, and "
+                "nothing more can be recorded on the fund: no count, no posting, no new case."
+                + why + "\n\nThis can not be undone.")
+            if ceasing is None:
                 return
             kw = {"cease": True}
-            what = (f"Case #{c.case_id}: {NEXT_TEXT[state]}, and the jackpot fund {name} "
-                    "CEASES with this hit (TGD-1540; can not be undone).")
+            what = ceasing
         self._swiped_step(c, state, what, **kw)
 
     def void_case(self) -> None:
