@@ -98,7 +98,6 @@ class Setting:
     form: str = ""  # the value's form as the reference shows it ("": from kind)
     rule: str = ""  # the bounds in words where check holds them ("": from lo, hi, ...)
     section: str = ""  # "casino", "groups", "groups.levels.NAME", ... (set by section/declare)
-    attr: str = ""  # the dataclass field it fills ("" when not a field)
 
     def __post_init__(self) -> None:
         """A declaration the reader can not apply is a programming error, found at import."""
@@ -198,7 +197,7 @@ def section(name: str) -> Callable[[type[C]], type[C]]:
             decl = f.metadata.get(_SETTING)
             if decl is None:
                 continue
-            decl = dataclasses.replace(decl, key=decl.key or f.name, attr=f.name, section=name)
+            decl = dataclasses.replace(decl, key=decl.key or f.name, section=name)
             found[f.name] = decl
             REGISTRY.append(decl)
         _BY_CLASS[cls] = found
@@ -335,7 +334,7 @@ class _Section:
             if s.positive and value <= 0:
                 raise self.error(key, "must be more than 0.00")
         elif s.kind == "rate":
-            value = self.convert(key, rate, given)
+            value = self.convert(key, parse_rate, given)
             if s.share and not 0 < value < 1:
                 raise self.error(key, f"{value} must be more than 0 and less than 1 ({s.share})")
         elif s.kind == "choice":
@@ -389,9 +388,6 @@ def cents(value: Any, what: str) -> int:
                          f"{json_cents(MAX_AMOUNT_CENTS)}")
     return amount
 
-
-def rate(value: Any, what: str) -> Decimal:
-    return parse_rate(value, what)
 
 
 def shown(value: object, limit: int = 40) -> str:

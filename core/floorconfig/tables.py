@@ -384,9 +384,7 @@ def parse_group(sec: _Section) -> GroupConfig:
     if total > 1:
         raise sec.error("levels", f"the rates of all levels add up to {total}, more than the "
                                   "whole wager")
-    pay_order: PayOrder = "left_first" if order == "left_first" else "right_first"
-    return GroupConfig(gid, name, paytable, levels, decks, lock, pay_order, all_pays, auto,
-                       pit)
+    return GroupConfig(gid, name, paytable, levels, decks, lock, order, all_pays, auto, pit)
 
 
 def parse_table(sec: _Section) -> TableConfig:
