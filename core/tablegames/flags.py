@@ -81,16 +81,19 @@ def words(flags: tuple[HitFlag, ...]) -> tuple[str, ...]:
     return tuple(f.words() for f in flags)
 
 
-def codes_of(codes: str, legacy: str = "") -> tuple[FlagCode, ...]:
-    """A hit's flags as codes, beside :func:`shown` (a sentence kept from before codes
-    existed is a NOTE)."""
-    found = loads(codes)
+def _legacy_lines(legacy: str) -> tuple[str, ...]:
+    return tuple(f for f in (legacy or "").split("\n") if f)
+
+
+def codes_of(found: tuple[HitFlag, ...], legacy: str = "") -> tuple[FlagCode, ...]:
+    """A hit's flags (``found``: :func:`loads` of its codes) as codes, beside :func:`shown`
+    (a sentence kept from before codes existed is a NOTE)."""
     if found:
         return tuple(f.code for f in found)
-    return tuple(FlagCode.NOTE for f in (legacy or "").split("\n") if f)
+    return (FlagCode.NOTE,) * len(_legacy_lines(legacy))
 
 
-def shown(codes: str, legacy: str = "") -> tuple[str, ...]:
-    """The words of a hit's flags: its codes, or for a hit recorded before codes existed
-    (revision 0010) the sentences it kept."""
-    return words(loads(codes)) or tuple(f for f in (legacy or "").split("\n") if f)
+def shown(found: tuple[HitFlag, ...], legacy: str = "") -> tuple[str, ...]:
+    """The words of a hit's flags (``found``: :func:`loads` of its codes): its codes, or for a
+    hit recorded before codes existed (revision 0010) the sentences it kept."""
+    return words(found) or _legacy_lines(legacy)

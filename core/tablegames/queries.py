@@ -88,8 +88,8 @@ def _pending(s: Session, now: datetime, stmt: Any = _PENDING,
         fl = flags.loads(codes)
         out.append(PendingHitView(
             hid, table, seat, round_no, wager, claimed, tuple(cards.split()) if cards else (),
-            flags.shown(codes, legacy), created, (now - created).total_seconds(), locked,
-            wager_id is None or any(f.blocking for f in fl), flags.codes_of(codes, legacy)))
+            flags.shown(fl, legacy), created, (now - created).total_seconds(), locked,
+            wager_id is None or any(f.blocking for f in fl), flags.codes_of(fl, legacy)))
     return out
 
 
@@ -473,6 +473,7 @@ def hit_record(ctx: FloorContext, hit_id: int) -> HitRecord:
             tuple(format_cards(cards_of(hit.cards))), tuple(format_cards(verified)),
             evaluated, award.hand if award else None,
             award.amount_cents if award else None, wager.amount_cents if wager else None,
-            flags.shown(hit.flag_codes, hit.flags), f"{ev.boot}:{ev.seq}" if ev else "",
+            flags.shown(flags.loads(hit.flag_codes), hit.flags),
+            f"{ev.boot}:{ev.seq}" if ev else "",
             hit.created_at,
             tuple(r[3] for r in trail), slip_nos)
