@@ -4,6 +4,7 @@ on a loopback port.  Nothing is mocked between the controller and the printer.""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -15,9 +16,24 @@ from core.app.console import ConsoleCore
 from core.app.demo import SimulatorThread, enroll_demo_employees
 from core.controllers.simulator import SimulatedTable, Simulator
 from core.floorconfig import FloorConfig, NetworkPrinterConfig, load_demo_floor
+from core.tablegames.floor import Floor
 from core.tablegames.rules.paytables import load_paytables
 from printing.escpos.printers import NetworkPrinter
 from tests.pki import pki
+
+
+def held_writer(floor: Floor) -> threading.Event:
+    """Hold the writer inside a job of its own (released by setting the event returned): what
+    is submitted meanwhile waits and joins one batch."""
+    gate, entered = threading.Event(), threading.Event()
+
+    def hold(u: object) -> bool:
+        entered.set()
+        return gate.wait(10)
+
+    floor.writer.submit(hold)
+    assert entered.wait(10)
+    return gate
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:

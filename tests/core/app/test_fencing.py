@@ -31,7 +31,7 @@ from core.tablegames.rules.paytables import load_paytables
 from core.tablegames.writer import NotHeld
 from tests.core.app.test_floor_service import _same_ledger
 from tests.core.ledger.test_audit import attacker
-from tests.harness import wait_for
+from tests.harness import held_writer, wait_for
 from tests.ledgers import migrate
 from tests.pki import pki
 
@@ -450,7 +450,6 @@ def test_an_event_a_batch_failed_on_is_not_refused_for_a_table_no_longer_held(
     on, whose refusal is then kept alone: if the table was taken meanwhile, that refusal is
     fenced too (not kept; NotHeld), and the other tables' events are recorded."""
     from core.tablegames import ingest
-    from tests.core.tablegames.test_floor_scale import _held
 
     monkeypatch.setattr(ingest, "screened", lambda origin, event: event)
     floor = _floor(pg)
@@ -467,7 +466,7 @@ def test_an_event_a_batch_failed_on_is_not_refused_for_a_table_no_longer_held(
         return {"PG-4"} & set(tables) if asked[-1] == "keep" else set()
 
     floor.writer.fence = fence
-    gate = _held(floor)
+    gate = held_writer(floor)
     good = floor.writer.submit_event(Origin("PG-1", "b", 1), GameStarted(1, {1: 100}))
     bad = floor.writer.submit_event(Origin("PG-4", "b", 1, "\ud800"), GameStarted(1, {1: 100}))
     gate.set()

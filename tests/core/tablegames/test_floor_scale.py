@@ -56,6 +56,7 @@ from core.tablegames.rules.paytables import load_paytables
 from core.tablegames.views import AmountChanged, FloorChange, FloorError
 from core.tablegames.writer import UNSTORABLE
 from tests.floors import Group, Level, floor_toml, table
+from tests.harness import held_writer
 from tests.ledgers import migrate
 
 UNITS = 1_000_000  # exact units per cent
@@ -139,7 +140,7 @@ def test_events_waiting_together_are_committed_in_one_batch_each_once(floor: Flo
 def test_a_refused_event_in_a_batch_is_refused_alone_and_kept(floor: Floor,
                                                               engine: Engine) -> None:
     floor.set_link("T3", False)
-    gate = _held(floor)
+    gate = held_writer(floor)
     ok = floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
     offline = floor.writer.submit_event(Origin("T3", "b", 1), GameStarted(1, {1: 100}))
     stranger = floor.writer.submit_event(Origin("T99", "b", 1), GameEnded(1))
@@ -165,7 +166,7 @@ def test_a_batch_that_can_not_commit_fails_every_event_and_records_nothing(
         floor: Floor, engine: Engine) -> None:
     # the writer held inside a job (not merely queued behind one: it could take the first event
     # into the held batch, which commits, before the broken job is queued)
-    gate = _held(floor)
+    gate = held_writer(floor)
     first = floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
 
     def broken(u: object) -> None:
@@ -182,26 +183,12 @@ def test_a_batch_that_can_not_commit_fails_every_event_and_records_nothing(
     assert again.result(10) is True
 
 
-def _held(floor: Floor) -> threading.Event:
-    """Hold the writer inside a job of its own (released by setting the event returned): what
-    is submitted meanwhile waits and joins one batch."""
-    gate, entered = threading.Event(), threading.Event()
-
-    def hold(u: object) -> bool:
-        entered.set()
-        return gate.wait(10)
-
-    floor.writer.submit(hold)
-    assert entered.wait(10)
-    return gate
-
-
 def test_events_sent_again_in_a_batch_are_replays_or_refused_again_without_a_second_row(
         floor: Floor, engine: Engine) -> None:
     # a busy floor's controllers resend what was not acknowledged in time: the batch decides
     # each resend as ingest does one by one (a replay, the same refusal, out of order)
     assert floor.writer.submit_event(Origin("T4", "b", 3), SequenceGap(1, 3)).result(10)
-    gate = _held(floor)
+    gate = held_writer(floor)
     first = floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
     again = floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
     bad = floor.writer.submit_event(Origin("T2", "b", 1), GameEnded(7))
@@ -217,7 +204,7 @@ def test_events_sent_again_in_a_batch_are_replays_or_refused_again_without_a_sec
                                          "of boot b already and not this one"):
         gap.result(10)
     # and in a later batch, from the ledger
-    gate = _held(floor)
+    gate = held_writer(floor)
     later = [floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100})),
              floor.writer.submit_event(Origin("T2", "b", 1), GameEnded(7)),
              floor.writer.submit_event(Origin("T4", "b", 2), GameStarted(1, {1: 100})),
@@ -249,7 +236,7 @@ def test_a_batch_the_database_refuses_is_split_and_only_the_bad_event_refused(
         pytest.skip("SQLite does not bound a VARCHAR: nothing refuses it")
     changes: list[FloorChange] = []
     floor.add_listener(changes.append)
-    gate = _held(floor)
+    gate = held_writer(floor)
     good1 = floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
     bad = floor.writer.submit_event(Origin("T2", "b", 1, poison), GameStarted(1, {1: 100}))
     good2 = floor.writer.submit_event(Origin("T4", "b", 1), GameStarted(1, {2: 100}))
@@ -286,7 +273,7 @@ def test_a_batch_the_database_refuses_is_split_and_only_the_bad_event_refused(
 
 def test_an_event_with_text_no_ledger_stores_is_refused_by_name_before_its_batch(
         floor: Floor, engine: Engine) -> None:
-    gate = _held(floor)
+    gate = held_writer(floor)
     good = floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
     surrogate = floor.writer.submit_event(Origin("T2", "b", 1, "\ud800"), GameEnded(1))
     nul = floor.writer.submit_event(Origin("T4", "b", 1), HitClaimed(1, 1, "FLU\x00SH"))
@@ -311,7 +298,7 @@ def test_an_event_with_text_no_ledger_stores_is_refused_by_name_before_its_batch
 
 def test_a_batch_that_fails_because_the_database_is_gone_is_not_split(
         floor: Floor, engine: Engine) -> None:
-    gate = _held(floor)
+    gate = held_writer(floor)
     first = floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
     second = floor.writer.submit_event(Origin("T2", "b", 1), GameStarted(1, {1: 100}))
 
