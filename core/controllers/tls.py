@@ -22,6 +22,7 @@ what is wrong with it) instead of an OpenSSL error code.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -92,15 +93,14 @@ def identity(cert: x509.Certificate) -> Identity:
     def values(oid: x509.ObjectIdentifier) -> tuple[str, ...]:
         return tuple(str(a.value) for a in cert.subject.get_attributes_for_oid(oid))
 
-    try:
-        eku = cert.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value
-    except x509.ExtensionNotFound:
-        eku = x509.ExtendedKeyUsage([])
+    usages: tuple[x509.ObjectIdentifier, ...] = ()  # none at all: cryptography 51 refuses an
+    with contextlib.suppress(x509.ExtensionNotFound):  # empty ExtendedKeyUsage([])
+        usages = tuple(cert.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value)
     names = {ExtendedKeyUsageOID.SERVER_AUTH: "serverAuth",
              ExtendedKeyUsageOID.CLIENT_AUTH: "clientAuth"}
     cns = values(NameOID.COMMON_NAME)
     return Identity(cns[0] if cns else "", values(NameOID.ORGANIZATIONAL_UNIT_NAME),
-                    tuple(names.get(u, u.dotted_string) for u in eku))
+                    tuple(names.get(u, u.dotted_string) for u in usages))
 
 
 def role_problem(cert: x509.Certificate, role: Role) -> str:
