@@ -5,10 +5,12 @@
 
 Each deadline: what, period, fund, due day (casino-local), status (``N days left``, ``due
 today``, ``LATE by N days``, ``filed YYYY-MM-DD`` with LATE when it was), the reference and who
-recorded the filing.  Exit 0 with the list (an overdue one does not change it: the list is the
-report); a refusal (an unreadable ledger or floor file, a bad ``--at``) is one line on stderr and
-exit 2.  ``--floor`` gives the time zone, the public holidays and ``[poker_room]``'s deadline
-keys (default: the embedded demo floor); ``--at`` a local time to look from (default now).
+recorded the filing; under the list, a deadline two sources date (TGD-108: its form and the
+guideline) with both days and why (``dues`` in the JSON).  Exit 0 with the list (an overdue
+one does not change it: the list is the report); a refusal (an unreadable ledger or floor
+file, a bad ``--at``) is one line on stderr and exit 2.  ``--floor`` gives the time zone, the
+public holidays and ``[poker_room]``'s deadline keys (default: the embedded demo floor);
+``--at`` a local time to look from (default now).
 """
 
 from __future__ import annotations
@@ -69,6 +71,11 @@ def text_report(deadlines: list[Any], tz: ZoneInfo, at: datetime) -> str:
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     for r in [head, *rows]:
         out.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    for d in deadlines:  # where two sources give a due day: both, and which one counts
+        if len(d.dues) > 1:
+            both = " and ".join(f"{day.isoformat()} ({why})" for why, day in d.dues)
+            out.append(f"{d.what} {d.period}: due {d.due_on.isoformat()}, the earlier of "
+                       f"{both}")
     overdue = sum(1 for d in deadlines if d.overdue)
     if overdue:
         out.append(f"{overdue} overdue")

@@ -13,21 +13,31 @@ from typing import Any
 
 from core.floorconfig.schema import Setting, _Section, declare, section, setting, shown, the
 from core.floorconfig.tables import MAX_SEATS
-from core.pokerroom.calendar_settings import END_OF_NEXT_MONTH, CalendarSettings
+from core.pokerroom.calendar_settings import END_OF_NEXT_MONTH, CalendarSettings, QuarterDue
 from core.pokerroom.fund import FundSettings
 from core.pokerroom.rules.bbj import TIE_POLICIES, BbjSettings, Split
 
 MAX_DENOMINATION = 1_000_000  # pesos: a chip
 
 
-def _bank_statement_days(value: Any, what: str) -> int | None:
-    """Days after the quarter's end (1 to 366), or "end_of_next_month" (None)."""
+def _bank_statement_days(value: Any, what: str) -> QuarterDue:
+    """The older key: days after the quarter's end (1 to 366), or "end_of_next_month"."""
     if value == END_OF_NEXT_MONTH:
-        return None
+        return QuarterDue("month_end", month=1)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 366:
         raise ValueError(f"{what}: {shown(value)} must be a number of days after the "
                          f"quarter's end (1 to 366) or \"{END_OF_NEXT_MONTH}\"")
-    return value
+    return QuarterDue("days", days=value)
+
+
+def _quarter_due(value: Any, what: str) -> QuarterDue:
+    """``"2nd Monday of month 1"``, ``"end of month 1"`` or ``"30 days"``."""
+    if not isinstance(value, str):
+        raise ValueError(f"{what}: {shown(value)} must be text, e.g. \"2nd Monday of month 1\"")
+    try:
+        return QuarterDue.parse(value)
+    except ValueError as exc:
+        raise ValueError(f"{what}: {exc}") from None
 
 
 def _denominations(value: Any, what: str) -> tuple[int, ...]:
@@ -87,11 +97,17 @@ POKER_ROOM = declare(
     Setting("integer", "the tax withheld in a month is remitted to the BIR by this day of the "
             "next month", default=_CALENDAR.bir_remittance_day, key="bir_remittance_day",
             lo=1, hi=28, unit="day of the month"),
-    Setting("value", "the fund's quarterly bank statement is due this many days (1 to 366) "
-            "after the quarter's end", default=_CALENDAR.bank_statement_days,
+    Setting("value", "the fund's quarterly bank statement is due on this day after the "
+            "quarter (the guideline: \"January to March -- for submission on 2nd Monday of "
+            "April, and so on\")", default=_CALENDAR.bank_statement_due,
+            key="bank_statement_due", parse=_quarter_due, form="text",
+            rule='"Nth Weekday of month M" (1st to 4th, M 1 to 3), "end of month M" or '
+                 '"N days" (1 to 366)',
+            shown_default=f'"{_CALENDAR.bank_statement_due.text}"'),
+    Setting("value", "the older form of bank_statement_due: days after the quarter's end, or "
+            f"\"{END_OF_NEXT_MONTH}\" (not both keys)", default=None,
             key="bank_statement_days", parse=_bank_statement_days, form="whole number or text",
-            rule=f'1 to 366, or "{END_OF_NEXT_MONTH}"',
-            shown_default=f'"{END_OF_NEXT_MONTH}"', unit="days"),
+            rule=f'1 to 366, or "{END_OF_NEXT_MONTH}"', optional=True, unit="days"),
 )
 
 
@@ -133,6 +149,10 @@ def parse_poker_room(sec: _Section) -> PokerRoomConfig:
     room_location = sec.read(the(PokerRoomConfig, "room_location"))  # the regulator's forms
     # the room's regulatory deadlines (core/pokerroom/calendar.py, docs/bbj.md "Room deadlines")
     bir_day, bank_days = read("bir_remittance_day"), read("bank_statement_days")
+    if bank_days is not None and POKER_ROOM["bank_statement_due"].key in sec.data:
+        raise sec.error("bank_statement_days", "give bank_statement_due or the older "
+                        "bank_statement_days, not both")
+    bank_due = bank_days if bank_days is not None else read("bank_statement_due")
     sec.done()
     try:
         rules = BbjSettings(split=Split(**split), min_players=min_players,
@@ -144,4 +164,4 @@ def parse_poker_room(sec: _Section) -> PokerRoomConfig:
     except ValueError as exc:
         raise sec.error("", str(exc)) from None
     return PokerRoomConfig(rules, fund, room_location=room_location,
-                           calendar=CalendarSettings(bir_day, bank_days))
+                           calendar=CalendarSettings(bir_day, bank_due))

@@ -8,11 +8,17 @@ Kinds (:data:`KINDS`), each only for a period that has something to report:
   ``bir_remittance_day`` (default the 10th) of the month after the month it was withheld; a
   month in which a share with tax was paid (the ``share_paid`` row's local date; tax is
   withheld when the share is paid).
-- ``tgd108``: the TGD-108 quarterly tax compliance report, by the end of the month after the
-  quarter; a quarter with a drop count, a posting, a tournament fee, a hit or a share paid.
-- ``bank_statement``: the quarterly bank statement of a fund's account, ``bank_statement_days``
-  after the quarter's end (default: the end of the month after the quarter; our reading); each
-  quarter the fund was open in (from its creation to its cessation, up to now).
+- ``tgd108``: the TGD-108 quarterly tax compliance report, by the EARLIER of the form's own
+  date ("not later than the end of month following the close of the quarter reported") and,
+  when final tax was withheld in the quarter, the guideline's (IV.K.ii: "within seven (7) days
+  after BIR's prescribed filing/ remittance schedule of final income taxes withheld"): 7 days
+  after the BIR due day of the first month of the quarter with tax withheld
+  (:func:`tgd108_dues`; both are shown); a quarter with a drop count, a posting, a tournament
+  fee, a hit or a share paid.
+- ``bank_statement``: the quarterly bank statement of a fund's account, due on
+  ``bank_statement_due`` (default the guideline's "2nd Monday of month 1": "January to March --
+  for submission on 2nd Monday of April, and so on"); each quarter the fund was open in (from
+  its creation to its cessation, up to now).
 - ``tgd1540_part2``: TGD-1540 part 2, within 2 business days after a cessation
   (``bbj_cessations``), skipping weekends and the floor file's public holidays.
 - ``players_notice``: players told 7 calendar days before a cessation's effective date.  From the
@@ -147,27 +153,57 @@ def _local_day(at: datetime, tz: ZoneInfo) -> date:
     return at.astimezone(tz).date()
 
 
+TGD108_DAYS_AFTER_BIR = 7
+"""The guideline IV.K.ii: TGD-108 "within seven (7) days after BIR's prescribed filing/
+remittance schedule of final income taxes withheld with attached BIR Form 0619-F"."""
+TGD108_FORM_DUE = "TGD-108: the end of the month after the quarter"
+TGD108_GUIDELINE_DUE = "guideline IV.K.ii: 7 days after the BIR remittance"
+
+
+def bir_due(month: date, settings: CalendarSettings) -> date:
+    """The BIR's due day for the final tax withheld in ``month``'s month: ``bir_remittance_day``
+    of the next month (the guideline IV.H and BIR Form 0619-F: the 10th)."""
+    return next_month(month).replace(day=settings.bir_remittance_day)
+
+
+def tgd108_dues(period_start: date, settings: CalendarSettings,
+                withheld: Iterable[date] = ()) -> list[tuple[str, date]]:
+    """TGD-108's two due days for the quarter starting ``period_start`` (docs/bbj.md "Room
+    deadlines"): the form's own (the end of the month after the quarter) and, when final tax
+    was withheld in the quarter (``withheld``: days in the months it was withheld), the
+    guideline's: 7 days after the BIR's due day of the first such month.  The deadline is the
+    earlier."""
+    end = quarter_end(period_start)
+    out = [(TGD108_FORM_DUE, month_end(end + timedelta(days=1)))]
+    months = sorted({d.replace(day=1) for d in withheld if period_start <= d <= end})
+    if months:
+        out.append((TGD108_GUIDELINE_DUE, bir_due(months[0], settings)
+                    + timedelta(days=TGD108_DAYS_AFTER_BIR)))
+    return out
+
+
 def period_and_due(kind: str, period_start: date, settings: CalendarSettings,
-                   holidays: Iterable[date] = ()) -> tuple[date, date]:
+                   holidays: Iterable[date] = (),
+                   withheld: Iterable[date] = ()) -> tuple[date, date]:
     """The period's last day and the due day of ``kind`` for the period starting
     ``period_start`` (a month's first day, a quarter's first day, a cessation's date);
-    BbjFilingError when the start does not begin such a period."""
+    BbjFilingError when the start does not begin such a period.  ``withheld``: the days final
+    tax was withheld on jackpot shares (TGD-108's guideline due day, :func:`tgd108_dues`)."""
     if kind not in KINDS:
         raise BbjFilingError(f"{kind!r}: not a filing ({', '.join(KINDS)})")
     if kind == "bir_remittance":
         if period_start.day != 1:
             raise BbjFilingError(f"BIR remittance: the period {period_start} must be the "
                                  "first day of a month")
-        nxt = next_month(period_start)
-        return month_end(period_start), nxt.replace(day=settings.bir_remittance_day)
+        return month_end(period_start), bir_due(period_start, settings)
     if kind in ("tgd108", "bank_statement"):
         if period_start != quarter_start(period_start) or period_start.day != 1:
             raise BbjFilingError(f"{KINDS[kind]}: the period {period_start} must be the first "
                                  "day of a quarter (1 January, 1 April, 1 July, 1 October)")
         end = quarter_end(period_start)
-        if kind == "bank_statement" and settings.bank_statement_days is not None:
-            return end, end + timedelta(days=settings.bank_statement_days)
-        return end, month_end(end + timedelta(days=1))
+        if kind == "bank_statement":
+            return end, settings.bank_statement_due.due(end)
+        return end, min(day for _why, day in tgd108_dues(period_start, settings, withheld))
     if kind == "tgd1540_part2":
         return period_start, add_business_days(period_start, PART2_BUSINESS_DAYS, holidays)
     if kind == "tgd1540_part1":
@@ -229,6 +265,9 @@ class RoomDeadline:
     basis: str  # what there is to report, in words
     filings: tuple[Filing, ...]  # oldest first; the last one counts (a correction)
     now: datetime
+    # where two sources give a due day (TGD-108: the form's and the guideline's), each with
+    # why; ``due_on`` is the earlier
+    dues: tuple[tuple[str, date], ...] = ()
 
     @property
     def what(self) -> str:
@@ -300,6 +339,7 @@ class RoomDeadline:
                 "days_left": None if f else self.days_left(tz),
                 "met_at": f.filed_at.isoformat() if f else None,
                 "reference": self.reference, "who": self.who,
+                "dues": [{"due_on": day.isoformat(), "by": why} for why, day in self.dues],
                 "filings": [x.to_json() for x in self.filings]}
 
 
@@ -374,6 +414,21 @@ def _filings(s: Session) -> dict[tuple[str, str | None, date | None], list[Filin
     return out
 
 
+def _paid(s: Session) -> list[tuple[datetime, int]]:
+    """Every share paid: when (the ``share_paid`` row) and the tax withheld from it."""
+    return [(at, int(cents)) for at, cents in s.execute(
+        select(BbjCaseEvent.created_at, BbjAwardShare.tax_cents).join(
+            BbjAward, BbjAward.case_id == BbjCaseEvent.case_id).join(
+            BbjAwardShare, and_(BbjAwardShare.award_id == BbjAward.id,
+                                BbjAwardShare.seat == BbjCaseEvent.seat)).where(
+            BbjCaseEvent.state == "share_paid")).all()]
+
+
+def _withheld(s: Session, tz: ZoneInfo) -> set[date]:
+    """The first day of every local month in which final tax was withheld on a share."""
+    return {_local_day(at, tz).replace(day=1) for at, cents in _paid(s) if cents > 0}
+
+
 def _quarters(first: date, last: date) -> list[date]:
     out, q = [], quarter_start(first)
     while q <= last:
@@ -403,12 +458,8 @@ def room_deadlines(engine: Engine, now: datetime, tz: ZoneInfo,
     with _reading(engine) as s:
         filings = _filings(s)
         # BIR: the tax withheld on the shares paid, by the local month of the payment
-        paid = s.execute(select(BbjCaseEvent.created_at, BbjAwardShare.tax_cents).join(
-            BbjAward, BbjAward.case_id == BbjCaseEvent.case_id).join(
-            BbjAwardShare, and_(BbjAwardShare.award_id == BbjAward.id,
-                                BbjAwardShare.seat == BbjCaseEvent.seat)).where(
-            BbjCaseEvent.state == "share_paid")).all()
-        tax: dict[date, list[int]] = {}
+        paid = _paid(s)
+        tax: dict[date, list[int]] = {}  # the months tax was withheld in
         for at, cents in paid:
             if cents > 0:
                 acc = tax.setdefault(_local_day(at, tz).replace(day=1), [0, 0])
@@ -486,10 +537,11 @@ def room_deadlines(engine: Engine, now: datetime, tz: ZoneInfo,
             found[key] = (f.kind, f.fund_id, f.period_start, "filed")
     out = []
     for key, (kind, fund_id, start, basis) in found.items():
-        end, due_on = period_and_due(kind, start, cfg, hol)
+        end, due_on = period_and_due(kind, start, cfg, hol, withheld=tax)
         rows = filings.get(key, [])
+        dues = tuple(tgd108_dues(start, cfg, tax)) if kind == "tgd108" else ()
         out.append(RoomDeadline(kind, fund_id, start, end, due_on, end_of_day(due_on, tz),
-                                basis, tuple(rows), now))
+                                basis, tuple(rows), now, dues))
     return sorted(out, key=lambda d: (d.due, list(KINDS).index(d.kind), d.fund_id or ""))
 
 
@@ -539,7 +591,7 @@ def record_filing(engine: Engine, swipe: str, *, kind: str, period_start: date,
     if kind not in FUND_KINDS and fund_id:
         raise BbjFilingError(f"{name}: is the casino's, not a fund's (fund {fund_id!r} given)")
     end, due_on = period_and_due(kind, period_start, cfg, hol)
-    due = end_of_day(due_on, tz)
+    due_first = end_of_day(due_on, tz)  # TGD-108: the form's; the guideline's is read below
     if filed_at.tzinfo is None:
         raise BbjFilingError(f"{name}: the filing time must be timezone-aware")
     filed = filed_at.astimezone(UTC)
@@ -560,6 +612,9 @@ def record_filing(engine: Engine, swipe: str, *, kind: str, period_start: date,
 
     def write(s: Session, emp: Employee) -> Filing:
         lock_record(s, "bbj_filings", f"{kind}:{fund_id}:{key[2]}")
+        due = end_of_day(period_and_due(kind, period_start, cfg, hol,
+                                        withheld=_withheld(s, tz))[1], tz) \
+            if kind == "tgd108" else due_first
         if fund_id is not None:
             if s.get(BbjFund, fund_id) is None:
                 raise BbjFilingError(f"{label}: fund {fund_id!r} does not exist")
@@ -618,4 +673,4 @@ __all__ = ["CESSATION_KINDS", "KINDS", "KIND_TEXT", "BbjFilingError", "CalendarS
            "CessationNotice", "Filing", "RoomDeadline", "days_text", "end_of_day", "late_days",
            "month_end", "overdue",
            "period_and_due", "quarter_end", "quarter_start", "record_filing",
-           "room_deadlines"]
+           "room_deadlines", "tgd108_dues"]

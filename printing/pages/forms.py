@@ -64,8 +64,10 @@ _TAXPAYER_NAMES = {"citizen": "Citizen", "nraetb": "NRAETB", "nranetb": "NRANETB
 HAND_MARK = "to be filled by hand: not in the ledger"
 PAGCOR_MARK = "PAGCOR use"
 BOX = "\u2610"  # a check box to tick by hand
-# PAGCOR's share of the poker room's net revenue (the guideline: "The applicable PAGCOR sharing
-# scheme (75%-25% for off-site and 60%-40% for on-site poker clubs)"), TGD-108's "less 25%".
+CHECKED = "\u2612"  # a box the form ticks
+# PAGCOR's 25% (PAGCOR_PERCENT): TGD-1623's "PAGCOR Share (25% of Item F)" and "25% of Franchise
+# Tax (25% of item E)", and TGD-108's onsite "Less: 25% of FT remitted to PAGCOR" (of E, the
+# franchise tax). The guideline's own text names no other rate (docs/forms.md point 18).
 
 
 class FormError(ValueError):
@@ -271,8 +273,8 @@ def _grid(headers: Sequence[str], rows: Sequence[Sequence[str]], *,
           widths: Sequence[int] | None = None) -> str:
     """A ruled table: ``right`` are the indexes of the money / number columns."""
     def cell(i: int, text: str, tag: str = "td", bold: bool = False) -> str:
-        align = (' align="right" style="white-space:nowrap;"' if i in right
-                 else ' align="left"')
+        align = ((' align="right" style="white-space:nowrap;"' if tag == "td"
+                  else ' align="right"') if i in right else ' align="left"')
         width = f' width="{widths[i]}%"' if widths and tag == "th" else ""
         shade = ' bgcolor="#e6e6e6"' if tag == "th" or bold else ""
         value = f"<b>{_text(text)}</b>" if bold else _text(text)
@@ -738,15 +740,17 @@ class MonthFees:
         return percent_of(self.taxable_cents, FRANCHISE_TAX_PERCENT)
 
     @property
-    def net_cents(self) -> int:
-        """The taxable amount less the franchise tax (TGD-1623's F)."""
-        return self.taxable_cents - self.franchise_tax_cents
-
-    @property
     def pagcor_share_cents(self) -> int:
-        """TGD-108's "less 25%": PAGCOR's 25% of the net F, half up, the same share of F as
-        TGD-1623's remittance (RULES.md 6); the operator keeps the rest."""
-        return percent_of(self.net_cents, PAGCOR_PERCENT)
+        """TGD-108's "Less: 25% of FT remitted to PAGCOR" (the onsite section): 25% of the
+        franchise tax FT (item E of TGD-1623's "25% of Franchise Tax (25% of item E)"), half
+        up; not of the net F = D - E (docs/forms.md point 18)."""
+        return percent_of(self.franchise_tax_cents, PAGCOR_PERCENT)
+
+    def franchise_tax_payment_cents(self, onsite: bool) -> int:
+        """TGD-108's "FRANCHISE TAX PAYMENT (Attached BIR Form 2553 ...)": onsite the franchise
+        tax less the 25% of it remitted to PAGCOR, offsite the whole franchise tax (the offsite
+        section has no "Less" line)."""
+        return self.franchise_tax_cents - (self.pagcor_share_cents if onsite else 0)
 
 
 @dataclass(frozen=True)
@@ -795,24 +799,99 @@ class QuarterlyTax:
                                 f"outside Q{self.quarter} {self.year}")
 
 
+_QUARTERS = ("First", "Second", "Third", "Fourth")
+
+
+def _boxes(options: Sequence[tuple[str, bool]]) -> Html:
+    """Check boxes, the true ones ticked: "[x] Onsite  [ ] Offsite"."""
+    return Html(" &nbsp;&nbsp; ".join(
+        f'<span style="font-size:10pt;">{CHECKED if on else BOX}</span> {escape(label)}'
+        for label, on in options))
+
+
 def quarterly_tax_html(q: QuarterlyTax) -> str:
+    """TGD-108 (Annex E) as the form lays it out: section A (the site, product type poker room,
+    year, quarter, reference no.), section B part II (offsite) or III (onsite) with the monthly
+    A, B, C, taxable amount, 5% franchise tax due (FT), onsite "Less: 25% of FT remitted to
+    PAGCOR", the franchise tax payment and its BIR Form 2553 details; part IV the jackpot
+    winnings and final tax withheld with the BIR Form 0619-F / 1601-FQ payment details
+    (docs/forms.md "TGD-108")."""
+    pct = PAGCOR_PERCENT
+    head = _pairs([
+        ("Product type", _boxes((("Poker room", True), ("Remote gaming", False),
+                                 ("Revenue sharing", False), ("Junket", False),
+                                 ("Others", False)))),
+        ("For the year", str(q.year)),
+        ("Quarter", _boxes([(name, i + 1 == q.quarter) for i, name in enumerate(_QUARTERS)])),
+        ("Reference no.", blank(PAGCOR_MARK)),
+        ("Poker club", _boxes((("Onsite", q.onsite), ("Offsite", not q.onsite)))),
+    ], label_width=25)
+    part = ("III. For onsite poker room operator" if q.onsite
+            else "II. For offsite poker room operator")
+    b_label = ("Jackpot rake administration fee (B)" if q.onsite
+               else "Share on jackpot rake administration fee (B)")
+    c_label = "Tournament entry fee (C)" if q.onsite else "Share on tournament entry fee (C)"
     fees = _grid(
-        ("Month", "Total rake", "Jackpot admin fee", "Tournament fees", "Taxable amount",
-         f"Franchise tax {FRANCHISE_TAX_PERCENT}%"),
+        ("Month", "Total rake (A)", b_label, c_label, "Taxable amount (A+B+C)"),
         [(f"{m.month:%B %Y}", peso(m.rake_cents), peso(m.jackpot_admin_fee_cents),
-          peso(m.tournament_fee_cents), peso(m.taxable_cents), peso(m.franchise_tax_cents))
-         for m in q.months],
-        right=(1, 2, 3, 4, 5), widths=(15, 17, 17, 17, 17, 17),
-        total=(f"Q{q.quarter} total", *(peso(sum(getattr(m, k) for m in q.months)) for k in (
-            "rake_cents", "jackpot_admin_fee_cents", "tournament_fee_cents", "taxable_cents",
-            "franchise_tax_cents"))))
+          peso(m.tournament_fee_cents), peso(m.taxable_cents)) for m in q.months],
+        right=(1, 2, 3, 4), widths=(16, 21, 21, 21, 21),
+        total=("Total quarterly taxable amount", *(peso(sum(getattr(m, k) for m in q.months))
+                                                   for k in ("rake_cents",
+                                                             "jackpot_admin_fee_cents",
+                                                             "tournament_fee_cents",
+                                                             "taxable_cents"))))
+    headers = ["Month", "Taxable amount", f"{FRANCHISE_TAX_PERCENT}% franchise tax due (FT)"]
+    if q.onsite:
+        headers.append(f"Less: {pct}% of FT remitted to PAGCOR")
+    headers.append("Franchise tax payment (BIR Form 2553)")
+    rows = []
+    for m in q.months:
+        row = [m.taxable_cents, m.franchise_tax_cents]
+        if q.onsite:
+            row.append(m.pagcor_share_cents)
+        row.append(m.franchise_tax_payment_cents(q.onsite))
+        rows.append(row)
+    n = len(headers)
+    tax = _grid(
+        headers, [(f"{m.month:%B %Y}", *(peso(c) for c in r))
+                  for m, r in zip(q.months, rows, strict=True)],
+        right=tuple(range(1, n)), widths=(16, *([84 // (n - 1)] * (n - 1))),
+        total=(f"Q{q.quarter} total", *(peso(sum(col)) for col in zip(*rows, strict=True))))
+    paid_2553 = _grid(
+        ("Month", "Franchise tax payment", "Date paid", "BIR Form 2553 payment details / "
+         "validation"),
+        [(f"{m.month:%B %Y}", peso(r[-1]), blank(width=12), blank(width=18))
+         for m, r in zip(q.months, rows, strict=True)],
+        right=(1,), widths=(15, 20, 25, 40))
+    # IV: the jackpot winnings and the final tax withheld, per month and per taxpayer class
+    def in_month(p: JackpotPayment, m: MonthFees) -> bool:
+        return (p.paid_on.year, p.paid_on.month) == (m.month.year, m.month.month)
+
+    month_rows = [(f"{m.month:%B %Y}",
+                   peso(sum(p.gross_cents for p in q.payments if in_month(p, m))),
+                   peso(sum(p.tax_cents for p in q.payments if in_month(p, m))))
+                  for m in q.months]
+    withheld = _grid(
+        ("Month", "Jackpot amount / winnings", "20% or 25% final withholding tax"),
+        month_rows, right=(1, 2), widths=(30, 35, 35),
+        total=("Total quarterly final withholding tax",
+               peso(sum(p.gross_cents for p in q.payments)),
+               peso(sum(p.tax_cents for p in q.payments))))
+    tax_of = [sum(p.tax_cents for p in q.payments if in_month(p, m)) for m in q.months]
+    bir_rows = [(f"BIR Form 0619-F ({m.month:%B %Y})", peso(t), blank(width=12),
+                 blank(width=18)) for m, t in zip(q.months[:2], tax_of[:2], strict=True)]
+    bir_rows.append((f"BIR Form 1601-FQ (Q{q.quarter} {q.year}; {q.months[2].month:%B} "
+                     "remitted with it)", peso(sum(tax_of)), blank(width=12), blank(width=18)))
+    bir = _grid(("Final income tax paid", "Tax withheld in the period", "Date paid",
+                 "Payment details / validation"), bir_rows, right=(1,),
+                widths=(40, 20, 15, 25))
     classes = (("Citizen / resident, NRAETB (20% above PHP 10,000.00)", ("citizen", "nraetb")),
                ("NRANETB (25%)", ("nranetb",)))
     summary_rows = []
     for m in q.months:
         for label, kinds in classes:
-            ps = [p for p in q.payments if (p.paid_on.year, p.paid_on.month)
-                  == (m.month.year, m.month.month) and p.taxpayer in kinds]
+            ps = [p for p in q.payments if in_month(p, m) and p.taxpayer in kinds]
             summary_rows.append((f"{m.month:%B %Y}", label, str(len(ps)),
                                  peso(sum(p.gross_cents for p in ps)),
                                  peso(sum(p.tax_cents for p in ps))))
@@ -828,30 +907,23 @@ def quarterly_tax_html(q: QuarterlyTax) -> str:
           peso(p.gross_cents), peso(p.tax_cents), peso(p.gross_cents - p.tax_cents))
          for p in sorted(q.payments, key=lambda p: (p.paid_on, p.reference))],
         right=(4, 5, 6)) if q.payments else "<p>No jackpot was paid in the quarter.</p>"
-    pct = PAGCOR_PERCENT
-    checked, box = "\u2612", BOX
-    club = Html(
-        f'<p style="margin-top:2px; margin-bottom:4px;">Poker club: '
-        f'<span style="font-size:10pt;">{checked if q.onsite else box}</span> Onsite '
-        f"&nbsp;&nbsp; "
-        f'<span style="font-size:10pt;">{box if q.onsite else checked}</span> Offsite '
-        f"</p>")
-    figures = [(m.taxable_cents, m.franchise_tax_cents, m.net_cents,
-                m.pagcor_share_cents, m.net_cents - m.pagcor_share_cents)
-               for m in q.months]
-    sharing = _grid(
-        ("Month", "Taxable (D)", f"Franchise tax {FRANCHISE_TAX_PERCENT}% (E)",
-         "Net (F = D - E)", f"Less {pct}% PAGCOR", "Operator's share"),
-        [(f"{m.month:%B %Y}", *(peso(c) for c in row)) for m, row in zip(q.months, figures,
-                                                                         strict=True)],
-        right=(1, 2, 3, 4, 5), widths=(15, 17, 17, 17, 17, 17),
-        total=(f"Q{q.quarter} total", *(peso(sum(col)) for col in zip(*figures, strict=True))))
-    body = (club + _section("Poker room fees and franchise tax") + fees
-            + _section(f"PAGCOR sharing (less {pct}%)") + sharing
-            + _section("Jackpot winnings and final tax withheld") + summary
+    note = _notes((
+        f"FT is {FRANCHISE_TAX_PERCENT}% of each month's taxable amount, half up; "
+        + (f"the {pct}% of FT remitted to PAGCOR (TGD-1623's \"25% of item E\") is taken of "
+           "each month's FT, half up, and the franchise tax payment is FT less it."
+           if q.onsite else "the offsite section has no PAGCOR line: the franchise tax "
+           "payment is the whole FT."),
+        "Date paid and the payment details of BIR Forms 2553, 0619-F and 1601-FQ: "
+        f"({HAND_MARK}); attach the forms with their payment details / validation."))
+    body = (_section("Section A: general information") + head
+            + _section("Section B: franchise tax payment and final income tax withheld")
+            + _section(part) + fees + "<br>" + tax + "<br>" + paid_2553
+            + _section("IV. For poker club operator / proponent with tax withheld") + withheld
+            + "<br>" + bir + note
+            + _section("Jackpot winnings by taxpayer class") + summary
             + _section("Jackpot shares paid") + detail)
     first = date(q.year, 3 * q.quarter - 2, 1)
-    return _page("Quarterly tax compliance report", "TGD-108", q.casino, q.operator,
+    return _page("Gaming site tax compliance report", "TGD-108", q.casino, q.operator,
                  f"Q{q.quarter} {q.year} ({first:%B} to {q.months[-1].month:%B %Y})", body,
                  location=q.room_location)
 

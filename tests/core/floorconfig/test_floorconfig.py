@@ -477,21 +477,32 @@ def test_a_malformed_poker_room_section_is_refused_by_key(
 
 
 def test_the_room_deadline_keys_come_from_the_poker_room_section() -> None:
-    from core.pokerroom.calendar_settings import CalendarSettings
+    """The bank statement's due day is configuration, by default the guideline's (General
+    Guidelines B: "January to March -- for submission on 2nd Monday of April, and so on")."""
+    from core.pokerroom.calendar_settings import CalendarSettings, QuarterDue
 
-    assert loads_floor(BASE).poker_room.calendar == CalendarSettings(10, None)
-    assert load_demo_floor().poker_room.calendar == CalendarSettings(10, None)
+    second_monday = QuarterDue("weekday", nth=2, weekday=0, month=1)
+    assert loads_floor(BASE).poker_room.calendar == CalendarSettings(10, second_monday)
+    assert load_demo_floor().poker_room.calendar == CalendarSettings(10, second_monday)
     cfg = loads_floor(BASE + "\n[poker_room]\nbir_remittance_day = 15\n"
-                             "bank_statement_days = 30\n")
-    assert cfg.poker_room.calendar == CalendarSettings(15, 30)
+                             'bank_statement_due = "1st friday of month 2"\n')
+    assert cfg.poker_room.calendar == CalendarSettings(15, QuarterDue("weekday", nth=1,
+                                                                      weekday=4, month=2))
+    # the older key still reads: N days, or the end of the next month
+    cfg = loads_floor(BASE + "\n[poker_room]\nbank_statement_days = 30\n")
+    assert cfg.poker_room.calendar.bank_statement_due == QuarterDue("days", days=30)
     cfg = loads_floor(BASE + '\n[poker_room]\nbank_statement_days = "end_of_next_month"\n')
-    assert cfg.poker_room.calendar.bank_statement_days is None
+    assert cfg.poker_room.calendar.bank_statement_due == QuarterDue("month_end", month=1)
     refused(BASE + "\n[poker_room]\nbir_remittance_day = 31\n",
             "poker_room.bir_remittance_day")
     refused(BASE + '\n[poker_room]\nbank_statement_days = "quarterly"\n',
             "poker_room.bank_statement_days", "end_of_next_month")
     refused(BASE + "\n[poker_room]\nbank_statement_days = 0\n",
             "poker_room.bank_statement_days", "1 to 366")
+    refused(BASE + '\n[poker_room]\nbank_statement_due = "5th Monday of month 1"\n',
+            "poker_room.bank_statement_due", "2nd Monday of month 1")
+    refused(BASE + '\n[poker_room]\nbank_statement_due = "30 days"\nbank_statement_days = 30\n',
+            "poker_room.bank_statement_days", "not both")
 
 
 # --- linked equivalents (RULES.md 3; the seed's linked paytables) -----------------------------

@@ -1,9 +1,10 @@
 """The poker room's regulatory deadlines (core/pokerroom/calendar.py, RULES.md 6 "Deadlines and
 reports", docs/bbj.md "Room deadlines") and their filings (``bbj_filings``), from the
 guideline's words: the final tax withheld in a month is remitted to the BIR by the 10th of the
-next month (the floor's ``bir_remittance_day``); TGD-108 by the end of the month after the
-quarter; TGD-1540 part 2 within 2 business days after a cessation; players told 7 days ahead;
-the fund's quarterly bank statement.  A filing needs a supervisor's swipe; a refusal writes only
+next month (the floor's ``bir_remittance_day``); TGD-108 by the earlier of 7 days after that
+and the end of the month after the quarter; TGD-1540 part 2 within 2 business days after a
+cessation; players told 7 days ahead; the fund's quarterly bank statement on the 2nd Monday
+after the quarter.  A filing needs a supervisor's swipe; a refusal writes only
 the swipe-log row; a second filing of the same period is refused naming the first.  SQLite and
 PostgreSQL; ``podium report deadlines`` on a SQLite ledger file."""
 
@@ -26,6 +27,7 @@ from core.ledger.models import BbjFiling, SwipeLog
 from core.people.auth import AuthError
 from core.pokerroom import calendar as cal
 from core.pokerroom import cases as bc
+from core.pokerroom.calendar_settings import QuarterDue
 from tests.core.pokerroom.test_bbj_cases import entry, floor_policy
 from tests.ledgers import migrate
 
@@ -123,27 +125,81 @@ def test_the_bir_day_is_the_floors_and_a_filing_on_the_due_day_is_on_time(room: 
         cal.CalendarSettings(bir_remittance_day=29)
 
 
-def test_the_q4_tgd108_is_due_by_the_end_of_january_and_the_bank_statement_too(
+def test_the_q4_tgd108_is_due_7_days_after_the_bir_remittance_of_novembers_tax(
         room: Engine) -> None:
+    """The guideline IV.K.ii: "TGD-108 Gaming Site Quarterly Tax Compliance Report Form - within
+    seven (7) days after BiR's prescribed filing/ remittance schedule of final income taxes
+    withheld with attached BIR Form 0619-f"; IV.H: the tax is "remitted to the BIR on or before
+    the tenth (10th) day of the following month in which the withholding was made".  The form
+    itself (Annex E): "This form shall be submitted not later than the end of month following
+    the close of the quarter reported".  The earlier counts (issue 27 point 4)."""
+    # tax withheld 20 November 2026: BIR due 10 December; + 7 days = 17 December 2026;
+    # the form's own: the end of January 2027.  The earlier: 17 December.
     found = _by_kind(cal.room_deadlines(room, local(2026, 12, 5), MANILA))
     q4 = found[("tgd108", "Q4 2026")]
     assert (q4.period_start, q4.period_end, q4.due_on) == (
-        date(2026, 10, 1), date(2026, 12, 31), date(2027, 1, 31))
-    assert q4.due == datetime(2027, 1, 31, 16, 0, tzinfo=UTC)
+        date(2026, 10, 1), date(2026, 12, 31), date(2026, 12, 17))
+    assert q4.due == datetime(2026, 12, 17, 16, 0, tzinfo=UTC)  # midnight in Manila
+    assert [day for _why, day in q4.dues] == [date(2027, 1, 31), date(2026, 12, 17)]
+    assert q4.dues[1][0].startswith("guideline IV.K.ii") and q4.dues[0][0].startswith("TGD-108")
     assert q4.basis == "1 day counted, 1 jackpot hit, 1 share paid"
-    bank = found[("bank_statement", "Q4 2026")]
-    assert (bank.fund_id, bank.due_on) == ("bbj", date(2027, 1, 31))
+    assert q4.status(MANILA) == "12 days left"
+    # the BIR day is the floor's: the 15th moves the guideline's date to 22 December
+    later_bir = cal.CalendarSettings(bir_remittance_day=15)
+    q4 = _by_kind(cal.room_deadlines(room, local(2026, 12, 5), MANILA, (), later_bir))[
+        ("tgd108", "Q4 2026")]
+    assert q4.due_on == date(2026, 12, 22)
+    # filed 18 December: late against the guideline's date, though the form's is January
+    f = cal.record_filing(room, SUP, kind="tgd108", period_start=date(2026, 10, 1),
+                          filed_at=local(2026, 12, 18, 9), reference="PAGCOR-RCV-1", tz=MANILA,
+                          clock=clock(local(2026, 12, 18, 10)))
+    assert f.late and f.due_at == datetime(2026, 12, 17, 16, 0, tzinfo=UTC)
     # nothing else: no quarter without anything to report, no period not begun yet
     assert sorted(found) == [("bank_statement", "Q4 2026"), ("bir_remittance", "2026-11"),
                              ("tgd108", "Q4 2026")]
-    thirty = cal.CalendarSettings(bank_statement_days=30)
-    bank = _by_kind(cal.room_deadlines(room, local(2026, 12, 5), MANILA, (), thirty))[
-        ("bank_statement", "Q4 2026")]
-    assert bank.due_on == date(2027, 1, 30)
-    # once the new year has begun: Q1 2027's bank statement too (the fund is open)
+
+
+def test_a_quarter_without_tax_withheld_has_only_the_forms_tgd108_date(engine: Engine) -> None:
+    """Annex E: "not later than the end of month following the close of the quarter
+    reported"; with no final tax withheld there is no BIR remittance to count from."""
+    bf.create_fund(engine, "bbj", "Poker room BBJ", at=datetime(2026, 11, 18, tzinfo=UTC))
+    bf.record_count(engine, "bbj", business_date=date(2026, 11, 20), table="P1",
+                    drop_box="J-1", opened_at=datetime(2026, 11, 20, 1, tzinfo=UTC),
+                    closed_at=datetime(2026, 11, 20, 4, tzinfo=UTC), dealer="D. Cruz",
+                    pieces={500: 2}, by="cage")
+    q4 = _by_kind(cal.room_deadlines(engine, local(2026, 12, 5), MANILA))[
+        ("tgd108", "Q4 2026")]
+    assert q4.due_on == date(2027, 1, 31) and len(q4.dues) == 1
+
+
+def test_the_bank_statement_is_due_the_2nd_monday_after_the_quarter(room: Engine) -> None:
+    """The guideline, General Guidelines B (note): "The poker operator shall submit a copy of
+    the updated bank statement or bank book to TGD every calendar quarter (e.g., January to
+    March -- for submission on 2nd Monday of April, and so on)"; read as the 2nd Monday of the
+    month after each quarter (issue 27 point 2)."""
+    # Q4 2026: January 2027 begins on a Friday: Mondays 4 and 11 -> 11 January 2027
+    found = _by_kind(cal.room_deadlines(room, local(2026, 12, 5), MANILA))
+    assert found[("bank_statement", "Q4 2026")].due_on == date(2027, 1, 11)
+    # Q1 2027: April 2027 begins on a Thursday: Mondays 5 and 12 -> 12 April 2027
     later = _by_kind(cal.room_deadlines(room, local(2027, 1, 2), MANILA))
-    assert later[("bank_statement", "Q1 2027")].due_on == date(2027, 4, 30)
-    assert ("tgd108", "Q1 2027") not in later  # nothing happened in it yet
+    assert later[("bank_statement", "Q1 2027")].due_on == date(2027, 4, 12)
+    # Q1 2026 of a fund opened in February 2026: April 2026 begins on a Wednesday: Mondays
+    # 6 and 13 -> 13 April 2026; on 14 April it is late (the issue's example)
+    bf.create_fund(room, "old", "Old room", at=datetime(2026, 2, 1, tzinfo=UTC))
+    q1 = _by_kind(cal.room_deadlines(room, local(2026, 4, 14, 9), MANILA))[
+        ("bank_statement", "Q1 2026")]
+    assert q1.due_on == date(2026, 4, 13) and q1.overdue
+    assert q1.status(MANILA) == "LATE by 1 day"
+    # the rule is configuration: 30 days after the quarter, or the end of the next month
+    for text, due in (("30 days", date(2027, 1, 30)), ("end of month 1", date(2027, 1, 31)),
+                      ("1st Friday of month 1", date(2027, 1, 1))):
+        settings = cal.CalendarSettings(bank_statement_due=QuarterDue.parse(text))
+        bank = _by_kind(cal.room_deadlines(room, local(2026, 12, 5), MANILA, (), settings))[
+            ("bank_statement", "Q4 2026")]
+        assert bank.due_on == due, text
+    for bad in ("5th Monday of month 1", "2nd Monday of month 4", "0 days", "quarterly"):
+        with pytest.raises(ValueError, match="a quarterly due day is"):
+            QuarterDue.parse(bad)
 
 
 def test_overdue_lists_what_is_past_due_and_not_filed(room: Engine) -> None:
@@ -331,9 +387,12 @@ def test_the_report_command_lists_the_deadlines(ledger_file: str,
     assert body == [
         "BIR remittance 2026-11 - 2026-12-10 filed 2026-12-11 (LATE by 1 day) BIR-2026-11-001 "
         "1001 Dana Reyes",
-        "TGD-108 quarterly tax Q4 2026 - 2027-01-31 LATE by 2 days",
-        "Bank statement Q4 2026 bbj 2027-01-31 LATE by 2 days",
-        "Bank statement Q1 2027 bbj 2027-04-30 87 days left",
+        "TGD-108 quarterly tax Q4 2026 - 2026-12-17 LATE by 47 days",
+        "Bank statement Q4 2026 bbj 2027-01-11 LATE by 22 days",
+        "Bank statement Q1 2027 bbj 2027-04-12 69 days left",
+        "TGD-108 quarterly tax Q4 2026: due 2026-12-17, the earlier of 2027-01-31 (TGD-108: "
+        "the end of the month after the quarter) and 2026-12-17 (guideline IV.K.ii: 7 days "
+        "after the BIR remittance)",
         "2 overdue"]
     code = podium(["report", "deadlines", "--db", ledger_file, "--at", "2027-02-02 09:00",
                    "--json"])

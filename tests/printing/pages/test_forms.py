@@ -510,23 +510,61 @@ def test_awarding_request_has_a_receipt_per_sharer_with_the_net_and_the_day_paid
     assert f"Signature and date received: ({HAND_MARK})" in receipts
 
 
-def test_quarterly_tax_less_25_percent_onsite_or_offsite() -> None:
-    # D = 100,000.00 + 10,000.01 = 110,000.01; E = 5% = 5,500.0005 -> 5,500.00;
-    # F = 104,500.01; less 25% = 26,125.0025 -> 26,125.00 (operator 78,375.01), the same 25%
-    # of F as TGD-1623's remittance (RULES.md 6), whichever box the club ticks
+def test_quarterly_tax_less_25_percent_is_of_the_franchise_tax_onsite_only() -> None:
+    """Annex E (TGD-108), section III "FOR ONSITE POKER ROOM OPERATOR": "TAXABLE AMOUNT
+    (A+B+C)", "5% FRANCHISE TAX DUE (FT)", "Less: 25% of FT remitted to PAGCOR", "FRANCHISE
+    TAX PAYMENT (Attached BIR Form 2553 with payment details/validation)"; section II (offsite)
+    has no "Less" line.  The 25% is of FT (item E), not of the net F (issue 27 point 1)."""
+    # D = 100,000.00 + 10,000.01 = 110,000.01; FT = 5% = 5,500.0005 -> 5,500.00;
+    # less 25% of FT = 1,375.00; onsite payment 5,500.00 - 1,375.00 = 4,125.00.
+    # (25% of F = 25% of 104,500.01 = 26,125.00 would be the wrong base.)
+    # February (the issue's October figures): D = 2,470,912.50 -> FT = 123,545.625 ->
+    # 123,545.63 (half up); 25% of FT = 30,886.4075 -> 30,886.41; payment 92,659.22.
     months = (MonthFees(date(2026, 1, 1), 10_000_000, 1_000_001, 0),
-              MonthFees(date(2026, 2, 1), 0, 0, 0), MonthFees(date(2026, 3, 1), 0, 0, 0))
-    jan = months[0]
-    assert (jan.taxable_cents, jan.franchise_tax_cents, jan.net_cents) == (
-        11_000_001, 550_000, 10_450_001)
-    assert jan.pagcor_share_cents == 2_612_500
-    for onsite in (False, True):
-        page = flat(quarterly_tax_html(QuarterlyTax("C", "O", 2026, 1, months, onsite=onsite)))
-        ticked, blank = ("Onsite", "Offsite") if onsite else ("Offsite", "Onsite")
-        assert f"\u2612 {ticked}" in page and f"{BOX} {blank}" in page
-        assert "PAGCOR sharing (less 25%)" in page
-        assert (f"January 2026 {peso(11_000_001)} {peso(550_000)} {peso(10_450_001)} "
-                f"{peso(2_612_500)} {peso(7_837_501)}") in page
+              MonthFees(date(2026, 2, 1), 247_091_250, 0, 0), MonthFees(date(2026, 3, 1), 0,
+                                                                        0, 0))
+    jan, feb = months[0], months[1]
+    assert (jan.taxable_cents, jan.franchise_tax_cents, jan.pagcor_share_cents) == (
+        11_000_001, 550_000, 137_500)
+    assert (feb.franchise_tax_cents, feb.pagcor_share_cents) == (12_354_563, 3_088_641)
+    assert (jan.franchise_tax_payment_cents(True), feb.franchise_tax_payment_cents(True)) == (
+        412_500, 9_265_922)
+    assert jan.franchise_tax_payment_cents(False) == 550_000
+    onsite = flat(quarterly_tax_html(QuarterlyTax("C", "O", 2026, 1, months, onsite=True)))
+    assert f"\u2612 Onsite {BOX} Offsite" in onsite
+    assert "III. For onsite poker room operator" in onsite
+    assert "Less: 25% of FT remitted to PAGCOR" in onsite
+    assert (f"January 2026 {peso(11_000_001)} {peso(550_000)} {peso(137_500)} "
+            f"{peso(412_500)}") in onsite
+    assert (f"February 2026 {peso(247_091_250)} {peso(12_354_563)} {peso(3_088_641)} "
+            f"{peso(9_265_922)}") in onsite
+    assert (f"Q1 total {peso(258_091_251)} {peso(12_904_563)} {peso(3_226_141)} "
+            f"{peso(9_678_422)}") in onsite
+    offsite = flat(quarterly_tax_html(QuarterlyTax("C", "O", 2026, 1, months, onsite=False)))
+    assert f"{BOX} Onsite \u2612 Offsite" in offsite
+    assert "II. For offsite poker room operator" in offsite and "Less:" not in offsite
+    assert f"January 2026 {peso(11_000_001)} {peso(550_000)} {peso(550_000)}" in offsite
+
+
+def test_quarterly_tax_has_the_forms_bir_payment_fields_and_quarter_boxes() -> None:
+    """Annex E: "FRANCHISE TAX PAID (Attached BIR Form 2553 with payment details/validation)",
+    "TOTAL QUARTERLY FINAL WITHHOLDING TAX", "FINAL INCOME TAX PAID (Attached BIR forms
+    0619F,BIR form 1601FQ with payment details/validation)", "Quarter: First Second Third
+    Fourth", "Product Type ... POKERROOM", "Reference No."."""
+    months = (MonthFees(date(2026, 10, 1), 0, 0, 0), MonthFees(date(2026, 11, 1), 0, 0, 0),
+              MonthFees(date(2026, 12, 1), 0, 0, 0))
+    # a citizen's share of 20,196.00 paid 20 November: 20% = 4,039.20 withheld
+    pay = JackpotPayment(date(2026, 11, 20), "case 1 / award 1 seat 1", "Ana Lim", "citizen",
+                         2_019_600, 403_920)
+    page = flat(quarterly_tax_html(QuarterlyTax("C", "O", 2026, 4, months, (pay,))))
+    assert f"Quarter {BOX} First {BOX} Second {BOX} Third \u2612 Fourth" in page
+    assert "\u2612 Poker room" in page and f"Reference no. {'_' * 22} ({PAGCOR_MARK})" in page
+    assert "BIR Form 2553 payment details / validation" in page
+    assert f"November 2026 {peso(2_019_600)} {peso(403_920)}" in page
+    assert f"Total quarterly final withholding tax {peso(2_019_600)} {peso(403_920)}" in page
+    assert f"BIR Form 0619-F (October 2026) {peso(0)}" in page
+    assert f"BIR Form 0619-F (November 2026) {peso(403_920)}" in page
+    assert f"BIR Form 1601-FQ (Q4 2026; December remitted with it) {peso(403_920)}" in page
 
 
 def test_transfer_cessation_has_the_linked_tables_and_the_affirmations() -> None:

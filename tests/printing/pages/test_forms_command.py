@@ -212,11 +212,12 @@ def test_implementation_request_to_pdf_with_the_filing_time_in_casino_time(
     assert (code, out) == (0, f"{png}\n") and png.read_bytes().startswith(b"\x89PNG")
 
 
-def test_quarterly_offsite_prints_the_25_percent_sharing(
+def test_quarterly_offsite_prints_the_offsite_section_without_the_25_percent(
         db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     seen = rendered(monkeypatch)
     code, _, err = run(capsys, "quarterly", "--year", "2026", "--quarter", "3", "--offsite",
                        "--db", db, "--png", str(tmp_path / "q.png"))
     assert (code, err) == (0, "")
-    assert "PAGCOR sharing (less 25%)" in seen["form"].html
+    assert "II. For offsite poker room operator" in seen["form"].html
+    assert "Less: 25% of FT" not in seen["form"].html

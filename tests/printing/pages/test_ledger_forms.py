@@ -769,7 +769,8 @@ def test_render_prints_the_floor_files_location_on_every_form(ledger: Engine) ->
         assert f"({HAND_MARK})" in text(bare.html), request.kind
     q = lf.render(ledger, requests[2], **KW)
     assert q.title == "TGD-108 quarterly tax Q4 2026 (offsite)"
-    assert "PAGCOR sharing (less 25%)" in text(q.html)
+    assert "II. For offsite poker room operator" in text(q.html)
+    assert "Less: 25% of FT" not in text(q.html)  # only the onsite section has it
     impl = lf.render(ledger, requests[4], **KW, poker_room=ROOM)
     assert (impl.title, impl.filename) == ("TGD-1581 implementation request 2027-06-07 - fund "
                                            "bbj2", "TGD-1581_bbj2_2027-06-07")
