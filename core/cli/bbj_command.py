@@ -42,7 +42,7 @@ REQUIRED_KEYS: tuple[str, ...] = (
     "big_blind", "pot", "dealt_in", "board", "showdown", "table_jackpot_rake_cap",
     "room_max_jackpot_rake", "main_jackpot", "reserve_jackpot",
 )
-OPTIONAL_KEYS: tuple[str, ...] = ("taxpayers", "voids", "split", "tie")
+OPTIONAL_KEYS: tuple[str, ...] = ("taxpayers", "voids", "split", "tie", "not_seated")
 
 
 # --- reading the case -------------------------------------------------------------------------
@@ -176,6 +176,8 @@ def parse_case(data: object) -> tuple[Claim, BbjSettings]:
         reserve_jackpot_cents=_money(top["reserve_jackpot"], "reserve_jackpot"),
         taxpayers=_taxpayers(top.get("taxpayers", {})),
         voids=_voids(top.get("voids", [])),
+        not_seated=tuple(_seat(s, "not_seated")
+                         for s in _array(top.get("not_seated", []), "not_seated")),
     )
     return claim, settings
 

@@ -30,12 +30,13 @@ award is paid on it, so nothing supports one; it has no deadline and is not open
 still be filed for the record once its request was filed.  A claim that does not qualify can
 only be voided.
 
-Deadlines (:func:`deadlines`), from the hit time: TGD-1500 within 24 hours of the hit;
-attachments within 7 calendar days of the hit; approval within 3 business days of filing;
-payout (every share) within 3 business days of approval; acknowledgment within 24 hours after
-the payout.  Business days skip Saturdays, Sundays and the ``holidays`` given, counted in the
-casino's time zone, keeping the time of day.  :func:`overdue` lists every deadline passed and
-not met.
+Deadlines (:func:`deadlines`), from the hit time: TGD-1500 within 24 hours of the hit, and
+with it the updated TGD-1494/1623 up to the hit's day (``daily_report``, met by the same
+``request_filed`` step); attachments within 7 calendar days of the hit; approval within 3
+business days of filing; payout (every share) within 3 business days of approval;
+acknowledgment within 24 hours after the payout.  Business days skip Saturdays, Sundays and
+the ``holidays`` given, counted in the casino's time zone, keeping the time of day.
+:func:`overdue` lists every deadline passed and not met.
 
 Approval pays the fund: the ``approved`` step re-decides the stored claim on the fund as it
 stands for the hit now (the hit's day must be posted, so the day's collections count) and writes
@@ -153,6 +154,7 @@ class ClaimEntry:
     taxpayers: Mapping[int, str] = field(default_factory=dict)
     voids: tuple[str, ...] = ()
     small_blind_cents: int | None = None  # for TGD-1500; None: not recorded
+    not_seated: tuple[int, ...] = ()  # dealt in, not seated at the start: no table share
 
     def __post_init__(self) -> None:
         if not isinstance(self.table, str) or not self.table.strip():
@@ -174,7 +176,8 @@ class ClaimEntry:
                      table_jackpot_rake_cap_cents=self.table_jackpot_rake_cap_cents,
                      room_max_jackpot_rake_cents=self.room_max_jackpot_rake_cents,
                      main_jackpot_cents=main_cents, reserve_jackpot_cents=reserve_cents,
-                     taxpayers=dict(self.taxpayers), voids=self.voids)
+                     taxpayers=dict(self.taxpayers), voids=self.voids,
+                     not_seated=self.not_seated)
 
     def to_json(self, main_cents: int, reserve_cents: int) -> dict[str, Any]:
         """The claim as stored with the case (the CLI.md case-file keys, plus table, names and
@@ -193,6 +196,7 @@ class ClaimEntry:
             "main_jackpot": json_cents(main_cents), "reserve_jackpot": json_cents(reserve_cents),
             **({"small_blind": json_cents(self.small_blind_cents)}
                if self.small_blind_cents is not None else {}),
+            **({"not_seated": sorted(self.not_seated)} if self.not_seated else {}),
         }
 
 
@@ -210,7 +214,8 @@ def entry_from_json(data: Mapping[str, Any]) -> ClaimEntry:
         id_checked=frozenset(data["id_checked"]),
         taxpayers={int(k): v for k, v in data["taxpayers"].items()},
         voids=tuple(data["voids"]),
-        small_blind_cents=parse_cents(data["small_blind"]) if "small_blind" in data else None)
+        small_blind_cents=parse_cents(data["small_blind"]) if "small_blind" in data else None,
+        not_seated=tuple(data.get("not_seated", ())))
 
 
 def decide_entry(engine: Engine, fund_id: str, entry: ClaimEntry, hit_at: datetime,
@@ -258,7 +263,7 @@ class Event:
 
 @dataclass(frozen=True)
 class Deadline:
-    what: str  # request | attachments | approval | payout | acknowledgment
+    what: str  # request | daily_report | attachments | approval | payout | acknowledgment
     due: datetime  # UTC
     met_at: datetime | None
     missed_at: datetime | None = None  # recorded missed (attachments only), with the reason
@@ -425,7 +430,12 @@ def deadlines(case: CaseView, tz: ZoneInfo, holidays: Iterable[date] = ()) -> li
         return []
     hol = tuple(holidays)
     missed = case.event("attachments_missed")
-    out = [Deadline("request", case.hit_at + timedelta(hours=24), case.at("request_filed")),
+    filed = case.at("request_filed")
+    out = [Deadline("request", case.hit_at + timedelta(hours=24), filed),
+           # the guideline IV.E.ii: "Updated TGD-1494 (for offsite) or TGD-1623 (for onsite) up
+           # to the day the jackpot was hit", within the same 24 hours; submitted with the
+           # request (the request_filed step records both, docs/bbj.md "Cases")
+           Deadline("daily_report", case.hit_at + timedelta(hours=24), filed),
            Deadline("attachments", case.attachments_due, case.at("attachments_filed"),
                     missed.at if missed else None, missed.detail if missed else "")]
     filed = case.at("request_filed")

@@ -490,14 +490,33 @@ def daily_report_html(report: DailyReport) -> str:
             ("D. Total (A + B + C)", peso(r.d_gross)),
             (f"E. Franchise tax ({FRANCHISE_TAX_PERCENT}% of D)", peso(r.e_franchise_tax)),
             ("F. Net of franchise tax (D - E)", peso(r.f_net)),
-            (f"PAGCOR share: {PAGCOR_PERCENT}% of F", peso(r.pagcor_of_f)),
-            (f"PAGCOR share: {PAGCOR_PERCENT}% of E", peso(r.pagcor_of_e)),
-            ("TOTAL REMITTANCE", peso(r.total)),
-        ], strong=("D. Total (A + B + C)", "TOTAL REMITTANCE"))
+            (f"1. PAGCOR share ({PAGCOR_PERCENT}% of item F)", peso(r.pagcor_of_f)),
+            (f"2. {PAGCOR_PERCENT}% of franchise tax ({PAGCOR_PERCENT}% of item E)",
+             peso(r.pagcor_of_e)),
+            ("TOTAL REMITTANCE DUE TO PAGCOR (1 + 2)", peso(r.total)),
+        ], strong=("D. Total (A + B + C)", "TOTAL REMITTANCE DUE TO PAGCOR (1 + 2)"))
+        body += _section("Acknowledgement receipt (PAGCOR Treasury)") + _treasury_receipt(
+            report, r)
     period = f"Gaming day {_day(report.gaming_day)}"
     return _page(title, report.form, report.casino, report.operator,
                  f"{period} - {report.jackpot}" if report.jackpot else period, body,
                  location=report.room_location)
+
+
+def _treasury_receipt(report: DailyReport, r: Remittance) -> str:
+    """TGD-1623 page 2's ACKNOWLEDGEMENT RECEIPT: "trading date: ... This acknowledges receipt
+    of the cash amount of P ... representing Poker Operator's remittance for ...", Received By
+    (Treasury Division Representative), Conforme (Operator's Representative).  The trading date
+    and the amount are the report's; the signatures are by hand (the receipt is PAGCOR's)."""
+    return (
+        f'<p style="margin-top:0px; margin-bottom:3px;">Trading date: {_day(report.gaming_day)}'
+        ". This acknowledges receipt of the cash amount of "
+        f"{_text(peso(r.total))} representing Poker Operator's remittance for "
+        f"{_day(report.gaming_day)}.</p>"
+        '<table width="100%" cellspacing="0" cellpadding="2"><tr>'
+        + _signature_cell("Received by (Treasury Division Representative)", 50, PAGCOR_MARK)
+        + _signature_cell("Conforme (Operator's Representative)", 50)
+        + "</tr></table>")
 
 
 # --------------------------------------------------------------------------------------
@@ -555,6 +574,13 @@ class AwardingRequest:
     # seat -> the day its share was paid (the case's share_paid rows); a seat not paid yet
     # prints a blank on its acknowledgment receipt
     paid_on: Mapping[int, date] = field(default_factory=dict)
+    # seats dealt in but not seated at the beginning of the hand (no table share, III.I):
+    # printed in the table share's Remarks
+    not_seated: tuple[int, ...] = ()
+
+    @property
+    def table_sharers(self) -> tuple[Sharer, ...]:
+        return tuple(s for s in self.sharers if s.role == "table")
 
     @property
     def paid_cents(self) -> int:
@@ -617,7 +643,7 @@ def awarding_request(decision: Decision, claim: Claim, names: Mapping[int, str],
         winning_hands=tuple((s, hole(s), decision.winning_hand.category) for s in won)
         if len(won) > 1 else (),
         losing_hands=tuple((s, hole(s), decision.losing_hand.category) for s in lost)
-        if len(lost) > 1 else ())
+        if len(lost) > 1 else (), not_seated=tuple(sorted(claim.not_seated)))
 
 
 def _percent_text(fraction: Fraction) -> str:
@@ -682,17 +708,76 @@ def awarding_request_html(req: AwardingRequest) -> str:
         right=(0, 4, 5, 6), widths=(5, 22, 13, 10, 17, 16, 17),
         total=("", _count(len(req.sharers), "sharer"), "", "", peso(req.paid_cents),
                peso(req.tax_cents), peso(req.net_cents)))
-    receipt = ('<p style="font-size:7.5pt;">Attachments within 7 calendar days: government IDs of '
-               "every sharer, bank statement, CCTV footage from 5 deals before the hit until the "
-               "deck was sorted. Approval within 3 business days; payout within 3 business days "
-               "of approval; signed acknowledgment receipt within 24 hours after payout.</p>")
-    body = (_side_by_side(_section("The hand") + hit + _notes(req.notes),
-                          _section("The jackpot") + fund)
-            + _section("Sharers") + sharers + receipt
+    table = req.table_sharers
+    each = {s.gross_cents for s in table}
+    remarks = (f"Seat{'s' if len(req.not_seated) > 1 else ''} "
+               f"{', '.join(str(s) for s in req.not_seated)} dealt in but not seated at the "
+               "beginning of the hand: no table share (guideline III.I)"
+               if req.not_seated else "")
+    table_share = _pairs([
+        ("Gross table share", peso(sum(s.gross_cents for s in table))),
+        ("No. of table sharers", str(len(table))),
+        ("Table share per player (gross)",
+         peso(each.pop()) if len(each) == 1 else ("-" if not each else "see the sharers")),
+        ("Remarks", remarks or blank()),
+    ], label_width=45)
+    body = (_instructions(TGD1500_INSTRUCTIONS)
+            + _side_by_side(_section("The hand") + hit + _notes(req.notes),
+                            _section("The jackpot") + fund)
+            + _section("Sharers") + sharers
+            + _section("Table share") + table_share
+            + _section("We confirm and undertake to comply with the following")
+            + _numbered(TGD1500_UNDERTAKINGS)
             + _section("Acknowledgment receipts") + _receipts(req, local))
     return _page("Bad Beat Jackpot - request for awarding", "TGD-1500", req.casino,
                  req.operator, f"Hit of {local} - {req.table}", body,
                  location=req.room_location)
+
+
+# TGD-1500 (Annex D) page 1's instructions and page 2's undertakings, as the form writes them
+TGD1500_INSTRUCTIONS = (
+    "Whenever a progressive jackpot is hit, use this form, within twenty-four (24) hours, to "
+    "request approval from the Table Games Department (TGD) for the release of Jackpot(s) to "
+    "the qualified winning player(s). Only requests with correct and complete information will "
+    "be processed. Failure to provide complete documents and information could result in the "
+    "non-processing of this request. Cut-off for submission of requests shall be 3:00 P.M. "
+    "PLEASE ALLOW TWO (2) WORKING DAYS FROM THE SUBMISSION OF COMPLETE INFORMATION AND "
+    "ATTACHMENTS TO PROCESS YOUR REQUEST.")
+TGD1500_UNDERTAKINGS = (
+    "Jackpot payout shall be made within forty-eight (48) hours from the time the jackpot "
+    "request was approved.",
+    "A twenty percent (20%) withholding tax shall be deducted from individual shares exceeding "
+    "ten thousand pesos (P10,000). A twenty-five percent (25%) withholding tax shall be "
+    "deducted from individual shares of Non-Resident Alien Not Engaged in Trade and Business "
+    "(NRANETB) regardless of the amount.",
+    "The winning of Bad Beat Jackpot may be voided due to discussion of hands during play by "
+    "players or a violation of the \"one player to a hand rule\".",
+    "Security disclaimers such as a fouled deck, switched cards, unverifiable hand, etc. will "
+    "disqualify the hand for a Jackpot.",
+    "Immediate sorting of the deck used shall be effected.",
+    "CCTV coverage shall be reviewed by the Operator prior to paying out of Jackpot shares.",
+    "This also certifies that the CCTV coverage with the following details is submitted: At "
+    "least five (5) deals before the hit until card sorting: Stub Count; Blinds of the table; "
+    "Amount of pot; Amount of jackpot rake.",
+    "This also certifies that the following are attached: Photocopy of valid IDs of the "
+    "players; Bank certificate/ statement showing the current/updated amount of jackpot fund.",
+    "After granting of the award, the Operator shall submit to TGD the Acknowledgement Receipt "
+    "on page 3 duly signed by the players as proof that Jackpot(s) has/have been given together "
+    "with the BIR Form for the withholding tax as soon as available.",
+)
+TGD1500_RECEIPT_CERTIFICATE = (
+    "This is to certify that the winners have received the individual net table shares and "
+    "have been deducted the applicable withholding tax reflected in the attached BIR Form 2553.")
+
+
+def _instructions(text: str) -> str:
+    return (f'<p style="font-size:7.5pt; margin-top:0px; margin-bottom:4px; border:1px solid '
+            f'#444444; padding:3px;">{_text(text)}</p>')
+
+
+def _numbered(items: Sequence[str]) -> str:
+    return "".join(f'<p style="font-size:7.5pt; margin-top:1px; margin-bottom:1px;">{i}. '
+                   f"{_text(t)}</p>" for i, t in enumerate(items, 1))
 
 
 def _receipts(req: AwardingRequest, hit: str) -> str:
@@ -712,7 +797,10 @@ def _receipts(req: AwardingRequest, hit: str) -> str:
             "hours after the payout. Signature and date received: " + _mark(HAND_MARK)
             + ".</p>"
             f'<table width="100%" border="1" cellspacing="0" cellpadding="2" style="{_RULE}">'
-            f"<tr>{head}</tr>{rows}</table>")
+            f"<tr>{head}</tr>{rows}</table>"
+            f'<p style="margin-top:3px; margin-bottom:0px;">'
+            f"{_text(TGD1500_RECEIPT_CERTIFICATE)} Total withholding tax amount paid: "
+            f"{_text(peso(req.tax_cents))}.</p>")
 
 
 # --------------------------------------------------------------------------------------
@@ -1113,10 +1201,31 @@ def transfer_cessation_html(t: TransferCessation) -> str:
             + f'<p style="font-size:7.5pt;">{_text(_holiday_note(t))}</p>'
             + _section("Linked tables (their jackpot drop boxes feed this jackpot)")
             + _linked_tables(t)
-            + _section("Affirmations (tick each box that is true)") + _affirmations(t))
+            + _section("Affirmations (tick each box that is true)") + _affirmations(t)
+            + _section("The following are attached to this form (tick each attached)")
+            + _ticks(TGD1540_ATTACHMENTS)
+            + _notes((TGD1540_SUBMISSION,)))
     return _page("Progressive jackpot transfer / cessation", "TGD-1540", t.casino, t.operator,
                  f"{t.jackpot} - effective {_day(t.effective_on)}", body,
                  location=t.room_location)
+
+
+# TGD-1540 (Annex F) as the form writes them: its attachments and its submission instruction
+TGD1540_ATTACHMENTS = ("Updated TGD-1508", "Bank Statement",
+                       "Proposed Progressive Jackpot IRG (if applicable)")
+TGD1540_SUBMISSION = (
+    "The Operator shall submit this form to: poker@pagcor.ph at least seven (7) days prior to "
+    "the intended transfer/cessation date. Cut-off for submission of notifications shall be "
+    "3:00 PM. (The guideline V.B.i.a asks for part 1 at least fourteen (14) business days "
+    "prior: the dates above are the guideline's, the earlier.)")
+
+
+def _ticks(items: Sequence[str]) -> str:
+    """Check boxes to tick by hand, one a line."""
+    rows = "".join(f'<tr><td width="4%" valign="top"><span style="font-size:10pt;">{BOX}'
+                   f"</span></td><td>{_text(a)}</td></tr>" for a in items)
+    return (f'<table width="100%" cellspacing="0" cellpadding="1">{rows}</table>'
+            f'<p style="font-size:7.5pt; margin-top:2px;">The boxes: {_mark(HAND_MARK)}.</p>')
 
 
 def _linked_tables(t: TransferCessation) -> str:
@@ -1178,6 +1287,23 @@ HAND_REQUIREMENTS: tuple[str, ...] = (
     "unverifiable hand; deck sorted and CCTV reviewed before award.",
     "Every player shows a valid government ID to be paid.",
 )
+
+
+# TGD-1581 (Annex A) section C's "OTHER DOCUMENTS FOR SUBMISSION" and undertaking, as the form
+# writes them
+TGD1581_DOCUMENTS = (
+    "A. Implementing Rules and Guidelines for the Poker progressive wagering and progressive "
+    "jackpot containing at a minimum the following: 1. Jackpot rake rules; 2. Jackpot "
+    "mechanics; 3. Jackpot payouts; 4. Standards for Poker progressive jackpots; and 5. Other "
+    "concerns that need to be included. (Note: The requirements above applies to progressive "
+    "wagering and jackpot other than Bad Beat Jackpot)",
+    "B. Bank Certificate of the account for the exclusive use of progressive jackpot funds",
+    "C. Letter of Authorization for PAGCOR to audit Bad Beat Jackpot bank account",
+)
+TGD1581_UNDERTAKING = (
+    "We confirm and undertake to implement Poker progressive wagering and progressive jackpot "
+    "in accordance with Poker progressive jackpot guidelines as prescribed in the Gaming Site "
+    "Regulatory Manual (Poker Games).")
 
 
 @dataclass(frozen=True)
@@ -1334,7 +1460,11 @@ def implementation_request_html(r: ImplementationRequest) -> str:
                             _section("Payout split and withholding tax") + split)
             + _side_by_side(_section("Jackpot rake and fund") + rake,
                             _section("The fund (from the ledger)") + fund
-                            + _section("Jackpot rake caps by blind level") + caps))
+                            + _section("Jackpot rake caps by blind level") + caps)
+            + _section("Other documents for submission (tick each attached)")
+            + _ticks(TGD1581_DOCUMENTS)
+            + f'<p style="margin-top:4px;">{_text(TGD1581_UNDERTAKING)}</p>'
+            + _notes((f"Cut-off for submission of requests/notifications shall be {cut}.",)))
     return _page("Bad Beat Jackpot - implementation request and approval", "TGD-1581",
                  r.casino, r.operator,
                  f"{r.jackpot} - implementation on {_day(r.effective_on)}", body,

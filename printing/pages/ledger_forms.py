@@ -310,7 +310,7 @@ def awarding_request(engine: Engine, case_id: int, *, casino: str, operator: str
             sharers=tuple(sharers), main_after_cents=award.main_after_cents,
             reserve_after_cents=award.reserve_after_cents,
             reference=_reference(case_id, award.id), notes=(*_blind_note(entry), *ceased),
-            paid_on=paid_on)
+            paid_on=paid_on, not_seated=entry.not_seated)
 
 
 def _small_blind(entry: ClaimEntry) -> int:

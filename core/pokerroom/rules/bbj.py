@@ -160,6 +160,10 @@ class Claim:
     reserve_jackpot_cents: int
     taxpayers: Mapping[int, str] = field(default_factory=dict)  # unlisted seats: citizen
     voids: tuple[str, ...] = ()
+    # seats dealt in but NOT seated at the beginning of the hand: no table share (the guideline
+    # III.I: "A player must be dealt in and seated at the beginning of the hand to qualify to
+    # the table share")
+    not_seated: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         self._check_money()
@@ -199,6 +203,15 @@ class Claim:
             if taxpayer not in TAXPAYER_CLASSES:
                 raise BbjError(f"taxpayers: seat {seat}: unknown taxpayer class {taxpayer!r} "
                                f"(use {', '.join(TAXPAYER_CLASSES)})")
+        for seat in self.not_seated:
+            _check_seat(seat, "not_seated")
+            if seat not in seats:
+                raise BbjError(f"not_seated: seat {seat} was not dealt in")
+            if seat in shown:
+                raise BbjError(f"not_seated: seat {seat} is shown down; a hand in the "
+                               "showdown was seated")
+        if len(set(self.not_seated)) != len(self.not_seated):
+            raise BbjError("not_seated: a seat is listed twice")
         for void in self.voids:
             if void not in VOID_REASONS:
                 raise BbjError(f"voids: unknown void reason {void!r} (use "
@@ -393,8 +406,9 @@ def _floor_share(award_cents: int, rate: Decimal, people: int = 1) -> int:
 def _shares(claim: Claim, s: BbjSettings, award: int, winning_seats: tuple[int, ...],
             losing_seats: tuple[int, ...]) -> tuple[Share, ...]:
     """Each place's share (award x its part, rounded down) divided equally among its seats,
-    each rounded down; the table part among every other seat dealt in, each rounded down."""
-    placed = set(winning_seats) | set(losing_seats)
+    each rounded down; the table part among every other seat dealt in AND seated at the
+    beginning of the hand (not in ``claim.not_seated``), each rounded down."""
+    placed = set(winning_seats) | set(losing_seats) | set(claim.not_seated)
     others = sorted(seat for seat in claim.dealt_in if seat not in placed)
     gross: list[tuple[int, str, int]] = []
     for role, seats, rate in (("winning", winning_seats, s.split.winning),

@@ -244,17 +244,21 @@ def test_deadlines_follow_rules_section_6_and_overdue_ones_are_listed(room: Engi
     cid = opened(room, clock)
     case = bc.get_case(room, cid)
     due = {d.what: d.due for d in bc.deadlines(case, MANILA)}
-    assert due == {"request": HIT + timedelta(hours=24), "attachments": HIT + timedelta(days=7)}
+    # the guideline IV.E: "within twenty-four (24) hours: i. TGD-1500 ... ii. Updated TGD-1494
+    # (for offsite) or TGD-1623 (for onsite) up to the day the jackpot was hit"
+    assert due == {"request": HIT + timedelta(hours=24),
+                   "daily_report": HIT + timedelta(hours=24),
+                   "attachments": HIT + timedelta(days=7)}
     assert bc.overdue(room, HIT + timedelta(hours=23), MANILA) == []
     late = bc.overdue(room, HIT + timedelta(hours=25), MANILA)
-    assert [(c.case_id, d.what) for c, d in late] == [(cid, "request")]
+    assert [(c.case_id, d.what) for c, d in late] == [(cid, "request"), (cid, "daily_report")]
 
     bc.advance(room, cid, "verified", SUP, deck_sorted=True, cctv_reviewed=True, clock=clock)
     filed_at = datetime(2026, 12, 4, 16, 0, tzinfo=MANILA)  # a Friday, late (after 24 h)
     clock.at = filed_at.astimezone(UTC)
     case = bc.advance(room, cid, "request_filed", SUP, clock=clock)
     due = {d.what: d for d in bc.deadlines(case, MANILA)}
-    assert due["request"].met_at == clock.at
+    assert due["request"].met_at == clock.at == due["daily_report"].met_at
     assert due["approval"].due == datetime(2026, 12, 9, 16, 0, tzinfo=MANILA)  # Wednesday
     assert bc.next_deadline(case, MANILA) == due["attachments"]  # due Tuesday 8th
     wednesday_evening = datetime(2026, 12, 9, 17, 0, tzinfo=MANILA)

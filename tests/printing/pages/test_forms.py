@@ -7,6 +7,7 @@ their form number, their totals and (rendered with Qt) a real PDF.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from html import unescape
@@ -440,7 +441,8 @@ def test_tgd_1581_prints_the_rooms_rules_and_the_latest_filing() -> None:
                   "Aces full of Tens"):
         assert shown in page, shown
     # no filing time: the submission and its receipt are blanks to fill in by hand
-    assert page.count(f"({HAND_MARK})") == 2 and r.timely is None
+    # (and the other documents' boxes, ticked by hand)
+    assert page.count(f"({HAND_MARK})") == 3 and r.timely is None
 
 
 def test_tgd_1581_says_on_time_or_late_and_refuses_a_filing_after_the_effective_date() -> None:
@@ -600,3 +602,107 @@ def test_the_implementation_request_prints_the_rooms_tie_policy() -> None:
     assert "the place's share divided equally, each rounded down" in split
     assert "refused: the room manager decides" not in split
     assert "refused: the room manager decides" in refuse
+
+
+# --- the forms whole (issue 27 point 9): each field as the annex form writes it --------------
+
+
+def test_awarding_request_has_the_table_sharers_remarks_undertakings_and_cut_off() -> None:
+    """Annex D (TGD-1500) page 1: "TABLE SHARE (40%) ... No. of Table Sharers: ... Table Share
+    Per Player: ... Remarks:"; "Cut-off for submission of requests shall be 3:00 P.M."; page
+    2: "We confirm and undertake to comply with the following: 1. Jackpot payout shall be made
+    within forty-eight (48) hours from the time the jackpot request was approved." ... "9.
+    After granting of the award, the Operator shall submit to TGD the Acknowledgement Receipt
+    on page 3 ..."; page 3: "... reflected in the attached BIR Form 2553."  The guideline
+    III.I: "A player must be dealt in and seated at the beginning of the hand to qualify to
+    the table share."."""
+    board = parse_cards(["Ah", "Ad", "Tc", "7s", "7c"], count=None)
+    w, lo = parse_cards(["7h", "7d"], count=None), parse_cards(["As", "Td"], count=None)
+    # main 100,000.00 at 100%: table share 40% = 40,000.00; seats 2, 3, 5, 6, 7 dealt in
+    # besides the two hands, seat 7 not seated at the start: 4 table sharers, 10,000.00 each
+    # (not above 10,000.00: no tax)
+    claim = Claim(big_blind_cents=10_000, pot_cents=412_000, dealt_in=(1, 2, 3, 4, 5, 6, 7),
+                  board=board, showdown=(ShownHand(1, (lo[0], lo[1])),
+                                         ShownHand(4, (w[0], w[1]))),
+                  table_jackpot_rake_cap_cents=10_000, room_max_jackpot_rake_cents=10_000,
+                  main_jackpot_cents=10_000_000, reserve_jackpot_cents=0, not_seated=(7,))
+    names = {s: f"Player {s}" for s in range(1, 8)}
+    req = awarding_request(decide(claim), claim, names, casino="C", operator="O", table="PK-1",
+                           hit_at=datetime(2026, 11, 30, 21, 47), small_blind_cents=5_000,
+                           jackpot_rake_cents=10_000)
+    page = flat(awarding_request_html(req))
+    share = page[page.index("Table share Gross table share"):page.index("We confirm")]
+    assert (f"Gross table share {peso(4_000_000)} No. of table sharers 4 Table share per "
+            f"player (gross) {peso(1_000_000)}") in share
+    assert ("Remarks Seat 7 dealt in but not seated at the beginning of the hand: no table "
+            "share (guideline III.I)") in share
+    assert "Player 7" not in page
+    assert "Cut-off for submission of requests shall be 3:00 P.M." in page
+    assert ("1. Jackpot payout shall be made within forty-eight (48) hours from the time the "
+            "jackpot request was approved.") in page
+    for n, words in ((5, "Immediate sorting of the deck used shall be effected."),
+                     (6, "CCTV coverage shall be reviewed by the Operator prior to paying out"),
+                     (7, "At least five (5) deals before the hit until card sorting: Stub Count"),
+                     (8, "Photocopy of valid IDs of the players; Bank certificate/ statement"),
+                     (9, "Acknowledgement Receipt on page 3 duly signed by the players")):
+        assert f"{n}. " in page and words in page
+    assert ("have been deducted the applicable withholding tax reflected in the attached BIR "
+            "Form 2553.") in page
+    # nobody left out: the remarks are a blank to fill in
+    everyone = replace(req, not_seated=())
+    assert f"Remarks {'_' * 22} ({HAND_MARK})" in flat(awarding_request_html(everyone))
+
+
+def test_transfer_cessation_lists_the_forms_attachments_and_its_cut_off() -> None:
+    """Annex F (TGD-1540): "The following are attached to this form: Updated TGD-1508 [sic]
+    Bank Statement Proposed Progressive Jackpot IRG (if applicable)"; "Cut-off for
+    submission of notifications shall be 3:00 PM"."""
+    page = flat(demo_forms()["tgd-1540-transfer-cessation"])
+    attached = page[page.index("The following are attached"):page.index("Certification")]
+    for item in ("Updated TGD-1508", "Bank Statement",
+                 "Proposed Progressive Jackpot IRG (if applicable)"):
+        assert f"{BOX} {item}" in attached
+    assert "Cut-off for submission of notifications shall be 3:00 PM" in attached
+
+
+def test_implementation_request_has_the_other_documents_and_the_undertaking() -> None:
+    """Annex A (TGD-1581): "OTHER DOCUMENTS FOR SUBMISSION A. Implementing Rules and Guidelines
+    ... B. Bank Certificate of the account for the exclusive use of progressive jackpot funds
+    C. Letter of Authorization for PAGCOR to audit Bad Beat Jackpot bank account"; "We confirm
+    and undertake to implement Poker progressive wagering and progressive jackpot in accordance
+    with Poker progressive jackpot guidelines as prescribed in the Gaming Site Regulatory
+    Manual (Poker Games)."; "Cut-off for submission of requests/notifications shall be 3:00
+    PM"."""
+    page = flat(implementation_request_html(implementation_form()))
+    docs = page[page.index("Other documents for submission"):page.index("Certification")]
+    assert f"{BOX} A. Implementing Rules and Guidelines for the Poker progressive" in docs
+    assert ("B. Bank Certificate of the account for the exclusive use of progressive jackpot "
+            "funds") in docs
+    assert "C. Letter of Authorization for PAGCOR to audit Bad Beat Jackpot bank account" in docs
+    assert ("We confirm and undertake to implement Poker progressive wagering and progressive "
+            "jackpot in accordance with Poker progressive jackpot guidelines as prescribed in "
+            "the Gaming Site Regulatory Manual (Poker Games).") in docs
+    assert "Cut-off for submission of requests/notifications shall be 15:00" in docs
+
+
+def test_onsite_daily_report_has_both_pagcor_lines_and_the_treasury_receipt() -> None:
+    """Annex C (TGD-1623): "1. PAGCOR Share (25% of Item F)", "2. 25% of Franchise Tax (25% of
+    item E)", "TOTAL REMITTANCE DUE TO PAGCOR (1 + 2)"; page 2: "ACKNOWLEDGEMENT RECEIPT
+    trading date: This acknowledges receipt of the cash amount of P representing Poker
+    Operator's remittance for ... Received By ... Treasury Division Representative ...
+    Conforme ... Operator's Representative"."""
+    # docs/forms.md's worked example: F 96,705.25 x 25% = 24,176.31; E 5,089.75 x 25% =
+    # 1,272.44; total 25,448.75
+    page = flat(demo_forms()["tgd-1623-daily-onsite"])
+    assert f"1. PAGCOR share (25% of item F) {peso(2_417_631)}" in page
+    assert f"2. 25% of franchise tax (25% of item E) {peso(127_244)}" in page
+    assert f"TOTAL REMITTANCE DUE TO PAGCOR (1 + 2) {peso(2_544_875)}" in page
+    receipt = page[page.index("Acknowledgement receipt (PAGCOR Treasury)"):
+                   page.index("Certification")]
+    assert (f"Trading date: 30 November 2026. This acknowledges receipt of the cash amount of "
+            f"{peso(2_544_875)} representing Poker Operator's remittance for 30 November "
+            "2026.") in receipt
+    assert "Received by (Treasury Division Representative): (PAGCOR use)" in receipt
+    assert "Conforme (Operator's Representative):" in receipt
+    offsite = flat(demo_forms()["tgd-1494-daily-offsite"])
+    assert "Acknowledgement receipt" not in offsite  # TGD-1494 has no remittance

@@ -510,3 +510,27 @@ def test_qualifying_deals_found_by_stacking_conserve_money() -> None:
     d = decide(c)
     assert d.qualifies
     assert d.main_after_cents + d.reserve_after_cents + d.paid_cents == 123_456_789 + 98_765
+
+
+def test_the_table_share_is_only_for_players_dealt_in_and_seated_at_the_start() -> None:
+    """The guideline III.I: "A player must be dealt in and seated at the beginning of the hand
+    to qualify to the table share." (issue 27 point 9)."""
+    # main 1,000,000.00 at 100%: the table's 40% (TGD-1500: "TABLE SHARE (40%)") =
+    # 400,000.00.  Seats 2, 3, 5, 6, 7 are the others dealt in: 80,000.00 each.  Seat 7 dealt
+    # in but not seated at the start: the 40% among seats 2, 3, 5, 6: 100,000.00 each, tax
+    # 20% = 20,000.00 each (above 10,000.00).
+    everyone = decide(claim())
+    assert [(s, c) for s, role, c in gross(everyone) if role == "table"] == [
+        (2, 8_000_000), (3, 8_000_000), (5, 8_000_000), (6, 8_000_000), (7, 8_000_000)]
+    d = decide(claim(not_seated=(7,)))
+    assert d.qualifies
+    table = [s for s in d.shares if s.role == "table"]
+    assert [(s.seat, s.gross_cents, s.tax_cents) for s in table] == [
+        (2, 10_000_000, 2_000_000), (3, 10_000_000, 2_000_000), (5, 10_000_000, 2_000_000),
+        (6, 10_000_000, 2_000_000)]
+    assert [(s, role) for s, role, _ in gross(d) if role != "table"] == [(4, "winning"),
+                                                                        (1, "losing")]
+    with pytest.raises(BbjError, match="not_seated: seat 9 was not dealt in"):
+        claim(not_seated=(9,))
+    with pytest.raises(BbjError, match="not_seated: seat 4 is shown down"):
+        claim(not_seated=(4,))
