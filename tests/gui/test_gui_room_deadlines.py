@@ -60,10 +60,12 @@ def test_the_tab_lists_the_room_deadlines_and_records_a_filing(  # type: ignore[
     rows = _rows(screen)
     tgd = _row(screen, TGD)
     assert rows[tgd][1:] == ["Sun 31 Jan 2027", "LATE by 2 days", ""]
+    # the bank statement: the 2nd Monday of the month after the quarter (the guideline:
+    # "January to March -- for submission on 2nd Monday of April, and so on")
     bank = _row(screen, "Bank statement Q4 2026 · fund old")
-    assert rows[bank][1:] == ["Sun 31 Jan 2027", "LATE by 2 days", ""]
+    assert rows[bank][1:] == ["Mon 11 Jan 2027", "LATE by 22 days", ""]
     nxt = _row(screen, "Bank statement Q1 2027 · fund old")
-    assert rows[nxt][1:] == ["Fri 30 Apr 2027", "87 days left", ""]
+    assert rows[nxt][1:] == ["Mon 12 Apr 2027", "69 days left", ""]
     t = screen.deadlines.deadline_table
     assert t.item(tgd, 2).foreground().color() == QColor(theme.ALERT)
     assert t.item(tgd, 1).foreground().color() == QColor(theme.ALERT)
