@@ -165,6 +165,9 @@ class DeadlinesPanel(QWidget):
         fund = f" (fund {d.fund_id})" if d.fund_id else ""
         lines = [f"{cal.KIND_TEXT[d.kind]}{fund}, {d.period}: due {d.due_on:%a %d %b %Y} "
                  f"(end of day). {d.basis}."]
+        if len(d.dues) > 1:  # two sources date it (TGD-108): both, the earlier counts
+            lines.append("The earlier of: " + "; ".join(
+                f"{day:%a %d %b %Y} ({why})" for why, day in d.dues) + ".")
         for f in d.filings:
             fix = f"correction of filing {f.corrects_id}, " if f.corrects_id else ""
             late = (f", LATE by {cal.days_text(cal.late_days(f.due_at, f.filed_at))}"
