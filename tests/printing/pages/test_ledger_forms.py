@@ -383,6 +383,31 @@ def test_awarding_request_takes_the_small_blind_entered_with_the_claim(days: Eng
         replace(claim_entry(), small_blind_cents=2_500)
 
 
+def test_a_seat_not_seated_at_the_start_gets_no_table_share_and_is_in_the_remarks(
+        days: Engine) -> None:
+    """The guideline III.I: "A player must be dealt in and seated at the beginning of the hand
+    to qualify to the table share"; TGD-1500: "No. of Table Sharers", "Remarks"."""
+    clock = Clock(HIT + timedelta(minutes=10))
+    cid = bc.open_case(days, "bbj", replace(claim_entry(), not_seated=(6,)), HIT, SUP,
+                       clock=clock)
+    assert bc.get_case(days, cid).claim["not_seated"] == [6]
+    bf.post_day(days, "bbj", DAY2, by="cage", at=local(2026, 12, 2, 6))
+    for state in ("verified", "request_filed"):
+        bc.advance(days, cid, state, SUP, deck_sorted=True, cctv_reviewed=True, clock=clock)
+    before = lf.awarding_request(days, cid, **KW)
+    bc.advance(days, cid, "approved", SUP, clock=clock)
+    after = lf.awarding_request(days, cid, **KW)
+    for req in (before, after):
+        # seats 2, 3, 5 share the table part (seat 6 does not): 3 table sharers, equal shares
+        assert [s.seat for s in req.table_sharers] == [2, 3, 5]
+        assert len({s.gross_cents for s in req.table_sharers}) == 1
+        assert req.not_seated == (6,)
+        page = text(awarding_request_html(req))
+        assert "No. of table sharers 3" in page
+        assert ("Seat 6 dealt in but not seated at the beginning of the hand: no table share"
+                in page)
+
+
 def test_awarding_request_refusals(days: Engine) -> None:
     clock = Clock(HIT + timedelta(minutes=10))
     with pytest.raises(FormError, match="case 9: no such case"):
