@@ -163,14 +163,16 @@ def fund_split(jackpot_rake_cents: int, settings: FundSettings = _FUND) -> FundS
 
 def _page(title: str, form_no: str, casino: str, operator: str, period: str, body: str,
           *, signers: Sequence[str] = ("Prepared by", "Checked by", "Approved by"),
-          location: str = "", annex: str = "PAGCOR annex form",
+          location: str = "", annex: str = "PAGCOR annex form", after_signatures: str = "",
           certify: str = ("We certify that the figures above are true and correct and agree "
                           "with the count and the records of the poker room.")) -> str:
     """The form's frame: casino, operator and the poker room's location (a blank to fill in
     when the floor file has no ``[poker_room] room_location``), the form number and PAGCOR's
     TGD reference number box (PAGCOR use), the title and period, ``body``, the certification
     with the operator's signers and PAGCOR's attestation, and the "For PAGCOR use" action
-    section (docs/forms.md "On every form")."""
+    section (docs/forms.md "On every form"); ``after_signatures`` (TGD-1623's Treasury receipt,
+    which the form prints after its signatures) goes between them, kept on one page with
+    them."""
     where = escape(location) if location.strip() else blank(width=28)
     head = (
         f'<table width="100%" cellspacing="0" cellpadding="0"><tr>'
@@ -191,7 +193,7 @@ def _page(title: str, form_no: str, casino: str, operator: str, period: str, bod
         "<!DOCTYPE html><html><head><meta charset=\"utf-8\">"
         f"<title>{escape(form_no)} {escape(title)}</title></head>"
         '<body style="font-family:\'DejaVu Sans\', Arial, sans-serif; font-size:8pt;">'
-        f"{head}{body}{_signatures(signers, certify)}{_pagcor_action()}"
+        f"{head}{body}{_signatures(signers, certify)}{after_signatures}{_pagcor_action()}"
         f'<p style="font-size:7pt; color:#555555;">{escape(form_no)} - {escape(casino)} - '
         f"{escape(period)} - produced by Podium</p></body></html>"
     )
@@ -481,6 +483,7 @@ def daily_report_html(report: DailyReport) -> str:
     if report.chain:
         body += f'<p style="font-size:7pt; font-family:monospace;">{_text(report.chain)}</p>'
     r = report.remittance
+    receipt = ""
     if r is not None:
         body += _section("Remittance computation") + _pairs([
             ("A. Cash game rake", peso(r.a_cash_game_rake)),
@@ -495,12 +498,12 @@ def daily_report_html(report: DailyReport) -> str:
              peso(r.pagcor_of_e)),
             ("TOTAL REMITTANCE DUE TO PAGCOR (1 + 2)", peso(r.total)),
         ], strong=("D. Total (A + B + C)", "TOTAL REMITTANCE DUE TO PAGCOR (1 + 2)"))
-        body += _section("Acknowledgement receipt (PAGCOR Treasury)") + _treasury_receipt(
+        receipt = _section("Acknowledgement receipt (PAGCOR Treasury)") + _treasury_receipt(
             report, r)
     period = f"Gaming day {_day(report.gaming_day)}"
     return _page(title, report.form, report.casino, report.operator,
                  f"{period} - {report.jackpot}" if report.jackpot else period, body,
-                 location=report.room_location)
+                 location=report.room_location, after_signatures=receipt)
 
 
 def _treasury_receipt(report: DailyReport, r: Remittance) -> str:

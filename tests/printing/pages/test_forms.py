@@ -697,8 +697,10 @@ def test_onsite_daily_report_has_both_pagcor_lines_and_the_treasury_receipt() ->
     assert f"1. PAGCOR share (25% of item F) {peso(2_417_631)}" in page
     assert f"2. 25% of franchise tax (25% of item E) {peso(127_244)}" in page
     assert f"TOTAL REMITTANCE DUE TO PAGCOR (1 + 2) {peso(2_544_875)}" in page
+    # after the operator's signatures, as the form prints it
+    assert page.index("Certification") < page.index("Acknowledgement receipt (PAGCOR")
     receipt = page[page.index("Acknowledgement receipt (PAGCOR Treasury)"):
-                   page.index("Certification")]
+                   page.index("For PAGCOR use only")]
     assert (f"Trading date: 30 November 2026. This acknowledges receipt of the cash amount of "
             f"{peso(2_544_875)} representing Poker Operator's remittance for 30 November "
             "2026.") in receipt
