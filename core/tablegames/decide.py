@@ -16,7 +16,7 @@ from core.people.auth import AuthError, Swipe, Swiper, same_person
 from core.tablegames import balances, changes, meters, slips
 from core.tablegames.assess import Assessment, assess, claim_role, load_hit, parse
 from core.tablegames.ingest import cancel_hit
-from core.tablegames.locks import UNFROZEN, refixer, release_lock
+from core.tablegames.locks import UNFROZEN, give_back, giver
 from core.tablegames.setup import levels, settings
 from core.tablegames.unit import FloorContext, Unit, retrying
 from core.tablegames.views import AmountChanged, FloorError, HitOutcome, PaidHit
@@ -124,7 +124,8 @@ def _why_changed(hit: Hit, a: Assessment) -> str:
     meter: only a re-fix in pay order or a corrected claim changes it)."""
     if a.locked_same:
         return (f"its frozen amount was fixed again in pay order (another hit of round "
-                f"{hit.round_no} is paid before it, or was decided)")
+                f"{hit.round_no} is paid before it, or a hit of the link fixed before it was "
+                "fixed again or decided)")
     if hit.locked_amount_cents is not None:
         return (f"the claim is corrected to {a.pay.hand}: the amount frozen for "
                 f"{hit.claimed_hand} goes back, and {a.pay.hand} pays from the meter as it "
@@ -159,7 +160,9 @@ def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Ca
     if hit.locked_amount_cents is not None and not a.locked_same:
         # The locked amount was for another hand: give it back, pay the corrected hand now.
         given = json_cents(int(hit.locked_amount_cents))
-        release_lock(u, hit, f"hit #{hit.id} claim corrected")
+        # the locks fixed on what it left are given back and fixed again (one way: locks.py)
+        give_back(ctx, u, g, [hit], f"re-fixed in pay order after hit #{hit.id} claim "
+                  "corrected", f"hit #{hit.id} claim corrected")
         if not g.lock_at_hit:
             s.add(HitDecision(hit_id=hit.id, decision=UNFROZEN, employee_id=verifier.id,
                               reason=f"claim corrected to {pay.hand}: {given} frozen for "
@@ -267,8 +270,7 @@ def _reject(ctx: FloorContext, hit_id: int, reason: str, who: Swiper,
                           now=u.now)
         table = u.s.get(GameTable, hit.table_id)
         cancel_hit(u, hit, "rejected", reason, employee_id=emp.id,
-                   refix=refixer(ctx, table.group_id)
-                   if table is not None else None)
+                   give_back=giver(ctx, table.group_id) if table is not None else None)
 
 
 def check_swipe(ctx: FloorContext, swipe: Swipe, needed: str,
