@@ -196,15 +196,15 @@ def fix_in_pay_order(ctx: FloorContext, u: Unit, g: Any, wanted: Sequence[tuple[
     lvls = levels(u, g.id)
     for name, mine in by_level.items():
         lv = lvls[name]
-        balances.current(u, lv.id)  # the level's balance row locked before its other hits
-        held = _held(u, lv.id)
+        held = _held(u, lv.id)  # hit rows before the level's balance, as a pay locks them
         first = {h.id: e[0].id for h, e in held}
         fresh = [i for i, (h, _) in enumerate(mine) if h.id not in first]
         if not fresh:
             continue
-        floor = _paid_above(u, lv.id, held)
-        late = [first[h.id] for h, _ in mine[fresh[0] + 1:]
-                if h.id in first and first[h.id] > floor]
+        late = [first[h.id] for h, _ in mine[fresh[0] + 1:] if h.id in first]
+        if late:  # only locks above the newest paid award can move
+            floor = _paid_above(u, lv.id, held)
+            late = [i for i in late if i > floor]
         release = [(h, e) for h, e in held if late and e[0].id >= min(late)]
         again = {h.id for h, _ in release}
         ours = {h.id for h, _ in mine}
@@ -222,7 +222,6 @@ def give_back(ctx: FloorContext, u: Unit, g: Any, gone: Sequence[Hit], why: str,
     the amounts still equal a sequential pay order.  A lock under an award paid since stays."""
     ids = frozenset(h.id for h in gone)
     for level_id in sorted({h.locked_level_id for h in gone if h.locked_level_id is not None}):
-        balances.current(u, level_id)  # the level's balance row locked before its hits
         held = _held(u, level_id)
         mine = [(h, e) for h, e in held if h.id in ids]
         if not mine:
