@@ -107,3 +107,24 @@ def test_a_fixed_award_larger_than_the_meter_says_what_the_tray_paid(engine: Eng
     assert slip.source == "meter" and any("25.00 from the table tray" in n
                                           for n in slip.notes), slip.notes
     assert check_balances(engine) == []
+
+
+def test_the_reconciliation_takes_a_short_meters_fixed_award_as_backed(engine: Engine) -> None:
+    """The award's entries took 50.00 of its 75.00: all the meter held before it (the tray
+    paid 25.00), so the award is backed and the day adds up."""
+    from datetime import date
+
+    from core.desks.accounting import periods, reconcile
+    from core.desks.desk import Desk
+
+    floor = _floor(engine)
+    a1 = Table(floor, "A1")
+    a1.send(GameStarted(1, {3: 100}))
+    floor.adjust("APFM", "MAIN", 5_000 - 1_000_070, "bring the meter to 50.00", swipe(EXE),
+                 swipe(SUP))
+    a1.send(HitClaimed(1, 3, "FOUR_OF_A_KIND"))
+    (hit,) = hit_ids(engine)
+    floor.pay(hit, FOUR, swipe(SUP), expected_cents=7_500)
+    desk = Desk("accountant", engine, floor.config, PAYTABLES)
+    rec = reconcile.reconcile(desk, periods.gaming_day(desk.config.casino, date(2025, 6, 1)))
+    assert rec.adds_up, rec.problems
