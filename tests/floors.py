@@ -33,6 +33,7 @@ class Group:
     paytable: str = "FPGPP-WA01"
     levels: Mapping[str, Level] = field(default_factory=lambda: {"MAIN": Level()})
     lock_at_hit: bool = False
+    all_pays_from_meter: bool = False
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,8 @@ def floor_toml(name: str = "Test Casino", *, tables: Iterable[Table] = (),
         out += ["[[groups]]", f"id = {_q(g.id)}", f"paytable = {_q(g.paytable)}"]
         if g.lock_at_hit:
             out.append("lock_at_hit = true")
+        if g.all_pays_from_meter:
+            out.append("all_pays_from_meter = true")
         for level, lv in g.levels.items():
             out += [f"[groups.levels.{level}]", f"seed = {_q(lv.seed)}",
                     f"preconfigured_seed = {_q(lv.preconfigured_seed)}",

@@ -150,8 +150,10 @@ def assess(ctx: FloorContext, u: Unit, hit: Hit, cards: tuple[Card, ...], *,
                 amount, _ = meters.award(state, conf, pay.fraction)
         else:
             amount = pt.fixed_cents(pay, wager.amount_cents)
-            if g.all_pays_from_meter:
-                level_name = pt.levels[0]
+            if g.all_pays_from_meter:  # a fixed award paid from the meter
+                level_name, source = pt.levels[0], "meter"
+                meter_before = units_floor_cents(balances.current(
+                    u, lvls[level_name].id, lock=lock).meter_units)
     role = None
     if pay is not None and amount is not None:
         role = required_role(pay.authorization, amount,

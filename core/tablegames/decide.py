@@ -16,7 +16,7 @@ from core.people.auth import AuthError, Swipe, Swiper, same_person
 from core.tablegames import balances, changes, meters, slips
 from core.tablegames.assess import Assessment, assess, claim_role, load_hit, parse
 from core.tablegames.ingest import cancel_hit
-from core.tablegames.locks import UNFROZEN, refixer, release_lock
+from core.tablegames.locks import UNFROZEN, give_back, giver
 from core.tablegames.setup import levels, settings
 from core.tablegames.unit import FloorContext, Unit, retrying
 from core.tablegames.views import AmountChanged, FloorError, HitOutcome, PaidHit
@@ -124,7 +124,8 @@ def _why_changed(hit: Hit, a: Assessment) -> str:
     meter: only a re-fix in pay order or a corrected claim changes it)."""
     if a.locked_same:
         return (f"its frozen amount was fixed again in pay order (another hit of round "
-                f"{hit.round_no} is paid before it, or was decided)")
+                f"{hit.round_no} is paid before it, or a hit of the link fixed before it was "
+                "fixed again or decided)")
     if hit.locked_amount_cents is not None:
         return (f"the claim is corrected to {a.pay.hand}: the amount frozen for "
                 f"{hit.claimed_hand} goes back, and {a.pay.hand} pays from the meter as it "
@@ -159,7 +160,9 @@ def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Ca
     if hit.locked_amount_cents is not None and not a.locked_same:
         # The locked amount was for another hand: give it back, pay the corrected hand now.
         given = json_cents(int(hit.locked_amount_cents))
-        release_lock(u, hit, f"hit #{hit.id} claim corrected")
+        # the locks fixed on what it left are given back and fixed again (one way: locks.py)
+        give_back(ctx, u, g, [hit], f"re-fixed in pay order after hit #{hit.id} claim "
+                  "corrected", f"hit #{hit.id} claim corrected")
         if not g.lock_at_hit:
             s.add(HitDecision(hit_id=hit.id, decision=UNFROZEN, employee_id=verifier.id,
                               reason=f"claim corrected to {pay.hand}: {given} frozen for "
@@ -167,6 +170,7 @@ def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Ca
     # The award is written once, with its final figures (awards are append-only), then the
     # meter entries that point at it.
     source, level_id, before, after = "tray", None, None, None
+    taken: int | None = None  # a fixed award's cents from the meter ("all pays from meter")
     level_name = a.level
     taking: tuple[Any, list[meters.Movement], str] | None = None
     if pay.source == "meter":
@@ -184,10 +188,12 @@ def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Ca
     else:
         amount = pt.fixed_cents(pay, wager.amount_cents)
         if g.all_pays_from_meter:
+            # "all pays from meter": the fixed award is a meter pay (its level, the meter
+            # before and after on the award and the slip); a shortfall comes from the tray
             lv = lvls[pt.levels[0]]
             state = balances.current(u, lv.id)
             taken, moves = meters.award_fixed(state, amount)
-            level_id = lv.id
+            source, level_id = "meter", lv.id
             before, after = _meter_around(state, moves)
             taking = (lv, list(moves), f"fixed award hit #{hit.id} ({json_cents(taken)} of "
                                        f"{json_cents(amount)} from the meter)")
@@ -202,7 +208,8 @@ def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Ca
         balances.write(u, lv, moves, reason=reason, hit_id=hit.id, award_id=award.id,
                        employee_id=emp.id)
     s.add(HitDecision(hit_id=hit.id, decision="paid", employee_id=emp.id,
-                      reason=f"{json_cents(amount)} from the {award.source}", created_at=now))
+                      reason=paid_words(amount, award.source, taken),
+                      created_at=now))
     hit.status = "paid"
     s.flush()
     slip_no = slips.make_slip(ctx, u, hit, award)
@@ -213,6 +220,20 @@ def _do_pay(ctx: FloorContext, u: Unit, hit: Hit, a: Assessment, cards: tuple[Ca
     return PaidHit(hit.id, hit.table_id, hit.round_no, hit.seat, pay.hand, amount,
                    award.source, level_name if meter else None, before if meter else None,
                    after if meter else None, emp.number, slip_no, corrected)
+
+
+def paid_words(amount: int, source: str, fixed_taken: int | None) -> str:
+    """What a ``paid`` decision says: where the money came from.  ``fixed_taken``: for a
+    fixed award, the cents the meter gave ("all pays from meter"; the tray pays the rest)."""
+    if source != "meter":
+        return f"{json_cents(amount)} from the tray"
+    if fixed_taken is None:
+        return f"{json_cents(amount)} from the meter"
+    if fixed_taken >= amount:
+        return f"{json_cents(amount)} from the meter (a fixed award: all pays from the meter)"
+    return (f"{json_cents(amount)}: {json_cents(fixed_taken)} from the meter and "
+            f"{json_cents(amount - fixed_taken)} from the tray (a fixed award: all pays from "
+            "the meter, which held less)")
 
 
 def reject(ctx: FloorContext, hit_id: int, reason: str, swipe: Swipe) -> None:
@@ -249,8 +270,7 @@ def _reject(ctx: FloorContext, hit_id: int, reason: str, who: Swiper,
                           now=u.now)
         table = u.s.get(GameTable, hit.table_id)
         cancel_hit(u, hit, "rejected", reason, employee_id=emp.id,
-                   refix=refixer(ctx, table.group_id)
-                   if table is not None else None)
+                   give_back=giver(ctx, table.group_id) if table is not None else None)
 
 
 def check_swipe(ctx: FloorContext, swipe: Swipe, needed: str,

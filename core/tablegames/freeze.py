@@ -14,9 +14,11 @@ decided: every amount stays one of a sequential pay order).  Each freeze and rel
 
 Several hits of one round are fixed in pay order (from the dealer's right unless the group says
 otherwise), each on what the previous one left: opening a hit freezes it and every pending meter
-hit of its round paid before it; a hit paid before one already frozen (it came later) gives the
-later ones' freezes back (newest first) and fixes them again after it.  Hits of other rounds
-are fixed on what the freezes before them left.
+hit of its round paid before it; a hit paid before one already frozen (it came later) gives
+back that freeze and every freeze of the link fixed after it (other tables' too: they were fixed
+on what it left), newest first, and fixes them again after it (``locks.fix_in_pay_order``), so
+the amounts always equal a sequential pay order.  Hits of other rounds are fixed on what the
+freezes before them left.
 
 A verification left open when its console dies keeps its freeze: the amount stays PENDING for
 the player until the hit is paid, rejected, cancelled (misdeal, UNDO), or its verification is
@@ -37,8 +39,8 @@ from core.tablegames.assess import load_hit
 from core.tablegames.locks import (
     FROZEN,
     UNFROZEN,
+    fix_in_pay_order,
     live_lock_entries,
-    refix_frozen,
     release_lock,
     round_hits,
 )
@@ -105,8 +107,10 @@ def _freeze(ctx: FloorContext, hit_id: int, where: str) -> FrozenAmount:
         why = opened if first.id == hit.id and len(redo) == 1 else (
             f"{opened}; fixed in pay order (round {hit.round_no}: seat "
             f"{', then seat '.join(str(h.seat) for h, _ in redo)})")
-        refix_frozen(ctx, u, g, redo, why,
-                     f"re-fixed in pay order: seat {first.seat} (hit #{first.id}) is paid first")
+        wanted = [lockable[s] for s in order
+                  if s in upto or lockable[s][0].locked_amount_cents is not None]
+        fix_in_pay_order(ctx, u, g, wanted, why, f"re-fixed in pay order: seat {first.seat} "
+                         f"(hit #{first.id}) is paid first")
         return _view(u, hit, FROZEN)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import bindparam, func, insert, select, update
@@ -471,26 +471,26 @@ def _undone(ctx: FloorContext, u: Unit, t: Any, boot: str, e: Undone) -> None:
                  t.id, e.round_no, hit.seat, hit.status)
         return
     # a locked or frozen hit's round: the hits fixed on what this one left, fixed again
-    cancel_hit(u, hit, "undone", "undo HIT at the table", refix=locks.refixer(ctx, t.group_id))
+    cancel_hit(u, hit, "undone", "undo HIT at the table", give_back=locks.giver(ctx, t.group_id))
 
 
 def cancel_hit(u: Unit, hit: Hit, decision: str, reason: str,
                employee_id: int | None = None,
-               refix: Callable[[Unit, int, int], None] | None = None) -> None:
-    """A pending hit rejected or cancelled; a lock-at-hit amount goes back by reversals, and
-    ``refix(u, round_id, hit_id)`` fixes the round's other locked hits again."""
+               give_back: Callable[[Unit, Sequence[Hit], str], None] | None = None) -> None:
+    """A pending hit rejected or cancelled; a locked (or frozen) amount goes back by
+    reversals: by ``give_back`` (``locks.giver``), which also fixes again every lock of the
+    level fixed on what it left, or else alone (its round's void gave the locks back)."""
     s = u.s
-    had_lock = hit.locked_amount_cents is not None
-    release_lock(u, hit, f"hit #{hit.id} {decision}")
+    if give_back is not None and hit.locked_amount_cents is not None:
+        give_back(u, [hit], decision)
+    else:
+        release_lock(u, hit, f"hit #{hit.id} {decision}")
     s.add(HitDecision(hit_id=hit.id, decision=decision, employee_id=employee_id,
                       reason=reason, created_at=u.now))
     hit.status = "rejected" if decision == "rejected" else "cancelled"
     u.hits.add(hit.id)
     u.tables.add(hit.table_id)
     u.outcomes.append(HitOutcome(hit.id, hit.table_id, hit.round_no, hit.seat, hit.status))
-    if had_lock and refix is not None and hit.round_id is not None:
-        # the round's other locked hits were fixed on what this one left: fix them again
-        refix(u, hit.round_id, hit.id)
 
 
 def void_round(ctx: FloorContext, u: Unit, t: Any, rnd: Round, state: str,
@@ -502,8 +502,12 @@ def void_round(ctx: FloorContext, u: Unit, t: Any, rnd: Round, state: str,
     if rnd.state in ("misdealt", "undone"):
         return
     s = u.s
-    for hit in s.scalars(select(Hit).where(Hit.round_id == rnd.id,
-                                           Hit.status == "pending").order_by(Hit.id)):
+    pending = list(s.scalars(select(Hit).where(Hit.round_id == rnd.id,
+                                               Hit.status == "pending").order_by(Hit.id)))
+    held = [h for h in pending if h.locked_amount_cents is not None]
+    if held:  # their locks back at once, and the link's later locks fixed again
+        locks.giver(ctx, t.group_id)(u, held, "cancelled")
+    for hit in pending:
         cancel_hit(u, hit, "cancelled", reason)
     entries = list(s.scalars(select(MeterEntry).where(
         MeterEntry.round_id == rnd.id, MeterEntry.kind.in_(CONTRIBUTION_KINDS))

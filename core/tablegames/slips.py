@@ -11,6 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from core.kernel.cards import Card, format_cards, parse_card
+from core.kernel.money import format_cents
 from core.ledger.models import (
     Award,
     Employee,
@@ -104,11 +105,12 @@ def slip_record(ctx: FloorContext, s: Session, slip_no: int, hit: Hit, award: Aw
     table = s.get(GameTable, hit.table_id)
     group = s.get(Group, table.group_id) if table is not None else None
     casino = ctx.config.casino
+    paytable = _paytable_of(ctx, hit.table_id, group.paytable_id if group else "")
     return WinSlip(
         casino=casino.name, slip_no=slip_no, hit_ref=f"H{hit.id}",
         table=table_label(table.name if table is not None else "", hit.table_id),
         seat=hit.seat, round_no=hit.round_no,
-        paytable=_paytable_of(ctx, hit.table_id, group.paytable_id if group else ""),
+        paytable=paytable,
         hand=hand_name(award.hand), hand_id=award.hand,
         cards=tuple(format_cards(shown_cards(hit))),
         amount_cents=award.amount_cents,
@@ -118,8 +120,31 @@ def slip_record(ctx: FloorContext, s: Session, slip_no: int, hit: Hit, award: Aw
         authorized_by=authorized or Signer(AUTO_SIGNER_NAME, "AUTO", "system"),
         verified_by=signer(award.verified_by),
         paid_at=paid_at, timezone=casino.timezone, currency=casino.currency_symbol,
-        notes=(ZERO_SHARE_NOTE,) if award.amount_cents == 0 else (),
+        notes=((ZERO_SHARE_NOTE,) if award.amount_cents == 0 else ())
+        + _fixed_from_meter(ctx, paytable, award, level, casino.currency_symbol),
     )
+
+
+def _fixed_from_meter(ctx: FloorContext, paytable: str, award: Award, level: str | None,
+                      currency: str) -> tuple[str, ...]:
+    """The note of a fixed award paid from the meter (a link configured "all pays from
+    meter"): the slip says it is a fixed award, not a share of the meter, and what the tray
+    paid when the meter held less."""
+    if award.source != "meter" or level is None or award.meter_before_cents is None \
+            or award.meter_after_cents is None:
+        return ()
+    pt = ctx.paytables.get(paytable)  # the table's (a desk's context reads slips too)
+    pay = pt.pay_for(award.hand) if pt is not None else None
+    if pay is None or pay.source == "meter":
+        return ()
+    taken = int(award.meter_before_cents) - int(award.meter_after_cents)
+    amount = int(award.amount_cents)
+    if taken >= amount:
+        return (f"Fixed award paid from the {level} meter (the link pays all pays from the "
+                "meter).",)
+    return (f"Fixed award: {format_cents(taken, currency)} from the {level} meter and "
+            f"{format_cents(amount - taken, currency)} from the table tray (the meter held "
+            "less).",)
 
 
 def _paytable_of(ctx: FloorContext, table_id: str, group_paytable: str) -> str:

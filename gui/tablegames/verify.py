@@ -356,6 +356,9 @@ class VerifyDialog(QDialog):
                     where = (f"{pct}% of the {v.level} meter at "
                              f"{format_cents(v.meter_cents, '$')}, FROZEN (Jackpot Lock: the "
                              "linked tables play on)")
+            elif v.source == "meter" and v.meter_cents is not None:
+                where = (f"a fixed amount from the {v.level} meter (all pays from the meter), "
+                         f"{format_cents(v.meter_cents, '$')} now")
             else:
                 where = "a fixed amount from the table's tray"
             article = "an" if role[:1] in "AEIOU" else "a"

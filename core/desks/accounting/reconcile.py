@@ -244,14 +244,15 @@ _AWARDS = _q("SELECT a.level_id, a.source, a.hand, count(*), sum(a.amount_cents)
 # per award paid in the period: what its hit's entries took from the meter (award entries
 # less the holds given back; a void's reversal is not counted: the award was paid)
 _BACKING = _q(
-    "SELECT a.id, a.hit_id, a.source, a.level_id, a.amount_cents, "
+    "SELECT a.id, a.hit_id, a.source, a.level_id, a.amount_cents, a.meter_before_cents, "
     "coalesce(sum(CASE WHEN e.kind = 'award' THEN e.meter_delta "
     "WHEN e.kind = 'reversal' AND o.kind = 'award' AND o.award_id IS NULL "
     "AND e.award_id IS NULL THEN e.meter_delta ELSE 0 END), 0) "
     "FROM awards a LEFT JOIN meter_entries e ON e.hit_id = a.hit_id "
     "LEFT JOIN meter_entries o ON o.id = e.reverses_id "
     "WHERE a.created_at >= :start AND a.created_at < :end AND a.level_id IS NOT NULL "
-    "GROUP BY a.id, a.hit_id, a.source, a.level_id, a.amount_cents ORDER BY a.id",
+    "GROUP BY a.id, a.hit_id, a.source, a.level_id, a.amount_cents, a.meter_before_cents "
+    "ORDER BY a.id",
     "start", "end")
 _SUMS = ("coalesce(sum(th.rounds), 0), coalesce(sum(th.wagers), 0), "
          "coalesce(sum(th.wager_cents), 0), coalesce(sum(th.returned_wagers), 0), "
@@ -382,11 +383,14 @@ def reconcile_in(s: Session, period: Period, sym: str = "", notes: list[str] | N
             tuple(sorted(awards.get(lid, []), key=lambda a: (-a.cents, a.hand)))))
     # 2. every award paid in the period is backed by its meter entries
     short: list[tuple[int, int, str]] = []
-    for aid, hit_id, source, lid, cents, took in conn.execute(
+    for aid, hit_id, source, lid, cents, before, took in conn.execute(
             _BACKING, {"start": start, "end": end}):
         want = int(cents) * UNITS_PER_CENT
         took = -int(took)
-        if source == "meter" and took != want:
+        # a meter pay takes its amount; a fixed award paid from the meter ("all pays from
+        # meter") no more than the meter held before it (the tray paid the rest)
+        had = want if before is None else min(want, int(before) * UNITS_PER_CENT)
+        if source == "meter" and took not in (want, had):
             short.append((int(hit_id), int(aid), f"{names.get(lid, lid)}: award #{aid} "
                           f"(hit #{hit_id}) of {format_units_exact(want, sym)} took "
                           f"{format_units_exact(took, sym)} from the meter"))

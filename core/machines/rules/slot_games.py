@@ -15,6 +15,12 @@ Decisions the format leaves open (docs/slots.md):
 - The free-game trigger must be a scatter symbol (it is counted the way scatters are).
 - ``retrigger = true`` (a trigger during free games awards ``games`` more) and a
   ``retrigger_prize`` (the prize instead of more games) exclude each other.
+- ``[free_games]`` may state (NZ Gazette 1.40.38-39, docs/slots.md): ``consolation_per``
+  (``"total_bet"`` or ``"line"``), ``consolation_with_scatters`` (the consolation is paid
+  regardless of scattered wins), prizes offered only during free games (``[free_games.pays]``,
+  ``[free_games.scatter_pays]``: a symbol and count the base game does not list) and
+  ``free_only_already_multiplied`` (the artwork's statement that excludes them from the
+  free-game multiplier).
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -64,7 +70,19 @@ class FreeGames:
     multiplier: int = 1
     retrigger: bool = False
     retrigger_prize: int = 0  # credits per credit of total bet, before the free-game multiplier
-    consolation: int = 0  # credits per credit of total bet, never multiplied
+    consolation: int = 0  # credits per credit staked (``consolation_per``), never multiplied
+    # NZ Gazette 1.40.38: "X credits multiplied by the total number of credits staked / credits
+    # staked per line": "total_bet" or "line"
+    consolation_per: Literal["total_bet", "line"] = "total_bet"
+    # 1.40.38: "If scattered wins occur and the consolation prize is paid regardless this is
+    # appropriately stated": true = the artwork states it (only a line win stops it)
+    consolation_with_scatters: bool = False
+    # 1.40.39: prizes offered only during free games (line: per credit bet on the line;
+    # scatter: per credit of total bet), multiplied like every free-game prize unless the
+    # artwork's statement excludes them (``free_only_multiplied`` False: already multiplied)
+    pays: Mapping[str, Mapping[int, int]] = field(default_factory=dict)
+    scatter_pays: Mapping[str, Mapping[int, int]] = field(default_factory=dict)
+    free_only_multiplied: bool = True
 
 
 @dataclass(frozen=True)
@@ -257,9 +275,13 @@ def _paylines(r: _Reader, reels: int, rows: int) -> tuple[tuple[int, ...], ...]:
     return tuple(lines)
 
 
-def _free_games(r: _Reader, symbols: Mapping[str, SymbolKind], cells: int) -> FreeGames:
+def _free_games(r: _Reader, symbols: Mapping[str, SymbolKind], reels: int, rows: int,
+                pays: Mapping[str, Mapping[int, int]],
+                scatter_pays: Mapping[str, Mapping[int, int]]) -> FreeGames:
+    cells = reels * rows
     r.check_keys(("trigger", "games", "multiplier", "retrigger", "retrigger_prize",
-                  "consolation"), ("trigger", "games"))
+                  "consolation", "consolation_per", "consolation_with_scatters", "pays",
+                  "scatter_pays", "free_only_already_multiplied"), ("trigger", "games"))
     trig = r.table("trigger")
     trig.check_keys(("symbol", "count"), ("symbol", "count"))
     symbol = _symbol(trig, "symbol", trig.data["symbol"], symbols, ("scatter",))
@@ -269,8 +291,46 @@ def _free_games(r: _Reader, symbols: Mapping[str, SymbolKind], cells: int) -> Fr
     if retrigger and retrigger_prize:
         raise r.error("retrigger_prize", "is the prize INSTEAD of a retrigger; a game with "
                                          "retrigger = true can not state one")
+    consolation = r.whole("consolation", 0, default=0)
+    per = r.data.get("consolation_per", "total_bet")
+    if per not in ("total_bet", "line"):
+        raise r.error("consolation_per", f'{per!r} must be "total_bet" (credits staked in '
+                                         'all) or "line" (credits staked per line)')
+    with_scatters = r.flag("consolation_with_scatters")
+    for key in ("consolation_per", "consolation_with_scatters"):
+        if key in r.data and not consolation:
+            raise r.error(key, "states how a consolation is paid, but the game states no "
+                               "consolation")
+    free_pays = _free_only(r, "pays", symbols, reels, f"the game has {reels} reels", pays)
+    free_scatters = _free_only(r, "scatter_pays", symbols, cells,
+                               f"the screen shows {cells} symbols", scatter_pays, ("scatter",))
+    already = r.flag("free_only_already_multiplied")
+    if "free_only_already_multiplied" in r.data and not free_pays and not free_scatters:
+        raise r.error("free_only_already_multiplied", "the game lists no prize offered only "
+                      "during free games ([free_games.pays] or [free_games.scatter_pays])")
     return FreeGames(symbol, count, r.whole("games", 1), r.whole("multiplier", 1, default=1),
-                     retrigger, retrigger_prize, r.whole("consolation", 0, default=0))
+                     retrigger, retrigger_prize, consolation, per, with_scatters, free_pays,
+                     free_scatters, not already)
+
+
+def _free_only(r: _Reader, key: str, symbols: Mapping[str, SymbolKind], highest: int,
+               what: str, base: Mapping[str, Mapping[int, int]],
+               kinds: tuple[SymbolKind, ...] = KINDS) -> dict[str, dict[int, int]]:
+    """Prizes offered only during free games: a symbol and count the base game does not
+    list (the same pattern can not pay two prizes)."""
+    if key not in r.data:
+        return {}
+    t = r.table(key)
+    out: dict[str, dict[int, int]] = {}
+    for sid in t.data:
+        _symbol(t, sid, sid, symbols, kinds)
+        out[sid] = _prizes(t, sid, highest, what)
+        for count in out[sid]:
+            if count in base.get(sid, {}):
+                raise t.error(sid, f"count {count} is a prize of the base game too; a prize "
+                                   "offered only during free games is one the base game "
+                                   "does not list")
+    return out
 
 
 def _strips(r: _Reader, key: str, reels: int, rows: int,
@@ -350,7 +410,7 @@ def parse_game(data: Mapping[str, Any], fname: str = "<game>") -> Game:
             _symbol(t, sid, sid, symbols, ("scatter",))
             scatter_pays[sid] = _prizes(t, sid, reels * rows,
                                         f"the screen shows {reels * rows} symbols")
-    free = _free_games(r.table("free_games"), symbols, reels * rows) \
+    free = _free_games(r.table("free_games"), symbols, reels, rows, pays, scatter_pays) \
         if "free_games" in data else None
     if not pays and not scatter_pays:
         raise r.error("pays", "the game pays nothing (no [pays] and no [scatter_pays])")

@@ -45,7 +45,7 @@ from itertools import product
 from math import prod
 
 from core.machines.rules.slot_games import Game, GameError
-from core.machines.rules.slots import line_win
+from core.machines.rules.slots import in_free_games, line_win
 
 Strips = tuple[tuple[str, ...], ...]
 Window = tuple[str, ...]  # the symbols a reel shows, top row first
@@ -109,6 +109,7 @@ class GameReturn:
     retrigger: bool
     retrigger_prize: int
     consolation: int
+    consolation_per: str = "total_bet"  # or "line": per credit staked per line (1.40.38)
 
     @property
     def combinations(self) -> int:
@@ -136,7 +137,9 @@ class GameReturn:
         prizes = Fraction((f.line_prizes + f.scatter_prizes * bet) * self.free_multiplier, n * bet)
         if not self.retrigger:
             prizes += Fraction(f.triggers * self.retrigger_prize * self.free_multiplier, n)
-        prizes += Fraction(f.no_win * self.consolation, n)
+        # per credit of total bet: a consolation per line is 1/lines of one per total bet
+        prizes += Fraction(f.no_win * self.consolation,
+                           n * (bet if self.consolation_per == "line" else 1))
         if self.retrigger:
             more = Fraction(f.triggers * self.games, n)
             if more >= 1:
@@ -255,6 +258,8 @@ class _NoWin:
         if fg.retrigger or fg.retrigger_prize:
             t = fg.trigger_symbol
             limits[t] = min(limits.get(t, fg.trigger_count), fg.trigger_count)
+        if fg.consolation_with_scatters:  # paid regardless of scattered wins: lines only
+            limits = {}
         self.limits = tuple(limits.get(s, 0) for s in self.scat)
 
     def _wins(self, sym: str, run: int, first: int) -> bool:
@@ -362,8 +367,15 @@ def game_return(game: Game, lines: int | None = None, *,
         raise ReturnError(f"--lines: {played} must be 1 to {len(game.paylines)} "
                           f"({game.name} has {len(game.paylines)} lines)")
     fg = game.free_games
+    if fg is not None and not fg.free_only_multiplied:
+        raise ReturnError(f"{game.source or game.name}: free_games.free_only_already_"
+                          "multiplied: the return of prizes offered only during free games "
+                          "and not multiplied there is not computed (they would need sums "
+                          "of their own)")
     free_strips = game.free_strips or game.strips
-    separate_free = fg is not None and (free_strips != game.strips or bool(fg.consolation))
+    free_game = in_free_games(game)  # the prizes offered only during free games with them
+    separate_free = fg is not None and (free_strips != game.strips or bool(fg.consolation)
+                                        or free_game is not game)
     # What is known before anything is computed: the line sums of each cycle.
     Steps(game, max_steps).charge(
         line_steps(game.strips, played)
@@ -375,9 +387,10 @@ def game_return(game: Game, lines: int | None = None, *,
     if not separate_free:
         free = base
     else:
-        free = cycle_counts(game, free_strips, free_game=True, lines=played, steps=steps)
+        free = cycle_counts(free_game, free_strips, free_game=True, lines=played,
+                            steps=steps)
     return GameReturn(game.name, played, base, free, fg.games, fg.multiplier, fg.retrigger,
-                      fg.retrigger_prize, fg.consolation)
+                      fg.retrigger_prize, fg.consolation, fg.consolation_per)
 
 
 __all__ = ["CycleCounts", "GameError", "GameReturn", "ReturnError", "cycle_counts",

@@ -22,6 +22,11 @@ Decisions the rule book leaves open, documented in docs/slots.md:
   count not above it.
 - During a free game a trigger awards more games only with ``retrigger = true``; else
   the ``retrigger_prize`` if stated.  Free games awarded count as a win (no consolation).
+- Free games (NZ Gazette 1.40.38-39): the consolation is per credit of total bet or, with
+  ``consolation_per = "line"``, per credit staked per line; with
+  ``consolation_with_scatters`` only a line win stops it (scatter prizes, a retrigger prize
+  or free games awarded do not).  Prizes offered only during free games are paid in free
+  games only, multiplied like every free-game prize unless ``free_only_already_multiplied``.
 - Held reels: a line pattern identical (line, symbol, count) to an ``--initial`` one is
   not paid again and is listed in ``not_paid_again``; scatter wins are always paid.
 """
@@ -30,7 +35,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import prod
 from typing import Any
 
@@ -269,6 +274,36 @@ def _scaled(win: Win, bet: int, multiplier: int) -> Win:
                m, win.pays * m * bet)
 
 
+def in_free_games(game: Game) -> Game:
+    """The game as a free game pays: its prizes and the prizes offered only during free
+    games (NZ Gazette 1.40.39; the same game when it lists none)."""
+    fg = game.free_games
+    if fg is None or not (fg.pays or fg.scatter_pays):
+        return game
+
+    def merged(base: Mapping[str, Mapping[int, int]],
+               extra: Mapping[str, Mapping[int, int]]) -> dict[str, dict[int, int]]:
+        out = {s: dict(p) for s, p in base.items()}
+        for s, p in extra.items():
+            out[s] = dict(sorted({**out.get(s, {}), **p}.items()))
+        return out
+
+    return replace(game, pays=merged(game.pays, fg.pays),
+                   scatter_pays=merged(game.scatter_pays, fg.scatter_pays))
+
+
+def _free_factor(game: Game, paying: Game, win: Win, free_mult: int, scatter: bool) -> int:
+    """The free-game multiplier of ``win``: 1 for a prize offered only during free games
+    when the artwork states those are already multiplied (1.40.39)."""
+    fg = game.free_games
+    if fg is None or fg.free_only_multiplied or free_mult == 1:
+        return free_mult
+    only = (fg.scatter_pays if scatter else fg.pays).get(win.symbol, {})
+    # the count whose prize was paid: a line win's pattern; a scatter win's largest listed
+    listed = _listed(paying.scatter_pays[win.symbol], win.count) if scatter else win.count
+    return 1 if listed in only else free_mult
+
+
 def evaluate(game: Game, spin: Spin) -> Outcome:
     """Every prize the screen pays under RULES.md section 7 (module docstring)."""
     lines = _check_spin(game, spin)
@@ -276,23 +311,26 @@ def evaluate(game: Game, spin: Spin) -> Outcome:
     fg = game.free_games
     free_mult = fg.multiplier if spin.free_game and fg is not None else 1
     initial = set(spin.initial)
+    paying = in_free_games(game) if spin.free_game else game
 
     line_wins: list[Win] = []
     held_back: list[Pattern] = []
     for line in range(1, lines + 1):
-        win = line_win(game, _line_symbols(game, spin.screen, line), line)
+        win = line_win(paying, _line_symbols(game, spin.screen, line), line)
         if win is None:
             continue
         if Pattern(line, win.symbol, win.count) in initial:
             held_back.append(Pattern(line, win.symbol, win.count))
             continue
-        line_wins.append(_scaled(win, spin.bet_per_line, free_mult))
+        line_wins.append(_scaled(win, spin.bet_per_line,
+                                 _free_factor(game, paying, win, free_mult, scatter=False)))
 
     scatter_wins: list[Win] = []
-    for sym in game.scatter_pays:
-        sw = scatter_win(game, spin.screen, sym)
+    for sym in paying.scatter_pays:
+        sw = scatter_win(paying, spin.screen, sym)
         if sw is not None:
-            scatter_wins.append(_scaled(sw, total_bet, free_mult))
+            scatter_wins.append(_scaled(sw, total_bet,
+                                        _free_factor(game, paying, sw, free_mult, scatter=True)))
 
     awarded = retrigger = consolation = 0
     if fg is not None:
@@ -301,9 +339,14 @@ def evaluate(game: Game, spin: Spin) -> Outcome:
             awarded = fg.games
         elif triggered:
             retrigger = fg.retrigger_prize * total_bet * free_mult
-        won = sum(w.prize for w in (*line_wins, *scatter_wins)) + retrigger
-        if spin.free_game and not won and not awarded:
-            consolation = fg.consolation * total_bet
+        if fg.consolation_with_scatters:  # "paid regardless" of scattered wins (1.40.38)
+            won, awarded_won = sum(w.prize for w in line_wins), 0
+        else:
+            won, awarded_won = (sum(w.prize for w in (*line_wins, *scatter_wins)) + retrigger,
+                                awarded)
+        if spin.free_game and not won and not awarded_won:
+            staked = spin.bet_per_line if fg.consolation_per == "line" else total_bet
+            consolation = fg.consolation * staked
     return Outcome(game.name, spin.free_game, spin.bet_per_line, lines, total_bet,
                    tuple(line_wins), tuple(scatter_wins), awarded, retrigger, consolation,
                    tuple(held_back))
@@ -350,6 +393,5 @@ def outcome_json(out: Outcome) -> dict[str, Any]:
 
 
 __all__ = ["GameError", "Outcome", "Pattern", "Spin", "SpinError", "Win", "evaluate",
-           "outcome_json",
-           "line_win", "parse_pattern", "parse_reels", "parse_screen", "scatter_win",
-           "spin_from_text", "trigger_count"]
+           "in_free_games", "line_win", "outcome_json", "parse_pattern", "parse_reels",
+           "parse_screen", "scatter_win", "spin_from_text", "trigger_count"]
