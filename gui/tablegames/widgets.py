@@ -327,7 +327,8 @@ class MeterTile(QFrame):
         head.addWidget(self.title)
         head.addStretch(1)
         self.sub = _label("", "muted", Qt.AlignmentFlag.AlignRight)
-        head.addWidget(self.sub)
+        self.sub.setWordWrap(True)  # a narrow meters panel: two lines, never a wider tile
+        head.addWidget(self.sub, 1)
         lay.addLayout(head)
         self.amount = _label("", "money")
         lay.addWidget(self.amount)
