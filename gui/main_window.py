@@ -40,6 +40,7 @@ URGENT_MS = 20  # a hit arriving or decided is shown at once (hits are rare; met
 RESYNC_MS = 60_000  # the whole floor read again (off the GUI thread) as a check
 SERVICES_MS = 2_000  # who serves which table, read again (a killed service tells nobody)
 METERS_MIN_WIDTH = 340  # the meters beside the floor: a tile's figures and its trend
+METERS_SHARE = 0.3  # of the window's width, unless the splitter's handle was dragged
 
 
 def scrolled_tab(page: QWidget) -> QScrollArea:
@@ -138,6 +139,9 @@ class MainWindow(ConsoleActions):
         split.addWidget(meters)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        # the meters take a share of the width (METERS_SHARE) until someone drags the handle
+        self._meters_dragged = False
+        split.splitterMoved.connect(lambda *_: setattr(self, "_meters_dragged", True))
         outer.addWidget(split, 1)
         # The table-game meters stand beside the floor, slips and activity; the wide working
         # screens (paytables, machine check, poker room) get the whole width.
@@ -215,6 +219,14 @@ class MainWindow(ConsoleActions):
         # no fixed size: the geometry last used on this screen, else the screen's whole
         # available area (gui/console/geometry.py)
         geometry.restore(self, self.screen())
+
+    def resizeEvent(self, event):  # type: ignore[no-untyped-def]  # noqa: N802
+        super().resizeEvent(event)
+        if not self._meters_dragged:
+            width = self.split.width()
+            meters = max(METERS_MIN_WIDTH, int(width * METERS_SHARE))
+            self.split.setSizes([width - meters, meters])
+            self._meters_dragged = False  # (setSizes is not a drag)
 
     def closeEvent(self, event):  # type: ignore[no-untyped-def]  # noqa: N802
         # the window manager's close (Alt+F4, the title bar's X) asks too; closing from code

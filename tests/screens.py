@@ -52,7 +52,7 @@ def main(out: Path) -> None:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from core.app.demo import demo_credential
+    from core.app.demo import demo_credential, open_demo_bbj_fund
     from core.desks.desk import Desk
     from core.desks.signage import SignPoller, read_group
     from core.ledger.db import reader
@@ -62,6 +62,7 @@ def main(out: Path) -> None:
     from gui.desks.desk_window import DeskWindow
     from gui.desks.signage import SignageWindow
     from gui.main_window import MainWindow
+    from gui.pokerroom import PokerRoomScreen
     from printing.escpos.slip import PAPER
     from tests.fake_printer import FakePrinter
     from tests.harness import FloorHarness
@@ -74,6 +75,7 @@ def main(out: Path) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="podium-shots-"))
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp))
     engine = sqlite_ledger(tmp / "ledger.sqlite3")
+    open_demo_bbj_fund(engine)  # the poker room's Bad Beat fund, as `podium demo` opens it
     catcher = SwipeCatcher()
     catcher.install(app)  # type: ignore[arg-type]
     with FakePrinter() as printer, FloorHarness(engine, printer.port, tables=TABLES) as floor:
@@ -96,6 +98,13 @@ def main(out: Path) -> None:
                 if name == "win-slips":
                     settle(app, lambda: window.slips.rowCount() > 0, timeout=5)
                 shoot(app, window, out, f"console-{name}", size)
+                if name == "poker-room":  # the room's own pages, each
+                    room = window.findChild(PokerRoomScreen)
+                    for p in range(room.pages.count()):
+                        room.pages.setCurrentIndex(p)
+                        page = room.pages.tabText(p).lower().replace(" ", "-")
+                        shoot(app, window, out, f"console-poker-room-{page}", size)
+                    room.pages.setCurrentIndex(0)
         window.tabs.setCurrentIndex(0)
         window.close()
         config, paytables = floor.console.config, floor.console.paytables

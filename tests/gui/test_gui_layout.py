@@ -178,3 +178,38 @@ def test_closing_saves_the_geometry_for_its_screen(qtbot: Any,
     w.close()
     found = window_geometry.saved_rect(w.screen())
     assert found == (QRect(10, 20, 1280, 700), False)
+
+
+def test_a_4k_screen_at_96_dpi_is_scaled_to_show_what_1920x1080_shows() -> None:
+    """3840x2160 at a device pixel ratio of 1 (X11 at 96 dpi): everything twice as large,
+    as on a 1920x1080 screen; a screen the platform or the user already scales, and the
+    ordinary monitors, are left alone."""
+    from gui.common.screen_scale import pick_scale
+
+    assert pick_scale(3840, 2160, 1.0, {}) == 2.0  # 3840/1920 = 2160/1080 = 2
+    assert pick_scale(5120, 2880, 1.0, {}) == 2.5  # 5120/1920 = 2.67: in steps of 0.25
+    assert pick_scale(3840, 2160, 2.0, {}) is None  # the platform scales already
+    assert pick_scale(3840, 2160, 1.0, {"QT_SCALE_FACTOR": "1"}) is None
+    assert pick_scale(3840, 2160, 1.0, {"PODIUM_SCALE": "1"}) is None
+    assert pick_scale(3840, 2160, 1.0, {"PODIUM_SCALED": "1"}) is None  # started again
+    assert pick_scale(1920, 1080, 1.0, {"PODIUM_SCALE": "1.5"}) == 1.5
+    for w, h in ((1366, 768), (1280, 1024), (1920, 1080), (2560, 1440)):
+        assert pick_scale(w, h, 1.0, {}) is None
+
+
+def test_a_short_money_axis_labels_ticks_that_do_not_overlap(qapp: Any) -> None:
+    """A meter tile's trend on a 1366x768 screen is about 90 px high: its money labels are a
+    line and a half apart at least, so no two overlap ("$2,500.80" over "$2,500.60")."""
+    from PySide6.QtGui import QFont, QFontMetricsF
+
+    from gui.common.axes import MoneyAxis
+
+    axis = MoneyAxis("left")
+    line = QFontMetricsF(QFont()).height()
+    for low, high, px in ((2500.0, 2501.0, 90), (25_000.0, 25_001.5, 90), (0.0, 10_000.0, 120),
+                          (500.0, 502.0, 60)):
+        levels = axis.tickValues(low, high, px)
+        shown = sorted(v for _spacing, values in levels for v in values if low <= v <= high)
+        assert shown, f"no label at all on {low}..{high}"
+        gaps = [(b - a) * px / (high - low) for a, b in zip(shown, shown[1:], strict=False)]
+        assert all(g >= line for g in gaps), f"{low}..{high} in {px} px: labels {gaps} px apart"
