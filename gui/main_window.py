@@ -462,8 +462,8 @@ class MainWindow(ConsoleActions):
 
             def show(result: model.History, key: tuple[str, str] = key) -> None:
                 tile = self._meter_tiles.get(key)
-                if tile is not None:
-                    tile.show_history(*result)
+                if tile is not None and not self._closed:  # (a late answer: the window and
+                    tile.show_history(*result)            # its tiles may be gone)
 
             def read(key: tuple[str, str] = key) -> model.History:
                 return model.history(self.console, *key)
