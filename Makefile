@@ -78,7 +78,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/enumerate.py
 	$(BIN)/python benchmarks/meter_risk.py
 
-# Offscreen screenshots of every screen, the slip and the win page into docs/screenshots/
+# Offscreen screenshots of every screen, the slip and the win page into docs/screenshots/;
+# tests/screens.py: every tab, desk and the room display at 1366x768 and 1920x1080 (screen-*.png)
 screenshots: $(STAMP)
 	mkdir -p docs/screenshots
 	QT_QPA_PLATFORM=offscreen PODIUM_SCREENSHOT_DIR=docs/screenshots $(BIN)/python -m pytest -q tests/gui
@@ -87,6 +88,7 @@ screenshots: $(STAMP)
 	$(BIN)/python -c "from printing.escpos.bbj_slip import render_share_slip, demo_share_slip; from printing.escpos.preview import preview_png; preview_png(render_share_slip(demo_share_slip()), 'docs/screenshots/bbj-share-slip.png')"
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -c "from printing.pages.forms import write_demo_forms; write_demo_forms('docs/screenshots', pdf=False)"
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m tests.ledger_form_shots docs/screenshots
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m tests.screens docs/screenshots
 
 clean:
 	rm -rf $(VENV) build *.egg-info

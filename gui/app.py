@@ -95,7 +95,12 @@ def _qt_application(demo: bool) -> tuple[Any, Any]:
     from gui.common.swipe import SwipeCatcher
 
     _qt_messages()
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1])
+        from gui.common import screen_scale
+
+        screen_scale.apply_once(app)  # a 4K screen at 96 dpi: scaled (starts again, once)
     app.setApplicationName("Podium")
     theme.apply(app)  # type: ignore[arg-type]
     catcher = SwipeCatcher()

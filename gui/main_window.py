@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import logging
 import time
 from collections.abc import Callable
@@ -11,38 +10,27 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QApplication,
-    QComboBox,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QLineEdit,
-    QListWidget,
-    QMainWindow,
-    QMessageBox,
-    QPushButton,
+    QFrame,
     QScrollArea,
     QSplitter,
-    QTableWidget,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from core.kernel.money import UNITS_PER_MAJOR
-from gui.common import theme
-from gui.common.authorize import SwipePrompt
+from gui.common import window_geometry as geometry
 from gui.common.bridge import default_bridge
 from gui.common.swipe import SwipeCatcher
-from gui.people.card_locks import lift_lock
+from gui.console.activity import ActivityTab
+from gui.console.floor_tab import FloorTab
+from gui.console.header import Header
+from gui.console.pits import PitsAndServices
+from gui.console.slips_tab import SlipsTab
 from gui.tablegames import model
-from gui.tablegames.adjust import AdjustDialog, AdjustSwipePrompt
-from gui.tablegames.unprinted_slips import UnprintedSlipsDialog, fill_slip_row
-from gui.tablegames.verify import VerifyDialog
-from gui.tablegames.widgets import HitQueue, MeterTile, TableGrid
+from gui.tablegames.widgets import MeterTile
 
 log = logging.getLogger("podium.gui")
 
@@ -51,9 +39,21 @@ HISTORY_S = 0.5  # meter trends
 URGENT_MS = 20  # a hit arriving or decided is shown at once (hits are rare; meters are not)
 RESYNC_MS = 60_000  # the whole floor read again (off the GUI thread) as a check
 SERVICES_MS = 2_000  # who serves which table, read again (a killed service tells nobody)
+METERS_MIN_WIDTH = 340  # the meters beside the floor: a tile's figures and its trend
+METERS_SHARE = 0.3  # of the window's width, unless the splitter's handle was dragged
 
 
-class MainWindow(QMainWindow):
+def scrolled_tab(page: QWidget) -> QScrollArea:
+    """A tab page taller than a short screen allows, in a scroll area that scrolls it up and
+    down (never sideways: the page takes the tab's width)."""
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidget(page)
+    return area
+
+
+class MainWindow(PitsAndServices):
 
     def __init__(self, console: Any, catcher: SwipeCatcher) -> None:
         super().__init__()
@@ -70,7 +70,6 @@ class MainWindow(QMainWindow):
         self.shared = bool(console.floor.ctx.pg)
         self._services: dict[str, Any] = {}  # table -> TableService (a shared ledger)
         self._services_error = ""
-        self.resize(1600, 980)
         self._prompt_open = False
         self._closed = False
         self._history_stale = True
@@ -80,73 +79,69 @@ class MainWindow(QMainWindow):
         central = QWidget()
         outer = QVBoxLayout(central)
         outer.setContentsMargins(10, 8, 10, 8)
-        outer.addLayout(self._header())
+        self.header = Header(console.config.casino.name
+                             + (f" · {model.pit_label(self.pit)}" if self.pit else ""))
+        self.links = self.header.links
+        self.pending_label = self.header.pending_label
+        self.clock = self.header.clock
+        outer.addWidget(self.header)
 
         split = QSplitter(Qt.Orientation.Horizontal)
+        split.setChildrenCollapsible(False)
+        self.split = split
         left = QTabWidget()
         left.setObjectName("leftTabs")
+        left.setUsesScrollButtons(True)
         self.tabs = left
-        floor = QWidget()
-        fl = QVBoxLayout(floor)
-        fl.addLayout(self._pit_bar())
-        self.grid = TableGrid()
-        if self.shared:
-            self.grid.show_services()
-        fl.addWidget(self.grid, 3)
-        qhead = QHBoxLayout()
-        self.queue_title = QLabel("HIT QUEUE")
-        self.queue_title.setObjectName("muted")
-        qhead.addWidget(self.queue_title)
-        qhead.addSpacing(16)
-        # hits of the pits not shown are counted here, never hidden silently
-        self.other_hits = QPushButton("")
-        self.other_hits.setFlat(True)
-        self.other_hits.setStyleSheet(f"color: {theme.ALERT}; font-weight: bold;")
-        self.other_hits.setToolTip("Hits waiting at tables of other pits: click to show "
-                                   "every pit")
-        self.other_hits.clicked.connect(lambda: self.show_pit(None))
-        self.other_hits.setVisible(False)
-        qhead.addWidget(self.other_hits)
-        qhead.addStretch(1)
-        self.verify_btn = QPushButton("Verify selected hit (Enter)")
-        self.verify_btn.setObjectName("primary")
-        self.verify_btn.clicked.connect(self.open_selected_hit)
-        qhead.addWidget(self.verify_btn)
-        fl.addLayout(qhead)
-        self.queue = HitQueue()
-        self.queue.openHit.connect(self.open_hit)
-        fl.addWidget(self.queue, 2)
-        self.grid.show_pit(self.shown_pit)
-        if self.shown_pit:
-            self.queue_title.setText(f"HIT QUEUE · {model.pit_label(self.shown_pit)}")
+        floor = FloorTab(console, self.pit, self.shared, on_pit=self._pit_chosen,
+                         on_show_all=lambda: self.show_pit(None),
+                         on_verify=self.open_selected_hit, on_open_hit=self.open_hit)
+        self.floor_tab = floor
+        self.pit_box, self.services_label = floor.pit_box, floor.services_label
+        self.grid, self.queue, self.queue_title = floor.grid, floor.queue, floor.queue_title
+        self.other_hits, self.verify_btn = floor.other_hits, floor.verify_btn
         left.addTab(floor, "Floor")
-        self.slips_tab = self._slips_tab()
+        self.slips_tab = SlipsTab(
+            on_print=self._print_selected, on_preview=self._preview_selected,
+            on_find=lambda: self.open_winpages(self._selected_slip()),
+            on_retry=lambda: self.bridge.query(
+                self.console.print_queued, lambda _n: None,
+                lambda exc: self._log(f"The queued slips could not be read: {exc}")))
+        self.slips, self.slips_note = self.slips_tab.slips, self.slips_tab.slips_note
+        self.print_btn, self.preview_btn = self.slips_tab.print_btn, self.slips_tab.preview_btn
+        self.find_btn, self.retry_btn = self.slips_tab.find_btn, self.slips_tab.retry_btn
         left.addTab(self.slips_tab, "Win slips")
-        left.addTab(self._activity_tab(), "Activity")
+        self.activity = ActivityTab()
+        self.activity_filter, self.log_list = self.activity.activity_filter, self.activity.log_list
+        left.addTab(self.activity, "Activity")
         from gui.tablegames.paytable_screen import PaytableScreen
 
         self.paytables = PaytableScreen(console)
         left.addTab(self.paytables, "Paytables")
         from gui.machines.machine_check import MachineCheckScreen
 
-        left.addTab(MachineCheckScreen(console, self), "Machine check")
+        left.addTab(scrolled_tab(MachineCheckScreen(console, self)), "Machine check")
         from gui.pokerroom import PokerRoomScreen
 
-        left.addTab(PokerRoomScreen(console, self), "Poker room")
+        left.addTab(scrolled_tab(PokerRoomScreen(console, self)), "Poker room")
         split.addWidget(left)
 
         meters = QScrollArea()
         meters.setWidgetResizable(True)
+        meters.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         mw = QWidget()
         self._meter_layout = QVBoxLayout(mw)
         self._meter_layout.setSpacing(8)
         self._meter_tiles: dict[tuple[str, str], MeterTile] = {}
         self._meter_layout.addStretch(1)
         meters.setWidget(mw)
-        meters.setMinimumWidth(480)
+        meters.setMinimumWidth(METERS_MIN_WIDTH)
         split.addWidget(meters)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        # the meters take a share of the width (METERS_SHARE) until someone drags the handle
+        self._meters_dragged = False
+        split.splitterMoved.connect(lambda *_: setattr(self, "_meters_dragged", True))
         outer.addWidget(split, 1)
         # The table-game meters stand beside the floor, slips and activity; the wide working
         # screens (paytables, machine check, poker room) get the whole width.
@@ -157,41 +152,7 @@ class MainWindow(QMainWindow):
         left.currentChanged.connect(lambda _i: self._load_slips_if_shown())
         self.setCentralWidget(central)
         self.statusBar().showMessage("Ready")
-        meters_menu = self.menuBar().addMenu("&Meters")
-        self.adjust_action = QAction("&Adjust meter…", self)
-        self.adjust_action.setShortcut(QKeySequence("Ctrl+J"))
-        self.adjust_action.triggered.connect(self.open_adjust)
-        meters_menu.addAction(self.adjust_action)
-        slips_menu = self.menuBar().addMenu("&Slips")
-        self.winpages_action = QAction("&Win pages… (search any slip)", self)
-        self.winpages_action.setShortcut(QKeySequence("Ctrl+F"))
-        self.winpages_action.triggered.connect(lambda: self.open_winpages())
-        slips_menu.addAction(self.winpages_action)
-        self.void_action = QAction("&Void slip…", self)
-        self.void_action.triggered.connect(lambda: self.open_void())
-        slips_menu.addAction(self.void_action)
-        self.winpages_dialog: Any = None
-        people_menu = self.menuBar().addMenu("&People")
-        self.unlock_action = QAction("&Lift a card lock…", self)
-        self.unlock_action.triggered.connect(self.open_unlock)
-        people_menu.addAction(self.unlock_action)
-
-        QShortcut(QKeySequence(Qt.Key.Key_F2), self).activated.connect(self.open_selected_hit)
-        # the usual keys: next / previous tab, Alt+1.. a tab, Ctrl+Q quits (asking first when
-        # hits are waiting)
-        for keys, step in (("Ctrl+Tab", 1), ("Ctrl+PgDown", 1), ("Ctrl+Shift+Tab", -1),
-                           ("Ctrl+PgUp", -1)):
-            QShortcut(QKeySequence(keys), self).activated.connect(
-                lambda step=step: self.step_tab(step))
-        for i in range(min(9, self.tabs.count())):
-            QShortcut(QKeySequence(f"Alt+{i + 1}"), self).activated.connect(
-                lambda i=i: self.tabs.setCurrentIndex(i))
-        file_menu = self.menuBar().addMenu("&File")
-        self.quit_action = QAction("&Quit", self)
-        self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
-        self.quit_action.triggered.connect(self.request_quit)
-        file_menu.addAction(self.quit_action)
-        self.menuBar().insertMenu(meters_menu.menuAction(), file_menu)
+        self._menus_and_keys()
         # how closing with hits waiting is confirmed (a test replaces it: no modal box)
         self.confirm_quit = self._confirm_quit
         self.catcher.swiped.connect(self._stray_swipe)
@@ -249,39 +210,23 @@ class MainWindow(QMainWindow):
         self.bridge.query(self.console.floor.activity, self._show_ledger_activity,
                           lambda exc: log.warning("could not read the activity back: %s", exc))
         # the paid slips from before that never printed are offered once, at start
-        self.unprinted_dialog: UnprintedSlipsDialog | None = None
+        self.unprinted_dialog = None
         if getattr(console, "printer", None) is not None:
             self.bridge.query(console.unprinted_slips, self._offer_unprinted,
                               lambda exc: self._log(f"The slips never printed could not be "
                                                     f"read: {exc}"))
         self.queue.setFocus()  # arrows pick a hit, Enter opens it
+        # no fixed size: the geometry last used on this screen, else the screen's whole
+        # available area (gui/console/geometry.py)
+        geometry.restore(self, self.screen())
 
-    def step_tab(self, step: int) -> None:
-        """The next (1) or previous (-1) tab, round the end."""
-        n = self.tabs.count()
-        if n:
-            self.tabs.setCurrentIndex((self.tabs.currentIndex() + step) % n)
-
-    def _confirm_quit(self, waiting: int) -> bool:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Quit Podium?",
-                          f"{waiting} hit{'s are' if waiting != 1 else ' is'} waiting for a "
-                          "supervisor. Quit anyway? The tables keep their hits; they wait for "
-                          "the next console.", parent=self)
-        quit_btn = box.addButton("Quit", QMessageBox.ButtonRole.DestructiveRole)
-        stay = box.addButton("Stay", QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(stay)
-        box.exec()
-        chosen = box.clickedButton() is quit_btn
-        box.deleteLater()
-        return chosen
-
-    def request_quit(self) -> bool:
-        """File > Quit (Ctrl+Q): asks first when hits are waiting; True if it closed."""
-        waiting = len(self.state.pending)
-        if waiting and not self.confirm_quit(waiting):
-            return False
-        self._quit_confirmed = True
-        return bool(self.close())
+    def resizeEvent(self, event):  # type: ignore[no-untyped-def]  # noqa: N802
+        super().resizeEvent(event)
+        if not self._meters_dragged:
+            width = self.split.width()
+            meters = max(METERS_MIN_WIDTH, int(width * METERS_SHARE))
+            self.split.setSizes([width - meters, meters])
+            self._meters_dragged = False  # (setSizes is not a drag)
 
     def closeEvent(self, event):  # type: ignore[no-untyped-def]  # noqa: N802
         # the window manager's close (Alt+F4, the title bar's X) asks too; closing from code
@@ -292,6 +237,8 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self._closed = True
+        if self.isVisible():
+            geometry.save(self, self.screen())
         for remove in self._removers:
             remove()
         self._removers = []
@@ -299,96 +246,6 @@ class MainWindow(QMainWindow):
         self._resync.stop()
         self._services_timer.stop()
         super().closeEvent(event)
-
-    # -- layout pieces ----------------------------------------------------------------------
-    def _header(self) -> QHBoxLayout:
-        bar = QHBoxLayout()
-        title = QLabel(self.console.config.casino.name
-                       + (f" · {model.pit_label(self.pit)}" if self.pit else ""))
-        title.setObjectName("title")
-        bar.addWidget(title)
-        bar.addSpacing(30)
-        self.links = QLabel("")
-        self.links.setStyleSheet("font-size: 14pt;")
-        bar.addWidget(self.links)
-        bar.addStretch(1)
-        self.pending_label = QLabel("")
-        self.pending_label.setStyleSheet("font-size: 18pt; font-weight: bold;")
-        bar.addWidget(self.pending_label)
-        bar.addSpacing(30)
-        self.clock = QLabel("")
-        self.clock.setStyleSheet("font-size: 18pt; font-weight: bold;")
-        bar.addWidget(self.clock)
-        return bar
-
-    def _pit_bar(self) -> QHBoxLayout:
-        """Above the grid: which pit the floor shows, and who serves the floor."""
-        bar = QHBoxLayout()
-        pits = tuple(self.console.config.pits)
-        self.pit_box = QComboBox()
-        self.pit_box.setObjectName("pitSelector")
-        for pit in pits:
-            label = model.pit_label(pit)
-            if pit == self.pit:
-                label += " (this podium)"
-            self.pit_box.addItem(label, pit)
-        self.pit_box.addItem("All pits", None)
-        self.pit_box.setToolTip("The pit whose tables and hits the floor shows")
-        self.pit_box.setCurrentIndex(pits.index(self.pit) if self.pit in pits else len(pits))
-        self.pit_box.currentIndexChanged.connect(self._pit_chosen)
-        shows = QLabel("Showing")
-        shows.setObjectName("muted")
-        bar.addWidget(shows)
-        bar.addWidget(self.pit_box)
-        shows.setVisible(bool(pits))
-        self.pit_box.setVisible(bool(pits))  # a floor file with no pits: nothing to choose
-        bar.addSpacing(24)
-        self.services_label = QLabel("Floor services: reading…")
-        self.services_label.setTextFormat(Qt.TextFormat.RichText)
-        self.services_label.setVisible(self.shared)  # one podium: this console serves all
-        bar.addWidget(self.services_label)
-        bar.addStretch(1)
-        return bar
-
-    def _slips_tab(self) -> QWidget:
-        w = QWidget()
-        lay = QVBoxLayout(w)
-        self.slips = QTableWidget(0, 6)
-        self.slips.setHorizontalHeaderLabels(("Slip", "Hit", "Table / seat", "Amount", "Paid at",
-                                              "Printed"))
-        self.slips.verticalHeader().setVisible(False)
-        self.slips.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.slips.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        header = self.slips.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setMinimumSectionSize(90)
-        header.setStretchLastSection(True)  # the print state says the most
-        self.slips_note = QLabel("")
-        self.slips_note.setWordWrap(True)
-        self.slips_note.setStyleSheet("color: #ffa940; font-weight: bold;")
-        self.slips_note.setVisible(False)
-        lay.addWidget(self.slips_note)
-        lay.addWidget(self.slips, 1)
-        row = QHBoxLayout()
-        self.print_btn = QPushButton("Print selected slip again")
-        self.print_btn.clicked.connect(self._print_selected)
-        row.addWidget(self.print_btn)
-        self.preview_btn = QPushButton("Preview selected slip")
-        self.preview_btn.clicked.connect(self._preview_selected)
-        row.addWidget(self.preview_btn)
-        self.find_btn = QPushButton("Win pages…")
-        self.find_btn.setToolTip("Search any win slip (by date, table, amount, employee, "
-                                 "number) for its win page; void a slip there")
-        self.find_btn.clicked.connect(lambda: self.open_winpages(self._selected_slip()))
-        row.addWidget(self.find_btn)
-        self.retry_btn = QPushButton("Print all queued slips")
-        self.retry_btn.clicked.connect(lambda: self.bridge.query(
-            self.console.print_queued, lambda _n: None,
-            lambda exc: self._log(f"The queued slips could not be read: {exc}")))
-        row.addWidget(self.retry_btn)
-        row.addStretch(1)
-        lay.addLayout(row)
-        return w
 
     # -- refresh ----------------------------------------------------------------------------
     def reload(self) -> None:
@@ -402,75 +259,6 @@ class MainWindow(QMainWindow):
         """The live feed was lost and is back (on the GUI thread)."""
         self._log("The live feed from the ledger was interrupted: the floor is read again")
         self.reload()
-
-    # -- pits and floor services --------------------------------------------------------------
-    @property
-    def shown_pit(self) -> str | None:
-        """The pit the floor shows now (None: every pit)."""
-        pit = self.pit_box.currentData()
-        return str(pit) if pit is not None else None
-
-    def show_pit(self, pit: str | None) -> None:
-        """Show ``pit``'s tables and hits (None: all pits), as the selector does."""
-        self.pit_box.setCurrentIndex(self.pit_box.findData(pit))
-
-    def _meter_shown(self, key: tuple[str, str]) -> bool:
-        """A level's meter shows when its group has a table in the pit shown (all pits: every
-        meter)."""
-        pit = self.shown_pit
-        if pit is None:
-            return True
-        return any(t.pit == pit for t in self.console.config.tables_in(key[0]))
-
-    def _pit_chosen(self, _index: int) -> None:
-        pit = self.shown_pit
-        self.grid.show_pit(pit)
-        for key, tile in self._meter_tiles.items():
-            tile.setVisible(self._meter_shown(key))
-        self.queue_title.setText(f"HIT QUEUE · {model.pit_label(pit)}" if pit else "HIT QUEUE")
-        self._dirty_hits = True
-        self._dirty_tables |= set(self.state.tables)  # (the header's count says "Floor:")
-        self._paint()
-
-    def read_services(self) -> None:
-        """Who serves which table, read off the GUI thread (a shared ledger only)."""
-        if self.shared and not self._closed:
-            self.bridge.query(lambda: model.floor_services(self.console), self._on_services,
-                              self._services_failed, key="services")
-
-    def _on_services(self, found: model.FloorServices) -> None:
-        self._services_error = ""
-        changed = {t for t in set(found.tables) | set(self._services)
-                   if found.tables.get(t) != self._services.get(t)}
-        self._services = dict(found.tables)
-        self._dirty_tables |= changed & set(self.state.tables)
-        parts = []
-        for line in found.services:
-            color = theme.OK if line.up else theme.ALERT
-            what = ("standing by" if line.up and not line.tables else
-                    f"{line.tables} table{'s' if line.tables != 1 else ''}")
-            parts.append(f'<span style="color:{color}"><b>● {html.escape(line.name)}</b> '
-                         f'{"up" if line.up else "DOWN"}</span> · {what}')
-        if found.unserved:
-            n = found.unserved
-            parts.append(f'<span style="color:{theme.ALERT}"><b>{n} table'
-                         f'{"s" if n != 1 else ""} never served</b></span>')
-        if not any(line.up for line in found.services):
-            parts.insert(0, f'<span style="color:{theme.ALERT}"><b>NONE UP</b></span>')
-        self.services_label.setText("Floor services: " + " &nbsp; ".join(parts))
-        self.services_label.setToolTip("\n".join(
-            f"{label}: {'up' if line.up else 'DOWN'}" for line in found.services
-            for label in line.labels) or "No floor service is running")
-        if changed:
-            self._paint()
-
-    def _services_failed(self, exc: BaseException) -> None:
-        why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        if why != self._services_error:  # said once, not every 2 s
-            self._services_error = why
-            log.warning("could not read the floor services: %s", why)
-        self.services_label.setText(f'<span style="color:{theme.ALERT}">Floor services: '
-                                    f'could not be read ({html.escape(why)})</span>')
 
     def refresh(self) -> None:
         """Repaint what is stale now, and read the floor again (tests and tools)."""
@@ -608,7 +396,10 @@ class MainWindow(QMainWindow):
                 tile.show_level(model.level_view(self.console, lv))
 
     def _on_slips(self, records: list[Any]) -> None:
-        self._show_slips(model.slip_views(self.console, records))
+        self.slips_tab.show_slips(model.slip_views(self.console, records))
+
+    def _show_ledger_activity(self, records: list[Any]) -> None:
+        self.activity.show_ledger(records, ZoneInfo(self.console.config.casino.timezone))
 
     def _update_history(self) -> None:
         """Trends: new points are drawn at most twice a second; a level's whole window is
@@ -620,8 +411,8 @@ class MainWindow(QMainWindow):
 
             def show(result: model.History, key: tuple[str, str] = key) -> None:
                 tile = self._meter_tiles.get(key)
-                if tile is not None:
-                    tile.show_history(*result)
+                if tile is not None and not self._closed:  # (a late answer: the window and
+                    tile.show_history(*result)            # its tiles may be gone)
 
             def read(key: tuple[str, str] = key) -> model.History:
                 return model.history(self.console, *key)
@@ -634,243 +425,12 @@ class MainWindow(QMainWindow):
         for tile in self._meter_tiles.values():
             tile.redraw()
 
-    def _show_slips(self, slips: list[model.SlipView]) -> None:
-        self.slips.setRowCount(len(slips))
-        self._slip_nos = [s.slip_no for s in slips]
-        for r, s in enumerate(slips):
-            fill_slip_row(self.slips, r, s, s.printed)
-        unknown = sum(1 for s in slips if s.state == "unknown")
-        self.slips_note.setText(
-            f"⚠ {unknown} slip{'s' if unknown != 1 else ''} with print state UNKNOWN: a print "
-            "started and its outcome was never recorded; the next print is marked DUPLICATE - "
-            "PRINT STATE UNKNOWN" if unknown else "")
-        self.slips_note.setVisible(bool(unknown))
-
-    def _activity_tab(self) -> QWidget:
-        """Activity: this session's messages on top, and below them what the ledger holds
-        (decisions with who, adjustments, refused cards, prints, parameter changes), read back
-        at start so a restart does not empty it; a filter narrows both."""
-        w = QWidget()
-        lay = QVBoxLayout(w)
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Filter:"))
-        self.activity_filter = QLineEdit()
-        self.activity_filter.setPlaceholderText("words to look for: a table, a hit (H12), a "
-                                                "name, paid, rejected, adjusted, refused…")
-        self.activity_filter.setClearButtonEnabled(True)
-        self.activity_filter.textChanged.connect(self._filter_activity)
-        row.addWidget(self.activity_filter, 1)
-        lay.addLayout(row)
-        self.log_list = QListWidget()
-        lay.addWidget(self.log_list, 1)
-        return w
-
-    def _filter_activity(self, *_: Any) -> None:
-        words = self.activity_filter.text().lower().split()
-        for i in range(self.log_list.count()):
-            item = self.log_list.item(i)
-            text = item.text().lower()
-            item.setHidden(bool(words) and not all(word in text for word in words))
-
-    def _show_ledger_activity(self, records: list[Any]) -> None:
-        tz = ZoneInfo(self.console.config.casino.timezone)
-        for r in records:  # newest first, below this session's own lines
-            self.log_list.addItem(f"{r.at.astimezone(tz):%d %b %H:%M:%S}  {r.text}")
-        self._filter_activity()
-
     def _update_clock(self) -> None:
         self.clock.setText(model.local_now(self.console).strftime("%a %d %b  %H:%M:%S"))
 
     def _log(self, text: str) -> None:
-        stamp = model.local_now(self.console).strftime("%d %b %H:%M:%S")
-        self.log_list.insertItem(0, f"{stamp}  {text}")
-        words = self.activity_filter.text().lower().split()
-        if words and not all(word in text.lower() for word in words):
-            self.log_list.item(0).setHidden(True)
+        self.activity.add(model.local_now(self.console).strftime("%d %b %H:%M:%S"), text)
         self.statusBar().showMessage(text, 8000)
 
-    # -- actions ----------------------------------------------------------------------------
-    def open_selected_hit(self) -> None:
-        ids = self.queue.hit_ids()
-        row = self.queue.currentRow()
-        if not ids:
-            others = len(self.state.pending)
-            self.statusBar().showMessage(
-                f"No hit waiting in {model.pit_label(self.shown_pit)} ({others} in other pits: "
-                "Showing > All pits)" if others and self.shown_pit else "No hit waiting")
-            return
-        self.open_hit(ids[row] if 0 <= row < len(ids) else ids[0])
-
-    def open_hit(self, hit_id: int) -> None:
-        hit, cards = model.hit(self.state, self.console, hit_id)
-        if hit is None:
-            self.statusBar().showMessage("That hit is no longer waiting (already decided)")
-            return
-        dlg = VerifyDialog(hit, cards, self.console.floor, self.authorize, self,
-                           where=str(getattr(self.console, "name", "") or ""))
-        self._verify_dialog: VerifyDialog | None = dlg
-        dlg.exec()
-        self._verify_dialog = None
-        dlg.deleteLater()  # a child of this window: it would live as long as the window
-        if dlg.outcome:
-            self._log(f"Hit {hit.ref} {dlg.outcome}")
-
-    def pin_needed(self, role: str | None) -> bool:
-        """Whether the floor asks for the PIN after a swipe of ``role`` authority."""
-        policy = getattr(self.console.config, "authorization", None)
-        return bool(policy is not None and policy.pin_needed(role))
-
-    def authorize(self, role: str, what: str, kind: str, action: Any) -> bool:
-        # the PIN follows the authority exercised ("employee": any active card); the locked
-        # card swiped to lift its lock is only named, never authorizes
-        needed = role if role in ("supervisor", "executive") else None
-        prompt = SwipePrompt(self.catcher, role, what, action, self,
-                             pin=kind != "locked_card" and self.pin_needed(needed))
-        self._prompt_open = True
-        self._swipe_prompt: SwipePrompt | None = prompt
-        try:
-            ok = prompt.exec() == SwipePrompt.DialogCode.Accepted
-        finally:
-            self._prompt_open = False
-            self._swipe_prompt = None
-            prompt.deleteLater()
-        if ok and kind == "pay":
-            self._after_pay(prompt.result_value)
-        return ok
-
-    def swipe_prompt(self, heading: str, what: str, action: Any, role: str = "executive") -> bool:
-        """A swipe prompt with its own heading (the two cards of a meter adjustment); the PIN
-        is asked when the floor asks it of ``role``."""
-        prompt = AdjustSwipePrompt(self.catcher, heading, what, action, self,
-                                   pin=self.pin_needed(role))
-        self._prompt_open = True
-        self._swipe_prompt = prompt
-        try:
-            return bool(prompt.exec() == SwipePrompt.DialogCode.Accepted)
-        finally:
-            self._prompt_open = False
-            self._swipe_prompt = None
-            prompt.deleteLater()
-
-    def open_unlock(self) -> None:
-        """People > Lift a card lock…: an executive lets a locked card swipe again."""
-        done = lift_lock(self, self.console.floor)
-        if done:
-            self._log(done)
-
-    def winpage_desk(self) -> Any:
-        """The console's read-only desk on its own ledger (the win page search reads it)."""
-        from core.desks.desk import Desk
-        from core.ledger.db import reader
-
-        c = self.console
-        return Desk("supervisor", reader(c.engine), c.config, c.paytables)
-
-    def open_winpages(self, slip_no: int | None = None) -> None:
-        """Slips > Win pages… (Ctrl+F): search any win slip for its win page (print, PDF) and
-        void one; opened on ``slip_no`` when given (the slip selected in Win slips)."""
-        from gui.tablegames.winpage_search import WinPageSearchDialog
-
-        dlg = WinPageSearchDialog(self.winpage_desk(), self, on_void=self._void_row)
-        self.winpages_dialog = dlg
-        if slip_no is not None:  # the panel searches when it is first shown
-            dlg.panel.slip_no.setText(str(slip_no))
-        try:
-            dlg.exec()
-        finally:
-            self.winpages_dialog = None
-            dlg.deleteLater()
-
-    def _void_row(self, row: Any) -> None:
-        from core.kernel.money import format_cents
-
-        money = format_cents(row.amount_cents, self.console.config.casino.currency_symbol)
-        summary = (f"Slip {row.slip_no:06d}: {money}, {row.table_id} seat {row.seat}, "
-                   f"{row.hand.replace('_', ' ')}, paid {row.local}; authorized by "
-                   f"{row.authorized_by}")
-        if self.open_void(row.slip_no, summary) and self.winpages_dialog is not None:
-            self.winpages_dialog.panel.refresh()
-
-    def open_void(self, slip_no: int | None = None, summary: str = "") -> bool:
-        """Slips > Void slip…: an executive voids a win slip (the slip selected in Win slips,
-        or the number typed); True when it was voided."""
-        from gui.tablegames.void_slip import void_slip
-
-        if slip_no is None and self.tabs.currentWidget() is self.slips_tab:
-            slip_no = self._selected_slip()
-        done = void_slip(self, self.console.floor, slip_no=slip_no, summary=summary,
-                         dialog=self._void_dialog_hook)
-        if done:
-            self._log(done)
-            self._slips_stale = True
-        return bool(done)
-
-    # a test's or screenshot's look at the void dialog before it is shown
-    _void_dialog_hook: Any = None
-
-    def open_adjust(self) -> None:
-        """Meters > Adjust meter… (Ctrl+J): a manual adjustment by two people."""
-        dlg = AdjustDialog(self.console.floor, self.console.config, self.swipe_prompt, self)
-        self._adjust_dialog: AdjustDialog | None = dlg
-        dlg.exec()
-        self._adjust_dialog = None
-        dlg.deleteLater()
-        if dlg.outcome:
-            self._log(dlg.outcome)
-
-    def _after_pay(self, paid: Any) -> None:
-        slip_no = getattr(paid, "slip_no", None)
-        if slip_no is not None:  # the console core prints every new slip by itself
-            self._log(f"Paid; win slip {slip_no} sent to the printer")
-
-    def _stray_swipe(self, _raw: str) -> None:
-        if not self._prompt_open:
-            self.statusBar().showMessage("Card swipe ignored: nothing is waiting for authorization")
-
-    def _offer_unprinted(self, records: list[Any]) -> None:
-        """At start: "N paid win slips were never printed: print them now?" (window-modal,
-        not blocking the event loop); printing them queues them for the printer thread."""
-        if not records or self._closed:
-            return
-        dlg = UnprintedSlipsDialog(model.slip_views(self.console, records), self)
-        self.unprinted_dialog = dlg
-
-        def done(result: int) -> None:
-            nos = dlg.slip_nos()
-            if result == UnprintedSlipsDialog.DialogCode.Accepted:
-                self.console.print_slips(nos)
-                self._log(f"{len(nos)} win slip(s) never printed sent to the printer")
-            else:
-                self._log(f"{len(nos)} win slip(s) never printed left for later: Win slips > "
-                          "Print all queued slips")
-            self._slips_stale = True
-            dlg.deleteLater()
-            self.unprinted_dialog = None
-
-        dlg.finished.connect(done)
-        dlg.open()
-
     def _selected_slip(self) -> int | None:
-        r = self.slips.currentRow()
-        nos = getattr(self, "_slip_nos", [])
-        return nos[r] if 0 <= r < len(nos) else None
-
-    def _print_selected(self) -> None:
-        n = self._selected_slip()
-        if n is not None:
-            self.console.print_slip(n, reprint=True)
-
-    def _preview_selected(self) -> None:
-        n = self._selected_slip()
-        if n is None:
-            return
-        from gui.tablegames.slip_preview import SlipPreview
-
-        def show(data: bytes) -> None:
-            dlg = SlipPreview(data, f"Win slip {n}", self)
-            dlg.exec()
-            dlg.deleteLater()
-
-        self.bridge.query(lambda: self.console.slip_bytes(n), show,
-                          lambda exc: self._log(f"Win slip {n} can not be shown: {exc}"))
-
+        return self.slips_tab.selected_slip()

@@ -11,12 +11,14 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pyqtgraph as pg
+from PySide6.QtGui import QFont, QFontMetricsF
 
 from core.kernel.money import format_cents
 
@@ -84,6 +86,29 @@ class MoneyAxis(pg.AxisItem):  # type: ignore[misc]  # (pyqtgraph has no types)
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
         return [money_tick(v * scale, self.symbol) for v in values]
+
+    def label_room(self) -> float:
+        """The pixels a label needs along the axis: a line's height and a half on a vertical
+        axis (a short trend in a meter tile), the widest label and a gap on a horizontal one."""
+        metrics = QFontMetricsF(self.style.get("tickFont") or QFont())
+        if self.orientation in ("left", "right"):
+            return metrics.height() * 1.5
+        return metrics.horizontalAdvance(money_tick(88_888_888.88, self.symbol)) + 12
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list[Any]:  # noqa: N802, N803
+        """pyqtgraph's levels of ticks, keeping only those whose labels do not overlap (a
+        short plot: the major ticks only, or every second of them...)."""
+        levels: list[Any] = super().tickValues(minVal, maxVal, size)
+        if not (maxVal > minVal) or size <= 0 or not levels:
+            return levels
+        room = self.label_room()
+        per_px = size / (maxVal - minVal)
+        kept = [(spacing, values) for spacing, values in levels if spacing * per_px >= room]
+        if kept:
+            return kept
+        spacing, values = levels[0]
+        every = max(1, math.ceil(room / max(spacing * per_px, 1e-9)))
+        return [(spacing * every, list(values)[::every])]
 
 
 class LocalTimeAxis(pg.AxisItem):  # type: ignore[misc]  # (pyqtgraph has no types)

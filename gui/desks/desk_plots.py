@@ -199,8 +199,12 @@ class MeterDayPlot(_DeskPlot):
                 w.removeItem(item)
             self.labels[day.level] = []
             for a in day.awards:
+                # a pay in the period's later half is labelled to its left: the label stays
+                # inside the plot
+                late = a.at.timestamp() > (start + end) / 2
                 text = pg.TextItem(f"{format_cents(a.amount_cents, self.symbol)} {a.table} "
-                                   f"seat {a.seat}", color=theme.ALERT, anchor=(0, 1))
+                                   f"seat {a.seat}", color=theme.ALERT,
+                                   anchor=(1 if late else 0, 1))
                 text.setPos(a.at.timestamp(), a.meter_before_cents / 100)
                 w.addItem(text)
                 self.labels[day.level].append(text)

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.desks.desk import DESK_NAMES, Desk, chain_head_text
-from gui.common import theme
+from gui.common import theme, window_geometry
 from gui.common.bridge import default_bridge
 
 log = logging.getLogger("podium.gui.desk")
@@ -126,7 +126,6 @@ class DeskWindow(QMainWindow):
         self._closed = False
         desk_name = DESK_NAMES.get(desk.role, f"{desk.role} desk")
         self.setWindowTitle(f"Podium — {desk.config.casino.name} — {desk_name} (read-only)")
-        self.resize(1600, 980)
 
         central = QWidget()
         outer = QVBoxLayout(central)
@@ -145,6 +144,8 @@ class DeskWindow(QMainWindow):
             self.tabs.addTab(build_tab(desk, title, spec), title)
         outer.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
+        # no fixed size: the geometry last used on this screen, else the screen's area
+        window_geometry.restore(self, self.screen(), prefix="desk")
         self.statusBar().showMessage(
             "Read-only: this desk is connected to no table controller and can change nothing "
             "in the ledger")
@@ -218,4 +219,6 @@ class DeskWindow(QMainWindow):
     def closeEvent(self, event: object) -> None:  # noqa: N802 (Qt API)
         self._closed = True
         self._head_timer.stop()
+        if self.isVisible():
+            window_geometry.save(self, self.screen(), prefix="desk")
         super().closeEvent(event)  # type: ignore[arg-type]

@@ -44,6 +44,7 @@ from core.tablegames.flags import FlagCode
 from gui.common import theme
 from gui.common.axes import LocalTimeAxis, MoneyAxis
 from gui.common.cards import hand_label, with_hand_names
+from gui.common.fit_label import FitLabel
 
 
 @dataclass(frozen=True)
@@ -326,8 +327,12 @@ class MeterTile(QFrame):
         self.title = _label("", "muted")
         head.addWidget(self.title)
         head.addStretch(1)
-        self.sub = _label("", "muted", Qt.AlignmentFlag.AlignRight)
-        head.addWidget(self.sub)
+        # a narrow meters panel: the figures cut with "…" (whole in the tooltip), never a
+        # wider tile
+        self.sub = FitLabel("")
+        self.sub.setObjectName("muted")
+        self.sub.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        head.addWidget(self.sub, 1)
         lay.addLayout(head)
         self.amount = _label("", "money")
         lay.addWidget(self.amount)
@@ -491,6 +496,11 @@ class HitQueue(QTableWidget):
         hdr = self.horizontalHeader()
         hdr.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         hdr.setStretchLastSection(True)
+        # long flags are cut with "…" in the last column (whole in the tooltip): the queue
+        # never scrolls sideways
+        hdr.setSectionResizeMode(len(HIT_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.cellDoubleClicked.connect(lambda row, _col: self._open(row))
         self._ids: list[int] = []
         self._since: dict[int, datetime | None] = {}
@@ -527,6 +537,8 @@ class HitQueue(QTableWidget):
                     item.setForeground(QColor(theme.ALERT))
                 elif c == 4:
                     item.setForeground(QColor(theme.ACCENT))
+                if c == len(values) - 1 and v:
+                    item.setToolTip(v)  # the flags whole
                 self.setItem(r, c, item)
         if selected in self._ids:
             self.selectRow(self._ids.index(selected))

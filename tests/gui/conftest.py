@@ -76,3 +76,13 @@ def modal_steps() -> Iterator[ModalSteps]:
     steps = ModalSteps()
     yield steps
     steps.check()
+
+
+@pytest.fixture(autouse=True)
+def _window_settings_apart(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The windows' remembered geometry (QSettings, gui/common/window_geometry.py) goes to a
+    folder of the test's own, never the user's settings, and starts empty."""
+    from PySide6.QtCore import QSettings
+
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
+                      str(tmp_path_factory.mktemp("settings")))
