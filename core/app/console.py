@@ -41,6 +41,7 @@ from core.controllers.ownership import TableClaims, TableService, service_name, 
 from core.controllers.protocol import JackpotState
 from core.controllers.tls import link_tls
 from core.floorconfig import FloorConfig, FloorConfigError
+from core.people.auth import Credential
 from core.tablegames import floor_approval
 from core.tablegames.feed import FeedListener
 from core.tablegames.floor import Floor
@@ -151,9 +152,9 @@ class ConsoleCore:
 
         A floor file that changes what decides pays or contributions starts only once an
         executive approved the changes (core/tablegames/floor_approval.py): ``approve`` shows
-        them and returns the executive's swipe and PIN (None: the console does not start),
-        recorded as an approval at this console; without it, or when refused, the start is
-        refused (FloorConfigError naming the changes and ``podium floor approve``)."""
+        them and hands the executive's swipe and PIN to the recorder it is given (an approval
+        at this console, ``floor_approval.Approver``); without it, or when nobody approved, the
+        start is refused (FloorConfigError naming the changes and ``podium floor approve``)."""
         self.started_at = self.floor.ctx.now()
         pg = self.floor.ctx.pg
         serving = links and bool(self.serve)
@@ -201,13 +202,15 @@ class ConsoleCore:
         pending = floor_approval.unapproved(self.engine, self.config)
         if pending is None:
             return
-        credential = approve(pending)
-        if credential is None:
+        def record(credential: Credential) -> str:
+            note = floor_approval.approve(self.engine, self.floor.ctx.gate.key, self.config,
+                                          credential, via="console", expected=pending,
+                                          clock=self.floor.ctx.now)
+            log.info("floor change: %s", note)
+            return note
+
+        if not approve(pending, record):
             raise FloorConfigError(floor_approval.refusal(pending))
-        note = floor_approval.approve(self.engine, self.floor.ctx.gate.key, self.config,
-                                      credential, via="console", expected=pending,
-                                      clock=self.floor.ctx.now)
-        log.info("floor change: %s", note)
 
     def stop(self) -> None:
         """Close the links and the printer thread (a second call does nothing).  A decision

@@ -329,6 +329,9 @@ def approve(engine: Engine, key: CardKey, config: FloorConfig, credential: Crede
     return gate_.run(credential, "executive", ACTION, write, words=words)
 
 
-Approver = Callable[[Pending], Credential | None]
-"""At a console that starts on unapproved changes: shows them, returns the executive's swipe
-and PIN (None: not approved, the console does not start)."""
+Record = Callable[[Credential], str]
+Approver = Callable[[Pending, Record], bool]
+"""At a console that starts on unapproved changes: shows them and asks for an executive's swipe
+and PIN, handing each to ``record`` (which records the approval and returns it in words, or
+raises AuthError / ValueError naming the refusal: show it, let them swipe again); True once
+recorded, False when nobody approved (the console does not start)."""

@@ -218,9 +218,15 @@ def test_the_console_asks_for_the_swipe_and_pin_when_it_starts_on_a_change(
     config = load_floor(path)
     shown: list[floor_approval.Pending] = []
 
-    def declined(p: floor_approval.Pending) -> Credential | None:
+    def declined(p: floor_approval.Pending, record: floor_approval.Record) -> bool:
         shown.append(p)
-        return None
+        with pytest.raises(AuthError):  # a supervisor's card: refused, shown, asked again
+            record(Credential(swipe(SUP), PINS[SUP]))
+        return False
+
+    def approved(p: floor_approval.Pending, record: floor_approval.Record) -> bool:
+        assert "approved by executive X1" in record(Credential(swipe(EXE), PINS[EXE]))
+        return True
 
     console = ConsoleCore(engine, config, PAYTABLES)
     try:
@@ -231,8 +237,7 @@ def test_the_console_asks_for_the_swipe_and_pin_when_it_starts_on_a_change(
     assert [c.name for c in shown[0].changes] == ["contribution_rate", "preconfigured_rate"]
     console = ConsoleCore(engine, config, PAYTABLES)
     try:
-        notes = console.start(links=False,
-                              approve=lambda p: Credential(swipe(EXE), PINS[EXE]))
+        notes = console.start(links=False, approve=approved)
     finally:
         console.stop()
     assert any("via console" in n for n in notes), notes
