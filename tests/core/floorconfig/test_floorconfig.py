@@ -375,7 +375,8 @@ def test_contribution_at_or_below_the_preconfigured_rate_is_fine() -> None:
 def test_without_a_preconfigured_rate_or_seed_the_floor_does_not_start() -> None:
     with pytest.raises(FloorConfigError, match=r"group WA01: level MAIN: no pre-configured "
                                                r"contribution rate: FPGPP-WA01 does not state "
-                                               r"one, so the floor file must \(preconfigured_rate"):
+                                               r"one \(no public source states it.*\), so the "
+                                               r"floor file must.*\(preconfigured_rate"):
         validate(_demo_ceiling(None), PAYTABLES)
     no_seed = BASE.replace('preconfigured_seed = "10000"\n', "")
     refused(no_seed, "level MAIN: no pre-configured seed", "preconfigured_seed")
