@@ -30,7 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     for cmd, helptext in SUBCOMMANDS.items():
         p = sub.add_parser(cmd, help=helptext, description=helptext)
         p.add_argument("--floor", required=True, metavar="FILE",
-                       help="the floor file the service or console will start with")
+                       help="the floor file the service or console will start with (\"demo\": "
+                            "the embedded demo floor)")
         p.add_argument("--db", default=None,
                        help="ledger URL (default: the console's SQLite ledger in the user data "
                             "folder); e.g. postgresql+psycopg://user@host/podium")
@@ -57,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
 
     command = str(args.floor_command)
     args._command = f"floor {command}"
-    config = floorconfig.load_floor(args.floor)  # FloorConfigError: one line
+    config = (floorconfig.load_demo_floor() if args.floor == "demo"  # FloorConfigError:
+              else floorconfig.load_floor(args.floor))             # one line
     paytables = load_paytables()
     warnings = floorconfig.validate(config, paytables)
     with _quiet_logs(), _ledger(args.db) as engine:
