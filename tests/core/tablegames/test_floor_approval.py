@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,13 @@ from core.app.console import ConsoleCore
 from core.cli import employees_command
 from core.floorconfig import FloorConfigError, load_floor, loads_floor
 from core.ledger import audit
-from core.ledger.models import FloorApproval, LevelSetting, ParameterChange, SwipeLog
+from core.ledger.models import (
+    Employee,
+    FloorApproval,
+    LevelSetting,
+    ParameterChange,
+    SwipeLog,
+)
 from core.people import cardkey
 from core.people.auth import AuthError, Credential, add_employee
 from core.tablegames import floor_approval
@@ -249,3 +256,56 @@ def test_the_console_asks_for_the_swipe_and_pin_when_it_starts_on_a_change(
 def test_loads_floor_is_still_free_of_the_ledger() -> None:
     """The floor file is read without a ledger: the gate is the start's."""
     assert loads_floor(FLOOR_TOML.format(rate="0.20"), "x.toml").source == "x.toml"
+
+
+def test_an_approval_row_written_without_an_executives_swipe_does_not_start_the_floor(
+        engine: Engine, tmp_path: Path) -> None:
+    """Thinking like an attacker who can write rows as the application does: an approval
+    naming executive X1 but carrying another swipe (X1's own PIN setting, or a supervisor's) is
+    not taken; nor is one naming a supervisor.  The start asks for X1's accepted swipe to
+    approve_floor."""
+    staff(engine)
+    first = FLOOR_TOML.format(rate="0.20")
+    path = _floor_file(tmp_path, first)
+    _start(engine, path)
+    path.write_text(_lower_rate(first), encoding="utf-8")
+    config = load_floor(path)
+    p = floor_approval.pending_for(engine, config)
+    with Session(engine) as s, s.begin():
+        ids = {e.number: e.id for e in s.scalars(select(Employee))}
+        x1_swipe = s.scalar(select(SwipeLog.id).where(SwipeLog.employee_id == ids["X1"]))
+        s1_swipe = s.scalar(select(SwipeLog.id).where(SwipeLog.employee_id == ids["S1"]))
+        for who, role, swipe_id in (("X1", "executive", x1_swipe), ("X1", "executive", s1_swipe),
+                                    ("S1", "executive", s1_swipe)):
+            assert swipe_id is not None
+            s.add(FloorApproval(
+                created_at=datetime.now(UTC), approved_by=ids[who], employee_number=who,
+                employee_name="forged", employee_role=role, via="command", swipe_id=swipe_id,
+                source=config.source, file_sha256=config.sha256, values_sha256=p.values_sha256,
+                base_change_id=p.base_change_id, changes="[]", reason="", operator="x"))
+    with pytest.raises(FloorConfigError, match="not approved by an executive"):
+        _start(engine, path)
+
+
+def test_a_desk_login_can_not_write_an_approval(engine: Engine) -> None:
+    """PostgreSQL: the desks' role (podium_reader) holds SELECT only on floor_approvals; the
+    floor's writer may insert one but never change or delete it (append-only)."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("database roles: PostgreSQL")
+    import psycopg
+
+    from core.ledger import integrity
+    from tests.core.ledger.test_audit import attacker
+
+    row = ("INSERT INTO floor_approvals (created_at, approved_by, employee_number, "
+           "employee_name, employee_role, via, swipe_id, source, file_sha256, values_sha256, "
+           "base_change_id, changes, reason, operator) VALUES (now(), 1, 'X', 'X', "
+           "'executive', 'command', 1, 'f', 'h', 'v', 0, '[]', '', 'x')")
+    with attacker(engine, integrity.READER_ROLE) as run, \
+            pytest.raises(psycopg.errors.InsufficientPrivilege):
+        run(row)
+    for sql in ("UPDATE floor_approvals SET employee_number = 'Y'",
+                "DELETE FROM floor_approvals"):
+        with attacker(engine, integrity.WRITER_ROLE) as run, \
+                pytest.raises(psycopg.errors.InsufficientPrivilege):
+            run(sql)
