@@ -180,6 +180,26 @@ def build_console(floor: str, db: str | None, *, demo: bool, pit: str | None = N
     return console, warnings
 
 
+def approve_floor_change(catcher: Any, pending: Any, record: Any) -> bool:
+    """The console starts on a floor file that changes what decides pays or contributions
+    (docs/operator.md "Approving a floor change"): the changes are shown and an executive
+    swipes and types the PIN; each swipe is handed to ``record`` (a refusal is shown in red and
+    the prompt waits for another swipe).  True once recorded; False when cancelled (the console
+    does not start)."""
+    from PySide6.QtWidgets import QDialog
+
+    from gui.common.authorize import SwipePrompt
+
+    shown = [c.text() for c in pending.changes]
+    more = len(shown) - 8
+    what = (f"The floor file {pending.source} changes what decides pays or contributions "
+            f"({len(shown)} change(s)); the console starts on them only once an executive "
+            "approves: " + "; ".join(shown[:8]) + (f"; and {more} more" if more > 0 else ""))
+    prompt = SwipePrompt(catcher, "executive", what, record, None, pin=True)
+    prompt.setWindowTitle("Approve a floor change")
+    return bool(prompt.exec() == QDialog.DialogCode.Accepted)
+
+
 def open_desk_ledger(floor: str, db: str | None, *,
                      demo: bool) -> tuple[Any, dict[str, Any], Any]:
     """For a desk: the floor configuration, the paytables and the ledger opened read-only
@@ -361,7 +381,15 @@ def run(args: argparse.Namespace) -> int:
     from gui.main_window import MainWindow
 
     app, catcher = _qt_application(demo)
-    console.start()
+    try:
+        console.start(approve=lambda pending, record: approve_floor_change(
+            catcher, pending, record))
+    except ValueError as exc:  # a floor change nobody approved: one line, nothing started
+        console.stop()
+        if sim is not None:
+            sim.stop()
+        print(f"podium {args._command}: {printable(str(exc))}", file=sys.stderr)
+        return 2
     from gui.common import collector
 
     collector.install(app, freeze=True)  # garbage collected on the GUI thread only

@@ -179,6 +179,8 @@ def bases(ledger: str, missing: str, card_key: str) -> dict[str, list[str]]:
         "employees unlock": ["--number", "E1", "--reason", "locked", *db, *key],
         "employees approve-contribution": ["--group", "G1", "--level", "MAIN", "--rate", "0.25",
                                            "--reason", "new game", *db, *key],
+        "floor changes": ["--floor", "demo", *db],
+        "floor approve": ["--floor", "demo", *db, *key, "--reason", "new paytable"],
         "audit verify": [*db, "--json"],
         "forms daily": ["--fund", "bbj", "--date", "2026-11-30", *db, "--pdf", "daily.pdf"],
         "forms award": ["--case", "1", *db, "--pdf", "award.pdf"],

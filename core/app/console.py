@@ -40,9 +40,12 @@ from core.app.print_spool import PrintSpool, SlipRecord
 from core.controllers.ownership import TableClaims, TableService, service_name, table_services
 from core.controllers.protocol import JackpotState
 from core.controllers.tls import link_tls
-from core.floorconfig import FloorConfig
+from core.floorconfig import FloorConfig, FloorConfigError
+from core.people.auth import Credential
+from core.tablegames import floor_approval
 from core.tablegames.feed import FeedListener
 from core.tablegames.floor import Floor
+from core.tablegames.floor_approval import Approver
 from core.tablegames.paper import Printer
 from core.tablegames.views import FloorChange
 
@@ -141,16 +144,24 @@ class ConsoleCore:
         return self._spool.print_tables
 
     # -- lifecycle --------------------------------------------------------------------------
-    def start(self, *, links: bool = True) -> list[str]:
+    def start(self, *, links: bool = True, approve: Approver | None = None) -> list[str]:
         """Sync the configuration into the ledger, then start the links and the printer
         thread.  Returns configuration warnings (also sent to the message listeners).  A
         ``[controller_link]`` whose certificates are missing or wrong is refused first
-        (``tls.TlsError``, naming the key and the file), before anything starts."""
+        (``tls.TlsError``, naming the key and the file), before anything starts.
+
+        A floor file that changes what decides pays or contributions starts only once an
+        executive approved the changes (core/tablegames/floor_approval.py): ``approve`` shows
+        them and hands the executive's swipe and PIN to the recorder it is given (an approval
+        at this console, ``floor_approval.Approver``); without it, or when nobody approved, the
+        start is refused (FloorConfigError naming the changes and ``podium floor approve``)."""
         self.started_at = self.floor.ctx.now()
         pg = self.floor.ctx.pg
         serving = links and bool(self.serve)
         if serving:
             self._link_tls = link_tls(self.config)
+        if approve is not None and (not pg or self.serve):  # this process records the file
+            self._approve_changes(approve)
         # one podium (SQLite) resets its tables OFFLINE; on a shared ledger each table's
         # service does it when it takes the table
         warnings = (self.floor.start(None if not pg else ()) if not pg or self.serve
@@ -184,6 +195,22 @@ class ConsoleCore:
                 self._claims.start()
         self._spool.tell_pending()
         return warnings
+
+    def _approve_changes(self, approve: Approver) -> None:
+        """Ask for an executive's approval of the file's unapproved deciding changes, and
+        record it (the start that follows checks it again, in its own transaction)."""
+        pending = floor_approval.unapproved(self.engine, self.config)
+        if pending is None:
+            return
+        def record(credential: Credential) -> str:
+            note = floor_approval.approve(self.engine, self.floor.ctx.gate.key, self.config,
+                                          credential, via="console", expected=pending,
+                                          clock=self.floor.ctx.now)
+            log.info("floor change: %s", note)
+            return note
+
+        if not approve(pending, record):
+            raise FloorConfigError(floor_approval.refusal(pending))
 
     def stop(self) -> None:
         """Close the links and the printer thread (a second call does nothing).  A decision

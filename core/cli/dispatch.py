@@ -72,6 +72,8 @@ COMMANDS_TOP: dict[str, tuple[str, str]] = {
                 "Beat Jackpot, read from the ledger (read-only)"),
     "employees": ("core.cli.employees_command", "enroll employees and their cards, list, "
                   "deactivate, check or replace a card"),
+    "floor": ("core.cli.floor_command", "a floor file's changes of what decides pays and "
+              "contributions; an executive approves them (card and PIN) before they take effect"),
     "audit": ("core.cli.audit_command", "re-check the ledger's hash chain, meters, pays and "
               "slips (audit verify)"),
     "forms": ("printing.pages.forms_command", "the regulator's poker-room forms (TGD-1494/1623, "

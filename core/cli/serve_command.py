@@ -272,7 +272,8 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     except (OSError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     paytables = load_paytables()
-    floorconfig.validate(config, paytables)
+    for warning in floorconfig.validate(config, paytables):  # in the service's log at load
+        log.warning("configuration warning: %s", warning)
     try:
         engine = make_engine(args.db)
     except Exception as exc:

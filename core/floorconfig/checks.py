@@ -15,6 +15,17 @@ from core.kernel.money import json_cents
 from core.tablegames.rules.paytables import Paytable, link_problem
 
 ALL_PAYS_MIN_CONTRIBUTION = Decimal("0.70")
+#: The WSGC rules (source 000, "Reserve contribution"): "We recommend contributing a small
+#: portion of each progressive wager to the reserve."  They give no figure; Podium reads "small"
+#: as at most a tenth of each wager and warns above it, and at 0 (no reserve at all).
+RESERVE_SMALL_MAX = Decimal("0.10")
+RESERVE_WORDS = ('the WSGC rules recommend "contributing a small portion of each progressive '
+                 'wager to the reserve"')
+#: No public source states a shipped Fortune Pai Gow paytable's pre-configured contribution
+#: rate or seed: the WSGC rules name them ("the pre-configured meter contribution rate", "the
+#: pre-configured seed amount in the system") without giving them (resources/paytables/*.toml).
+NO_PUBLIC_PRECONFIGURED = ("no public source states it: the WSGC rules name the "
+                           "\"pre-configured\" rate and seed without giving them")
 
 
 def _check_table_paytables(config: FloorConfig, g: GroupConfig, pt: Paytable,
@@ -64,7 +75,8 @@ def _preconfigured(where: str, pt: Paytable, lv: LevelConfig) -> tuple[Decimal, 
         if value is None:
             raise FloorConfigError(
                 f"{where}: level {lv.name}: no pre-configured {what}: {pt.id} does not state "
-                f"one, so the floor file must ({key} under [groups.levels.{lv.name}]); the "
+                f"one ({NO_PUBLIC_PRECONFIGURED}), so the floor file must, from the "
+                f"manufacturer's paytable sheet ({key} under [groups.levels.{lv.name}]); the "
                 "floor does not start without it (RULES.md 4)")
         out.append(value)
     return out[0], out[1]
@@ -127,7 +139,8 @@ def validate(config: FloorConfig, paytables: Mapping[str, Paytable]) -> list[str
     executive's approval of exactly that rate, :func:`rates_above_ceiling`,
     core/tablegames/setup.py); a contribution rate below 70% on an "all pays from meter" group;
     a zero seed (allowed by override); a seed below the largest fixed award; a group with no
-    tables.
+    tables; a reserve rate of 0 or above :data:`RESERVE_SMALL_MAX` (source 000 recommends "a
+    small portion").
     """
     src = config.source
     warnings: list[str] = []
@@ -172,6 +185,7 @@ def validate(config: FloorConfig, paytables: Mapping[str, Paytable]) -> list[str
         _check_auto_pays(config, g, pt, where)
         largest = _largest_fixed_cents(pt)
         for lv in g.levels:
+            warnings += _reserve_warnings(where, lv)
             pre_seed = preconfigured[lv.name][1]
             if lv.seed_cents != pre_seed:
                 warnings.append(f"{where}: level {lv.name}: seed {json_cents(lv.seed_cents)} is "
@@ -183,6 +197,18 @@ def validate(config: FloorConfig, paytables: Mapping[str, Paytable]) -> list[str
                 warnings.append(f"{where}: level {lv.name}: seed {json_cents(lv.seed_cents)} is "
                                 f"below the largest fixed award {json_cents(largest)}")
     return warnings
+
+
+def _reserve_warnings(where: str, lv: LevelConfig) -> list[str]:
+    """A reserve rate of 0, or above :data:`RESERVE_SMALL_MAX` (source 000's recommendation)."""
+    if lv.reserve_rate == 0:
+        return [f"{where}: level {lv.name}: reserve rate 0: no reserve, so after a 100% award "
+                f"the meter restarts at the bare seed; {RESERVE_WORDS}"]
+    if lv.reserve_rate > RESERVE_SMALL_MAX:
+        return [f"{where}: level {lv.name}: reserve rate {lv.reserve_rate} is more than "
+                f"{RESERVE_SMALL_MAX} of each wager, not a small portion; {RESERVE_WORDS} "
+                "(the meter players see grows by the contribution rate alone)"]
+    return []
 
 
 def _check_auto_pays(config: FloorConfig, g: GroupConfig, pt: Paytable, where: str) -> None:

@@ -9,6 +9,7 @@ there."""
 from __future__ import annotations
 
 from dataclasses import field
+from decimal import Decimal
 from typing import Any
 
 from core.floorconfig.schema import Setting, _Section, declare, section, setting, shown, the
@@ -18,6 +19,13 @@ from core.pokerroom.fund import FundSettings
 from core.pokerroom.rules.bbj import TIE_POLICIES, BbjSettings, Split
 
 MAX_DENOMINATION = 1_000_000  # pesos: a chip
+
+# what the PAGCOR guideline fixes (RULES.md 6 "Funding"): a floor file past it is refused at load
+RAKE_RATE = Decimal("0.10")  # II.C: exactly; lower amounts by blind level are caps
+ROOM_MAX_RAKE_CENTS = 10_000  # II.C: at most 100.00 a hand
+ADMIN_FEE_RATE = Decimal("0.30")  # II.K.i: exactly
+MAIN_RATE = Decimal("0.70")  # II.K.ii: exactly (the reserve 30%)
+_G = "PAGCOR Bad Beat Jackpot Guidelines "
 
 
 def _bank_statement_days(value: Any, what: str) -> QuarterDue:
@@ -67,26 +75,37 @@ POKER_ROOM = declare(
     Setting("table", "the award's shares: [poker_room.split]", default=_SPLIT, key="split",
             shown_default="the table below"),
     Setting("integer", "players dealt in for a bad beat to count", default=_RULES.min_players,
-            key="min_players", lo=2, hi=MAX_SEATS, unit="players"),
+            key="min_players", lo=2, hi=MAX_SEATS, unit="players", least=5,
+            guideline=_G + 'III.H: "a minimum of five (5) active participants dealt in"'),
     Setting("integer", "the pot (house and jackpot rake included) at least this many big "
             "blinds", default=_RULES.min_pot_big_blinds, key="min_pot_big_blinds", lo=0,
-            hi=1000, unit="big blinds"),
+            hi=1000, unit="big blinds", least=20,
+            guideline=_G + 'III.J: "The pot must be at least twenty (20) times the big blind"'),
     Setting("money", "citizens and NRAETB pay tax on a share above this",
             default=_RULES.tax_threshold_cents, key="tax_threshold"),
     Setting("rate", "citizens' and NRAETB's tax, of the whole share",
             default=_RULES.resident_tax_rate, key="resident_tax_rate"),
     Setting("rate", "NRANETB's tax, whatever the amount", default=_RULES.nranetb_tax_rate,
             key="nranetb_tax_rate"),
-    Setting("rate", "the jackpot rake, of each eligible pot", default=_FUND.rake_rate,
-            key="jackpot_rake_rate"),
+    Setting("rate", "the jackpot rake, of each eligible pot (lower amounts by blind level: "
+            "caps_by_big_blind)", default=_FUND.rake_rate, key="jackpot_rake_rate",
+            least=RAKE_RATE, most=RAKE_RATE,
+            guideline=_G + 'II.C: "ten percent (10%) of each eligible poker game pot"; the '
+                      '"lower jackpot rake amounts (based on table blind limits)" it allows are '
+                      'caps_by_big_blind'),
     Setting("money", "the jackpot rake's cap per hand", default=_FUND.room_max_rake_cents,
-            key="room_max_jackpot_rake"),
+            key="room_max_jackpot_rake", most=ROOM_MAX_RAKE_CENTS,
+            guideline=_G + 'II.C: "up to a maximum of ONE HUNDRED PESOS (P100.00) only"'),
     Setting("table", "lower caps by blind level: [{ big_blind = \"20.00\", cap = \"50.00\" }]",
             default=(), key="caps_by_big_blind"),
     Setting("rate", "of the day's jackpot rake, to the operator",
-            default=_FUND.admin_fee_rate, key="admin_fee_rate"),
+            default=_FUND.admin_fee_rate, key="admin_fee_rate", least=ADMIN_FEE_RATE,
+            most=ADMIN_FEE_RATE,
+            guideline=_G + 'II.K.i: "Thirty percent (30%) shall be retained by the operator as '
+                      'a jackpot administrative fee"'),
     Setting("rate", "of what goes to the fund, to main (the reserve gets the rest)",
-            default=_FUND.main_rate, key="main_rate"),
+            default=_FUND.main_rate, key="main_rate", least=MAIN_RATE, most=MAIN_RATE,
+            guideline=_G + 'II.K.ii: "Reserved Jackpot Fund Main Jackpot Fund 30% 70%"'),
     Setting("value", "chip values in whole pesos, largest first",
             default=_FUND.denominations, key="denominations", parse=_denominations,
             form="list of whole numbers",

@@ -98,6 +98,11 @@ class Setting:
     form: str = ""  # the value's form as the reference shows it ("": from kind)
     rule: str = ""  # the bounds in words where check holds them ("": from lo, hi, ...)
     section: str = ""  # "casino", "groups", "groups.levels.NAME", ... (set by section/declare)
+    # a limit a regulator's guideline fixes (held form: cents, Decimal, int; None: none), and
+    # where it says so in its own words: a value past it is refused naming the limit
+    least: Any = None
+    most: Any = None
+    guideline: str = ""
 
     def __post_init__(self) -> None:
         """A declaration the reader can not apply is a programming error, found at import."""
@@ -107,8 +112,12 @@ class Setting:
                  "choice": bool(self.choices), "value": self.parse is not None}
         if not needs.get(self.kind, True):
             raise TypeError(f"{where}: a {self.kind} needs its bounds, choices or parser")
+        if (self.least is not None or self.most is not None) != bool(self.guideline):
+            raise TypeError(f"{where}: a guideline's limit names its guideline, and only it")
         if self.default is REQUIRED or self.default is None:
             return
+        if self.guideline_problem(self.default):
+            raise TypeError(f"{where}: default {self.default!r} is past its guideline's limit")
         if self.kind == "choice" and self.default not in self.choices:
             raise TypeError(f"{where}: default {self.default!r} is not one of its choices")
         if self.kind == "integer" and not (self.lo or 0) <= self.default <= (self.hi or 0):
@@ -137,8 +146,48 @@ class Setting:
             return False
         return True
 
+    def guideline_problem(self, value: Any) -> str:
+        """What is wrong with ``value`` against the guideline's limit ("" when within it): the
+        value, the limit and the guideline's words."""
+        if not self.guideline:
+            return ""
+        if self.least is not None and self.least == self.most:
+            if value == self.least:
+                return ""
+            return (f"{self._shown(value)} is not the guideline's {self._shown(self.least)}, "
+                    f"which it fixes ({self.guideline})")
+        if self.most is not None and value > self.most:
+            return (f"{self._shown(value)} is above the guideline's limit of at most "
+                    f"{self._shown(self.most)} ({self.guideline})")
+        if self.least is not None and value < self.least:
+            return (f"{self._shown(value)} is below the guideline's limit of at least "
+                    f"{self._shown(self.least)} ({self.guideline})")
+        return ""
+
+    def _shown(self, value: Any) -> str:
+        return json_cents(value) if self.kind == "money" else str(value)
+
+    def limit_words(self) -> str:
+        """The guideline's limit in words ("" when none), for the reference."""
+        if not self.guideline:
+            return ""
+        if self.least is not None and self.least == self.most:
+            limit = f"exactly {self._shown(self.least)}"
+        elif self.most is not None:
+            limit = f"at most {self._shown(self.most)}"
+        else:
+            limit = f"at least {self._shown(self.least)}"
+        return f"{limit} ({self.guideline.split(':', 1)[0]})"
+
     def bounds(self) -> str:
-        """The bounds in words ("" when none)."""
+        """The bounds in words ("" when none); a guideline's limit after them."""
+        limit = self.limit_words()
+        if limit and self.least == self.most:
+            return limit
+        plain = self._plain_bounds()
+        return f"{plain}; {limit}" if plain and limit else plain or limit
+
+    def _plain_bounds(self) -> str:
         if self.rule:
             return self.rule
         if self.kind == "integer":
@@ -352,6 +401,9 @@ class _Section:
             problem = s.check(value)
             if problem:
                 raise self.error(key, problem)
+        problem = s.guideline_problem(value)
+        if problem:
+            raise self.error(key, problem)
         return value
 
     def read_all(self, cls: type, *, skip: Iterable[str] = ()) -> dict[str, Any]:

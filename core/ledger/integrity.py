@@ -69,7 +69,7 @@ APPEND_ONLY: tuple[str, ...] = (
     "poker_tournament_fees", "bbj_postings", "bbj_awards", "bbj_award_shares", "bbj_cessations",
     "bbj_entries", "bbj_cases", "bbj_case_events", "bbj_slip_prints", "card_locks",
     "slip_voids", "ownership_events", "bbj_filings",
-    "bbj_cessation_notices", "contribution_approvals",
+    "bbj_cessation_notices", "contribution_approvals", "floor_approvals",
 )
 """Tables whose rows never change once written."""
 

@@ -210,6 +210,36 @@ class ContributionApproval(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+class FloorApproval(Base):
+    """Append-only (revision 0026): an executive's approval of a change of the floor file's
+    parameters that decide a pay or a contribution (core/tablegames/floor_approval.py): who
+    (``approved_by``, and the employee's number, name and role as they stood), when, by which
+    way (``via``: "command", ``podium floor approve``; or "console", a swipe and PIN at the
+    console that starts with it), the accepted swipe (``swipe_id``), the changes approved (JSON:
+    scope, subject, name, old and new value), the file and its SHA-256, the digest of every
+    deciding parameter of that file (``values_sha256``) and the newest deciding
+    ``parameter_changes`` row it was approved against (``base_change_id``; 0: none).  A floor
+    starts on changed deciding parameters only while an approval of exactly those values, from
+    exactly that base, exists."""
+
+    __tablename__ = "floor_approvals"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    approved_by: Mapped[int] = mapped_column(ForeignKey("employees.id"))
+    employee_number: Mapped[str] = mapped_column(String(32))
+    employee_name: Mapped[str] = mapped_column(String(200))
+    employee_role: Mapped[str] = mapped_column(String(16))
+    via: Mapped[str] = mapped_column(String(16))
+    swipe_id: Mapped[int] = mapped_column(Integer)
+    source: Mapped[str] = mapped_column(Text)
+    file_sha256: Mapped[str] = mapped_column(String(64))
+    values_sha256: Mapped[str] = mapped_column(String(64), index=True)
+    base_change_id: Mapped[int] = mapped_column(Integer)
+    changes: Mapped[str] = mapped_column(Text)
+    reason: Mapped[str] = mapped_column(Text)
+    operator: Mapped[str] = mapped_column(String(200))
+
+
 class ControllerEvent(Base):
     """Every controller event as received; (table, boot, seq) stored once."""
 

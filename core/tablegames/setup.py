@@ -27,7 +27,8 @@ from core.ledger.models import (
 )
 from core.ledger.rows import insert_rows
 from core.people.auth import CARD_KEY_ID, key_mismatch
-from core.tablegames import balances, meters
+from core.tablegames import balances, floor_approval, meters
+from core.tablegames.floor_approval import AT_ONCE, parameters
 from core.tablegames.unit import FloorContext, LevelRef, Unit
 from core.tablegames.views import FloorError
 
@@ -121,6 +122,7 @@ def start(ctx: FloorContext, u: Unit, offline: Iterable[str] | None = None) -> l
     starts OFFLINE in any case)."""
     validate(ctx.config, ctx.paytables)  # refused (FloorConfigError): nothing is written
     approved = check_approvals(u, ctx)  # refused likewise
+    approved += floor_approval.gate(u.s, ctx.config)  # a floor change: refused unless approved
     notes: list[str] = approved + [f"LEDGER GUARD MISSING: {p}; records may have been edited: run "
                         "podium audit verify" for p in audit.guard_problems(u.s.connection())]
     s, now = u.s, u.now
@@ -196,56 +198,6 @@ def start(ctx: FloorContext, u: Unit, offline: Iterable[str] | None = None) -> l
     s.flush()
     u.cache.clear()
     return notes
-
-
-AT_ONCE = "at once"
-AT_RESEED = "at the level's next reseed (after its next 100% award)"
-
-
-def parameters(config: FloorConfig) -> dict[tuple[str, str, str], tuple[str, str]]:
-    """Every parameter of the floor file that decides what a table pays or contributes, as
-    (scope, subject, name) -> (value as text, when a change of it takes effect)."""
-    out: dict[tuple[str, str, str], tuple[str, str]] = {}
-
-    def put(scope: str, subject: str, name: str, value: object, when: str = AT_ONCE) -> None:
-        if isinstance(value, bool):
-            text = "true" if value else "false"
-        elif value is None:
-            text = ""
-        elif isinstance(value, tuple):
-            text = ", ".join(str(v) for v in value)
-        else:
-            text = str(value)
-        out[(scope, subject, name)] = (text, when)
-
-    for g in config.groups:
-        put("group", g.id, "name", g.name)
-        put("group", g.id, "paytable", g.paytable)
-        put("group", g.id, "decks", g.decks)
-        put("group", g.id, "lock_at_hit", g.lock_at_hit)
-        put("group", g.id, "pay_order", g.pay_order)
-        put("group", g.id, "all_pays_from_meter", g.all_pays_from_meter)
-        put("group", g.id, "auto_pay_hands",
-            "the paytable's" if g.auto_pay_hands is None else g.auto_pay_hands)
-        for lv in g.levels:
-            subject = f"{g.id}/{lv.name}"
-            put("level", subject, "seed", json_cents(lv.seed_cents), AT_RESEED)
-            put("level", subject, "contribution_rate", lv.contribution_rate)
-            put("level", subject, "reserve_rate", lv.reserve_rate)
-            put("level", subject, "allow_zero_seed", lv.allow_zero_seed)
-            put("level", subject, "preconfigured_rate", lv.preconfigured_contribution_rate)
-            put("level", subject, "preconfigured_seed",
-                None if lv.preconfigured_seed_cents is None
-                else json_cents(lv.preconfigured_seed_cents))
-    for t in config.tables:
-        put("table", t.id, "name", t.name)
-        put("table", t.id, "group", t.group)
-        put("table", t.id, "paytable", t.paytable or "the group's")
-        put("table", t.id, "seats", t.seats)
-        put("table", t.id, "decks", t.decks)
-        put("table", t.id, "host", t.host)
-        put("table", t.id, "port", t.port)
-    return out
 
 
 def record_parameters(u: Unit, config: FloorConfig) -> list[str]:

@@ -375,7 +375,8 @@ def test_contribution_at_or_below_the_preconfigured_rate_is_fine() -> None:
 def test_without_a_preconfigured_rate_or_seed_the_floor_does_not_start() -> None:
     with pytest.raises(FloorConfigError, match=r"group WA01: level MAIN: no pre-configured "
                                                r"contribution rate: FPGPP-WA01 does not state "
-                                               r"one, so the floor file must \(preconfigured_rate"):
+                                               r"one \(no public source states it.*\), so the "
+                                               r"floor file must.*\(preconfigured_rate"):
         validate(_demo_ceiling(None), PAYTABLES)
     no_seed = BASE.replace('preconfigured_seed = "10000"\n', "")
     refused(no_seed, "level MAIN: no pre-configured seed", "preconfigured_seed")
@@ -434,7 +435,7 @@ tax_threshold = "20000.00"
 room_max_jackpot_rake = "100.00"
 caps_by_big_blind = [ { big_blind = "20.00", cap = "50.00" },
                       { big_blind = "50.00", cap = "75.00" } ]
-admin_fee_rate = "0.25"
+admin_fee_rate = "0.30"
 denominations = [1000, 500, 100, 50, 25, 10]
 tie = "refuse"
 ''')
@@ -446,7 +447,7 @@ tie = "refuse"
     assert rules.nranetb_tax_rate == Decimal("0.25")  # not given: RULES.md default
     assert fund.caps_by_big_blind == ((2_000, 5_000), (5_000, 7_500))
     assert (fund.rake_cap_cents(2_000), fund.rake_cap_cents(10_000)) == (5_000, 10_000)
-    assert (fund.admin_fee_rate, fund.main_rate) == (Decimal("0.25"), Decimal("0.70"))
+    assert (fund.admin_fee_rate, fund.main_rate) == (Decimal("0.30"), Decimal("0.70"))
     assert fund.denominations == (1000, 500, 100, 50, 25, 10)
 
 

@@ -41,7 +41,7 @@ def test_migration_creates_every_table_and_downgrades_to_nothing(bare_engine: En
 def test_upgrade_twice_is_harmless(engine: Engine) -> None:
     upgrade(engine)
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
-    assert head == "0025"
+    assert head == "0026_i27_limits"
     with engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == head
 

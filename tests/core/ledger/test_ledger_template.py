@@ -88,4 +88,5 @@ def test_a_ledger_copied_from_the_template_is_the_migrated_ledger(
 def test_the_copy_is_at_the_head_so_upgrade_has_nothing_to_do(engine: Engine) -> None:
     upgrade(engine)  # (returns at once on PostgreSQL; no migration runs twice on SQLite)
     with engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0025"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == \
+            "0026_i27_limits"

@@ -261,6 +261,10 @@ def test_start_seeds_once_and_appends_settings_history(engine: Engine) -> None:
     assert meter_units(engine) == (1_000_000 * UNITS, 0)
     f2 = make_floor(engine)  # restart, same config: nothing new
     assert meter_units(engine) == (1_000_000 * UNITS, 0)
+    from tests.approvals import approve_floor
+
+    # a changed rate decides what tables contribute: an executive approves it first
+    approve_floor(engine, loads_floor(FLOOR_TOML.format(rate="0.15"), "test.toml"))
     before = counts(engine)
     f3 = make_floor(engine, rate="0.15")  # changed rate: history grows, meter untouched
     after = counts(engine)

@@ -444,6 +444,7 @@ def test_a_table_moved_to_another_link_counts_with_the_link_it_played_for(desk: 
     from core.controllers.events import GameStarted, Misdealt, Origin
     from core.floorconfig import loads_floor
     from core.tablegames.floor import Floor
+    from tests.approvals import approve_floor
 
     clock = L.SetClock(L.at(3, 1))
     before_move = Floor(engine, L.config(), L.PAYTABLES, clock=clock)
@@ -453,6 +454,7 @@ def test_a_table_moved_to_another_link_counts_with_the_link_it_played_for(desk: 
                         "moved.toml")
     clock.now = L.at(3, 2)
     floor = Floor(engine, moved, L.PAYTABLES, clock=clock)
+    approve_floor(engine, moved)  # the table feeds another meter: an executive approves it
     floor.start()
     floor.set_link("T2", True)
     clock.now = L.at(3, 3)
