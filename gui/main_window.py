@@ -114,6 +114,7 @@ class MainWindow(QMainWindow):
         qhead.addWidget(self.verify_btn)
         fl.addLayout(qhead)
         self.queue = HitQueue()
+        self.queue.money = self.console.config.money  # [casino] currency, locale
         self.queue.openHit.connect(self.open_hit)
         fl.addWidget(self.queue, 2)
         self.grid.show_pit(self.shown_pit)
@@ -599,8 +600,7 @@ class MainWindow(QMainWindow):
                 tile = self._meter_tiles.get(key)
                 if tile is None:
                     casino = self.console.config.casino
-                    tile = MeterTile(key, tz=ZoneInfo(casino.timezone),
-                                     symbol=casino.currency_symbol)
+                    tile = MeterTile(key, tz=ZoneInfo(casino.timezone), money=casino.money)
                     self._meter_tiles[key] = tile
                     self._meter_layout.insertWidget(self._meter_layout.count() - 1, tile)
                     tile.plotMade.connect(self._trends_stale.add)
@@ -707,7 +707,8 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("That hit is no longer waiting (already decided)")
             return
         dlg = VerifyDialog(hit, cards, self.console.floor, self.authorize, self,
-                           where=str(getattr(self.console, "name", "") or ""))
+                           where=str(getattr(self.console, "name", "") or ""),
+                           money=self.console.config.money)
         self._verify_dialog: VerifyDialog | None = dlg
         dlg.exec()
         self._verify_dialog = None
@@ -782,9 +783,7 @@ class MainWindow(QMainWindow):
             dlg.deleteLater()
 
     def _void_row(self, row: Any) -> None:
-        from core.kernel.money import format_cents
-
-        money = format_cents(row.amount_cents, self.console.config.casino.currency_symbol)
+        money = self.console.config.money.text(row.amount_cents)
         summary = (f"Slip {row.slip_no:06d}: {money}, {row.table_id} seat {row.seat}, "
                    f"{row.hand.replace('_', ' ')}, paid {row.local}; authorized by "
                    f"{row.authorized_by}")

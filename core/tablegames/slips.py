@@ -117,7 +117,7 @@ def slip_record(ctx: FloorContext, s: Session, slip_no: int, hit: Hit, award: Aw
         meter_after_cents=award.meter_after_cents if level else None,
         authorized_by=authorized or Signer(AUTO_SIGNER_NAME, "AUTO", "system"),
         verified_by=signer(award.verified_by),
-        paid_at=paid_at, timezone=casino.timezone, currency=casino.currency_symbol,
+        paid_at=paid_at, timezone=casino.timezone, currency=casino.money,
         notes=(ZERO_SHARE_NOTE,) if award.amount_cents == 0 else (),
     )
 
