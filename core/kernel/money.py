@@ -311,7 +311,12 @@ class Currency:
     def units_exact(self, units: int) -> str:
         """A meter amount with every digit of a fraction of a cent (``"$25,000.4045"``): the
         accountant's figures add up to the unit."""
-        return self._write(units_decimal(units), exact=True)
+        return self.exact(units_decimal(units))
+
+    def exact(self, value: Decimal) -> str:
+        """An amount of the major unit with every digit kept, at least two decimals
+        (``Decimal("25000.4045")`` -> ``"$25,000.4045"``)."""
+        return self._write(value, exact=True)
 
     def name_in_words(self) -> str:
         """The currency's name for an amount in words, as the locale says it in the plural
