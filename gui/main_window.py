@@ -387,8 +387,7 @@ class MainWindow(PitsAndServices):
                 tile = self._meter_tiles.get(key)
                 if tile is None:
                     casino = self.console.config.casino
-                    tile = MeterTile(key, tz=ZoneInfo(casino.timezone),
-                                     symbol=casino.currency_symbol)
+                    tile = MeterTile(key, tz=ZoneInfo(casino.timezone), money=casino.money)
                     self._meter_tiles[key] = tile
                     self._meter_layout.insertWidget(self._meter_layout.count() - 1, tile)
                     tile.plotMade.connect(self._trends_stale.add)

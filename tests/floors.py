@@ -57,7 +57,8 @@ def _q(value: str) -> str:
 
 def floor_toml(name: str = "Test Casino", *, tables: Iterable[Table] = (),
                groups: Iterable[Group] = (Group(),), timezone: str = "Asia/Manila",
-               currency_symbol: str | None = None, executive_threshold: str = "5000.00",
+               currency_symbol: str | None = None, currency: str | None = None,
+               locale: str | None = None, executive_threshold: str = "5000.00",
                pin: str | None = "none", separate_verifier_at: str | None = NO_LIMIT,
                adjustment_second_executive_at: str | None = NO_LIMIT,
                link: Any = None, extra: str = "") -> str:
@@ -67,6 +68,10 @@ def floor_toml(name: str = "Test Casino", *, tables: Iterable[Table] = (),
     out = ["[casino]", f"name = {_q(name)}", f"timezone = {_q(timezone)}"]
     if currency_symbol is not None:
         out.append(f"currency_symbol = {_q(currency_symbol)}")
+    if currency is not None:
+        out.append(f"currency = {_q(currency)}")
+    if locale is not None:
+        out.append(f"locale = {_q(locale)}")
     out += ["[authorization]", f"executive_threshold = {_q(executive_threshold)}"]
     if pin is not None:
         out.append(f"pin = {_q(pin)}")

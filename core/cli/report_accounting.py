@@ -112,9 +112,9 @@ def text_report(report: Any, desk: Any) -> str:
     out = [report.name]
     out += [f"{k}: {v}" for k, v in report.meta(desk)]
     out += ["", *report.notes]
-    sym = desk.config.casino.currency_symbol
+    money = desk.config.money  # the floor's currency, the casino's locale
     for sheet in report.sheets:
-        rows = [list(sheet.header)] + [[cell_text(c, i in sheet.money, sym)
+        rows = [list(sheet.header)] + [[cell_text(c, i in sheet.money, money)
                                         for i, c in enumerate(r)] for r in sheet.rows]
         widths = [max(len(r[i]) for r in rows) for i in range(len(sheet.header))]
         out += ["", sheet.title]

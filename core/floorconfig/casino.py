@@ -6,7 +6,8 @@ import zoneinfo
 from datetime import date, datetime, time
 from typing import Any
 
-from core.floorconfig.schema import _Section, section, setting, shown, the
+from core.floorconfig.schema import Setting, _Section, declare, section, setting, shown, the
+from core.kernel.money import Currency, currency_problem, locale_problem
 
 MAX_HOLIDAYS = 1_000
 
@@ -117,10 +118,16 @@ class Casino:
         doc=("an IANA zone, e.g. \"Asia/Manila\"; slips and screens show local time, the ledger "
              "keeps UTC"),
         check=_zone_problem, rule="a known IANA zone")
-    currency_symbol: str = setting(
+    currency: str = setting(
         kind="text",
-        doc="shown before amounts",
-        default="$", empty_ok=True)
+        doc=("the table floor's currency, an ISO 4217 code (\"USD\", \"PHP\", \"NZD\"): every "
+             "amount on the floor's screens, slips and win pages is in it"),
+        default="USD", check=currency_problem, rule="an ISO 4217 code with two decimals")
+    locale: str = setting(
+        kind="text",
+        doc=("the casino's locale (\"en_US\", \"en_PH\", \"fil_PH\", \"en_NZ\"): how amounts are "
+             "written (sign, grouping), on screens, paper and forms alike"),
+        default="en_US", check=locale_problem, rule="a locale Babel knows")
     operator: str = setting(
         kind="text",
         doc="the licensee named on the regulator's forms (\"\": the casino's name)",
@@ -152,6 +159,23 @@ class Casino:
     def operator_name(self) -> str:
         return self.operator or self.name
 
+    @property
+    def money(self) -> Currency:
+        """The table floor's amounts as the casino writes them (``$12,345.67``)."""
+        return Currency(self.currency, self.locale)
+
+    @property
+    def currency_symbol(self) -> str:
+        """The floor currency's sign as the locale writes it (text that shows a sign by
+        itself; an amount is written by :attr:`money`)."""
+        return self.money.symbol
+
+
+CURRENCY_SYMBOL = declare("casino", Setting(
+    "text", "no longer read (currency and locale write every amount): accepted only as the "
+    "currency's own sign", "", key="currency_symbol", empty_ok=True,
+    shown_default="obsolete"))["currency_symbol"]
+
 
 def _off_the_utc_hour(tz: str, t: time) -> str:
     """"" when local ``t`` is a whole hour of UTC on every day of the year in ``tz``, else
@@ -170,6 +194,14 @@ def _off_the_utc_hour(tz: str, t: time) -> str:
 
 def parse_casino(sec: _Section) -> Casino:
     got = sec.read_all(Casino, skip=("shifts",))
+    symbol = sec.read(CURRENCY_SYMBOL)
+    money = Currency(got["currency"], got["locale"])
+    if symbol and symbol != money.symbol:
+        raise sec.error("currency_symbol", f"{shown(symbol)} is no longer read: amounts are "
+                        f"written in `currency` ({money.code}) the way `locale` "
+                        f"({money.locale}) writes it, {money.text(123456)}; set currency (an "
+                        "ISO 4217 code, e.g. \"PHP\") and locale (e.g. \"en_PH\") and remove "
+                        "this line")
     tz: str = got["timezone"]
     day_starts: time = got["gaming_day_starts"]
     shifts = sec.read(the(Casino, "shifts"), default=None)  # None: made from the day's start

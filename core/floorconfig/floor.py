@@ -28,6 +28,7 @@ from core.floorconfig.tables import (
     parse_group,
     parse_table,
 )
+from core.kernel.money import Currency
 
 # A floor file is a few kilobytes (the demo's six tables: 6 kB); a larger one is a mistake, and
 # it is refused before it is parsed.
@@ -46,6 +47,17 @@ class FloorConfig:
     sha256: str = ""  # of the file's text (parameter changes name it)
     controller_link: ControllerLinkConfig = field(default_factory=ControllerLinkConfig)
     surveillance: SurveillanceConfig = field(default_factory=SurveillanceConfig)
+
+    @property
+    def money(self) -> Currency:
+        """The table floor's amounts as the casino writes them (``[casino] currency, locale``)."""
+        return self.casino.money
+
+    @property
+    def fund_money(self) -> Currency:
+        """The poker room's funds' amounts (``[poker_room] currency``) as the casino's locale
+        writes them (``₱50,000.00``): on the room's screens, its slips and PAGCOR's forms."""
+        return Currency(self.poker_room.currency, self.casino.locale)
 
     def group(self, group_id: str) -> GroupConfig:
         for g in self.groups:

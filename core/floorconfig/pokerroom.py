@@ -14,6 +14,7 @@ from typing import Any
 
 from core.floorconfig.schema import Setting, _Section, declare, section, setting, shown, the
 from core.floorconfig.tables import MAX_SEATS
+from core.kernel.money import PESOS_CODE, currency_problem
 from core.pokerroom.calendar_settings import END_OF_NEXT_MONTH, CalendarSettings, QuarterDue
 from core.pokerroom.fund import FundSettings
 from core.pokerroom.rules.bbj import TIE_POLICIES, BbjSettings, Split
@@ -144,6 +145,12 @@ class PokerRoomConfig:
         doc=("the poker room's location on the regulator's forms (docs/forms.md; \"\": a blank "
              "filled in by hand)"),
         default="", hi=200)
+    currency: str = setting(
+        kind="text",
+        doc=("the currency of the poker room's Bad Beat Jackpot funds, an ISO 4217 code: their "
+             "screens, slips and forms write every amount in it, the way [casino] locale "
+             "writes it"),
+        default=PESOS_CODE, check=currency_problem, rule="an ISO 4217 code with two decimals")
     calendar: CalendarSettings = field(default_factory=CalendarSettings)
 
 
@@ -166,6 +173,7 @@ def parse_poker_room(sec: _Section) -> PokerRoomConfig:
     admin, main, denoms = read("admin_fee_rate"), read("main_rate"), read("denominations")
     tie = read("tie")  # RULES.md 6.6
     room_location = sec.read(the(PokerRoomConfig, "room_location"))  # the regulator's forms
+    currency = sec.read(the(PokerRoomConfig, "currency"))  # every fund's (the forms' too)
     # the room's regulatory deadlines (core/pokerroom/calendar.py, docs/bbj.md "Room deadlines")
     bir_day, bank_days = read("bir_remittance_day"), read("bank_statement_days")
     if bank_days is not None and POKER_ROOM["bank_statement_due"].key in sec.data:
@@ -182,5 +190,5 @@ def parse_poker_room(sec: _Section) -> PokerRoomConfig:
                             denominations=denoms)
     except ValueError as exc:
         raise sec.error("", str(exc)) from None
-    return PokerRoomConfig(rules, fund, room_location=room_location,
+    return PokerRoomConfig(rules, fund, room_location=room_location, currency=currency,
                            calendar=CalendarSettings(bir_day, bank_due))

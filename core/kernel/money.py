@@ -9,11 +9,20 @@ Inside Podium every amount is an ``int`` in one of two fixed units:
   cent).
 
 ``Decimal`` is used only at the edges (parsing, JSON, display).  Never float.
+
+Money is written for people in ONE place, :class:`Currency`: a currency (ISO 4217, e.g.
+``PHP``) written the way a locale writes it (``en_PH``: ``₱1,234.56``), by Babel's CLDR data.
+Screens, slips, win pages and forms all take their amounts' text from it, so one figure reads
+the same everywhere; paper whose printer cannot print the currency's sign (no ESC/POS code page
+has ``₱``) writes the ISO code in its place (:meth:`Currency.on_paper`: ``PHP 1,234.56``).
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
 
 UNITS_PER_CENT = 1_000_000
@@ -206,3 +215,124 @@ def format_units_exact(units: int, symbol: str = "") -> str:
     text = f"{abs(value):,f}"
     whole, _, frac = text.partition(".")
     return f"{sign}{symbol}{whole}.{frac.ljust(2, '0')}"
+
+
+# --- one currency, written the way one locale writes it (Babel) --------------------------------
+
+_CODE = re.compile(r"[A-Z]{3}", re.ASCII)
+
+
+@functools.lru_cache(maxsize=64)
+def currency_problem(code: str) -> str:
+    """"" when ``code`` is an ISO 4217 currency Podium can keep in cents (two decimals), else
+    what is wrong with it, in words."""
+    from babel.numbers import get_currency_precision, list_currencies
+
+    if not isinstance(code, str) or not _CODE.fullmatch(code):
+        return f"{code!r} is not an ISO 4217 currency code (three capital letters, e.g. 'PHP')"
+    if code not in list_currencies():
+        return f"{code!r} is not an ISO 4217 currency code (e.g. 'USD', 'PHP', 'NZD')"
+    digits = get_currency_precision(code)
+    if digits != 2:
+        return (f"{code!r} has {digits} decimals; Podium keeps amounts in hundredths of the "
+                "currency (a currency with two decimals)")
+    return ""
+
+
+@functools.lru_cache(maxsize=64)
+def locale_problem(tag: str) -> str:
+    """"" when ``tag`` is a locale Babel knows, written as it writes it (``en_PH``), else what
+    is wrong with it."""
+    from babel import Locale, UnknownLocaleError
+
+    example = "e.g. 'en_US', 'en_PH', 'fil_PH', 'en_NZ'"
+    if not isinstance(tag, str) or not tag.strip():
+        return f"{tag!r} is not a locale ({example})"
+    try:
+        known = str(Locale.parse(tag))
+    except (UnknownLocaleError, ValueError, TypeError):
+        return f"{tag!r} is not a known locale ({example})"
+    if known != tag:
+        return f"{tag!r}: write the locale as {known!r}"
+    return ""
+
+
+@dataclass(frozen=True)
+class Currency:
+    """Amounts in ``code`` (ISO 4217) written the way ``locale`` writes them, through Babel's
+    ``format_currency`` with a ``Decimal``: ``Currency("PHP", "en_PH").text(123456)`` ->
+    ``"₱1,234.56"``.  With ``iso`` the currency's code stands where its sign would
+    (``"PHP 1,234.56"``): paper that cannot print the sign (:meth:`on_paper`).  Build it with
+    checked values (the floor file's reader refuses a bad code or locale with the key named)."""
+
+    code: str = "USD"
+    locale: str = "en_US"
+    iso: bool = False
+
+    def __post_init__(self) -> None:
+        problem = currency_problem(self.code) or locale_problem(self.locale)
+        if problem:
+            raise MoneyError(problem)
+
+    @property
+    def symbol(self) -> str:
+        """The currency's sign as the locale writes it (``₱``, ``$``, ``NZ$``), or its code."""
+        return self.code if self.iso else self.symbol_of_locale()
+
+    def _write(self, value: Decimal, *, exact: bool = False) -> str:
+        from babel.numbers import format_currency
+
+        text = str(format_currency(value, self.code, locale=self.locale,
+                                   decimal_quantization=not exact))
+        if self.iso:
+            sign = self.symbol_of_locale()
+            if sign != self.code:
+                text = text.replace(sign, self.code)
+            # the code is letters: set it apart from the figures ("PHP 1,234.56")
+            text = re.sub(rf"{self.code}(?=[0-9])", f"{self.code} ", text)
+            text = re.sub(rf"(?<=[0-9]){self.code}", f" {self.code}", text)
+            text = text.replace("\u00a0", " ")
+        return text
+
+    def symbol_of_locale(self) -> str:
+        """The currency's sign as the locale writes it, whatever ``iso`` says."""
+        from babel.numbers import get_currency_symbol
+
+        return str(get_currency_symbol(self.code, locale=self.locale))
+
+    def text(self, cents: int) -> str:
+        """An amount in cents, with the currency: ``"$12,345.67"``, ``"-₱0.40"``."""
+        return self._write(cents_to_decimal(cents))
+
+    def units(self, units: int) -> str:
+        """A meter amount in exact units, to the cent rounded down."""
+        return self.text(units_floor_cents(units))
+
+    def units_exact(self, units: int) -> str:
+        """A meter amount with every digit of a fraction of a cent (``"$25,000.4045"``): the
+        accountant's figures add up to the unit."""
+        return self.exact(units_decimal(units))
+
+    def exact(self, value: Decimal) -> str:
+        """An amount of the major unit with every digit kept, at least two decimals
+        (``Decimal("25000.4045")`` -> ``"$25,000.4045"``)."""
+        return self._write(value, exact=True)
+
+    def name_in_words(self) -> str:
+        """The currency's name for an amount in words, as the locale says it in the plural
+        (``"PHILIPPINE PESOS"``, ``"US DOLLARS"``)."""
+        from babel.numbers import get_currency_name
+
+        return str(get_currency_name(self.code, count=2, locale=self.locale)).upper()
+
+    def on_paper(self, can_print: Callable[[str], bool]) -> Currency:
+        """This currency as paper writes it: the same, or with its ISO code in place of a sign
+        the paper cannot print (``can_print``: whether a text prints as it is)."""
+        if self.iso or can_print(self.symbol):
+            return self
+        return replace(self, iso=True)
+
+
+DOLLARS = Currency("USD", "en_US")  # the table floor's default: today's "$12,345.67"
+PESOS_CODE = "PHP"  # the poker room's funds' default currency (PAGCOR's forms)
+PESOS = Currency(PESOS_CODE, "en_US")  # pesos where no floor file says how to write them

@@ -13,7 +13,7 @@ from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.kernel.cards import CardError, parse_card
-from core.kernel.money import format_cents
+from core.kernel.money import DOLLARS, Currency
 
 
 class SlipError(ValueError):
@@ -71,7 +71,7 @@ class WinSlip:
     paid_at: datetime
     timezone: str
     reprint: bool = False
-    currency: str = "$"
+    currency: Currency = DOLLARS  # the floor's currency and the casino's locale
     notes: tuple[str, ...] = field(default=())
     void: VoidMark | None = None  # set on a voided slip read back from the ledger
 
@@ -90,7 +90,9 @@ class WinSlip:
         return self.paid_at.astimezone(self.zone)
 
     def money(self, cents: int) -> str:
-        return format_cents(cents, self.currency)
+        """An amount as the casino writes it (``$12,345.67``; paper: ``printing``'s
+        ``paper_money`` where the printer lacks the sign)."""
+        return self.currency.text(cents)
 
 
 def _is_int(v: object) -> bool:

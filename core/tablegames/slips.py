@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from core.kernel.cards import Card, format_cards, parse_card
-from core.kernel.money import format_cents
+from core.kernel.money import Currency
 from core.ledger.models import (
     Award,
     Employee,
@@ -119,14 +119,14 @@ def slip_record(ctx: FloorContext, s: Session, slip_no: int, hit: Hit, award: Aw
         meter_after_cents=award.meter_after_cents if level else None,
         authorized_by=authorized or Signer(AUTO_SIGNER_NAME, "AUTO", "system"),
         verified_by=signer(award.verified_by),
-        paid_at=paid_at, timezone=casino.timezone, currency=casino.currency_symbol,
+        paid_at=paid_at, timezone=casino.timezone, currency=casino.money,
         notes=((ZERO_SHARE_NOTE,) if award.amount_cents == 0 else ())
-        + _fixed_from_meter(ctx, paytable, award, level, casino.currency_symbol),
+        + _fixed_from_meter(ctx, paytable, award, level, casino.money),
     )
 
 
 def _fixed_from_meter(ctx: FloorContext, paytable: str, award: Award, level: str | None,
-                      currency: str) -> tuple[str, ...]:
+                      money: Currency) -> tuple[str, ...]:
     """The note of a fixed award paid from the meter (a link configured "all pays from
     meter"): the slip says it is a fixed award, not a share of the meter, and what the tray
     paid when the meter held less."""
@@ -142,8 +142,8 @@ def _fixed_from_meter(ctx: FloorContext, paytable: str, award: Award, level: str
     if taken >= amount:
         return (f"Fixed award paid from the {level} meter (the link pays all pays from the "
                 "meter).",)
-    return (f"Fixed award: {format_cents(taken, currency)} from the {level} meter and "
-            f"{format_cents(amount - taken, currency)} from the table tray (the meter held "
+    return (f"Fixed award: {money.text(taken)} from the {level} meter and "
+            f"{money.text(amount - taken)} from the table tray (the meter held "
             "less).",)
 
 

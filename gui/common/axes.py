@@ -1,8 +1,9 @@
 """Plot axes people read: money as money, time as the casino's clock.
 
-- :class:`MoneyAxis`: "$25,000.40": the floor file's currency symbol, thousands separators and
-  two decimals (a tick is a plot coordinate, a float; its label is rounded to the cent with
-  Decimal, so 25000.4 reads $25,000.40, never 25000.4 or $25,000.39).
+- :class:`MoneyAxis`: "$25,000.40": the floor's currency as the casino's locale writes it
+  (``core.kernel.money.Currency``), thousands separators and two decimals (a tick is a plot
+  coordinate, a float; its label is rounded to the cent with Decimal, so 25000.4 reads
+  $25,000.40, never 25000.4 or $25,000.39).
 - :class:`LocalTimeAxis`: UNIX times as clock times in the casino's time zone ("17:30"), ticks
   on round local minutes or hours whatever the computer's own zone (pyqtgraph's DateAxisItem
   knows only the computer's zone or one fixed offset, which is wrong across a daylight-saving
@@ -20,7 +21,7 @@ from zoneinfo import ZoneInfo
 import pyqtgraph as pg
 from PySide6.QtGui import QFont, QFontMetricsF
 
-from core.kernel.money import format_cents
+from core.kernel.money import DOLLARS, Currency
 
 CENT = Decimal("0.01")
 # tick steps (seconds) a time axis chooses from: the first that leaves room for every label
@@ -29,13 +30,13 @@ TIME_STEPS = (60, 120, 300, 600, 900, 1800, 3600, 2 * 3600, 3 * 3600, 6 * 3600, 
 DAY = 86400
 
 
-def money_tick(value: float, symbol: str = "$") -> str:
+def money_tick(value: float, money: Currency = DOLLARS) -> str:
     """A money axis label for a plot coordinate in major units (dollars): ``$25,000.40``."""
     try:
         cents = int((Decimal(repr(value)) / CENT).quantize(Decimal(1), ROUND_HALF_UP))
     except (InvalidOperation, ValueError):  # inf / nan: no label rather than a wrong one
         return ""
-    return format_cents(cents, symbol) if cents >= 0 else f"-{format_cents(-cents, symbol)}"
+    return money.text(cents)
 
 
 def local_clock(timestamp: float, tz: ZoneInfo, step: float = 3600) -> str:
@@ -77,15 +78,17 @@ def local_ticks(lo: float, hi: float, step: int, tz: ZoneInfo) -> list[float]:
 
 
 class MoneyAxis(pg.AxisItem):  # type: ignore[misc]  # (pyqtgraph has no types)
-    """A money axis: every label ``$25,000.40`` with the casino's currency symbol."""
+    """A money axis: every label ``$25,000.40``, in the floor's currency as its locale writes
+    it."""
 
-    def __init__(self, orientation: str = "left", symbol: str = "$", **kwargs: Any) -> None:
+    def __init__(self, orientation: str = "left", money: Currency = DOLLARS,
+                 **kwargs: Any) -> None:
         super().__init__(orientation, **kwargs)
-        self.symbol = symbol
+        self.money = money
         self.enableAutoSIPrefix(False)
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
-        return [money_tick(v * scale, self.symbol) for v in values]
+        return [money_tick(v * scale, self.money) for v in values]
 
     def label_room(self) -> float:
         """The pixels a label needs along the axis: a line's height and a half on a vertical

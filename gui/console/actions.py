@@ -134,7 +134,8 @@ class ConsoleActions(QMainWindow):
             self.statusBar().showMessage("That hit is no longer waiting (already decided)")
             return
         dlg = VerifyDialog(hit, cards, self.console.floor, self.authorize, self,
-                           where=str(getattr(self.console, "name", "") or ""))
+                           where=str(getattr(self.console, "name", "") or ""),
+                           money=self.console.config.money)
         self._verify_dialog: VerifyDialog | None = dlg
         dlg.exec()
         self._verify_dialog = None
@@ -209,9 +210,7 @@ class ConsoleActions(QMainWindow):
             dlg.deleteLater()
 
     def _void_row(self, row: Any) -> None:
-        from core.kernel.money import format_cents
-
-        money = format_cents(row.amount_cents, self.console.config.casino.currency_symbol)
+        money = self.console.config.money.text(row.amount_cents)
         summary = (f"Slip {row.slip_no:06d}: {money}, {row.table_id} seat {row.seat}, "
                    f"{row.hand.replace('_', ' ')}, paid {row.local}; authorized by "
                    f"{row.authorized_by}")

@@ -61,6 +61,7 @@ class FloorTab(QWidget):
         qhead.addWidget(self.verify_btn)
         ql.addLayout(qhead)
         self.queue = HitQueue()
+        self.queue.money = console.config.money  # [casino] currency, locale
         self.queue.openHit.connect(on_open_hit)
         # a short screen: the queue shows a few hits at least (header + 4 rows), its table
         # scrolls for more

@@ -257,7 +257,7 @@ class ReconciliationPanel(QWidget):
             self.tabs.removeTab(0)
             if w is not None:
                 w.deleteLater()
-        sym = self.desk.config.casino.currency_symbol
+        money = self.desk.config.money  # the floor's currency, the casino's locale
         for sheet in report.sheets:
             table = QTableWidget(len(sheet.rows), len(sheet.header))
             table.setObjectName(f"sheet-{sheet.title}")
@@ -267,7 +267,7 @@ class ReconciliationPanel(QWidget):
             table.setAlternatingRowColors(True)
             for r, row in enumerate(sheet.rows):
                 for c, value in enumerate(row):
-                    item = QTableWidgetItem(cell_text(value, c in sheet.money, sym))
+                    item = QTableWidgetItem(cell_text(value, c in sheet.money, money))
                     if c in sheet.money or isinstance(value, int):
                         item.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                               | Qt.AlignmentFlag.AlignVCenter)

@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 from core.desks.accounting import plots_data
 from core.desks.accounting.periods import Period, gaming_day, gaming_day_of, shift
 from core.desks.desk import Desk
-from core.kernel.money import UNITS_PER_MAJOR, format_cents, format_units
+from core.kernel.money import UNITS_PER_MAJOR, Currency
 from gui.common import theme
 from gui.common.axes import LocalTimeAxis, MoneyAxis
 
@@ -64,12 +64,12 @@ def one_in(p: Fraction) -> str:
     return f"1 in {Decimal(p.denominator) / Decimal(p.numerator):,.0f}" if p else "never"
 
 
-def _plot(tz: Any, symbol: str | None, *, time_axis: bool = True) -> Any:
+def _plot(tz: Any, money: Currency | None, *, time_axis: bool = True) -> Any:
     axes: dict[str, Any] = {}
     if time_axis:
         axes["bottom"] = LocalTimeAxis(tz)
-    if symbol is not None:
-        axes["left"] = MoneyAxis("left", symbol)
+    if money is not None:
+        axes["left"] = MoneyAxis("left", money)
     w = pg.PlotWidget(background=theme.PANEL, axisItems=axes)
     w.setMenuEnabled(False)
     w.setMouseEnabled(x=False, y=False)
@@ -89,7 +89,7 @@ class _DeskPlot(QWidget):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.desk, self.period, self.group = desk, period, group
-        self.symbol = desk.config.casino.currency_symbol
+        self.money = desk.config.money  # the floor's currency, the casino's locale
         self.data: Any = None  # the latest figures shown (None until the first read answers)
         self.error = ""
         lay = QVBoxLayout(self)
@@ -172,7 +172,7 @@ class MeterDayPlot(_DeskPlot):
         return plots_data.meter_days(desk, period, group)
 
     def _level_plot(self, level: str, i: int) -> None:
-        w = _plot(self.desk.tz, self.symbol)
+        w = _plot(self.desk.tz, self.money)
         w.setTitle(level, color=theme.MUTED)
         color = LEVEL_COLORS[i % len(LEVEL_COLORS)]
         self.curves[level] = w.plot([], [], pen=pg.mkPen(color, width=2), stepMode="right")
@@ -202,7 +202,7 @@ class MeterDayPlot(_DeskPlot):
                 # a pay in the period's later half is labelled to its left: the label stays
                 # inside the plot
                 late = a.at.timestamp() > (start + end) / 2
-                text = pg.TextItem(f"{format_cents(a.amount_cents, self.symbol)} {a.table} "
+                text = pg.TextItem(f"{self.money.text(a.amount_cents)} {a.table} "
                                    f"seat {a.seat}", color=theme.ALERT,
                                    anchor=(1 if late else 0, 1))
                 text.setPos(a.at.timestamp(), a.meter_before_cents / 100)
@@ -211,10 +211,10 @@ class MeterDayPlot(_DeskPlot):
             w.setXRange(start, end, padding=0.01)
             paid = sum(a.amount_cents for a in day.awards)
             lines.append(f"<b>{day.level}</b>: opened "
-                         f"{format_units(day.opening_units, self.symbol)}, closed "
-                         f"{format_units(day.closing_units, self.symbol)}; "
+                         f"{self.money.units(day.opening_units)}, closed "
+                         f"{self.money.units(day.closing_units)}; "
                          f"{len(day.awards)} pay{'s' if len(day.awards) != 1 else ''} "
-                         f"{format_cents(paid, self.symbol)}")
+                         f"{self.money.text(paid)}")
         self.figures.setText("<br>".join(lines))
 
 
@@ -226,7 +226,7 @@ class ContributionsPlot(_DeskPlot):
     def __init__(self, desk: Desk, period: Period, group: str,
                  parent: QWidget | None = None) -> None:
         super().__init__(desk, period, group, parent)
-        self.plot = _plot(desk.tz, self.symbol)
+        self.plot = _plot(desk.tz, self.money)
         self.plot.addLegend(offset=(-10, 10), labelTextColor=theme.TEXT,
                             brush=pg.mkBrush(theme.PANEL_2))
         self.body.addWidget(self.plot, 1)
@@ -263,10 +263,10 @@ class ContributionsPlot(_DeskPlot):
         busiest = max(data, key=lambda b: b.total_units)
         at = busiest.start.astimezone(self.desk.tz)
         self.figures.setText(
-            f"To the meters {format_units(meter, self.symbol)}, to the reserves "
-            f"{format_units(reserve, self.symbol)} (exact: {meter:,} and {reserve:,} units of "
+            f"To the meters {self.money.units(meter)}, to the reserves "
+            f"{self.money.units(reserve)} (exact: {meter:,} and {reserve:,} units of "
             f"1/1,000,000 cent); busiest hour {at:%H:%M} with "
-            f"{format_units(busiest.total_units, self.symbol)}")
+            f"{self.money.units(busiest.total_units)}")
 
 
 class HitsExpectedPlot(_DeskPlot):

@@ -1,8 +1,9 @@
 """``podium display``: a full-screen room display of live jackpot amounts, read from the ledger.
 
 ``podium display --group WA01`` shows every level of a progressive group (its name and its
-live meter in very large digits, the floor file's currency symbol) with PENDING when a hit
-waits on a level and JACKPOT LOCKED when lock at hit has fixed an amount for one;
+live meter in very large digits, in the floor's currency as the casino's locale writes it)
+with PENDING when a hit waits on a level and JACKPOT LOCKED when lock at hit has fixed an
+amount for one;
 ``podium display --bbj FUND`` shows a poker room's Bad Beat Jackpot.  The amounts are read
 from the ledger every second (core/desks/signage.py, through a read-only
 :class:`~core.desks.desk.Desk`), so nobody types a posted amount by hand.
@@ -33,7 +34,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QPainter, Q
 from PySide6.QtWidgets import QWidget
 
 from core.desks.signage import LOCKED, PENDING, FundSign, GroupSign, SignPoller, Unreachable
-from core.kernel.money import format_cents
+from core.kernel.money import Currency
 from gui.common import theme
 
 log = logging.getLogger("podium.gui.signage")
@@ -66,7 +67,7 @@ class Board:
 HIDDEN = "— — —"
 
 
-def board_of(result: GroupSign | FundSign | Unreachable, *, symbol: str, tz: ZoneInfo,
+def board_of(result: GroupSign | FundSign | Unreachable, *, money: Currency, tz: ZoneInfo,
              title: str, labels: tuple[str, ...]) -> Board:
     """The board for a read (or a failure): ``title`` and ``labels`` are the names shown while
     the ledger does not answer (names only: never an amount from an earlier read)."""
@@ -79,21 +80,21 @@ def board_of(result: GroupSign | FundSign | Unreachable, *, symbol: str, tz: Zon
     status = f"live from the ledger · {at:%H:%M:%S}"
     if isinstance(result, FundSign):
         banner, kind = ("CEASED", "alert") if result.ceased else ("", "")
-        return Board(result.name, (Row("BAD BEAT JACKPOT", format_cents(result.main_cents,
-                                                                        symbol), banner, kind),),
+        return Board(result.name, (Row("BAD BEAT JACKPOT", money.text(result.main_cents),
+                                       banner, kind),),
                      status, live=True)
     level_rows: list[Row] = []
     for lv in result.levels:
         if lv.state == LOCKED:
             plural = "S" if lv.hits != 1 else ""
-            row = Row(lv.level, format_cents(lv.meter_cents, symbol),
-                      f"JACKPOT LOCKED · {format_cents(lv.locked_cents, symbol)} WON · "
+            row = Row(lv.level, money.text(lv.meter_cents),
+                      f"JACKPOT LOCKED · {money.text(lv.locked_cents)} WON · "
                       f"{lv.hits} HIT{plural} BEING VERIFIED", "locked")
         elif lv.state == PENDING:
-            row = Row(lv.level, format_cents(lv.meter_cents, symbol), "PENDING · HIT BEING "
+            row = Row(lv.level, money.text(lv.meter_cents), "PENDING · HIT BEING "
                       "VERIFIED", "pending")
         else:
-            row = Row(lv.level, format_cents(lv.meter_cents, symbol))
+            row = Row(lv.level, money.text(lv.meter_cents))
         level_rows.append(row)
     return Board(result.name, tuple(level_rows), status, live=True)
 
@@ -113,14 +114,14 @@ def fit_font(base: QFont, text: str, width: int, height: int) -> QFont:
 class SignageWindow(QWidget):
     """The display: paints :attr:`board`; reads the ledger every second off the GUI thread."""
 
-    def __init__(self, poller: SignPoller, *, symbol: str, tz: ZoneInfo, title: str,
+    def __init__(self, poller: SignPoller, *, money: Currency, tz: ZoneInfo, title: str,
                  poll_ms: int = POLL_MS, stale_s: float = STALE_S,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"Podium display: {title}")
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self._poller = poller
-        self._symbol = symbol
+        self._money = money
         self._tz = tz
         self._title = title
         self._labels: tuple[str, ...] = ()
@@ -168,7 +169,7 @@ class SignageWindow(QWidget):
         self._show(Unreachable(self._last_read_at or datetime.now(UTC), str(exc)[:200]))
 
     def _show(self, result: GroupSign | FundSign | Unreachable) -> None:
-        board = board_of(result, symbol=self._symbol, tz=self._tz, title=self._title,
+        board = board_of(result, money=self._money, tz=self._tz, title=self._title,
                          labels=self._labels)
         if board != self.board:
             self.board = board
@@ -253,7 +254,7 @@ def _options(p: argparse.ArgumentParser) -> None:
     what.add_argument("--group", help="the progressive group whose levels to show (e.g. WA01)")
     what.add_argument("--bbj", metavar="FUND", help="the poker room's Bad Beat Jackpot fund")
     p.add_argument("--floor", default="demo",
-                   help="floor configuration file (TOML) for the currency symbol and time zone; "
+                   help="floor configuration file (TOML) for the currency, locale and time zone; "
                         "'demo' (the default) for the embedded demo floor")
     p.add_argument("--db", default=None,
                    help="ledger URL, opened read-only (default: the demo's ledger with the demo "
@@ -332,8 +333,9 @@ def run(args: argparse.Namespace) -> int:
     from gui.common import collector
 
     collector.install(app, freeze=True)
-    window = SignageWindow(poller, symbol=desk.config.casino.currency_symbol, tz=desk.tz,
-                           title=title)
+    # a group's meters in the floor's currency, a fund in the poker room's (the casino's locale)
+    money = desk.config.fund_money if opts.bbj else desk.config.money
+    window = SignageWindow(poller, money=money, tz=desk.tz, title=title)
     window._answered(first)
     if opts.windowed or opts.screenshots:
         window.resize(1280, 720)

@@ -407,13 +407,14 @@ class CasesPanel(QWidget):
         from core.tablegames.slip_record import SlipError
         from printing.escpos.bbj_slip import render_share_slip, share_slip
 
-        casino = self.console.config.casino
+        casino, money = self.console.config.casino, self.console.config.fund_money
         room = self.ctx.room
         what = f"{'Reprint of the share' if reprint else 'Share'} slip case #{case_id} seat {seat}"
 
         def read() -> bytes:
             return render_share_slip(share_slip(room.engine, case_id, seat, casino=casino.name,
-                                                timezone=casino.timezone, reprint=reprint))
+                                                timezone=casino.timezone, reprint=reprint,
+                                                currency=money))
 
         def keep(ok: bool, printer: str, problem: str) -> None:  # on the printer thread
             room.record_slip_print(case_id, seat, reprint=reprint, printer=printer, ok=ok,

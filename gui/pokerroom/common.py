@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 from PySide6.QtCore import QDate, QDateTime, QTime
 from PySide6.QtWidgets import QDateEdit, QDateTimeEdit, QLabel, QScrollArea, QWidget
 
-from core.kernel.money import format_cents, parse_cents
+from core.kernel.money import PESOS, Currency, format_cents, parse_cents
 from core.pokerroom import fund as bf
 from core.pokerroom.room import PokerRoom
 from core.pokerroom.rules.bbj import BbjSettings, Decision
@@ -40,6 +40,7 @@ class RoomContext:
     fund_settings: bf.FundSettings
     ask: Callable[[str, str], bool]
     now: Callable[[], datetime] = utcnow
+    money: Currency = PESOS  # the funds' (FloorConfig.fund_money)
     funds: list[FundInfo] = field(default_factory=list)
     fund: str | None = None  # the chosen fund's id
     status: bf.FundStatus | None = None  # the chosen fund as last read

@@ -338,14 +338,14 @@ class FormsPanel(QWidget):
             self._message(str(exc), False)
             return
         engine, tz = self.console.engine, self.tz
-        poker_room = self.console.config.poker_room
+        poker_room, money = self.console.config.poker_room, self.console.config.fund_money
         self._asked += 1
         asked = self._asked
 
         def fill() -> Any:
             return render(engine, request, casino=casino.name, operator=casino.operator_name,
                           tz=tz, holidays=tuple(casino.public_holidays),
-                          poker_room=poker_room)
+                          poker_room=poker_room, money=money)
 
         def filled(form: Any) -> None:
             if asked != self._asked:  # asked again since: that answer counts

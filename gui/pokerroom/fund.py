@@ -8,7 +8,6 @@ import logging
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
-from core.kernel.money import format_cents
 from core.pokerroom import fund as bf
 from gui.common import theme
 from gui.common.bridge import default_bridge
@@ -115,6 +114,7 @@ class FundHeader(QWidget):
         text, color = self.ctx.status_text(st)
         self.ceased_label.setText(text)
         self.ceased_label.setStyleSheet(f"color: {color}; font-size: 16pt; font-weight: bold;")
-        self.main_label.setText(f"MAIN {format_cents(st.funds.main_cents)}")
-        self.reserve_label.setText(f"RESERVE {format_cents(st.funds.reserve_cents)}")
+        money = self.ctx.money.text  # the funds' currency, the casino's locale
+        self.main_label.setText(f"MAIN {money(st.funds.main_cents)}")
+        self.reserve_label.setText(f"RESERVE {money(st.funds.reserve_cents)}")
         self.status_changed.emit()

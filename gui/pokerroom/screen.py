@@ -51,7 +51,7 @@ class PokerRoomScreen(QWidget):
         # the floor file's [poker_room]; the confirmation before an irreversible step (a test
         # replaces it: no modal dialog)
         self.ctx = RoomContext(room, window, self.tz, config.poker_room.rules,
-                               config.poker_room.fund, self._ask)
+                               config.poker_room.fund, self._ask, money=config.fund_money)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
         self.fund = FundHeader(self.ctx)

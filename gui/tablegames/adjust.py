@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.kernel.money import cents_to_units, format_cents, parse_cents, units_floor_cents
+from core.kernel.money import Currency, cents_to_units, parse_cents, units_floor_cents
 from core.tablegames.views import FloorError
 from gui.common import theme
 from gui.common.authorize import SwipePrompt
@@ -101,7 +101,8 @@ class AdjustDialog(QDialog):
         self.floor = floor
         self.config = config
         self.swipe = swipe
-        self.symbol: str = config.casino.currency_symbol
+        self.money: Currency = config.money  # the floor's currency, the casino's locale
+        self.symbol: str = self.money.symbol  # typed before an amount: taken off
         self.outcome = ""
         self._meter_units: int | None = None
         self._shown_key: Any = None
@@ -251,7 +252,7 @@ class AdjustDialog(QDialog):
             log.warning("could not read the meter %s: %s", key, exc)
             self.problem.setText(f"Could not read the meter: {exc}")
         self.current.setText("—" if self._meter_units is None
-                             else format_cents(units_floor_cents(self._meter_units), self.symbol))
+                             else self.money.text(units_floor_cents(self._meter_units)))
         self._update_preview()
 
     def _delta_cents(self) -> int | None:
@@ -279,8 +280,8 @@ class AdjustDialog(QDialog):
         after_units = self._meter_units + cents_to_units(delta)
         if after_units < 0:
             raise FloorError(f"adjustment of {g.name} {level}: the meter holds "
-                             f"{format_cents(units_floor_cents(self._meter_units), self.symbol)};"
-                             f" taking {format_cents(-delta, self.symbol)} would make it "
+                             f"{self.money.text(units_floor_cents(self._meter_units))};"
+                             f" taking {self.money.text(-delta)} would make it "
                              "negative")
         reason = self.reason.text().strip()
         if not reason:
@@ -289,7 +290,7 @@ class AdjustDialog(QDialog):
                     units_floor_cents(self._meter_units), units_floor_cents(after_units))
 
     def _signed(self, cents: int) -> str:
-        return ("+" if cents > 0 else "") + format_cents(cents, self.symbol)
+        return ("+" if cents > 0 else "") + self.money.text(cents)
 
     def _update_preview(self) -> None:
         try:
@@ -303,21 +304,21 @@ class AdjustDialog(QDialog):
                 delta = None
             if delta is not None and self._meter_units is not None \
                     and self._meter_units + cents_to_units(delta) >= 0:
-                self.after.setText(format_cents(units_floor_cents(
-                    self._meter_units + cents_to_units(delta)), self.symbol))
+                self.after.setText(self.money.text(units_floor_cents(
+                    self._meter_units + cents_to_units(delta))))
                 self.change.setText(f"change {self._signed(delta)}")
             else:
                 self.after.setText("—")
                 self.change.setText("")
             return
         self.problem.setText("")
-        self.after.setText(format_cents(p.after_cents, self.symbol))
+        self.after.setText(self.money.text(p.after_cents))
         color = theme.ALERT if p.delta_cents < 0 else theme.OK
         self.change.setText(f'<span style="color:{color}; font-weight:bold;">'
                             f"{'TAKES OFF' if p.delta_cents < 0 else 'ADDS'} "
-                            f"{format_cents(abs(p.delta_cents), self.symbol)}</span>"
+                            f"{self.money.text(abs(p.delta_cents))}</span>"
                             f"  (change {self._signed(p.delta_cents)} from "
-                            f"{format_cents(p.before_cents, self.symbol)})")
+                            f"{self.money.text(p.before_cents)})")
         self.confirm_btn.setEnabled(True)
 
     # -- the swipes ---------------------------------------------------------------------------
@@ -340,8 +341,8 @@ class AdjustDialog(QDialog):
             self.problem.setText(str(exc))
             return
         what = (f"Adjust {p.group_name} {p.level} by {self._signed(p.delta_cents)}\n"
-                f"{format_cents(p.before_cents, self.symbol)}  →  "
-                f"{format_cents(p.after_cents, self.symbol)}\nReason: {p.reason}")
+                f"{self.money.text(p.before_cents)}  →  "
+                f"{self.money.text(p.after_cents)}\nReason: {p.reason}")
         first: list[Any] = []
 
         def check_executive(raw: Any) -> object:
@@ -371,7 +372,7 @@ class AdjustDialog(QDialog):
             return
         now = after[-1] if after else (self._meter_units or 0) + cents_to_units(p.delta_cents)
         self.outcome = (f"Meter {p.group_name} {p.level} adjusted by {self._signed(p.delta_cents)}"
-                        f", now {format_cents(units_floor_cents(now), self.symbol)} — "
+                        f", now {self.money.text(units_floor_cents(now))} — "
                         f"{p.reason}")
         self.accept()
 

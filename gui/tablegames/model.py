@@ -10,7 +10,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from core.kernel.cards import Card, parse_card
-from core.kernel.money import UNITS_PER_MAJOR, format_cents
+from core.kernel.money import UNITS_PER_MAJOR
 from gui.tablegames.widgets import HitView, LevelView, TableView
 
 TREND_WINDOW = timedelta(hours=8)  # a shift
@@ -207,8 +207,8 @@ def hit_view(console: Any, h: Any) -> HitView:
 
 
 def slip_views(console: Any, records: list[Any]) -> list[SlipView]:
-    symbol = console.config.casino.currency_symbol
-    return [SlipView(s.slip_no, s.hit_ref, s.where, format_cents(s.amount_cents, symbol),
+    money = console.config.casino.money  # the floor's currency, the casino's locale
+    return [SlipView(s.slip_no, s.hit_ref, s.where, money.text(s.amount_cents),
                      _local(console, s.paid_at), s.printed, s.printed_ok, s.state, s.detail)
             for s in records]
 

@@ -53,7 +53,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.floorconfig import FloorConfigError, GroupConfig, validate
-from core.kernel.money import format_cents, units_floor_cents
+from core.kernel.money import DOLLARS, Currency, units_floor_cents
 from core.tablegames.rules.edge import (
     MAX_OTHERS,
     bonus_edge,
@@ -219,13 +219,13 @@ def _probability(n: int, total: int) -> str:
     return fraction_text(Fraction(n, total), 6)
 
 
-def _pay_text(table: Paytable, pay: Pay, symbol: str) -> str:
+def _pay_text(table: Paytable, pay: Pay, money: Currency) -> str:
     if pay.odds is not None:
-        envy = f" · envy {format_cents(pay.envy_cents, symbol)}" if pay.envy_cents else ""
+        envy = f" · envy {money.text(pay.envy_cents)}" if pay.envy_cents else ""
         return f"{pay.odds} to 1{envy}"
     if pay.fraction is not None:
         return f"{fraction_text(Fraction(pay.fraction) * 100, 8)}% of {pay.level}"
-    return format_cents(table.fixed_cents(pay), symbol)
+    return money.text(table.fixed_cents(pay))
 
 
 # ------------------------------------------------------------------------------------------
@@ -334,7 +334,8 @@ class MeterRiskPanel(QGroupBox):
         self.dry.setText("")
         self.figures.setText("")
 
-    def show_result(self, risk: Any, plots: Any, symbol: str) -> None:
+    def show_result(self, risk: Any, plots: Any, money: Currency) -> None:
+        symbol = money.symbol
         lines, dry = [], []
         for lv in risk.levels:
             plot = plots[lv.name]
@@ -348,7 +349,7 @@ class MeterRiskPanel(QGroupBox):
             per_path = Fraction(lv.dry_paths, risk.paths)
             dry.append(f"{lv.name}: ran dry on {percent_text(per_path)} of the meters "
                        f"({lv.dry_paths:,} of {risk.paths:,}), {lv.dry_events:,} times; "
-                       f"shortfall {format_cents(lv.shortfall_cents, symbol)}")
+                       f"shortfall {money.text(lv.shortfall_cents)}")
         self.figures.setText("\n".join(lines))
         if risk.all_pays_from_meter:
             self.dry.setText("Chance of running dry over the horizon — " + "; ".join(dry))
@@ -381,7 +382,10 @@ class PaytableScreen(QWidget):
         self._meters_dirty = False  # a meter moved since the meters were last read
         self._live: LiveMeters | None = None  # the meters as last read (None: not yet/failed)
         self._live_read = False  # a read of the meters has answered (or failed)
-        self._symbol = getattr(console.config.casino, "currency_symbol", "$")
+        # the floor's currency as the casino's locale writes it (and its sign, for figures
+        # written by the meter-risk and edge arithmetic)
+        self._money: Currency = getattr(console.config, "money", DOLLARS)
+        self._symbol = self._money.symbol
         self.tables = distinct_paytables(console.paytables)
         self.current: Paytable | None = None
         self.live_panels: dict[str, LivePanel] = {}
@@ -519,7 +523,7 @@ class PaytableScreen(QWidget):
         else:
             assert table.wager_cents is not None
             self.subtitle.setText(f"Progressive paytable, pays \"for 1\" · "
-                                  f"{format_cents(table.wager_cents, self._symbol)} wager · "
+                                  f"{self._money.text(table.wager_cents)} wager · "
                                   f"{table.joker} joker · levels {', '.join(table.levels)}")
         self.error.hide()
         self.risk_box.setVisible(table.kind == "progressive")
@@ -601,7 +605,7 @@ class PaytableScreen(QWidget):
             n = e.best[hand]
             pay = table.pay_for(hand)
             if pay is not None:
-                pays = _pay_text(table, pay, self._symbol)
+                pays = _pay_text(table, pay, self._money)
                 returned = Fraction(n * ((pay.odds or 0) + 1), total)
             elif hand == "THREE_PAIR" and table.three_pair == "push":
                 pays, returned = "push", Fraction(n, total)
@@ -634,10 +638,10 @@ class PaytableScreen(QWidget):
         self.fig_return.set(percent_text(e.return_fixed), "Return of the fixed pays")
         per = "\n".join(f"{lv} {percent_text(v * 1000)}" if len(e.per_meter) > 1
                         else percent_text(v * 1000) for lv, v in e.per_meter.items())
-        self.fig_edge.set(per, f"Return per {format_cents(100_000, self._symbol)} of meter"
+        self.fig_edge.set(per, f"Return per {self._money.text(100_000)} of meter"
                           + (f" ({table.levels[0]})" if len(table.levels) == 1 else ""))
         if e.break_even_cents is not None:
-            self.fig_third.set(format_cents(e.break_even_cents, self._symbol),
+            self.fig_third.set(self._money.text(e.break_even_cents),
                                "Break-even meter (return 100%)")
         else:  # several levels: the break-even is a plane, not a point
             self.fig_third.set("—", "Break-even meter")
@@ -666,7 +670,7 @@ class PaytableScreen(QWidget):
             else:
                 per_k = Fraction(n, total) * Fraction(pay.fraction) * 100 / wager * 1000
                 returned = f"{percent_text(per_k)} per $1,000"
-            rows.append([hand_label(pay.hand), _pay_text(table, pay, self._symbol), f"{n:,}",
+            rows.append([hand_label(pay.hand), _pay_text(table, pay, self._money), f"{n:,}",
                          _probability(n, total), _one_in(n, total), returned])
         none = e.pay_counts[None]
         rows.append(["No pay", "loses the wager", f"{none:,}", _probability(none, total),
@@ -751,17 +755,17 @@ class PaytableScreen(QWidget):
                 reserve_rates={lv.name: lv.reserve_rate for lv in g.levels})
             point = e.points[0]
             if len(meters) == 1:
-                panel.meters.set(format_cents(next(iter(meters.values())), self._symbol),
+                panel.meters.set(self._money.text(next(iter(meters.values()))),
                                  f"Meter {g.level_names[0]}")
             else:
-                panel.meters.set("\n".join(f"{lv} {format_cents(c, self._symbol)}"
+                panel.meters.set("\n".join(f"{lv} {self._money.text(c)}"
                                            for lv, c in meters.items()), "Meters")
             panel.ret.set(percent_text(point.ret))
             panel.edge.set(percent_text(point.house_edge))
             lines = []
             for lv, growth in zip(g.levels, e.growth, strict=True):
                 lines.append(
-                    f"{lv.name}: seed {format_cents(lv.seed_cents, self._symbol)} · "
+                    f"{lv.name}: seed {self._money.text(lv.seed_cents)} · "
                     f"contribution {_rate(lv.contribution_rate)} · reserve "
                     f"{_rate(lv.reserve_rate)} · hit 1 in "
                     f"{round(growth.wagers_per_hit):,} wagers · rises about "
@@ -819,7 +823,7 @@ class PaytableScreen(QWidget):
                           "rate to simulate.")
         g = groups[0]
         return g, (f"{g.name}: {RISK_PATHS} meters × {RISK_ROUNDS:,} rounds of one "
-                   f"{format_cents(table.wager_cents or 0, self._symbol)} wager, from the live "
+                   f"{self._money.text(table.wager_cents or 0)} wager, from the live "
                    f"meter, with the group's seed and rates"
                    f"{', every pay from the meter' if g.all_pays_from_meter else ''}; "
                    f"a Monte Carlo (random draws from the exact probabilities), seed "
@@ -889,7 +893,7 @@ class PaytableScreen(QWidget):
         if self.current is None or self.current.id != table_id:
             return  # another table is selected now
         sim, plots = result
-        panel.show_result(sim, plots, self._symbol)
+        panel.show_result(sim, plots, self._money)
         panel.status.setText(f"{table_id}: {sim.paths} meters × {sim.rounds:,} rounds "
                              f"({sim.wagers:,} wagers), simulated.")
 

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.kernel.cards import Card
-from core.kernel.money import format_cents
+from core.kernel.money import DOLLARS, Currency
 from core.tablegames.flags import FlagCode
 from core.tablegames.views import AmountChanged
 from gui.common.bridge import default_bridge
@@ -154,9 +154,11 @@ class VerifyDialog(QDialog):
 
     def __init__(self, hit: HitView, cards: list[Card], service: Any,
                  authorize: Callable[[str, str, str, Callable[[str], object]], bool],
-                 parent: QWidget | None = None, *, where: str = "") -> None:
+                 parent: QWidget | None = None, *, where: str = "",
+                 money: Currency = DOLLARS) -> None:
         super().__init__(parent)
         self.hit = hit
+        self.money = money  # the floor's currency, the casino's locale
         self.service = service
         self.authorize = authorize
         self.where = where
@@ -177,7 +179,7 @@ class VerifyDialog(QDialog):
         big = "font-size: 16pt; font-weight: bold;"
         self._claim = QLabel(hand_label(hit.hand))
         self._claim.setStyleSheet(big)
-        wager = format_cents(hit.wager_cents, "$") if hit.wager_cents is not None else "NO WAGER"
+        wager = money.text(hit.wager_cents) if hit.wager_cents is not None else "NO WAGER"
         for label, value in (("Table", hit.table), ("Seat", str(hit.seat)),
                              ("Round", str(hit.round_no)), ("Progressive wager", wager)):
             v = QLabel(value)
@@ -346,15 +348,15 @@ class VerifyDialog(QDialog):
             self.amount.setText("Pays nothing")
             self.detail.setText("These cards make no hand this paytable pays.")
         else:
-            self.amount.setText(format_cents(v.amount_cents or 0, "$"))
+            self.amount.setText(self.money.text(v.amount_cents or 0))
             role = (v.required_role or "supervisor").upper()
             if v.source == "meter" and v.fraction is not None and v.meter_cents is not None:
                 pct = f"{v.fraction * 100:.2f}".rstrip("0").rstrip(".")
                 where = (f"{pct}% of the {v.level} meter, "
-                         f"{format_cents(v.meter_cents, '$')} now")
+                         f"{self.money.text(v.meter_cents)} now")
                 if getattr(v, "frozen", False):
                     where = (f"{pct}% of the {v.level} meter at "
-                             f"{format_cents(v.meter_cents, '$')}, FROZEN (Jackpot Lock: the "
+                             f"{self.money.text(v.meter_cents)}, FROZEN (Jackpot Lock: the "
                              "linked tables play on)")
             elif v.source == "meter" and v.meter_cents is not None:
                 where = (f"a fixed amount from the {v.level} meter (all pays from the meter), "
@@ -396,7 +398,7 @@ class VerifyDialog(QDialog):
             return
         cards = self.picker.cards()
         correct = self.correct.isChecked()
-        text = (f"Pay {format_cents(v.amount_cents or 0, '$')} — {hand_label(v.pay_hand)}, "
+        text = (f"Pay {self.money.text(v.amount_cents or 0)} — {hand_label(v.pay_hand)}, "
                 f"{self.hit.table} seat {self.hit.seat}")
         # The amount authorized is the amount paid: frozen when the dialog opened, so the
         # linked tables' play does not move it; if it changed all the same (fixed again in

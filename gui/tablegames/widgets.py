@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.kernel.money import format_cents
+from core.kernel.money import DOLLARS, Currency
 from core.tablegames.flags import FlagCode
 from gui.common import theme
 from gui.common.axes import LocalTimeAxis, MoneyAxis
@@ -317,7 +317,7 @@ class MeterTile(QFrame):
     plotMade = Signal(object)  # noqa: N815
 
     def __init__(self, key: tuple[str, str], parent: QWidget | None = None,
-                 tz: ZoneInfo | None = None, symbol: str = "$") -> None:
+                 tz: ZoneInfo | None = None, money: Currency = DOLLARS) -> None:
         super().__init__(parent)
         self.key = key
         self.setObjectName("panel")
@@ -344,7 +344,7 @@ class MeterTile(QFrame):
         self.pending.hide()
         lay.addWidget(self.pending)
         self._tz = tz or ZoneInfo("UTC")
-        self._symbol = symbol
+        self._money = money  # the floor's currency, the casino's locale
         # The trend plot is made when the tile is first painted: a floor of a hundred meters
         # scrolls, and a plot nobody has seen costs nothing.
         self.plot: Any = None
@@ -371,11 +371,11 @@ class MeterTile(QFrame):
             return
         self._shown_level = lv
         self.title.setText(f"{lv.group_name} · {lv.level}")
-        self.amount.setText(format_cents(lv.meter_cents, "$"))
-        self.sub.setText(f"reserve {format_cents(lv.reserve_cents, '$')} · seed "
-                         f"{format_cents(lv.seed_cents, '$')}")
+        money = self._money.text
+        self.amount.setText(money(lv.meter_cents))
+        self.sub.setText(f"reserve {money(lv.reserve_cents)} · seed {money(lv.seed_cents)}")
         if lv.frozen_hits:
-            self.pending.setText(f"PENDING {format_cents(lv.frozen_cents, '$')} frozen for "
+            self.pending.setText(f"PENDING {money(lv.frozen_cents)} frozen for "
                                  f"{lv.frozen_hits} hit{'s' if lv.frozen_hits != 1 else ''}"
                                  " · the meter above is live")
             self.pending.setToolTip("Jackpot Lock: this amount was fixed when HIT JACKPOT "
@@ -396,7 +396,7 @@ class MeterTile(QFrame):
         self._time_axis = LocalTimeAxis(self._tz)
         self.plot = pg.PlotWidget(background=theme.PANEL,
                                   axisItems={"bottom": self._time_axis,
-                                             "left": MoneyAxis("left", self._symbol)})
+                                             "left": MoneyAxis("left", self._money)})
         self.plot.setMinimumHeight(90)
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=False, y=False)
@@ -506,6 +506,7 @@ class HitQueue(QTableWidget):
         self._since: dict[int, datetime | None] = {}
         self._alerted: set[int] = set()  # hits already sounded for
         self.alert_after_s: float = 300.0
+        self.money: Currency = DOLLARS  # the floor's currency (the main window sets it)
 
     def keyPressEvent(self, event):  # type: ignore[no-untyped-def]  # noqa: N802
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.currentRow() >= 0:
@@ -528,7 +529,7 @@ class HitQueue(QTableWidget):
         self._ids = [h.id for h in hits]
         self._since = {h.id: h.received_at for h in hits}
         for r, h in enumerate(hits):
-            wager = format_cents(h.wager_cents, "$") if h.wager_cents is not None else "NONE"
+            wager = self.money.text(h.wager_cents) if h.wager_cents is not None else "NONE"
             values = (h.ref, h.table, str(h.seat), str(h.round_no), hand_label(h.hand), wager,
                       "", with_hand_names("; ".join(h.flags)))
             for c, v in enumerate(values):

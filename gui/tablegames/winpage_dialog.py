@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from core.kernel.money import format_cents
 from core.tablegames.slip_record import WinSlip
 from core.tablegames.views import HitRecord
 from gui.common.cards import hand_label, with_hand_names
@@ -60,7 +59,7 @@ def winpage_extra(record: HitRecord, slip: WinSlip) -> dict[str, str]:
         source = ("the table's, confirmed by the supervisor" if record.verified_cards
                   else "sent by the table")
         out["Cards"] = f"{_cards(record.table_cards)}  ({source})"
-    wager = (format_cents(record.wager_cents, slip.currency) if record.wager_cents is not None
+    wager = (slip.money(record.wager_cents) if record.wager_cents is not None
              else "no wager recorded")
     out["HIT JACKPOT"] = (f"{_local(record.claimed_at, zone, day)}, controller event "
                           f"{record.controller_ref}, wager {wager}")

@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
 
 from core.desks.accounting.slip_search import SlipPage, SlipRow, SlipSearch, WinPages, date_range
 from core.desks.desk import Desk
-from core.kernel.money import format_cents, parse_cents
+from core.kernel.money import parse_cents
 from core.tablegames.slip_record import WinSlip
 from gui.common.bridge import default_bridge
 
@@ -292,7 +292,7 @@ class WinPageSearch(QWidget):
             self._show_page(None)
 
     def _fill(self, i: int, r: SlipRow) -> None:
-        money = format_cents(r.amount_cents, self.desk.config.casino.currency_symbol)
+        money = self.desk.config.money.text(r.amount_cents)
         values = (f"{r.slip_no:06d}", r.state,
                   r.local[:16], r.table_id, str(r.seat), r.hand.replace("_", " "),
                   r.level or "tray", money, r.authorized_by, r.verified_by)

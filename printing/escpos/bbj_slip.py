@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from core.kernel.money import format_cents
+from core.kernel.money import PESOS, Currency
 from core.ledger.models import BbjAward, BbjAwardShare, BbjFund
 from core.pokerroom import cases as bc
 from core.tablegames.slip_record import Signer, SlipError
@@ -28,10 +28,10 @@ from printing.escpos.slip import (
     cards_text,
     finish_receipt,
     paid_time_text,
+    paper_money,
     start_receipt,
 )
 
-CURRENCY = "PHP"
 ROLE_TEXT = {"winning": "Winning hand", "losing": "Losing hand (bad beat)",
              "table": "Table share"}
 TAXPAYER_TEXT = {"citizen": "Citizen / resident", "nraetb": "NRAETB", "nranetb": "NRANETB"}
@@ -58,6 +58,7 @@ class ShareSlip:
     paid_at: datetime
     timezone: str
     reprint: bool = False
+    currency: Currency = PESOS  # FloorConfig.fund_money: the funds' currency, the casino's locale
 
     @property
     def net_cents(self) -> int:
@@ -68,12 +69,8 @@ class ShareSlip:
         return f"BBJ-C{self.case_id}-A{self.award_id}-S{self.seat}"
 
 
-def _money(cents: int) -> str:
-    return format_cents(cents, f"{CURRENCY} ")
-
-
 def share_slip(engine: Engine, case_id: int, seat: int, *, casino: str, timezone: str,
-               reprint: bool = False) -> ShareSlip:
+               reprint: bool = False, currency: Currency = PESOS) -> ShareSlip:
     """The slip of ``seat``'s paid share in case ``case_id``, from the ledger; a
     :class:`SlipError` when that share is not paid (yet)."""
     try:
@@ -101,7 +98,7 @@ def share_slip(engine: Engine, case_id: int, seat: int, *, casino: str, timezone
         role=share.role, taxpayer=share.taxpayer, hole=hole, gross_cents=share.gross_cents,
         tax_cents=share.tax_cents, paid_by=Signer(paid.employee_name, paid.employee_number,
                                                   "Supervisor"),
-        paid_at=paid.at, timezone=timezone, reprint=reprint)
+        paid_at=paid.at, timezone=timezone, reprint=reprint, currency=currency)
 
 
 def render_share_slip(slip: ShareSlip, *, profile: str = DEFAULT_PROFILE) -> bytes:
@@ -110,6 +107,8 @@ def render_share_slip(slip: ShareSlip, *, profile: str = DEFAULT_PROFILE) -> byt
         raise SlipError(f"share slip seat {slip.seat}: no name (the name on the player's "
                         "government ID, RULES.md 6 point 10)")
     zone = ZoneInfo(slip.timezone)
+    money = paper_money(slip.currency, profile)  # "PHP 1,234.56": no code page has the sign
+    _money = money.text
     p, w = start_receipt(profile, reprint=slip.reprint)
     w.big(slip.casino.upper())
     w.style(align="center", bold=True, size="2h")
@@ -136,7 +135,7 @@ def render_share_slip(slip: ShareSlip, *, profile: str = DEFAULT_PROFILE) -> byt
     w.line("NET AMOUNT PAID")
     w.big(_money(slip.net_cents), largest=3)
     w.style(align="center")
-    w.line(amount_in_words(slip.net_cents) + " PESOS")
+    w.line(f"{amount_in_words(slip.net_cents)} {money.name_in_words()}")
     w.rule()
 
     local, utc = paid_time_text(slip.paid_at, zone)

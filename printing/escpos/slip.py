@@ -22,6 +22,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from core.kernel.cards import format_cards, parse_card
+from core.kernel.money import Currency
 from core.kernel.text import printable
 from core.tablegames.slip_record import Signer, SlipError, VoidMark, WinSlip
 
@@ -97,6 +98,21 @@ def suit_symbols_for(profile: str) -> bool:
     asked once per profile; python-escpos builds every code page's map to answer)."""
     p, _w = start_receipt(profile, reprint=False)
     return _suit_symbols_printable(p)
+
+
+@functools.lru_cache(maxsize=32)
+def _prints(profile: str, text: str) -> bool:
+    """Whether every character of ``text`` is in one of ``profile``'s code pages."""
+    p, _w = start_receipt(profile, reprint=False)
+    encoder, pages = p.magic.encoder, p.profile.get_code_pages()
+    return all(any(encoder.can_encode(cp, ch) for cp in pages) for ch in text)
+
+
+def paper_money(currency: Currency, profile: str = DEFAULT_PROFILE) -> Currency:
+    """``currency`` as a printer of ``profile`` writes it: as the casino's locale writes it
+    when the printer has the sign (``$``), else with the ISO code in its place (no ESC/POS code
+    page has ``₱``: ``PHP 1,234.56``)."""
+    return currency.on_paper(lambda text: _prints(profile, text))
 
 
 def cards_text(cards: Sequence[str], symbols: bool) -> str:
@@ -295,6 +311,7 @@ def render_slip(slip: WinSlip, *, profile: str = DEFAULT_PROFILE) -> bytes:
     """The ESC/POS bytes of ``slip`` for a printer of ``profile`` (pure: same slip, same bytes)."""
     p, w = start_receipt(profile, reprint=slip.reprint)
     symbols = suit_symbols_for(profile)
+    money = paper_money(slip.currency, profile).text
     w.big(slip.casino.upper())
     w.style(align="center", bold=True, size="2h")
     w.line(f"WIN SLIP No. {slip.slip_no:06d}")
@@ -315,7 +332,7 @@ def render_slip(slip: WinSlip, *, profile: str = DEFAULT_PROFILE) -> bytes:
 
     w.style(align="center", bold=True)
     w.line("AMOUNT PAID")
-    w.big(slip.money(slip.amount_cents), largest=3)
+    w.big(money(slip.amount_cents), largest=3)
     w.style(align="center")
     w.line(amount_in_words(slip.amount_cents))
     if slip.source == "meter":
@@ -327,8 +344,8 @@ def render_slip(slip: WinSlip, *, profile: str = DEFAULT_PROFILE) -> bytes:
     if slip.source == "meter":
         assert slip.meter_before_cents is not None and slip.meter_after_cents is not None
         w.field("Meter level", str(slip.level))
-        w.field("Meter before", slip.money(slip.meter_before_cents))
-        w.field("Meter after", slip.money(slip.meter_after_cents))
+        w.field("Meter before", money(slip.meter_before_cents))
+        w.field("Meter after", money(slip.meter_after_cents))
         w.rule()
 
     for label, signer in (("Authorized", slip.authorized_by), ("Verified", slip.verified_by)):

@@ -10,13 +10,14 @@ from pathlib import Path
 from core.desks.accounting.cells import cell_text
 from core.desks.accounting.sheets import Report, Sheet
 from core.desks.desk import Desk
+from core.kernel.money import Currency
 
 
 class ReportPageError(ValueError):
     """A report page that can not be written; the message names the file and the problem."""
 
 
-def _table(sheet: Sheet, symbol: str) -> str:
+def _table(sheet: Sheet, money: Currency) -> str:
     cols = sheet.print_cols if sheet.print_cols is not None else range(len(sheet.header))
     head = "".join(f"<th align='{'right' if i in sheet.money else 'left'}'>"
                    f"{escape(sheet.header[i])}</th>" for i in cols)
@@ -25,7 +26,7 @@ def _table(sheet: Sheet, symbol: str) -> str:
         cells = []
         for i in cols:
             c = row[i]
-            raw = cell_text(c, i in sheet.money, symbol)
+            raw = cell_text(c, i in sheet.money, money)
             indent = len(raw) - len(raw.lstrip(" "))
             text = "&nbsp;" * (2 * indent) + escape(raw.lstrip(" "))
             if n in sheet.strong:
@@ -43,7 +44,7 @@ def _table(sheet: Sheet, symbol: str) -> str:
 
 
 def report_html(report: Report, desk: Desk) -> str:
-    symbol = desk.config.casino.currency_symbol
+    money = desk.config.money  # the floor's currency, the casino's locale
     meta = "".join(f"<tr><td><b>{escape(k)}</b></td><td>{escape(v)}</td></tr>"
                    for k, v in report.meta(desk) if k != "Ledger")
     colour = "#b00000" if report.alarm else "#006000"
@@ -51,7 +52,7 @@ def report_html(report: Report, desk: Desk) -> str:
     verdict = (f"<p style='color: {colour}; font-size: 12pt'><b>{escape(notes[0])}</b></p>"
                if notes else "")
     rest = "".join(f"<p>{escape(n)}</p>" for n in notes[1:])
-    tables = "".join(_table(s, symbol) for s in report.sheets)
+    tables = "".join(_table(s, money) for s in report.sheets)
     return (
         "<html><body>"
         f"<h2>{escape(report.name)}</h2>"

@@ -18,11 +18,14 @@ operator's certification with PAGCOR's attestation and a "For PAGCOR use" action
 field the ledger can not fill is a ruled :func:`blank` marked "(to be filled by hand: not in
 the ledger)" or "(PAGCOR use)".
 
-Money is ``int`` centavos, shown as ``PHP 1,234.56``.  The jackpot rake's split (the 30%
-admin fee, which is also TGD-1623's B, and the fund's 70% main / 30% reserve) is the ledger's
-own :func:`core.pokerroom.fund.distribute` (rounded DOWN, the rest to the reserve), so a form never
-shows other figures than the fund's posting.  The other percentages (franchise tax, PAGCOR's
-share, TGD-108) are exact integer arithmetic rounded HALF UP to the centavo
+Money is ``int`` centavos, written by the poker room's funds' currency in the casino's locale
+(``core.kernel.money.Currency``, the floor file's ``[poker_room] currency`` and ``[casino]
+locale``: ``₱1,234.56``, as the room's screens write it); :func:`written_in` sets it for the
+forms built inside it (the default: pesos as ``en_US`` writes them).  The jackpot rake's split
+(the 30% admin fee, which is also TGD-1623's B, and the fund's 70% main / 30% reserve) is the
+ledger's own :func:`core.pokerroom.fund.distribute` (rounded DOWN, the rest to the reserve), so
+a form never shows other figures than the fund's posting.  The other percentages (franchise
+tax, PAGCOR's share, TGD-108) are exact integer arithmetic rounded HALF UP to the centavo
 (:func:`percent_of`).  An amount that is the rest of another (the reserve, F = D - E) is a
 subtraction, so the parts always add up to the whole.  printing/pages/ledger_forms.py fills these
 dataclasses from the ledger.  docs/forms.md lists every ambiguous point of the guidelines and
@@ -31,7 +34,9 @@ the decision.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -39,7 +44,7 @@ from fractions import Fraction
 from html import escape
 from zoneinfo import ZoneInfo
 
-from core.kernel.money import format_cents
+from core.kernel.money import PESOS, Currency, format_cents
 from core.pokerroom import implementation
 from core.pokerroom.business_days import add_business_days
 from core.pokerroom.fund import (
@@ -92,8 +97,23 @@ def percent_of(cents: int, percent: int | Fraction) -> int:
     return int(share + Fraction(1, 2)) if share.denominator != 1 else int(share)
 
 
+_MONEY: ContextVar[Currency] = ContextVar("form_money", default=PESOS)
+
+
+@contextmanager
+def written_in(money: Currency) -> Iterator[Currency]:
+    """Forms built inside write their amounts in ``money`` (the funds' currency as the casino's
+    locale writes it, ``FloorConfig.fund_money``): the same writing as the room's screens."""
+    token = _MONEY.set(money)
+    try:
+        yield money
+    finally:
+        _MONEY.reset(token)
+
+
 def peso(cents: int) -> str:
-    return format_cents(cents, "PHP ")
+    """An amount as the forms write it (:func:`written_in`): ``₱1,234.56``."""
+    return _MONEY.get().text(cents)
 
 
 def _check_cents(value: object, what: str) -> int:
@@ -246,10 +266,11 @@ class Html(str):
 
 
 def _text(text: str) -> str:
-    """Escaped cell text; an amount never breaks between "PHP" and its figures."""
+    """Escaped cell text; an amount never breaks between its currency and its figures."""
     if isinstance(text, Html):
         return str(text)
-    return escape(text).replace("PHP ", "PHP&nbsp;")
+    code = _MONEY.get().code
+    return escape(text).replace(f"{code} ", f"{code}&nbsp;")
 
 
 def _mark(mark: str) -> str:

@@ -38,6 +38,7 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from core.floorconfig import PokerRoomConfig
+from core.kernel.money import Currency
 from core.ledger import integrity
 from core.ledger.models import (
     BbjAward,
@@ -86,6 +87,7 @@ from printing.pages.forms import (
     quarterly_tax_html,
     rate_text,
     transfer_cessation_html,
+    written_in,
 )
 
 FORM_KINDS: tuple[str, ...] = ("daily", "award", "quarterly", "cessation", "implementation",
@@ -642,12 +644,25 @@ def safe_stem(text: str) -> str:
 def render(engine: Engine, request: FormRequest, *, casino: str, operator: str, tz: ZoneInfo,
            holidays: Iterable[date] = (), fund_settings: FundSettings | None = None,
            rules: BbjSettings | None = None,
-           poker_room: PokerRoomConfig | None = None) -> RenderedForm:
+           poker_room: PokerRoomConfig | None = None,
+           money: Currency | None = None) -> RenderedForm:
     """The form ``request`` asks for, filled from the ledger, as HTML with its title and a
-    safe file stem.  ``poker_room`` is the floor file's ``[poker_room]`` (the room's location on
-    every form, TGD-1581's rules; its ``fund`` unless ``fund_settings`` is given, its ``rules``
-    (the tie policy of an award decided before approval) unless ``rules`` is given).  A missing
-    field of the request is a FormError naming it."""
+    safe file stem, its amounts written in ``money`` (``FloorConfig.fund_money``; default the
+    poker room's currency as ``en_US`` writes it).  ``poker_room`` is the floor file's
+    ``[poker_room]`` (the room's location on every form, TGD-1581's rules; its ``fund`` unless
+    ``fund_settings`` is given, its ``rules`` (the tie policy of an award decided before
+    approval) unless ``rules`` is given).  A missing field of the request is a FormError naming
+    it."""
+    room = poker_room or PokerRoomConfig()
+    with written_in(money or Currency(room.currency, "en_US")):
+        return _render(engine, request, casino=casino, operator=operator, tz=tz,
+                       holidays=holidays, fund_settings=fund_settings, rules=rules,
+                       poker_room=poker_room)
+
+
+def _render(engine: Engine, request: FormRequest, *, casino: str, operator: str, tz: ZoneInfo,
+            holidays: Iterable[date], fund_settings: FundSettings | None,
+            rules: BbjSettings | None, poker_room: PokerRoomConfig | None) -> RenderedForm:
     kind = request.kind
     room = poker_room or PokerRoomConfig()
     if fund_settings is None and poker_room is not None:

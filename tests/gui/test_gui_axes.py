@@ -6,8 +6,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+from core.kernel.money import Currency
 from gui.common.axes import LocalTimeAxis, MoneyAxis, local_clock, local_ticks, money_tick
 
+PESOS = Currency("PHP", "en_PH")
 MANILA = ZoneInfo("Asia/Manila")  # UTC+8
 NEW_YORK = ZoneInfo("America/New_York")  # UTC-5 in winter, -4 in summer
 KOLKATA = ZoneInfo("Asia/Kolkata")  # UTC+5:30
@@ -16,14 +18,14 @@ KOLKATA = ZoneInfo("Asia/Kolkata")  # UTC+5:30
 def test_money_ticks_have_the_symbol_separators_and_two_decimals() -> None:
     assert money_tick(25000.4) == "$25,000.40"
     assert money_tick(24999.6) == "$24,999.60"
-    assert money_tick(1234567.005, "₱") == "₱1,234,567.01"  # rounded to the cent, half up
+    assert money_tick(1234567.005, PESOS) == "₱1,234,567.01"  # rounded to the cent, half up
     assert money_tick(0.0) == "$0.00"
     assert money_tick(-12.5) == "-$12.50"
     assert money_tick(float("nan")) == "" and money_tick(float("inf")) == ""
 
 
 def test_the_money_axis_labels_every_tick_as_money(qapp) -> None:  # type: ignore[no-untyped-def]
-    axis = MoneyAxis("left", "₱")
+    axis = MoneyAxis("left", PESOS)
     assert axis.tickStrings([25000.4, 25000.6], 1, 0.2) == ["₱25,000.40", "₱25,000.60"]
     assert axis.tickStrings([10_000.0, 20_000.0], 1, 10_000) == ["₱10,000.00", "₱20,000.00"]
 

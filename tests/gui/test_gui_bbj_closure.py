@@ -169,8 +169,8 @@ def test_the_room_closes_and_the_fund_is_forfeited_to_pagcor(  # type: ignore[no
         "Fund Poker room BBJ forfeited to PAGCOR: main 50,705.60 (seed 50,000.00), reserve "
         "302.40, total 51,008.00.")
     assert screen.fund.ceased_label.text() == f"FORFEITED TO PAGCOR ON {today}"
-    assert (screen.fund.main_label.text(), screen.fund.reserve_label.text()) == ("MAIN 0.00",
-                                                                                 "RESERVE 0.00")
+    assert (screen.fund.main_label.text(), screen.fund.reserve_label.text()) == ("MAIN ₱0.00",
+                                                                                 "RESERVE ₱0.00")
     assert not screen.closure.forfeit_btn.isEnabled() and not screen.closure.notice_btn.isEnabled()
     _shot(window, qtbot, "bbj-closure-forfeited.png")
 

@@ -172,7 +172,7 @@ def _count_and_post(engine: Engine, day: date, tz: Any) -> None:
 
 def test_a_qualifying_claim_shows_the_decision_and_opens_a_case(qtbot, room_tab) -> None:  # type: ignore[no-untyped-def]
     window, screen = room_tab
-    assert screen.fund.main_label.text() == "MAIN 50,000.00"
+    assert screen.fund.main_label.text() == "MAIN ₱50,000.00"
     _enter(qtbot, screen)
     assert len(screen.claim.picker.cards()) == 9
     qtbot.mouseClick(screen.claim.decide_btn, Qt.MouseButton.LeftButton)
@@ -260,7 +260,7 @@ def test_the_daily_count_is_recorded_and_the_posted_day_shows_the_updated_main( 
         "2026-12-01 posted: jackpot rake 1,440.00; admin fee 432.00, to main 705.60, "
         "to reserve 302.40.",
         "Updated main 50,705.60 (was 50,000.00), reserve 302.40 (was 0.00)."]
-    assert screen.fund.main_label.text() == "MAIN 50,705.60"
+    assert screen.fund.main_label.text() == "MAIN ₱50,705.60"
     assert bf.funds(screen.console.engine, "bbj") == bf.Funds(5_070_560, 30_240)
 
 
@@ -415,8 +415,8 @@ def test_an_approval_that_ceases_the_fund(  # type: ignore[no-untyped-def]
         (5_100_800, 5_100_800, True)
     assert screen.fund.fund_box.currentText() == "Poker room BBJ (ceased)"
     assert screen.fund.ceased_label.text() == "CEASED (TGD-1540)"
-    assert (screen.fund.main_label.text(), screen.fund.reserve_label.text()) == ("MAIN 0.00",
-                                                                                 "RESERVE 0.00")
+    assert (screen.fund.main_label.text(), screen.fund.reserve_label.text()) == ("MAIN ₱0.00",
+                                                                                 "RESERVE ₱0.00")
 
     # nothing more on a ceased fund: a clear message, no swipe asked
     n = len(swiper.prompts)

@@ -14,6 +14,7 @@ from sqlalchemy import Engine
 
 from core.controllers.events import GameStarted, HitClaimed
 from core.desks.signage import SignPoller, read_fund, read_group
+from core.kernel.money import Currency
 from core.ledger.db import make_engine
 from core.pokerroom import fund as bbj_fund
 from gui.desks.signage import HIDDEN, STALE_S, SignageWindow
@@ -35,7 +36,7 @@ SHOTS = os.environ.get("PODIUM_SCREENSHOT_DIR")
 
 def _window(qtbot, desk, group: str = "LINK") -> SignageWindow:  # type: ignore[no-untyped-def]
     poller = SignPoller(lambda: read_group(desk, group))
-    w = SignageWindow(poller, symbol=desk.config.casino.currency_symbol, tz=desk.tz,
+    w = SignageWindow(poller, money=desk.config.money, tz=desk.tz,
                       title=group, poll_ms=100)
     qtbot.addWidget(w)
     w.resize(1280, 720)
@@ -122,8 +123,8 @@ def test_the_poker_room_display_shows_the_bad_beat_jackpot(qtbot, sqlite_engine:
     bbj_fund.create_fund(sqlite_engine, "bbj", "Poker room BBJ")
     bbj_fund.seed(sqlite_engine, "bbj", 5_000_000, by="test", reason="opening seed")
     desk = read_only_desk(sqlite_engine, floor.config, PAYTABLES)
-    w = SignageWindow(SignPoller(lambda: read_fund(desk, "bbj")), symbol="₱", tz=desk.tz,
-                      title="bbj", poll_ms=100)
+    w = SignageWindow(SignPoller(lambda: read_fund(desk, "bbj")), money=desk.config.fund_money,
+                      tz=desk.tz, title="bbj", poll_ms=100)
     qtbot.addWidget(w)
     w.resize(1280, 720)
     w.show()
@@ -192,7 +193,8 @@ def test_the_board_says_jackpot_locked_with_the_fixed_amount_and_the_live_meter(
 
     sign = GroupSign("LOCK", "Lock Link", (LevelSign("MAIN", 1_000_020, LOCKED, 1, 1_250_000),),
                      datetime(2026, 12, 3, 9, 30, 5, tzinfo=UTC))
-    board = board_of(sign, symbol="₱", tz=ZoneInfo("Asia/Manila"), title="LOCK", labels=())
+    board = board_of(sign, money=Currency("PHP", "en_PH"), tz=ZoneInfo("Asia/Manila"),
+                     title="LOCK", labels=())
     (row,) = board.rows
     assert row.amount == "₱10,000.20"  # the live meter
     assert row.banner == "JACKPOT LOCKED · ₱12,500.00 WON · 1 HIT BEING VERIFIED"

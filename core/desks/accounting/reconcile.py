@@ -32,7 +32,13 @@ from sqlalchemy.orm import Session
 
 from core.desks.accounting.periods import Period, PeriodError
 from core.desks.desk import Desk
-from core.kernel.money import UNITS_PER_CENT, decimal_text, format_units_exact, units_decimal
+from core.kernel.money import (
+    UNITS_PER_CENT,
+    Currency,
+    decimal_text,
+    format_units_exact,
+    units_decimal,
+)
 from core.ledger import integrity
 from core.ledger.models import UTCDateTime
 
@@ -294,20 +300,22 @@ def reconcile(desk: Desk, period: Period, *, now: datetime | None = None) -> Rec
     snapshot."""
     check_whole_hours(period)
     made = (now or datetime.now(UTC)).astimezone(UTC)
-    sym = desk.config.casino.currency_symbol
+    money = desk.config.money  # the floor's currency, the casino's locale
     with desk.read() as s:
         head = chain_head_text(s)
         notes: list[str] = []
-        rows = reconcile_in(s, period, sym, notes)
+        rows = reconcile_in(s, period, money, notes)
     levels, groups, problems = rows
     return Reconciliation(period, made, head, tuple(levels), tuple(groups), tuple(problems),
                           tuple(notes))
 
 
-def reconcile_in(s: Session, period: Period, sym: str = "", notes: list[str] | None = None
+def reconcile_in(s: Session, period: Period, money: Currency | None = None,
+                 notes: list[str] | None = None
                  ) -> tuple[list[LevelReconciliation], list[GroupDrop], list[str]]:
     """The levels, the groups and the problems (``notes`` gets what is worth saying but is not
-    a difference)."""
+    a difference; ``money`` writes their amounts, None: the figures alone)."""
+    exact = money.units_exact if money is not None else format_units_exact
     if notes is None:
         notes = []
     start, end = period.start, period.end
@@ -364,15 +372,15 @@ def reconcile_in(s: Session, period: Period, sym: str = "", notes: list[str] | N
         k_m, k_r = b_m - a_m, b_r - a_r
         if (c_m, c_r) != (k_m, k_r):
             problems.append(
-                f"{where}: closing by the movements (meter {format_units_exact(c_m, sym)}, "
-                f"reserve {format_units_exact(c_r, sym)}) differs from the kept balance less "
-                f"what came after (meter {format_units_exact(k_m, sym)}, reserve "
-                f"{format_units_exact(k_r, sym)}): difference meter "
-                f"{format_units_exact(c_m - k_m, sym)}, reserve "
-                f"{format_units_exact(c_r - k_r, sym)}")
+                f"{where}: closing by the movements (meter {exact(c_m)}, "
+                f"reserve {exact(c_r)}) differs from the kept balance less "
+                f"what came after (meter {exact(k_m)}, reserve "
+                f"{exact(k_r)}): difference meter "
+                f"{exact(c_m - k_m)}, reserve "
+                f"{exact(c_r - k_r)}")
         if c_m < 0 or c_r < 0:
-            problems.append(f"{where}: closes below zero (meter {format_units_exact(c_m, sym)}, "
-                            f"reserve {format_units_exact(c_r, sym)})")
+            problems.append(f"{where}: closes below zero (meter {exact(c_m)}, "
+                            f"reserve {exact(c_r)})")
         parts = {k: rev[lid].get(k, Flow()) for k, _ in REVERSAL_PARTS}
         known = parts["holds"] + parts["awards"] + parts["contributions"] + parts["other"]
         # reversals of a round's contributions carry no hit: the rest of the kind's total
@@ -392,12 +400,12 @@ def reconcile_in(s: Session, period: Period, sym: str = "", notes: list[str] | N
         had = want if before is None else min(want, int(before) * UNITS_PER_CENT)
         if source == "meter" and took not in (want, had):
             short.append((int(hit_id), int(aid), f"{names.get(lid, lid)}: award #{aid} "
-                          f"(hit #{hit_id}) of {format_units_exact(want, sym)} took "
-                          f"{format_units_exact(took, sym)} from the meter"))
+                          f"(hit #{hit_id}) of {exact(want)} took "
+                          f"{exact(took)} from the meter"))
         elif source != "meter" and not 0 <= took <= want:
             short.append((int(hit_id), int(aid), f"{names.get(lid, lid)}: fixed award #{aid} "
-                          f"(hit #{hit_id}) of {format_units_exact(want, sym)} took "
-                          f"{format_units_exact(took, sym)} from the meter"))
+                          f"(hit #{hit_id}) of {exact(want)} took "
+                          f"{exact(took)} from the meter"))
     if short:
         slip_of: dict[int, int] = {int(h): int(n) for h, n in conn.execute(
             _SLIP_OF, {"ids": [h for h, _, _ in short]})}
@@ -426,15 +434,15 @@ def reconcile_in(s: Session, period: Period, sym: str = "", notes: list[str] | N
         if g.contribution_units != g.level_contribution_units:
             group_words.append(
                 f"group {gid}: the tables' wagers put in "
-                f"{format_units_exact(g.contribution_units, sym)}, its levels received "
-                f"{format_units_exact(g.level_contribution_units, sym)}: difference "
-                f"{format_units_exact(g.contribution_units - g.level_contribution_units, sym)}")
+                f"{exact(g.contribution_units)}, its levels received "
+                f"{exact(g.level_contribution_units)}: difference "
+                f"{exact(g.contribution_units - g.level_contribution_units)}")
         if g.reversal_units != g.level_reversal_units:
             group_words.append(
                 f"group {gid}: misdeals at its tables took back "
-                f"{format_units_exact(-g.reversal_units, sym)}, its levels gave back "
-                f"{format_units_exact(-g.level_reversal_units, sym)}: difference "
-                f"{format_units_exact(g.level_reversal_units - g.reversal_units, sym)}")
+                f"{exact(-g.reversal_units)}, its levels gave back "
+                f"{exact(-g.level_reversal_units)}: difference "
+                f"{exact(g.level_reversal_units - g.reversal_units)}")
     floor_even = (sum(g.contribution_units - g.level_contribution_units for g in groups) == 0
                   and sum(g.reversal_units - g.level_reversal_units for g in groups) == 0)
     if group_words and moved and floor_even:

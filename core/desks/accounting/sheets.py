@@ -153,8 +153,8 @@ def register_report(desk: Desk, reg: SlipRegister) -> Report:
     first = reg.lines[0].slip_no if reg.lines else None
     last = reg.lines[-1].slip_no if reg.lines else None
     notes = [f"{len(reg.lines)} slip(s)" + (f", {first} to {last}" if first else "")
-             + f"; paid {desk.config.casino.currency_symbol}{cents(reg.paid_cents):,}, void "
-             f"{desk.config.casino.currency_symbol}{cents(reg.void_cents):,}.",
+             + f"; paid {desk.config.money.text(reg.paid_cents)}, void "
+             f"{desk.config.money.text(reg.void_cents)}.",
              *(f"GAP: {g}" for g in reg.gaps)]
     if reg.previous_slip is not None:
         notes.append(f"The last slip before the period is {reg.previous_slip}.")

@@ -414,8 +414,8 @@ def test_the_forfeiture_report_shows_every_amount_from_the_ledger(room: Engine) 
     form = ledger_forms.render(room, ledger_forms.FormRequest("forfeiture", fund_id="bbj"),
                                casino="C", operator="O", tz=MANILA)
     assert form.filename == "BBJ-forfeiture_bbj"
-    for text in ("PHP&nbsp;50,705.60", "PHP&nbsp;50,000.00", "PHP&nbsp;705.60",
-                 "PHP&nbsp;302.40", "PHP&nbsp;51,008.00", "Amount to remit to PAGCOR",
+    for text in ("₱50,705.60", "₱50,000.00", "₱705.60",
+                 "₱302.40", "₱51,008.00", "Amount to remit to PAGCOR",
                  "01 December 2026", "poker room closed for good", "2001 Evelyn Cruz"):
         assert text in form.html, text
 

@@ -58,7 +58,7 @@ def test_a_paid_share_gives_its_slip_from_the_ledger(paid: tuple[Engine, int]) -
     text = " ".join(recovered_text(render_share_slip(slip)).split())  # lines joined
     for expected in ("BAD BEAT JACKPOT SHARE", "Player 1", "Losing hand (bad beat)",
                      "PHP 10,141.12", "PHP 2,028.22", "NET AMOUNT PAID", "PHP 8,112.90",
-                     "EIGHT THOUSAND ONE HUNDRED TWELVE AND 90/100 PESOS",
+                     "EIGHT THOUSAND ONE HUNDRED TWELVE AND 90/100 PHILIPPINE PESOS",
                      f"BBJ-C{cid}-A1-S1", "2026-12-02 22:15"):  # paid at 14:15 UTC, Manila
         assert expected in text, expected
     nranetb = share_slip(engine, cid, 2, casino="C", timezone="Asia/Manila")

@@ -151,7 +151,7 @@ def test_daily_report_tgd_1494_offsite_has_no_remittance() -> None:
 
 
 def test_jackpot_drop_box_chips_must_add_up_to_the_jackpot_rake() -> None:
-    with pytest.raises(FormError, match="PK-01.*PHP 12,250.00.*PHP 12,300.00"):
+    with pytest.raises(FormError, match="PK-01.*₱12,250.00.*₱12,300.00"):
         table(chips={500: 10, 100: 60, 50: 24, 25: 2})
     with pytest.raises(FormError, match="denomination 20"):
         table(chips={20: 1})
@@ -268,7 +268,7 @@ def test_transfer_after_a_reset_has_no_seed_outstanding_and_moves_the_whole_main
     assert (t.seed_returned_cents, t.transferred_cents) == (0, 18_000_000)
     page = text(transfer_cessation_html(t))
     assert "reset by a hit" in page and "____" in page  # players told: blank, to fill in
-    with pytest.raises(FormError, match="seed amount: PHP 50,000.00, but the jackpot was reset"):
+    with pytest.raises(FormError, match="seed amount: ₱50,000.00, but the jackpot was reset"):
         TransferCessation("C", "O", "BBJ", "transfer", date(2026, 11, 2), date(2026, 11, 23),
                           None, seed_cents=5_000_000, main_cents=15_000_000,
                           reserve_cents=0, destination="BBJ 2", jackpot_reset=True)
@@ -433,11 +433,11 @@ def test_tgd_1581_prints_the_rooms_rules_and_the_latest_filing() -> None:
                   "Tuesday 01 December 2026 15:00 (UTC+08:00)", "08 December 2026",
                   "Players dealt in (at least) 6", "25 x the big blind",
                   "Winning hand 25%", "Losing (bad beat) hand 35%", "equally) 40%",
-                  "20% of the whole share above PHP 20,000.00", "25% of any share",
-                  "once per hand) 10%", "per hand PHP 80.00", "daily jackpot rake) 30%",
+                  "20% of the whole share above ₱20,000.00", "25% of any share",
+                  "once per hand) 10%", "per hand ₱80.00", "daily jackpot rake) 30%",
                   "To the jackpot fund 70%", "fund's share) 70%", "fund's share) 30%",
-                  "500, 100, 20", "PHP 20.00 PHP 20.00 25.00%", "PHP 50.00 PHP 60.00 75.00%",
-                  "so far PHP 50,000.00", "none: not running yet", "2/F Grand Hall",
+                  "500, 100, 20", "₱20.00 ₱20.00 25.00%", "₱50.00 ₱60.00 75.00%",
+                  "so far ₱50,000.00", "none: not running yet", "2/F Grand Hall",
                   "Aces full of Tens"):
         assert shown in page, shown
     # no filing time: the submission and its receipt are blanks to fill in by hand

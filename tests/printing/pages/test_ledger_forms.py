@@ -731,7 +731,7 @@ def test_implementation_request_is_the_floor_files_rules_and_the_ledgers_fund(
     assert (r.received_on, r.timely) == (date(2026, 12, 28), False)
     page = text(implementation_request_html(r))
     for shown in ("LATE", "Players dealt in (at least) 6", "25 x the big blind",
-                  "Winning hand 25%", "PHP 80.00", "PHP 20.00 PHP 40.00 50.00%",
+                  "Winning hand 25%", "₱80.00", "₱20.00 ₱40.00 50.00%",
                   peso(6_000_000), peso(7_315_650), peso(563_850), "1 (first 30 November 2026)",
                   "2/F Grand Hall", "holidays skipped: 24 December 2026, 25 December 2026, "
                   "30 December 2026, 31 December 2026, 01 January 2027"):
