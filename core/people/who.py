@@ -53,6 +53,8 @@ class Who:
         ``Dana Reyes #1001 (supervisor)``."""
         return f"{self.name} #{self.number} ({self.role})"
 
+    __str__ = label
+
     def short(self) -> str:
         """The label without the role, where the role is shown elsewhere or not at all (a
         desk's header, a register's column): ``Dana Reyes #1001``."""

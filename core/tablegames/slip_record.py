@@ -27,7 +27,7 @@ class VoidMark:
     money came back."""
 
     at: datetime
-    by: str  # "Exe Cutive #X1 (executive)"
+    by: Who
     reason: str
     money_returned: bool
 
@@ -143,5 +143,7 @@ def _validate(s: WinSlip) -> None:
         if not isinstance(s.void, VoidMark) or not isinstance(s.void.at, datetime) or \
                 s.void.at.utcoffset() is None:
             raise SlipError("win slip void: must be a VoidMark with a timezone-aware time")
-        need_text("void.by", s.void.by)
+        if not isinstance(s.void.by, Who):
+            raise SlipError("win slip void.by: must be a Who(number, name, role)")
+        need_text("void.by.name", s.void.by.name)
         need_text("void.reason", s.void.reason)

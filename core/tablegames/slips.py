@@ -151,9 +151,8 @@ def win_slip(ctx: FloorContext, slip_no: int) -> WinSlip:
 
 def void_view(s: Session, slip_no: int, row: SlipVoid) -> SlipVoidView:
     emp = s.get(Employee, row.employee_id)
-    return SlipVoidView(slip_no, row.created_at, emp.number if emp else "?",
-                        emp.name if emp else "(unknown employee)", emp.role if emp else "",
-                        row.reason, bool(row.money_returned))
+    by = Who.of(emp) if emp else Who("?", "(unknown employee)", "")
+    return SlipVoidView(slip_no, row.created_at, by, row.reason, bool(row.money_returned))
 
 
 def slip_void(s: Session, slip_no: int) -> SlipVoidView | None:

@@ -437,7 +437,7 @@ def void_banner(mark: VoidMark, timezone: str, *, profile: str = DEFAULT_PROFILE
     local, utc = paid_time_text(mark.at, ZoneInfo(timezone))
     w.field("Voided", local, bold=True)
     w.field("", utc)
-    w.field("Voided by", mark.by)
+    w.field("Voided by", mark.by.label())
     w.field("Reason", mark.reason)
     w.field("Money", mark.money_text())
     w.rule("=")
