@@ -69,6 +69,7 @@ from core.ledger.models import (
     Employee,
 )
 from core.people.auth import AuthError, Gate, Swipe, Swiper, gate_for, required_role, same_person
+from core.people.who import Who
 from core.pokerroom import business_days
 from core.pokerroom.fund import (
     BbjFundError,
@@ -251,8 +252,7 @@ class Event:
     state: str
     seat: int | None
     detail: str
-    employee_number: str
-    employee_name: str
+    by: Who
     at: datetime
 
 
@@ -454,7 +454,7 @@ def _view(s: Session, row: BbjCase) -> CaseView:
     evs = s.execute(select(BbjCaseEvent, Employee).join(
         Employee, Employee.id == BbjCaseEvent.employee_id).where(
         BbjCaseEvent.case_id == row.id).order_by(BbjCaseEvent.id)).all()
-    events = tuple(Event(e.state, e.seat, e.detail, emp.number, emp.name, e.created_at)
+    events = tuple(Event(e.state, e.seat, e.detail, Who.of(emp), e.created_at)
                    for e, emp in evs)
     return CaseView(row.id, row.fund_id, row.table_name, row.hit_at, row.qualifies,
                     dict(row.claim), dict(row.decision), events, _award_id(s, row))
@@ -770,7 +770,7 @@ def _step(s: Session, gate: Gate, who: Swiper, case_id: int, state: str, seat: i
             raise BbjCaseError(f"case {case_id}: a void needs the reason")
         if view.award_id is not None:  # approved, nothing paid yet: the fund gets it back
             main, reserve = void_award_in(s, row.fund_id, view.award_id,
-                                          by=f"{emp.number} {emp.name}", reason=text,
+                                          by=Who.of(emp).recorded(), reason=text,
                                           now=now)
             text += (f"; award {view.award_id} undone: main {format_cents(main)}, reserve "
                      f"{format_cents(reserve)} back in the fund")
@@ -801,7 +801,7 @@ def _award(s: Session, row: BbjCase, view: CaseView, emp: Employee, now: datetim
         raise BbjCaseError(f"case {row.id}: the claim decided again does not pay the same "
                            "seats (other settings than when the case was opened?)")
     award_id = record_award_in(s, row.fund_id, decision, hit_at=row.hit_at,
-                               table=row.table_name, by=f"{emp.number} {emp.name}", now=now,
+                               table=row.table_name, by=Who.of(emp).recorded(), now=now,
                                cease=cease, case_id=row.id)
     ceased = "; the fund ceases with this hit (reserve added to main)" if cease else ""
     if notice is not None:
@@ -832,7 +832,7 @@ def record_count(engine: Engine, fund_id: str, swipe: str, *, business_date: dat
     def write(s: Session, emp: Employee) -> int:
         return record_count_in(s, fund_id, business_date=business_date, table=table,
                                drop_box=drop_box, opened_at=opened_at, closed_at=closed_at,
-                               dealer=dealer, pieces=pieces, by=f"{emp.number} {emp.name}",
+                               dealer=dealer, pieces=pieces, by=Who.of(emp).recorded(),
                                settings=settings, rake_box=rake_box, rake_cents=rake_cents,
                                now=now)
 
@@ -850,7 +850,7 @@ def post_day(engine: Engine, fund_id: str, business_date: date, swipe: str, *,
     now = clock().astimezone(UTC)
 
     def write(s: Session, emp: Employee) -> Posting:
-        return post_day_in(s, fund_id, business_date, by=f"{emp.number} {emp.name}",
+        return post_day_in(s, fund_id, business_date, by=Who.of(emp).recorded(),
                            settings=settings, now=now)
 
     posting = _swiped(engine, swipe, now, write, COUNT_ACTION)
@@ -897,7 +897,7 @@ def record_tournament_fee(engine: Engine, swipe: str, *, business_date: date, to
     def write(s: Session, emp: Employee) -> int:
         return record_tournament_fee_in(s, business_date=business_date, tournament=tournament,
                                         fee_cents=fee_cents, reason=reason,
-                                        by=f"{emp.number} {emp.name}", now=now)
+                                        by=Who.of(emp).recorded(), now=now)
 
     row_id = _swiped(engine, swipe, now, write, COUNT_ACTION)
     log.info("poker tournament %s on %s: fee %s recorded", tournament, business_date,
@@ -918,7 +918,7 @@ def give_notice(engine: Engine, fund_id: str, swipe: str, kind: str, *, notice_o
     def write(s: Session, emp: Employee) -> int:
         return give_notice_in(s, fund_id, kind, notice_on=notice_on, effective_on=effective_on,
                               players_told_on=players_told_on, to_fund_id=to_fund_id,
-                              reason=reason, by=f"{emp.number} {emp.name}", now=now)
+                              reason=reason, by=Who.of(emp).recorded(), now=now)
 
     nid = _swiped(engine, swipe, now, write, CLOSURE_ACTION, EXECUTIVE,
                   "a notice of cessation of the jackpot")
@@ -932,7 +932,7 @@ def withdraw_notice(engine: Engine, fund_id: str, notice_id: int, swipe: str, *,
     now = clock().astimezone(UTC)
 
     def write(s: Session, emp: Employee) -> int:
-        return withdraw_notice_in(s, fund_id, notice_id, by=f"{emp.number} {emp.name}",
+        return withdraw_notice_in(s, fund_id, notice_id, by=Who.of(emp).recorded(),
                                   reason=reason, now=now)
 
     rid = _swiped(engine, swipe, now, write, CLOSURE_ACTION, EXECUTIVE,
@@ -948,7 +948,7 @@ def record_players_told(engine: Engine, fund_id: str, notice_id: int, swipe: str
 
     def write(s: Session, emp: Employee) -> int:
         return players_told_in(s, fund_id, notice_id, told_on=told_on,
-                               by=f"{emp.number} {emp.name}", now=now)
+                               by=Who.of(emp).recorded(), now=now)
 
     rid = _swiped(engine, swipe, now, write, CLOSURE_ACTION)
     log.info("bbj fund %s: players told of notice %d on %s", fund_id, notice_id, told_on)
@@ -965,7 +965,7 @@ def forfeit_on_closure(engine: Engine, fund_id: str, swipe: str, *, closed_on: d
 
     def write(s: Session, emp: Employee) -> Forfeiture:
         return forfeit_on_closure_in(s, fund_id, closed_on=closed_on, reason=reason,
-                                     by=f"{emp.number} {emp.name}", now=now)
+                                     by=Who.of(emp).recorded(), now=now)
 
     done = _swiped(engine, swipe, now, write, CLOSURE_ACTION, EXECUTIVE,
                    "forfeiting the jackpot fund on closure")

@@ -100,8 +100,7 @@ def share_slip(engine: Engine, case_id: int, seat: int, *, casino: str, timezone
         table=case.table, hit_at=case.hit_at, seat=seat,
         name=str(case.claim.get("names", {}).get(str(seat), "")).strip(),
         role=share.role, taxpayer=share.taxpayer, hole=hole, gross_cents=share.gross_cents,
-        tax_cents=share.tax_cents, paid_by=Who(paid.employee_number, paid.employee_name,
-                                               "Supervisor"),
+        tax_cents=share.tax_cents, paid_by=Who(paid.by.number, paid.by.name, "Supervisor"),
         paid_at=paid.at, timezone=timezone, reprint=reprint)
 
 

@@ -877,4 +877,4 @@ def test_the_tab_asks_for_the_executive_card_and_pin_a_large_award_needs(  # typ
         "Jackpot award of 50,705.60 (at or above the executive threshold 5,000.00): it needs "
         "an executive")
     case = bc.get_case(engine, cid)
-    assert case.events[-1].employee_number == "2001" and case.award_id is not None
+    assert case.events[-1].by.number == "2001" and case.award_id is not None
