@@ -144,7 +144,7 @@ class CheckLine:
     claimed: int
     evaluated: int
     verdict: str
-    employee: str  # "Name #number (role)"
+    by: Who
     wins: dict[str, Any]
 
 
@@ -161,5 +161,5 @@ def checks_in(desk: Any, start: datetime, end: datetime, *, mismatches_only: boo
         rows = s.execute(q).all()
     return [CheckLine(c.id, c.created_at, c.game_name, c.screen, dict(c.options or {}),
                       int(c.claimed_credits), int(c.evaluated_credits), c.verdict,
-                      f"{e.name} #{e.number} ({e.role})", dict(c.wins or {}))
+                      Who.of(e), dict(c.wins or {}))
             for c, e in rows]
