@@ -266,7 +266,7 @@ def activity(ctx: FloorContext, limit: int = 300) -> list[ActivityRecord]:
     from core.ledger.models import ParameterChange, SlipPrintAttempt, SlipVoid, SwipeLog
 
     def who(e: Employee | None) -> str:
-        return f"{e.number} {e.name}" if e is not None else "the floor"
+        return Who.of(e).label() if e is not None else "the floor"
 
     out: list[ActivityRecord] = []
     second = aliased(Employee)
