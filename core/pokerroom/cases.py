@@ -501,7 +501,7 @@ class StepAuthority:
     amount_cents: int | None  # the award (approved) or the share's gross (share_paid)
     threshold_cents: int  # the floor's executive threshold
     separate: bool = False  # approved at or above separate_verifier_at
-    verified_by: str = ""  # "employee N name", who recorded verified (separate only)
+    verified_by: Who | None = None  # who recorded verified (separate only)
     ceases: bool = False  # approved: the fund ceases with it (asked, or a cease-once-hit notice)
 
     @property
@@ -523,17 +523,18 @@ class StepAuthority:
             text = (f"{format_cents(self.amount_cents)} is at or above the executive threshold "
                     f"{format_cents(self.threshold_cents)}: an EXECUTIVE card.")
         if self.separate and self.verified_by:
-            text += (" " if text else "") + (f"Another person than {self.verified_by}, who "
+            text += (" " if text else "") + (f"Another person than "
+                                             f"{self.verified_by.label()}, who "
                                              "verified the hand.")
         return text
 
 
 def _approval_authority(policy: Authorization, award_cents: int,
-                        verified_by: str, ceases: bool = False) -> StepAuthority:
+                        verified_by: Who | None, ceases: bool = False) -> StepAuthority:
     role = required_role("supervisor", award_cents, policy.executive_threshold_cents)
     separate = award_cents >= policy.separate_verifier_cents
     return StepAuthority("approved", role, award_cents, policy.executive_threshold_cents,
-                         separate, verified_by if separate else "", ceases)
+                         separate, verified_by if separate else None, ceases)
 
 
 def _share_authority(policy: Authorization, gross_cents: int | None) -> StepAuthority:
@@ -551,8 +552,8 @@ def _verified_by(s: Session, case_id: int) -> Employee | None:
                      .order_by(BbjCaseEvent.id)).scalars().first()
 
 
-def _who(emp: Employee | None) -> str:
-    return "" if emp is None else f"employee {emp.number} {emp.name}"
+def _who(emp: Employee | None) -> Who | None:
+    return None if emp is None else Who.of(emp)
 
 
 def _decide_again(row: BbjCase, funds: Funds, settings: BbjSettings | None) -> Decision:

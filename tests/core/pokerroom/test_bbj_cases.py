@@ -691,7 +691,7 @@ def test_the_verifier_may_not_approve_an_award_at_or_above_separate_verifier_at(
     bc.advance(room, cid, "verified", EXEC, deck_sorted=True, cctv_reviewed=True, clock=clock)
     bc.advance(room, cid, "request_filed", SUP, clock=clock)
     post_day1(room)
-    assert "Another person than employee 2001 Evelyn Cruz" in \
+    assert "Another person than Evelyn Cruz #2001 (executive)" in \
         bc.step_authority(room, cid, "approved").prompt
     before, events, swipes = _fund_rows(room), _events(room), _swipes(room)
     with pytest.raises(AuthError, match=r"an award of 50,705.60 \(at or above 10,000.00\) is "
