@@ -40,3 +40,29 @@ def test_json_round_trip_and_refusals() -> None:
 
 def test_a_pay_nobody_authorized_is_signed_auto_paid() -> None:
     assert NOBODY.label() == "Auto-paid (no secondary verification) #AUTO (system)"
+
+
+def test_every_record_that_names_a_person_carries_a_who() -> None:
+    """One shape for "who" (issue 25): no record keeps its own number/name/role fields or a
+    ready-made string for the person who acted."""
+    import dataclasses
+    import typing
+
+    from core.desks.desk import DeskPass
+    from core.machines.checks import CheckLine, RecordedCheck
+    from core.pokerroom.calendar import Filing
+    from core.pokerroom.cases import Event, StepAuthority
+    from core.tablegames.slip_record import VoidMark, WinSlip
+    from core.tablegames.views import DecisionRecord, SlipVoidView
+
+    people = {WinSlip: ("authorized_by", "verified_by"), VoidMark: ("by",),
+              SlipVoidView: ("by",), DecisionRecord: ("by",), RecordedCheck: ("by",),
+              CheckLine: ("by",), Event: ("by",), Filing: ("by",), DeskPass: ("who",),
+              StepAuthority: ("verified_by",)}
+    for record, names in people.items():
+        hints = typing.get_type_hints(record)
+        for name in names:
+            assert hints[name] in (Who, Who | None), f"{record.__name__}.{name}"
+        own = {f.name for f in dataclasses.fields(record)} & {
+            "employee_no", "employee_number", "employee_name", "employee_role", "employee"}
+        assert not own, f"{record.__name__} keeps {own}"
