@@ -227,8 +227,8 @@ class PrintSpool:
         assert self.printer is not None
         void = self.floor.slip_void(slip_no)
         if void is not None:  # a void slip is not payable: it never goes to the printer again
-            self._say(f"Win slip {slip_no} is VOID (voided by {void.by}: {void.reason}): not "
-                      "printed. Its win page shows the void.")
+            self._say(f"Win slip {slip_no} is VOID (voided by {void.by.label()}: "
+                      f"{void.reason}): not printed. Its win page shows the void.")
             return
         state = self.floor.print_state(slip_no)
         if state.printed and not again:

@@ -184,7 +184,7 @@ def print_timeline(tl: Timeline) -> None:
     print()
     rows: list[tuple[str, ...]] = [
         (e.time_text, e.source, e.what + (f" [{e.flag}]" if e.flag else ""),
-         e.who.text() if e.who else "-", printable(e.detail)) for e in tl.events]
+         e.who.label() if e.who else "-", printable(e.detail)) for e in tl.events]
     for line in _table(rows, ("time", "source", "what", "who", "detail")):
         print(line)
 

@@ -39,6 +39,7 @@ from core.ledger.models import Employee
 from core.people import cardkey
 from core.people.auth import AuthError, Gate, Swipe
 from core.people.cardkey import CardKey
+from core.people.who import Who
 
 DESK_ROLES: tuple[str, ...] = ("accountant", "surveillance")
 
@@ -269,15 +270,17 @@ def chain_head_text(desk: Desk) -> str:
 class DeskPass:
     """An employee identified by a card at a desk's start, and the desks the card opens."""
 
-    number: str
-    name: str
-    role: str
+    who: Who
     desks: tuple[str, ...]
 
     @property
     def label(self) -> str:
         """Who, as the desk's header and page footers show it: "Ana Cruz #1002"."""
-        return f"{self.name} #{self.number}"
+        return self.who.short()
+
+    @property
+    def role(self) -> str:
+        return self.who.role
 
 
 class _DeskGate(Gate):
@@ -305,4 +308,4 @@ def desk_pass(engine: Engine, config: FloorConfig, swipe: Swipe, *,
     if not desks:
         raise DeskError(f"employee {emp.number} ({emp.name}, {emp.role}) opens no desk: "
                         "desks open for accountants, surveillance, supervisors and executives")
-    return DeskPass(emp.number, emp.name, emp.role, desks)
+    return DeskPass(Who.of(emp), desks)

@@ -25,6 +25,7 @@ from core.ledger.models import Employee, MachineCheck
 from core.machines.rules.slot_games import Game
 from core.machines.rules.slots import Outcome, Spin, evaluate, outcome_json
 from core.people.auth import Swipe, gate_for
+from core.people.who import Who
 
 log = logging.getLogger("podium.machine_checks")
 
@@ -54,9 +55,7 @@ class RecordedCheck:
     verdict: Verdict
     claimed: int
     evaluated: int
-    employee_number: str
-    employee_name: str
-    employee_role: str
+    by: Who
     checked_at: datetime
 
 
@@ -119,8 +118,7 @@ def record_check(engine: Engine, game: Game, spin: Spin, claimed: int, swipe: Sw
                            employee_id=emp.id, created_at=now)
         s.add(row)
         s.flush()
-        return RecordedCheck(row.id, result.verdict, claimed, out.total, emp.number,
-                             emp.name, emp.role, now)
+        return RecordedCheck(row.id, result.verdict, claimed, out.total, Who.of(emp), now)
 
     gate = gate_for(engine)
     recorded = gate.run(swipe, None, SWIPE_ACTION, write)
@@ -146,7 +144,7 @@ class CheckLine:
     claimed: int
     evaluated: int
     verdict: str
-    employee: str  # "Name #number (role)"
+    by: Who
     wins: dict[str, Any]
 
 
@@ -163,5 +161,5 @@ def checks_in(desk: Any, start: datetime, end: datetime, *, mismatches_only: boo
         rows = s.execute(q).all()
     return [CheckLine(c.id, c.created_at, c.game_name, c.screen, dict(c.options or {}),
                       int(c.claimed_credits), int(c.evaluated_credits), c.verdict,
-                      f"{e.name} #{e.number} ({e.role})", dict(c.wins or {}))
+                      Who.of(e), dict(c.wins or {}))
             for c, e in rows]

@@ -60,6 +60,7 @@ from core.ledger.models import (
 from core.ledger.people import mismatch_text, record_event, vouched
 from core.people import cardkey
 from core.people.cardkey import CardKey
+from core.people.who import Who
 
 log = logging.getLogger("podium.auth")
 T = TypeVar("T")
@@ -120,7 +121,8 @@ def _split(swipe: Swipe) -> tuple[str, str | None]:
 
 @dataclass(frozen=True)
 class Swiper:
-    """A card identified by :meth:`Gate.identify` (never the card number)."""
+    """A card identified by :meth:`Gate.identify` (never the card number): an authenticated
+    swipe, not yet a record; :attr:`who` is the person it names, as records keep them."""
 
     employee_id: int
     number: str
@@ -129,15 +131,9 @@ class Swiper:
     card_mac: bytes = field(repr=False)
     pin_checked: bool  # a PIN was typed and is this employee's
 
-
-@dataclass(frozen=True)
-class Identity:
-    """Who swiped (never the card)."""
-
-    employee_id: int
-    number: str
-    name: str
-    role: str
+    @property
+    def who(self) -> Who:
+        return Who.of(self)
 
 
 def parse_swipe(raw: str) -> str:

@@ -68,6 +68,7 @@ from core.ledger.models import (
     PokerTournamentFee,
 )
 from core.people.auth import gate_for
+from core.people.who import Who
 from core.pokerroom.business_days import add_business_days
 from core.pokerroom.calendar_settings import CalendarSettings
 from core.pokerroom.fund import (
@@ -229,13 +230,12 @@ class Filing:
     detail: str
     late: bool
     corrects_id: int | None
-    employee_number: str
-    employee_name: str
+    by: Who
     created_at: datetime
 
     @property
     def who(self) -> str:
-        return f"{self.employee_number} {self.employee_name}"
+        return self.by.recorded()
 
     def to_json(self) -> dict[str, object]:
         return {"id": self.filing_id, "filed_at": self.filed_at.isoformat(),
@@ -410,7 +410,7 @@ def _filings(s: Session) -> dict[tuple[str, str | None, date | None], list[Filin
     for f, emp in rows:
         out.setdefault(_key(f.kind, f.fund_id, f.period_start), []).append(Filing(
             f.id, f.kind, f.fund_id, f.period_start, f.period_end, f.due_at, f.filed_at,
-            f.reference, f.detail, f.late, f.corrects_id, emp.number, emp.name, f.created_at))
+            f.reference, f.detail, f.late, f.corrects_id, Who.of(emp), f.created_at))
     return out
 
 
@@ -660,7 +660,7 @@ def record_filing(engine: Engine, swipe: str, *, kind: str, period_start: date,
         s.add(row)
         s.flush()
         return Filing(row.id, kind, fund_id, period_start, end, due, filed, ref, why,
-                      row.late, corrects, emp.number, emp.name, now)
+                      row.late, corrects, Who.of(emp), now)
 
     filing = gate_for(engine).run(swipe, ROLE, SWIPE_ACTION,
                                   lambda s, emp, _now: write(s, emp), words="a poker room filing")

@@ -70,6 +70,7 @@ from core.ledger.models import (
     Employee,
 )
 from core.people.auth import AuthError, Gate, Swipe, Swiper, gate_for, required_role, same_person
+from core.people.who import Who
 from core.pokerroom import business_days
 from core.pokerroom.fund import (
     BbjFundError,
@@ -256,8 +257,7 @@ class Event:
     state: str
     seat: int | None
     detail: str
-    employee_number: str
-    employee_name: str
+    by: Who
     at: datetime
 
 
@@ -464,7 +464,7 @@ def _view(s: Session, row: BbjCase) -> CaseView:
     evs = s.execute(select(BbjCaseEvent, Employee).join(
         Employee, Employee.id == BbjCaseEvent.employee_id).where(
         BbjCaseEvent.case_id == row.id).order_by(BbjCaseEvent.id)).all()
-    events = tuple(Event(e.state, e.seat, e.detail, emp.number, emp.name, e.created_at)
+    events = tuple(Event(e.state, e.seat, e.detail, Who.of(emp), e.created_at)
                    for e, emp in evs)
     return CaseView(row.id, row.fund_id, row.table_name, row.hit_at, row.qualifies,
                     dict(row.claim), dict(row.decision), events, _award_id(s, row))
@@ -511,7 +511,7 @@ class StepAuthority:
     amount_cents: int | None  # the award (approved) or the share's gross (share_paid)
     threshold_cents: int  # the floor's executive threshold
     separate: bool = False  # approved at or above separate_verifier_at
-    verified_by: str = ""  # "employee N name", who recorded verified (separate only)
+    verified_by: Who | None = None  # who recorded verified (separate only)
     ceases: bool = False  # approved: the fund ceases with it (asked, or a cease-once-hit notice)
 
     @property
@@ -533,17 +533,18 @@ class StepAuthority:
             text = (f"{format_cents(self.amount_cents)} is at or above the executive threshold "
                     f"{format_cents(self.threshold_cents)}: an EXECUTIVE card.")
         if self.separate and self.verified_by:
-            text += (" " if text else "") + (f"Another person than {self.verified_by}, who "
+            text += (" " if text else "") + (f"Another person than "
+                                             f"{self.verified_by.label()}, who "
                                              "verified the hand.")
         return text
 
 
 def _approval_authority(policy: Authorization, award_cents: int,
-                        verified_by: str, ceases: bool = False) -> StepAuthority:
+                        verified_by: Who | None, ceases: bool = False) -> StepAuthority:
     role = required_role("supervisor", award_cents, policy.executive_threshold_cents)
     separate = award_cents >= policy.separate_verifier_cents
     return StepAuthority("approved", role, award_cents, policy.executive_threshold_cents,
-                         separate, verified_by if separate else "", ceases)
+                         separate, verified_by if separate else None, ceases)
 
 
 def _share_authority(policy: Authorization, gross_cents: int | None) -> StepAuthority:
@@ -561,8 +562,8 @@ def _verified_by(s: Session, case_id: int) -> Employee | None:
                      .order_by(BbjCaseEvent.id)).scalars().first()
 
 
-def _who(emp: Employee | None) -> str:
-    return "" if emp is None else f"employee {emp.number} {emp.name}"
+def _who(emp: Employee | None) -> Who | None:
+    return None if emp is None else Who.of(emp)
 
 
 def _decide_again(row: BbjCase, funds: Funds, settings: BbjSettings | None) -> Decision:
@@ -780,7 +781,7 @@ def _step(s: Session, gate: Gate, who: Swiper, case_id: int, state: str, seat: i
             raise BbjCaseError(f"case {case_id}: a void needs the reason")
         if view.award_id is not None:  # approved, nothing paid yet: the fund gets it back
             main, reserve = void_award_in(s, row.fund_id, view.award_id,
-                                          by=f"{emp.number} {emp.name}", reason=text,
+                                          by=Who.of(emp).recorded(), reason=text,
                                           now=now)
             text += (f"; award {view.award_id} undone: main {format_cents(main)}, reserve "
                      f"{format_cents(reserve)} back in the fund")
@@ -811,7 +812,7 @@ def _award(s: Session, row: BbjCase, view: CaseView, emp: Employee, now: datetim
         raise BbjCaseError(f"case {row.id}: the claim decided again does not pay the same "
                            "seats (other settings than when the case was opened?)")
     award_id = record_award_in(s, row.fund_id, decision, hit_at=row.hit_at,
-                               table=row.table_name, by=f"{emp.number} {emp.name}", now=now,
+                               table=row.table_name, by=Who.of(emp).recorded(), now=now,
                                cease=cease, case_id=row.id)
     ceased = "; the fund ceases with this hit (reserve added to main)" if cease else ""
     if notice is not None:
@@ -842,7 +843,7 @@ def record_count(engine: Engine, fund_id: str, swipe: str, *, business_date: dat
     def write(s: Session, emp: Employee) -> int:
         return record_count_in(s, fund_id, business_date=business_date, table=table,
                                drop_box=drop_box, opened_at=opened_at, closed_at=closed_at,
-                               dealer=dealer, pieces=pieces, by=f"{emp.number} {emp.name}",
+                               dealer=dealer, pieces=pieces, by=Who.of(emp).recorded(),
                                settings=settings, rake_box=rake_box, rake_cents=rake_cents,
                                now=now)
 
@@ -860,7 +861,7 @@ def post_day(engine: Engine, fund_id: str, business_date: date, swipe: str, *,
     now = clock().astimezone(UTC)
 
     def write(s: Session, emp: Employee) -> Posting:
-        return post_day_in(s, fund_id, business_date, by=f"{emp.number} {emp.name}",
+        return post_day_in(s, fund_id, business_date, by=Who.of(emp).recorded(),
                            settings=settings, now=now)
 
     posting = _swiped(engine, swipe, now, write, COUNT_ACTION)
@@ -907,7 +908,7 @@ def record_tournament_fee(engine: Engine, swipe: str, *, business_date: date, to
     def write(s: Session, emp: Employee) -> int:
         return record_tournament_fee_in(s, business_date=business_date, tournament=tournament,
                                         fee_cents=fee_cents, reason=reason,
-                                        by=f"{emp.number} {emp.name}", now=now)
+                                        by=Who.of(emp).recorded(), now=now)
 
     row_id = _swiped(engine, swipe, now, write, COUNT_ACTION)
     log.info("poker tournament %s on %s: fee %s recorded", tournament, business_date,
@@ -928,7 +929,7 @@ def give_notice(engine: Engine, fund_id: str, swipe: str, kind: str, *, notice_o
     def write(s: Session, emp: Employee) -> int:
         return give_notice_in(s, fund_id, kind, notice_on=notice_on, effective_on=effective_on,
                               players_told_on=players_told_on, to_fund_id=to_fund_id,
-                              reason=reason, by=f"{emp.number} {emp.name}", now=now)
+                              reason=reason, by=Who.of(emp).recorded(), now=now)
 
     nid = _swiped(engine, swipe, now, write, CLOSURE_ACTION, EXECUTIVE,
                   "a notice of cessation of the jackpot")
@@ -942,7 +943,7 @@ def withdraw_notice(engine: Engine, fund_id: str, notice_id: int, swipe: str, *,
     now = clock().astimezone(UTC)
 
     def write(s: Session, emp: Employee) -> int:
-        return withdraw_notice_in(s, fund_id, notice_id, by=f"{emp.number} {emp.name}",
+        return withdraw_notice_in(s, fund_id, notice_id, by=Who.of(emp).recorded(),
                                   reason=reason, now=now)
 
     rid = _swiped(engine, swipe, now, write, CLOSURE_ACTION, EXECUTIVE,
@@ -958,7 +959,7 @@ def record_players_told(engine: Engine, fund_id: str, notice_id: int, swipe: str
 
     def write(s: Session, emp: Employee) -> int:
         return players_told_in(s, fund_id, notice_id, told_on=told_on,
-                               by=f"{emp.number} {emp.name}", now=now)
+                               by=Who.of(emp).recorded(), now=now)
 
     rid = _swiped(engine, swipe, now, write, CLOSURE_ACTION)
     log.info("bbj fund %s: players told of notice %d on %s", fund_id, notice_id, told_on)
@@ -975,7 +976,7 @@ def forfeit_on_closure(engine: Engine, fund_id: str, swipe: str, *, closed_on: d
 
     def write(s: Session, emp: Employee) -> Forfeiture:
         return forfeit_on_closure_in(s, fund_id, closed_on=closed_on, reason=reason,
-                                     by=f"{emp.number} {emp.name}", now=now)
+                                     by=Who.of(emp).recorded(), now=now)
 
     done = _swiped(engine, swipe, now, write, CLOSURE_ACTION, EXECUTIVE,
                    "forfeiting the jackpot fund on closure")

@@ -16,7 +16,7 @@ One workflow per module, over one unit of work (``unit``):
 | ``adjust`` | manual meter adjustments by two people |
 | ``locks`` | Jackpot Lock: an amount fixed for a pending hit, given back, fixed again |
 | ``slips`` | slip numbers, the win slip record and bytes, a slip's void, print attempts |
-| ``slip_record`` | ``WinSlip``, ``Signer``, ``VoidMark``: what a win slip says |
+| ``slip_record`` | ``WinSlip``, ``VoidMark``: what a win slip says |
 | ``paper`` | the paper port: what the floor needs from ``printing`` (``SlipPaper``, ``Printer``) |
 | ``replies`` | the PAY / REJECT each controller must hear |
 | ``queries`` | read-only views: snapshot, meter history, hit record, reports |

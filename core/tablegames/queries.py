@@ -37,6 +37,7 @@ from core.ledger.models import (
     Wager,
 )
 from core.ledger.models import ControllerEvent as EventRow
+from core.people.who import Who
 from core.tablegames import balances, flags, meters
 from core.tablegames.rules import fortune
 from core.tablegames.slips import cards_of
@@ -265,7 +266,7 @@ def activity(ctx: FloorContext, limit: int = 300) -> list[ActivityRecord]:
     from core.ledger.models import ParameterChange, SlipPrintAttempt, SlipVoid, SwipeLog
 
     def who(e: Employee | None) -> str:
-        return f"{e.number} {e.name}" if e is not None else "the floor"
+        return Who.of(e).label() if e is not None else "the floor"
 
     out: list[ActivityRecord] = []
     second = aliased(Employee)
@@ -455,8 +456,8 @@ def hit_record(ctx: FloorContext, hit_id: int) -> HitRecord:
         def row(at: datetime, what: str, employee_id: int | None, why: str) -> DecisionRecord:
             e = people.get(employee_id) if employee_id is not None else None
             if e is None:
-                return DecisionRecord(at, what, None, "", "", why)
-            return DecisionRecord(at, what, e.number, e.name, e.role, why)
+                return DecisionRecord(at, what, None, why)
+            return DecisionRecord(at, what, Who.of(e), why)
 
         trail = [(d.created_at, 0, d.id, row(d.created_at, d.decision, d.employee_id, d.reason))
                  for d in s.scalars(select(HitDecision).where(HitDecision.hit_id == hit.id))]

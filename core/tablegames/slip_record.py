@@ -14,22 +14,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.kernel.cards import CardError, parse_card
 from core.kernel.money import DOLLARS, Currency
+from core.people.who import Who
 
 
 class SlipError(ValueError):
     """A win slip that can not be printed; the message names the field and the problem."""
-
-
-@dataclass(frozen=True)
-class Signer:
-    """An employee who signs for a pay (from the card swipe), e.g. the authorizing supervisor."""
-
-    name: str
-    employee_no: str
-    role: str
-
-    def label(self) -> str:
-        return f"{self.name} #{self.employee_no} ({self.role})"
 
 
 @dataclass(frozen=True)
@@ -38,7 +27,7 @@ class VoidMark:
     money came back."""
 
     at: datetime
-    by: str  # "Exe Cutive #X1 (executive)"
+    by: Who
     reason: str
     money_returned: bool
 
@@ -66,8 +55,8 @@ class WinSlip:
     level: str | None
     meter_before_cents: int | None
     meter_after_cents: int | None
-    authorized_by: Signer
-    verified_by: Signer | None
+    authorized_by: Who  # the employee who signs for the pay (from the card swipe)
+    verified_by: Who | None
     paid_at: datetime
     timezone: str
     reprint: bool = False
@@ -140,9 +129,9 @@ def _validate(s: WinSlip) -> None:
         v = getattr(s, name)
         if v is None and name == "verified_by":
             continue
-        if not isinstance(v, Signer):
-            raise SlipError(f"win slip {name}: must be a Signer(name, employee_no, role)")
-        for part in ("name", "employee_no", "role"):
+        if not isinstance(v, Who):
+            raise SlipError(f"win slip {name}: must be a Who(number, name, role)")
+        for part in ("number", "name", "role"):
             need_text(f"{name}.{part}", getattr(v, part))
     if not isinstance(s.paid_at, datetime) or s.paid_at.utcoffset() is None:
         raise SlipError(f"win slip paid_at: must be a timezone-aware time (UTC), "
@@ -156,5 +145,7 @@ def _validate(s: WinSlip) -> None:
         if not isinstance(s.void, VoidMark) or not isinstance(s.void.at, datetime) or \
                 s.void.at.utcoffset() is None:
             raise SlipError("win slip void: must be a VoidMark with a timezone-aware time")
-        need_text("void.by", s.void.by)
+        if not isinstance(s.void.by, Who):
+            raise SlipError("win slip void.by: must be a Who(number, name, role)")
+        need_text("void.by.name", s.void.by.name)
         need_text("void.reason", s.void.reason)

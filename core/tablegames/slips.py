@@ -24,9 +24,10 @@ from core.ledger.models import (
     SlipPrintAttempt,
     SlipVoid,
 )
+from core.people.who import NOBODY, Who
 from core.tablegames.rules import fortune
 from core.tablegames.setup import SLIP_SEQUENCE_KEY
-from core.tablegames.slip_record import Signer, VoidMark, WinSlip
+from core.tablegames.slip_record import VoidMark, WinSlip
 from core.tablegames.unit import FloorContext, Unit
 from core.tablegames.views import (
     PRINT_MARKINGS,
@@ -37,7 +38,6 @@ from core.tablegames.views import (
     SlipVoidView,
 )
 
-AUTO_SIGNER_NAME = "Auto-paid (no secondary verification)"
 ZERO_SHARE_NOTE = ("The meter's share rounds down to nothing: 0.00 paid; the fraction of a "
                    "cent stays in the meter (RULES.md 3-4).")
 
@@ -93,9 +93,9 @@ def slip_record(ctx: FloorContext, s: Session, slip_no: int, hit: Hit, award: Aw
                 paid_at: datetime) -> WinSlip:
     """The win slip of a paid hit, from its ledger rows only (the award, its level, the
     employees on it, the verified cards or else the table's)."""
-    def signer(employee_id: int | None) -> Signer | None:
+    def signer(employee_id: int | None) -> Who | None:
         emp = s.get(Employee, employee_id) if employee_id is not None else None
-        return Signer(emp.name, emp.number, emp.role) if emp is not None else None
+        return Who.of(emp) if emp is not None else None
 
     authorized = signer(award.authorized_by)
     level = None
@@ -117,7 +117,7 @@ def slip_record(ctx: FloorContext, s: Session, slip_no: int, hit: Hit, award: Aw
         source="meter" if award.source == "meter" else "tray",
         level=level, meter_before_cents=award.meter_before_cents if level else None,
         meter_after_cents=award.meter_after_cents if level else None,
-        authorized_by=authorized or Signer(AUTO_SIGNER_NAME, "AUTO", "system"),
+        authorized_by=authorized or NOBODY,
         verified_by=signer(award.verified_by),
         paid_at=paid_at, timezone=casino.timezone, currency=casino.money,
         notes=((ZERO_SHARE_NOTE,) if award.amount_cents == 0 else ())
@@ -176,9 +176,8 @@ def win_slip(ctx: FloorContext, slip_no: int) -> WinSlip:
 
 def void_view(s: Session, slip_no: int, row: SlipVoid) -> SlipVoidView:
     emp = s.get(Employee, row.employee_id)
-    return SlipVoidView(slip_no, row.created_at, emp.number if emp else "?",
-                        emp.name if emp else "(unknown employee)", emp.role if emp else "",
-                        row.reason, bool(row.money_returned))
+    by = Who.of(emp) if emp else Who("?", "(unknown employee)", "")
+    return SlipVoidView(slip_no, row.created_at, by, row.reason, bool(row.money_returned))
 
 
 def slip_void(s: Session, slip_no: int) -> SlipVoidView | None:

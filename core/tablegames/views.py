@@ -9,6 +9,7 @@ from decimal import Decimal
 
 from core.kernel.cards import Card
 from core.kernel.money import units_floor_cents
+from core.people.who import Who
 from core.tablegames.flags import FlagCode
 
 
@@ -283,16 +284,12 @@ class DecisionRecord:
 
     at: datetime
     what: str  # a hit_decisions decision (verified, paid, ...) or "swipe <outcome>"
-    employee_no: str | None  # None: the controller or the system
-    employee_name: str
-    employee_role: str
+    by: Who | None  # None: the controller or the system
     reason: str
 
     @property
     def who(self) -> str:
-        if self.employee_no is None:
-            return "system"
-        return f"{self.employee_name} #{self.employee_no} ({self.employee_role})"
+        return "system" if self.by is None else self.by.label()
 
 
 @dataclass(frozen=True)
@@ -339,15 +336,9 @@ class SlipVoidView:
 
     slip_no: int
     at: datetime
-    employee_number: str
-    employee_name: str
-    employee_role: str
+    by: Who
     reason: str
     money_returned: bool
-
-    @property
-    def by(self) -> str:
-        return f"{self.employee_name} #{self.employee_number} ({self.employee_role})"
 
 
 @dataclass(frozen=True)

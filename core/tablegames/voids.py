@@ -117,7 +117,7 @@ def _void(ctx: FloorContext, slip_no: int, reason: str, money_returned: bool,
         if done is not None:
             v = void_view(s, slip_no, done)
             raise FloorError(f"win slip {slip_no}: already void (voided "
-                             f"{v.at:%Y-%m-%d %H:%M} UTC by {v.by}: {v.reason})")
+                             f"{v.at:%Y-%m-%d %H:%M} UTC by {v.by.label()}: {v.reason})")
         emp = gate.authority(s, who, "executive", "void")
         returned: list[tuple[str, int]] = []
         moves = award_movements(s, hit.id, award.id) if money_returned else []

@@ -374,7 +374,7 @@ class SurveillancePanel(QWidget):
     def _show_events(self, tl: Timeline) -> None:
         self.events.setRowCount(len(tl.events))
         for r, e in enumerate(tl.events):
-            who = e.who.text() if e.who else "—"
+            who = e.who.label() if e.who else "—"
             what = e.what + (f"  [{e.flag}]" if e.flag else "")
             cells = (e.time_text, e.source, what, who, printable(e.detail))
             for c, text in enumerate(cells):

@@ -696,7 +696,7 @@ class MachineCheckScreen(QWidget):
         when = rec.checked_at.astimezone(ZoneInfo(self.console.config.casino.timezone))
         self.status.setText(
             f"Recorded check #{rec.check_id}: {rec.verdict.upper()}, checked by "
-            f"{rec.employee_number} {rec.employee_name} ({rec.employee_role}) at "
+            f"{rec.by.label()} at "
             f"{when:%d %b %H:%M:%S}")
         self.status.setStyleSheet(f"color: {theme.OK}; font-weight: bold;")
         self.recorded.emit(rec)

@@ -115,7 +115,7 @@ class MachineCheckList(QWidget):
         for r, c in enumerate(lines):
             local = self.desk.local(c.at)
             values = (f"{local:%Y-%m-%d %H:%M:%S}", c.game_name, c.screen, f"{c.claimed:,}",
-                      f"{c.evaluated:,}", c.verdict.upper(), c.employee)
+                      f"{c.evaluated:,}", c.verdict.upper(), c.by.label())
             for col, text in enumerate(values):
                 item = QTableWidgetItem(text)
                 if col in (3, 4):
@@ -142,4 +142,4 @@ class MachineCheckList(QWidget):
             f"Check #{c.check_id}: {c.game_name}, screen {c.screen}\n"
             f"options {json.dumps(c.options, sort_keys=True)}\n"
             f"claimed {c.claimed:,} credits, evaluated {c.evaluated:,}: {c.verdict.upper()}\n"
-            f"checked by {c.employee}\n\nwins:\n{json.dumps(c.wins, indent=2, sort_keys=True)}")
+            f"checked by {c.by.label()}\n\nwins:\n{json.dumps(c.wins, indent=2, sort_keys=True)}")

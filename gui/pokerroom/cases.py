@@ -216,7 +216,7 @@ class CasesPanel(QWidget):
             name = c.claim["names"].get(str(seat), "")
             self.share_seat.addItem(f"seat {seat} {name}".strip(), seat)
         hist = "".join(f"\n  {bc.STATE_TEXT[e.state]}{f' seat {e.seat}' if e.seat else ''} by "
-                       f"{e.employee_number} {e.at.astimezone(tz):%d %b %H:%M}"
+                       f"{e.by.number} {e.at.astimezone(tz):%d %b %H:%M}"
                        f"{f' ({e.detail})' if e.detail else ''}" for e in c.events)
         dls = "; ".join(self._deadline_text(d) + self._deadline_outcome(d)
                         for d in bc.deadlines(c, tz, self.ctx.holidays))

@@ -360,7 +360,7 @@ class VerifyDialog(QDialog):
                              "linked tables play on)")
             elif v.source == "meter" and v.meter_cents is not None:
                 where = (f"a fixed amount from the {v.level} meter (all pays from the meter), "
-                         f"{format_cents(v.meter_cents, '$')} now")
+                         f"{self.money.text(v.meter_cents)} now")
             else:
                 where = "a fixed amount from the table's tray"
             article = "an" if role[:1] in "AEIOU" else "a"

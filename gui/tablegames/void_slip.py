@@ -169,5 +169,5 @@ def void_slip(window: Any, floor: Any, *, slip_no: int | None = None, summary: s
         back = "; the meter changed by " + ", ".join(
             f"{level} {'-' if units < 0 else '+'}{format_units(abs(units))}"
             for level, units in v.returned_units)
-    return (f"Win slip {n:06d} VOID by {v.void.by}: {v.void.reason} "
+    return (f"Win slip {n:06d} VOID by {v.void.by.label()}: {v.void.reason} "
             f"({'money returned' if v.void.money_returned else 'money not returned'}{back})")

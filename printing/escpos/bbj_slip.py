@@ -19,8 +19,9 @@ from sqlalchemy.orm import Session
 
 from core.kernel.money import PESOS, Currency
 from core.ledger.models import BbjAward, BbjAwardShare, BbjFund
+from core.people.who import Who
 from core.pokerroom import cases as bc
-from core.tablegames.slip_record import Signer, SlipError
+from core.tablegames.slip_record import SlipError
 from printing.escpos.slip import (
     DEFAULT_PROFILE,
     _suit_symbols_printable,
@@ -54,7 +55,7 @@ class ShareSlip:
     hole: tuple[str, ...]  # the seat's hole cards if it showed, else ()
     gross_cents: int
     tax_cents: int
-    paid_by: Signer
+    paid_by: Who
     paid_at: datetime
     timezone: str
     reprint: bool = False
@@ -96,8 +97,7 @@ def share_slip(engine: Engine, case_id: int, seat: int, *, casino: str, timezone
         table=case.table, hit_at=case.hit_at, seat=seat,
         name=str(case.claim.get("names", {}).get(str(seat), "")).strip(),
         role=share.role, taxpayer=share.taxpayer, hole=hole, gross_cents=share.gross_cents,
-        tax_cents=share.tax_cents, paid_by=Signer(paid.employee_name, paid.employee_number,
-                                                  "Supervisor"),
+        tax_cents=share.tax_cents, paid_by=Who(paid.by.number, paid.by.name, "Supervisor"),
         paid_at=paid.at, timezone=timezone, reprint=reprint, currency=currency)
 
 
@@ -140,7 +140,7 @@ def render_share_slip(slip: ShareSlip, *, profile: str = DEFAULT_PROFILE) -> byt
 
     local, utc = paid_time_text(slip.paid_at, zone)
     w.field("Paid by", slip.paid_by.name)
-    w.field("", f"No. {slip.paid_by.employee_no}, {slip.paid_by.role}")
+    w.field("", f"No. {slip.paid_by.number}, {slip.paid_by.role}")
     w.field("Paid at", local)
     w.field("", utc)
     w.field("Award", f"No. {slip.award_id} (TGD-1500, case {slip.case_id})")
@@ -160,7 +160,7 @@ def demo_share_slip(*, reprint: bool = False) -> ShareSlip:
         table="P1", hit_at=datetime(2026, 12, 1, 14, 0, tzinfo=UTC), seat=1,
         name="Juan Dela Cruz", role="losing", taxpayer="citizen", hole=("As", "Td"),
         gross_cents=1_014_112, tax_cents=202_822,
-        paid_by=Signer("Maria Santos", "1001", "Supervisor"),
+        paid_by=Who("1001", "Maria Santos", "Supervisor"),
         paid_at=datetime(2026, 12, 2, 14, 15, tzinfo=UTC), timezone="Asia/Manila",
         reprint=reprint)
 

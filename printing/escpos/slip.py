@@ -24,7 +24,8 @@ from zoneinfo import ZoneInfo
 from core.kernel.cards import format_cards, parse_card
 from core.kernel.money import Currency
 from core.kernel.text import printable
-from core.tablegames.slip_record import Signer, SlipError, VoidMark, WinSlip
+from core.people.who import Who
+from core.tablegames.slip_record import SlipError, VoidMark, WinSlip
 
 DEFAULT_PROFILE = "TM-T88V"
 QR_MODULE_DOTS = 6
@@ -351,7 +352,7 @@ def render_slip(slip: WinSlip, *, profile: str = DEFAULT_PROFILE) -> bytes:
     for label, signer in (("Authorized", slip.authorized_by), ("Verified", slip.verified_by)):
         if signer is not None:
             w.field(label, signer.name)
-            w.field("", f"No. {signer.employee_no}, {signer.role}")
+            w.field("", f"No. {signer.number}, {signer.role}")
     local, utc = local_time_text(slip)
     w.field("Paid at", local)
     w.field("", utc)
@@ -383,8 +384,8 @@ def demo_slip(*, reprint: bool = False) -> WinSlip:
         level="MAIN",
         meter_before_cents=1234627,
         meter_after_cents=617314,
-        authorized_by=Signer("Maria Santos", "10482", "Supervisor"),
-        verified_by=Signer("Dale Brooks", "20117", "Floor supervisor"),
+        authorized_by=Who("10482", "Maria Santos", "Supervisor"),
+        verified_by=Who("20117", "Dale Brooks", "Floor supervisor"),
         paid_at=datetime(2025, 6, 2, 4, 14, 3, tzinfo=UTC),
         timezone="America/Los_Angeles",
         reprint=reprint,
@@ -453,7 +454,7 @@ def void_banner(mark: VoidMark, timezone: str, *, profile: str = DEFAULT_PROFILE
     local, utc = paid_time_text(mark.at, ZoneInfo(timezone))
     w.field("Voided", local, bold=True)
     w.field("", utc)
-    w.field("Voided by", mark.by)
+    w.field("Voided by", mark.by.label())
     w.field("Reason", mark.reason)
     w.field("Money", mark.money_text())
     w.rule("=")

@@ -87,7 +87,7 @@ def winpage_html(slip: WinSlip, extra: Mapping[str, str] | None = None,
             '<p align="center" style="font-size:11pt; font-weight:bold; color:#c00000; '
             'margin:0px;">This win slip is void and not payable</p>'
             f'<p align="center" style="font-size:9pt; margin:2px;">Voided {escape(v_local)} '
-            f"({escape(v_utc)}) by <b>{escape(void.by)}</b><br>"
+            f"({escape(v_utc)}) by <b>{escape(void.by.label())}</b><br>"
             f"Reason: <b>{escape(void.reason)}</b><br>"
             f"Money: {escape(void.money_text())}</p>"
             "</td></tr></table>")

@@ -595,11 +595,12 @@ def test_activity_is_read_back_from_the_ledger_after_a_restart_and_can_be_filter
     qtbot.addWidget(again)
     again.show()
     qtbot.waitUntil(lambda: any(
-        "rejected by 2001" in again.log_list.item(i).text()
+        "rejected by Evelyn Cruz #2001" in again.log_list.item(i).text()
         for i in range(again.log_list.count())), timeout=5000)
     texts = [again.log_list.item(i).text() for i in range(again.log_list.count())]
-    line = next(t for t in texts if "rejected by 2001" in t)
-    assert f"Hit H{hit.hit_id} (PG-1 seat 3, round 1) rejected by 2001" in line
+    line = next(t for t in texts if "rejected by Evelyn Cruz #2001" in t)
+    assert (f"Hit H{hit.hit_id} (PG-1 seat 3, round 1) rejected by Evelyn Cruz #2001 "
+            "(executive)") in line
     assert line.endswith("no wager on seat 3; dealer pressed the wrong seat")
     again.activity_filter.setText("rejected PG-1")
     shown = [again.log_list.item(i).text() for i in range(again.log_list.count())

@@ -193,8 +193,8 @@ def test_record_check_asks_any_card_and_records_who_checked(qtbot, modal_steps, 
     assert seen["checks_after_refusal"] == 0
     assert seen["swipes_after_refusal"] == [("unknown_card", "machine_check")]
     assert "6011" not in seen["refusal"]
-    assert screen.last is not None and screen.last.employee_number == SURVEILLANCE
-    assert "MISMATCH, checked by 3001 Sam Lee (surveillance)" in screen.status.text()
+    assert screen.last is not None and screen.last.by.number == SURVEILLANCE
+    assert "MISMATCH, checked by Sam Lee #3001 (surveillance)" in screen.status.text()
     with Session(engine) as s:
         [row] = s.scalars(select(MachineCheck))
         who = s.get(Employee, row.employee_id)

@@ -840,8 +840,8 @@ def test_the_tab_asks_for_the_executive_card_and_pin_a_large_award_needs(  # typ
     assert screen.cases.step_btn.text() == "Record step (executive swipe + PIN)…"
     assert screen.cases.step_card.text() == (
         "Card needed: EXECUTIVE + PIN. 50,705.60 is at or above the executive threshold "
-        "5,000.00: an EXECUTIVE card. Another person than employee 1001 Dana Reyes, who "
-        "verified the hand.")
+        "5,000.00: an EXECUTIVE card. Another person than Dana Reyes #1001 (supervisor), "
+        "who verified the hand.")
     SHOTS.mkdir(parents=True, exist_ok=True)
     qtbot.wait(50)
     window.grab().save(str(SHOTS / "bbj-authority-tab.png"))
@@ -877,4 +877,4 @@ def test_the_tab_asks_for_the_executive_card_and_pin_a_large_award_needs(  # typ
         "Jackpot award of 50,705.60 (at or above the executive threshold 5,000.00): it needs "
         "an executive")
     case = bc.get_case(engine, cid)
-    assert case.events[-1].employee_number == "2001" and case.award_id is not None
+    assert case.events[-1].by.number == "2001" and case.award_id is not None

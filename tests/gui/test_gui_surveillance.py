@@ -57,10 +57,10 @@ def test_the_panel_lists_the_flagged_hits_and_shows_a_known_hits_timeline(  # ty
     assert rows[1][:3] == ("2026-12-02 09:00:00.274 +08:00", "controller",
                            "HIT JACKPOT round 1 seat 3")
     refused = next(r for r in rows if r[2] == "swipe REFUSED: pay")
-    assert refused[3] == "A1 Acc Ountant (accountant)" and "needs supervisor" in refused[4]
+    assert refused[3] == "Acc Ountant #A1 (accountant)" and "needs supervisor" in refused[4]
     assert ("print", "slip 000001 printed (confirmed)  [REPRINTED]") in [r[1:3] for r in rows]
     assert rows[-1][1:4] == ("void", "slip 000001 VOIDED  [VOIDED]",
-                             "X1 Exe Cutive (executive)")
+                             "Exe Cutive #X1 (executive)")
     assert [r[1] for r in rows].count("refused frame") == 1
     # rows that are evidence of a flag are highlighted
     marked = [r for r in range(panel.events.rowCount())

@@ -120,7 +120,7 @@ def test_win_slip_rebuilt_from_the_ledger_is_the_slip_that_was_printed(  # type:
     core = floor.console.floor
     for slip_no in (paid, auto):
         assert render_slip(core.win_slip(slip_no)) == core.slip_bytes(slip_no)
-    assert core.win_slip(auto).authorized_by.employee_no == "AUTO"
+    assert core.win_slip(auto).authorized_by.number == "AUTO"
     assert core.win_slip(paid).verified_by is not None
 
 

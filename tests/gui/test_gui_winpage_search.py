@@ -212,7 +212,7 @@ def test_the_console_voids_a_slip_on_an_executive_card_after_refusing_a_supervis
         or "can not authorize voiding a win slip: it needs an executive" in seen["refused"]
     assert "This win slip is void and not payable" in seen["preview"]
     void = c.floor.slip_void(slip)
-    assert void is not None and void.money_returned and void.employee_number == EXECUTIVE
+    assert void is not None and void.money_returned and void.by.number == EXECUTIVE
     # the ledger: the supervisor's refusal and the executive's acceptance, both logged
     with Session(c.engine) as s:
         rows = list(s.scalars(select(SwipeLog).where(SwipeLog.action == "void")

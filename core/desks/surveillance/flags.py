@@ -21,6 +21,7 @@ from typing import Any
 
 from core.floorconfig import SurveillanceConfig
 from core.kernel.money import format_cents, json_cents
+from core.people.who import Who
 from core.tablegames.rules.fortune import HAND_NAMES
 
 
@@ -70,16 +71,6 @@ class Flag:
     def as_json(self) -> dict[str, Any]:
         return {"code": str(self.code), "title": self.title, "sentence": self.sentence,
                 "facts": dict(self.facts)}
-
-
-@dataclass(frozen=True)
-class Who:
-    number: str
-    name: str
-    role: str
-
-    def text(self) -> str:
-        return f"{self.number} {self.name} ({self.role})"
 
 
 @dataclass(frozen=True)
@@ -225,7 +216,7 @@ def flags_of(e: Evidence, settings: SurveillanceConfig) -> tuple[Flag, ...]:
             e.verified_by.number == e.authorized_by.number and \
             (e.amount_cents or 0) >= settings.same_person_from_cents:
         out.append(Flag(Code.SAME_PERSON,
-                        f"{e.authorized_by.text()} verified the cards and authorized the pay "
+                        f"{e.authorized_by.label()} verified the cards and authorized the pay "
                         f"of {_money(e.amount_cents or 0)} alone",
                         {"employee": e.authorized_by.number,
                          "amount": json_cents(e.amount_cents or 0),
@@ -249,7 +240,7 @@ def flags_of(e: Evidence, settings: SurveillanceConfig) -> tuple[Flag, ...]:
             sign = "+" if a.meter_units >= 0 else "-"
             mins = (a.at - e.at).total_seconds() / 60
             when = (f"{abs(mins):.0f} min {'after' if mins >= 0 else 'before'} the hit")
-            people = " and ".join(w.text() for w in (a.by, a.second) if w is not None)
+            people = " and ".join(w.label() for w in (a.by, a.second) if w is not None)
             parts.append(f"{sign}{_money(abs(a.meter_units) // 1_000_000)} on {a.level} "
                          f"{when} by {people or 'nobody recorded'} ({a.reason})")
         out.append(Flag(Code.ADJUSTMENT_NEAR,
@@ -291,8 +282,9 @@ def flags_of(e: Evidence, settings: SurveillanceConfig) -> tuple[Flag, ...]:
                         f"slip {_slips(e.slip_nos)} was printed {e.confirmed_prints} times "
                         "(confirmed by the printer)", {"prints": e.confirmed_prints}))
     for slip_no, at, by, why, returned in e.voids:
+        voider = by.label() if by else "nobody recorded"
         out.append(Flag(Code.VOIDED,
-                        f"slip {slip_no:06d} was voided by {by.text() if by else 'nobody recorded'}"
+                        f"slip {slip_no:06d} was voided by {voider}"
                         f": {why}; money {'returned' if returned else 'not returned'}",
                         {"slip": slip_no, "by": by.number if by else None, "reason": why,
                          "money_returned": returned, "at": at.isoformat()}))

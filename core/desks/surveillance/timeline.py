@@ -43,7 +43,6 @@ from core.desks.surveillance.flags import (
     Evidence,
     Flag,
     HitRate,
-    Who,
     flags_of,
     hand_text,
 )
@@ -69,6 +68,7 @@ from core.ledger.models import (
     TableHourTotal,
     Wager,
 )
+from core.people.who import Who
 from core.tablegames.rules import fortune
 from core.tablegames.rules.claims import ClaimError, pay_for_claim
 from core.tablegames.rules.enumerate import HandCounts, count_hands
@@ -113,7 +113,7 @@ class Event:
 
     def as_json(self) -> dict[str, Any]:
         return {"at": iso_ms(self.at), "source": self.source, "what": self.what,
-                "who": _who_json(self.who), "detail": self.detail,
+                "who": self.who.to_json() if self.who else None, "detail": self.detail,
                 "amount": json_cents(self.amount_cents) if self.amount_cents is not None
                 else None, "ref": self.ref, "flag": self.flag or None}
 
@@ -222,10 +222,6 @@ def ms_text(at: datetime) -> str:
 
 def iso_ms(at: datetime) -> str:
     return at.isoformat(timespec="milliseconds")
-
-
-def _who_json(w: Who | None) -> dict[str, str] | None:
-    return None if w is None else {"number": w.number, "name": w.name, "role": w.role}
 
 
 def units_shown(units: int) -> str:
@@ -347,7 +343,7 @@ class _Ledger:
         people |= {v.employee_id for vs in self.voids.values() for v in vs}
         people |= {x for m in self.adjustments for x in (m.employee_id, m.second_employee_id)}
         people |= {m.employee_id for v in self.entries.values() for m in v}
-        self.people = {e.id: Who(e.number, e.name, e.role) for e in _rows(
+        self.people = {e.id: Who.of(e) for e in _rows(
             s, lambda c: select(Employee).where(Employee.id.in_(c)),
             [i for i in people if i is not None])}
         self._load_rates()
@@ -709,7 +705,7 @@ def _events(desk: Desk, s: Session, ledger: _Ledger, hit: Hit, award: Award | No
         if award.meter_before_cents is not None and award.meter_after_cents is not None:
             detail += (f"; meter {format_cents(award.meter_before_cents)} -> "
                        f"{format_cents(award.meter_after_cents)}")
-        detail += f"; verified by {ver.text() if ver else 'nobody (no person)'}"
+        detail += f"; verified by {ver.label() if ver else 'nobody (no person)'}"
         flag = next((c for c in ("NEAR_THRESHOLD", "SAME_PERSON") if c in codes), "")
         add(award.created_at, "award", f"award {format_cents(award.amount_cents)}", by, detail,
             row=award.id, amount=award.amount_cents, ref=f"awards {award.id}", flag=flag)
@@ -734,7 +730,7 @@ def _events(desk: Desk, s: Session, ledger: _Ledger, hit: Hit, award: Award | No
         second = ledger.who(m.second_employee_id)
         add(m.created_at, "adjustment", f"manual adjustment {units_shown(m.meter_delta)}",
             ledger.who(m.employee_id),
-            f"{level}: {m.reason}; second person {second.text() if second else 'none'}",
+            f"{level}: {m.reason}; second person {second.label() if second else 'none'}",
             row=m.id, ref=f"meter_entries {m.id}", flag="ADJUSTMENT_NEAR")
     # slips, prints, voids
     for sl in ledger.slips.get(hit.id, []):

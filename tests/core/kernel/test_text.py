@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from core.kernel.text import printable
 from core.ledger.models import Employee
-from core.tablegames.slip_record import Signer
+from core.people.who import Who
 from printing.escpos.slip import demo_slip, render_slip
 from tests.core.cli.test_employees_command import SWIPE_A, db, enroll, run_cli  # noqa: F401 (db: fixture)
 
@@ -39,7 +39,7 @@ def test_printable_replaces_every_control_and_keeps_every_letter(raw: str, shown
 def test_a_name_with_printer_commands_prints_as_text_not_as_commands() -> None:
     clean = demo_slip()
     evil = dataclasses.replace(
-        clean, authorized_by=Signer("Eve" + DRAWER + CUT, "10482" + DRAWER, "Supervisor"),
+        clean, authorized_by=Who("10482" + DRAWER, "Eve" + DRAWER + CUT, "Supervisor"),
         notes=("reason" + CUT + DRAWER,))
     data = render_slip(evil)
     assert b"\x1bp" not in data  # the drawer never opens

@@ -70,7 +70,7 @@ def test_recorded_check_says_who_checked_when_and_why(engine: Engine) -> None:
     spin = spin_from_text(game, SCREEN, free_game=True, bet_per_line=2, held="0,1,2",
                           initial=["1:G:3"])
     rec = record_check(engine, game, spin, 500, swipe_of(SURVEILLANCE), clock=lambda: AT)
-    assert (rec.employee_number, rec.employee_role) == (SURVEILLANCE, "surveillance")
+    assert (rec.by.number, rec.by.role) == (SURVEILLANCE, "surveillance")
     assert rec.verdict == "mismatch" and rec.checked_at == AT
     with Session(engine) as s:
         row = s.scalars(select(MachineCheck)).one()
@@ -97,7 +97,7 @@ def test_matching_check_is_recorded_with_the_supervisor(engine: Engine) -> None:
     enroll_demo_employees(engine)
     game, spin = _spin()
     rec = record_check(engine, game, spin, 145, swipe_of(SUPERVISOR), clock=lambda: AT)
-    assert (rec.verdict, rec.evaluated, rec.employee_name) == ("match", 145, "Dana Reyes")
+    assert (rec.verdict, rec.evaluated, rec.by.name) == ("match", 145, "Dana Reyes")
     with Session(engine) as s:
         row = s.scalars(select(MachineCheck)).one()
     assert (row.verdict, row.claimed_credits, row.evaluated_credits) == ("match", 145, 145)

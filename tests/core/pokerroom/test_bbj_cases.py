@@ -114,7 +114,7 @@ def test_a_qualifying_claim_opens_a_case_with_the_decision_on_the_fund_for_the_h
     assert case.share_seats == (4, 1, 2, 3, 5, 6)
     assert case.claim["names"]["4"] == "Player 4" and case.claim["id_checked"] == [1, 2, 3, 4, 5, 6]
     (ev,) = case.events
-    assert (ev.state, ev.employee_number, ev.at) == ("claimed", "1001", clock.at)
+    assert (ev.state, ev.by.number, ev.at) == ("claimed", "1001", clock.at)
 
 
 def test_a_case_can_not_skip_a_state(room: Engine) -> None:
@@ -153,7 +153,7 @@ def test_every_transition_is_recorded_with_who_and_when_through_to_acknowledgmen
         "claimed", "verified", "request_filed", "attachments_filed", "approved",
         *["share_paid"] * 6, "acknowledged"]
     assert [e.seat for e in case.events if e.state == "share_paid"] == [4, 1, 2, 3, 5, 6]
-    assert case.events[1].employee_number == "1002"
+    assert case.events[1].by.number == "1002"
     assert case.events[1].detail == "deck sorted, CCTV reviewed"
     assert case.events[-1].at == clock.at
     assert all(d.met_at is not None for d in bc.deadlines(case, MANILA))
@@ -202,7 +202,7 @@ def test_a_voided_case_is_kept_with_the_reason_and_who_decided(room: Engine) -> 
                    clock=clock.step(hours=1))
     assert case.state == "voided" and case.next_states() == ()
     last = bc.get_case(room, cid).events[-1]
-    assert (last.state, last.detail, last.employee_number, last.at) == (
+    assert (last.state, last.detail, last.by.number, last.at) == (
         "voided", "CCTV shows switched cards at seat 4", "1002", clock.at)
     assert [c.case_id for c in bc.list_cases(room)] == [cid]
     assert bc.deadlines(case, MANILA) == []
@@ -317,7 +317,7 @@ def test_approving_a_qualifying_case_writes_the_award_in_the_fund_as_decided(
         assert award is not None
         assert (award.award_cents, award.paid_cents, award.reserve_moved_cents) == (
             2_535_280, 2_535_280, 15_120)
-        assert award.recorded_by == "1001 " + case.events[-1].employee_name
+        assert award.recorded_by == "1001 " + case.events[-1].by.name
         kinds = s.execute(select(BbjEntry.kind, BbjEntry.main_delta_cents,
                                  BbjEntry.reserve_delta_cents)
                           .where(BbjEntry.award_id == award.id).order_by(BbjEntry.id)).all()
@@ -504,7 +504,7 @@ def test_voiding_an_approved_case_gives_the_award_back_to_the_fund(room: Engine)
     assert bf.funds(room, "bbj") == bf.Funds(2_550_400, 15_120)
     case = bc.void(room, cid, "CCTV shows the hands were discussed", SUP2,
                    clock=clock.step(hours=2))
-    assert case.state == "voided" and case.events[-1].employee_number == "1002"
+    assert case.state == "voided" and case.events[-1].by.number == "1002"
     # paid 25,352.80 out of main, moved 151.20 up from the reserve: main gets 25,201.60 back
     assert case.events[-1].detail == ("CCTV shows the hands were discussed; award 1 undone: "
                                       "main 25,201.60, reserve 151.20 back in the fund")
@@ -673,7 +673,7 @@ def test_an_executive_approves_a_large_award_with_the_pin_the_floor_asks(room: E
     assert (_fund_rows(room), _events(room)) == (before, events)
     assert _swipes(room)[-1] == ("pin_missing", "executive")
     case = bc.advance(room, cid, "approved", demo_credential("2001"), clock=clock)
-    assert case.state == "approved" and case.events[-1].employee_number == "2001"
+    assert case.state == "approved" and case.events[-1].by.number == "2001"
     assert _swipes(room)[-1] == ("accepted", "executive")
     assert bf.funds(room, "bbj") == bf.Funds(30_240, 0)  # 50,705.60 paid; 302.40 moved up
     # a share of 10,141.12 (seat 4, winning) is an executive's too; with pin = "none" the
@@ -695,7 +695,7 @@ def test_the_verifier_may_not_approve_an_award_at_or_above_separate_verifier_at(
     bc.advance(room, cid, "verified", EXEC, deck_sorted=True, cctv_reviewed=True, clock=clock)
     bc.advance(room, cid, "request_filed", SUP, clock=clock)
     post_day1(room)
-    assert "Another person than employee 2001 Evelyn Cruz" in \
+    assert "Another person than Evelyn Cruz #2001 (executive)" in \
         bc.step_authority(room, cid, "approved").prompt
     before, events, swipes = _fund_rows(room), _events(room), _swipes(room)
     with pytest.raises(AuthError, match=r"an award of 50,705.60 \(at or above 10,000.00\) is "

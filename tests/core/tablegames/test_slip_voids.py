@@ -175,8 +175,8 @@ def test_void_without_money_returned_writes_no_reversal(floor: Floor, engine: En
     assert verify(engine).ok
     # Activity, read back after a restart, names the void
     (line,) = [a for a in floor.activity() if a.kind == "void"]
-    assert line.text == (f"Win slip {slip} VOID by X1 Exe Cutive (money not returned): slip "
-                         "torn; the player kept the money")
+    assert line.text == (f"Win slip {slip} VOID by Exe Cutive #X1 (executive) (money not "
+                         "returned): slip torn; the player kept the money")
 
 
 def test_a_void_slip_is_not_printed_again_nor_pending(floor: Floor, engine: Engine) -> None:

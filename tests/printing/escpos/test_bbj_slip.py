@@ -54,7 +54,7 @@ def test_a_paid_share_gives_its_slip_from_the_ledger(paid: tuple[Engine, int]) -
     assert (slip.name, slip.role, slip.taxpayer, slip.hole) == ("Player 1", "losing", "citizen",
                                                                  ("As", "Td"))
     assert (slip.gross_cents, slip.tax_cents, slip.net_cents) == (1_014_112, 202_822, 811_290)
-    assert slip.paid_by.employee_no == "1001" and slip.fund == "Poker room BBJ"
+    assert slip.paid_by.number == "1001" and slip.fund == "Poker room BBJ"
     text = " ".join(recovered_text(render_share_slip(slip)).split())  # lines joined
     for expected in ("BAD BEAT JACKPOT SHARE", "Player 1", "Losing hand (bad beat)",
                      "PHP 10,141.12", "PHP 2,028.22", "NET AMOUNT PAID", "PHP 8,112.90",

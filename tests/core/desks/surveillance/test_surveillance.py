@@ -305,9 +305,9 @@ def test_a_corrected_paid_hit_timeline_in_order_to_the_millisecond(ledger: Ledge
     by = {f.code: f for f in tl.flags}
     assert "claimed five aces" in by[Code.CLAIM_MISMATCH].sentence
     assert "make four of a kind" in by[Code.CLAIM_MISMATCH].sentence
-    assert "S1 Sue Visor (supervisor)" in by[Code.SAME_PERSON].sentence
+    assert "Sue Visor #S1 (supervisor)" in by[Code.SAME_PERSON].sentence
     assert "printed 2 times" in by[Code.REPRINTED].sentence
-    assert "X1 Exe Cutive" in by[Code.VOIDED].sentence
+    assert "Exe Cutive #X1" in by[Code.VOIDED].sentence
     # the rows that are evidence of a flag say which
     assert {e.flag for e in tl.events} >= {"CLAIM_MISMATCH", "REPRINTED", "VOIDED"}
 
@@ -321,7 +321,7 @@ def test_near_threshold_adjustment_same_person_late_print_and_rate(ledger: Ledge
     assert "below the executive threshold of 5,000.00" in by[Code.NEAR_THRESHOLD].sentence
     assert by[Code.NEAR_THRESHOLD].facts["threshold"] == "5000.00"
     adj = by[Code.ADJUSTMENT_NEAR].sentence
-    assert "20 min before the hit" in adj and "X1 Exe Cutive" in adj and "X2 Ex Two" in adj
+    assert "20 min before the hit" in adj and "Exe Cutive #X1" in adj and "Ex Two #X2" in adj
     assert "10.0 min after the pay" in by[Code.PRINT_DELAY].sentence
     rate = by[Code.HIT_RATE]
     assert rate.facts["hits"] == 1 and rate.facts["hands"] == 3  # T1: 2 + 1 wagered hands
@@ -373,7 +373,7 @@ def test_a_rejected_a_cancelled_and_a_pending_hit(ledger: Ledger) -> None:
         ("controller", "END GAME round 2")]
     adjustment = rej.events[0]
     assert adjustment.source == "adjustment" and adjustment.what.startswith("manual adjustment -")
-    assert adjustment.who.number == "X1" and "X2 Ex Two" in adjustment.detail  # type: ignore[union-attr]
+    assert adjustment.who.number == "X1" and "Ex Two #X2" in adjustment.detail  # type: ignore[union-attr]
     assert rej.events[2].detail.startswith("claims 7-card straight flush, natural")
     assert "no cards sent" in rej.events[2].detail
     can = timeline(ledger.desk, ledger.hits["cancelled"], now=NOW)
@@ -474,7 +474,7 @@ def test_report_timeline_json_and_text(ledger: Ledger, tmp_path: Path,
                  "--floor", floor]) == 0
     text = capsys.readouterr().out
     assert f"Hit #{hit}" in text and "NEAR_THRESHOLD" in text
-    assert "+08:00" in text and "S1 Sue Visor (supervisor)" in text
+    assert "+08:00" in text and "Sue Visor #S1 (supervisor)" in text
 
 
 def test_report_timeline_unknown_hit_and_bad_input(ledger: Ledger, tmp_path: Path,
