@@ -36,6 +36,7 @@ from core.kernel.money import UNITS_PER_MAJOR
 from gui.common import theme
 from gui.common.authorize import SwipePrompt
 from gui.common.bridge import default_bridge
+from gui.common.selection import reselect, selected_key
 from gui.common.swipe import SwipeCatcher
 from gui.people.card_locks import lift_lock
 from gui.tablegames import model
@@ -635,10 +636,15 @@ class MainWindow(QMainWindow):
             tile.redraw()
 
     def _show_slips(self, slips: list[model.SlipView]) -> None:
+        """The slips again (newest first): the slip selected stays selected wherever a new
+        slip moved it (issue 26: Preview and Print act on the slip picked, never on the one
+        that moved into its row)."""
+        keep = self._selected_slip()
         self.slips.setRowCount(len(slips))
         self._slip_nos = [s.slip_no for s in slips]
         for r, s in enumerate(slips):
             fill_slip_row(self.slips, r, s, s.printed)
+        reselect(self.slips, self._slip_nos, keep)
         unknown = sum(1 for s in slips if s.state == "unknown")
         self.slips_note.setText(
             f"⚠ {unknown} slip{'s' if unknown != 1 else ''} with print state UNKNOWN: a print "
@@ -851,9 +857,9 @@ class MainWindow(QMainWindow):
         dlg.open()
 
     def _selected_slip(self) -> int | None:
-        r = self.slips.currentRow()
-        nos = getattr(self, "_slip_nos", [])
-        return nos[r] if 0 <= r < len(nos) else None
+        """The slip of the selected row (None: no slip selected)."""
+        n = selected_key(self.slips, getattr(self, "_slip_nos", []))
+        return n if isinstance(n, int) else None
 
     def _print_selected(self) -> None:
         n = self._selected_slip()

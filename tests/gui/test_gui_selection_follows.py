@@ -1,0 +1,116 @@
+"""Issue 26 point 1: a selection follows its record, not its row.  On the Win slips tab (newest
+first) a slip arriving while one is selected moves every row down; the slip the supervisor
+picked must stay the selected one, and Preview and "Print selected slip again" act on it.
+A real console on a SQLite ledger, a fake ESC/POS printer on a loopback port."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from sqlalchemy import Engine
+
+from core.app.console import ConsoleCore
+from core.tablegames.floor import Floor
+from gui.common.swipe import SwipeCatcher
+from gui.main_window import MainWindow
+from printing.escpos.printers import NetworkPrinter
+from tests.fake_printer import FakePrinter
+from tests.paid_slips import PAYTABLES, console, make_slips, slip_floor
+
+
+@pytest.fixture
+def slips_console(qapp, sqlite_engine: Engine) -> Iterator[tuple[Engine, list[int],  # type: ignore[no-untyped-def]
+                                                                   ConsoleCore, SwipeCatcher]]:
+    """Three slips paid and printed before the start (nothing is offered at start)."""
+    config = slip_floor()
+    nos = make_slips(sqlite_engine, config, 3)
+    before = Floor(sqlite_engine, config, PAYTABLES)
+    for no in nos:
+        before.record_print(no, "10.0.0.50:9100", True)
+    catcher = SwipeCatcher()
+    catcher.install(qapp)
+    with FakePrinter() as fp:
+        c = console(sqlite_engine, config, NetworkPrinter("127.0.0.1", fp.port, timeout=5))
+        try:
+            yield sqlite_engine, nos, c, catcher
+        finally:
+            c.stop()
+    qapp.removeEventFilter(catcher)
+
+
+def _rows(window: MainWindow) -> list[int]:
+    return [int(window.slips.item(r, 0).text()) for r in range(window.slips.rowCount())]
+
+
+def test_the_selected_slip_stays_selected_when_a_new_slip_arrives(  # type: ignore[no-untyped-def]
+        qtbot, slips_console, monkeypatch) -> None:
+    engine, nos, c, catcher = slips_console
+    window = MainWindow(c, catcher)
+    qtbot.addWidget(window)
+    window.show()
+    window.tabs.setCurrentWidget(window.slips_tab)
+    qtbot.waitUntil(lambda: window.slips.rowCount() == 3, timeout=5000)
+    assert _rows(window) == sorted(nos, reverse=True)
+    picked = nos[0]  # the oldest: the bottom row
+    row = _rows(window).index(picked)
+    qtbot.mouseClick(window.slips.viewport(), Qt.MouseButton.LeftButton,
+                     pos=window.slips.visualRect(window.slips.model().index(row, 0)).center())
+    assert window._selected_slip() == picked
+
+    (new,) = make_slips(engine, c.config, 1, boot="b2")  # a slip paid now: the top row
+    window.reload()
+    qtbot.waitUntil(lambda: window.slips.rowCount() == 4, timeout=5000)
+    assert _rows(window)[0] == new
+    selected = [i.row() for i in window.slips.selectionModel().selectedRows()]
+    assert selected == [_rows(window).index(picked)]  # the same slip, one row lower
+    assert _rows(window).index(picked) != row
+
+    # Preview and "Print selected slip again" act on the slip picked
+    previews: list[str] = []
+
+    class Preview:
+        def __init__(self, _data: bytes, title: str, _parent: Any) -> None:
+            previews.append(title)
+
+        def exec(self) -> int:
+            return 0
+
+        def deleteLater(self) -> None:  # noqa: N802
+            pass
+
+    monkeypatch.setattr("gui.tablegames.slip_preview.SlipPreview", Preview)
+    qtbot.mouseClick(window.preview_btn, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: bool(previews), timeout=5000)
+    assert previews == [f"Win slip {picked}"]
+    printed: list[tuple[int, bool]] = []
+    monkeypatch.setattr(c, "print_slip", lambda n, reprint=False: printed.append((n, reprint)))
+    qtbot.mouseClick(window.print_btn, Qt.MouseButton.LeftButton)
+    assert printed == [(picked, True)]
+
+
+def test_a_slip_gone_from_the_list_leaves_nothing_selected(  # type: ignore[no-untyped-def]
+        qtbot, slips_console, monkeypatch) -> None:
+    """The record picked is gone (the list shows other slips): nothing is selected, so a
+    reprint prints nothing rather than the slip that moved into its row."""
+    _engine, nos, c, catcher = slips_console
+    window = MainWindow(c, catcher)
+    qtbot.addWidget(window)
+    window.show()
+    window.tabs.setCurrentWidget(window.slips_tab)
+    qtbot.waitUntil(lambda: window.slips.rowCount() == 3, timeout=5000)
+    window.slips.selectRow(0)
+    assert window._selected_slip() == max(nos)
+    views = window.slips  # the list read again without the top slip
+    from gui.tablegames import model
+
+    records = [r for r in c.recent_slips() if r.slip_no != max(nos)]
+    window._show_slips(model.slip_views(c, records))
+    assert views.rowCount() == 2
+    assert window._selected_slip() is None
+    printed: list[int] = []
+    monkeypatch.setattr(c, "print_slip", lambda n, reprint=False: printed.append(n))
+    qtbot.mouseClick(window.print_btn, Qt.MouseButton.LeftButton)
+    assert printed == []
