@@ -52,6 +52,7 @@ from core.kernel.text import printable
 from gui.common import theme
 from gui.common.bridge import default_bridge
 from gui.common.cards import card_html, hand_label
+from gui.common.selection import reselect, selected_key
 
 log = logging.getLogger("podium.gui.surveillance")
 
@@ -265,6 +266,7 @@ class SurveillancePanel(QWidget):
 
     def _show_lines(self) -> None:
         lines = self.visible_lines()
+        keep = selected_key(self.hits, self.hit_ids())  # the hit picked, wherever it moves
         self.hits.blockSignals(True)
         self.hits.setRowCount(len(lines))
         for r, ln in enumerate(lines):
@@ -280,6 +282,7 @@ class SurveillancePanel(QWidget):
                 if c == 1:  # the hit's row knows its hit
                     item.setData(Qt.ItemDataRole.UserRole, ln.hit_id)
                 self.hits.setItem(r, c, item)
+        reselect(self.hits, [ln.hit_id for ln in lines], keep)
         self.hits.blockSignals(False)
         for c in range(len(HIT_COLUMNS) - 1):  # the flags take the rest (full text: tooltip)
             self.hits.resizeColumnToContents(c)

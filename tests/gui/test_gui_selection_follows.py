@@ -114,3 +114,37 @@ def test_a_slip_gone_from_the_list_leaves_nothing_selected(  # type: ignore[no-u
     monkeypatch.setattr(c, "print_slip", lambda n, reprint=False: printed.append(n))
     qtbot.mouseClick(window.print_btn, Qt.MouseButton.LeftButton)
     assert printed == []
+
+
+def test_surveillance_keeps_the_hit_picked_through_the_filter(  # type: ignore[no-untyped-def]
+        qtbot, sqlite_engine: Engine) -> None:
+    """Surveillance's list of hits, narrowed by the filter and widened again: the hit picked
+    stays selected wherever its row moves (never the hit that moved into its row)."""
+    from datetime import date
+
+    from gui.desks.surveillance import SurveillancePanel
+    from tests.core.desks.surveillance.test_surveillance import NOW, build
+
+    led = build(sqlite_engine)
+    panel = SurveillancePanel(led.desk, now=lambda: NOW)
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.set_days(date(2026, 12, 2), date(2026, 12, 2))
+    panel.flagged.setChecked(True)
+    qtbot.mouseClick(panel.search_btn, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(panel.hit_ids()) == 5, timeout=10000)
+    picked = led.hits["second4k"]
+
+    def selected() -> list[int]:
+        return [panel.hit_ids()[i.row()] for i in panel.hits.selectionModel().selectedRows()]
+
+    panel.hits.selectRow(panel.hit_ids().index(picked))
+    before = panel.hit_ids().index(picked)
+    qtbot.keyClicks(panel.filter, "hit_rate")
+    assert panel.hit_ids() == [led.hits["near"], picked]
+    assert panel.hit_ids().index(picked) != before  # its row moved
+    assert selected() == [picked]
+    panel.filter.clear()
+    assert selected() == [picked]
+    qtbot.keyClicks(panel.filter, "near_threshold")  # the hit picked is filtered out
+    assert picked not in panel.hit_ids() and selected() == []
