@@ -4,7 +4,8 @@ after a supervisor's swipe."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QDate, Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QDateTimeEdit,
     QFormLayout,
@@ -23,7 +24,15 @@ from core.kernel.money import format_cents, parse_cents
 from core.pokerroom import cases as bc
 from core.pokerroom import fund as bf
 from gui.common import theme
-from gui.pokerroom.common import NO_FUND, RoomContext, day_edit, day_of, qdatetime, show
+from gui.pokerroom.common import (
+    NO_FUND,
+    NowField,
+    RoomContext,
+    day_edit,
+    day_of,
+    qdatetime,
+    show,
+)
 
 
 class CountPanel(QWidget):
@@ -37,16 +46,18 @@ class CountPanel(QWidget):
         lay = QVBoxLayout(self)
         grid = QFormLayout()
         now = ctx.local_now()
-        self.count_date = day_edit(now.date())  # business date
+        self.count_date = day_edit(ctx.gaming_day())  # the casino's gaming day, now
+        self.day_follows = True  # until a person picks a date
+        self._setting_day = False
+        self.count_date.dateChanged.connect(self._day_set)
         self.count_table = QLineEdit()
         self.count_table.setPlaceholderText("e.g. P1")
         self.count_box = QLineEdit()
         self.count_box.setPlaceholderText("e.g. J-1")
         self.count_dealer = QLineEdit()
         self.count_opened = QDateTimeEdit(qdatetime(now.replace(hour=10, minute=0)))
-        self.count_closed = QDateTimeEdit(qdatetime(now))
-        for edit in (self.count_opened, self.count_closed):
-            edit.setDisplayFormat("yyyy-MM-dd HH:mm")  # casino local time
+        self.count_opened.setDisplayFormat("yyyy-MM-dd HH:mm")  # casino local time
+        self.count_closed = NowField(ctx.local_now)  # now, until a person sets it
         self.count_rake_box = QLineEdit()
         self.count_rake_box.setPlaceholderText("e.g. R-1")
         self.count_rake = QLineEdit()
@@ -116,6 +127,26 @@ class CountPanel(QWidget):
         fee.addWidget(self.fee_msg, 4, 0, 1, 2)
         lay.addWidget(fee_box)
         lay.addStretch(1)
+
+    def _day_set(self, _day: object) -> None:
+        if not self._setting_day:
+            self.day_follows = False
+
+    def catch_up(self) -> None:
+        """The date shows the casino's gaming day now (not the console start's) until a person
+        picks one."""
+        if not self.day_follows:
+            return
+        day = self.ctx.gaming_day()
+        self._setting_day = True
+        try:
+            self.count_date.setDate(QDate(day.year, day.month, day.day))
+        finally:
+            self._setting_day = False
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        self.catch_up()
+        super().showEvent(event)
 
     def _count_total_changed(self) -> None:
         total = sum(d * sp.value() for d, sp in self.pieces.items()) * 100
