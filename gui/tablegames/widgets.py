@@ -42,7 +42,7 @@ from PySide6.QtWidgets import (
 from core.kernel.money import format_cents
 from core.tablegames.flags import FlagCode
 from gui.common import theme
-from gui.common.axes import LocalTimeAxis, MoneyAxis
+from gui.common.axes import LocalTimeAxis, MoneyAxis, scrolls_page
 from gui.common.cards import hand_label, with_hand_names
 
 
@@ -394,7 +394,7 @@ class MeterTile(QFrame):
                                              "left": MoneyAxis("left", self._symbol)})
         self.plot.setMinimumHeight(90)
         self.plot.setMenuEnabled(False)
-        self.plot.setMouseEnabled(x=False, y=False)
+        scrolls_page(self.plot)  # no zoom; the wheel scrolls the meters' column
         self.plot.hideButtons()
         self.plot.getPlotItem().setDownsampling(auto=True, mode="peak")
         self.plot.getPlotItem().setClipToView(True)
