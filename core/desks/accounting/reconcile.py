@@ -33,6 +33,7 @@ from sqlalchemy.orm import Session
 from core.desks.accounting.periods import Period, PeriodError
 from core.desks.desk import Desk
 from core.kernel.money import UNITS_PER_CENT, decimal_text, format_units_exact, units_decimal
+from core.kernel.text import hit_ref
 from core.ledger import integrity
 from core.ledger.models import UTCDateTime
 
@@ -388,11 +389,11 @@ def reconcile_in(s: Session, period: Period, sym: str = "", notes: list[str] | N
         took = -int(took)
         if source == "meter" and took != want:
             short.append((int(hit_id), int(aid), f"{names.get(lid, lid)}: award #{aid} "
-                          f"(hit #{hit_id}) of {format_units_exact(want, sym)} took "
+                          f"(hit {hit_ref(hit_id)}) of {format_units_exact(want, sym)} took "
                           f"{format_units_exact(took, sym)} from the meter"))
         elif source != "meter" and not 0 <= took <= want:
             short.append((int(hit_id), int(aid), f"{names.get(lid, lid)}: fixed award #{aid} "
-                          f"(hit #{hit_id}) of {format_units_exact(want, sym)} took "
+                          f"(hit {hit_ref(hit_id)}) of {format_units_exact(want, sym)} took "
                           f"{format_units_exact(took, sym)} from the meter"))
     if short:
         slip_of: dict[int, int] = {int(h): int(n) for h, n in conn.execute(
