@@ -4,7 +4,9 @@ after a supervisor's swipe."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QDate, Qt, Signal
+from datetime import date, datetime, time
+
+from PySide6.QtCore import QDate, QDateTime, Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QDateTimeEdit,
@@ -45,7 +47,6 @@ class CountPanel(QWidget):
         self.ctx = ctx
         lay = QVBoxLayout(self)
         grid = QFormLayout()
-        now = ctx.local_now()
         self.count_date = day_edit(ctx.gaming_day())  # the casino's gaming day, now
         self.day_follows = True  # until a person picks a date
         self._setting_day = False
@@ -55,8 +56,11 @@ class CountPanel(QWidget):
         self.count_box = QLineEdit()
         self.count_box.setPlaceholderText("e.g. J-1")
         self.count_dealer = QLineEdit()
-        self.count_opened = QDateTimeEdit(qdatetime(now.replace(hour=10, minute=0)))
+        # 10:00 on the gaming day's date (an opening hour to correct), until a person sets it
+        self.count_opened = QDateTimeEdit(self._opening(ctx.gaming_day()))
         self.count_opened.setDisplayFormat("yyyy-MM-dd HH:mm")  # casino local time
+        self.opened_follows = True
+        self.count_opened.dateTimeChanged.connect(self._opened_set)
         self.count_closed = NowField(ctx.local_now)  # now, until a person sets it
         self.count_rake_box = QLineEdit()
         self.count_rake_box.setPlaceholderText("e.g. R-1")
@@ -128,9 +132,17 @@ class CountPanel(QWidget):
         lay.addWidget(fee_box)
         lay.addStretch(1)
 
+    @staticmethod
+    def _opening(day: date) -> QDateTime:
+        return qdatetime(datetime.combine(day, time(10)))
+
     def _day_set(self, _day: object) -> None:
         if not self._setting_day:
             self.day_follows = False
+
+    def _opened_set(self, _at: object) -> None:
+        if not self._setting_day:
+            self.opened_follows = False
 
     def catch_up(self) -> None:
         """The date shows the casino's gaming day now (not the console start's) until a person
@@ -141,6 +153,8 @@ class CountPanel(QWidget):
         self._setting_day = True
         try:
             self.count_date.setDate(QDate(day.year, day.month, day.day))
+            if self.opened_follows:
+                self.count_opened.setDateTime(self._opening(day))
         finally:
             self._setting_day = False
 

@@ -936,8 +936,8 @@ def test_hit_at_and_closed_default_to_now_and_the_date_to_the_gaming_day(  # typ
     """Issue 26: '"Hit at" and the daily count's "Closed" default to when the console
     started'.  The console has run for hours: the claim's "Hit at" and the count's "Closed"
     say now, the count's date is the casino's gaming day now ([casino] gaming_day_starts,
-    06:00 by default: 03:30 on 5 December in Manila is gaming day 4 December), and a time a
-    person typed stays as typed."""
+    06:00 by default: 03:30 on 5 December in Manila is gaming day 4 December; "Opened" 10:00
+    on it), and a time a person typed stays as typed."""
     _window, screen = room_tab
     manila = screen.tz
     started = screen.claim.hit_time.dateTime()
@@ -960,6 +960,7 @@ def test_hit_at_and_closed_default_to_now_and_the_date_to_the_gaming_day(  # typ
     _page(screen, "Daily count")
     counts = screen.counts
     qtbot.waitUntil(lambda: counts.count_date.date() == QDate(2030, 12, 4), timeout=5000)
+    assert counts.count_opened.dateTime() == _local(date(2030, 12, 4), 10, 0)  # that day's
     assert screen.ctx.local(counts.count_closed) == at.astimezone(UTC)
     assert counts.count_closed.dateTime() == _local(date(2030, 12, 5), 3, 30)
     # typed by a person: it stays
