@@ -44,6 +44,7 @@ from core.tablegames.flags import FlagCode
 from gui.common import theme
 from gui.common.axes import LocalTimeAxis, MoneyAxis, scrolls_page
 from gui.common.cards import hand_label, with_hand_names
+from gui.common.selection import reselect, selected_key
 
 
 @dataclass(frozen=True)
@@ -513,7 +514,9 @@ class HitQueue(QTableWidget):
     WAIT_COLUMN = 6
 
     def show_hits(self, hits: list[HitView], now: datetime) -> None:
-        selected = self._ids[self.currentRow()] if 0 <= self.currentRow() < len(self._ids) else None
+        """The queue again: the hit selected stays selected wherever it moved; when it is gone
+        (or none was), the first hit is selected, never the one that moved into its row."""
+        selected = selected_key(self, self._ids)
         self.setRowCount(len(hits))
         self._ids = [h.id for h in hits]
         self._since = {h.id: h.received_at for h in hits}
@@ -528,10 +531,8 @@ class HitQueue(QTableWidget):
                 elif c == 4:
                     item.setForeground(QColor(theme.ACCENT))
                 self.setItem(r, c, item)
-        if selected in self._ids:
-            self.selectRow(self._ids.index(selected))
-        elif hits and self.currentRow() < 0:
-            self.selectRow(0)
+        reselect(self, self._ids, selected if selected in self._ids else
+                 (self._ids[0] if self._ids else None))
         self.tick(now)
 
     def tick(self, now: datetime, alert_after_s: float | None = None) -> list[int]:

@@ -148,3 +148,36 @@ def test_surveillance_keeps_the_hit_picked_through_the_filter(  # type: ignore[n
     assert selected() == [picked]
     qtbot.keyClicks(panel.filter, "near_threshold")  # the hit picked is filtered out
     assert picked not in panel.hit_ids() and selected() == []
+
+
+def test_the_hit_queue_keeps_the_hit_picked_and_never_its_neighbour(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The hit queue refilled: the hit picked stays selected wherever it moves; when it is
+    gone (paid, rejected) the first hit of the queue is selected, never the hit that moved
+    into its row (Enter would open a hit nobody picked)."""
+    from datetime import UTC, datetime
+
+    from gui.tablegames.widgets import HitQueue, HitView
+
+    def hit(n: int) -> HitView:
+        return HitView(n, f"H{n}", "Pai Gow 1", 3, n, "FULL_HOUSE", 100, (), None)
+
+    now = datetime.now(UTC)
+    queue = HitQueue()
+    qtbot.addWidget(queue)
+    queue.show()
+    queue.show_hits([hit(1), hit(2), hit(3)], now)
+    queue.selectRow(1)  # H2
+
+    def selected() -> list[int]:
+        return [queue.hit_ids()[i.row()] for i in queue.selectionModel().selectedRows()]
+
+    assert selected() == [2]
+    queue.show_hits([hit(1), hit(2), hit(3), hit(4)], now)
+    assert selected() == [2]
+    queue.show_hits([hit(2), hit(3), hit(4)], now)  # H1 paid: H2 moves up a row
+    assert selected() == [2]
+    queue.show_hits([hit(3), hit(4)], now)  # H2 paid: H3 moved into its row... and row 0
+    assert selected() == [3] and queue.currentRow() == 0
+    queue.selectRow(1)  # H4
+    queue.show_hits([hit(3), hit(5)], now)  # H4 gone: not H5, which took its row
+    assert selected() == [3]
