@@ -219,7 +219,8 @@ def _write(args: argparse.Namespace) -> Path:
     engine = open_for_reading(url)
     try:
         form = render(engine, request, casino=casino.name, operator=casino.operator_name,
-                      tz=tz, holidays=casino.public_holidays, poker_room=config.poker_room)
+                      tz=tz, holidays=casino.public_holidays, poker_room=config.poker_room,
+                      day_starts=casino.gaming_day_starts)
     except SQLAlchemyError as exc:
         raise FormError(read_problem(url, exc)) from None
     finally:
