@@ -21,6 +21,7 @@ from typing import Any
 
 from core.app.listeners import Listeners
 from core.floorconfig import FloorConfig
+from core.kernel.text import hit_ref
 from core.tablegames.floor import Floor
 from core.tablegames.paper import Printer, PrinterError
 from core.tablegames.slip_record import VoidMark
@@ -128,7 +129,7 @@ class PrintSpool:
         names = {t.id: t.name for t in self.config.tables}
         with self._printing_lock:
             printing = set(self._printing)
-        return [SlipRecord(ln.slip_no, f"H{ln.hit_id}", f"{names.get(ln.table, ln.table)} seat "
+        return [SlipRecord(ln.slip_no, hit_ref(ln.hit_id), f"{names.get(ln.table, ln.table)} seat "
                            f"{ln.seat}", ln.amount_cents, ln.created_at,
                            *(_VOID_WORDS if ln.voided else
                              _print_words(ln.print_state, ln.slip_no in printing)))

@@ -36,6 +36,7 @@ from core.desks.surveillance.timeline import (
     timeline,
 )
 from core.kernel.money import format_cents
+from core.kernel.text import hit_ref
 
 MAX_HIT = 2**63 - 1
 
@@ -157,7 +158,7 @@ def print_timeline(tl: Timeline) -> None:
     from core.kernel.text import printable
 
     ln = tl.line
-    print(f"Hit #{ln.hit_id}: table {ln.table} ({tl.table_name}) round {ln.round_no} seat "
+    print(f"Hit {hit_ref(ln.hit_id)}: table {ln.table} ({tl.table_name}) round {ln.round_no} seat "
           f"{ln.seat}, boot {tl.boot}; {ln.status.replace('_', '-')}; claimed "
           f"{ln.claimed_hand}; paid {_amount(ln.amount_cents)}"
           + (f" from the {tl.source}" + (f" {tl.level}" if tl.level else "")
@@ -193,7 +194,7 @@ def print_lines(label: str, lines: list[HitLine], *, flagged_only: bool) -> None
     print(f"{label}: {len(lines)} hit(s){' flagged' if flagged_only else ''}")
     rows: list[tuple[str, ...]] = []
     for ln in lines:
-        rows.append((ms_text(ln.at), f"#{ln.hit_id}", ln.table, str(ln.seat),
+        rows.append((ms_text(ln.at), hit_ref(ln.hit_id), ln.table, str(ln.seat),
                      ln.status.replace("_", "-"), ln.hand or "-", _amount(ln.amount_cents),
                      ", ".join(str(f.code) for f in ln.flags) or "-"))
     if rows:

@@ -31,3 +31,17 @@ def printable(text: str) -> str:
         else:
             out.append(REPLACEMENT)
     return "".join(out)
+
+
+def hit_ref(hit_id: int) -> str:
+    """A hit as people read and write it, the same on every screen and paper: ``H50`` (the
+    win slip's "Hit ref"; the hit queue, surveillance, the reports)."""
+    return f"H{hit_id}"
+
+
+def hit_number(text: str) -> int | None:
+    """The hit a person typed: ``H50``, ``h50``, ``#50`` or ``50`` (None: not a hit number)."""
+    t = text.strip().replace(",", "")
+    if t[:1] in ("H", "h", "#"):
+        t = t[1:]
+    return int(t) if t.isdigit() and 0 < int(t) < 2**63 else None

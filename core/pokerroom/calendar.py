@@ -150,6 +150,16 @@ def end_of_day(day: date, tz: ZoneInfo) -> datetime:
     return datetime.combine(day + timedelta(days=1), time(), tz).astimezone(UTC)
 
 
+def gaming_day_of(at: datetime, tz: ZoneInfo, starts: time) -> date:
+    """The casino's gaming day of ``at``: the date of the gaming day that began at ``starts``
+    local time at or before it (``[casino] gaming_day_starts``; 06:00: 03:00 on the 5th is
+    gaming day the 4th).  A person sees and enters this day, never a UTC date."""
+    local = at.astimezone(tz)
+    day = local.date()
+    begins = datetime.combine(day, starts).replace(tzinfo=tz, fold=0)
+    return day if local >= begins else day - timedelta(days=1)
+
+
 def _local_day(at: datetime, tz: ZoneInfo) -> date:
     return at.astimezone(tz).date()
 

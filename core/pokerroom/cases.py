@@ -98,6 +98,8 @@ from core.pokerroom.rules.bbj import BbjSettings, Claim, Decision, ShownHand, de
 
 log = logging.getLogger("podium.bbj_cases")
 T = TypeVar("T")
+#: The casino's gaming day of a moment (``core.pokerroom.room.PokerRoom.gaming_day_of``).
+DayOf = Callable[[datetime], date]
 
 SWIPE_ACTION = "bbj_case"
 COUNT_ACTION = "bbj_count"  # the daily drop-box count and its posting (swipe_log.action)
@@ -132,6 +134,11 @@ REASON_TEXT: dict[str, str] = {
 
 class BbjCaseError(ValueError):
     """A case step refused; the message names the case and the problem."""
+
+
+def _day(day_of: DayOf | None, at: datetime) -> date | None:
+    """The gaming day of ``at`` (None: not known, the counts' hours decide)."""
+    return day_of(at) if day_of is not None else None
 
 
 def _utcnow() -> datetime:
@@ -220,9 +227,12 @@ def entry_from_json(data: Mapping[str, Any]) -> ClaimEntry:
 
 
 def decide_entry(engine: Engine, fund_id: str, entry: ClaimEntry, hit_at: datetime,
-                 settings: BbjSettings | None = None) -> tuple[Claim, Decision]:
-    """Decide the claim on the fund as it stood for the hit (BbjError, BbjFundError)."""
-    f = amount_for_hit(engine, fund_id, hit_at)
+                 settings: BbjSettings | None = None,
+                 day_of: DayOf | None = None) -> tuple[Claim, Decision]:
+    """Decide the claim on the fund as it stood for the hit (BbjError, BbjFundError);
+    ``day_of``: the casino's gaming day of a moment (the hit's day's posted collections
+    count)."""
+    f = amount_for_hit(engine, fund_id, hit_at, day=_day(day_of, hit_at))
     claim = entry.claim(f.main_cents, f.reserve_cents)
     return claim, decide(claim, settings)
 
@@ -572,7 +582,8 @@ def _decide_again(row: BbjCase, funds: Funds, settings: BbjSettings | None) -> D
 
 
 def step_authority(engine: Engine, case_id: int, state: str, *, seat: int | None = None,
-                   settings: BbjSettings | None = None, cease: bool = False) -> StepAuthority:
+                   settings: BbjSettings | None = None, cease: bool = False,
+                   day_of: DayOf | None = None) -> StepAuthority:
     """Read only: the card ``state`` needs now (the console asks for it before the swipe; the
     step checks it again in its transaction, on the amounts as they are then)."""
     policy = gate_for(engine).policy
@@ -581,7 +592,8 @@ def step_authority(engine: Engine, case_id: int, state: str, *, seat: int | None
         if row is None:
             raise BbjCaseError(f"case {case_id}: no such case")
         if state == "approved":
-            stood, _posted = hit_funds_read(s, row.fund_id, row.hit_at)
+            stood, _posted = hit_funds_read(s, row.fund_id, row.hit_at,
+                                            _day(day_of, row.hit_at))
             held = active_notice_in(s, row.fund_id)
             cease = cease or (held is not None and held.kind == "cease_once_hit")
             funds = Funds(stood.total_cents, 0) if cease else stood
@@ -608,12 +620,12 @@ def _swiped(engine: Engine, swipe: Swipe, now: datetime,
 
 def open_case(engine: Engine, fund_id: str, entry: ClaimEntry, hit_at: datetime, swipe: str,
               *, settings: BbjSettings | None = None,
-              clock: Callable[[], datetime] = _utcnow) -> int:
+              clock: Callable[[], datetime] = _utcnow, day_of: DayOf | None = None) -> int:
     """Decide the claim and open its case (state ``claimed``, with who); the case id.  Bad input
     raises before anything is written."""
     if hit_at.tzinfo is None:
         raise BbjCaseError("hit time: must be timezone-aware")
-    claim, decision = decide_entry(engine, fund_id, entry, hit_at, settings)
+    claim, decision = decide_entry(engine, fund_id, entry, hit_at, settings, day_of)
     now = clock().astimezone(UTC)
     if hit_at.astimezone(UTC) > now:
         raise BbjCaseError(f"hit time {hit_at:%Y-%m-%d %H:%M}: in the future")
@@ -645,7 +657,7 @@ def open_case(engine: Engine, fund_id: str, entry: ClaimEntry, hit_at: datetime,
 def advance(engine: Engine, case_id: int, state: str, swipe: Swipe, *, seat: int | None = None,
             detail: str = "", deck_sorted: bool = False, cctv_reviewed: bool = False,
             settings: BbjSettings | None = None, cease: bool = False,
-            clock: Callable[[], datetime] = _utcnow) -> CaseView:
+            clock: Callable[[], datetime] = _utcnow, day_of: DayOf | None = None) -> CaseView:
     """Move the case to ``state`` (one of :meth:`CaseView.next_states`) with the card the step
     needs (:class:`StepAuthority`: a supervisor's, an executive's with the PIN the floor asks
     for a large award or share, another person than the verifier for an award at or above
@@ -656,7 +668,8 @@ def advance(engine: Engine, case_id: int, state: str, swipe: Swipe, *, seat: int
     transaction: the claim decided again on :func:`core.pokerroom.fund.amount_for_hit_in` for the
     hit
     (``settings`` as when the case was opened), refused (nothing written) while the hit's day
-    is not posted.  ``cease`` (``approved`` only): the fund ceases with this hit (TGD-1540,
+    (``day_of``: the casino's gaming day of a moment; without it, the counts' hours) is not
+    posted.  ``cease`` (``approved`` only): the fund ceases with this hit (TGD-1540,
     RULES.md 6): the reserve is added to the main amount won and the fund takes nothing
     more."""
     if state not in STATES:
@@ -670,7 +683,7 @@ def advance(engine: Engine, case_id: int, state: str, swipe: Swipe, *, seat: int
     def role_now() -> str:  # for a card refused before the transaction: the log's role
         try:
             return step_authority(engine, case_id, state, seat=seat, settings=settings,
-                                  cease=cease).role
+                                  cease=cease, day_of=day_of).role
         except ValueError:
             return ROLE
 
@@ -678,7 +691,7 @@ def advance(engine: Engine, case_id: int, state: str, swipe: Swipe, *, seat: int
     try:
         with Session(engine, expire_on_commit=False) as s, s.begin():
             _step(s, gate, who, case_id, state, seat, detail, deck_sorted, cctv_reviewed,
-                  settings, cease, now, needed)
+                  settings, cease, now, needed, day_of)
     except ValueError as exc:
         role = needed[0].role if needed else role_now()
         raise gate.refused(exc, hit_id=None, action=SWIPE_ACTION, role=role, who=who) from None
@@ -688,7 +701,8 @@ def advance(engine: Engine, case_id: int, state: str, swipe: Swipe, *, seat: int
 
 def _step(s: Session, gate: Gate, who: Swiper, case_id: int, state: str, seat: int | None,
           detail: str, deck_sorted: bool, cctv_reviewed: bool, settings: BbjSettings | None,
-          cease: bool, now: datetime, needed: list[StepAuthority]) -> None:
+          cease: bool, now: datetime, needed: list[StepAuthority],
+          day_of: DayOf | None = None) -> None:
     """One step of :func:`advance` in its transaction: the case locked, the card's authority
     for the step (:class:`StepAuthority`) checked, the accepted swipe and the state row
     written.  A ValueError anywhere: nothing of it is written."""
@@ -722,7 +736,8 @@ def _step(s: Session, gate: Gate, who: Swiper, case_id: int, state: str, seat: i
         held = active_notice_in(s, row.fund_id)
         if held is not None and held.kind == "cease_once_hit":  # this approval ceases the fund
             notice, cease = held, True
-        funds = amount_for_hit_in(s, row.fund_id, row.hit_at, ceasing=cease)
+        funds = amount_for_hit_in(s, row.fund_id, row.hit_at, ceasing=cease,
+                                  day=_day(day_of, row.hit_at))
         decided = (funds, _decide_again(row, funds, settings))
         verifier = _verified_by(s, case_id)
         need = _approval_authority(policy, decided[1].award_cents, _who(verifier))
@@ -756,7 +771,8 @@ def _step(s: Session, gate: Gate, who: Swiper, case_id: int, state: str, seat: i
         text = "; ".join(t for t in (late, text) if t)
     elif state == "approved":
         assert decided is not None
-        text = (_award(s, row, view, emp, now, decided, cease, notice)
+        text = (_award(s, row, view, emp, now, decided, cease, notice,
+                       _day(day_of, row.hit_at))
                 + (f"; {text}" if text else ""))
     elif state == "share_paid":
         if seat not in view.unpaid_seats:
@@ -802,7 +818,7 @@ def _not_awarded_yet(s: Session, row: BbjCase) -> None:
 
 def _award(s: Session, row: BbjCase, view: CaseView, emp: Employee, now: datetime,
            decided: tuple[Funds, Decision], cease: bool,
-           notice: Notice | None = None) -> str:
+           notice: Notice | None = None, hit_day: date | None = None) -> str:
     """Write the fund's award for an approved case in the caller's transaction (the claim
     decided again on the fund for the hit); the approval row's detail (award id, amount, the
     fund after).  ``notice``: the cease-once-hit notice that made this approval cease the fund
@@ -813,7 +829,7 @@ def _award(s: Session, row: BbjCase, view: CaseView, emp: Employee, now: datetim
                            "seats (other settings than when the case was opened?)")
     award_id = record_award_in(s, row.fund_id, decision, hit_at=row.hit_at,
                                table=row.table_name, by=Who.of(emp).recorded(), now=now,
-                               cease=cease, case_id=row.id)
+                               cease=cease, case_id=row.id, hit_day=hit_day)
     ceased = "; the fund ceases with this hit (reserve added to main)" if cease else ""
     if notice is not None:
         ceased = (f"; the fund ceases with this hit ({notice.words}; reserve added to "

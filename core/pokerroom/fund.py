@@ -37,7 +37,7 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, func, or_, select
 from sqlalchemy.orm import Session
 
 from core.kernel.money import CENTS_PER_MAJOR, format_cents
@@ -226,11 +226,19 @@ def open_fund(s: Session, fund_id: str) -> BbjFund:
     return _fund(s, fund_id)
 
 
-def _sums(s: Session, fund_id: str, at: datetime | None = None) -> Funds:
+def _sums(s: Session, fund_id: str, at: datetime | None = None,
+          day: date | None = None) -> Funds:
+    """Main and reserve: every entry (``at``: effective at or before it; ``day``, the gaming
+    day of a hit at ``at``: also the collections posted for that day or before, RULES.md 6:
+    a hit before its day is posted is paid on the updated amount)."""
     q = select(func.coalesce(func.sum(BbjEntry.main_delta_cents), 0),
                func.coalesce(func.sum(BbjEntry.reserve_delta_cents), 0)) \
         .where(BbjEntry.fund_id == fund_id)
-    if at is not None:
+    if at is not None and day is not None:
+        posted = select(BbjPosting.id).where(BbjPosting.fund_id == fund_id,
+                                             BbjPosting.business_date <= day)
+        q = q.where(or_(BbjEntry.effective_at <= at, BbjEntry.posting_id.in_(posted)))
+    elif at is not None:
         q = q.where(BbjEntry.effective_at <= at)
     main, reserve = s.execute(q).one()
     return Funds(int(main), int(reserve))
@@ -265,23 +273,25 @@ def funds(engine: Engine, fund_id: str) -> Funds:
 
 
 def amount_for_hit(engine: Engine, fund_id: str, at: datetime, *,
-                   ceasing: bool = False) -> Funds:
+                   ceasing: bool = False, day: date | None = None) -> Funds:
     """Main and reserve for a hit at ``at``: every entry effective at or before ``at``.  A day's
     collection is effective from the day's first table opening, so a hit before that day's
     posting is paid on the updated amount (the day's collections included); collections of
     later days and awards of later hits are not.  ``ceasing``: the fund ceases with this hit
-    (TGD-1540), so the reserve is added to the main amount (reserve 0)."""
+    (TGD-1540), so the reserve is added to the main amount (reserve 0).  ``day``: the hit's
+    gaming day (the casino's, ``core.pokerroom.room.PokerRoom.gaming_day_of``): that day's
+    posted collections count whatever opening time its counts give."""
     with Session(engine) as s:
-        return amount_for_hit_in(s, fund_id, at, ceasing=ceasing)
+        return amount_for_hit_in(s, fund_id, at, ceasing=ceasing, day=day)
 
 
 def amount_for_hit_in(s: Session, fund_id: str, at: datetime, *,
-                      ceasing: bool = False) -> Funds:
+                      ceasing: bool = False, day: date | None = None) -> Funds:
     """:func:`amount_for_hit` inside an open Session (the fund row locked for its
     transaction), for a caller that then records the award in the same transaction."""
     hit_at = _aware(at, "hit time")
     _fund(s, fund_id, open_=False)
-    f = _sums(s, fund_id, hit_at)
+    f = _sums(s, fund_id, hit_at, day)
     return Funds(f.total_cents, 0) if ceasing else f
 
 
@@ -293,17 +303,22 @@ def posting_settings(posting: BbjPosting, base: FundSettings | None = None) -> F
                    main_rate=Decimal(posting.main_rate or "0.70"))
 
 
-def hit_funds_read(s: Session, fund_id: str, at: datetime) -> tuple[Funds, bool]:
+def hit_funds_read(s: Session, fund_id: str, at: datetime,
+                   day: date | None = None) -> tuple[Funds, bool]:
     """Read only (no lock, for reports): the main and reserve a hit at ``at`` is paid on (as
     :func:`amount_for_hit`) and whether the hit's day is posted (the condition of
     :func:`record_award`)."""
     when = _aware(at, "hit time")
-    return _sums(s, fund_id, when), _hit_day_posted(s, fund_id, when)
+    return _sums(s, fund_id, when, day), _hit_day_posted(s, fund_id, when, day)
 
 
-def _hit_day_posted(s: Session, fund_id: str, when: datetime) -> bool:
-    """Whether a posting covers the hit time (its first table opening .. last closing): the
-    hit's day is counted and posted, so the prize includes the day's collections."""
+def _hit_day_posted(s: Session, fund_id: str, when: datetime, day: date | None = None) -> bool:
+    """Whether the hit's day is counted and posted, so the prize includes the day's
+    collections: a posting of the hit's gaming day ``day`` (the casino's, not a UTC date), or
+    one whose counts cover the hit time (first table opening .. last closing)."""
+    if day is not None and s.execute(select(BbjPosting.id).where(
+            BbjPosting.fund_id == fund_id, BbjPosting.business_date == day)).first():
+        return True
     return s.execute(select(BbjPosting.id).where(
         BbjPosting.fund_id == fund_id, BbjPosting.effective_at <= when,
         BbjPosting.last_closed_at >= when)).first() is not None
@@ -454,7 +469,8 @@ def post_day_in(s: Session, fund_id: str, business_date: date, *, by: str, now: 
 
 
 def record_award(engine: Engine, fund_id: str, decision: Decision, *, hit_at: datetime,
-                 table: str, by: str, cease: bool = False, at: datetime | None = None) -> int:
+                 table: str, by: str, cease: bool = False, at: datetime | None = None,
+                 hit_day: date | None = None) -> int:
     """Pay a qualifying decision from the fund; the award id.  The decision must have been made
     on :func:`amount_for_hit` (same ``cease``); the hit's day must be posted.  One transaction:
     the award, a row per share, the ``award`` entry (main - the shares paid: the leftover
@@ -464,16 +480,16 @@ def record_award(engine: Engine, fund_id: str, decision: Decision, *, hit_at: da
     now = _now(at)
     with Session(engine) as s, s.begin():
         return record_award_in(s, fund_id, decision, hit_at=hit_at, table=table, by=by,
-                               cease=cease, now=now)
+                               cease=cease, now=now, hit_day=hit_day)
 
 
 def record_award_in(s: Session, fund_id: str, decision: Decision, *, hit_at: datetime,
                     table: str, by: str, now: datetime, cease: bool = False,
-                    case_id: int | None = None) -> int:
+                    case_id: int | None = None, hit_day: date | None = None) -> int:
     """:func:`record_award` inside the caller's open transaction (the caller commits, or rolls
     back everything on a refusal): a case's approval and its award are one transaction
     (core/pokerroom/cases.py, which gives its ``case_id``).  The one implementation of the award;
-    the award id."""
+    the award id.  ``hit_day``: the hit's gaming day (the casino's), which must be posted."""
     if not decision.qualifies:
         raise BbjFundError("award: the claim does not qualify (" +
                            ", ".join(decision.reasons) + "); nothing is paid")
@@ -488,7 +504,10 @@ def record_award_in(s: Session, fund_id: str, decision: Decision, *, hit_at: dat
         assert notice is not None
         raise BbjFundError(f"fund {fund_id!r}: {notice.words}: this award must cease the fund "
                            "(the reserve added to the main amount won, TGD-1540)")
-    if not _hit_day_posted(s, fund_id, when):
+    if not _hit_day_posted(s, fund_id, when, hit_day):
+        if hit_day is not None:
+            raise BbjFundError(f"the hit's gaming day {hit_day} is not posted; count and post "
+                               f"{hit_day} first (the prize includes the day's collections)")
         raise BbjFundError(f"hit at {when:%Y-%m-%d %H:%M} UTC: the day of the hit is not "
                            "posted; count and post it first (the prize includes the day's "
                            "collections)")
@@ -497,7 +516,7 @@ def record_award_in(s: Session, fund_id: str, decision: Decision, *, hit_at: dat
     if later is not None:
         raise BbjFundError(f"hit at {when:%Y-%m-%d %H:%M} UTC: a later hit is already "
                            "recorded on this fund")
-    stood = _sums(s, fund_id, when)
+    stood = _sums(s, fund_id, when, hit_day)
     base = Funds(stood.total_cents, 0) if cease else stood
     fr = decision.payout_fraction
     moved = base.reserve_cents * fr.numerator // fr.denominator

@@ -61,6 +61,12 @@ class PokerRoom:
         """The floor file's public holidays (not business days, RULES.md 6 deadlines)."""
         return tuple(self._config().casino.public_holidays)
 
+    def gaming_day_of(self, at: datetime) -> date:
+        """The casino's gaming day of ``at`` (``[casino] timezone`` and ``gaming_day_starts``):
+        the day a count is recorded and posted for, and the day of a hit."""
+        casino = self._config().casino
+        return cal.gaming_day_of(at, ZoneInfo(casino.timezone), casino.gaming_day_starts)
+
     @property
     def calendar(self) -> cal.CalendarSettings:
         """The floor file's [poker_room] deadline rules."""
@@ -82,7 +88,8 @@ class PokerRoom:
     def decide(self, fund_id: str, entry: bc.ClaimEntry, hit_at: datetime,
                rules: BbjSettings | None = None) -> Decision:
         """The claim decided on the fund as it stood for the hit (nothing written)."""
-        return bc.decide_entry(self.engine, fund_id, entry, hit_at, rules)[1]
+        return bc.decide_entry(self.engine, fund_id, entry, hit_at, rules,
+                               self.gaming_day_of)[1]
 
     def cases(self) -> list[bc.CaseView]:
         """Every case of every fund."""
@@ -96,7 +103,7 @@ class PokerRoom:
                        seat: int | None = None, cease: bool = False) -> bc.StepAuthority:
         """The card the case's step to ``state`` needs now (read only)."""
         return bc.step_authority(self.engine, case_id, state, seat=seat, settings=rules,
-                                 cease=cease)
+                                 cease=cease, day_of=self.gaming_day_of)
 
     def room_deadlines(self, now: datetime) -> list[cal.RoomDeadline]:
         """The room's regulatory deadlines at ``now``, each with its filings."""
@@ -108,7 +115,7 @@ class PokerRoom:
                   *, rules: BbjSettings | None = None) -> int:
         """Decide the claim and open its case; the case id."""
         return bc.open_case(self.engine, fund_id, entry, hit_at, swipe,  # type: ignore[arg-type]
-                            settings=rules)
+                            settings=rules, day_of=self.gaming_day_of)
 
     def advance(self, case_id: int, state: str, swipe: Swipe, *,
                 rules: BbjSettings | None = None, clock: Callable[[], datetime] = _utcnow,
@@ -117,7 +124,8 @@ class PokerRoom:
         """Move the case on to ``state`` (or void it); the case as it is then."""
         return bc.advance(self.engine, case_id, state, swipe, seat=seat, detail=detail,
                           deck_sorted=deck_sorted, cctv_reviewed=cctv_reviewed,
-                          settings=rules, cease=cease, clock=clock)
+                          settings=rules, cease=cease, clock=clock,
+                          day_of=self.gaming_day_of)
 
     def record_slip_print(self, case_id: int, seat: int, *, reprint: bool, printer: str,
                           ok: bool, error: str = "") -> None:

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from core.kernel.cards import Card, format_cards, parse_card
 from core.kernel.money import Currency
+from core.kernel.text import hit_ref
 from core.ledger.models import (
     Award,
     Employee,
@@ -107,7 +108,7 @@ def slip_record(ctx: FloorContext, s: Session, slip_no: int, hit: Hit, award: Aw
     casino = ctx.config.casino
     paytable = _paytable_of(ctx, hit.table_id, group.paytable_id if group else "")
     return WinSlip(
-        casino=casino.name, slip_no=slip_no, hit_ref=f"H{hit.id}",
+        casino=casino.name, slip_no=slip_no, hit_ref=hit_ref(hit.id),
         table=table_label(table.name if table is not None else "", hit.table_id),
         seat=hit.seat, round_no=hit.round_no,
         paytable=paytable,

@@ -8,6 +8,8 @@
   on round local minutes or hours whatever the computer's own zone (pyqtgraph's DateAxisItem
   knows only the computer's zone or one fixed offset, which is wrong across a daylight-saving
   change), and dates ("Jun 02") when the ticks are days apart.
+- :func:`scrolls_page`: a chart inside a scrolling page never zooms or pans; the mouse wheel
+  over it scrolls the page (issue 26).
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QFont, QFontMetricsF
+from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QWidget
 
 from core.kernel.money import DOLLARS, Currency
 
@@ -132,3 +136,39 @@ class LocalTimeAxis(pg.AxisItem):  # type: ignore[misc]  # (pyqtgraph has no typ
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
         return [local_clock(v, self.tz, spacing) for v in values]
+
+
+class _WheelToPage(QObject):
+    """The wheel over a chart goes to the page around it (the nearest scrolling ancestor)."""
+
+    def __init__(self, plot: QWidget) -> None:
+        super().__init__(plot)
+        self._plot = plot
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() != QEvent.Type.Wheel:
+            return False
+        area = page_of(self._plot)
+        if area is not None:
+            bar = area.verticalScrollBar()
+            if bar.maximum() == bar.minimum():
+                bar = area.horizontalScrollBar()
+            QApplication.sendEvent(bar, event)
+        return True  # never a zoom
+
+
+def page_of(widget: QWidget) -> QAbstractScrollArea | None:
+    """The nearest scrolling ancestor of ``widget`` (not the chart's own view)."""
+    w = widget.parentWidget()
+    while w is not None:
+        if isinstance(w, QAbstractScrollArea):
+            return w
+        w = w.parentWidget()
+    return None
+
+
+def scrolls_page(plot: Any) -> None:
+    """``plot`` (a pyqtgraph PlotWidget) neither zooms nor pans with the mouse, and the wheel
+    over it (its plot area and its axes) scrolls the page it is on."""
+    plot.setMouseEnabled(x=False, y=False)
+    plot.viewport().installEventFilter(_WheelToPage(plot))

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.common.selection import reselect, selected_key
 from gui.tablegames import model
 from gui.tablegames.unprinted_slips import fill_slip_row
 
@@ -70,6 +71,10 @@ class SlipsTab(QWidget):
         self.slip_nos: list[int] = []
 
     def show_slips(self, slips: list[model.SlipView]) -> None:
+        """The slips again (newest first): the slip selected stays selected wherever a new
+        slip moved it (issue 26: Preview and Print act on the slip picked, never on the one
+        that moved into its row)."""
+        keep = self.selected_slip()
         self.slips.setRowCount(len(slips))
         self.slip_nos = [s.slip_no for s in slips]
         for r, s in enumerate(slips):
@@ -78,6 +83,7 @@ class SlipsTab(QWidget):
                 item = self.slips.item(r, c)
                 if item is not None:
                     item.setToolTip(item.text())
+        reselect(self.slips, self.slip_nos, keep)
         unknown = sum(1 for s in slips if s.state == "unknown")
         self.slips_note.setText(
             f"⚠ {unknown} slip{'s' if unknown != 1 else ''} with print state UNKNOWN: a print "
@@ -86,5 +92,6 @@ class SlipsTab(QWidget):
         self.slips_note.setVisible(bool(unknown))
 
     def selected_slip(self) -> int | None:
-        r = self.slips.currentRow()
-        return self.slip_nos[r] if 0 <= r < len(self.slip_nos) else None
+        """The slip of the selected row (None: no slip selected)."""
+        n = selected_key(self.slips, self.slip_nos)
+        return n if isinstance(n, int) else None

@@ -41,7 +41,7 @@ from core.desks.accounting.periods import Period, gaming_day, gaming_day_of, shi
 from core.desks.desk import Desk
 from core.kernel.money import UNITS_PER_MAJOR, Currency
 from gui.common import theme
-from gui.common.axes import LocalTimeAxis, MoneyAxis
+from gui.common.axes import LocalTimeAxis, MoneyAxis, scrolls_page
 
 log = logging.getLogger("podium.gui.desk_plots")
 
@@ -72,7 +72,7 @@ def _plot(tz: Any, money: Currency | None, *, time_axis: bool = True) -> Any:
         axes["left"] = MoneyAxis("left", money)
     w = pg.PlotWidget(background=theme.PANEL, axisItems=axes)
     w.setMenuEnabled(False)
-    w.setMouseEnabled(x=False, y=False)
+    scrolls_page(w)  # no zoom; the wheel scrolls the page
     w.hideButtons()
     pen = pg.mkPen(theme.MUTED)
     for ax in ("left", "bottom"):

@@ -48,10 +48,11 @@ from core.desks.surveillance.timeline import (
 )
 from core.kernel.cards import Card, parse_card
 from core.kernel.money import format_cents
-from core.kernel.text import printable
+from core.kernel.text import hit_number, hit_ref, printable
 from gui.common import theme
 from gui.common.bridge import default_bridge
 from gui.common.cards import card_html, hand_label
+from gui.common.selection import reselect, selected_key
 
 log = logging.getLogger("podium.gui.surveillance")
 
@@ -248,16 +249,17 @@ class SurveillancePanel(QWidget):
             self.message.setText(f"Can not read the ledger ({type(exc).__name__}); see the log")
 
     def visible_lines(self) -> list[HitLine]:
-        """The hits read, narrowed by the filter: a number is a hit number (``#12`` or
-        ``12``); any other word must be in the table, status, hand or a flag code."""
+        """The hits read, narrowed by the filter: a number is a hit number (``H12`` as
+        the queue and the win slip write it, ``#12`` or ``12``); any other word must be in
+        the table, status, hand or a flag code."""
         words = self.filter.text().casefold().split()
         if not words:
             return self.lines
 
         def match(ln: HitLine, word: str) -> bool:
-            number = word.lstrip("#").replace(",", "")
-            if number.isdigit():
-                return ln.hit_id == int(number)
+            number = hit_number(word)  # H12 (as the queue and the slip write it), #12, 12
+            if number is not None:
+                return ln.hit_id == number
             return word in " ".join([ln.table, ln.status, ln.claimed_hand, ln.hand or "",
                                      *(str(f.code) for f in ln.flags)]).casefold()
 
@@ -265,12 +267,13 @@ class SurveillancePanel(QWidget):
 
     def _show_lines(self) -> None:
         lines = self.visible_lines()
+        keep = selected_key(self.hits, self.hit_ids())  # the hit picked, wherever it moves
         self.hits.blockSignals(True)
         self.hits.setRowCount(len(lines))
         for r, ln in enumerate(lines):
             codes = ", ".join(str(f.code) for f in ln.flags)
             tip = "\n".join(printable(f.sentence) for f in ln.flags)
-            cells = (ms_text(ln.at), f"#{ln.hit_id}", ln.table, str(ln.seat),
+            cells = (ms_text(ln.at), hit_ref(ln.hit_id), ln.table, str(ln.seat),
                      ln.status.replace("_", "-"), hand_label(ln.hand),
                      format_cents(ln.amount_cents) if ln.amount_cents is not None else "—",
                      codes or "—")
@@ -280,6 +283,7 @@ class SurveillancePanel(QWidget):
                 if c == 1:  # the hit's row knows its hit
                     item.setData(Qt.ItemDataRole.UserRole, ln.hit_id)
                 self.hits.setItem(r, c, item)
+        reselect(self.hits, [ln.hit_id for ln in lines], keep)
         self.hits.blockSignals(False)
         for c in range(len(HIT_COLUMNS) - 1):  # the flags take the rest (full text: tooltip)
             self.hits.resizeColumnToContents(c)
@@ -297,16 +301,16 @@ class SurveillancePanel(QWidget):
             self.open_hit(self._hit_at(rows[0].row()))
 
     def _open_typed(self) -> None:
-        text = self.filter.text().strip().lstrip("#").replace(",", "")
-        if text.isdigit() and 0 < int(text) < 2**63:
-            self.open_hit(int(text))
+        number = hit_number(self.filter.text())
+        if number is not None:
+            self.open_hit(number)
 
     # -- one hit --------------------------------------------------------------------------------
     def open_hit(self, hit_id: int) -> None:
         """Read hit ``hit_id``'s timeline (off the GUI thread) and show it."""
         desk, now = self.desk, self._now()
         self._wanted_hit = hit_id
-        self.title.setText(f"Hit #{hit_id}: reading…")
+        self.title.setText(f"Hit {hit_ref(hit_id)}: reading…")
         default_bridge().query(lambda: timeline(desk, hit_id, now=now), self._show_timeline,
                                self._timeline_failed, key="surveillance-timeline")
 
@@ -329,7 +333,7 @@ class SurveillancePanel(QWidget):
         paid = (f"; {format_cents(ln.amount_cents)} from the {tl.source}"
                 + (f" {tl.level}" if tl.level and tl.source == "meter" else "")
                 if ln.amount_cents is not None else "")
-        self.title.setText(f"Hit #{ln.hit_id} · table {ln.table} round {ln.round_no} seat "
+        self.title.setText(f"Hit {hit_ref(ln.hit_id)} · table {ln.table} round {ln.round_no} seat "
                            f"{ln.seat} · {ln.status.replace('_', '-')}{paid} · times in "
                            f"{tl.timezone}")
         self.cards.setText(self.cards_html(tl))

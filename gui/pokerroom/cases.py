@@ -62,6 +62,7 @@ class CasesPanel(QWidget):
         self.ctx = ctx
         self.console = console  # the casino's name and the receipt printer's spool
         self.cases: list[bc.CaseView] = []
+        self._shown_case: int | None = None  # the case the step fields were filled for
         self.last_slip: bytes | None = None  # the share slip last sent to the printer
         lay = QVBoxLayout(self)
         self.case_table = QTableWidget(0, 5)
@@ -195,6 +196,9 @@ class CasesPanel(QWidget):
 
     def _selected_changed(self) -> None:
         c = self.selected_case()
+        if (c.case_id if c else None) != self._shown_case:  # another case: its checks unmade
+            self._shown_case = c.case_id if c else None
+            self.clear_step()
         self.case_chosen.emit(self.cases, c.case_id if c else None)
         self.next_box.clear()
         self.share_seat.clear()
@@ -242,6 +246,15 @@ class CasesPanel(QWidget):
                                lambda exc: log.warning(  # the ledger is away: the rest shows
                                    "could not read the share slip prints: %s", exc),
                                key="poker-room-slip-prints")
+
+    def clear_step(self) -> None:
+        """The step's checks and words empty (issue 26: a case's Verify never starts with
+        another case's "Deck sorted" and "CCTV reviewed" ticked; one swipe records only checks
+        made for this case)."""
+        for box in (self.deck_sorted, self.cctv):
+            box.setChecked(False)
+        self.step_detail.clear()
+        self.void_reason.clear()
 
     def _next_changed(self) -> None:
         """Show only what the chosen next step needs."""
@@ -385,12 +398,11 @@ class CasesPanel(QWidget):
             message = (f"Case #{c.case_id}: {bc.STATE_TEXT[shown]}"
                        f"{', ' + late if late else ''}.{ceased}")
             self.message(message, True)
+            self.clear_step()  # recorded: the next step's checks start empty
             if state == "share_paid":
                 self.print_share_slip(c.case_id, int(kw["seat"]), said=message + " ")
             if state in ("approved", "voided"):  # the award left (or came back to) the fund
                 self.fund_moved.emit()
-            if state in bc.ATTACHMENT_STATES:
-                self.step_detail.clear()
             self.refresh()
             if state == "share_paid":  # the tax withheld: the BIR remittance
                 self.tax_withheld.emit()

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
-    QDateTimeEdit,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -36,7 +35,7 @@ from core.pokerroom.rules.bbj import TAXPAYER_CLASSES, Decision, ShownHand, frac
 from gui.common import theme
 from gui.common.bridge import default_bridge
 from gui.common.cards import CardPicker, SlotGroup
-from gui.pokerroom.common import RoomContext, qdatetime, seats_text, tie_lines
+from gui.pokerroom.common import NowField, RoomContext, seats_text, tie_lines
 
 log = logging.getLogger("podium.gui.poker_room")
 
@@ -70,8 +69,7 @@ class ClaimPanel(QGroupBox):
                              .replace(",", ""))
         self.room_max = QLineEdit(self.cap.text())
         self.big_blind.editingFinished.connect(self._blind_changed)
-        self.hit_time = QDateTimeEdit(qdatetime(ctx.local_now()))  # casino local time
-        self.hit_time.setDisplayFormat("yyyy-MM-dd HH:mm")
+        self.hit_time = NowField(ctx.local_now)  # casino local time: now until set
         row1 = QHBoxLayout()
         w: QWidget
         for label, w in (("Table", self.table_edit), ("Blinds", self.small_blind),
@@ -333,5 +331,23 @@ class ClaimPanel(QGroupBox):
             return cid
 
         if self.ctx.window.authorize(bc.ROLE, what, "bbj_case", do) and done:
+            self.clear()
             self.result.setText(self.result.text() + f"\nCase #{done[0]} opened.")
             self.case_opened.emit()
+
+    def clear(self) -> None:
+        """A new claim: the table, pot, seats (dealt in, showed, names, ID checked, taxpayer)
+        and cards empty, "Hit at" following now again; the blinds and caps stay (the room's
+        usual ones).  The decision shown stays until the next one."""
+        self.table_edit.clear()
+        self.pot.clear()
+        for r in range(SEATS):
+            for box in (self.dealt[r], self.showed[r], self.ids[r]):
+                box.setChecked(False)
+            self.taxpayer[r].setCurrentIndex(0)
+            name = self.seats.item(r, COL_NAME)
+            if name is not None:
+                name.setText("")
+        self.picker.clear()
+        self.hit_time.to_now()
+        self.decision = None

@@ -9,7 +9,8 @@ from datetime import UTC, date, datetime
 from typing import Any, cast
 from zoneinfo import ZoneInfo
 
-from PySide6.QtCore import QDate, QDateTime, QTime
+from PySide6.QtCore import QDate, QDateTime, QTime, QTimer
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QDateEdit, QDateTimeEdit, QLabel, QScrollArea, QWidget
 
 from core.kernel.money import PESOS, Currency, format_cents, parse_cents
@@ -89,13 +90,64 @@ class RoomContext:
         return f"room closes{when} (notice of {n.notice_on})", theme.WARN
 
     def local(self, edit: QDateTimeEdit) -> datetime:
-        """A casino-local date-time field as UTC."""
+        """A casino-local date-time field as UTC (a :class:`NowField` nobody set: now)."""
+        if isinstance(edit, NowField):
+            edit.catch_up()
         local = cast(datetime, edit.dateTime().toPython())
         return local.replace(tzinfo=self.tz).astimezone(UTC)
 
     def local_now(self) -> datetime:
-        """Now in casino local time, naive, to the minute (a field's first value)."""
-        return datetime.now(self.tz).replace(tzinfo=None, second=0, microsecond=0)
+        """Now (``now``, the room's clock) in casino local time, naive, to the minute (a
+        field's first value)."""
+        return self.now().astimezone(self.tz).replace(tzinfo=None, second=0, microsecond=0)
+
+    def gaming_day(self) -> date:
+        """The casino's gaming day now (``[casino] gaming_day_starts`` local time begins it)."""
+        return self.room.gaming_day_of(self.now())
+
+
+class NowField(QDateTimeEdit):
+    """A casino-local date-time field (to the minute) that shows the present time until a
+    person sets it: a claim's "Hit at" or a count's "Closed" never defaults to when the console
+    started (issue 26).  It catches up when shown, every FOLLOW_MS while nobody edits it, and
+    when it is read (:meth:`RoomContext.local`); :meth:`to_now` makes it follow again (a new
+    claim)."""
+
+    FOLLOW_MS = 15_000
+
+    def __init__(self, now: Callable[[], datetime]) -> None:
+        super().__init__(qdatetime(now()))
+        self._now = now
+        self.follows = True
+        self._setting = False
+        self.setDisplayFormat("yyyy-MM-dd HH:mm")  # casino local time
+        self.dateTimeChanged.connect(self._changed)
+        self._timer = QTimer(self)
+        self._timer.timeout.connect(lambda: None if self.hasFocus() else self.catch_up())
+        self._timer.start(self.FOLLOW_MS)
+
+    def _changed(self, _value: QDateTime) -> None:
+        if not self._setting:  # a person (or a script) set it: it stays as set
+            self.follows = False
+
+    def catch_up(self) -> None:
+        """Show now, unless a person set the field."""
+        if not self.follows:
+            return
+        self._setting = True
+        try:
+            self.setDateTime(qdatetime(self._now()))
+        finally:
+            self._setting = False
+
+    def to_now(self) -> None:
+        """Follow the present time again."""
+        self.follows = True
+        self.catch_up()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        self.catch_up()
+        super().showEvent(event)
 
 
 def show(label: QLabel, text: str, ok: bool) -> None:

@@ -4,7 +4,10 @@ after a supervisor's swipe."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from datetime import date, datetime, time
+
+from PySide6.QtCore import QDate, QDateTime, Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QDateTimeEdit,
     QFormLayout,
@@ -23,7 +26,15 @@ from core.kernel.money import format_cents, parse_cents
 from core.pokerroom import cases as bc
 from core.pokerroom import fund as bf
 from gui.common import theme
-from gui.pokerroom.common import NO_FUND, RoomContext, day_edit, day_of, qdatetime, show
+from gui.pokerroom.common import (
+    NO_FUND,
+    NowField,
+    RoomContext,
+    day_edit,
+    day_of,
+    qdatetime,
+    show,
+)
 
 
 class CountPanel(QWidget):
@@ -36,17 +47,21 @@ class CountPanel(QWidget):
         self.ctx = ctx
         lay = QVBoxLayout(self)
         grid = QFormLayout()
-        now = ctx.local_now()
-        self.count_date = day_edit(now.date())  # business date
+        self.count_date = day_edit(ctx.gaming_day())  # the casino's gaming day, now
+        self.day_follows = True  # until a person picks a date
+        self._setting_day = False
+        self.count_date.dateChanged.connect(self._day_set)
         self.count_table = QLineEdit()
         self.count_table.setPlaceholderText("e.g. P1")
         self.count_box = QLineEdit()
         self.count_box.setPlaceholderText("e.g. J-1")
         self.count_dealer = QLineEdit()
-        self.count_opened = QDateTimeEdit(qdatetime(now.replace(hour=10, minute=0)))
-        self.count_closed = QDateTimeEdit(qdatetime(now))
-        for edit in (self.count_opened, self.count_closed):
-            edit.setDisplayFormat("yyyy-MM-dd HH:mm")  # casino local time
+        # 10:00 on the gaming day's date (an opening hour to correct), until a person sets it
+        self.count_opened = QDateTimeEdit(self._opening(ctx.gaming_day()))
+        self.count_opened.setDisplayFormat("yyyy-MM-dd HH:mm")  # casino local time
+        self.opened_follows = True
+        self.count_opened.dateTimeChanged.connect(self._opened_set)
+        self.count_closed = NowField(ctx.local_now)  # now, until a person sets it
         self.count_rake_box = QLineEdit()
         self.count_rake_box.setPlaceholderText("e.g. R-1")
         self.count_rake = QLineEdit()
@@ -116,6 +131,36 @@ class CountPanel(QWidget):
         fee.addWidget(self.fee_msg, 4, 0, 1, 2)
         lay.addWidget(fee_box)
         lay.addStretch(1)
+
+    @staticmethod
+    def _opening(day: date) -> QDateTime:
+        return qdatetime(datetime.combine(day, time(10)))
+
+    def _day_set(self, _day: object) -> None:
+        if not self._setting_day:
+            self.day_follows = False
+
+    def _opened_set(self, _at: object) -> None:
+        if not self._setting_day:
+            self.opened_follows = False
+
+    def catch_up(self) -> None:
+        """The date shows the casino's gaming day now (not the console start's) until a person
+        picks one."""
+        if not self.day_follows:
+            return
+        day = self.ctx.gaming_day()
+        self._setting_day = True
+        try:
+            self.count_date.setDate(QDate(day.year, day.month, day.day))
+            if self.opened_follows:
+                self.count_opened.setDateTime(self._opening(day))
+        finally:
+            self._setting_day = False
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        self.catch_up()
+        super().showEvent(event)
 
     def _count_total_changed(self) -> None:
         total = sum(d * sp.value() for d, sp in self.pieces.items()) * 100

@@ -345,7 +345,8 @@ class FormsPanel(QWidget):
         def fill() -> Any:
             return render(engine, request, casino=casino.name, operator=casino.operator_name,
                           tz=tz, holidays=tuple(casino.public_holidays),
-                          poker_room=poker_room, money=money)
+                          poker_room=poker_room, money=money,
+                          day_starts=casino.gaming_day_starts)
 
         def filled(form: Any) -> None:
             if asked != self._asked:  # asked again since: that answer counts

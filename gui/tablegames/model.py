@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 from core.kernel.cards import Card, parse_card
 from core.kernel.money import UNITS_PER_MAJOR
+from core.kernel.text import hit_ref
 from gui.tablegames.widgets import HitView, LevelView, TableView
 
 TREND_WINDOW = timedelta(hours=8)  # a shift
@@ -202,7 +203,7 @@ def hit_view(console: Any, h: Any) -> HitView:
         name = console.config.table(h.table).name
     except KeyError:
         name = h.table
-    return HitView(h.hit_id, f"H{h.hit_id}", name, h.seat, h.round_no, h.claimed_hand,
+    return HitView(h.hit_id, hit_ref(h.hit_id), name, h.seat, h.round_no, h.claimed_hand,
                    h.wager_cents, tuple(h.flags), h.created_at, codes=tuple(h.codes))
 
 

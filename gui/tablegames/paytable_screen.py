@@ -65,6 +65,7 @@ from core.tablegames.rules.enumerate import HandCounts, count_hands
 from core.tablegames.rules.fortune import HAND_IDS, NOTHING
 from core.tablegames.rules.paytables import Pay, Paytable, distinct_paytables
 from gui.common import theme
+from gui.common.axes import scrolls_page
 from gui.common.bridge import default_bridge
 from gui.common.cards import hand_label
 
@@ -304,6 +305,7 @@ class MeterRiskPanel(QGroupBox):
         self.plot.setMinimumHeight(240)
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
+        scrolls_page(self.plot)  # the wheel scrolls the screen, never zooms the chart
         axis_pen = pg.mkPen(theme.MUTED)
         for ax in ("left", "bottom"):
             self.plot.getAxis(ax).setPen(axis_pen)
@@ -351,6 +353,7 @@ class MeterRiskPanel(QGroupBox):
                        f"({lv.dry_paths:,} of {risk.paths:,}), {lv.dry_events:,} times; "
                        f"shortfall {money.text(lv.shortfall_cents)}")
         self.figures.setText("\n".join(lines))
+        self.plot.enableAutoRange()  # the whole of every curve, whatever was shown before
         if risk.all_pays_from_meter:
             self.dry.setText("Chance of running dry over the horizon — " + "; ".join(dry))
             worst = max((lv.dry_paths for lv in risk.levels), default=0)

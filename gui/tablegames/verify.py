@@ -225,7 +225,7 @@ class VerifyDialog(QDialog):
         lay.addWidget(result)
 
         buttons = QHBoxLayout()
-        self.reject_btn = QPushButton("Reject hit…")
+        self.reject_btn = QPushButton("Reject hit…  (Ctrl+R)")
         self.reject_btn.setObjectName("danger")
         self.reject_btn.clicked.connect(self._reject)
         buttons.addWidget(self.reject_btn)
@@ -244,6 +244,11 @@ class VerifyDialog(QDialog):
             b.setDefault(False)
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
             QShortcut(QKeySequence(keys), self).activated.connect(self._pay_if_ready)
+        QShortcut(QKeySequence("Ctrl+R"), self).activated.connect(self._reject)
+        # Reject is as many Tabs away on a flagged hit as on any other: "Correct the claim"
+        # (shown only for a claim that differs) comes after it, not before
+        QWidget.setTabOrder(self.reject_btn, self.correct)
+        QWidget.setTabOrder(self.correct, cancel)
 
         self._verification: Any = None
         self.evaluating = False

@@ -1,10 +1,11 @@
 """Slips > Void slip…: an executive voids a win slip (core.tablegames.voids, Floor.void_slip).
 
-The dialog asks which slip (given when it is opened from a list), the reason (required: one
-line, at most ``MAX_REASON`` characters, printed on the win page) and whether the paid money
-came back (no default: someone must say).  Then the console's swipe prompt asks for an
-EXECUTIVE card (+ PIN where the floor asks it); the core checks everything again and writes
-the void, and with the money back the reversal of the award's meter movements, in one
+The dialog asks which slip (given when it is opened from a list) and shows that slip (amount,
+table and seat, round, hand, when it was paid, its hit) before anyone swipes, the reason
+(required: one line, at most ``MAX_REASON`` characters, printed on the win page) and whether
+the paid money came back (no default: someone must say).  Then the console's swipe prompt
+asks for an EXECUTIVE card (+ PIN where the floor asks it); the core checks everything again
+and writes the void, and with the money back the reversal of the award's meter movements, in one
 transaction.  A refusal (not an executive, already void, a meter that would go below zero, ...)
 shows in red in the prompt; nothing is written but the swipe log."""
 
@@ -27,18 +28,34 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.kernel.money import format_cents
 from core.kernel.text import printable
 from core.tablegames.voids import MAX_REASON
+from gui.common.bridge import default_bridge
 
 RETURNED = "The money came back: give the award back to the meter"
 NOT_RETURNED = "The money did not come back: record the void only"
 
 
+def slip_summary(slip: Any) -> str:
+    """Which slip, in words, before a void (a :class:`~core.tablegames.slip_record.WinSlip`):
+    "Slip 000050: $6.00, Pai Gow 1 seat 3, round 2, Full house, paid 05 Dec 2026 18:40:12;
+    hit H50"."""
+    paid = slip.local_paid_at.strftime("%d %b %Y %H:%M:%S")
+    text = (f"Slip {slip.slip_no:06d}: {format_cents(slip.amount_cents, slip.currency)}, "
+            f"{slip.table} seat {slip.seat}, round {slip.round_no}, {slip.hand}, paid {paid}; "
+            f"hit {slip.hit_ref}")
+    if slip.void is not None:
+        text += f" (already VOID: {slip.void.reason})"
+    return text
+
+
 class VoidDialog(QDialog):
-    """Which slip, why, and whether the money came back."""
+    """Which slip (and what it is, read when its number is given: ``describe``), why, and
+    whether the money came back."""
 
     def __init__(self, parent: QWidget | None = None, *, slip_no: int | None = None,
-                 summary: str = "") -> None:
+                 summary: str = "", describe: Callable[[int], str] | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Void a win slip")
         self.setMinimumWidth(640)
@@ -65,8 +82,11 @@ class VoidDialog(QDialog):
         self.summary = QLabel(summary)
         self.summary.setWordWrap(True)
         self.summary.setStyleSheet("font-size: 13pt; font-weight: bold;")
+        self.summary.setObjectName("voidSlipSummary")
         self.summary.setVisible(bool(summary))
         lay.addWidget(self.summary)
+        self._describe = describe
+        self._described: int | None = slip_no if summary else None  # the slip shown above
         lay.addWidget(QLabel(f"Reason (printed on the win page; at most {MAX_REASON} "
                              "characters):"))
         self.reason = QLineEdit()
@@ -105,6 +125,38 @@ class VoidDialog(QDialog):
         for b in (self.returned, self.kept):
             b.toggled.connect(lambda _on: self.message.setText(""))
         (self.reason if slip_no is not None else self.slip).setFocus()
+        self.slip.textChanged.connect(lambda _t: self._forget())
+        self.slip.editingFinished.connect(self.look_up)
+        if self._described is None:
+            self.look_up()
+
+    def _forget(self) -> None:
+        if self._described is not None and self._described != self.slip_no():
+            self._described = None
+            self.summary.setText("")
+            self.summary.setVisible(False)
+
+    def look_up(self) -> None:
+        """Show the slip whose number is given (read off the GUI thread)."""
+        n, describe = self.slip_no(), self._describe
+        if not n or describe is None or self._described == n:
+            return
+        self.summary.setText(f"Reading win slip {n:06d}…")
+        self.summary.setVisible(True)
+
+        def shown(text: str) -> None:
+            if self.slip_no() == n:
+                self._described = n
+                self.summary.setText(text)
+
+        def failed(exc: BaseException) -> None:
+            if self.slip_no() == n:
+                self.summary.setText("")
+                self.summary.setVisible(False)
+                self.message.setText(printable(str(exc).splitlines()[0] if str(exc) else
+                                               f"win slip {n}: can not be read"))
+
+        default_bridge().query(lambda: describe(n), shown, failed, key="void-slip-summary")
 
     def slip_no(self) -> int | None:
         text = self.slip.text().strip()
@@ -119,6 +171,9 @@ class VoidDialog(QDialog):
         """What is missing before a card is asked for ("" when nothing)."""
         if not self.slip_no():
             return "Give the win slip number."
+        if self._describe is not None and self._described != self.slip_no():
+            self.look_up()
+            return "Check which slip this is (shown above) before voiding it."
         why = self.reason.text().strip()
         if not why:
             return "A void needs a reason."
@@ -141,7 +196,8 @@ def void_slip(window: Any, floor: Any, *, slip_no: int | None = None, summary: s
     """Run the whole void from ``window`` (a MainWindow: its swipe prompt); what was done, in
     words, or None when cancelled or refused.  ``dialog``: called with the dialog before it is
     shown (tests, screenshots)."""
-    dlg = VoidDialog(window, slip_no=slip_no, summary=summary)
+    dlg = VoidDialog(window, slip_no=slip_no, summary=summary,
+                     describe=lambda n: slip_summary(floor.win_slip(n)))
     if dialog is not None:
         dialog(dlg)
     try:

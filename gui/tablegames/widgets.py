@@ -42,9 +42,10 @@ from PySide6.QtWidgets import (
 from core.kernel.money import DOLLARS, Currency
 from core.tablegames.flags import FlagCode
 from gui.common import theme
-from gui.common.axes import LocalTimeAxis, MoneyAxis
+from gui.common.axes import LocalTimeAxis, MoneyAxis, scrolls_page
 from gui.common.cards import hand_label, with_hand_names
 from gui.common.fit_label import FitLabel
+from gui.common.selection import reselect, selected_key
 
 
 @dataclass(frozen=True)
@@ -399,7 +400,7 @@ class MeterTile(QFrame):
                                              "left": MoneyAxis("left", self._money)})
         self.plot.setMinimumHeight(90)
         self.plot.setMenuEnabled(False)
-        self.plot.setMouseEnabled(x=False, y=False)
+        scrolls_page(self.plot)  # no zoom; the wheel scrolls the meters' column
         self.plot.hideButtons()
         self.plot.getPlotItem().setDownsampling(auto=True, mode="peak")
         self.plot.getPlotItem().setClipToView(True)
@@ -524,7 +525,9 @@ class HitQueue(QTableWidget):
     WAIT_COLUMN = 6
 
     def show_hits(self, hits: list[HitView], now: datetime) -> None:
-        selected = self._ids[self.currentRow()] if 0 <= self.currentRow() < len(self._ids) else None
+        """The queue again: the hit selected stays selected wherever it moved; when it is gone
+        (or none was), the first hit is selected, never the one that moved into its row."""
+        selected = selected_key(self, self._ids)
         self.setRowCount(len(hits))
         self._ids = [h.id for h in hits]
         self._since = {h.id: h.received_at for h in hits}
@@ -541,10 +544,8 @@ class HitQueue(QTableWidget):
                 if c == len(values) - 1 and v:
                     item.setToolTip(v)  # the flags whole
                 self.setItem(r, c, item)
-        if selected in self._ids:
-            self.selectRow(self._ids.index(selected))
-        elif hits and self.currentRow() < 0:
-            self.selectRow(0)
+        reselect(self, self._ids, selected if selected in self._ids else
+                 (self._ids[0] if self._ids else None))
         self.tick(now)
 
     def tick(self, now: datetime, alert_after_s: float | None = None) -> list[int]:

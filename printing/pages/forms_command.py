@@ -220,7 +220,7 @@ def _write(args: argparse.Namespace) -> Path:
     try:
         form = render(engine, request, casino=casino.name, operator=casino.operator_name,
                       tz=tz, holidays=casino.public_holidays, poker_room=config.poker_room,
-                      money=config.fund_money)
+                      money=config.fund_money, day_starts=casino.gaming_day_starts)
     except SQLAlchemyError as exc:
         raise FormError(read_problem(url, exc)) from None
     finally:

@@ -52,6 +52,7 @@ from core.ledger.models import (
     BbjPosting,
     PokerTournamentFee,
 )
+from core.pokerroom.calendar import gaming_day_of
 from core.pokerroom.cases import ClaimEntry, entry_from_json
 from core.pokerroom.fund import (
     FundSettings,
@@ -238,11 +239,14 @@ def daily_report(engine: Engine, fund_id: str, business_date: date, *, onsite: b
 
 
 def awarding_request(engine: Engine, case_id: int, *, casino: str, operator: str,
-                     tz: ZoneInfo, rules: BbjSettings | None = None) -> AwardingRequest:
+                     tz: ZoneInfo, rules: BbjSettings | None = None,
+                     day_starts: time | None = None) -> AwardingRequest:
     """TGD-1500 of an approved case: the hand from the stored claim, every money figure from
     the fund's award (``bbj_awards.case_id``) and its share rows (a tie: every tied seat of a
     place with its hand); the hit time in ``tz``.  Before approval the claim is decided on
-    ``rules`` (the floor's ``[poker_room]``, as the case was opened and will be approved)."""
+    ``rules`` (the floor's ``[poker_room]``, as the case was opened and will be approved), and
+    the hit's gaming day (``day_starts``: ``[casino] gaming_day_starts``) must be posted, as the
+    approval asks."""
     with _reading(engine) as s:
         case = s.get(BbjCase, case_id)
         if case is None:
@@ -256,7 +260,7 @@ def awarding_request(engine: Engine, case_id: int, *, casino: str, operator: str
             .scalar_one_or_none()
         if award is None:
             return _request_before_approval(s, case, casino=casino, operator=operator, tz=tz,
-                                            rules=rules)
+                                            rules=rules, day_starts=day_starts)
         shares = list(s.execute(select(BbjAwardShare).where(
             BbjAwardShare.award_id == award.id).order_by(BbjAwardShare.id)).scalars())
         entry = entry_from_json(case.claim)
@@ -341,14 +345,16 @@ def _hand_rake(case_id: int, entry: ClaimEntry) -> int:
 
 
 def _request_before_approval(s: Session, case: BbjCase, *, casino: str, operator: str,
-                             tz: ZoneInfo, rules: BbjSettings | None) -> AwardingRequest:
+                             tz: ZoneInfo, rules: BbjSettings | None,
+                             day_starts: time | None = None) -> AwardingRequest:
     """TGD-1500 filed before the approval (it is due within 24 hours of the hit; the award is
     written in the fund only at approval): the stored claim decided on the fund as it stands
     for the hit, exactly as the approval will decide it, so the hit's day must be posted (the
     prize includes the day's collections, RULES.md 6)."""
     if not case.qualifies:
         raise FormError(f"case {case.id} does not qualify: there is no award to request")
-    main_reserve, posted = hit_funds_read(s, case.fund_id, case.hit_at)
+    day = gaming_day_of(case.hit_at, tz, day_starts) if day_starts is not None else None
+    main_reserve, posted = hit_funds_read(s, case.fund_id, case.hit_at, day)
     if not posted:
         raise FormError(f"case {case.id}: the hit's day is not counted and posted yet; the "
                         "request states the prize with the day's collections (RULES.md 6): "
@@ -645,7 +651,8 @@ def render(engine: Engine, request: FormRequest, *, casino: str, operator: str, 
            holidays: Iterable[date] = (), fund_settings: FundSettings | None = None,
            rules: BbjSettings | None = None,
            poker_room: PokerRoomConfig | None = None,
-           money: Currency | None = None) -> RenderedForm:
+           money: Currency | None = None,
+           day_starts: time | None = None) -> RenderedForm:
     """The form ``request`` asks for, filled from the ledger, as HTML with its title and a
     safe file stem, its amounts written in ``money`` (``FloorConfig.fund_money``; default the
     poker room's currency as ``en_US`` writes it).  ``poker_room`` is the floor file's
@@ -657,12 +664,13 @@ def render(engine: Engine, request: FormRequest, *, casino: str, operator: str, 
     with written_in(money or Currency(room.currency, "en_US")):
         return _render(engine, request, casino=casino, operator=operator, tz=tz,
                        holidays=holidays, fund_settings=fund_settings, rules=rules,
-                       poker_room=poker_room)
+                       poker_room=poker_room, day_starts=day_starts)
 
 
 def _render(engine: Engine, request: FormRequest, *, casino: str, operator: str, tz: ZoneInfo,
             holidays: Iterable[date], fund_settings: FundSettings | None,
-            rules: BbjSettings | None, poker_room: PokerRoomConfig | None) -> RenderedForm:
+            rules: BbjSettings | None, poker_room: PokerRoomConfig | None,
+            day_starts: time | None) -> RenderedForm:
     kind = request.kind
     room = poker_room or PokerRoomConfig()
     if fund_settings is None and poker_room is not None:
@@ -694,7 +702,8 @@ def _render(engine: Engine, request: FormRequest, *, casino: str, operator: str,
         case_id = need("case_id", int)
         assert isinstance(case_id, int)
         req = replace(awarding_request(engine, case_id, casino=casino, operator=operator,
-                                       tz=tz, rules=rules), room_location=location)
+                                       tz=tz, rules=rules, day_starts=day_starts),
+                      room_location=location)
         return RenderedForm(f"TGD-1500 awarding request case {case_id}",
                             safe_stem(f"TGD-1500_case-{case_id}"), awarding_request_html(req))
     if kind == "quarterly":

@@ -70,3 +70,69 @@ def test_the_time_axis_chooses_a_step_that_leaves_room_for_its_labels(qapp) -> N
     ((step, ticks),) = axis.tickValues(lo, lo + 86400, 800)  # a gaming day on 800 px
     assert step == 7200 and len(ticks) == 13
     assert axis.tickStrings(ticks[:3], 1, step) == ["06:00", "08:00", "10:00"]
+
+
+def _wheel(widget, down: bool = True):  # type: ignore[no-untyped-def]
+    """One notch of the mouse wheel at the middle of ``widget``."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    at = QPointF(widget.width() / 2, widget.height() / 2)
+    ev = QWheelEvent(at, QPointF(widget.mapToGlobal(at.toPoint())), QPoint(0, 0),
+                     QPoint(0, -120 if down else 120), Qt.MouseButton.NoButton,
+                     Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(widget, ev)
+
+
+def _risk_result(edges: list[float]):  # type: ignore[no-untyped-def]
+    """A meter-risk result as the panel reads it (one level, MAIN)."""
+    from types import SimpleNamespace
+
+    level = SimpleNamespace(name="MAIN", dry_paths=0, dry_events=0, shortfall_cents=0, hits=3)
+    risk = SimpleNamespace(levels=[level], paths=10, all_pays_from_meter=False)
+    labels = dict.fromkeys(("mean", "p5", "p50", "p95", "min", "max"), "1.00")
+    plots = {"MAIN": SimpleNamespace(bin_edges=edges, bin_counts=[1.0, 5.0, 2.0],
+                                     labels=labels)}
+    return risk, plots
+
+
+def test_the_wheel_over_a_chart_scrolls_the_page_and_never_zooms(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Issue 26: "the mouse wheel zooms charts instead of scrolling the page, and the
+    meter-risk chart stays empty after a zoom"."""
+    from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
+
+    from gui.tablegames.paytable_screen import MeterRiskPanel
+
+    page = QWidget()
+    lay = QVBoxLayout(page)
+    panel = MeterRiskPanel()
+    lay.addWidget(panel)
+    spacer = QWidget()
+    spacer.setMinimumHeight(2000)  # a page taller than its window
+    lay.addWidget(spacer)
+    area = QScrollArea()
+    area.setWidget(page)
+    area.setWidgetResizable(True)
+    qtbot.addWidget(area)
+    area.resize(800, 600)
+    area.show()
+    qtbot.waitExposed(area)
+    panel.set_levels(["MAIN"])
+    panel.show_result(*_risk_result([0.0, 100.0, 200.0, 300.0]), "$")
+    view = panel.plot.getViewBox()
+    before = view.viewRange()
+    bar = area.verticalScrollBar()
+    assert bar.maximum() > 0 and bar.value() == 0
+    _wheel(panel.plot.viewport())
+    qtbot.waitUntil(lambda: bar.value() > 0, timeout=2000)
+    assert view.viewRange() == before  # the chart did not zoom
+    _wheel(panel.plot.viewport(), down=False)
+    qtbot.waitUntil(lambda: bar.value() == 0, timeout=2000)
+
+    # a view left elsewhere (as a zoom leaves it): a new run shows its whole curve
+    view.setRange(xRange=(5_000.0, 6_000.0), yRange=(50.0, 60.0), padding=0)
+    panel.show_result(*_risk_result([1_000.0, 1_100.0, 1_200.0, 1_300.0]), "$")
+    view.updateAutoRange()
+    (x0, x1), (y0, y1) = view.viewRange()
+    assert x0 <= 1_000.0 and x1 >= 1_300.0 and y0 <= 1.0 and y1 >= 5.0

@@ -313,8 +313,17 @@ def test_three_hands_at_showdown_the_two_highest_are_considered(  # type: ignore
     assert case.claim["showdown"][2]["hole"] == ["Th", "9h"]
     assert (case.decision["winning_seat"], case.decision["losing_seat"]) == (4, 1)
 
+    # the case opened, the next claim starts empty (issue 26): nothing ticked, no cards
+    assert not any(b.isChecked() for b in screen.claim.dealt + screen.claim.showed
+                   + screen.claim.ids)
+    assert screen.claim.picker.cards() == [] and screen.claim.table_edit.text() == ""
+    assert screen.claim.hit_time.follows
+
     # without seat 1 the two highest are seats 4 and 6: two pair is no bad beat.  The cards
     # of seats 4 and 6 stay with them on the picker.
+    _enter(qtbot, screen, showed=(1, 4, 6), cards="Ah Ad Tc 7s 7c")
+    qtbot.keyClicks(screen.claim.picker.entry, THREE_HANDS)
+    qtbot.keyClick(screen.claim.picker.entry, Qt.Key.Key_Return)
     screen.claim.showed[0].setChecked(False)
     assert [(cap, " ".join(str(c) for c in cards if c)) for cap, cards in
             screen.claim.picker.groups()] == [("Board", "Ah Ad Tc 7s 7c"), ("Seat 4", "7h 7d"),
@@ -878,3 +887,98 @@ def test_the_tab_asks_for_the_executive_card_and_pin_a_large_award_needs(  # typ
         "an executive")
     case = bc.get_case(engine, cid)
     assert case.events[-1].by.number == "2001" and case.award_id is not None
+
+
+def _select_case(screen: PokerRoomScreen, case_id: int) -> None:
+    table = screen.cases.case_table
+    (row,) = [r for r in range(table.rowCount()) if table.item(r, 0).text() == str(case_id)]
+    table.selectRow(row)
+
+
+def test_a_new_case_starts_with_nothing_ticked(qtbot, room_tab, swiper) -> None:  # type: ignore[no-untyped-def]
+    """Issue 26: "Case 2's Verify step already had 'Deck sorted' and 'CCTV reviewed' ticked
+    from case 1: one swipe records checks nobody made."  Each case's checks start empty: after
+    case 1 is verified, and when the selection moves between cases."""
+    _window, screen = room_tab
+    for _n in range(2):
+        _enter(qtbot, screen)
+        qtbot.mouseClick(screen.claim.open_btn, Qt.MouseButton.LeftButton)
+        settle()
+    assert screen.claim.result.text().endswith("Case #2 opened.")
+    qtbot.waitUntil(lambda: screen.cases.case_table.rowCount() == 2, timeout=5000)
+    cases = screen.cases
+    _select_case(screen, 1)
+    assert cases.next_box.currentData() == "verified"
+    assert not cases.deck_sorted.isChecked() and not cases.cctv.isChecked()
+    cases.deck_sorted.setChecked(True)
+    cases.cctv.setChecked(True)
+    qtbot.mouseClick(cases.step_btn, Qt.MouseButton.LeftButton)
+    settle()
+    assert bc.get_case(screen.console.engine, 1).state == "verified"
+    _select_case(screen, 2)
+    assert cases.next_box.currentData() == "verified"
+    assert not cases.deck_sorted.isChecked() and not cases.cctv.isChecked()
+    # ticked on case 2, then case 1 looked at: back on case 2 nothing is ticked
+    cases.deck_sorted.setChecked(True)
+    cases.cctv.setChecked(True)
+    _select_case(screen, 1)
+    _select_case(screen, 2)
+    assert not cases.deck_sorted.isChecked() and not cases.cctv.isChecked()
+    # refused without the checks: nothing recorded
+    qtbot.mouseClick(cases.step_btn, Qt.MouseButton.LeftButton)
+    settle()
+    assert "tick both" in cases.case_msg.text()
+    assert bc.get_case(screen.console.engine, 2).state == "claimed"
+
+
+def test_hit_at_and_closed_default_to_now_and_the_date_to_the_gaming_day(  # type: ignore[no-untyped-def]
+        qtbot, room_tab) -> None:
+    """Issue 26: '"Hit at" and the daily count's "Closed" default to when the console
+    started'.  The console has run for hours: the claim's "Hit at" and the count's "Closed"
+    say now, the count's date is the casino's gaming day now ([casino] gaming_day_starts,
+    06:00 by default: 03:30 on 5 December in Manila is gaming day 4 December; "Opened" 10:00
+    on it), and a time a person typed stays as typed."""
+    _window, screen = room_tab
+    manila = screen.tz
+    started = screen.claim.hit_time.dateTime()
+    at = datetime(2030, 12, 5, 3, 30, tzinfo=manila)  # the room's clock: hours later
+    screen.ctx.now = lambda: at.astimezone(UTC)
+    asked: list[datetime] = []
+    decide = screen.ctx.room.decide
+
+    def spy(fund: str, entry: Any, hit_at: datetime, rules: Any = None) -> Any:
+        asked.append(hit_at)
+        return decide(fund, entry, hit_at, rules)
+
+    screen.ctx.room.decide = spy  # type: ignore[method-assign]
+    _enter_keeping_time(qtbot, screen)
+    qtbot.mouseClick(screen.claim.decide_btn, Qt.MouseButton.LeftButton)
+    settle()
+    assert asked == [at.astimezone(UTC)]
+    assert screen.claim.hit_time.dateTime() != started
+    assert screen.claim.hit_time.dateTime() == _local(date(2030, 12, 5), 3, 30)
+    _page(screen, "Daily count")
+    counts = screen.counts
+    qtbot.waitUntil(lambda: counts.count_date.date() == QDate(2030, 12, 4), timeout=5000)
+    assert counts.count_opened.dateTime() == _local(date(2030, 12, 4), 10, 0)  # that day's
+    assert screen.ctx.local(counts.count_closed) == at.astimezone(UTC)
+    assert counts.count_closed.dateTime() == _local(date(2030, 12, 5), 3, 30)
+    # typed by a person: it stays
+    counts.count_closed.setDateTime(_local(date(2030, 12, 4), 23, 0))
+    later = at + timedelta(hours=1)
+    screen.ctx.now = lambda: later.astimezone(UTC)
+    assert screen.ctx.local(counts.count_closed) == datetime(2030, 12, 4, 23, tzinfo=manila)
+    assert screen.ctx.local(screen.claim.hit_time) == later.astimezone(UTC)
+
+
+def _enter_keeping_time(qtbot: Any, screen: PokerRoomScreen) -> None:
+    """A claim entered without touching "Hit at"."""
+    qtbot.keyClicks(screen.claim.table_edit, "P1")
+    screen.claim.pot.setText("2500.00")
+    for r in range(6):
+        screen.claim.dealt[r].setChecked(True)
+        screen.claim.ids[r].setChecked(True)
+    for seat in (1, 4):
+        screen.claim.showed[seat - 1].setChecked(True)
+    qtbot.keyClicks(screen.claim.picker.entry, "Ah Ad Tc 7s 7c As Td 7h 7d")
+    qtbot.keyClick(screen.claim.picker.entry, Qt.Key.Key_Return)

@@ -67,7 +67,7 @@ def test_the_panel_lists_the_flagged_hits_and_shows_a_known_hits_timeline(  # ty
               if panel.events.item(r, 0).background().color() == FLAGGED_ROW]
     assert {rows[r][2].split("  [")[1].rstrip("]") for r in marked} == {
         "CLAIM_MISMATCH", "SAME_PERSON", "REPRINTED", "VOIDED"}
-    assert "Hit #1 · table T1 round 1 seat 3 · paid; 75.00 from the tray" in panel.title.text()
+    assert "Hit H1 · table T1 round 1 seat 3 · paid; 75.00 from the tray" in panel.title.text()
     cards = panel.cards.text()
     assert "Five aces" in cards and "Four of a kind" in cards and "A♠" in cards
     flags = panel.flags.text()
@@ -110,5 +110,35 @@ def test_an_unknown_hit_number_says_so(qtbot: Any, sqlite_engine: Engine) -> Non
     panel.open_hit(4242)
     qtbot.waitUntil(lambda: "4242" in panel.title.text()
                     and "reading" not in panel.title.text(), timeout=10000)
-    assert panel.title.text() == "hit #4242: no such hit in this ledger"
+    assert panel.title.text() == "hit H4242: no such hit in this ledger"
     assert panel.events.rowCount() == 0
+
+
+def test_a_hit_is_written_as_the_win_slip_writes_it(  # type: ignore[no-untyped-def]
+        qtbot: Any, sqlite_engine: Engine) -> None:
+    """Issue 26: '"H50" on screen and "#50" on paper'.  One way everywhere: the win slip's
+    "Hit ref H1" is what the hit queue, surveillance's list and title and the reports show,
+    and what the filter takes (H1; #1 and 1 still work)."""
+    from core.kernel.text import hit_ref
+    from core.tablegames.floor import Floor
+
+    led = build(sqlite_engine)
+    panel = SurveillancePanel(led.desk, now=lambda: NOW)
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.set_days(date(2026, 12, 2), date(2026, 12, 2))
+    qtbot.mouseClick(panel.search_btn, Qt.MouseButton.LeftButton)
+    hit = led.hits["corrected"]
+    qtbot.waitUntil(lambda: hit in panel.hit_ids(), timeout=10000)
+    row = panel.hit_ids().index(hit)
+    assert panel.hits.item(row, 1).text() == f"H{hit}" == hit_ref(hit)
+    qtbot.keyClicks(panel.filter, f"H{hit}")
+    assert panel.hit_ids() == [hit]
+    qtbot.keyClick(panel.filter, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: panel.current is not None and panel.current.line.hit_id == hit,
+                    timeout=10000)
+    assert panel.title.text().startswith(f"Hit H{hit} · table T1")
+    # the paper: the win slip of that hit says the same
+    floor = Floor(sqlite_engine, led.desk.config, led.desk.paytables)
+    slips = [s for s in floor.slip_lines() if s.hit_id == hit]
+    assert slips and floor.win_slip(slips[0].slip_no).hit_ref == f"H{hit}"

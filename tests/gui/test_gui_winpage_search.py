@@ -244,3 +244,58 @@ def test_the_console_voids_a_slip_on_an_executive_card_after_refusing_a_supervis
     qtbot.waitUntil(lambda: window.slips.rowCount() == 3
                     and window.slips.item(0, 5).text() == "VOID", timeout=5000)
     assert window.slips.item(0, 0).text() == str(slip)
+
+
+def test_the_void_dialog_shows_which_slip_before_the_swipe(  # type: ignore[no-untyped-def]
+        qtbot, modal_steps, console_window) -> None:
+    """Issue 26: "the void dialog does not show which slip (amount, table, hand, time) before
+    the swipe".  Opened on the slip selected in Win slips, and on a number typed: the slip's
+    amount, table and seat, round, hand, paid time and hit show before anyone is asked to
+    swipe; a number that is no slip is said, and nothing goes on to a swipe."""
+    window, c, nos = console_window
+    slip = c.floor.win_slip(nos[0])  # an auto-paid full house at Pai Gow 1 seat 3
+    paid = slip.local_paid_at.strftime("%d %b %Y %H:%M:%S")
+    expected = (f"Slip {nos[0]:06d}: $6.00, Pai Gow 1 (PG-1) seat 3, round {slip.round_no}, "
+                f"{slip.hand}, paid {paid}; hit H")
+    window.tabs.setCurrentWidget(window.slips_tab)
+    qtbot.waitUntil(lambda: window.slips.rowCount() == 3, timeout=5000)
+    (row,) = [r for r in range(3) if window.slips.item(r, 0).text() == str(nos[0])]
+    window.slips.selectRow(row)
+    seen: dict[str, str] = {}
+
+    def selected(dlg: VoidDialog) -> None:
+        modal_steps.when(lambda: dlg.summary.text().startswith("Slip "),
+                         lambda: (seen.update(selected=dlg.summary.text()), dlg.reject()),
+                         what="the selected slip's details")
+
+    window._void_dialog_hook = selected
+    with modal_steps.running():
+        assert not window.open_void()
+    assert seen["selected"].startswith(expected)
+    assert seen["selected"] == f"{expected}{slip.hit_ref[1:]}"
+
+    def typed(dlg: VoidDialog) -> None:
+        dlg.slip.setText("999")
+        dlg.reason.setText("wrong slip")
+        dlg.kept.setChecked(True)
+        dlg.ok_btn.click()  # not yet shown which slip: no swipe
+        seen["early"] = dlg.message.text()
+        modal_steps.when(lambda: "no such slip" in dlg.message.text(),
+                         lambda: typed_known(dlg), what="the unknown number said")
+
+    def typed_known(dlg: VoidDialog) -> None:
+        seen["unknown"] = dlg.message.text()
+        dlg.slip.setText(str(nos[0]))
+        dlg.slip.editingFinished.emit()
+        modal_steps.when(lambda: dlg.summary.text().startswith("Slip "),
+                         lambda: (seen.update(typed=dlg.summary.text()), dlg.reject()),
+                         what="the typed slip's details")
+
+    window.tabs.setCurrentIndex(0)  # not the Win slips tab: the number is typed
+    window._void_dialog_hook = typed
+    with modal_steps.running():
+        assert not window.open_void()
+    assert seen["early"] == "Check which slip this is (shown above) before voiding it."
+    assert "slip 999: no such slip" in seen["unknown"]
+    assert seen["typed"] == seen["selected"]
+    assert c.floor.slip_void(nos[0]) is None

@@ -39,6 +39,7 @@ from core.kernel.money import (
     format_units_exact,
     units_decimal,
 )
+from core.kernel.text import hit_ref
 from core.ledger import integrity
 from core.ledger.models import UTCDateTime
 
@@ -400,11 +401,11 @@ def reconcile_in(s: Session, period: Period, money: Currency | None = None,
         had = want if before is None else min(want, int(before) * UNITS_PER_CENT)
         if source == "meter" and took not in (want, had):
             short.append((int(hit_id), int(aid), f"{names.get(lid, lid)}: award #{aid} "
-                          f"(hit #{hit_id}) of {exact(want)} took "
+                          f"(hit {hit_ref(hit_id)}) of {exact(want)} took "
                           f"{exact(took)} from the meter"))
         elif source != "meter" and not 0 <= took <= want:
             short.append((int(hit_id), int(aid), f"{names.get(lid, lid)}: fixed award #{aid} "
-                          f"(hit #{hit_id}) of {exact(want)} took "
+                          f"(hit {hit_ref(hit_id)}) of {exact(want)} took "
                           f"{exact(took)} from the meter"))
     if short:
         slip_of: dict[int, int] = {int(h): int(n) for h, n in conn.execute(

@@ -49,6 +49,7 @@ from core.desks.surveillance.flags import (
 from core.floorconfig import SurveillanceConfig
 from core.kernel.cards import Card, CardError, format_cards, parse_card
 from core.kernel.money import format_cents, json_cents
+from core.kernel.text import hit_ref
 from core.ledger.models import (
     Award,
     ControllerEvent,
@@ -576,7 +577,7 @@ def timeline(desk: Desk, hit_id: int, *, now: datetime | None = None) -> Timelin
     with desk.read() as s:
         hit = s.get(Hit, hit_id)
         if hit is None:
-            raise UnknownHit(f"hit #{hit_id}: no such hit in this ledger")
+            raise UnknownHit(f"hit {hit_ref(hit_id)}: no such hit in this ledger")
         ledger = _Ledger(desk, s, [hit], at)
         line, check, level = ledger.line(hit)
         award = ledger.awards.get(hit.id)

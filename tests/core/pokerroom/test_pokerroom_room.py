@@ -5,7 +5,7 @@ screen's panels (gui/pokerroom/) import neither SQLAlchemy nor the ledger's mode
 from __future__ import annotations
 
 import ast
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -30,7 +30,8 @@ def floor(holidays: tuple[date, ...] = (),
           calendar: cal.CalendarSettings | None = None) -> Any:
     """What the facade reads of a floor file: the casino and its [poker_room]."""
     return SimpleNamespace(
-        casino=SimpleNamespace(timezone="Asia/Manila", public_holidays=holidays),
+        casino=SimpleNamespace(timezone="Asia/Manila", public_holidays=holidays,
+                               gaming_day_starts=time(6)),
         poker_room=SimpleNamespace(calendar=calendar or cal.CalendarSettings()))
 
 
@@ -135,3 +136,52 @@ def test_the_poker_room_panels_import_no_sql_and_no_ledger_model() -> None:
                       if n.split(".")[0] == "sqlalchemy" or n.startswith("core.ledger")]
     assert len(list(root.glob("*.py"))) >= 7
     assert found == []
+
+
+def test_the_hits_gaming_day_posted_is_the_casinos_day_not_a_utc_one(room: PokerRoom) -> None:
+    """Issue 26: "after the day was posted, approval was still refused 'the day of the hit is
+    not posted' (a UTC day against a local one)".  RULES.md 6: "The posted jackpot is updated
+    after each daily count; if the jackpot is hit before that day's amount is posted, the
+    prize is the updated amount (the day's collections included)."
+
+    A hit at 07:00 Manila on 2 December (23:00 UTC on 1 December; the gaming day begins at
+    06:00, so it is gaming day 2 December) before the first table's count says it opened
+    (10:00); gaming day 2 December counted and posted afterwards.  By hand: 1,440.00 of
+    jackpot rake -> admin fee 30% 432.00, the fund 1,008.00: main 70% 705.60, reserve 302.40;
+    the prize is main 50,000.00 + 705.60 = 50,705.60, all of it won (payout 100% of main)."""
+    day2 = date(2026, 12, 2)
+    hit = datetime(2026, 12, 2, 7, 0, tzinfo=MANILA)
+    assert hit.astimezone(UTC).date() == date(2026, 12, 1)  # a UTC date is another day
+    assert room.gaming_day_of(hit) == day2
+    assert room.gaming_day_of(datetime(2026, 12, 3, 5, 59, tzinfo=MANILA)) == day2
+    assert room.gaming_day_of(datetime(2026, 12, 3, 6, 0, tzinfo=MANILA)) == date(2026, 12, 3)
+    clock = hit + timedelta(minutes=10)
+    cid = room.open_case("bbj", entry(), hit, SUP)
+    room.advance(cid, "verified", SUP, deck_sorted=True, cctv_reviewed=True,
+                 clock=lambda: clock)
+    room.advance(cid, "request_filed", SUP, clock=lambda: clock)
+    room.record_count("bbj", SUP, business_date=day2, table="P1", drop_box="J-1",
+                      opened_at=datetime(2026, 12, 2, 10, tzinfo=MANILA),
+                      closed_at=datetime(2026, 12, 2, 22, tzinfo=MANILA), dealer="D. Cruz",
+                      pieces={500: 2, 100: 3, 50: 1, 25: 2, 10: 4})
+    room.post_day("bbj", day2, SUP)
+    d = room.decide("bbj", entry(), hit)
+    assert d.award_cents == 5_070_560
+    later = clock + timedelta(days=1)
+    view = room.advance(cid, "approved", SUP, clock=lambda: later)
+    assert view.state == "approved"
+    assert "50,705.60 on main 50,705.60" in view.events[-1].detail
+
+
+def test_an_unposted_gaming_day_is_named_in_the_refusal(room: PokerRoom) -> None:
+    """The refusal names the casino's gaming day of the hit (not a UTC time): 07:00 Manila on
+    2 December is gaming day 2026-12-02; only 1 December is posted."""
+    post_day1(room.engine)
+    hit = datetime(2026, 12, 2, 7, 0, tzinfo=MANILA)
+    clock = hit + timedelta(minutes=10)
+    cid = room.open_case("bbj", entry(), hit, SUP)
+    room.advance(cid, "verified", SUP, deck_sorted=True, cctv_reviewed=True,
+                 clock=lambda: clock)
+    room.advance(cid, "request_filed", SUP, clock=lambda: clock)
+    with pytest.raises(ValueError, match=r"the hit's gaming day 2026-12-02 is not posted"):
+        room.advance(cid, "approved", SUP, clock=lambda: clock + timedelta(days=1))

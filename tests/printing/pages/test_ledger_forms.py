@@ -800,3 +800,26 @@ def test_render_prints_the_floor_files_location_on_every_form(ledger: Engine) ->
     assert (impl.title, impl.filename) == ("TGD-1581 implementation request 2027-06-07 - fund "
                                            "bbj2", "TGD-1581_bbj2_2027-06-07")
     assert "on time" in text(impl.html) and "Winning hand 25%" in text(impl.html)
+
+
+def test_awarding_request_before_approval_takes_the_hits_gaming_day(days: Engine) -> None:
+    """Issue 26: the request asks, as the approval does, that the hit's gaming day be posted
+    (RULES.md 6: "if the jackpot is hit before that day's amount is posted, the prize is the
+    updated amount (the day's collections included)").  A hit at 07:00 Manila on 1 December
+    (gaming day 1 December, days beginning at 06:00), before the counted table's 10:00
+    opening: with the casino's gaming day the posted day counts; without it (the counts'
+    hours alone) it is refused."""
+    from datetime import time
+
+    hit = local(2026, 12, 1, 7)
+    clock = Clock(hit + timedelta(minutes=10))
+    cid = bc.open_case(days, "bbj", claim_entry(), hit, SUP, clock=clock)
+    bf.post_day(days, "bbj", DAY2, by="cage", at=local(2026, 12, 2, 6))
+    with pytest.raises(FormError, match="the hit's day is not counted and posted yet"):
+        lf.awarding_request(days, cid, **KW)
+    req = lf.awarding_request(days, cid, day_starts=time(6), **KW)
+    # the same claim at 14:00 (inside the counts' hours) is paid on the same fund: day 2's
+    # collections included both times
+    covered = bc.open_case(days, "bbj", claim_entry(), HIT, SUP, clock=clock.set(HIT))
+    same = lf.awarding_request(days, covered, **KW)
+    assert req.award_cents == same.award_cents > 0

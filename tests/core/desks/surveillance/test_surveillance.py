@@ -388,7 +388,7 @@ def test_a_rejected_a_cancelled_and_a_pending_hit(ledger: Ledger) -> None:
 
 
 def test_an_unknown_hit_is_refused_by_name(ledger: Ledger) -> None:
-    with pytest.raises(UnknownHit, match="hit #9999: no such hit"):
+    with pytest.raises(UnknownHit, match="hit H9999: no such hit"):
         timeline(ledger.desk, 9999)
 
 
@@ -473,7 +473,7 @@ def test_report_timeline_json_and_text(ledger: Ledger, tmp_path: Path,
     assert main(["report", "timeline", "--hit", str(hit), "--db", _url(ledger.engine),
                  "--floor", floor]) == 0
     text = capsys.readouterr().out
-    assert f"Hit #{hit}" in text and "NEAR_THRESHOLD" in text
+    assert f"Hit H{hit}" in text and "NEAR_THRESHOLD" in text
     assert "+08:00" in text and "Sue Visor #S1 (supervisor)" in text
 
 
@@ -485,7 +485,7 @@ def test_report_timeline_unknown_hit_and_bad_input(ledger: Ledger, tmp_path: Pat
     assert main(["report", "timeline", "--hit", "9999", "--db", _url(ledger.engine),
                  "--floor", floor]) == 2
     err = capsys.readouterr().err
-    assert err.strip() == "podium report timeline: hit #9999: no such hit in this ledger"
+    assert err.strip() == "podium report timeline: hit H9999: no such hit in this ledger"
     with pytest.raises(SystemExit) as exit_:
         main(["report", "timeline", "--hit", "x", "--db", _url(ledger.engine),
               "--floor", floor])
