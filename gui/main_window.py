@@ -514,6 +514,13 @@ class MainWindow(QMainWindow):
             self._trends_stale |= {key for key in change.levels
                                    if key in self._meter_tiles
                                    and self._meter_tiles[key].plot is not None}
+        cancelled = [o.hit_id for o in change.outcomes if o.outcome == "cancelled"]
+        if cancelled:  # a MISDEAL, an UNDO, a restarted controller: each its Activity line
+            self.bridge.query(lambda: self.console.floor.decision_lines(cancelled),
+                              self._log_records,
+                              lambda exc: self._log(f"{', '.join(f'H{h}' for h in cancelled)} "
+                                                    f"cancelled (the reason could not be read: "
+                                                    f"{exc})"))
         urgent = dirty.hits or any(
             not t.online for t in change.table_views)
         if urgent and time.monotonic() - self._last_refresh >= URGENT_MS / 1000:
@@ -681,6 +688,10 @@ class MainWindow(QMainWindow):
     def _update_clock(self) -> None:
         self.clock.setText(model.local_now(self.console).strftime("%a %d %b  %H:%M:%S"))
 
+    def _log_records(self, records: list[Any]) -> None:
+        for r in records:
+            self._log(r.text)
+
     def _log(self, text: str) -> None:
         stamp = model.local_now(self.console).strftime("%d %b %H:%M:%S")
         self.log_list.insertItem(0, f"{stamp}  {text}")
@@ -713,7 +724,25 @@ class MainWindow(QMainWindow):
         self._verify_dialog = None
         dlg.deleteLater()  # a child of this window: it would live as long as the window
         if dlg.outcome:
-            self._log(f"Hit {hit.ref} {dlg.outcome}")
+            what = "pay" if dlg.outcome == "paid" else "rejection"
+            self._log(f"Hit {hit.ref} {dlg.outcome}{self.unserved_note(hit.table, what)}")
+
+    def unserved_note(self, table: str, what: str = "pay") -> str:
+        """What a decision (``what``: pay, rejection) on ``table``'s hit waits for when
+        nothing carries it to the table now ("" when the table is linked): NO SERVICE (no
+        floor service serves it) or an OFFLINE link."""
+        service = self._services.get(table)
+        if service is not None and not service.up:
+            state = "has NO SERVICE"
+        else:
+            known = self.state.tables.get(table)
+            online = self.console.link_status().get(
+                table, (known.online if known is not None else True, ""))[0]
+            if online:
+                return ""
+            state = "is OFFLINE"
+        return (f". Table {table} {state}: the {what} is recorded and will be sent to the "
+                "table when it is back")
 
     def pin_needed(self, role: str | None) -> bool:
         """Whether the floor asks for the PIN after a swipe of ``role`` authority."""

@@ -184,6 +184,9 @@ class Floor:
     def activity(self, limit: int = 300) -> list[queries.ActivityRecord]:
         return queries.activity(self.ctx, limit)
 
+    def decision_lines(self, hit_ids: list[int]) -> list[queries.ActivityRecord]:
+        return queries.decision_lines(self.ctx, hit_ids)
+
     def adjustment_markers(self, group: str, level: str,
                            since: datetime | None = None) -> list[tuple[datetime, int]]:
         return queries.adjustment_markers(self.ctx, group, level, since)
