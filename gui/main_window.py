@@ -717,6 +717,7 @@ class MainWindow(QMainWindow):
         if hit is None:
             self.statusBar().showMessage("That hit is no longer waiting (already decided)")
             return
+        table_id = self.state.pending[hit_id].table  # (the view shows the table's name)
         dlg = VerifyDialog(hit, cards, self.console.floor, self.authorize, self,
                            where=str(getattr(self.console, "name", "") or ""))
         self._verify_dialog: VerifyDialog | None = dlg
@@ -725,12 +726,14 @@ class MainWindow(QMainWindow):
         dlg.deleteLater()  # a child of this window: it would live as long as the window
         if dlg.outcome:
             what = "pay" if dlg.outcome == "paid" else "rejection"
-            self._log(f"Hit {hit.ref} {dlg.outcome}{self.unserved_note(hit.table, what)}")
+            self._log(f"Hit {hit.ref} {dlg.outcome}"
+                      f"{self.unserved_note(table_id, what, shown=hit.table)}")
 
-    def unserved_note(self, table: str, what: str = "pay") -> str:
-        """What a decision (``what``: pay, rejection) on ``table``'s hit waits for when
-        nothing carries it to the table now ("" when the table is linked): NO SERVICE (no
-        floor service serves it) or an OFFLINE link."""
+    def unserved_note(self, table: str, what: str = "pay", shown: str = "") -> str:
+        """What a decision (``what``: pay, rejection) on table id ``table``'s hit waits for
+        when nothing carries it to the table now ("" when the table is linked): NO SERVICE
+        (no floor service serves it) or an OFFLINE link; ``shown``: the table as named on
+        screen (default its id)."""
         service = self._services.get(table)
         if service is not None and not service.up:
             state = "has NO SERVICE"
@@ -741,8 +744,8 @@ class MainWindow(QMainWindow):
             if online:
                 return ""
             state = "is OFFLINE"
-        return (f". Table {table} {state}: the {what} is recorded and will be sent to the "
-                "table when it is back")
+        return (f". Table {shown or table} {state}: the {what} is recorded and will be sent "
+                "to the table when it is back")
 
     def pin_needed(self, role: str | None) -> bool:
         """Whether the floor asks for the PIN after a swipe of ``role`` authority."""
