@@ -870,8 +870,9 @@ class MainWindow(QMainWindow):
         def done(result: int) -> None:
             nos = dlg.slip_nos()
             if result == UnprintedSlipsDialog.DialogCode.Accepted:
-                self.console.print_slips(nos)
-                self._log(f"{len(nos)} win slip(s) never printed sent to the printer")
+                self.console.print_slips(nos)  # a line says what was done, once it is
+                self._log(f"Printing the {len(nos)} win slip(s) never printed, one after the "
+                          "other…")
             else:
                 self._log(f"{len(nos)} win slip(s) never printed left for later: Win slips > "
                           "Print all queued slips")
