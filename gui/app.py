@@ -23,8 +23,15 @@ def _options(p: argparse.ArgumentParser, demo: bool) -> None:
     p.add_argument("--floor", default="demo" if demo else None, required=not demo,
                    help="floor configuration file (TOML); 'demo' for the embedded demo floor")
     p.add_argument("--db", default=None,
-                   help="ledger URL (default: SQLite in the user data folder); e.g. "
+                   help="ledger URL (default: SQLite in the user data folder: demo.sqlite, "
+                        "the ledger make run / podium demo made, with --floor demo; "
+                        "ledger.sqlite3 with a floor file); e.g. "
                         "postgresql+psycopg://user@host/podium")
+    p.add_argument("--data-dir", default=None, metavar="DIR",
+                   help="this podium's own folder, instead of the user data folder: the "
+                        "demo's SQLite ledger, the file printer's slips (DIR/slips) and the "
+                        "window's settings (DIR/settings); podium demo-floor gives each of "
+                        "its podiums one")
     if demo:
         p.add_argument("--speed", type=float, default=25.0,
                        help="simulated table pace (1 = a round a minute; default 25)")
@@ -110,15 +117,46 @@ def _qt_application(demo: bool) -> tuple[Any, Any]:
     return app, catcher
 
 
+def data_folder(data_dir: str | None) -> Path:
+    """The folder of a podium's own files (``--data-dir``; default the user data folder)."""
+    import platformdirs
+
+    return Path(data_dir) if data_dir else Path(platformdirs.user_data_dir("podium"))
+
+
+def _sqlite_default(floor: str, demo: bool, data_dir: str | None) -> str | None:
+    """The SQLite ledger when no ``--db`` is given, if it is not :func:`default_url`'s: the
+    demo floor keeps its own (``demo.sqlite``: the one ``make run`` made, whether opened by
+    ``podium demo`` or ``podium console --floor demo``), and ``--data-dir`` keeps the ledger
+    in that folder."""
+    from core.ledger.db import DEMO_LEDGER
+
+    name = DEMO_LEDGER if demo or floor == "demo" else "ledger.sqlite3"
+    if data_dir or name == DEMO_LEDGER:
+        return f"sqlite:///{data_folder(data_dir) / name}"
+    return None
+
+
+def keep_settings_in(data_dir: str | None) -> None:
+    """With ``--data-dir``: the window's settings (QSettings) are kept in DIR/settings, not in
+    the user's configuration folder shared with every other podium of this account."""
+    if not data_dir:
+        return
+    from PySide6.QtCore import QSettings
+
+    folder = str(data_folder(data_dir) / "settings")
+    for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+        QSettings.setPath(fmt, QSettings.Scope.UserScope, folder)
+
+
 def build_console(floor: str, db: str | None, *, demo: bool, pit: str | None = None,
-                  serve: bool = False, name: str | None = None) -> tuple[Any, list[str]]:
+                  serve: bool = False, name: str | None = None,
+                  data_dir: str | None = None) -> tuple[Any, list[str]]:
     """Load and check the configuration, open the ledger, make the ConsoleCore (not started).
 
     SQLite (one podium): the console serves every table's link itself.  PostgreSQL (a floor
     shared by podiums): the console is a client of the floor services (``podium serve``) and
     links no controller, unless ``serve`` (then it serves its pit's tables, or all)."""
-    import platformdirs
-
     from core import floorconfig
     from core.app.console import ConsoleCore
     from core.ledger.db import default_url, make_engine, upgrade
@@ -139,15 +177,15 @@ def build_console(floor: str, db: str | None, *, demo: bool, pit: str | None = N
     from core.controllers.tls import link_tls
 
     link_tls(config)  # a missing or wrong certificate is named now, before any window
-    data_dir = Path(platformdirs.user_data_dir("podium"))
-    data_dir.mkdir(parents=True, exist_ok=True)
-    if db is None:
-        db = f"sqlite:///{data_dir / 'demo.sqlite'}" if demo else default_url()
+    folder = data_folder(data_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    if db is None:  # the demo floor's own ledger, the one make run made
+        db = _sqlite_default(floor, demo, data_dir) or default_url()
     engine = make_engine(db)
     upgrade(engine)
     pc = config.printer
     if pc.kind == "file":
-        directory = pc.directory or str(data_dir / "slips")
+        directory = pc.directory or str(folder / "slips")
         printer = printer_from_config("file", directory=directory)
     else:
         printer = printer_from_config("network", host=pc.host, port=pc.port, timeout=pc.timeout,
@@ -200,12 +238,10 @@ def approve_floor_change(catcher: Any, pending: Any, record: Any) -> bool:
     return bool(prompt.exec() == QDialog.DialogCode.Accepted)
 
 
-def open_desk_ledger(floor: str, db: str | None, *,
-                     demo: bool) -> tuple[Any, dict[str, Any], Any]:
+def open_desk_ledger(floor: str, db: str | None, *, demo: bool,
+                     data_dir: str | None = None) -> tuple[Any, dict[str, Any], Any]:
     """For a desk: the floor configuration, the paytables and the ledger opened read-only
     (core.desks.desk.open_ledger: never migrated; no certificate, card key or printer needed)."""
-    import platformdirs
-
     from core import floorconfig
     from core.desks.desk import open_ledger
     from core.ledger.db import default_url
@@ -215,9 +251,8 @@ def open_desk_ledger(floor: str, db: str | None, *,
     paytables = load_paytables()
     for w in floorconfig.validate(config, paytables):
         log.warning("configuration warning: %s", w)
-    if db is None:
-        data_dir = Path(platformdirs.user_data_dir("podium"))
-        db = f"sqlite:///{data_dir / 'demo.sqlite'}" if demo else default_url(create=False)
+    if db is None:  # the demo floor's own ledger, the one make run made
+        db = _sqlite_default(floor, demo, data_dir) or default_url(create=False)
     return config, paytables, open_ledger(db)
 
 
@@ -249,7 +284,8 @@ def _run_desk(command: str, opts: argparse.Namespace, demo: bool) -> int:
     """``podium console --role ...``: a read-only desk; no ConsoleCore, no controller link, no
     printer, no simulator."""
     try:
-        config, paytables, engine = open_desk_ledger(opts.floor, opts.db, demo=demo)
+        config, paytables, engine = open_desk_ledger(opts.floor, opts.db, demo=demo,
+                                                     data_dir=opts.data_dir)
     except (ValueError, OSError) as exc:  # DeskError, FloorConfigError ... name the problem
         print(f"podium {command}: {printable(str(exc))}", file=sys.stderr)
         return 2
@@ -262,6 +298,7 @@ def _run_desk(command: str, opts: argparse.Namespace, demo: bool) -> int:
 
     from gui.common import collector
 
+    keep_settings_in(opts.data_dir)
     app, catcher = _qt_application(demo)
     collector.install(app, freeze=True)
     window = desk_window(opts.role, config, paytables, engine, catcher)
@@ -344,7 +381,8 @@ def run(args: argparse.Namespace) -> int:
         return _run_desk(args._command, opts, demo)
     try:
         console, warnings = build_console(opts.floor, opts.db, demo=demo, pit=opts.pit,
-                                          serve=opts.serve, name=opts.name)
+                                          serve=opts.serve, name=opts.name,
+                                          data_dir=opts.data_dir)
     except (ValueError, OSError) as exc:
         print(f"podium {args._command}: {printable(str(exc))}", file=sys.stderr)
         return 2
@@ -380,6 +418,7 @@ def run(args: argparse.Namespace) -> int:
 
     from gui.main_window import MainWindow
 
+    keep_settings_in(opts.data_dir)
     app, catcher = _qt_application(demo)
     try:
         console.start(approve=lambda pending, record: approve_floor_change(

@@ -302,6 +302,13 @@ class MainWindow(PitsAndServices):
             self._trends_stale |= {key for key in change.levels
                                    if key in self._meter_tiles
                                    and self._meter_tiles[key].plot is not None}
+        cancelled = [o.hit_id for o in change.outcomes if o.outcome == "cancelled"]
+        if cancelled:  # a MISDEAL, an UNDO, a restarted controller: each its Activity line
+            self.bridge.query(lambda: self.console.floor.decision_lines(cancelled),
+                              self._log_records,
+                              lambda exc: self._log(f"{', '.join(f'H{h}' for h in cancelled)} "
+                                                    f"cancelled (the reason could not be read: "
+                                                    f"{exc})"))
         urgent = dirty.hits or any(
             not t.online for t in change.table_views)
         if urgent and time.monotonic() - self._last_refresh >= URGENT_MS / 1000:
@@ -426,6 +433,10 @@ class MainWindow(PitsAndServices):
 
     def _update_clock(self) -> None:
         self.clock.setText(model.local_now(self.console).strftime("%a %d %b  %H:%M:%S"))
+
+    def _log_records(self, records: list[Any]) -> None:
+        for r in records:
+            self._log(r.text)
 
     def _log(self, text: str) -> None:
         self.activity.add(model.local_now(self.console).strftime("%d %b %H:%M:%S"), text)

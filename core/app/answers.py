@@ -23,7 +23,7 @@ from core.app.claims import ClaimKeeper
 from core.app.jackpot_lock import JackpotLock
 from core.app.links import LinkLoop
 from core.app.listeners import Listeners
-from core.controllers.events import Delivery, Origin, Refused, SequenceGap
+from core.controllers.events import Delivery, HitClaimed, Origin, Refused, SequenceGap
 from core.controllers.link import LinkManager
 from core.controllers.protocol import HitRejected, PayConfirmed
 from core.tablegames.floor import Floor
@@ -90,6 +90,12 @@ class Answers:
                     "in this ledger (a ledger restored from a backup?): recorded as a gap")
 
         fut.add_done_callback(refused)
+        if isinstance(event, HitClaimed) and origin.boot != self._boot(origin.table):
+            # a HIT of an earlier boot from a controller's kept outbox, after its HELLO: the
+            # restarted controller no longer holds it either
+            fut.add_done_callback(
+                lambda f: None if f.cancelled() or f.exception() is not None or not f.result()
+                else self._close_earlier_boots(origin.table))
         return self._outcome(origin.table, fut)
 
     async def _outcome(self, table: str, fut: Future[Any]) -> Any:
@@ -126,6 +132,7 @@ class Answers:
 
         fut.add_done_callback(fenced)
         if online:
+            self._close_earlier_boots(table)
             self._jackpot.send([table], self._jackpot.group_states(table))
 
             def resend(f: Future[None]) -> None:
@@ -137,6 +144,33 @@ class Answers:
                         self.submit_io(self._resend_decisions)
 
             fut.add_done_callback(resend)
+
+    def _boot(self, table: str) -> str | None:
+        """The boot the table's controller announced on its live link (None: not linked)."""
+        links = self._links.links
+        link = links.links.get(table) if links is not None else None
+        hello = link.hello if link is not None else None
+        return hello.boot if hello is not None else None
+
+    def _close_earlier_boots(self, table: str) -> None:
+        """The table's link is up (at start, or after its controller came back): its hits
+        still pending from an earlier controller boot will never be answered, and are closed
+        by the system with a record saying why (``Floor.writer.submit_boot``); each podium
+        shows the closed hit's line in Activity (a cancelled outcome, like a MISDEAL's)."""
+        boot = self._boot(table)
+        if boot is None:
+            return
+        fut = self.floor.writer.submit_boot(table, boot)
+
+        def failed(f: Future[list[int]]) -> None:
+            exc = None if f.cancelled() else f.exception()
+            if isinstance(exc, NotHeld):
+                self._claims.not_held(table, str(exc))
+            elif exc is not None:
+                log.warning("table %s: the hits of earlier controller boots could not be "
+                            "closed now (%s); the next link-up tries again", table, exc)
+
+        fut.add_done_callback(failed)
 
     # -- answers ----------------------------------------------------------------------------
     def on_change(self, change: FloorChange) -> None:

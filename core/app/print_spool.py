@@ -25,6 +25,7 @@ from core.kernel.text import hit_ref
 from core.tablegames.floor import Floor
 from core.tablegames.paper import Printer, PrinterError
 from core.tablegames.slip_record import VoidMark
+from core.tablegames.slips import SlipTaken
 from core.tablegames.views import FloorChange, SlipLine, SlipPrintState
 
 log = logging.getLogger("podium.runtime")
@@ -68,6 +69,35 @@ _VOID_WORDS = ("VOID", False, "void", "voided by an executive: not payable, neve
                "again; its win page shows who voided it, when and why")
 
 
+def _nos(nos: list[int]) -> str:
+    return ", ".join(f"{n:06d}" for n in nos)
+
+
+def batch_words(asked: int, done: dict[str, list[int]], elsewhere: list[str],
+                printer: str) -> str:
+    """The one line that says what printing ``asked`` slips from before did: ``done``
+    outcome -> slip numbers (printed, elsewhere, failed, void, none), ``elsewhere`` why each
+    of those was not printed here."""
+    printed = done.get("printed", [])
+    parts = [f"Win slips never printed: {len(printed)} of {asked} printed here"
+             + (f" on {printer} ({_nos(printed)})" if printed else "")]
+    other = done.get("elsewhere", [])
+    if other:
+        parts.append(f"{len(other)} not printed again here, printed or being printed at "
+                     f"another podium ({'; '.join(elsewhere)})")
+    failed = done.get("failed", [])
+    if failed:
+        parts.append(f"{len(failed)} did not print ({_nos(failed)}): they stay queued in Win "
+                     "slips")
+    void = done.get("void", [])
+    if void:
+        parts.append(f"{len(void)} VOID, not printed ({_nos(void)})")
+    none = done.get("none", [])
+    if none:
+        parts.append(f"{len(none)} not printed: no printer is configured")
+    return "; ".join(parts)
+
+
 class PrintSpool:
     """The ``podium-printer`` thread and its queue of slip numbers and ready bytes."""
 
@@ -99,7 +129,8 @@ class PrintSpool:
         """Say how many slips from before were never printed (at start, with a printer)."""
         if self.printer is None:
             return
-        pending = self.floor.pending_slips()
+        pending = [ln.print_state for ln in self.floor.slip_lines(unprinted=True)
+                   if self.mine(ln.table)]
         if pending:
             unknown = sum(1 for p in pending if p.state == "unknown")
             self._say(f"{len(pending)} win slip(s) from before were never printed"
@@ -139,10 +170,19 @@ class PrintSpool:
         """The latest win slips with their print state (newest first)."""
         return self._slip_records(self.floor.slip_lines(limit=limit))
 
+    def mine(self, table: str) -> bool:
+        """Whether this podium prints ``table``'s slips from before: a podium of a pit
+        (``print_tables``) only its pit's; one with no pit (or one podium alone) every
+        table's."""
+        return not self.print_tables or table in self.print_tables
+
     def unprinted_slips(self, before: datetime | None) -> list[SlipRecord]:
         """The win slips made before ``before`` that no printer confirmed printing (never
-        tried, failed, or print state unknown), oldest first."""
-        return self._slip_records(self.floor.slip_lines(unprinted=True, before=before))
+        tried, failed, or print state unknown), oldest first: those of this podium's tables
+        (:meth:`mine`; another pit's are its podium's to print)."""
+        return self._slip_records([ln for ln in self.floor.slip_lines(unprinted=True,
+                                                                        before=before)
+                                   if self.mine(ln.table)])
 
     # -- the queue --------------------------------------------------------------------------
     def print_slip(self, slip_no: int, reprint: bool = False) -> None:
@@ -155,9 +195,12 @@ class PrintSpool:
         self._queue.put((slip_no, reprint))
 
     def print_slips(self, slip_nos: list[int]) -> None:
-        """Queue slips that are not printed yet (the start-up offer)."""
-        for n in slip_nos:
-            self.print_slip(n)
+        """Print slips that are not printed yet (the start-up offer, "Print all queued
+        slips"), in order on the printer thread; then ONE line says what was done: how many
+        printed here, which were printed (or being printed) at another podium meanwhile and
+        so not again here, which did not print."""
+        if slip_nos:
+            self._queue.put(("batch", list(slip_nos)))
 
     def print_bytes(self, data: bytes, name: str, what: str,
                     on_result: Callable[[bool, str, str], None] | None = None) -> None:
@@ -168,11 +211,12 @@ class PrintSpool:
         self._queue.put((data, name, what, on_result))
 
     def print_queued(self) -> int:
-        pending = self.floor.pending_slips()
-        for p in pending:
-            self.print_slip(p.slip_no)
+        """Print every slip of this podium's tables still waiting (:meth:`mine`); how many."""
+        pending = [ln.slip_no for ln in self.floor.slip_lines(unprinted=True)
+                   if self.mine(ln.table)]
         if not pending:
             self._say("No win slip is waiting to print")
+        self.print_slips(pending)
         return len(pending)
 
     def _worker(self) -> None:
@@ -184,11 +228,29 @@ class PrintSpool:
                 if isinstance(item[0], bytes):
                     data, name, what, on_result = item
                     self._print_bytes(data, name, what, on_result)
+                elif item[0] == "batch":
+                    self._print_batch(item[1])
                 else:
                     slip_no, reprint = item
                     self._print_one(slip_no, reprint)
             except Exception:
                 log.exception("printing %s", item[1] if isinstance(item[0], bytes) else item[0])
+
+    def _print_batch(self, slip_nos: list[int]) -> None:
+        """Slips from before, one after the other, then one line saying what was done."""
+        done: dict[str, list[int]] = {}
+        elsewhere: list[str] = []
+        for n in slip_nos:
+            try:
+                outcome, words = self._print_one(n, False)
+            except Exception:
+                log.exception("printing win slip %d", n)
+                outcome, words = "failed", ""
+            done.setdefault(outcome, []).append(n)
+            if outcome == "elsewhere":
+                elsewhere.append(words)
+        self._say(batch_words(len(slip_nos), done, elsewhere, str(self.printer)))
+
     def _print_bytes(self, data: bytes, name: str, what: str,
                      on_result: Callable[[bool, str, str], None] | None) -> None:
         if self.printer is None:
@@ -209,32 +271,37 @@ class PrintSpool:
             on_result(True, str(self.printer), "")
         self._say(f"{what} printed on {self.printer}")
 
-    def _print_one(self, slip_no: int, again: bool) -> None:
+    def _print_one(self, slip_no: int, again: bool) -> tuple[str, str]:
         """One print of a slip: its marking from the ledger, the ``started`` record committed
         before the first byte goes out, the outcome (confirmed by the printer, or failed with
         the printer's reason) after.  A crash in between leaves the print state unknown.  The
-        slip reads "printing…" until its outcome is recorded."""
+        slip reads "printing…" until its outcome is recorded.  What became of it: (printed |
+        failed | void | elsewhere | none, words)."""
         if self.printer is None:
-            return
+            return "none", ""
         with self._printing_lock:
             self._printing.add(slip_no)
         try:
-            self._print_and_record(slip_no, again)
+            for _try in range(3):  # a print tried meanwhile elsewhere that failed: again
+                outcome = self._print_and_record(slip_no, again)
+                if outcome != ("retry", ""):
+                    return outcome
+            return "elsewhere", f"win slip {slip_no}: its print state keeps changing"
         finally:
             with self._printing_lock:
                 self._printing.discard(slip_no)
 
-    def _print_and_record(self, slip_no: int, again: bool) -> None:
+    def _print_and_record(self, slip_no: int, again: bool) -> tuple[str, str]:
         assert self.printer is not None
         void = self.floor.slip_void(slip_no)
         if void is not None:  # a void slip is not payable: it never goes to the printer again
             self._say(f"Win slip {slip_no} is VOID (voided by {void.by.label()}: "
                       f"{void.reason}): not printed. Its win page shows the void.")
-            return
+            return "void", ""
         state = self.floor.print_state(slip_no)
         if state.printed and not again:
             log.info("win slip %d: printed already, not printed again", slip_no)
-            return
+            return "elsewhere", f"win slip {slip_no}: printed already on {state.printed_on}"
         marking = state.next_marking
         data = self.floor.paper.mark_copy(self.floor.slip_bytes(slip_no), marking)
         printer = str(self.printer)
@@ -243,14 +310,23 @@ class PrintSpool:
 
         def record_start() -> None:
             try:
-                started.append(self.floor.record_print_started(slip_no, printer, marking,
-                                                               len(data)))
+                # a first print (not one asked again) is claimed: no other podium printed or
+                # began printing it since its state was read here
+                started.append(self.floor.record_print_started(
+                    slip_no, printer, marking, len(data),
+                    expect=None if again else state.last_attempt))
             except Exception as exc:
                 start_failed.append(exc)
                 raise
 
         try:
             self.printer.send(data, slip_no, before_send=record_start)
+        except SlipTaken as taken:  # nothing was sent
+            now = taken.state
+            if not now.printed and now.open_since is None:
+                return "retry", ""  # another podium's try failed: try again, as it is now
+            log.info("%s: not printed here", taken)
+            return "elsewhere", str(taken)
         except PrinterError as exc:
             self._record_outcome(slip_no, started, False, exc.reason, str(exc), exc.sent)
             on_paper = bool(started) and exc.sent > 0
@@ -258,7 +334,7 @@ class PrintSpool:
                       f"from the Win slips tab" + (
                           " (the next print is marked DUPLICATE - PRINT STATE UNKNOWN)."
                           if on_paper else "."))
-            return
+            return "failed", ""
         except Exception as exc:
             if start_failed:  # nothing was sent
                 log.warning("win slip %d: its print start could not be recorded: %s", slip_no,
@@ -266,7 +342,7 @@ class PrintSpool:
                 self._say(f"Win slip {slip_no} was not printed: the ledger could not record "
                           f"that its print started ({exc}); nothing was sent. Print it again "
                           f"from the Win slips tab.")
-                return
+                return "failed", ""
             log.exception("win slip %d: printing on %s failed", slip_no, printer)
             # whether bytes went out is not known: counted as if they did
             self._record_outcome(slip_no, started, False, "printer_error",
@@ -274,11 +350,12 @@ class PrintSpool:
                                  len(data) if started else 0)
             self._say(f"Win slip {slip_no} did not print: unexpected error ({exc}). It stays "
                       f"queued; print it from the Win slips tab.")
-            return
+            return "failed", ""
         if self._record_outcome(slip_no, started, True, "", "", len(data)):
             what = {"": "", "reprint": " (marked REPRINT)",
                     "duplicate": " (marked DUPLICATE - PRINT STATE UNKNOWN)"}[marking]
             self._say(f"Win slip {slip_no} printed on {self.printer}{what}")
+        return "printed", ""
 
     def _record_outcome(self, slip_no: int, started: list[int], ok: bool, reason: str,
                         error: str, sent: int) -> bool:

@@ -7,6 +7,12 @@ the podium of pit B (``podium demo --pit A|B``), each a client of the ledger wit
 controller link of its own.  Pay a hit on one podium and watch the other follow it; stop the
 service (``kill`` the ``podium serve`` process this prints) and every tile says NO SERVICE
 until ``podium serve`` runs again.  Closing both consoles stops the rest.
+
+The demo floor keeps its data apart from ``make run``'s ``podium demo``: its ledger is the
+PostgreSQL schema, and each podium has a folder of its own, ``demo-floor/pit-A`` and
+``demo-floor/pit-B`` in the user data folder (``podium demo --data-dir``): its file printer's
+slips (``slips/``) and its window settings (``settings/``).  ``make run``'s slips stay in the
+user data folder's ``slips/``.
 """
 
 from __future__ import annotations
@@ -88,6 +94,21 @@ def _ledger(db: str, fresh: bool) -> str:
     return url
 
 
+def podium_folder(pit: str) -> str:
+    """The folder of the demo floor's podium of ``pit`` (its slips and settings)."""
+    import platformdirs
+
+    return os.path.join(platformdirs.user_data_dir("podium"), "demo-floor", f"pit-{pit}")
+
+
+def podium_argv(url: str, pit: str, screenshots: str | None) -> list[str]:
+    """``podium demo`` for the podium of ``pit``: a client of the ledger at ``url`` with no
+    simulator of its own, its own folder (slips, settings) apart from ``make run``'s."""
+    shots = ["--screenshots", f"{screenshots}/pit-{pit}"] if screenshots else []
+    return ["demo", "--db", url, "--pit", pit, "--no-simulator", "--name", f"podium-{pit}",
+            "--data-dir", podium_folder(pit), *shots]
+
+
 def run(args: argparse.Namespace) -> int:
     _pg_up()
     url = _ledger(args.db, args.fresh)
@@ -117,13 +138,10 @@ def run(args: argparse.Namespace) -> int:
         time.sleep(3.0)
         if service.poll() is not None:
             raise UsageError("the floor service did not start (its message is above)")
-        def shots(pit: str) -> list[str]:
-            return ["--screenshots", f"{args.screenshots}/pit-{pit}"] if args.screenshots \
-                else []
-
-        consoles = [start(f"the podium of pit {pit}",
-                          ["demo", "--db", url, "--pit", pit, "--no-simulator", "--name",
-                           f"podium-{pit}", *shots(pit)]) for pit in ("A", "B")]
+        consoles = [start(f"the podium of pit {pit}", podium_argv(url, pit, args.screenshots))
+                    for pit in ("A", "B")]
+        print("\nEach podium keeps its slips and settings in its own folder: "
+              + " and ".join(podium_folder(pit) for pit in ("A", "B")), flush=True)
         print("\nOne floor, two podiums.  Pay a hit on one podium; the other follows it.\n"
               "Stop the floor service (kill <its pid>) and the tables say NO SERVICE; start it\n"
               f"again with: podium serve --floor demo --db '{url}'\n"

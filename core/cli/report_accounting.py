@@ -28,7 +28,9 @@ FORMATS = ("text", "json", "csv", "xlsx", "pdf")
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     parser.add_argument("--db", default=None,
-                        help="ledger URL (default: the SQLite ledger in the user data folder)")
+                        help="ledger URL (default: the SQLite ledger in the user data folder: "
+                             "demo.sqlite, the one make run / podium demo made, with the demo "
+                             "floor; ledger.sqlite3 with a floor file)")
     parser.add_argument("--floor", default="demo",
                         help="floor configuration file (its casino time zone, gaming day and "
                              "shifts); 'demo' (default) for the embedded demo floor")
@@ -62,12 +64,13 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
 def _desk(args: argparse.Namespace) -> Any:
     from core import floorconfig
     from core.desks.desk import open_desk
-    from core.ledger.db import default_url
+    from core.ledger.db import floor_url
     from core.tablegames.rules.paytables import load_paytables
 
     config = (floorconfig.load_demo_floor() if args.floor == "demo"
               else floorconfig.load_floor(args.floor))
-    return open_desk("accountant", config, args.db or default_url(create=False), load_paytables())
+    return open_desk("accountant", config, args.db or floor_url(args.floor, create=False),
+                     load_paytables())
 
 
 def _period(args: argparse.Namespace, casino: Any) -> Any:

@@ -27,8 +27,9 @@ from core.cli.dispatch import UsageError
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     parser.add_argument("--db", default=None,
-                        help="ledger URL (default: the SQLite ledger in the user data folder); "
-                             "only read, never created or migrated")
+                        help="ledger URL (default: the SQLite ledger in the user data folder: "
+                             "demo.sqlite with the demo floor, ledger.sqlite3 with a floor "
+                             "file); only read, never created or migrated")
     parser.add_argument("--floor", default="demo",
                         help="floor configuration file (its time zone, public holidays and "
                              "[poker_room] deadline keys); 'demo' (default) for the embedded "
@@ -86,14 +87,14 @@ def run(args: argparse.Namespace) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
     from core.cli.ledger_open import open_for_reading, read_problem
-    from core.ledger.db import default_url
+    from core.ledger.db import floor_url
     from core.pokerroom import calendar
 
     config = _config(str(args.floor))
     casino = config.casino
     tz = ZoneInfo(casino.timezone)
     at = _at(args.at, tz)
-    url = args.db or default_url(create=False)
+    url = args.db or floor_url(str(args.floor), create=False)
     engine = open_for_reading(url)
     try:
         found = calendar.room_deadlines(engine, at, tz, casino.public_holidays,

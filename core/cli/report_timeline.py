@@ -7,14 +7,13 @@ surveillance's view of a hit and the hits to look at (core/desks/surveillance/, 
     podium report flags --from 2026-12-01 --to 2026-12-07 ...   (or --month 2026-11, or
         --start "2026-12-02 06:00" --end "2026-12-02 18:00", local times)
 
-``--db`` is the ledger (default: the console's); it is only read, never created nor
-migrated.  ``--floor`` is the floor file (default: the embedded demo floor): the casino's time
-zone, the paytables of the tables, the executive threshold and the ``[surveillance]``
-settings.  Text for people (times to the millisecond in the casino's time zone), or with
-``--json`` one document: money as decimal strings ("1234.56"), times ISO-8601 with their
-offset.  A refusal (an unknown hit, a bad date, a ledger that can not be read) is one line on
-stderr and exit status 2.
-"""
+``--db`` is the ledger (default: :func:`core.ledger.db.floor_url`: the demo's with the demo
+floor); it is only read, never created nor migrated. ``--floor`` is the floor file (default:
+the embedded demo floor): the casino's time zone, the paytables of the tables, the executive
+threshold and the ``[surveillance]`` settings. Text for people (times to the millisecond in the
+casino's time zone), or with ``--json`` one document: money as decimal strings ("1234.56"),
+times ISO-8601 with their offset. A refusal (an unknown hit, a bad date, a ledger that can not
+be read) is one line on stderr and exit status 2."""
 
 from __future__ import annotations
 
@@ -62,8 +61,10 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
         parser.add_argument("--all", action="store_true",
                             help="every hit of the period, flagged or not")
     parser.add_argument("--db", default=None,
-                        help="ledger URL (default: the console's SQLite ledger in the user data "
-                             "folder); e.g. postgresql+psycopg://surveillance@host/podium")
+                        help="ledger URL (default: the SQLite ledger in the user data folder: "
+                             "demo.sqlite, the one make run made, with the demo floor; "
+                             "ledger.sqlite3 with a floor file); e.g. "
+                             "postgresql+psycopg://user@host/podium")
     parser.add_argument("--floor", default="demo",
                         help="floor file (TOML): time zone, paytables, thresholds and "
                              "[surveillance] settings; 'demo' (default) for the embedded demo")
@@ -76,11 +77,11 @@ def open_desk(url: str | None, floor: str) -> Desk:
     ('demo' for the embedded one)."""
     from core.desks import desk as desks
     from core.floorconfig import load_demo_floor, load_floor
-    from core.ledger.db import default_url
+    from core.ledger.db import floor_url
     from core.tablegames.rules.paytables import load_paytables
 
     config = load_demo_floor() if floor == "demo" else load_floor(floor)
-    url = url or default_url(create=False)
+    url = url or floor_url(floor, create=False)
     try:
         make_url(url)
     except ArgumentError:

@@ -70,6 +70,18 @@ def default_url(*, create: bool = True) -> str:
     return f"sqlite:///{folder / 'ledger.sqlite3'}"
 
 
+DEMO_LEDGER = "demo.sqlite"  # the embedded demo floor's ledger (podium demo, make run)
+
+
+def floor_url(floor: str, *, create: bool = True) -> str:
+    """The ledger a command uses when no ``--db`` is given, for the floor file ``floor``: the
+    embedded demo floor (``"demo"``) keeps its ledger in ``demo.sqlite`` in the user data
+    folder (the one ``make run`` / ``podium demo`` made), any other floor in
+    :func:`default_url`'s ``ledger.sqlite3``."""
+    url = default_url(create=create)
+    return url.replace("ledger.sqlite3", DEMO_LEDGER) if floor == "demo" else url
+
+
 def _private_ledger_file(path: Path) -> None:
     """Create the SQLite ledger file ``path`` with :data:`LEDGER_FILE_MODE` if it does not
     exist yet, before SQLite does (it would create it 0644 under the usual umask, readable

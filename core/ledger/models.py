@@ -43,7 +43,7 @@ from sqlalchemy.types import TypeDecorator
 ROLES = ("supervisor", "executive", "surveillance", "accountant")
 SWIPE_OUTCOMES = ("accepted", "unknown_card", "insufficient_authority", "bad_read", "inactive")
 DECISIONS = ("verified", "mismatch_flagged", "claim_corrected", "rejected", "paid", "auto_paid",
-             "undone", "cancelled")
+             "undone", "cancelled", "boot_ended")
 ENTRY_KINDS = ("seed", "contribution", "reserve_contribution", "award", "reseed", "reserve_move",
                "adjustment", "reversal")
 

@@ -184,6 +184,9 @@ class Floor:
     def activity(self, limit: int = 300) -> list[queries.ActivityRecord]:
         return queries.activity(self.ctx, limit)
 
+    def decision_lines(self, hit_ids: list[int]) -> list[queries.ActivityRecord]:
+        return queries.decision_lines(self.ctx, hit_ids)
+
     def adjustment_markers(self, group: str, level: str,
                            since: datetime | None = None) -> list[tuple[datetime, int]]:
         return queries.adjustment_markers(self.ctx, group, level, since)
@@ -250,11 +253,12 @@ class Floor:
                                                        reason=reason))
 
     def record_print_started(self, slip_no: int, printer: str, marking: str,
-                             job_bytes: int) -> int:
+                             job_bytes: int, expect: int | None = None) -> int:
         """Record (durably: committed when this returns) that a print of the slip starts;
-        the id its outcome points at."""
+        the id its outcome points at.  ``expect``: claim the print (``slips.SlipTaken`` when
+        another print of it was started since its latest attempt ``expect``)."""
         return self._write_print(lambda u: slips.record_print_started(
-            u, slip_no, printer, marking, job_bytes))
+            u, slip_no, printer, marking, job_bytes, expect))
 
     def record_print_outcome(self, started_id: int, ok: bool, *, reason: str = "",
                              error: str = "", sent_bytes: int = 0) -> None:

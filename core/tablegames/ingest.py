@@ -48,6 +48,7 @@ from core.kernel.money import json_cents
 from core.ledger.models import (
     Award,
     Base,
+    GameTable,
     Hit,
     HitDecision,
     Level,
@@ -472,6 +473,36 @@ def _undone(ctx: FloorContext, u: Unit, t: Any, boot: str, e: Undone) -> None:
         return
     # a locked or frozen hit's round: the hits fixed on what this one left, fixed again
     cancel_hit(u, hit, "undone", "undo HIT at the table", give_back=locks.giver(ctx, t.group_id))
+
+
+BOOT_ENDED = "boot_ended"  # hit_decisions.decision of a hit its restarted controller forgot
+
+
+def close_earlier_boots(ctx: FloorContext, u: Unit, table: str, boot: str) -> list[int]:
+    """The table's controller says HELLO as boot ``boot``: every hit still pending from an
+    earlier boot will never be answered (a restarted controller forgets its open hits and
+    refuses a PAY or REJECT for them, docs/protocol.md "Restart"), so each is closed by the
+    system with a ``boot_ended`` decision saying why (no employee; a lock-at-hit or frozen
+    amount goes back to its meter, as for any cancel).  The hits closed, by id."""
+    ev = _EVENTS
+    rows = u.s.execute(
+        select(Hit, ev.c.boot).join(ev, ev.c.id == Hit.event_id)
+        .where(Hit.table_id == table, Hit.status == "pending", ev.c.boot != boot)
+        .order_by(Hit.id).with_for_update(of=Hit)).all()
+    if not rows:
+        return []
+    group = u.s.scalar(select(GameTable.group_id).where(GameTable.id == table))
+    give_back = locks.giver(ctx, group) if group is not None else None
+    closed = []
+    for hit, old in rows:
+        cancel_hit(u, hit, BOOT_ENDED,
+                   f"closed by the system when the table's controller started again (boot "
+                   f"{old}, now {boot}): it no longer holds this hit and will never answer a "
+                   "PAY or REJECT for it; nothing was paid", give_back=give_back)
+        closed.append(hit.id)
+    log.warning("table %s: %d hit(s) of an earlier controller boot closed (controller now boot "
+                "%s): %s", table, len(closed), boot, ", ".join(f"H{h}" for h in closed))
+    return closed
 
 
 def cancel_hit(u: Unit, hit: Hit, decision: str, reason: str,

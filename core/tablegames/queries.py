@@ -247,6 +247,37 @@ def adjustment_markers(ctx: FloorContext, group: str, level: str,
         return [(at, int(d)) for at, d in s.execute(q.order_by(MeterEntry.id))]
 
 
+# how a decision reads in Activity, where its name alone would not say it
+_DECISION_WORDS = {"boot_ended": "closed (its controller restarted)"}
+
+
+def _decision_text(d: HitDecision, h: Hit, e: Employee | None) -> str:
+    """A hit decision as one Activity line: the hit, what was decided, by whom, why."""
+    what = _DECISION_WORDS.get(d.decision, d.decision.replace("_", " "))
+    by = (f"{e.number} {e.name}" if e is not None
+          else "the system" if d.decision == "boot_ended" else "the floor")
+    return (f"Hit H{h.id} ({h.table_id} seat {h.seat}, round {h.round_no}) {what} by {by}: "
+            f"{d.reason}")
+
+
+def decision_lines(ctx: FloorContext, hit_ids: list[int]) -> list[ActivityRecord]:
+    """The latest decision of each of ``hit_ids`` as its Activity line, in ``hit_ids``'
+    order (a hit with no decision: none): the line a podium shows when it hears that a hit
+    was cancelled or closed elsewhere (a MISDEAL, an UNDO, a restarted controller)."""
+    if not hit_ids:
+        return []
+    with ctx.read() as s:
+        latest = (select(func.max(HitDecision.id)).where(HitDecision.hit_id.in_(hit_ids))
+                  .group_by(HitDecision.hit_id))
+        rows = s.execute(select(HitDecision, Hit, Employee)
+                         .join(Hit, Hit.id == HitDecision.hit_id)
+                         .outerjoin(Employee, Employee.id == HitDecision.employee_id)
+                         .where(HitDecision.id.in_(latest))).all()
+    by_hit = {h.id: ActivityRecord(d.created_at, "decision", _decision_text(d, h, e))
+              for d, h, e in rows}
+    return [by_hit[h] for h in hit_ids if h in by_hit]
+
+
 @dataclass(frozen=True)
 class ActivityRecord:
     """One line of the console's Activity, read back from the ledger."""
@@ -275,10 +306,7 @@ def activity(ctx: FloorContext, limit: int = 300) -> list[ActivityRecord]:
                 select(HitDecision, Hit, Employee).join(Hit, Hit.id == HitDecision.hit_id)
                 .outerjoin(Employee, Employee.id == HitDecision.employee_id)
                 .order_by(HitDecision.id.desc()).limit(limit)):
-            out.append(ActivityRecord(
-                d.created_at, "decision",
-                f"Hit H{h.id} ({h.table_id} seat {h.seat}, round {h.round_no}) "
-                f"{d.decision.replace('_', ' ')} by {who(e)}: {d.reason}"))
+            out.append(ActivityRecord(d.created_at, "decision", _decision_text(d, h, e)))
         for m, lv, e1, e2 in s.execute(
                 select(MeterEntry, Level, Employee, second)
                 .join(Level, Level.id == MeterEntry.level_id)

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from core.kernel.cards import Card, format_cards, parse_card
 from core.kernel.money import Currency
 from core.kernel.text import hit_ref
+from core.ledger.db import lock_record
 from core.ledger.models import (
     Award,
     Employee,
@@ -201,12 +202,13 @@ def fold_print_attempts(slip_no: int, rows: Sequence[SlipPrintAttempt]) -> SlipP
     closed = {r.started_id for r in rows if r.started_id is not None}
     printed = failed = 0
     open_since: datetime | None = None
-    open_printer = error = reason = ""
+    open_printer = error = reason = printed_on = ""
     maybe = False
     for r in rows:
         state = r.state or ("printed" if r.ok else "failed")  # a row from before 0012
         if state == "printed":
             printed += 1
+            printed_on = r.printer
         elif state == "started":
             if r.id not in closed:
                 open_since, open_printer, maybe = r.created_at, r.printer, True
@@ -217,7 +219,7 @@ def fold_print_attempts(slip_no: int, rows: Sequence[SlipPrintAttempt]) -> SlipP
             if r.sent_bytes is None or r.sent_bytes > 0:
                 maybe = True
     return SlipPrintState(slip_no, printed, failed, open_since, open_printer, maybe, error,
-                          reason)
+                          reason, max((int(r.id) for r in rows), default=0), printed_on)
 
 
 def print_states(s: Session, slips: Sequence[Slip]) -> dict[int, SlipPrintState]:
@@ -299,13 +301,43 @@ def record_print(u: Unit, slip_no: int, printer: str, ok: bool, error: str = "",
     u.prints.append(slip_no)
 
 
+class SlipTaken(FloorError):
+    """A print claim refused: since the podium read the slip's print state, another print of it
+    was started or done (at another podium).  ``state``: the slip's print state now."""
+
+    def __init__(self, message: str, state: SlipPrintState) -> None:
+        super().__init__(message)
+        self.state = state
+
+
 def record_print_started(u: Unit, slip_no: int, printer: str, marking: str,
-                         job_bytes: int) -> int:
-    """The ``started`` row of a print, committed before the first byte goes out; its id."""
+                         job_bytes: int, expect: int | None = None) -> int:
+    """The ``started`` row of a print, committed before the first byte goes out; its id.
+
+    With ``expect`` (the id of the slip's latest print attempt when the podium read its
+    state, 0 for none) the row is also the podium's claim of the print: under the slip's
+    writers' lock (``lock_record``; SQLite: the write transaction) the slip's attempts are
+    read again, and if any was added since (another podium printed it, or is printing it
+    now) :class:`SlipTaken` is raised and nothing is written: two podiums never both print a
+    slip neither had printed."""
     if marking not in PRINT_MARKINGS:
         raise FloorError(f"slip {slip_no}: print marking {marking!r} is not one of "
                          f"{', '.join(repr(m) for m in PRINT_MARKINGS)}")
-    row = SlipPrintAttempt(slip_id=_slip_id(u, slip_no), printer=printer, ok=False, error="",
+    slip_id = _slip_id(u, slip_no)
+    if expect is not None:
+        lock_record(u.s, "slips", slip_id)
+        rows = list(u.s.scalars(select(SlipPrintAttempt).where(
+            SlipPrintAttempt.slip_id == slip_id).order_by(SlipPrintAttempt.id)))
+        now = fold_print_attempts(slip_no, rows)
+        if now.last_attempt != expect:
+            if now.printed:
+                what = f"printed already on {now.printed_on}"
+            elif now.open_since is not None:
+                what = f"being printed on {now.open_printer} now"
+            else:
+                what = f"tried meanwhile on {rows[-1].printer} ({now.last_error})"
+            raise SlipTaken(f"win slip {slip_no}: {what}", now)
+    row = SlipPrintAttempt(slip_id=slip_id, printer=printer, ok=False, error="",
                            created_at=u.now, state="started", marking=marking,
                            job_bytes=job_bytes)
     u.s.add(row)

@@ -249,6 +249,8 @@ class SlipPrintState:
     maybe_on_paper: bool = False
     last_error: str = ""
     last_reason: str = ""
+    last_attempt: int = 0  # the id of its latest print attempt (0: never tried)
+    printed_on: str = ""  # the printer of its latest confirmed print
 
     @property
     def state(self) -> str:

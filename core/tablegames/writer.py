@@ -273,6 +273,13 @@ class LedgerWriter:
             self._links_due[table] = online
         return self._submit(lambda u: u.tables.add(table), light=True, table=table)
 
+    def submit_boot(self, table: str, boot: str) -> Future[list[int]]:
+        """The table's controller is up as boot ``boot``: its hits still pending from an earlier
+        boot are closed by the system (:func:`ingest.close_earlier_boots`); the future gives
+        their ids.  NotHeld when the fence refuses it (the table is another service's)."""
+        return self._submit(lambda u: ingest.close_earlier_boots(self.ctx, u, table, boot),
+                            what=f"table {table}: hits of earlier boots", table=table)
+
     def submit(self, run: Callable[[Unit], Any]) -> Future[Any]:
         """Any floor write, committed with the next batch (its own savepoint)."""
         return self._submit(run)

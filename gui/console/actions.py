@@ -41,6 +41,7 @@ class ConsoleActions(QMainWindow):
     _prompt_open: bool
     _closed: bool
     _slips_stale: bool
+    _services: dict[str, Any]
 
     @property
     def shown_pit(self) -> str | None:
@@ -133,6 +134,7 @@ class ConsoleActions(QMainWindow):
         if hit is None:
             self.statusBar().showMessage("That hit is no longer waiting (already decided)")
             return
+        table_id = self.state.pending[hit_id].table  # (the view shows the table's name)
         dlg = VerifyDialog(hit, cards, self.console.floor, self.authorize, self,
                            where=str(getattr(self.console, "name", "") or ""),
                            money=self.console.config.money)
@@ -141,7 +143,27 @@ class ConsoleActions(QMainWindow):
         self._verify_dialog = None
         dlg.deleteLater()  # a child of this window: it would live as long as the window
         if dlg.outcome:
-            self._log(f"Hit {hit.ref} {dlg.outcome}")
+            what = "pay" if dlg.outcome == "paid" else "rejection"
+            self._log(f"Hit {hit.ref} {dlg.outcome}"
+                      f"{self.unserved_note(table_id, what, shown=hit.table)}")
+
+    def unserved_note(self, table: str, what: str = "pay", shown: str = "") -> str:
+        """What a decision (``what``: pay, rejection) on table id ``table``'s hit waits for
+        when nothing carries it to the table now ("" when the table is linked): NO SERVICE
+        (no floor service serves it) or an OFFLINE link; ``shown``: the table as named on
+        screen (default its id)."""
+        service = self._services.get(table)
+        if service is not None and not service.up:
+            state = "has NO SERVICE"
+        else:
+            known = self.state.tables.get(table)
+            online = self.console.link_status().get(
+                table, (known.online if known is not None else True, ""))[0]
+            if online:
+                return ""
+            state = "is OFFLINE"
+        return (f". Table {shown or table} {state}: the {what} is recorded and will be sent "
+                "to the table when it is back")
 
     def pin_needed(self, role: str | None) -> bool:
         """Whether the floor asks for the PIN after a swipe of ``role`` authority."""
@@ -264,8 +286,9 @@ class ConsoleActions(QMainWindow):
         def done(result: int) -> None:
             nos = dlg.slip_nos()
             if result == UnprintedSlipsDialog.DialogCode.Accepted:
-                self.console.print_slips(nos)
-                self._log(f"{len(nos)} win slip(s) never printed sent to the printer")
+                self.console.print_slips(nos)  # a line says what was done, once it is
+                self._log(f"Printing the {len(nos)} win slip(s) never printed, one after the "
+                          "other…")
             else:
                 self._log(f"{len(nos)} win slip(s) never printed left for later: Win slips > "
                           "Print all queued slips")

@@ -11,11 +11,11 @@ scripts (docs/forms.md "From the ledger")::
         [--filed '2026-12-01 14:30'] --pdf tgd-1581.pdf
     podium forms forfeiture --fund bbj --pdf forfeiture.pdf
 
-``--db`` is the ledger (default: the console's, :func:`core.ledger.db.default_url`); it is only
-read: never created nor migrated (a ledger at another schema revision is refused: open it
-once with the console).  ``--floor`` is the floor file giving the casino's name, the operator,
-the time zone, the public holidays and the ``[poker_room]`` rules and location (default: the
-embedded demo floor).  On success the
+``--db`` is the ledger (default: :func:`core.ledger.db.floor_url`: the demo's with the demo
+floor); it is only read: never created nor migrated (a ledger at another schema revision is
+refused: open it once with the console).  ``--floor`` is the floor file giving the casino's
+name, the operator, the time zone, the public holidays and the ``[poker_room]`` rules and
+location (default: the embedded demo floor).  On success the
 written path is printed; a refusal is one line ``podium forms: <message>`` on stderr and exit
 status 2.
 
@@ -157,8 +157,10 @@ def add_arguments(parser: argparse.ArgumentParser, name: str = "forms") -> None:
         p.add_argument("--page-size", default="A4", choices=("A4", "Letter"),
                        help="paper size (default A4)")
         p.add_argument("--db", default=None,
-                       help="ledger URL (default: the console's SQLite ledger in the user data "
-                            "folder); e.g. postgresql+psycopg://user@host/podium")
+                       help="ledger URL (default: the SQLite ledger in the user data folder: "
+                            "demo.sqlite, the one make run made, with the demo floor; "
+                            "ledger.sqlite3 with a floor file); e.g. "
+                            "postgresql+psycopg://user@host/podium")
         p.add_argument("--floor", default="demo",
                        help="floor file (TOML) with the casino's name, operator, time zone and "
                             "public holidays; 'demo' (default) for the embedded demo floor")
@@ -193,7 +195,7 @@ def _request(args: argparse.Namespace) -> FormRequest:
 
 def _write(args: argparse.Namespace) -> Path:
     from core import floorconfig
-    from core.ledger.db import default_url
+    from core.ledger.db import floor_url
     from printing.pages.ledger_forms import render
     from printing.pages.winpage import render_png, write_pdf
 
@@ -215,7 +217,7 @@ def _write(args: argparse.Namespace) -> Path:
     tz = ZoneInfo(casino.timezone)
     if request.filed_at is not None:  # --filed is the casino's local time
         request = replace(request, filed_at=request.filed_at.replace(tzinfo=tz))
-    url = args.db or default_url(create=False)
+    url = args.db or floor_url(str(args.floor), create=False)
     engine = open_for_reading(url)
     try:
         form = render(engine, request, casino=casino.name, operator=casino.operator_name,

@@ -103,8 +103,9 @@ def test_the_slips_never_printed_are_offered_at_start_and_printed_on_confirmatio
     assert jobs[nos[3]].endswith(stored[nos[3]])
     for no in (nos[0], nos[1], nos[4]):
         assert jobs[no] == stored[no]
-    qtbot.waitUntil(lambda: any("never printed sent to the printer" in window.log_list.item(i)
-                                .text() for i in range(window.log_list.count())), timeout=10000)
+    said = "Win slips never printed: 4 of 4 printed here"
+    qtbot.waitUntil(lambda: any(said in window.log_list.item(i).text()
+                                for i in range(window.log_list.count())), timeout=10000)
 
 
 def test_later_prints_nothing_and_the_win_slips_tab_shows_the_unknown_state(  # type: ignore[no-untyped-def]
