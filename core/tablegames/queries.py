@@ -254,7 +254,7 @@ _DECISION_WORDS = {"boot_ended": "closed (its controller restarted)"}
 def _decision_text(d: HitDecision, h: Hit, e: Employee | None) -> str:
     """A hit decision as one Activity line: the hit, what was decided, by whom, why."""
     what = _DECISION_WORDS.get(d.decision, d.decision.replace("_", " "))
-    by = (f"{e.number} {e.name}" if e is not None
+    by = (Who.of(e).label() if e is not None
           else "the system" if d.decision == "boot_ended" else "the floor")
     return (f"Hit H{h.id} ({h.table_id} seat {h.seat}, round {h.round_no}) {what} by {by}: "
             f"{d.reason}")

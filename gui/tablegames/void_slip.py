@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.kernel.money import format_cents
 from core.kernel.text import printable
 from core.tablegames.voids import MAX_REASON
 from gui.common.bridge import default_bridge
@@ -42,7 +41,7 @@ def slip_summary(slip: Any) -> str:
     "Slip 000050: $6.00, Pai Gow 1 seat 3, round 2, Full house, paid 05 Dec 2026 18:40:12;
     hit H50"."""
     paid = slip.local_paid_at.strftime("%d %b %Y %H:%M:%S")
-    text = (f"Slip {slip.slip_no:06d}: {format_cents(slip.amount_cents, slip.currency)}, "
+    text = (f"Slip {slip.slip_no:06d}: {slip.currency.text(slip.amount_cents)}, "
             f"{slip.table} seat {slip.seat}, round {slip.round_no}, {slip.hand}, paid {paid}; "
             f"hit {slip.hit_ref}")
     if slip.void is not None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from core.kernel.money import Currency
+from core.kernel.money import DOLLARS, Currency
 from gui.common.axes import LocalTimeAxis, MoneyAxis, local_clock, local_ticks, money_tick
 
 PESOS = Currency("PHP", "en_PH")
@@ -119,7 +119,7 @@ def test_the_wheel_over_a_chart_scrolls_the_page_and_never_zooms(qtbot) -> None:
     area.show()
     qtbot.waitExposed(area)
     panel.set_levels(["MAIN"])
-    panel.show_result(*_risk_result([0.0, 100.0, 200.0, 300.0]), "$")
+    panel.show_result(*_risk_result([0.0, 100.0, 200.0, 300.0]), DOLLARS)
     view = panel.plot.getViewBox()
     before = view.viewRange()
     bar = area.verticalScrollBar()
@@ -132,7 +132,7 @@ def test_the_wheel_over_a_chart_scrolls_the_page_and_never_zooms(qtbot) -> None:
 
     # a view left elsewhere (as a zoom leaves it): a new run shows its whole curve
     view.setRange(xRange=(5_000.0, 6_000.0), yRange=(50.0, 60.0), padding=0)
-    panel.show_result(*_risk_result([1_000.0, 1_100.0, 1_200.0, 1_300.0]), "$")
+    panel.show_result(*_risk_result([1_000.0, 1_100.0, 1_200.0, 1_300.0]), DOLLARS)
     view.updateAutoRange()
     (x0, x1), (y0, y1) = view.viewRange()
     assert x0 <= 1_000.0 and x1 >= 1_300.0 and y0 <= 1.0 and y1 >= 5.0

@@ -280,6 +280,7 @@ def test_a_locked_hit_shows_its_meter_pending_beside_the_live_amount(qtbot, qapp
                                                     lock_at_hit=True) as floor:
             window = MainWindow(floor.console, catcher)
             qtbot.addWidget(window)
+            window.setWindowState(Qt.WindowState.WindowNoState)  # it opens maximized
             window.resize(1366, 768)
             window.show()
             floor.deal_hit("PG-1", seat=3, cards=ROYAL_SF7, wagers=[1, 3, 5])

@@ -77,6 +77,7 @@ def room_tab(qtbot, qapp, sqlite_engine: Engine):  # type: ignore[no-untyped-def
                 tabs.setCurrentIndex(i)
         # the smallest screen the console is used on (once the tab has hidden the meters)
         def fits() -> bool:
+            window.setWindowState(Qt.WindowState.WindowNoState)  # it opens maximized
             window.resize(1366, 768)
             return window.width() == 1366 and window.height() == 768
 

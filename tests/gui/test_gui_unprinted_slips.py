@@ -129,6 +129,7 @@ def test_later_prints_nothing_and_the_win_slips_tab_shows_the_unknown_state(  # 
     assert printed[nos[1]].text().startswith("FAILED: Printer 10.0.0.50:9100: cover open")
     assert window.slips_note.isVisible() and "1 slip with print state UNKNOWN" in \
         window.slips_note.text()
+    window.setWindowState(Qt.WindowState.WindowNoState)  # it opens maximized
     window.resize(1280, 560)
     shot(window, "main-window-slips-unknown")
     assert fp.received == b"" and len(c.floor.pending_slips()) == 4
