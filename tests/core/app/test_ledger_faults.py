@@ -286,7 +286,6 @@ def fill(folder: Path) -> Path:
     return filler
 
 
-@pytest.mark.xdist_group("own-postgres-clusters")  # a tmpfs mount, a cluster of its own
 def test_a_full_disk_is_one_message_links_stay_up_and_every_event_is_recorded_after(
         small_disk: Path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO)
@@ -423,7 +422,6 @@ def pg_small_disk() -> Iterator[tuple[str, Path]]:
 
 
 @pytest.mark.postgres
-@pytest.mark.xdist_group("own-postgres-clusters")  # a tmpfs mount, a cluster of its own
 def test_a_full_disk_of_the_database_server_is_one_message_and_every_event_is_recorded_after(
         pg_small_disk: tuple[str, Path], caplog: pytest.LogCaptureFixture) -> None:
     url, folder = pg_small_disk
