@@ -189,8 +189,8 @@ class HoldingProxy:
 def held(pg_engine_factory: Callable[[], Engine], monkeypatch: pytest.MonkeyPatch
          ) -> Iterator[tuple[Engine, HoldingProxy]]:
     """A migrated ledger on a fresh schema, and an engine on it through a HoldingProxy with a
-    statement timeout of 1 s (the writer closes a silent connection 5 s later) and a connect
-    timeout of 2 s."""
+    statement timeout of 1 s (the writer closes a silent connection 5 s later by default) and a
+    connect timeout of 2 s."""
     direct = pg_engine_factory()
     migrate(direct)
     with direct.connect() as c:
@@ -220,6 +220,9 @@ def test_a_database_connection_held_silent_turns_health_unhealthy_and_the_writer
     writer = floor.console.floor.writer
     writer.stall_s = 1.0  # a job waiting 1 s for its commit: unhealthy
     assert writer.break_s == 1.0 + 5.0  # statement timeout + grace
+    # the same watchdog with a shorter grace for the test (2 s, still past the 1 s stall
+    # bound): the connection is closed 3 s into the silence, not 6 s
+    writer.break_s = 1.0 + 2.0
     floor.start()
     try:
         def health() -> tuple[int, dict[str, Any]]:
