@@ -21,7 +21,7 @@ from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
-from benchmarks.db_failover import StandbyPair, clear_stale_socket
+from benchmarks.db_failover import SOCKET_DIR, StandbyPair, clear_stale_socket
 from core.controllers.ownership import TableClaims
 from core.floorconfig import load_demo_floor
 from core.ledger.db import CONNECT_TIMEOUT_S, make_engine, read_only_engine, upgrade
@@ -158,6 +158,8 @@ def pair() -> Iterator[StandbyPair]:
         pair.drop()
         for port in pair.ports:  # a killed primary's zombie leaves its socket's lock file
             clear_stale_socket(port)
+        for name in (pair.primary, pair.standby):  # and pg_ctlcluster's pid file of it
+            (SOCKET_DIR / f"{pair.version}-{name}.pid").unlink(missing_ok=True)
 
 
 def _free_ports(n: int) -> list[int]:
