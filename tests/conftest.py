@@ -204,8 +204,8 @@ def _card_key_of_the_test_run(tmp_path_factory: pytest.TempPathFactory) -> Itera
 
 @pytest.fixture(autouse=True)
 def _one_at_a_time_on_this_machine(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Tests marked ``xdist_group(name)`` (their own PostgreSQL clusters on fixed ports, a
-    tmpfs mount) run one at a time on this machine: an exclusive lock on a file named after the
+    """Tests marked ``xdist_group(name)`` (something of the whole machine: a fixed port, a
+    fixed path) run one at a time on this machine: an exclusive lock on a file named after the
     group, held for the test, whichever xdist worker (or other run) asks for it first.  (With
     pytest 9 the loadgroup scheduler of pytest-xdist 3.8 does not keep a group on one worker.)"""
     marker = request.node.get_closest_marker("xdist_group")

@@ -11,11 +11,11 @@ still open ``timeout`` seconds later::
         def in_dialog() -> None:
             dlg = QApplication.activeModalWidget()
             assert ...
-            modal_steps.later(100, in_prompt)  # the next step, from inside this dialog
+            modal_steps.on_dialog(SwipePrompt, in_prompt)  # the next step, once it is on top
             dlg.pay_btn.click()  # opens the prompt (modal)
 
         with modal_steps.running():
-            modal_steps.later(100, in_dialog)
+            modal_steps.on_dialog(VerifyDialog, in_dialog)
             window.open_selected_hit()  # blocks until the dialog closes
 """
 

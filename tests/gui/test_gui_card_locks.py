@@ -42,12 +42,10 @@ def test_an_executive_lifts_a_locked_card_from_the_console(  # type: ignore[no-u
         # after it until the burst proves not to be a card, then gives them to the field
         qtbot.waitUntil(lambda: dlg.reason.text().endswith("in person"), timeout=10000)
         shot(dlg, "unlock-dialog")
-        modal_steps.later(100, in_prompt)
+        modal_steps.on_dialog(SwipePrompt, in_prompt)  # once the prompt is on top
         dlg._confirm()
 
     def in_prompt() -> None:
-        qtbot.waitUntil(lambda: isinstance(QApplication.activeModalWidget(), SwipePrompt),
-                        timeout=10000)
         prompt = QApplication.activeModalWidget()
         assert isinstance(prompt, SwipePrompt)
         seen["prompt"] = " ".join(w.text() for w in prompt.findChildren(QLabel))

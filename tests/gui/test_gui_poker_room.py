@@ -859,9 +859,7 @@ def test_the_tab_asks_for_the_executive_card_and_pin_a_large_award_needs(  # typ
     seen: dict[str, str] = {}
     def in_prompt() -> None:
         prompt = QApplication.activeModalWidget()
-        if not isinstance(prompt, SwipePrompt):
-            modal_steps.later(20, in_prompt)
-            return
+        assert isinstance(prompt, SwipePrompt)
         seen["labels"] = " | ".join(w.text() for w in prompt.findChildren(QLabel))
         prompt.grab().save(str(SHOTS / "bbj-authority-prompt.png"))
         type_swipe(prompt, swipe_of("1001"))  # a supervisor: refused, nothing written
@@ -876,7 +874,7 @@ def test_the_tab_asks_for_the_executive_card_and_pin_a_large_award_needs(  # typ
         type_pin(prompt, "2001")
 
     with modal_steps.running():  # a failing step closes the prompt: the test ends, re-raised
-        modal_steps.later(20, in_prompt)
+        modal_steps.on_dialog(SwipePrompt, in_prompt)
         qtbot.mouseClick(screen.cases.step_btn, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: bool(modal_steps.failures)
                         or bc.get_case(engine, cid).state == "approved", timeout=20000)

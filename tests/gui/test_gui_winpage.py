@@ -71,9 +71,7 @@ def test_win_pages_open_on_the_slip_selected_in_win_slips_and_save_its_pdf(  # t
 
     def in_dialog() -> None:
         dlg = QApplication.activeModalWidget()
-        if not isinstance(dlg, WinPageSearchDialog) or dlg.panel.shown_slip() != slip_no:
-            modal_steps.later(20, in_dialog)
-            return
+        assert isinstance(dlg, WinPageSearchDialog)
         panel = dlg.panel
         panel.ask_pdf_path = lambda name: tmp_path / name  # not the real user data folder
         panel.save_pdf()
@@ -81,8 +79,13 @@ def test_win_pages_open_on_the_slip_selected_in_win_slips_and_save_its_pdf(  # t
             saved.append(panel.last_pdf)
         dlg.accept()
 
+    def on_the_slip() -> bool:
+        dlg = QApplication.activeModalWidget()
+        return (isinstance(dlg, WinPageSearchDialog) and dlg.isVisible()
+                and dlg.panel.shown_slip() == slip_no)
+
     with modal_steps.running():
-        modal_steps.later(20, in_dialog)
+        modal_steps.when(on_the_slip, in_dialog, what="the win pages on the selected slip")
         window.find_btn.click()  # Win pages…, opened on the selected slip (modal)
     assert saved == [tmp_path / f"win-page-{slip_no:06d}.pdf"]
     assert saved[0].read_bytes().startswith(b"%PDF")

@@ -1,9 +1,11 @@
 """A ledger on a primary PostgreSQL with a standby (docs/standby.md): the multi-host URL.
 
-The tests marked ``standby`` make a real pair of clusters of their own
-(:class:`benchmarks.db_failover.StandbyPair`, ports 5451 and 5452: a primary and a synchronous
-hot standby); they are skipped where that can not be done (no Debian PostgreSQL tools, not
-root).  The others need only the test database.
+The tests that take the ``pair`` fixture make a real pair of clusters of their own
+(:class:`benchmarks.db_failover.StandbyPair`: a primary and a synchronous hot standby, on two
+free ports and under cluster names of the test's own, so they run in parallel with anything
+else); they are skipped where that can not be done (no Debian PostgreSQL tools, not root).
+Each kills or asks the pair for something of its own, so each makes its own.  The others need
+only the test database.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
-from benchmarks.db_failover import StandbyPair
+from benchmarks.db_failover import SOCKET_DIR, StandbyPair, clear_stale_socket
 from core.controllers.ownership import TableClaims
 from core.floorconfig import load_demo_floor
 from core.ledger.db import CONNECT_TIMEOUT_S, make_engine, read_only_engine, upgrade
@@ -29,9 +31,6 @@ from core.tablegames.rules.paytables import load_paytables
 from core.tablegames.views import FloorChange
 from tests.conftest import PG_URL
 from tests.harness import wait_for
-
-# the pair of clusters on the fixed ports 5451/5452: these tests share one xdist worker
-pytestmark = pytest.mark.xdist_group("own-postgres-clusters")
 
 JOIN_S = 60.0  # a bound for a connection that must not hang (each server: CONNECT_TIMEOUT_S)
 
@@ -137,11 +136,12 @@ def test_a_server_that_never_answers_listed_first_does_not_hold_the_ledger(
 
 @pytest.fixture
 def pair() -> Iterator[StandbyPair]:
-    """A primary (port 5451) and its synchronous hot standby (5452), database ``podium``."""
+    """A primary and its synchronous hot standby on two free ports, database ``podium``."""
     why = StandbyPair.available()
     if why:
         pytest.skip(why)
-    pair = StandbyPair("podium_test", (5451, 5452))
+    ports = _free_ports(2)
+    pair = StandbyPair(f"podium_test_{ports[0]}", (ports[0], ports[1]))
     try:
         pair.make()
         standby = create_engine(pair.single(1, "postgres"), poolclass=NullPool)
@@ -156,6 +156,22 @@ def pair() -> Iterator[StandbyPair]:
         yield pair
     finally:
         pair.drop()
+        for port in pair.ports:  # a killed primary's zombie leaves its socket's lock file
+            clear_stale_socket(port)
+        for name in (pair.primary, pair.standby):  # and pg_ctlcluster's pid file of it
+            (SOCKET_DIR / f"{pair.version}-{name}.pid").unlink(missing_ok=True)
+
+
+def _free_ports(n: int) -> list[int]:
+    """``n`` distinct ports nothing listens on now (held open together, so not one twice)."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [int(s.getsockname()[1]) for s in socks]
+    finally:
+        for s in socks:
+            s.close()
 
 
 @pytest.mark.postgres
