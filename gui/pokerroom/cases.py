@@ -228,7 +228,7 @@ class CasesPanel(QWidget):
         if c.attachments_outstanding and c.state == "acknowledged":
             status += " (attachments outstanding)"
         text = (f"Case #{c.case_id} ({status}):{hist}"
-                + (f"\nDeadlines: {dls}" if dls else "") + shares_text(c.decision))
+                + (f"\nDeadlines: {dls}" if dls else "") + shares_text(c.decision, self.ctx.money))
         self.case_info.setText(text)
         room, case_id = self.ctx.room, c.case_id
 

@@ -273,24 +273,25 @@ class ClaimPanel(QGroupBox):
 
     def _show_decision(self, entry: bc.ClaimEntry, d: Decision) -> None:
         self.decision = d
+        money = self.ctx.money.text  # the fund's currency, the casino's locale
         if d.qualifies:
             lines = [f"QUALIFIES: {seats_text(d.winning_seats)} "
                      f"({d.winning_hand.category if d.winning_hand else ''}) beat "
                      f"{seats_text(d.losing_seats)} "
                      f"({d.losing_hand.category if d.losing_hand else ''}). "
-                     f"Award {format_cents(d.award_cents)} "
+                     f"Award {money(d.award_cents)} "
                      f"({fraction_text(d.payout_fraction)} of main)."]
             lines += tie_lines(d)
             for s in d.shares:
                 name = entry.names.get(s.seat, "")
                 idc = "" if s.seat in entry.id_checked else "  NO ID CHECKED"
                 lines.append(f"  seat {s.seat} {name} ({s.role}, {s.taxpayer}): gross "
-                             f"{format_cents(s.gross_cents)}, tax {format_cents(s.tax_cents)}, "
-                             f"net {format_cents(s.net_cents)}{idc}")
+                             f"{money(s.gross_cents)}, tax {money(s.tax_cents)}, "
+                             f"net {money(s.net_cents)}{idc}")
             if d.left_in_main_cents:
-                lines.append(f"  left in main (rounding): {format_cents(d.left_in_main_cents)}")
-            lines.append(f"After the hit: main {format_cents(d.main_after_cents)}, reserve "
-                         f"{format_cents(d.reserve_after_cents)}")
+                lines.append(f"  left in main (rounding): {money(d.left_in_main_cents)}")
+            lines.append(f"After the hit: main {money(d.main_after_cents)}, reserve "
+                         f"{money(d.reserve_after_cents)}")
             color = theme.OK
         else:
             lines = ["DOES NOT QUALIFY:"] + [f"  {t}" for t in bc.reasons_text(d)]

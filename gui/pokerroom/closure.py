@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.kernel.money import format_cents
 from core.pokerroom import cases as bc
 from core.pokerroom import fund as bf
 from gui.pokerroom.common import RoomContext, day_edit, day_of, show
@@ -276,12 +275,13 @@ class ClosurePanel(QWidget):
         closed = day_of(self.closed_on)
         reason = self.closure_reason.text().strip()
         f = st.funds
+        money = self.ctx.money.text  # the fund's currency, the casino's locale
         if not self.ctx.ask("Forfeit the jackpot fund to PAGCOR?",
                             f"The poker room closed for good on {closed}.\n\nForfeit the WHOLE "
                             f"jackpot fund {name} in favour of PAGCOR: main "
-                            f"{format_cents(f.main_cents)} (with any seed money) and reserve "
-                            f"{format_cents(f.reserve_cents)}, together "
-                            f"{format_cents(f.total_cents)}?\n\nThe fund then takes nothing "
+                            f"{money(f.main_cents)} (with any seed money) and reserve "
+                            f"{money(f.reserve_cents)}, together "
+                            f"{money(f.total_cents)}?\n\nThe fund then takes nothing "
                             "more (no count, no posting, no case). This can not be undone."):
             self._message("Nothing forfeited: not confirmed.", False)
             return
@@ -294,12 +294,12 @@ class ClosurePanel(QWidget):
             return r
 
         what = (f"FORFEIT the jackpot fund {name} to PAGCOR (room closed {closed}): "
-                f"{format_cents(f.total_cents)}. Can not be undone.")
+                f"{money(f.total_cents)}. Can not be undone.")
         if self.ctx.window.authorize(bc.EXECUTIVE, what, bc.CLOSURE_ACTION, do) and done:
             r = done[0]
             self._message(
-                f"Fund {name} forfeited to PAGCOR: main {format_cents(r.main_cents)} (seed "
-                f"{format_cents(r.seed_cents)}), reserve {format_cents(r.reserve_cents)}, "
-                f"total {format_cents(r.total_cents)}. Print its report on Forms "
+                f"Fund {name} forfeited to PAGCOR: main {money(r.main_cents)} (seed "
+                f"{money(r.seed_cents)}), reserve {money(r.reserve_cents)}, "
+                f"total {money(r.total_cents)}. Print its report on Forms "
                 "(\"Forfeiture on closure\").", True)
             self.forfeited.emit()

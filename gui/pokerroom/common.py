@@ -13,7 +13,7 @@ from PySide6.QtCore import QDate, QDateTime, QTime, QTimer
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QDateEdit, QDateTimeEdit, QLabel, QScrollArea, QWidget
 
-from core.kernel.money import PESOS, Currency, format_cents, parse_cents
+from core.kernel.money import PESOS, Currency, parse_cents
 from core.pokerroom import fund as bf
 from core.pokerroom.room import PokerRoom
 from core.pokerroom.rules.bbj import BbjSettings, Decision
@@ -182,7 +182,7 @@ def tie_lines(d: Decision) -> list[str]:
     return out
 
 
-def shares_text(decision: dict[str, Any]) -> str:
+def shares_text(decision: dict[str, Any], money: Currency) -> str:
     """A case's shares as decided (CLI.md JSON), a tied place named: empty when none."""
     shares = decision.get("shares", [])
     if not shares:
@@ -192,7 +192,7 @@ def shares_text(decision: dict[str, Any]) -> str:
         seats = tuple(int(s["seat"]) for s in shares if s["role"] == place)
         if len(seats) > 1:
             ties.append(f"tie for the {place} hand, split: {seats_text(seats)}")
-    each = "; ".join(f"seat {s['seat']} {s['role']} {format_cents(parse_cents(s['gross']))}"
+    each = "; ".join(f"seat {s['seat']} {s['role']} {money.text(parse_cents(s['gross']))}"
                      for s in shares)
     return "\nShares: " + each + "".join(f" ({t})" for t in ties)
 

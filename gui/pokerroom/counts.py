@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.kernel.money import format_cents, parse_cents
+from core.kernel.money import parse_cents
 from core.pokerroom import cases as bc
 from core.pokerroom import fund as bf
 from gui.common import theme
@@ -164,7 +164,7 @@ class CountPanel(QWidget):
 
     def _count_total_changed(self) -> None:
         total = sum(d * sp.value() for d, sp in self.pieces.items()) * 100
-        self.count_total.setText(f"Box total {format_cents(total)}")
+        self.count_total.setText(f"Box total {self.ctx.money.text(total)}")
 
     def _count_message(self, text: str, ok: bool) -> None:
         show(self.count_msg, text, ok)
@@ -205,11 +205,12 @@ class CountPanel(QWidget):
             done.append(cid)
             return cid
 
-        house = f"; house rake {format_cents(rake)} (box {rake_box or '?'})" if rake else ""
+        money = self.ctx.money.text  # the fund's currency, the casino's locale
+        house = f"; house rake {money(rake)} (box {rake_box or '?'})" if rake else ""
         what = (f"Record the jackpot drop box {box or '?'} of table {table or '?'} for {day}: "
                 f"{self.count_total.text().lower()}{house}.")
         if self.ctx.window.authorize(bc.ROLE, what, "bbj_count", do) and done:
-            house = f", house rake {format_cents(rake)} in box {rake_box}" if rake else ""
+            house = f", house rake {money(rake)} in box {rake_box}" if rake else ""
             self._count_message(f"{day}: table {table} drop box {box} counted "
                                 f"({self.count_total.text().lower()}{house}).", True)
             for sp in self.pieces.values():
@@ -241,14 +242,15 @@ class CountPanel(QWidget):
                                      do) and done:
             p = done[0]
             d = p.distribution
+            money = self.ctx.money.text  # the fund's currency, the casino's locale
             self._count_message(
-                f"{day} posted: jackpot rake {format_cents(d.collection_cents)}; admin fee "
-                f"{format_cents(d.admin_fee_cents)}, to main {format_cents(d.to_main_cents)}, "
-                f"to reserve {format_cents(d.to_reserve_cents)}.\n"
-                f"Updated main {format_cents(p.updated.main_cents)} (was "
-                f"{format_cents(p.previous.main_cents)}), reserve "
-                f"{format_cents(p.updated.reserve_cents)} (was "
-                f"{format_cents(p.previous.reserve_cents)}).", True)
+                f"{day} posted: jackpot rake {money(d.collection_cents)}; admin fee "
+                f"{money(d.admin_fee_cents)}, to main {money(d.to_main_cents)}, "
+                f"to reserve {money(d.to_reserve_cents)}.\n"
+                f"Updated main {money(p.updated.main_cents)} (was "
+                f"{money(p.previous.main_cents)}), reserve "
+                f"{money(p.updated.reserve_cents)} (was "
+                f"{money(p.previous.reserve_cents)}).", True)
             self.posted.emit()
 
     def record_fee(self) -> None:
@@ -274,10 +276,11 @@ class CountPanel(QWidget):
 
         kind = "correction of the fees" if fee < 0 else "fees"
         why = f" ({reason})" if reason else ""
+        money = self.ctx.money.text  # the fund's currency, the casino's locale
         what = (f"Record the {kind} of tournament {name or '?'} for {day}: "
-                f"{format_cents(fee)}{why}.")
+                f"{money(fee)}{why}.")
         if self.ctx.window.authorize(bc.ROLE, what, "bbj_count", do) and done:
-            self._fee_message(f"{day}: tournament {name} {kind} {format_cents(fee)} "
+            self._fee_message(f"{day}: tournament {name} {kind} {money(fee)} "
                               "recorded.", True)
             for edit in (self.fee_tournament, self.fee_amount, self.fee_reason):
                 edit.clear()

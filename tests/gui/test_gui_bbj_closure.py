@@ -31,6 +31,7 @@ from tests.gui.test_gui_poker_room import (  # noqa: F401 - room_tab is a fixtur
     _local,
     _page,
     _save_pdf,
+    bare_amounts,
     room_tab,
     settle,
 )
@@ -145,8 +146,9 @@ def test_the_room_closes_and_the_fund_is_forfeited_to_pagcor(  # type: ignore[no
     asked: list[str] = []
     screen.ask = lambda title, text: asked.append(text) is None and False
     qtbot.mouseClick(screen.closure.forfeit_btn, Qt.MouseButton.LeftButton)
-    assert ("main 50,705.60 (with any seed money) and reserve 302.40, together 51,008.00"
+    assert ("main ₱50,705.60 (with any seed money) and reserve ₱302.40, together ₱51,008.00"
             in asked[0])
+    assert bare_amounts(asked[0]) == []  # the confirmation writes the fund's ₱ (issue 26)
     assert screen.closure.closure_msg.text() == "Nothing forfeited: not confirmed."
     screen.closure_scroll.ensureWidgetVisible(screen.closure.closure_msg)
     assert screen.closure_scroll.horizontalScrollBar().maximum() == 0  # fits at 1366 x 768
@@ -166,8 +168,8 @@ def test_the_room_closes_and_the_fund_is_forfeited_to_pagcor(  # type: ignore[no
     settle()
     assert not swiper.refusals and swiper.prompts[-1][0] == "executive"
     assert screen.closure.closure_msg.text().startswith(
-        "Fund Poker room BBJ forfeited to PAGCOR: main 50,705.60 (seed 50,000.00), reserve "
-        "302.40, total 51,008.00.")
+        "Fund Poker room BBJ forfeited to PAGCOR: main ₱50,705.60 (seed ₱50,000.00), reserve "
+        "₱302.40, total ₱51,008.00.")
     assert screen.fund.ceased_label.text() == f"FORFEITED TO PAGCOR ON {today}"
     assert (screen.fund.main_label.text(), screen.fund.reserve_label.text()) == ("MAIN ₱0.00",
                                                                                  "RESERVE ₱0.00")

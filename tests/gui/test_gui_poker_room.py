@@ -14,6 +14,7 @@ docs/screenshots/poker-room.png)."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import replace
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
@@ -171,6 +172,17 @@ def _count_and_post(engine: Engine, day: date, tz: Any) -> None:
     bc.post_day(engine, "bbj", day, SUPERVISOR)
 
 
+# an amount written without the fund's currency ("50,000.00", not "₱50,000.00"); a share of
+# main ("(1.00 of main)") is a fraction, not money
+BARE_AMOUNT = re.compile(r"(?<![\d,.₱])\d{1,3}(?:,\d{3})*\.\d{2}(?!\d)(?! of main)")
+
+
+def bare_amounts(text: str) -> list[str]:
+    """The amounts in ``text`` written without the fund's ₱ (issue 26: "One currency per
+    floor and per fund, shown the way the casino's locale writes it")."""
+    return BARE_AMOUNT.findall(text)
+
+
 def test_a_qualifying_claim_shows_the_decision_and_opens_a_case(qtbot, room_tab) -> None:  # type: ignore[no-untyped-def]
     window, screen = room_tab
     assert screen.fund.main_label.text() == "MAIN ₱50,000.00"
@@ -180,10 +192,12 @@ def test_a_qualifying_claim_shows_the_decision_and_opens_a_case(qtbot, room_tab)
     settle()
     text = screen.claim.result.text()
     assert text.startswith("QUALIFIES: seat 4 (FOUR_OF_A_KIND) beat seat 1 (FULL_HOUSE)")
-    assert "Award 50,000.00" in text
-    assert "seat 4 Player 4 (winning, citizen): gross 10,000.00, tax 0.00" in text
-    assert "seat 1 Player 1 (losing, citizen): gross 20,000.00, tax 4,000.00" in text
-    assert "seat 2 Player 2 (table, nranetb): gross 5,000.00, tax 1,250.00" in text
+    assert "Award ₱50,000.00" in text
+    assert "seat 4 Player 4 (winning, citizen): gross ₱10,000.00, tax ₱0.00" in text
+    assert "seat 1 Player 1 (losing, citizen): gross ₱20,000.00, tax ₱4,000.00" in text
+    assert "seat 2 Player 2 (table, nranetb): gross ₱5,000.00, tax ₱1,250.00" in text
+    # every amount of the decision is the fund's pesos as fil_PH writes them (issue 26)
+    assert "₱" in text and bare_amounts(text) == []
 
     window.authorize = lambda role, what, kind, action: action(swipe_of("1001")) is not None
     qtbot.mouseClick(screen.claim.open_btn, Qt.MouseButton.LeftButton)
@@ -249,18 +263,18 @@ def test_the_daily_count_is_recorded_and_the_posted_day_shows_the_updated_main( 
     qtbot.keyClicks(screen.counts.count_dealer, "D. Cruz")
     for denom, n in {500: 2, 100: 3, 50: 1, 25: 2, 10: 4}.items():
         screen.counts.pieces[denom].setValue(n)
-    assert screen.counts.count_total.text() == "Box total 1,440.00"
+    assert screen.counts.count_total.text() == "Box total ₱1,440.00"
     qtbot.mouseClick(screen.counts.record_count_btn, Qt.MouseButton.LeftButton)
     settle()
     assert screen.counts.count_msg.text() == ("2026-12-01: table P1 drop box J-1 counted "
-                                              "(box total 1,440.00).")
+                                              "(box total ₱1,440.00).")
     # 1,440.00: admin fee 30% 432.00; the fund 1,008.00: main 70% 705.60, reserve 302.40
     qtbot.mouseClick(screen.counts.post_day_btn, Qt.MouseButton.LeftButton)
     settle()
     assert screen.counts.count_msg.text().splitlines() == [
-        "2026-12-01 posted: jackpot rake 1,440.00; admin fee 432.00, to main 705.60, "
-        "to reserve 302.40.",
-        "Updated main 50,705.60 (was 50,000.00), reserve 302.40 (was 0.00)."]
+        "2026-12-01 posted: jackpot rake ₱1,440.00; admin fee ₱432.00, to main ₱705.60, "
+        "to reserve ₱302.40.",
+        "Updated main ₱50,705.60 (was ₱50,000.00), reserve ₱302.40 (was ₱0.00)."]
     assert screen.fund.main_label.text() == "MAIN ₱50,705.60"
     assert bf.funds(screen.console.engine, "bbj") == bf.Funds(5_070_560, 30_240)
 
@@ -295,8 +309,8 @@ def test_three_hands_at_showdown_the_two_highest_are_considered(  # type: ignore
     # seat 6's two pair is the lowest: seat 4 wins, seat 1 is the bad beat, seat 6 shares the
     # table part (50,000.00 x 40% / 4 seats = 5,000.00 each)
     assert text.startswith("QUALIFIES: seat 4 (FOUR_OF_A_KIND) beat seat 1 (FULL_HOUSE)")
-    assert "seat 6 Player 6 (table, citizen): gross 5,000.00, tax 0.00, net 5,000.00" in text
-    assert "seat 1 Player 1 (losing, citizen): gross 20,000.00" in text
+    assert "seat 6 Player 6 (table, citizen): gross ₱5,000.00, tax ₱0.00, net ₱5,000.00" in text
+    assert "seat 1 Player 1 (losing, citizen): gross ₱20,000.00" in text
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     qtbot.wait(50)  # let the scroll areas lay out again
@@ -353,7 +367,7 @@ def test_a_seat_that_showed_but_is_not_dealt_in_is_refused(  # type: ignore[no-u
     qtbot.mouseClick(screen.claim.decide_btn, Qt.MouseButton.LeftButton)
     settle()
     assert screen.claim.result.text().startswith("QUALIFIES: seat 4 (FOUR_OF_A_KIND) beat seat 1")
-    assert "seat 8  (table, citizen): gross 4,000.00" in screen.claim.result.text()
+    assert "seat 8  (table, citizen): gross ₱4,000.00" in screen.claim.result.text()
 
 
 def test_an_incomplete_showdown_names_the_seat_whose_cards_are_missing(  # type: ignore[no-untyped-def]
@@ -482,7 +496,7 @@ def test_the_count_keeps_the_house_rake_and_its_box(  # type: ignore[no-untyped-
     qtbot.mouseClick(screen.counts.record_count_btn, Qt.MouseButton.LeftButton)
     settle()
     assert screen.counts.count_msg.text() == ("2026-12-01: table P1 drop box J-1 counted (box "
-                                              "total 1,500.00, house rake 7,864.50 in box R-1).")
+                                              "total ₱1,500.00, house rake ₱7,864.50 in box R-1).")
     with Session(screen.console.engine) as s:
         row = s.execute(select(BbjDropCount)).scalar_one()
     assert (row.total_cents, row.rake_box, row.rake_cents) == (150_000, "R-1", 786_450)
@@ -510,7 +524,7 @@ def test_a_tournament_fee_and_its_correction_are_recorded(  # type: ignore[no-un
     qtbot.mouseClick(screen.counts.fee_btn, Qt.MouseButton.LeftButton)
     settle()
     assert screen.counts.fee_msg.text() == ("2026-12-01: tournament Friday Deepstack fees "
-                                            "12,500.00 recorded.")
+                                            "₱12,500.00 recorded.")
     # a correction needs its reason
     qtbot.keyClicks(screen.counts.fee_tournament, "Friday Deepstack")
     qtbot.keyClicks(screen.counts.fee_amount, "-500.00")
@@ -521,7 +535,7 @@ def test_a_tournament_fee_and_its_correction_are_recorded(  # type: ignore[no-un
     qtbot.keyClicks(screen.counts.fee_reason, "two entries refunded")
     qtbot.mouseClick(screen.counts.fee_btn, Qt.MouseButton.LeftButton)
     settle()
-    assert "correction of the fees -500.00 recorded" in screen.counts.fee_msg.text()
+    assert "correction of the fees -₱500.00 recorded" in screen.counts.fee_msg.text()
     with Session(screen.console.engine) as s:
         rows = s.execute(select(PokerTournamentFee).order_by(PokerTournamentFee.id)) \
             .scalars().all()
@@ -726,9 +740,9 @@ def test_the_floor_files_poker_room_rules_decide_the_claim(qtbot, room_tab) -> N
     settle()
     text = screen.claim.result.text()
     # award 50% of 50,000.00 = 25,000.00: winning 30% 7,500.00, losing 30% 7,500.00
-    assert "Award 25,000.00 (0.50 of main)" in text
-    assert "seat 4 Player 4 (winning, citizen): gross 7,500.00" in text
-    assert "seat 1 Player 1 (losing, citizen): gross 7,500.00" in text
+    assert "Award ₱25,000.00 (0.50 of main)" in text
+    assert "seat 4 Player 4 (winning, citizen): gross ₱7,500.00" in text
+    assert "seat 1 Player 1 (losing, citizen): gross ₱7,500.00" in text
 
 
 def test_the_print_preview_of_a_form_opens_and_shows_its_pages(  # type: ignore[no-untyped-def]
@@ -778,16 +792,16 @@ def test_a_tie_for_the_bad_beat_shows_the_split_and_every_share(  # type: ignore
     # award 50,705.60 x 0.7777 = 39,433.74; winning 20% 7,886.74; losing 40% 15,773.49 split
     # 7,886.74 each; table 15,773.49 / 4 = 3,943.37 each; 0.04 left in main; seat 2 NRANETB
     assert text.startswith("QUALIFIES: seat 4 (FOUR_OF_A_KIND) beat seats 1 and 2 "
-                           "(FULL_HOUSE). Award 39,433.74 (0.7777 of main).")
+                           "(FULL_HOUSE). Award ₱39,433.74 (0.7777 of main).")
     assert ("TIE for the losing hand: seats 1 and 2. The losing share is split equally "
             "(seats 1 and 2), each rounded down.") in text
-    for line in ("seat 4 Player 4 (winning, citizen): gross 7,886.74, tax 0.00, net 7,886.74",
-                 "seat 1 Player 1 (losing, citizen): gross 7,886.74, tax 0.00, net 7,886.74",
-                 "seat 2 Player 2 (losing, nranetb): gross 7,886.74, tax 1,971.69, net "
-                 "5,915.05",
-                 *(f"seat {s} Player {s} (table, citizen): gross 3,943.37, tax 0.00, net "
-                   "3,943.37" for s in (3, 5, 6, 7)),
-                 "left in main (rounding): 0.04"):
+    for line in ("seat 4 Player 4 (winning, citizen): gross ₱7,886.74, tax ₱0.00, net ₱7,886.74",
+                 "seat 1 Player 1 (losing, citizen): gross ₱7,886.74, tax ₱0.00, net ₱7,886.74",
+                 "seat 2 Player 2 (losing, nranetb): gross ₱7,886.74, tax ₱1,971.69, net "
+                 "₱5,915.05",
+                 *(f"seat {s} Player {s} (table, citizen): gross ₱3,943.37, tax ₱0.00, net "
+                   "₱3,943.37" for s in (3, 5, 6, 7)),
+                 "left in main (rounding): ₱0.04"):
         assert f"  {line}" in text.splitlines()
     SHOTS.mkdir(parents=True, exist_ok=True)
     qtbot.wait(50)
@@ -811,9 +825,9 @@ def test_a_tie_for_the_bad_beat_shows_the_split_and_every_share(  # type: ignore
         "winning", "losing", "losing", "table", "table", "table", "table"]
     screen.cases.case_table.selectRow(0)
     settle()
-    assert ("Shares: seat 4 winning 7,886.74; seat 1 losing 7,886.74; seat 2 losing 7,886.74; "
-            "seat 3 table 3,943.37; seat 5 table 3,943.37; seat 6 table 3,943.37; seat 7 table "
-            "3,943.37 (tie for the losing hand, split: seats 1 and 2)"
+    assert ("Shares: seat 4 winning ₱7,886.74; seat 1 losing ₱7,886.74; seat 2 losing ₱7,886.74; "
+            "seat 3 table ₱3,943.37; seat 5 table ₱3,943.37; seat 6 table ₱3,943.37; seat 7 table "
+            "₱3,943.37 (tie for the losing hand, split: seats 1 and 2)"
             ) in screen.cases.case_info.text()
 
 
