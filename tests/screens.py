@@ -134,7 +134,7 @@ def main(out: Path) -> None:
         group = config.groups[0].id
         display_desk = Desk("surveillance", reader(engine), config, paytables)
         sign = SignageWindow(SignPoller(lambda: read_group(display_desk, group)),
-                             symbol=config.casino.currency_symbol, tz=display_desk.tz,
+                             money=config.money, tz=display_desk.tz,
                              title=group, poll_ms=200)
         sign.show()
         settle(app, lambda: bool(sign.board.live), timeout=5)
