@@ -251,11 +251,15 @@ def adjustment_markers(ctx: FloorContext, group: str, level: str,
 _DECISION_WORDS = {"boot_ended": "closed (its controller restarted)"}
 
 
+def _who(e: Employee | None, nobody: str = "the floor") -> str:
+    """Who did it, in an Activity line (``nobody``: a decision with no employee)."""
+    return Who.of(e).label() if e is not None else nobody
+
+
 def _decision_text(d: HitDecision, h: Hit, e: Employee | None) -> str:
     """A hit decision as one Activity line: the hit, what was decided, by whom, why."""
     what = _DECISION_WORDS.get(d.decision, d.decision.replace("_", " "))
-    by = (Who.of(e).label() if e is not None
-          else "the system" if d.decision == "boot_ended" else "the floor")
+    by = _who(e, "the system" if d.decision == "boot_ended" else "the floor")
     return (f"Hit H{h.id} ({h.table_id} seat {h.seat}, round {h.round_no}) {what} by {by}: "
             f"{d.reason}")
 
@@ -296,9 +300,6 @@ def activity(ctx: FloorContext, limit: int = 300) -> list[ActivityRecord]:
 
     from core.ledger.models import ParameterChange, SlipPrintAttempt, SlipVoid, SwipeLog
 
-    def who(e: Employee | None) -> str:
-        return Who.of(e).label() if e is not None else "the floor"
-
     out: list[ActivityRecord] = []
     second = aliased(Employee)
     with ctx.read() as s:
@@ -318,7 +319,7 @@ def activity(ctx: FloorContext, limit: int = 300) -> list[ActivityRecord]:
             out.append(ActivityRecord(
                 m.created_at, "adjustment",
                 f"Meter {lv.group_id} {lv.name} adjusted by {'+' if cents >= 0 else '-'}"
-                f"{format_cents(abs(cents))} by {who(e1)} and {who(e2)}: {m.reason}"))
+                f"{format_cents(abs(cents))} by {_who(e1)} and {_who(e2)}: {m.reason}"))
         for sw, e in s.execute(
                 select(SwipeLog, Employee).outerjoin(Employee, Employee.id == SwipeLog.employee_id)
                 .where(SwipeLog.outcome != "accepted")
@@ -327,7 +328,7 @@ def activity(ctx: FloorContext, limit: int = 300) -> list[ActivityRecord]:
             out.append(ActivityRecord(
                 sw.created_at, "swipe",
                 f"Card refused ({sw.outcome.replace('_', ' ')}) for {sw.action}{on}"
-                + (f": {who(e)}" if e is not None else "")))
+                + (f": {_who(e)}" if e is not None else "")))
         for a, slip in s.execute(
                 select(SlipPrintAttempt, Slip).join(Slip, Slip.id == SlipPrintAttempt.slip_id)
                 .order_by(SlipPrintAttempt.id.desc()).limit(limit)):
@@ -347,7 +348,7 @@ def activity(ctx: FloorContext, limit: int = 300) -> list[ActivityRecord]:
                 .order_by(SlipVoid.id.desc()).limit(limit)):
             out.append(ActivityRecord(
                 v.created_at, "void",
-                f"Win slip {slip_no} VOID by {who(e)} ("
+                f"Win slip {slip_no} VOID by {_who(e)} ("
                 f"{'money returned to the meter' if v.money_returned else 'money not returned'}"
                 f"): {v.reason}"))
         for pc in s.scalars(select(ParameterChange).where(ParameterChange.old_value != "")
