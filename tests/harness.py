@@ -36,6 +36,26 @@ def held_writer(floor: Floor) -> threading.Event:
     return gate
 
 
+def record_applied(sims: dict[str, SimulatedTable]) -> list[tuple[str, str, str, int]]:
+    """What each simulated table applied, once per hit: (table, hit_ref, command, cents) for
+    every command it answered "ok" (a PAY or REJECT resent after a crash is counted once).
+    The list fills as the tables resolve commands."""
+    applied: list[tuple[str, str, str, int]] = []
+    for tid, sim in sims.items():
+        resolve = sim.resolve
+
+        def recording(command, tid=tid, resolve=resolve):  # type: ignore[no-untyped-def]
+            result = resolve(command)
+            if result[0] == "ok" and getattr(command, "hit_ref", "") not in \
+                    {r for t, r, *_ in applied if t == tid}:
+                applied.append((tid, command.hit_ref, type(command).__name__,
+                                getattr(command, "amount_cents", 0)))
+            return result
+
+        sim.resolve = recording  # type: ignore[method-assign]
+    return applied
+
+
 def wait_for(predicate: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

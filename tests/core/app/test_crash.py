@@ -32,7 +32,7 @@ from printing.escpos.printers import NetworkPrinter
 from printing.escpos.slip import DUPLICATE_BANNER
 from tests.fake_printer import FakePrinter
 from tests.floors import floor_toml, table
-from tests.harness import wait_for
+from tests.harness import record_applied, wait_for
 from tests.paid_slips import PAYTABLES, console, make_slips, write_floor
 from tests.pki import pki
 
@@ -89,19 +89,7 @@ def test_kill_9_at_any_moment_loses_no_acknowledged_event_and_pays_nothing_twice
                                     port=0, seed=i, speed=40,
                                     mistake_rate=0.05, jackpot_rate=0.3, heartbeat=0.5)
             for i in range(1, TABLES + 1)}
-    applied: list[tuple[str, str, str, int]] = []  # (table, hit_ref, decision, cents)
-    for tid, sim in sims.items():
-        resolve = sim.resolve
-
-        def recording(command, tid=tid, resolve=resolve):  # type: ignore[no-untyped-def]
-            result = resolve(command)
-            if result[0] == "ok" and getattr(command, "hit_ref", "") not in \
-                    {r for t, r, *_ in applied if t == tid}:
-                applied.append((tid, command.hit_ref, type(command).__name__,
-                                getattr(command, "amount_cents", 0)))
-            return result
-
-        sim.resolve = recording  # type: ignore[method-assign]
+    applied = record_applied(sims)  # (table, hit_ref, command, cents)
     thread = SimulatorThread(Simulator(sims.values()))
     thread.start()
     floor = tmp_path / "floor.toml"

@@ -31,7 +31,7 @@ from core.tablegames.rules.paytables import load_paytables
 from core.tablegames.views import FloorChange
 from tests.conftest import PG_URL
 from tests.floors import floor_toml, table
-from tests.harness import wait_for
+from tests.harness import record_applied, wait_for
 from tests.ledgers import migrate
 from tests.pki import pki
 
@@ -149,19 +149,7 @@ def test_one_service_two_consoles_a_killed_service_and_a_standby(
                                 seed=i, speed=40, mistake_rate=0.05, jackpot_rate=0.3,
                                 heartbeat=0.5)
             for i, tid in enumerate(t for ts in PITS.values() for t in ts)}
-    applied: list[tuple[str, str, str, int]] = []  # (table, hit_ref, command, cents)
-    for tid, sim in sims.items():
-        resolve = sim.resolve
-
-        def recording(command, tid=tid, resolve=resolve):  # type: ignore[no-untyped-def]
-            result = resolve(command)
-            if result[0] == "ok" and getattr(command, "hit_ref", "") not in \
-                    {r for t, r, *_ in applied if t == tid}:
-                applied.append((tid, command.hit_ref, type(command).__name__,
-                                getattr(command, "amount_cents", 0)))
-            return result
-
-        sim.resolve = recording  # type: ignore[method-assign]
+    applied = record_applied(sims)  # (table, hit_ref, command, cents)
     thread = SimulatorThread(Simulator(sims.values()))
     thread.start()
     floor_file = tmp_path / "floor.toml"
