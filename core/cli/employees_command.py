@@ -77,6 +77,7 @@ from core.people.auth import (
     set_card,
 )
 from core.people.cardkey import CardKey, CardKeyError
+from core.people.who import Who
 
 SUBCOMMANDS: dict[str, str] = {
     "add": "enroll an employee and the card they swipe (read from stdin, never echoed)",
@@ -514,7 +515,7 @@ def approve_contribution(engine: Engine, group: str, level: str, rate: str, reas
                                    approved_by=exe.id, reason=reason, operator=_operator(),
                                    created_at=when))
         s.flush()
-        return f"{words}: approved by executive {exe.number} ({exe.name})"
+        return f"{words}: approved by {Who.of(exe).by_role()}"
 
     return _approved(engine, approval, key=_key(key, create=False), policy=policy, now=now,
                      action="approve_contribution", words=f"approving {words}", write=write)

@@ -4,9 +4,11 @@ A :class:`Who` is what the floor keeps of a person once they have acted: the emp
 name and the role, as the ``employees`` row held them when the record was read.  Every record
 that names a person (a win slip's signers, a hit's decisions, a void, a machine check, a poker-room
 step, a surveillance event) carries one; each prints it the same way (:meth:`Who.label`, or
-:meth:`Who.short` where the role is shown elsewhere).  An authenticated swipe
-(:class:`core.people.auth.Swiper`) is a different thing, a card just checked, with its keyed hash
-and whether its PIN was typed; its :attr:`~core.people.auth.Swiper.who` is the person it names.
+:meth:`Who.short` where the role is shown elsewhere); a sentence recording an approval names the
+approver by role (:meth:`Who.by_role`: ``approved by executive X1 (Exe Cutive)``).  An
+authenticated swipe (:class:`core.people.auth.Swiper`) is a different thing, a card just
+checked, with its keyed hash and whether its PIN was typed; its
+:attr:`~core.people.auth.Swiper.who` is the person it names.
 
 The ledger keeps people two ways, and this is the one place that reads and writes both: a foreign
 key to ``employees`` (read back with :meth:`Who.of` on the row), and, in the poker room's
@@ -59,6 +61,14 @@ class Who:
         """The label without the role, where the role is shown elsewhere or not at all (a
         desk's header, a register's column): ``Dana Reyes #1001``."""
         return f"{self.name} #{self.number}"
+
+    def by_role(self) -> str:
+        """The person named by the role they acted in, as the sentences that record an
+        approval say it (``approved by executive X1 (Exe Cutive)``, ``floor change approved:
+        ..., by executive X1 (Exe Cutive) on ...``): ``executive X1 (Exe Cutive)``.  Those
+        sentences are kept in logs, Activity and the command's output, and read by people and
+        tests in these words, so they keep them; a slip, page or screen uses :meth:`label`."""
+        return f"{self.role} {self.number} ({self.name})"
 
     def recorded(self) -> str:
         """The text the poker room's ledger rows keep in ``recorded_by`` (and shows back as it

@@ -45,6 +45,7 @@ from core.kernel.money import json_cents
 from core.ledger.models import Employee, FloorApproval, ParameterChange, SwipeLog
 from core.people.auth import Credential, Gate, default_policy
 from core.people.cardkey import CardKey
+from core.people.who import Who
 
 ACTION = "approve_floor"  # swipe_log.action of an approving swipe
 VIAS = ("command", "console")
@@ -255,8 +256,9 @@ def gate(s: Session, config: FloorConfig) -> list[str]:
     row = _approval(s, p)
     if row is None:
         raise FloorConfigError(refusal(p))
-    return [f"floor change approved: {p.summary()}, by executive {row.employee_number} "
-            f"({row.employee_name}) on {row.created_at:%Y-%m-%d %H:%M} UTC via {row.via} "
+    by = Who(row.employee_number, row.employee_name, row.employee_role)
+    return [f"floor change approved: {p.summary()}, by {by.by_role()} "
+            f"on {row.created_at:%Y-%m-%d %H:%M} UTC via {row.via} "
             f"(approval #{row.id}, sha256 {row.file_sha256[:12]})"]
 
 
@@ -321,7 +323,7 @@ def approve(engine: Engine, key: CardKey, config: FloorConfig, credential: Crede
             reason=(reason or "").strip(), operator=_operator())
         s.add(row)
         s.flush()
-        return (f"{p.summary()} approved by executive {exe.number} ({exe.name}) "
+        return (f"{p.summary()} approved by {Who.of(exe).by_role()} "
                 f"(approval #{row.id}, {config.source} sha256 {config.sha256[:12]})")
 
     words = f"approving {len(expected.changes) if expected else 'the'} floor change(s)"

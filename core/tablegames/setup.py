@@ -27,6 +27,7 @@ from core.ledger.models import (
 )
 from core.ledger.rows import insert_rows
 from core.people.auth import CARD_KEY_ID, key_mismatch
+from core.people.who import Who
 from core.tablegames import balances, floor_approval, meters
 from core.tablegames.floor_approval import AT_ONCE, parameters
 from core.tablegames.unit import FloorContext, LevelRef, Unit
@@ -107,7 +108,7 @@ def check_approvals(u: Unit, ctx: FloorContext) -> list[str]:
                                    f"approval of this rate; an executive runs: "
                                    f"{above.command()}")
         approval, exe = row
-        notes.append(f"{above.text()}: approved by executive {exe.number} ({exe.name}) on "
+        notes.append(f"{above.text()}: approved by {Who.of(exe).by_role()} on "
                      f"{approval.created_at:%Y-%m-%d %H:%M} UTC")
     return notes
 

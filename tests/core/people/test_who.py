@@ -16,6 +16,14 @@ def test_a_person_prints_one_way_name_number_role() -> None:
     assert who.short() == "Dana Reyes #1001"
 
 
+def test_an_approval_names_the_approver_by_role_then_number_and_name() -> None:
+    """The sentences that record an approval (a contribution rate, a floor change) were
+    written "approved by executive X1 (Exe Cutive)" and are read in those words: they take them
+    from Who, not from an f-string of their own."""
+    exe = Who("X1", "Exe Cutive", "executive")
+    assert exe.by_role() == "executive X1 (Exe Cutive)"
+
+
 def test_the_poker_rooms_recorded_by_column_keeps_number_then_name() -> None:
     """The poker room's ``recorded_by`` rows were written "<number> <name>"; new rows must
     read the same so a fund's history reads one way."""
