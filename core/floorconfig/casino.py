@@ -164,13 +164,9 @@ class Casino:
         """The table floor's amounts as the casino writes them (``$12,345.67``)."""
         return Currency(self.currency, self.locale)
 
-    @property
-    def currency_symbol(self) -> str:
-        """The floor currency's sign as the locale writes it (text that shows a sign by
-        itself; an amount is written by :attr:`money`)."""
-        return self.money.symbol
 
-
+# An old floor file's ``currency_symbol`` (before currency and locale): read only to refuse a
+# sign that is not the currency's own, on one line saying what to write instead.
 CURRENCY_SYMBOL = declare("casino", Setting(
     "text", "no longer read (currency and locale write every amount): accepted only as the "
     "currency's own sign", "", key="currency_symbol", empty_ok=True,

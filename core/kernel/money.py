@@ -15,6 +15,9 @@ Money is written for people in ONE place, :class:`Currency`: a currency (ISO 421
 Screens, slips, win pages and forms all take their amounts' text from it, so one figure reads
 the same everywhere; paper whose printer cannot print the currency's sign (no ESC/POS code page
 has ``₱``) writes the ISO code in its place (:meth:`Currency.on_paper`: ``PHP 1,234.56``).
+:func:`format_cents` (and :func:`format_units`, :func:`format_units_exact`) write the plain
+figure alone, ``10,003.60``, never a currency: where no currency is at hand or meant (a
+refusal's words, a log line, a command line's table, an edit field).
 """
 
 from __future__ import annotations
@@ -170,11 +173,13 @@ def cents_to_decimal(cents: int) -> Decimal:
     return (Decimal(cents) / CENTS_PER_MAJOR).quantize(Decimal("0.01"))
 
 
-def format_cents(cents: int, symbol: str = "") -> str:
-    """``"$12,345.67"`` style for screens and slips."""
+def format_cents(cents: int) -> str:
+    """The plain figure, no currency: ``"10,003.60"``, ``"-0.40"``: for a refusal's or a log's
+    words, a command line's table, an edit field.  An amount written for a person in the
+    floor's (or a fund's) currency is :meth:`Currency.text`."""
     sign = "-" if cents < 0 else ""
     whole, frac = divmod(abs(cents), CENTS_PER_MAJOR)
-    return f"{sign}{symbol}{whole:,}.{frac:02d}"
+    return f"{sign}{whole:,}.{frac:02d}"
 
 
 def json_cents(cents: int) -> str:
@@ -189,8 +194,10 @@ def json_units_floor(units: int) -> str:
     return json_cents(units_floor_cents(units))
 
 
-def format_units(units: int, symbol: str = "") -> str:
-    return format_cents(units_floor_cents(units), symbol)
+def format_units(units: int) -> str:
+    """A meter amount's plain figure, to the cent rounded down (:meth:`Currency.units` with
+    the currency)."""
+    return format_cents(units_floor_cents(units))
 
 
 def units_decimal(units: int) -> Decimal:
@@ -207,14 +214,15 @@ def decimal_text(value: Decimal) -> str:
     return f"{value:f}"
 
 
-def format_units_exact(units: int, symbol: str = "") -> str:
-    """``"$25,000.40"``, or every digit of a fraction of a cent (``"$25,000.4045"``): the
-    accountant's figures add up to the unit."""
+def format_units_exact(units: int) -> str:
+    """The plain figure ``"25,000.40"``, or every digit of a fraction of a cent
+    (``"25,000.4045"``): the accountant's figures add up to the unit
+    (:meth:`Currency.units_exact` with the currency)."""
     value = units_decimal(units)
     sign = "-" if value < 0 else ""
     text = f"{abs(value):,f}"
     whole, _, frac = text.partition(".")
-    return f"{sign}{symbol}{whole}.{frac.ljust(2, '0')}"
+    return f"{sign}{whole}.{frac.ljust(2, '0')}"
 
 
 # --- one currency, written the way one locale writes it (Babel) --------------------------------

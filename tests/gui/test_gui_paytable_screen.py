@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from sqlalchemy import Engine
 
 from core.floorconfig import FloorConfig, load_demo_floor
-from core.kernel.money import cents_to_units, format_cents
+from core.kernel.money import cents_to_units
 from core.ledger.db import make_engine
 from core.tablegames.rules.edge import bonus_edge, percent_text, progressive_edge
 from core.tablegames.rules.enumerate import HandCounts, count_hands
@@ -180,7 +180,7 @@ def test_progressive_return_follows_the_live_meter(qtbot, screen_of):  # type: i
         return percent_text(progressive_edge(table, counts, meters=[{"MAIN": cents}])
                             .points[0].ret)
 
-    assert panel.meters.value.text() == format_cents(1_000_000, "$")
+    assert panel.meters.value.text() == console.config.money.text(1_000_000)
     assert panel.ret.value.text() == expected(1_000_000)
     console.floor.set_meter("WA01", "MAIN", 5_432_100)
     qtbot.waitUntil(lambda: panel.ret.value.text() == expected(5_432_100), timeout=5000)
@@ -230,7 +230,7 @@ def test_progressive_return_changes_when_a_real_round_moves_the_meter(qtbot, scr
             qtbot.waitUntil(lambda: panel.ret.value.text() == percent_text(e.points[0].ret),
                             timeout=10000)
             assert panel.ret.value.text() != before
-            assert panel.meters.value.text() == format_cents(meter.meter_cents, "$")
+            assert panel.meters.value.text() == h.console.config.money.text(meter.meter_cents)
             screen.close()
     finally:
         engine.dispose()

@@ -86,9 +86,24 @@ PAYTABLES = load_paytables()
 
 # --- the schema ---------------------------------------------------------------------------------
 
+def test_an_old_floor_files_currency_symbol_gets_one_clear_line() -> None:
+    """``currency_symbol`` is no longer read (currency and locale write every amount): a file
+    that still says the currency's own sign loads; any other sign is refused on one line
+    naming the key and what to write instead."""
+    old = BASE.replace('timezone = "Asia/Manila"\n',
+                       'timezone = "Asia/Manila"\ncurrency_symbol = "$"\n')
+    assert loads_floor(old, "floor.toml").casino.money.text(123_456) == "$1,234.56"
+    with pytest.raises(FloorConfigError) as info:
+        loads_floor(old.replace('currency_symbol = "$"', 'currency_symbol = "₱"'), "floor.toml")
+    msg = str(info.value)
+    assert msg.startswith("floor.toml: casino.currency_symbol: '₱' is no longer read"), msg
+    assert "set currency (an ISO 4217 code" in msg and "remove this line" in msg, msg
+    assert "\n" not in msg
+
+
 def test_a_valid_floor_loads_with_its_defaults() -> None:
     cfg = loads_floor(BASE, "floor.toml")
-    assert cfg.casino.currency_symbol == "$"
+    assert cfg.casino.money.text(1_234_567) == "$12,345.67"  # USD, en_US by default
     assert cfg.authorization.executive_threshold_cents == 500_000
     assert cfg.printer == NetworkPrinterConfig("10.0.0.9", 9100, 3.0)
     assert isinstance(cfg.printer, NetworkPrinterConfig)

@@ -8,7 +8,15 @@ from decimal import Decimal
 
 import pytest
 
-from core.kernel.money import DOLLARS, PESOS, Currency, MoneyError
+from core.kernel.money import (
+    DOLLARS,
+    PESOS,
+    Currency,
+    MoneyError,
+    format_cents,
+    format_units,
+    format_units_exact,
+)
 
 NBSP = "\u00a0"
 
@@ -34,6 +42,16 @@ def test_exact_amounts_keep_every_digit_and_meters_round_down_to_the_cent() -> N
     assert money.units(2_500_040_450_000) == "₱25,000.40"
     assert money.exact(Decimal("0.00000001")) == "₱0.00000001"
     assert DOLLARS.text(617_313) == "$6,173.13" and PESOS.code == "PHP"
+
+
+def test_the_plain_figure_has_no_currency() -> None:
+    """format_cents and its siblings write the figure alone (a refusal's words, a command
+    line's table): an amount for a person in a currency is Currency's to write."""
+    assert format_cents(1_000_360) == "10,003.60"
+    assert format_cents(-40) == "-0.40" and format_cents(0) == "0.00"
+    assert format_units(2_500_040_450_000) == "25,000.40"  # to the cent, rounded down
+    assert format_units_exact(2_500_040_450_000) == "25,000.4045"
+    assert format_units_exact(-100_000_000) == "-1.00"
 
 
 def test_paper_without_the_sign_writes_the_iso_code() -> None:
