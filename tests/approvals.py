@@ -18,7 +18,7 @@ APPROVER = ("XA", "Floor Approver", "6299000000000009", "9753")  # number, name,
 
 def approve_floor(engine: Engine, config: FloorConfig, reason: str = "test") -> str:
     """Record an executive's approval of ``config``'s changes against the ledger."""
-    from core.cli import employees_command
+    from core.cli.employees import pins
     from core.tablegames import floor_approval
 
     number, name, card, pin = APPROVER
@@ -29,6 +29,6 @@ def approve_floor(engine: Engine, config: FloorConfig, reason: str = "test") -> 
     if not known:
         with Session(engine) as s, s.begin():
             add_employee(s, key, number, name, "executive", card)
-        employees_command.set_pin(engine, number, swipe, None, pin, key=key)
+        pins.set_pin(engine, number, swipe, None, pin, key=key)
     return floor_approval.approve(engine, key, config, Credential(swipe, pin), via="command",
                                   reason=reason)

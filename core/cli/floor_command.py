@@ -52,7 +52,8 @@ def _say(text: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from core import floorconfig
-    from core.cli.employees_command import _ledger, _quiet_logs
+    from core.cli.employees.ledger import ledger
+    from core.cli.employees.terminal import quiet_logs
     from core.tablegames import floor_approval
     from core.tablegames.rules.paytables import load_paytables
 
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
               else floorconfig.load_floor(args.floor))             # one line
     paytables = load_paytables()
     warnings = floorconfig.validate(config, paytables)
-    with _quiet_logs(), _ledger(args.db) as engine:
+    with quiet_logs(), ledger(args.db) as engine:
         pending = floor_approval.pending_for(engine, config)
         for w in warnings:
             _say(f"warning: {w}")
@@ -94,7 +95,7 @@ def _card_key(args: argparse.Namespace, config: Any) -> Any:
 
 
 def _read_credential() -> Any:
-    from core.cli.employees_command import read_pin, read_swipe
+    from core.cli.employees.terminal import read_pin, read_swipe
     from core.people.auth import PIN_DIGITS, AuthError, Credential
 
     if sys.stdin is not None and sys.stdin.isatty():

@@ -1,4 +1,5 @@
-"""``podium employees ...`` (core/cli/employees_command.py), through ``core.cli.dispatch``.
+"""``podium employees ...`` (core/cli/employees_command.py and core/cli/employees/), through
+``core.cli.dispatch``.
 
 Every ledger test runs on SQLite and PostgreSQL: the command gets the ``engine`` fixture's
 database as ``--db`` (on PostgreSQL with the test schema in the URL's ``options``), and the
@@ -16,7 +17,8 @@ import pytest
 from sqlalchemy import Engine, func, select, text
 from sqlalchemy.orm import Session
 
-from core.cli import employees_command, main
+from core.cli import main
+from core.cli.employees import terminal
 from core.floorconfig import Authorization
 from core.ledger.models import Employee, EmployeeEvent, SwipeLog
 from core.people import cardkey
@@ -231,7 +233,7 @@ def test_swipe_is_read_without_echo_on_a_terminal(
         return next(typed)
 
     monkeypatch.setattr("sys.stdin", Terminal("this must not be read\n"))
-    monkeypatch.setattr(employees_command.getpass, "getpass", no_echo)
+    monkeypatch.setattr(terminal.getpass, "getpass", no_echo)
     rc = main(["employees", "add", "--number", "5001", "--name", "Ana Reyes",
                "--role", "supervisor", "--db", db])
     out, err = capsys.readouterr()

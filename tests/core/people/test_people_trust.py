@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import Engine, func, select, text
 from sqlalchemy.orm import Session
 
-from core.cli import employees_command
+from core.cli.employees import contribution, pins
 from core.floorconfig import Authorization, FloorConfigError, loads_floor
 from core.ledger import audit
 from core.ledger.db import make_engine, upgrade
@@ -54,7 +54,7 @@ def staff(engine: Engine) -> None:
         add_employee(s, key, "X1", "Exe Cutive", "executive", EXE)
         add_employee(s, key, "X2", "Ex Two", "executive", EXE2)
     for number, card in (("S1", SUP), ("X1", EXE), ("X2", EXE2)):
-        employees_command.set_pin(engine, number, swipe(card), None, PINS[card], key=key)
+        pins.set_pin(engine, number, swipe(card), None, PINS[card], key=key)
 
 
 def gate(engine: Engine) -> Gate:
@@ -106,7 +106,7 @@ def test_a_card_swap_by_plain_sql_is_refused_at_the_swipe_and_named_by_audit_ver
     assert (row.outcome, row.employee_id, row.action) == ("record_mismatch", x1_id, "adjust")
     # nor can the supervisor's card take the cleared PIN for itself
     with pytest.raises(AuthError, match="does not match its ledger history"):
-        employees_command.set_pin(engine, "X1", swipe(SUP), None, "2222")
+        pins.set_pin(engine, "X1", swipe(SUP), None, "2222")
     # the executive's own card now finds the supervisor's row: refused as well
     with pytest.raises(AuthError, match="employee S1 .* does not match"):
         g.check(Credential(swipe(EXE), PINS[EXE]), "supervisor")
@@ -269,7 +269,7 @@ def test_a_contribution_above_the_preconfigured_rate_starts_only_with_an_executi
     assert "podium employees approve-contribution --group LINK --level MAIN --rate 0.20" in msg
     with Session(engine) as s:
         assert s.execute(text("SELECT count(*) FROM groups")).scalar() == 0  # nothing written
-    approve = employees_command.approve_contribution
+    approve = contribution.approve_contribution
     with pytest.raises(AuthError, match="needs an executive"):  # a supervisor can not
         approve(engine, "LINK", "MAIN", "0.20", "promotion",
                 approval=Credential(swipe(SUP), PINS[SUP]))

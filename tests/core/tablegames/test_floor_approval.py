@@ -15,7 +15,7 @@ from sqlalchemy import Engine, func, select, text
 from sqlalchemy.orm import Session
 
 from core.app.console import ConsoleCore
-from core.cli import employees_command
+from core.cli.employees import pins
 from core.floorconfig import FloorConfigError, load_floor, loads_floor
 from core.ledger import audit
 from core.ledger.models import (
@@ -68,7 +68,7 @@ def _desk_staff(engine: Engine) -> None:
         add_employee(s, key, "V1", "Sur Veil", "surveillance", SURV)
         add_employee(s, key, "A1", "Acc Ount", "accountant", ACCT)
     for number, card in (("V1", SURV), ("A1", ACCT)):
-        employees_command.set_pin(engine, number, swipe(card), None, "2468", key=key)
+        pins.set_pin(engine, number, swipe(card), None, "2468", key=key)
 
 
 def test_a_changed_rate_starts_only_once_an_executive_approved_it_with_who_and_when(
