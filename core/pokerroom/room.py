@@ -24,7 +24,10 @@ from core.ledger.models import BbjCessation, BbjFund
 from core.people.auth import Swipe
 from core.pokerroom import calendar as cal
 from core.pokerroom import cases as bc
+from core.pokerroom import deadlines as dl
+from core.pokerroom import filings
 from core.pokerroom import fund as bf
+from core.pokerroom.calendar_settings import CalendarSettings
 from core.pokerroom.rules.bbj import BbjSettings, Decision
 
 if TYPE_CHECKING:
@@ -68,7 +71,7 @@ class PokerRoom:
         return cal.gaming_day_of(at, ZoneInfo(casino.timezone), casino.gaming_day_starts)
 
     @property
-    def calendar(self) -> cal.CalendarSettings:
+    def calendar(self) -> CalendarSettings:
         """The floor file's [poker_room] deadline rules."""
         return self._config().poker_room.calendar
 
@@ -105,9 +108,9 @@ class PokerRoom:
         return bc.step_authority(self.engine, case_id, state, seat=seat, settings=rules,
                                  cease=cease, day_of=self.gaming_day_of)
 
-    def room_deadlines(self, now: datetime) -> list[cal.RoomDeadline]:
+    def room_deadlines(self, now: datetime) -> list[dl.RoomDeadline]:
         """The room's regulatory deadlines at ``now``, each with its filings."""
-        return cal.room_deadlines(self.engine, now, self.tz, self.holidays, self.calendar)
+        return dl.room_deadlines(self.engine, now, self.tz, self.holidays, self.calendar)
 
     # -- commands (each checks the swipe in its own transaction) ---------------------------
 
@@ -186,9 +189,9 @@ class PokerRoom:
     def record_filing(self, swipe: Swipe, *, kind: str, period_start: date,
                       fund_id: str | None, filed_at: datetime, reference: str, detail: str,
                       corrects: int | None, clock: Callable[[], datetime] = _utcnow
-                      ) -> cal.Filing:
+                      ) -> dl.Filing:
         """A deadline's filing (a second one of the period only as a correction)."""
-        return cal.record_filing(self.engine, swipe,  # type: ignore[arg-type]
+        return filings.record_filing(self.engine, swipe,  # type: ignore[arg-type]
                                  kind=kind, period_start=period_start, fund_id=fund_id,
                                  filed_at=filed_at, reference=reference, detail=detail,
                                  corrects=corrects, tz=self.tz, holidays=self.holidays,

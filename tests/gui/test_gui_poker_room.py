@@ -4,7 +4,7 @@ reasons in words; a showdown of three hands is decided on the two highest; a sea
 must be dealt in; opening a case after a supervisor's swipe lists it with its state and next
 deadline (public holidays skipped); an approval may cease the fund; the daily count keeps the
 house rake; a tournament's fee is recorded; the forms page writes a daily report PDF or shows
-why it can not.  SQLite (core/pokerroom/cases.py and printing/pages/ledger_forms.py are tested on
+why it can not.  SQLite (core/pokerroom/cases/ and printing/pages/ledger_forms.py are tested on
 both databases).  The swipe prompt is replaced by a direct call with a supervisor's card that, like
 the prompt, keeps a refusal's message (tests/gui/test_gui_swipe.py covers the prompt).
 

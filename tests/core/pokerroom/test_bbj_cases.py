@@ -1,4 +1,4 @@
-"""Bad Beat Jackpot cases (core/pokerroom/cases.py, RULES.md 6 "Deadlines and reports"): the state
+"""Bad Beat Jackpot cases (core/pokerroom/cases/, RULES.md 6 "Deadlines and reports"): the state
 machine (no state skipped, every step with who and when), the deadlines (business days skip
 weekends) and overdue detection, a voided case kept with its reason.  SQLite and PostgreSQL."""
 

@@ -16,7 +16,7 @@ from sqlalchemy import Engine
 
 import core.pokerroom.fund as bf
 from core.app.demo import demo_credential
-from core.pokerroom import calendar as cal
+from core.pokerroom.calendar_settings import CalendarSettings
 from core.pokerroom.room import PokerRoom, RoomFund
 from core.pokerroom.rules.bbj import BbjSettings
 from tests.core.pokerroom.test_bbj_cases import DAY1, HIT, SUP, entry, post_day1
@@ -27,12 +27,12 @@ EXEC = demo_credential("2001")  # Evelyn Cruz with her PIN
 
 
 def floor(holidays: tuple[date, ...] = (),
-          calendar: cal.CalendarSettings | None = None) -> Any:
+          calendar: CalendarSettings | None = None) -> Any:
     """What the facade reads of a floor file: the casino and its [poker_room]."""
     return SimpleNamespace(
         casino=SimpleNamespace(timezone="Asia/Manila", public_holidays=holidays,
                                gaming_day_starts=time(6)),
-        poker_room=SimpleNamespace(calendar=calendar or cal.CalendarSettings()))
+        poker_room=SimpleNamespace(calendar=calendar or CalendarSettings()))
 
 
 @pytest.fixture
@@ -119,7 +119,7 @@ def test_the_room_reads_the_floor_file_as_it_is_now(room_ledger: Engine) -> None
     room = PokerRoom(room_ledger, lambda: config[-1])
     assert (room.tz, room.holidays) == (MANILA, ())
     # the floor file reloaded with a holiday and the BIR remittance on the 15th
-    later = cal.CalendarSettings(bir_remittance_day=15)
+    later = CalendarSettings(bir_remittance_day=15)
     config.append(floor((date(2026, 12, 8),), later))
     assert (room.holidays, room.calendar) == ((date(2026, 12, 8),), later)
 

@@ -1,6 +1,6 @@
 """The regulator's forms filled from the ledger (printing/pages/ledger_forms.py, docs/forms.md "From
 the ledger"): every figure is checked against a hand computation of the ledger built here through
-core/pokerroom/fund.py and core/pokerroom/cases.py, and every refusal.  SQLite and PostgreSQL.
+core/pokerroom/fund/ and core/pokerroom/cases/, and every refusal.  SQLite and PostgreSQL.
 
 The ledger (casino time zone Asia/Manila, UTC+8):
 
