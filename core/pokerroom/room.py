@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
+from core.kernel.money import Currency
 from core.ledger.models import BbjCessation, BbjFund
 from core.people.auth import Swipe
 from core.pokerroom import calendar as cal
@@ -71,6 +72,12 @@ class PokerRoom:
         return cal.gaming_day_of(at, ZoneInfo(casino.timezone), casino.gaming_day_starts)
 
     @property
+    def money(self) -> Currency:
+        """The funds' currency (``[poker_room] currency`` in the casino's locale): how the
+        amounts the room's words carry are written."""
+        return self._config().fund_money
+
+    @property
     def calendar(self) -> CalendarSettings:
         """The floor file's [poker_room] deadline rules."""
         return self._config().poker_room.calendar
@@ -106,7 +113,7 @@ class PokerRoom:
                        seat: int | None = None, cease: bool = False) -> bc.StepAuthority:
         """The card the case's step to ``state`` needs now (read only)."""
         return bc.step_authority(self.engine, case_id, state, seat=seat, settings=rules,
-                                 cease=cease, day_of=self.gaming_day_of)
+                                 cease=cease, day_of=self.gaming_day_of, money=self.money)
 
     def room_deadlines(self, now: datetime) -> list[dl.RoomDeadline]:
         """The room's regulatory deadlines at ``now``, each with its filings."""
@@ -128,7 +135,7 @@ class PokerRoom:
         return bc.advance(self.engine, case_id, state, swipe, seat=seat, detail=detail,
                           deck_sorted=deck_sorted, cctv_reviewed=cctv_reviewed,
                           settings=rules, cease=cease, clock=clock,
-                          day_of=self.gaming_day_of)
+                          day_of=self.gaming_day_of, money=self.money)
 
     def record_slip_print(self, case_id: int, seat: int, *, reprint: bool, printer: str,
                           ok: bool, error: str = "") -> None:

@@ -427,7 +427,7 @@ def test_an_approval_that_ceases_the_fund(  # type: ignore[no-untyped-def]
     assert "CEASES with this hit" in swiper.prompts[-1]
     # 51,008.00 is above the demo floor's executive threshold: the executive's card was asked
     assert swiper.roles[-1] == "executive"
-    assert ("51,008.00 is at or above the executive threshold 5,000.00: an EXECUTIVE card."
+    assert ("₱51,008.00 is at or above the executive threshold ₱5,000.00: an EXECUTIVE card."
             in swiper.prompts[-1])
     assert screen.cases.case_msg.text() == "Case #1: approved. The fund has ceased (TGD-1540)."
     with Session(engine) as s:
@@ -863,8 +863,8 @@ def test_the_tab_asks_for_the_executive_card_and_pin_a_large_award_needs(  # typ
     # and its PIN policy "executive"
     assert screen.cases.step_btn.text() == "Record step (executive swipe + PIN)…"
     assert screen.cases.step_card.text() == (
-        "Card needed: EXECUTIVE + PIN. 50,705.60 is at or above the executive threshold "
-        "5,000.00: an EXECUTIVE card. Another person than Dana Reyes #1001 (supervisor), "
+        "Card needed: EXECUTIVE + PIN. ₱50,705.60 is at or above the executive threshold "
+        "₱5,000.00: an EXECUTIVE card. Another person than Dana Reyes #1001 (supervisor), "
         "who verified the hand.")
     SHOTS.mkdir(parents=True, exist_ok=True)
     qtbot.wait(50)
@@ -893,10 +893,10 @@ def test_the_tab_asks_for_the_executive_card_and_pin_a_large_award_needs(  # typ
         qtbot.waitUntil(lambda: bool(modal_steps.failures)
                         or bc.get_case(engine, cid).state == "approved", timeout=20000)
     assert "EXECUTIVE card + PIN" in seen["labels"]
-    assert "50,705.60 is at or above the executive threshold 5,000.00" in seen["labels"]
+    assert "₱50,705.60 is at or above the executive threshold ₱5,000.00" in seen["labels"]
     assert seen["refusal"] == (
         "employee 1001 (Dana Reyes, supervisor) can not authorize the approval of a Bad Beat "
-        "Jackpot award of 50,705.60 (at or above the executive threshold 5,000.00): it needs "
+        "Jackpot award of ₱50,705.60 (at or above the executive threshold ₱5,000.00): it needs "
         "an executive")
     case = bc.get_case(engine, cid)
     assert case.events[-1].by.number == "2001" and case.award_id is not None

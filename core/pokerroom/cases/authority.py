@@ -17,7 +17,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from core.floorconfig import Authorization
-from core.kernel.money import format_cents
+from core.kernel.money import PESOS, Currency
 from core.ledger.models import BbjAwardShare, BbjCase, BbjCaseEvent, Employee
 from core.people.auth import Swipe, gate_for, required_role
 from core.people.who import Who
@@ -38,7 +38,9 @@ class StepAuthority:
     ``approved`` an executive when the award (decided again at approval) is at or above
     ``executive_threshold``, and another person than the one who recorded ``verified`` when it
     is at or above ``separate_verifier_at``; ``share_paid`` an executive when the share's gross
-    is at or above the threshold; every other step a supervisor."""
+    is at or above the threshold; every other step a supervisor.  Its amounts are written in
+    ``money``, the fund's currency (``[poker_room] currency``, ``FloorConfig.fund_money``), as
+    the screens write them: in the prompt before the swipe and in a refusal."""
 
     step: str  # the state the step records
     role: str  # supervisor | executive
@@ -47,6 +49,7 @@ class StepAuthority:
     separate: bool = False  # approved at or above separate_verifier_at
     verified_by: Who | None = None  # who recorded verified (separate only)
     ceases: bool = False  # approved: the fund ceases with it (asked, or a cease-once-hit notice)
+    money: Currency = PESOS  # the fund's currency: how the amounts are written
 
     @property
     def words(self) -> str:
@@ -56,16 +59,18 @@ class StepAuthority:
             return "a Bad Beat Jackpot step"
         what = ("the approval of a Bad Beat Jackpot award" if self.step == "approved"
                 else "the payment of a Bad Beat Jackpot share")
-        return (f"{what} of {format_cents(self.amount_cents)} (at or above the executive "
-                f"threshold {format_cents(self.threshold_cents)})")
+        money = self.money.text
+        return (f"{what} of {money(self.amount_cents)} (at or above the executive "
+                f"threshold {money(self.threshold_cents)})")
 
     @property
     def prompt(self) -> str:
         """What the swipe prompt adds about the card it asks for (empty: a supervisor's)."""
         text = ""
         if self.role == "executive" and self.amount_cents is not None:
-            text = (f"{format_cents(self.amount_cents)} is at or above the executive threshold "
-                    f"{format_cents(self.threshold_cents)}: an EXECUTIVE card.")
+            money = self.money.text
+            text = (f"{money(self.amount_cents)} is at or above the executive threshold "
+                    f"{money(self.threshold_cents)}: an EXECUTIVE card.")
         if self.separate and self.verified_by:
             text += (" " if text else "") + (f"Another person than "
                                              f"{self.verified_by.label()}, who "
@@ -74,21 +79,23 @@ class StepAuthority:
 
 
 def approval_authority(policy: Authorization, award_cents: int, verified_by: Who | None,
-                       ceases: bool = False) -> StepAuthority:
+                       ceases: bool = False, money: Currency = PESOS) -> StepAuthority:
     """Whose card approving an award of ``award_cents`` needs."""
     role = required_role("supervisor", award_cents, policy.executive_threshold_cents)
     separate = award_cents >= policy.separate_verifier_cents
     return StepAuthority("approved", role, award_cents, policy.executive_threshold_cents,
-                         separate, verified_by if separate else None, ceases)
+                         separate, verified_by if separate else None, ceases, money)
 
 
-def share_authority(policy: Authorization, gross_cents: int | None) -> StepAuthority:
+def share_authority(policy: Authorization, gross_cents: int | None,
+                    money: Currency = PESOS) -> StepAuthority:
     """Whose card paying a share of ``gross_cents`` needs (None: no such share)."""
     if gross_cents is None:  # no such share: the step refuses it by name
-        return StepAuthority("share_paid", ROLE, None, policy.executive_threshold_cents)
+        return StepAuthority("share_paid", ROLE, None, policy.executive_threshold_cents,
+                             money=money)
     return StepAuthority("share_paid", required_role("supervisor", gross_cents,
                                                      policy.executive_threshold_cents),
-                         gross_cents, policy.executive_threshold_cents)
+                         gross_cents, policy.executive_threshold_cents, money=money)
 
 
 def verifier_of(s: Session, case_id: int) -> Employee | None:
@@ -109,9 +116,10 @@ def decide_again(row: BbjCase, funds: Funds, settings: BbjSettings | None) -> De
 
 def step_authority(engine: Engine, case_id: int, state: str, *, seat: int | None = None,
                    settings: BbjSettings | None = None, cease: bool = False,
-                   day_of: DayOf | None = None) -> StepAuthority:
+                   day_of: DayOf | None = None, money: Currency = PESOS) -> StepAuthority:
     """Read only: the card ``state`` needs now (the console asks for it before the swipe; the
-    step checks it again in its transaction, on the amounts as they are then)."""
+    step checks it again in its transaction, on the amounts as they are then); its amounts
+    written in ``money``, the fund's currency."""
     policy = gate_for(engine).policy
     with Session(engine) as s:
         row = s.get(BbjCase, case_id)
@@ -125,13 +133,13 @@ def step_authority(engine: Engine, case_id: int, state: str, *, seat: int | None
             funds = Funds(stood.total_cents, 0) if cease else stood
             decision = decide_again(row, funds, settings)
             return approval_authority(policy, decision.award_cents,
-                                      who_or_none(verifier_of(s, case_id)), cease)
+                                      who_or_none(verifier_of(s, case_id)), cease, money)
         if state == "share_paid":
             award_id = award_id_of(s, row)
             gross = s.execute(select(BbjAwardShare.gross_cents).where(
                 BbjAwardShare.award_id == award_id, BbjAwardShare.seat == seat)).scalar()
-            return share_authority(policy, gross)
-    return StepAuthority(state, ROLE, None, policy.executive_threshold_cents)
+            return share_authority(policy, gross, money)
+    return StepAuthority(state, ROLE, None, policy.executive_threshold_cents, money=money)
 
 
 def swiped(engine: Engine, swipe: Swipe, now: datetime,

@@ -22,7 +22,7 @@ from datetime import UTC, date, datetime
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from core.kernel.money import format_cents
+from core.kernel.money import PESOS, Currency, format_cents
 from core.ledger.db import lock_record
 from core.ledger.models import BbjAward, BbjAwardShare, BbjCase, BbjCaseEvent, Employee
 from core.people.auth import AuthError, Gate, Swipe, Swiper, gate_for, same_person
@@ -102,7 +102,8 @@ def open_case(engine: Engine, fund_id: str, entry: ClaimEntry, hit_at: datetime,
 def advance(engine: Engine, case_id: int, state: str, swipe: Swipe, *, seat: int | None = None,
             detail: str = "", deck_sorted: bool = False, cctv_reviewed: bool = False,
             settings: BbjSettings | None = None, cease: bool = False,
-            clock: Callable[[], datetime] = utcnow, day_of: DayOf | None = None) -> CaseView:
+            clock: Callable[[], datetime] = utcnow, day_of: DayOf | None = None,
+            money: Currency = PESOS) -> CaseView:
     """Move the case to ``state`` (one of :meth:`CaseView.next_states`) with the card the step
     needs (:class:`StepAuthority`: a supervisor's, an executive's with the PIN the floor asks
     for a large award or share, another person than the verifier for an award at or above
@@ -116,7 +117,7 @@ def advance(engine: Engine, case_id: int, state: str, swipe: Swipe, *, seat: int
     (``day_of``: the casino's gaming day of a moment; without it, the counts' hours) is not
     posted.  ``cease`` (``approved`` only): the fund ceases with this hit (TGD-1540,
     RULES.md 6): the reserve is added to the main amount won and the fund takes nothing
-    more."""
+    more.  ``money``: the fund's currency, in which a refused card's amounts are written."""
     if state not in STATES:
         raise BbjCaseError(f"case {case_id}: {state!r} is not a state ({', '.join(STATES)})")
     if cease and state != "approved":
@@ -128,7 +129,7 @@ def advance(engine: Engine, case_id: int, state: str, swipe: Swipe, *, seat: int
     def role_now() -> str:  # for a card refused before the transaction: the log's role
         try:
             return step_authority(engine, case_id, state, seat=seat, settings=settings,
-                                  cease=cease, day_of=day_of).role
+                                  cease=cease, day_of=day_of, money=money).role
         except ValueError:
             return ROLE
 
@@ -136,7 +137,7 @@ def advance(engine: Engine, case_id: int, state: str, swipe: Swipe, *, seat: int
     try:
         with Session(engine, expire_on_commit=False) as s, s.begin():
             _step(s, gate, who, case_id, state, seat, detail, deck_sorted, cctv_reviewed,
-                  settings, cease, now, needed, day_of)
+                  settings, cease, now, needed, day_of, money)
     except ValueError as exc:
         role = needed[0].role if needed else role_now()
         raise gate.refused(exc, hit_id=None, action=SWIPE_ACTION, role=role, who=who) from None
@@ -147,7 +148,7 @@ def advance(engine: Engine, case_id: int, state: str, swipe: Swipe, *, seat: int
 def _step(s: Session, gate: Gate, who: Swiper, case_id: int, state: str, seat: int | None,
           detail: str, deck_sorted: bool, cctv_reviewed: bool, settings: BbjSettings | None,
           cease: bool, now: datetime, needed: list[StepAuthority],
-          day_of: DayOf | None = None) -> None:
+          day_of: DayOf | None = None, money: Currency = PESOS) -> None:
     """One step of :func:`advance` in its transaction: the case locked, the card's authority
     for the step (:class:`StepAuthority`) checked, the accepted swipe and the state row
     written.  A ValueError anywhere: nothing of it is written."""
@@ -185,19 +186,20 @@ def _step(s: Session, gate: Gate, who: Swiper, case_id: int, state: str, seat: i
                                   day=gaming_day(day_of, row.hit_at))
         decided = (funds, decide_again(row, funds, settings))
         verifier = verifier_of(s, case_id)
-        need = approval_authority(policy, decided[1].award_cents, who_or_none(verifier))
+        need = approval_authority(policy, decided[1].award_cents, who_or_none(verifier),
+                                  money=money)
     elif state == "share_paid":
         gross = s.execute(select(BbjAwardShare.gross_cents).where(
             BbjAwardShare.award_id == view.award_id, BbjAwardShare.seat == seat)).scalar()
-        need = share_authority(policy, gross)
+        need = share_authority(policy, gross, money)
     else:
-        need = StepAuthority(state, ROLE, None, policy.executive_threshold_cents)
+        need = StepAuthority(state, ROLE, None, policy.executive_threshold_cents, money=money)
     needed.append(need)
     emp = gate.authority(s, who, need.role, SWIPE_ACTION, need.words)
     if need.separate and verifier is not None and same_person(verifier, emp):
         assert need.amount_cents is not None
-        raise AuthError(f"case {case_id}: an award of {format_cents(need.amount_cents)} (at or "
-                        f"above {format_cents(policy.separate_verifier_cents)}) is approved "
+        raise AuthError(f"case {case_id}: an award of {money.text(need.amount_cents)} (at or "
+                        f"above {money.text(policy.separate_verifier_cents)}) is approved "
                         f"by another person than the one who verified it: employee "
                         f"{verifier.number} ({verifier.name}) verified this hand",
                         "same_person",
