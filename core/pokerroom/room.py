@@ -41,11 +41,17 @@ def _utcnow() -> datetime:
 
 @dataclass(frozen=True)
 class RoomFund:
-    """A Bad Beat Jackpot fund as the room lists it: its id, name and whether it has ceased."""
+    """A Bad Beat Jackpot fund as the room lists it: its id, name and whether it has ceased.
+    The one record of a fund in the list: the facade reads it, the tab shows it as it is."""
 
     fund_id: str
     name: str
     ceased: bool
+
+    @property
+    def label(self) -> str:
+        """The fund as a list shows it: ``Hall BBJ (ceased)``."""
+        return f"{self.name} (ceased)" if self.ceased else self.name
 
 
 class PokerRoom:

@@ -15,10 +15,9 @@ from PySide6.QtWidgets import QDateEdit, QDateTimeEdit, QLabel, QScrollArea, QWi
 
 from core.kernel.money import PESOS, Currency, parse_cents
 from core.pokerroom import fund as bf
-from core.pokerroom.room import PokerRoom
+from core.pokerroom.room import PokerRoom, RoomFund
 from core.pokerroom.rules.bbj import BbjSettings, Decision
 from gui.common import theme
-from gui.pokerroom.forms_panel import FundInfo
 
 NO_FUND = "No Bad Beat Jackpot fund: create one first (docs/bbj.md)."
 
@@ -42,7 +41,7 @@ class RoomContext:
     ask: Callable[[str, str], bool]
     now: Callable[[], datetime] = utcnow
     money: Currency = PESOS  # the funds' (FloorConfig.fund_money)
-    funds: list[FundInfo] = field(default_factory=list)
+    funds: list[RoomFund] = field(default_factory=list)
     fund: str | None = None  # the chosen fund's id
     status: bf.FundStatus | None = None  # the chosen fund as last read
 

@@ -468,7 +468,7 @@ def test_an_approval_that_ceases_the_fund(  # type: ignore[no-untyped-def]
     assert award_pdf is not None and award_pdf.read_bytes().startswith(b"%PDF")
     assert forms.msg.text().startswith("TGD-1500 awarding request case 1: saved to")
     forms.kind_box.setCurrentIndex(forms.kind_box.findData("cessation"))
-    assert forms.cess_fund.text() == "Poker room BBJ (ceased)"
+    assert forms.fund_labels["cessation"].text() == "Poker room BBJ (ceased)"
     assert not forms.to_fund.isEnabled()
     ceased_pdf = _save_pdf(forms, tmp_path / "cessation.pdf")
     assert ceased_pdf is not None and ceased_pdf.read_bytes().startswith(b"%PDF")
@@ -643,7 +643,7 @@ def test_the_forms_page_writes_a_tgd_1581_implementation_request(  # type: ignor
     forms = screen.forms
     _page(screen, "Forms")
     forms.kind_box.setCurrentIndex(forms.kind_box.findData("implementation"))
-    assert forms.impl_fund.text() == "Poker room BBJ"
+    assert forms.fund_labels["implementation"].text() == "Poker room BBJ"
     today = datetime.now(screen.tz).date()
     effective = today + timedelta(days=40)
     forms.impl_effective.setDate(QDate(effective.year, effective.month, effective.day))
