@@ -196,22 +196,19 @@ class DeadlinesPanel(QWidget):
         corrects = (d.filing.filing_id if d.filing is not None
                     and self.filing_correct.isChecked() else None)
         room, clock = self.ctx.room, self.ctx.now
-        done: list[dl.Filing] = []
 
-        def do(swipe: str) -> dl.Filing:
-            f = room.record_filing(swipe, kind=d.kind, period_start=d.period_start,
-                                   fund_id=d.fund_id, filed_at=filed_at, reference=reference,
-                                   detail=detail, corrects=corrects, clock=clock)
-            done.append(f)
-            return f
+        def write(swipe: str) -> dl.Filing:
+            return room.record_filing(swipe, kind=d.kind, period_start=d.period_start,
+                                      fund_id=d.fund_id, filed_at=filed_at, reference=reference,
+                                      detail=detail, corrects=corrects, clock=clock)
 
         kind = "correction of the filing" if corrects else "filing"
         what = (f"Record the {kind} of {d.what} {d.period}"
                 f"{' fund ' + d.fund_id if d.fund_id else ''}: filed "
                 f"{filed_at.astimezone(self.ctx.tz):%Y-%m-%d %H:%M}, reference "
                 f"{reference or '—'}.")
-        if self.ctx.window.authorize(filings.ROLE, what, filings.SWIPE_ACTION, do) and done:
-            f = done[0]
+        f = self.ctx.swiped(filings.ROLE, what, filings.SWIPE_ACTION, write)
+        if f is not None:
             late = (f", LATE by {dl.days_text(dl.late_days(f.due_at, f.filed_at))}"
                     if f.late else ", on time")
             self._filing_message(f"{d.what} {d.period}: filing {f.filing_id} recorded{late}.",
