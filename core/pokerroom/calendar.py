@@ -1,6 +1,6 @@
-"""The poker room's regulatory calendar: the deadlines the PAGCOR guidelines name beyond a
-case's own (RULES.md 6 "Deadlines and reports"; docs/bbj.md "Room deadlines"), computed from the
-ledger, and their filings (``bbj_filings``, append-only and chained).
+"""The poker room's regulatory calendar: the kinds of deadline the PAGCOR guidelines name
+beyond a case's own (RULES.md 6 "Deadlines and reports"; docs/bbj.md "Room deadlines"), each
+kind's period and due day (:func:`period_and_due`), and the casino's gaming day.
 
 Kinds (:data:`KINDS`), each only for a period that has something to report:
 
@@ -25,9 +25,9 @@ Kinds (:data:`KINDS`), each only for a period that has something to report:
   ledger only for a cessation by transfer (its effective date is the day it was recorded); a
   cessation once hit has no date known ahead.  Planned cessations are the ledger's notices
   (``bbj_cessation_notices``: the notice that holds on a fund still open, with its effective
-  date) and any given to ``room_deadlines(..., notices=)`` (:class:`CessationNotice`); each also
+  date) and any given to ``room_deadlines(..., notices=)`` (``CessationNotice``); each also
   gives ``tgd1540_part1`` (the notice to PAGCOR, 14 business days before).  The notice row says
-  the operator decided; the deadline is met by the FILING recorded here (PAGCOR's receiving
+  the operator decided; the deadline is met by the FILING recorded (PAGCOR's receiving
   number, the day the players were told), as for every other kind.
 
 Every deadline is due at the END of its due day in the casino's time zone (``due``: the local
@@ -35,7 +35,8 @@ midnight after it, in UTC); a filing at or after that moment is late.  A due day
 a weekend or holiday is not moved (our reading: the earlier date is the safe one).
 
 The deadlines at a moment, read from the ledger: ``core.pokerroom.deadlines``; a filing
-recorded: ``core.pokerroom.filings``.  This module is the dates alone (it reads no ledger).
+recorded (``bbj_filings``, append-only and chained): ``core.pokerroom.filings``.  This module
+is the dates alone (it reads no ledger).
 """
 
 from __future__ import annotations

@@ -271,8 +271,9 @@ def _counted(n: int, one: str, many: str) -> str:
 def room_deadlines(engine: Engine, now: datetime, tz: ZoneInfo,
                    holidays: Iterable[date] = (), settings: CalendarSettings | None = None,
                    notices: Iterable[CessationNotice] = ()) -> list[RoomDeadline]:
-    """Every regulatory deadline of the room at ``now`` (module docstring), oldest due first;
-    with each its filings.  A filing of a period the ledger gives nothing for is listed too."""
+    """Every regulatory deadline of the room at ``now`` (the kinds: ``core.pokerroom.calendar``),
+    oldest due first; with each its filings.  A filing of a period the ledger gives nothing for
+    is listed too."""
     cfg = settings or CalendarSettings()
     hol = tuple(holidays)
     now = now.astimezone(UTC)
