@@ -1,5 +1,5 @@
 """``podium report deadlines``: the poker room's regulatory deadlines from the ledger
-(core/pokerroom/calendar.py, docs/bbj.md "Room deadlines"), read-only::
+(core/pokerroom/deadlines.py, docs/bbj.md "Room deadlines"), read-only::
 
     podium report deadlines [--db URL] [--floor FILE] [--at 'YYYY-MM-DD HH:MM'] [--json]
 
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
 
     from core.cli.ledger_open import open_for_reading, read_problem
     from core.ledger.db import floor_url
-    from core.pokerroom import calendar
+    from core.pokerroom import deadlines
 
     config = _config(str(args.floor))
     casino = config.casino
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     url = args.db or floor_url(str(args.floor), create=False)
     engine = open_for_reading(url)
     try:
-        found = calendar.room_deadlines(engine, at, tz, casino.public_holidays,
+        found = deadlines.room_deadlines(engine, at, tz, casino.public_holidays,
                                         config.poker_room.calendar)
     except SQLAlchemyError as exc:
         raise UsageError(read_problem(url, exc)) from None

@@ -587,7 +587,7 @@ class MachineCheck(Base):
 
 
 class BbjFund(Base):
-    """A poker room's Bad Beat Jackpot fund (core/pokerroom/fund.py, docs/bbj.md "The fund").
+    """A poker room's Bad Beat Jackpot fund (core/pokerroom/fund/, docs/bbj.md "The fund").
     Holds no amount: its main and reserve are the sums of its bbj_entries."""
 
     __tablename__ = "bbj_funds"
@@ -675,7 +675,7 @@ class BbjAward(Base):
     __table_args__ = (UniqueConstraint("case_id", name="uq_bbj_awards_case"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     fund_id: Mapped[str] = mapped_column(ForeignKey("bbj_funds.id"), index=True)
-    # the tracked case this award was approved in (core/pokerroom/cases.py); None: recorded
+    # the tracked case this award was approved in (core/pokerroom/cases/); None: recorded
     # directly
     case_id: Mapped[int | None] = mapped_column(
         ForeignKey("bbj_cases.id", name="fk_bbj_awards_case"))
@@ -737,7 +737,7 @@ class BbjCessationNotice(Base):
     """Append-only: a notice that a fund will cease (TGD-1540 part 1: ``cease_once_hit``,
     ``transfer``, ``closure``), and the rows that follow a notice without changing it
     (``players_told``: the day the players were told; ``withdrawn``), which name it in
-    ``refers_to_id`` (core/pokerroom/fund.py "Cessation notices")."""
+    ``refers_to_id`` (core/pokerroom/fund/notices.py)."""
 
     __tablename__ = "bbj_cessation_notices"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -775,7 +775,7 @@ class BbjEntry(Base):
 
 
 class BbjCase(Base):
-    """Append-only: a Bad Beat Jackpot claim opened as a tracked case (core/pokerroom/cases.py): the
+    """Append-only: a Bad Beat Jackpot claim opened as a tracked case (core/pokerroom/cases/): the
     fund, the table, when the hand was hit, the claim as entered (JSON: blinds, pot, seats dealt
     in, board, showdown hole cards, names, ID checked per seat, taxpayer classes, voids, the
     jackpot rake caps, main/reserve for the hit) and the decision made on it (JSON, the CLI.md
@@ -825,7 +825,7 @@ class BbjSlipPrint(Base):
 
 class BbjFiling(Base):
     """Append-only: one filing of a poker-room deadline the guidelines name
-    (core/pokerroom/calendar.py): ``kind`` (bir_remittance, tgd108, tgd1540_part1,
+    (core/pokerroom/filings.py): ``kind`` (bir_remittance, tgd108, tgd1540_part1,
     tgd1540_part2, players_notice, bank_statement), the fund (None: casino-wide), the period
     (first and last casino-local date), when it was due and filed, the reference (the BIR
     confirmation, PAGCOR's receiving number), a detail, whether it was late, the filing it

@@ -20,11 +20,15 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
+from core.kernel.money import Currency
 from core.ledger.models import BbjCessation, BbjFund
 from core.people.auth import Swipe
 from core.pokerroom import calendar as cal
 from core.pokerroom import cases as bc
+from core.pokerroom import deadlines as dl
+from core.pokerroom import filings
 from core.pokerroom import fund as bf
+from core.pokerroom.calendar_settings import CalendarSettings
 from core.pokerroom.rules.bbj import BbjSettings, Decision
 
 if TYPE_CHECKING:
@@ -37,11 +41,17 @@ def _utcnow() -> datetime:
 
 @dataclass(frozen=True)
 class RoomFund:
-    """A Bad Beat Jackpot fund as the room lists it: its id, name and whether it has ceased."""
+    """A Bad Beat Jackpot fund as the room lists it: its id, name and whether it has ceased.
+    The one record of a fund in the list: the facade reads it, the tab shows it as it is."""
 
     fund_id: str
     name: str
     ceased: bool
+
+    @property
+    def label(self) -> str:
+        """The fund as a list shows it: ``Hall BBJ (ceased)``."""
+        return f"{self.name} (ceased)" if self.ceased else self.name
 
 
 class PokerRoom:
@@ -68,7 +78,13 @@ class PokerRoom:
         return cal.gaming_day_of(at, ZoneInfo(casino.timezone), casino.gaming_day_starts)
 
     @property
-    def calendar(self) -> cal.CalendarSettings:
+    def money(self) -> Currency:
+        """The funds' currency (``[poker_room] currency`` in the casino's locale): how the
+        amounts the room's words carry are written."""
+        return self._config().fund_money
+
+    @property
+    def calendar(self) -> CalendarSettings:
         """The floor file's [poker_room] deadline rules."""
         return self._config().poker_room.calendar
 
@@ -103,11 +119,11 @@ class PokerRoom:
                        seat: int | None = None, cease: bool = False) -> bc.StepAuthority:
         """The card the case's step to ``state`` needs now (read only)."""
         return bc.step_authority(self.engine, case_id, state, seat=seat, settings=rules,
-                                 cease=cease, day_of=self.gaming_day_of)
+                                 cease=cease, day_of=self.gaming_day_of, money=self.money)
 
-    def room_deadlines(self, now: datetime) -> list[cal.RoomDeadline]:
+    def room_deadlines(self, now: datetime) -> list[dl.RoomDeadline]:
         """The room's regulatory deadlines at ``now``, each with its filings."""
-        return cal.room_deadlines(self.engine, now, self.tz, self.holidays, self.calendar)
+        return dl.room_deadlines(self.engine, now, self.tz, self.holidays, self.calendar)
 
     # -- commands (each checks the swipe in its own transaction) ---------------------------
 
@@ -125,7 +141,7 @@ class PokerRoom:
         return bc.advance(self.engine, case_id, state, swipe, seat=seat, detail=detail,
                           deck_sorted=deck_sorted, cctv_reviewed=cctv_reviewed,
                           settings=rules, cease=cease, clock=clock,
-                          day_of=self.gaming_day_of)
+                          day_of=self.gaming_day_of, money=self.money)
 
     def record_slip_print(self, case_id: int, seat: int, *, reprint: bool, printer: str,
                           ok: bool, error: str = "") -> None:
@@ -186,9 +202,9 @@ class PokerRoom:
     def record_filing(self, swipe: Swipe, *, kind: str, period_start: date,
                       fund_id: str | None, filed_at: datetime, reference: str, detail: str,
                       corrects: int | None, clock: Callable[[], datetime] = _utcnow
-                      ) -> cal.Filing:
+                      ) -> dl.Filing:
         """A deadline's filing (a second one of the period only as a correction)."""
-        return cal.record_filing(self.engine, swipe,  # type: ignore[arg-type]
+        return filings.record_filing(self.engine, swipe,  # type: ignore[arg-type]
                                  kind=kind, period_start=period_start, fund_id=fund_id,
                                  filed_at=filed_at, reference=reference, detail=detail,
                                  corrects=corrects, tz=self.tz, holidays=self.holidays,

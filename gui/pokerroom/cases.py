@@ -379,22 +379,20 @@ class CasesPanel(QWidget):
 
     def _authorized_step(self, c: bc.CaseView, state: str, what: str, role: str,
                          **kw: Any) -> None:
-        done: list[bc.CaseView] = []
         room, rules, clock = self.ctx.room, self.ctx.rules, self.ctx.now
 
-        def do(swipe: Any) -> bc.CaseView:
-            view = room.advance(c.case_id, state, swipe, rules=rules, clock=clock, **kw)
-            done.append(view)
-            return view
+        def write(swipe: Any) -> bc.CaseView:
+            return room.advance(c.case_id, state, swipe, rules=rules, clock=clock, **kw)
 
-        if self.ctx.window.authorize(role, what, "bbj_case", do) and done:
+        view = self.ctx.swiped(role, what, bc.SWIPE_ACTION, write)
+        if view is not None:
             ceases = kw.get("cease") or (state == "approved" and "the fund ceases" in
-                                         done[0].events[-1].detail)
+                                         view.events[-1].detail)
             ceased = " The fund has ceased (TGD-1540)." if ceases else ""
-            shown = state if state in bc.ATTACHMENT_STATES else done[0].state
+            shown = state if state in bc.ATTACHMENT_STATES else view.state
             late = ""
-            if state == "attachments_filed" and done[0].attachments_needed:
-                late = bc.late_text(done[0].attachments_due, done[0].events[-1].at)
+            if state == "attachments_filed" and view.attachments_needed:
+                late = bc.late_text(view.attachments_due, view.events[-1].at)
             message = (f"Case #{c.case_id}: {bc.STATE_TEXT[shown]}"
                        f"{', ' + late if late else ''}.{ceased}")
             self.message(message, True)

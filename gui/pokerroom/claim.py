@@ -323,17 +323,15 @@ class ClaimPanel(QGroupBox):
         verdict = "qualifies" if decision is not None and decision.qualifies else \
             "does not qualify"
         what = f"Open a Bad Beat Jackpot case for table {entry.table} ({verdict})."
-        done: list[int] = []
         room, rules = self.ctx.room, self.ctx.rules
 
-        def do(swipe: str) -> int:
-            cid = room.open_case(fund, entry, hit_at, swipe, rules=rules)
-            done.append(cid)
-            return cid
+        def write(swipe: str) -> int:
+            return room.open_case(fund, entry, hit_at, swipe, rules=rules)
 
-        if self.ctx.window.authorize(bc.ROLE, what, "bbj_case", do) and done:
+        cid = self.ctx.swiped(bc.ROLE, what, bc.SWIPE_ACTION, write)
+        if cid is not None:
             self.clear()
-            self.result.setText(self.result.text() + f"\nCase #{done[0]} opened.")
+            self.result.setText(self.result.text() + f"\nCase #{cid} opened.")
             self.case_opened.emit()
 
     def clear(self) -> None:

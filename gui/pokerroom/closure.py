@@ -194,17 +194,15 @@ class ClosurePanel(QWidget):
             self._message("No notice recorded: not confirmed.", False)
             return
         room = self.ctx.room
-        done: list[int] = []
 
-        def do(swipe: Any) -> int:
-            nid = room.give_notice(fund, swipe, kind, notice_on=notice_on,
-                                   effective_on=effective, to_fund_id=to_fund, reason=reason)
-            done.append(nid)
-            return nid
+        def write(swipe: Any) -> int:
+            return room.give_notice(fund, swipe, kind, notice_on=notice_on,
+                                    effective_on=effective, to_fund_id=to_fund, reason=reason)
 
         what = f"Notice: the jackpot fund {name} {words}{when}."
-        if self.ctx.window.authorize(bc.EXECUTIVE, what, bc.CLOSURE_ACTION, do) and done:
-            self._message(f"Notice {done[0]} recorded.", True)
+        nid = self.ctx.swiped(bc.EXECUTIVE, what, bc.CLOSURE_ACTION, write)
+        if nid is not None:
+            self._message(f"Notice {nid} recorded.", True)
             self.notice_reason.clear()
             self.notice_changed.emit()
 
@@ -221,16 +219,12 @@ class ClosurePanel(QWidget):
             return
         fund, told = notice.fund_id, day_of(self.told_date)
         room = self.ctx.room
-        done: list[int] = []
 
-        def do(swipe: Any) -> int:
-            rid = room.record_players_told(fund, notice.notice_id, swipe, told_on=told)
-            done.append(rid)
-            return rid
+        def write(swipe: Any) -> int:
+            return room.record_players_told(fund, notice.notice_id, swipe, told_on=told)
 
-        if self.ctx.window.authorize(bc.ROLE, f"The players were told of notice "
-                                     f"{notice.notice_id} on {told}.", bc.CLOSURE_ACTION,
-                                     do) and done:
+        what = f"The players were told of notice {notice.notice_id} on {told}."
+        if self.ctx.swiped(bc.ROLE, what, bc.CLOSURE_ACTION, write) is not None:
             self._message(f"Notice {notice.notice_id}: players told on {told}.", True)
             self.notice_changed.emit()
 
@@ -247,15 +241,12 @@ class ClosurePanel(QWidget):
             self._message("Not withdrawn: not confirmed.", False)
             return
         room = self.ctx.room
-        done: list[int] = []
 
-        def do(swipe: Any) -> int:
-            rid = room.withdraw_notice(notice.fund_id, notice.notice_id, swipe, reason=reason)
-            done.append(rid)
-            return rid
+        def write(swipe: Any) -> int:
+            return room.withdraw_notice(notice.fund_id, notice.notice_id, swipe, reason=reason)
 
-        if self.ctx.window.authorize(bc.EXECUTIVE, f"Withdraw {notice.words}: {reason}.",
-                                     bc.CLOSURE_ACTION, do) and done:
+        what = f"Withdraw {notice.words}: {reason}."
+        if self.ctx.swiped(bc.EXECUTIVE, what, bc.CLOSURE_ACTION, write) is not None:
             self._message(f"Notice {notice.notice_id} withdrawn.", True)
             self.withdraw_reason.clear()
             self.notice_changed.emit()
@@ -286,17 +277,14 @@ class ClosurePanel(QWidget):
             self._message("Nothing forfeited: not confirmed.", False)
             return
         room = self.ctx.room
-        done: list[bf.Forfeiture] = []
-
-        def do(swipe: Any) -> bf.Forfeiture:
-            r = room.forfeit_on_closure(fund, swipe, closed_on=closed, reason=reason)
-            done.append(r)
-            return r
-
         what = (f"FORFEIT the jackpot fund {name} to PAGCOR (room closed {closed}): "
                 f"{money(f.total_cents)}. Can not be undone.")
-        if self.ctx.window.authorize(bc.EXECUTIVE, what, bc.CLOSURE_ACTION, do) and done:
-            r = done[0]
+
+        def write(swipe: Any) -> bf.Forfeiture:
+            return room.forfeit_on_closure(fund, swipe, closed_on=closed, reason=reason)
+
+        r = self.ctx.swiped(bc.EXECUTIVE, what, bc.CLOSURE_ACTION, write)
+        if r is not None:
             self._message(
                 f"Fund {name} forfeited to PAGCOR: main {money(r.main_cents)} (seed "
                 f"{money(r.seed_cents)}), reserve {money(r.reserve_cents)}, "

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 from zoneinfo import ZoneInfo
 
 from PySide6.QtCore import QDate, QDateTime, QTime, QTimer
@@ -15,12 +15,12 @@ from PySide6.QtWidgets import QDateEdit, QDateTimeEdit, QLabel, QScrollArea, QWi
 
 from core.kernel.money import PESOS, Currency, parse_cents
 from core.pokerroom import fund as bf
-from core.pokerroom.room import PokerRoom
+from core.pokerroom.room import PokerRoom, RoomFund
 from core.pokerroom.rules.bbj import BbjSettings, Decision
 from gui.common import theme
-from gui.pokerroom.forms_panel import FundInfo
 
 NO_FUND = "No Bad Beat Jackpot fund: create one first (docs/bbj.md)."
+T = TypeVar("T")
 
 
 def utcnow() -> datetime:
@@ -42,7 +42,7 @@ class RoomContext:
     ask: Callable[[str, str], bool]
     now: Callable[[], datetime] = utcnow
     money: Currency = PESOS  # the funds' (FloorConfig.fund_money)
-    funds: list[FundInfo] = field(default_factory=list)
+    funds: list[RoomFund] = field(default_factory=list)
     fund: str | None = None  # the chosen fund's id
     status: bf.FundStatus | None = None  # the chosen fund as last read
 
@@ -50,6 +50,20 @@ class RoomContext:
     def holidays(self) -> tuple[date, ...]:
         """The floor file's public holidays (not business days, RULES.md 6 deadlines)."""
         return self.room.holidays
+
+    def swiped(self, role: str, what: str, action: str, write: Callable[[Any], T]) -> T | None:
+        """Ask for a card of ``role`` (the window's swipe prompt, saying ``what``; ``action``
+        names the step for the prompt) and ``write(swipe)`` with it: what the write returned
+        once a card is accepted, or None when the prompt was closed without one (a refused
+        card or write shows its reason in the prompt, which waits for another card)."""
+        done: list[T] = []
+
+        def do(swipe: Any) -> T:
+            result = write(swipe)
+            done.append(result)
+            return result
+
+        return done[0] if self.window.authorize(role, what, action, do) and done else None
 
     def fund_name(self, fund_id: str) -> str:
         return next((f.name for f in self.funds if f.fund_id == fund_id), fund_id)

@@ -195,21 +195,18 @@ class CountPanel(QWidget):
         opened, closed = self.ctx.local(self.count_opened), self.ctx.local(self.count_closed)
         dealer = self.count_dealer.text()
         room, settings = self.ctx.room, self.ctx.fund_settings
-        done: list[int] = []
 
-        def do(swipe: str) -> int:
-            cid = room.record_count(fund, swipe, business_date=day, table=table,
-                                    drop_box=box, opened_at=opened, closed_at=closed,
-                                    dealer=dealer, pieces=pieces, rake_box=rake_box,
-                                    rake_cents=rake, settings=settings)
-            done.append(cid)
-            return cid
+        def write(swipe: str) -> int:
+            return room.record_count(fund, swipe, business_date=day, table=table,
+                                     drop_box=box, opened_at=opened, closed_at=closed,
+                                     dealer=dealer, pieces=pieces, rake_box=rake_box,
+                                     rake_cents=rake, settings=settings)
 
         money = self.ctx.money.text  # the fund's currency, the casino's locale
         house = f"; house rake {money(rake)} (box {rake_box or '?'})" if rake else ""
         what = (f"Record the jackpot drop box {box or '?'} of table {table or '?'} for {day}: "
                 f"{self.count_total.text().lower()}{house}.")
-        if self.ctx.window.authorize(bc.ROLE, what, "bbj_count", do) and done:
+        if self.ctx.swiped(bc.ROLE, what, bc.COUNT_ACTION, write) is not None:
             house = f", house rake {money(rake)} in box {rake_box}" if rake else ""
             self._count_message(f"{day}: table {table} drop box {box} counted "
                                 f"({self.count_total.text().lower()}{house}).", True)
@@ -231,16 +228,12 @@ class CountPanel(QWidget):
             return
         day = day_of(self.count_date)
         room, settings = self.ctx.room, self.ctx.fund_settings
-        done: list[bf.Posting] = []
 
-        def do(swipe: str) -> bf.Posting:
-            p = room.post_day(fund, day, swipe, settings=settings)
-            done.append(p)
-            return p
+        def write(swipe: str) -> bf.Posting:
+            return room.post_day(fund, day, swipe, settings=settings)
 
-        if self.ctx.window.authorize(bc.ROLE, f"Post the jackpot rake of {day}.", "bbj_count",
-                                     do) and done:
-            p = done[0]
+        p = self.ctx.swiped(bc.ROLE, f"Post the jackpot rake of {day}.", bc.COUNT_ACTION, write)
+        if p is not None:
             d = p.distribution
             money = self.ctx.money.text  # the fund's currency, the casino's locale
             self._count_message(
@@ -266,20 +259,17 @@ class CountPanel(QWidget):
             self._fee_message(str(exc), False)
             return
         room = self.ctx.room
-        done: list[int] = []
 
-        def do(swipe: str) -> int:
-            rid = room.record_tournament_fee(swipe, business_date=day, tournament=name,
-                                             fee_cents=fee, reason=reason)
-            done.append(rid)
-            return rid
+        def write(swipe: str) -> int:
+            return room.record_tournament_fee(swipe, business_date=day, tournament=name,
+                                              fee_cents=fee, reason=reason)
 
         kind = "correction of the fees" if fee < 0 else "fees"
         why = f" ({reason})" if reason else ""
         money = self.ctx.money.text  # the fund's currency, the casino's locale
         what = (f"Record the {kind} of tournament {name or '?'} for {day}: "
                 f"{money(fee)}{why}.")
-        if self.ctx.window.authorize(bc.ROLE, what, "bbj_count", do) and done:
+        if self.ctx.swiped(bc.ROLE, what, bc.COUNT_ACTION, write) is not None:
             self._fee_message(f"{day}: tournament {name} {kind} {money(fee)} "
                               "recorded.", True)
             for edit in (self.fee_tournament, self.fee_amount, self.fee_reason):

@@ -1,4 +1,4 @@
-"""The room's deadlines (core/pokerroom/calendar.py): BIR remittance, TGD-108, the fund's bank
+"""The room's deadlines (core/pokerroom/deadlines.py): BIR remittance, TGD-108, the fund's bank
 statement, TGD-1540 part 2, the notice to players: due, days left or LATE in red, filed with the
 reference and who; "Record filing" after a supervisor's swipe."""
 
@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.pokerroom import calendar as cal
+from core.pokerroom import deadlines as dl
+from core.pokerroom import filings
 from gui.common import theme
 from gui.common.bridge import default_bridge
 from gui.pokerroom.common import RoomContext, qdatetime, scrolled, show
@@ -43,7 +45,7 @@ class DeadlinesPanel(QWidget):
     def __init__(self, ctx: RoomContext) -> None:
         super().__init__()
         self.ctx = ctx
-        self.room_deadlines: list[cal.RoomDeadline] = []
+        self.room_deadlines: list[dl.RoomDeadline] = []
         lay = QVBoxLayout(self)
         self.deadline_table = QTableWidget(0, len(DL_HEADERS))
         self.deadline_table.setHorizontalHeaderLabels(DL_HEADERS)
@@ -113,7 +115,7 @@ class DeadlinesPanel(QWidget):
                 "could not read the poker room's deadlines: %s", exc),
             key="poker-room-deadlines")
 
-    def _show_deadlines(self, found: list[cal.RoomDeadline]) -> None:
+    def _show_deadlines(self, found: list[dl.RoomDeadline]) -> None:
         """Not filed first (the oldest due on top), then the filed ones (the latest first);
         LATE in red."""
         keep = self.selected_deadline()
@@ -148,7 +150,7 @@ class DeadlinesPanel(QWidget):
         self.late_counted.emit(sum(1 for d in found if d.overdue))
         self._deadline_selected()
 
-    def selected_deadline(self) -> cal.RoomDeadline | None:
+    def selected_deadline(self) -> dl.RoomDeadline | None:
         rows = self.deadline_table.selectionModel().selectedRows()
         if not rows or rows[0].row() >= len(self.room_deadlines):
             return None
@@ -170,7 +172,7 @@ class DeadlinesPanel(QWidget):
                 f"{day:%a %d %b %Y} ({why})" for why, day in d.dues) + ".")
         for f in d.filings:
             fix = f"correction of filing {f.corrects_id}, " if f.corrects_id else ""
-            late = (f", LATE by {cal.days_text(cal.late_days(f.due_at, f.filed_at))}"
+            late = (f", LATE by {dl.days_text(dl.late_days(f.due_at, f.filed_at))}"
                     if f.late else "")
             note = f" — {f.detail}" if f.detail else ""
             lines.append(f"Filing {f.filing_id} ({fix}filed "
@@ -194,23 +196,20 @@ class DeadlinesPanel(QWidget):
         corrects = (d.filing.filing_id if d.filing is not None
                     and self.filing_correct.isChecked() else None)
         room, clock = self.ctx.room, self.ctx.now
-        done: list[cal.Filing] = []
 
-        def do(swipe: str) -> cal.Filing:
-            f = room.record_filing(swipe, kind=d.kind, period_start=d.period_start,
-                                   fund_id=d.fund_id, filed_at=filed_at, reference=reference,
-                                   detail=detail, corrects=corrects, clock=clock)
-            done.append(f)
-            return f
+        def write(swipe: str) -> dl.Filing:
+            return room.record_filing(swipe, kind=d.kind, period_start=d.period_start,
+                                      fund_id=d.fund_id, filed_at=filed_at, reference=reference,
+                                      detail=detail, corrects=corrects, clock=clock)
 
         kind = "correction of the filing" if corrects else "filing"
         what = (f"Record the {kind} of {d.what} {d.period}"
                 f"{' fund ' + d.fund_id if d.fund_id else ''}: filed "
                 f"{filed_at.astimezone(self.ctx.tz):%Y-%m-%d %H:%M}, reference "
                 f"{reference or '—'}.")
-        if self.ctx.window.authorize(cal.ROLE, what, cal.SWIPE_ACTION, do) and done:
-            f = done[0]
-            late = (f", LATE by {cal.days_text(cal.late_days(f.due_at, f.filed_at))}"
+        f = self.ctx.swiped(filings.ROLE, what, filings.SWIPE_ACTION, write)
+        if f is not None:
+            late = (f", LATE by {dl.days_text(dl.late_days(f.due_at, f.filed_at))}"
                     if f.late else ", on time")
             self._filing_message(f"{d.what} {d.period}: filing {f.filing_id} recorded{late}.",
                                  True)

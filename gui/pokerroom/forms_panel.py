@@ -43,33 +43,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.pokerroom.room import RoomFund
 from gui.common import theme
 from gui.common.bridge import default_bridge
+from gui.pokerroom.common import day_edit
 
 log = logging.getLogger("podium.gui.forms")
-
-KINDS: tuple[tuple[str, str], ...] = (
-    ("daily", "Daily report (TGD-1623 onsite / TGD-1494 offsite)"),
-    ("award", "Awarding request (TGD-1500)"),
-    ("quarterly", "Quarterly tax compliance (TGD-108)"),
-    ("cessation", "Transfer / cessation (TGD-1540)"),
-    ("implementation", "Implementation request (TGD-1581, Annex A)"),
-    ("forfeiture", "Forfeiture on closure (report to PAGCOR)"),
-)
-
-
-@dataclass(frozen=True)
-class FundInfo:
-    """A Bad Beat Jackpot fund as the tab lists it."""
-
-    fund_id: str
-    name: str
-    ceased: bool
-
-    @property
-    def label(self) -> str:
-        return f"{self.name} (ceased)" if self.ceased else self.name
-
 
 def forms_folder() -> Path:
     """``<user data folder>/forms``: where "Save PDF…" proposes to save."""
@@ -78,8 +57,32 @@ def forms_folder() -> Path:
     return Path(platformdirs.user_data_dir("podium")) / "forms"
 
 
-def _qdate(d: date) -> QDate:
-    return QDate(d.year, d.month, d.day)
+def _date(edit: QDateEdit) -> date:
+    return cast(date, edit.date().toPython())
+
+
+def _note(f: QFormLayout, text: str) -> QLabel:
+    """A muted line under a form's fields."""
+    note = QLabel(text)
+    note.setObjectName("muted")
+    note.setWordWrap(True)
+    f.addRow(note)
+    return note
+
+
+@dataclass(frozen=True)
+class FormKind:
+    """One form the panel fills: its kind (the list's data), its name in the list, its fields
+    (``fields(panel, layout, today)`` adds them to its page) and the request they make
+    (``request(panel, fund)``: ``fund`` the fund chosen at the top, never None when
+    ``needs_fund``)."""
+
+    kind: str
+    title: str
+    fields: Callable[[FormsPanel, QFormLayout, date], None]
+    request: Callable[[FormsPanel, str | None], Any]
+    needs_fund: bool = True
+    shows_fund: bool = False  # a "Fund" row: the fund chosen at the top
 
 
 class FormsPanel(QWidget):
@@ -87,128 +90,40 @@ class FormsPanel(QWidget):
         super().__init__(parent)
         self.console = console
         self.tz = tz
-        self.fund: FundInfo | None = None
-        self.funds: list[FundInfo] = []
+        self.fund: RoomFund | None = None
+        self.funds: list[RoomFund] = []
         self.saved: Path | None = None  # the PDF last written
         self._asked = 0  # forms asked for: only the latest one's answer is used
         # shows a built print preview (modal); a test replaces it
         self.show_dialog: Callable[[Any], None] = self._exec
+        self.fund_labels: dict[str, QLabel] = {}  # kind: the form's "Fund" row
         today = datetime.now(tz).date()
         lay = QVBoxLayout(self)
 
         pick = QFormLayout()
         self.kind_box = QComboBox()
-        for kind, text in KINDS:
-            self.kind_box.addItem(text, kind)
         pick.addRow("Form", self.kind_box)
         lay.addLayout(pick)
 
         self.pages = QStackedWidget()
-        # daily report
-        daily = QWidget()
-        f = QFormLayout(daily)
-        f.setContentsMargins(0, 0, 0, 0)
-        self.daily_date = QDateEdit(_qdate(today))
-        self.daily_date.setDisplayFormat("yyyy-MM-dd")
-        self.daily_date.setCalendarPopup(True)
-        f.addRow("Business date", self.daily_date)
-        self.onsite_box = QComboBox()
-        self.onsite_box.addItem("Onsite (TGD-1623, with the remittance)", True)
-        self.onsite_box.addItem("Offsite (TGD-1494)", False)
-        f.addRow("Poker room", self.onsite_box)
-        self.pages.addWidget(daily)
-        # awarding request
-        award = QWidget()
-        f = QFormLayout(award)
-        f.setContentsMargins(0, 0, 0, 0)
-        self.case_box = QComboBox()
-        f.addRow("Case", self.case_box)
-        hint = QLabel("The case selected on the Cases page is chosen here.")
-        hint.setObjectName("muted")
-        hint.setWordWrap(True)
-        f.addRow(hint)
-        self.pages.addWidget(award)
-        # quarterly tax
-        quarterly = QWidget()
-        f = QFormLayout(quarterly)
-        f.setContentsMargins(0, 0, 0, 0)
-        self.year = QSpinBox()
-        self.year.setRange(2000, 2100)
-        self.year.setValue(today.year)
-        f.addRow("Year", self.year)
-        self.quarter = QComboBox()
-        for q, months in enumerate(("Jan–Mar", "Apr–Jun", "Jul–Sep", "Oct–Dec"), 1):
-            self.quarter.addItem(f"Q{q} ({months})", q)
-        self.quarter.setCurrentIndex((today.month - 1) // 3)
-        f.addRow("Quarter", self.quarter)
-        self.q_onsite_box = QComboBox()
-        self.q_onsite_box.addItem("Onsite", True)
-        self.q_onsite_box.addItem("Offsite", False)
-        f.addRow("Poker club", self.q_onsite_box)
-        self.pages.addWidget(quarterly)
-        # transfer / cessation
-        cess = QWidget()
-        f = QFormLayout(cess)
-        f.setContentsMargins(0, 0, 0, 0)
-        self.cess_fund = QLabel("—")
-        f.addRow("Fund", self.cess_fund)
-        self.to_fund = QComboBox()
-        f.addRow("Transfer to", self.to_fund)
-        self.effective = QDateEdit(_qdate(today))
-        self.effective.setDisplayFormat("yyyy-MM-dd")
-        self.effective.setCalendarPopup(True)
-        f.addRow("Effective on", self.effective)
-        self.cess_note = QLabel("")
-        self.cess_note.setObjectName("muted")
-        self.cess_note.setWordWrap(True)
-        f.addRow(self.cess_note)
-        self.pages.addWidget(cess)
-        # implementation request (TGD-1581)
-        impl = QWidget()
-        f = QFormLayout(impl)
-        f.setContentsMargins(0, 0, 0, 0)
-        self.impl_fund = QLabel("—")
-        f.addRow("Fund", self.impl_fund)
-        self.impl_effective = QDateEdit(_qdate(today))
-        self.impl_effective.setDisplayFormat("yyyy-MM-dd")
-        self.impl_effective.setCalendarPopup(True)
-        f.addRow("Implementation on", self.impl_effective)
-        self.impl_filed_known = QCheckBox("Filing time known")
-        f.addRow(self.impl_filed_known)
-        self.impl_filed = QDateTimeEdit(QDateTime(_qdate(today), QTime(14, 0)))
-        self.impl_filed.setDisplayFormat("yyyy-MM-dd HH:mm")
-        self.impl_filed.setCalendarPopup(True)
-        self.impl_filed.setEnabled(False)
-        self.impl_filed_known.toggled.connect(self.impl_filed.setEnabled)
-        f.addRow("Filed at (casino time)", self.impl_filed)
-        impl_note = QLabel("Filed at least 8 business days before the implementation date; "
-                           "after 3:00 PM counts as the next business day. The form prints "
-                           "the latest filing time, and on time or LATE.")
-        impl_note.setObjectName("muted")
-        impl_note.setWordWrap(True)
-        f.addRow(impl_note)
-        self.pages.addWidget(impl)
-        # forfeiture on closure
-        forfeit = QWidget()
-        f = QFormLayout(forfeit)
-        f.setContentsMargins(0, 0, 0, 0)
-        self.forfeit_fund = QLabel("—")
-        f.addRow("Fund", self.forfeit_fund)
-        note = QLabel("A fund forfeited to PAGCOR on the closure of the poker room: every "
-                      "amount forfeited and the remittance, from the ledger.")
-        note.setObjectName("muted")
-        note.setWordWrap(True)
-        f.addRow(note)
-        self.pages.addWidget(forfeit)
+        for form in FORMS:  # one page of fields per form, in the list's order
+            self.kind_box.addItem(form.title, form.kind)
+            page = QWidget()
+            f = QFormLayout(page)
+            f.setContentsMargins(0, 0, 0, 0)
+            if form.shows_fund:
+                self.fund_labels[form.kind] = QLabel("—")
+                f.addRow("Fund", self.fund_labels[form.kind])
+            form.fields(self, f, today)
+            self.pages.addWidget(page)
+            for i in range(f.rowCount()):  # a message is about the choice made
+                for role in (QFormLayout.ItemRole.FieldRole, QFormLayout.ItemRole.SpanningRole):
+                    item = f.itemAt(i, role)
+                    field = item.widget() if item is not None else None
+                    if field is not None:
+                        self._clears_message(field)
         lay.addWidget(self.pages)
         self.kind_box.currentIndexChanged.connect(self._kind_changed)
-        for changed in (self.daily_date.dateChanged, self.onsite_box.currentIndexChanged,
-                        self.case_box.currentIndexChanged, self.year.valueChanged,
-                        self.quarter.currentIndexChanged, self.to_fund.currentIndexChanged,
-                        self.effective.dateChanged, self.q_onsite_box.currentIndexChanged,
-                        self.impl_effective.dateChanged, self.impl_filed_known.toggled,
-                        self.impl_filed.dateTimeChanged):
-            changed.connect(self._clear_message)  # a message is about the choice made
 
         buttons = QHBoxLayout()
         self.preview_btn = QPushButton("Preview / print…")
@@ -227,6 +142,121 @@ class FormsPanel(QWidget):
         lay.addStretch(1)
         self._kind_changed(0)
 
+    def _clears_message(self, field: QWidget) -> None:
+        """A change of ``field`` clears the message (it was about the choice before)."""
+        if isinstance(field, QDateTimeEdit):  # QDateEdit too
+            field.dateTimeChanged.connect(self._clear_message)
+        elif isinstance(field, QComboBox):
+            field.currentIndexChanged.connect(self._clear_message)
+        elif isinstance(field, QSpinBox):
+            field.valueChanged.connect(self._clear_message)
+        elif isinstance(field, QCheckBox):
+            field.toggled.connect(self._clear_message)
+
+    # --- each form's fields and its request (FORMS) -----------------------------------------
+
+    def _daily_fields(self, f: QFormLayout, today: date) -> None:
+        self.daily_date = day_edit(today)
+        f.addRow("Business date", self.daily_date)
+        self.onsite_box = QComboBox()
+        self.onsite_box.addItem("Onsite (TGD-1623, with the remittance)", True)
+        self.onsite_box.addItem("Offsite (TGD-1494)", False)
+        f.addRow("Poker room", self.onsite_box)
+
+    def _daily_request(self, fund: str | None) -> Any:
+        from printing.pages.ledger_forms import FormRequest
+
+        return FormRequest(kind="daily", fund_id=fund, business_date=_date(self.daily_date),
+                           onsite=bool(self.onsite_box.currentData()))
+
+    def _award_fields(self, f: QFormLayout, _today: date) -> None:
+        self.case_box = QComboBox()
+        f.addRow("Case", self.case_box)
+        _note(f, "The case selected on the Cases page is chosen here.")
+
+    def _award_request(self, _fund: str | None) -> Any:
+        from printing.pages.ledger_forms import FormRequest
+
+        case_id = self.case_box.currentData()
+        if case_id is None:
+            raise ValueError("awarding request: no case; open one or select it first")
+        return FormRequest(kind="award", case_id=case_id)
+
+    def _quarterly_fields(self, f: QFormLayout, today: date) -> None:
+        self.year = QSpinBox()
+        self.year.setRange(2000, 2100)
+        self.year.setValue(today.year)
+        f.addRow("Year", self.year)
+        self.quarter = QComboBox()
+        for q, months in enumerate(("Jan–Mar", "Apr–Jun", "Jul–Sep", "Oct–Dec"), 1):
+            self.quarter.addItem(f"Q{q} ({months})", q)
+        self.quarter.setCurrentIndex((today.month - 1) // 3)
+        f.addRow("Quarter", self.quarter)
+        self.q_onsite_box = QComboBox()
+        self.q_onsite_box.addItem("Onsite", True)
+        self.q_onsite_box.addItem("Offsite", False)
+        f.addRow("Poker club", self.q_onsite_box)
+
+    def _quarterly_request(self, fund: str | None) -> Any:
+        from printing.pages.ledger_forms import FormRequest
+
+        return FormRequest(kind="quarterly", fund_id=fund, year=self.year.value(),
+                           quarter=self.quarter.currentData(),
+                           onsite=bool(self.q_onsite_box.currentData()))
+
+    def _cessation_fields(self, f: QFormLayout, today: date) -> None:
+        self.to_fund = QComboBox()
+        f.addRow("Transfer to", self.to_fund)
+        self.effective = day_edit(today)
+        f.addRow("Effective on", self.effective)
+        self.cess_note = _note(f, "")
+
+    def _cessation_request(self, fund: str | None) -> Any:
+        from printing.pages.ledger_forms import FormRequest
+
+        if self.fund is not None and self.fund.ceased:
+            return FormRequest(kind="cessation", fund_id=fund)
+        to_fund = self.to_fund.currentData()
+        if to_fund is None:
+            raise ValueError("transfer: no other fund to transfer to; create it first")
+        return FormRequest(kind="cessation", fund_id=fund, to_fund_id=to_fund,
+                           effective_on=_date(self.effective))
+
+    def _implementation_fields(self, f: QFormLayout, today: date) -> None:
+        self.impl_effective = day_edit(today)
+        f.addRow("Implementation on", self.impl_effective)
+        self.impl_filed_known = QCheckBox("Filing time known")
+        f.addRow(self.impl_filed_known)
+        self.impl_filed = QDateTimeEdit(QDateTime(QDate(today.year, today.month, today.day),
+                                                  QTime(14, 0)))
+        self.impl_filed.setDisplayFormat("yyyy-MM-dd HH:mm")
+        self.impl_filed.setCalendarPopup(True)
+        self.impl_filed.setEnabled(False)
+        self.impl_filed_known.toggled.connect(self.impl_filed.setEnabled)
+        f.addRow("Filed at (casino time)", self.impl_filed)
+        _note(f, "Filed at least 8 business days before the implementation date; after 3:00 PM "
+                 "counts as the next business day. The form prints the latest filing time, and "
+                 "on time or LATE.")
+
+    def _implementation_request(self, fund: str | None) -> Any:
+        from printing.pages.ledger_forms import FormRequest
+
+        filed = None
+        if self.impl_filed_known.isChecked():
+            naive = cast(datetime, self.impl_filed.dateTime().toPython())
+            filed = naive.replace(second=0, microsecond=0, tzinfo=self.tz)
+        return FormRequest(kind="implementation", fund_id=fund,
+                           effective_on=_date(self.impl_effective), filed_at=filed)
+
+    def _forfeiture_fields(self, f: QFormLayout, _today: date) -> None:
+        _note(f, "A fund forfeited to PAGCOR on the closure of the poker room: every amount "
+                 "forfeited and the remittance, from the ledger.")
+
+    def _forfeiture_request(self, fund: str | None) -> Any:
+        from printing.pages.ledger_forms import FormRequest
+
+        return FormRequest(kind="forfeiture", fund_id=fund)
+
     def _kind_changed(self, index: int) -> None:
         """Show the chosen form's fields; the panel takes only their height (the buttons
         follow them)."""
@@ -244,13 +274,12 @@ class FormsPanel(QWidget):
 
     # --- what the tab tells the panel -------------------------------------------------------
 
-    def set_funds(self, funds: Sequence[FundInfo], current: str | None) -> None:
+    def set_funds(self, funds: Sequence[RoomFund], current: str | None) -> None:
         """The funds (for the transfer destination) and the fund chosen at the top."""
         self.funds = list(funds)
         self.fund = next((f for f in self.funds if f.fund_id == current), None)
-        self.cess_fund.setText(self.fund.label if self.fund else "— (no fund)")
-        self.impl_fund.setText(self.fund.label if self.fund else "— (no fund)")
-        self.forfeit_fund.setText(self.cess_fund.text())
+        for label in self.fund_labels.values():
+            label.setText(self.fund.label if self.fund else "— (no fund)")
         keep = self.to_fund.currentData()
         self.to_fund.clear()
         for f in self.funds:
@@ -288,42 +317,11 @@ class FormsPanel(QWidget):
     def request(self) -> Any:
         """The ``printing.pages.ledger_forms.FormRequest`` of what is chosen (ValueError naming what
         is missing; ImportError while the forms module is not there)."""
-        from printing.pages.ledger_forms import FormRequest
-
-        kind = self.kind_box.currentData()
+        form = FORMS[self.kind_box.currentIndex()]
         fund = self.fund.fund_id if self.fund else None
-        if kind == "award":
-            case_id = self.case_box.currentData()
-            if case_id is None:
-                raise ValueError("awarding request: no case; open one or select it first")
-            return FormRequest(kind="award", case_id=case_id)
-        if fund is None:
+        if form.needs_fund and fund is None:
             raise ValueError("no Bad Beat Jackpot fund: create one first (docs/bbj.md)")
-        if kind == "daily":
-            return FormRequest(kind="daily", fund_id=fund,
-                               business_date=cast(date, self.daily_date.date().toPython()),
-                               onsite=bool(self.onsite_box.currentData()))
-        if kind == "quarterly":
-            return FormRequest(kind="quarterly", fund_id=fund, year=self.year.value(),
-                               quarter=self.quarter.currentData(),
-                               onsite=bool(self.q_onsite_box.currentData()))
-        if kind == "implementation":
-            filed = None
-            if self.impl_filed_known.isChecked():
-                naive = cast(datetime, self.impl_filed.dateTime().toPython())
-                filed = naive.replace(second=0, microsecond=0, tzinfo=self.tz)
-            return FormRequest(kind="implementation", fund_id=fund,
-                               effective_on=cast(date, self.impl_effective.date().toPython()),
-                               filed_at=filed)
-        if kind == "forfeiture":
-            return FormRequest(kind="forfeiture", fund_id=fund)
-        if self.fund is not None and self.fund.ceased:
-            return FormRequest(kind="cessation", fund_id=fund)
-        to_fund = self.to_fund.currentData()
-        if to_fund is None:
-            raise ValueError("transfer: no other fund to transfer to; create it first")
-        return FormRequest(kind="cessation", fund_id=fund, to_fund_id=to_fund,
-                           effective_on=cast(date, self.effective.date().toPython()))
+        return form.request(self, fund)
 
     def with_form(self, then: Callable[[Any], None]) -> None:
         """Fill the chosen form from the ledger off the GUI thread (the bridge), then
@@ -423,3 +421,21 @@ class FormsPanel(QWidget):
                                                     "PDF files (*.pdf)")
         if name:
             self._write_pdf(form, Path(name if name.lower().endswith(".pdf") else name + ".pdf"))
+
+
+FORMS: tuple[FormKind, ...] = (
+    FormKind("daily", "Daily report (TGD-1623 onsite / TGD-1494 offsite)",
+             FormsPanel._daily_fields, FormsPanel._daily_request),
+    FormKind("award", "Awarding request (TGD-1500)", FormsPanel._award_fields,
+             FormsPanel._award_request, needs_fund=False),
+    FormKind("quarterly", "Quarterly tax compliance (TGD-108)", FormsPanel._quarterly_fields,
+             FormsPanel._quarterly_request),
+    FormKind("cessation", "Transfer / cessation (TGD-1540)", FormsPanel._cessation_fields,
+             FormsPanel._cessation_request, shows_fund=True),
+    FormKind("implementation", "Implementation request (TGD-1581, Annex A)",
+             FormsPanel._implementation_fields, FormsPanel._implementation_request,
+             shows_fund=True),
+    FormKind("forfeiture", "Forfeiture on closure (report to PAGCOR)",
+             FormsPanel._forfeiture_fields, FormsPanel._forfeiture_request, shows_fund=True),
+)
+"""Every form of the panel, in the list's order: one row each (its page and its request)."""

@@ -9,10 +9,10 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
 from core.pokerroom import fund as bf
+from core.pokerroom.room import RoomFund
 from gui.common import theme
 from gui.common.bridge import default_bridge
 from gui.pokerroom.common import RoomContext
-from gui.pokerroom.forms_panel import FundInfo
 
 log = logging.getLogger("podium.gui.poker_room")
 
@@ -57,11 +57,10 @@ class FundHeader(QWidget):
         chosen fund stays chosen."""
         room = self.ctx.room
         default_bridge().query(
-            lambda: [FundInfo(f.fund_id, f.name, f.ceased) for f in room.funds()],
-            self._show_funds, lambda exc: log.warning(
+            room.funds, self._show_funds, lambda exc: log.warning(
                 "could not read the Bad Beat Jackpot funds: %s", exc), key="poker-room-funds")
 
-    def _show_funds(self, funds: list[FundInfo]) -> None:
+    def _show_funds(self, funds: list[RoomFund]) -> None:
         self.ctx.funds = funds
         keep = self.fund_box.currentData()
         self.fund_box.blockSignals(True)

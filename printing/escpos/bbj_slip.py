@@ -1,7 +1,7 @@
 """The Bad Beat Jackpot share slip: one sharer's pay (RULES.md 6 "Payout"), printed when the
 share is paid, as ESC/POS bytes for the same 80 mm receipt printer as the win slips.
 
-A case pays its shares seat by seat (core/pokerroom/cases.py ``share_paid``, each after a
+A case pays its shares seat by seat (core/pokerroom/cases/ ``share_paid``, each after a
 supervisor's swipe); each share gets its own slip.  :func:`share_slip` builds the slip from
 the ledger alone (the case's claim for the name, the fund's award share for the figures, the
 ``share_paid`` row for who paid and when), so a reprint is always the same paper with a

@@ -1,5 +1,5 @@
 """The forfeiture report: a Bad Beat Jackpot fund forfeited in favour of PAGCOR on the permanent
-closure of the poker room (docs/forms.md "Forfeiture on closure"; core/pokerroom/fund.py
+closure of the poker room (docs/forms.md "Forfeiture on closure"; core/pokerroom/fund/
 ``forfeit_on_closure``).
 
 :class:`ForfeitureReport` is the page's input, :func:`forfeiture_html` the page (the helpers and

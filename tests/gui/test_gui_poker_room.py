@@ -4,7 +4,7 @@ reasons in words; a showdown of three hands is decided on the two highest; a sea
 must be dealt in; opening a case after a supervisor's swipe lists it with its state and next
 deadline (public holidays skipped); an approval may cease the fund; the daily count keeps the
 house rake; a tournament's fee is recorded; the forms page writes a daily report PDF or shows
-why it can not.  SQLite (core/pokerroom/cases.py and printing/pages/ledger_forms.py are tested on
+why it can not.  SQLite (core/pokerroom/cases/ and printing/pages/ledger_forms.py are tested on
 both databases).  The swipe prompt is replaced by a direct call with a supervisor's card that, like
 the prompt, keeps a refusal's message (tests/gui/test_gui_swipe.py covers the prompt).
 
@@ -427,7 +427,7 @@ def test_an_approval_that_ceases_the_fund(  # type: ignore[no-untyped-def]
     assert "CEASES with this hit" in swiper.prompts[-1]
     # 51,008.00 is above the demo floor's executive threshold: the executive's card was asked
     assert swiper.roles[-1] == "executive"
-    assert ("51,008.00 is at or above the executive threshold 5,000.00: an EXECUTIVE card."
+    assert ("₱51,008.00 is at or above the executive threshold ₱5,000.00: an EXECUTIVE card."
             in swiper.prompts[-1])
     assert screen.cases.case_msg.text() == "Case #1: approved. The fund has ceased (TGD-1540)."
     with Session(engine) as s:
@@ -468,7 +468,7 @@ def test_an_approval_that_ceases_the_fund(  # type: ignore[no-untyped-def]
     assert award_pdf is not None and award_pdf.read_bytes().startswith(b"%PDF")
     assert forms.msg.text().startswith("TGD-1500 awarding request case 1: saved to")
     forms.kind_box.setCurrentIndex(forms.kind_box.findData("cessation"))
-    assert forms.cess_fund.text() == "Poker room BBJ (ceased)"
+    assert forms.fund_labels["cessation"].text() == "Poker room BBJ (ceased)"
     assert not forms.to_fund.isEnabled()
     ceased_pdf = _save_pdf(forms, tmp_path / "cessation.pdf")
     assert ceased_pdf is not None and ceased_pdf.read_bytes().startswith(b"%PDF")
@@ -643,7 +643,7 @@ def test_the_forms_page_writes_a_tgd_1581_implementation_request(  # type: ignor
     forms = screen.forms
     _page(screen, "Forms")
     forms.kind_box.setCurrentIndex(forms.kind_box.findData("implementation"))
-    assert forms.impl_fund.text() == "Poker room BBJ"
+    assert forms.fund_labels["implementation"].text() == "Poker room BBJ"
     today = datetime.now(screen.tz).date()
     effective = today + timedelta(days=40)
     forms.impl_effective.setDate(QDate(effective.year, effective.month, effective.day))
@@ -863,8 +863,8 @@ def test_the_tab_asks_for_the_executive_card_and_pin_a_large_award_needs(  # typ
     # and its PIN policy "executive"
     assert screen.cases.step_btn.text() == "Record step (executive swipe + PIN)…"
     assert screen.cases.step_card.text() == (
-        "Card needed: EXECUTIVE + PIN. 50,705.60 is at or above the executive threshold "
-        "5,000.00: an EXECUTIVE card. Another person than Dana Reyes #1001 (supervisor), "
+        "Card needed: EXECUTIVE + PIN. ₱50,705.60 is at or above the executive threshold "
+        "₱5,000.00: an EXECUTIVE card. Another person than Dana Reyes #1001 (supervisor), "
         "who verified the hand.")
     SHOTS.mkdir(parents=True, exist_ok=True)
     qtbot.wait(50)
@@ -893,10 +893,10 @@ def test_the_tab_asks_for_the_executive_card_and_pin_a_large_award_needs(  # typ
         qtbot.waitUntil(lambda: bool(modal_steps.failures)
                         or bc.get_case(engine, cid).state == "approved", timeout=20000)
     assert "EXECUTIVE card + PIN" in seen["labels"]
-    assert "50,705.60 is at or above the executive threshold 5,000.00" in seen["labels"]
+    assert "₱50,705.60 is at or above the executive threshold ₱5,000.00" in seen["labels"]
     assert seen["refusal"] == (
         "employee 1001 (Dana Reyes, supervisor) can not authorize the approval of a Bad Beat "
-        "Jackpot award of 50,705.60 (at or above the executive threshold 5,000.00): it needs "
+        "Jackpot award of ₱50,705.60 (at or above the executive threshold ₱5,000.00): it needs "
         "an executive")
     case = bc.get_case(engine, cid)
     assert case.events[-1].by.number == "2001" and case.award_id is not None

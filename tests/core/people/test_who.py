@@ -58,8 +58,8 @@ def test_every_record_that_names_a_person_carries_a_who() -> None:
 
     from core.desks.desk import DeskPass
     from core.machines.checks import CheckLine, RecordedCheck
-    from core.pokerroom.calendar import Filing
     from core.pokerroom.cases import Event, StepAuthority
+    from core.pokerroom.deadlines import Filing
     from core.tablegames.slip_record import VoidMark, WinSlip
     from core.tablegames.views import DecisionRecord, SlipVoidView
 

@@ -1,4 +1,4 @@
-"""Bad Beat Jackpot cases (core/pokerroom/cases.py, RULES.md 6 "Deadlines and reports"): the state
+"""Bad Beat Jackpot cases (core/pokerroom/cases/, RULES.md 6 "Deadlines and reports"): the state
 machine (no state skipped, every step with who and when), the deadlines (business days skip
 weekends) and overdue detection, a voided case kept with its reason.  SQLite and PostgreSQL."""
 
@@ -650,11 +650,13 @@ def test_a_supervisor_is_refused_a_large_award_and_only_the_swipe_is_written(
     need = bc.step_authority(room, cid, "approved")
     assert (need.role, need.amount_cents, need.threshold_cents) == ("executive", 5_070_560,
                                                                     500_000)
-    assert need.prompt.startswith("50,705.60 is at or above the executive threshold 5,000.00")
+    # written in the fund's currency (``money``; here the default, pesos), as the screens do
+    assert need.prompt.startswith("₱50,705.60 is at or above the executive threshold "
+                                  "₱5,000.00")
     before, events, swipes = _fund_rows(room), _events(room), _swipes(room)
     with pytest.raises(AuthError, match=r"employee 1001 \(Dana Reyes, supervisor\) can not "
-                       r"authorize the approval of a Bad Beat Jackpot award of 50,705.60 "
-                       r"\(at or above the executive threshold 5,000.00\): it needs an "
+                       r"authorize the approval of a Bad Beat Jackpot award of ₱50,705.60 "
+                       r"\(at or above the executive threshold ₱5,000.00\): it needs an "
                        r"executive"):
         bc.advance(room, cid, "approved", SUP, clock=clock)
     assert (_fund_rows(room), _events(room)) == (before, events)
@@ -679,7 +681,7 @@ def test_an_executive_approves_a_large_award_with_the_pin_the_floor_asks(room: E
     # a share of 10,141.12 (seat 4, winning) is an executive's too; with pin = "none" the
     # executive's swipe alone does
     with pytest.raises(AuthError, match="the payment of a Bad Beat Jackpot share of "
-                                        "10,141.12"):
+                                        "₱10,141.12"):
         bc.advance(room, cid, "share_paid", SUP, seat=4, clock=clock)
     assert _swipes(room)[-1] == ("insufficient_authority", "executive")
     floor_policy(room, executive_threshold_cents=500_000, pin="none")
@@ -698,7 +700,7 @@ def test_the_verifier_may_not_approve_an_award_at_or_above_separate_verifier_at(
     assert "Another person than Evelyn Cruz #2001 (executive)" in \
         bc.step_authority(room, cid, "approved").prompt
     before, events, swipes = _fund_rows(room), _events(room), _swipes(room)
-    with pytest.raises(AuthError, match=r"an award of 50,705.60 \(at or above 10,000.00\) is "
+    with pytest.raises(AuthError, match=r"an award of ₱50,705.60 \(at or above ₱10,000.00\) is "
                        r"approved by another person than the one who verified it: employee "
                        r"2001 \(Evelyn Cruz\)") as refused:
         bc.advance(room, cid, "approved", demo_credential("2001"), clock=clock)

@@ -1,4 +1,4 @@
-"""The Bad Beat Jackpot fund in the ledger (core/pokerroom/fund.py; RULES.md section 6 "Funding",
+"""The Bad Beat Jackpot fund in the ledger (core/pokerroom/fund/; RULES.md section 6 "Funding",
 "Payout", TGD-1540).  Figures are worked out by hand in the comments; ledger tests run on SQLite
 and PostgreSQL (the ``engine`` fixture)."""
 

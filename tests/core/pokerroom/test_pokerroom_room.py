@@ -16,23 +16,26 @@ from sqlalchemy import Engine
 
 import core.pokerroom.fund as bf
 from core.app.demo import demo_credential
-from core.pokerroom import calendar as cal
+from core.kernel.money import PESOS, Currency
+from core.people.auth import AuthError
+from core.pokerroom.calendar_settings import CalendarSettings
 from core.pokerroom.room import PokerRoom, RoomFund
 from core.pokerroom.rules.bbj import BbjSettings
-from tests.core.pokerroom.test_bbj_cases import DAY1, HIT, SUP, entry, post_day1
+from tests.core.pokerroom.test_bbj_cases import DAY1, HIT, SUP, entry, floor_policy, post_day1
 from tests.core.pokerroom.test_bbj_cases import room as room_ledger  # noqa: F401 - a fixture
 
 MANILA = ZoneInfo("Asia/Manila")
 EXEC = demo_credential("2001")  # Evelyn Cruz with her PIN
 
 
-def floor(holidays: tuple[date, ...] = (),
-          calendar: cal.CalendarSettings | None = None) -> Any:
-    """What the facade reads of a floor file: the casino and its [poker_room]."""
+def floor(holidays: tuple[date, ...] = (), calendar: CalendarSettings | None = None,
+          money: Currency = PESOS) -> Any:
+    """What the facade reads of a floor file: the casino, its [poker_room] and the funds'
+    currency (``FloorConfig.fund_money``)."""
     return SimpleNamespace(
         casino=SimpleNamespace(timezone="Asia/Manila", public_holidays=holidays,
                                gaming_day_starts=time(6)),
-        poker_room=SimpleNamespace(calendar=calendar or cal.CalendarSettings()))
+        poker_room=SimpleNamespace(calendar=calendar or CalendarSettings()), fund_money=money)
 
 
 @pytest.fixture
@@ -119,7 +122,7 @@ def test_the_room_reads_the_floor_file_as_it_is_now(room_ledger: Engine) -> None
     room = PokerRoom(room_ledger, lambda: config[-1])
     assert (room.tz, room.holidays) == (MANILA, ())
     # the floor file reloaded with a holiday and the BIR remittance on the 15th
-    later = cal.CalendarSettings(bir_remittance_day=15)
+    later = CalendarSettings(bir_remittance_day=15)
     config.append(floor((date(2026, 12, 8),), later))
     assert (room.holidays, room.calendar) == ((date(2026, 12, 8),), later)
 
@@ -171,6 +174,36 @@ def test_the_hits_gaming_day_posted_is_the_casinos_day_not_a_utc_one(room: Poker
     view = room.advance(cid, "approved", SUP, clock=lambda: later)
     assert view.state == "approved"
     assert "50,705.60 on main 50,705.60" in view.events[-1].detail
+
+
+def test_the_card_a_large_award_needs_is_said_in_the_funds_currency(room: PokerRoom) -> None:
+    """Issue 25: the "Card needed" words and the refusal of a supervisor's card are made in
+    core and wrote bare figures ("50,705.60 is at or above the executive threshold 5,000.00");
+    they write the fund's currency (``[poker_room] currency``, ``FloorConfig.fund_money``), as
+    the screens do.  A floor whose funds are written "PHP 1,234.56" (the code for the sign) so
+    that the currency is the floor's, not a default: the award 50,705.60 (the fund for the hit,
+    all of main) at or above the demo floor's threshold 5,000.00."""
+    floor_policy(room.engine, executive_threshold_cents=500_000,
+                 separate_verifier_cents=100_000_000)
+    config = floor(money=Currency("PHP", "en_PH", iso=True))
+    room = PokerRoom(room.engine, lambda: config)
+    post_day1(room.engine)
+    clock = HIT + timedelta(minutes=10)
+    cid = room.open_case("bbj", entry(), HIT, SUP)
+    room.advance(cid, "verified", SUP, deck_sorted=True, cctv_reviewed=True,
+                 clock=lambda: clock)
+    room.advance(cid, "request_filed", SUP, clock=lambda: clock)
+    need = room.step_authority(cid, "approved")
+    assert (need.role, need.amount_cents) == ("executive", 5_070_560)
+    assert need.prompt == ("PHP 50,705.60 is at or above the executive threshold PHP 5,000.00: "
+                           "an EXECUTIVE card.")
+    with pytest.raises(AuthError) as refused:
+        room.advance(cid, "approved", SUP, clock=lambda: clock)
+    assert str(refused.value) == (
+        "employee 1001 (Dana Reyes, supervisor) can not authorize the approval of a Bad Beat "
+        "Jackpot award of PHP 50,705.60 (at or above the executive threshold PHP 5,000.00): "
+        "it needs an executive")
+    assert room.advance(cid, "approved", EXEC, clock=lambda: clock).state == "approved"
 
 
 def test_an_unposted_gaming_day_is_named_in_the_refusal(room: PokerRoom) -> None:

@@ -1,6 +1,6 @@
 """The regulator's forms filled from the ledger (printing/pages/ledger_forms.py, docs/forms.md "From
 the ledger"): every figure is checked against a hand computation of the ledger built here through
-core/pokerroom/fund.py and core/pokerroom/cases.py, and every refusal.  SQLite and PostgreSQL.
+core/pokerroom/fund/ and core/pokerroom/cases/, and every refusal.  SQLite and PostgreSQL.
 
 The ledger (casino time zone Asia/Manila, UTC+8):
 
@@ -225,7 +225,7 @@ def test_daily_report_distribution_and_updated_amounts_are_the_postings(days: En
     assert (r.previous_main_cents, r.seed_cents, r.previous_reserve_cents) == (
         5_000_000, 1_000_000, 0)
     with Session(days) as s:
-        p = s.query(bf.BbjPosting).filter_by(fund_id="bbj", business_date=DAY1).one()
+        p = s.query(BbjPosting).filter_by(fund_id="bbj", business_date=DAY1).one()
         assert (p.previous_main_cents, p.main_cents, p.reserve_cents) == (
             6_000_000, 7_315_650, 563_850)
         assert (r.updated_main_cents, r.updated_reserve_cents) == (p.main_cents,
