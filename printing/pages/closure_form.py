@@ -22,16 +22,8 @@ from sqlalchemy.orm import Session
 from core.ledger import integrity
 from core.ledger.models import BbjCessation, BbjEntry, BbjFund, BbjPosting
 from core.pokerroom.fund import notice_at_cessation
-from printing.pages.forms import (
-    FormError,
-    _check_cents,
-    _day,
-    _notes,
-    _page,
-    _pairs,
-    _section,
-    peso,
-)
+from printing.pages.forms.figures import FormError, check_cents, peso
+from printing.pages.forms.page import day_text, form_page, note_lines, pairs, section
 
 TITLE = "Jackpot fund forfeited on closure of the poker room"
 FORM_NO = "BBJ forfeiture"
@@ -69,7 +61,7 @@ class ForfeitureReport:
 
     def __post_init__(self) -> None:
         for name in ("main", "seed", "reserve"):
-            _check_cents(getattr(self, f"{name}_cents"), f"{name} forfeited")
+            check_cents(getattr(self, f"{name}_cents"), f"{name} forfeited")
         if self.seed_cents > self.main_cents:
             raise FormError(f"seed forfeited: {peso(self.seed_cents)} is more than the main "
                             f"amount forfeited {peso(self.main_cents)}")
@@ -86,28 +78,28 @@ class ForfeitureReport:
 def forfeiture_html(r: ForfeitureReport) -> str:
     blank = "____________________"
     total = "Total forfeited in favour of PAGCOR (main + reserve)"
-    fund = _pairs([
+    fund = pairs([
         ("Progressive jackpot", r.jackpot),
-        ("Poker room closed on", _day(r.closed_on)),
+        ("Poker room closed on", day_text(r.closed_on)),
         ("Reason", r.reason),
         ("Forfeiture recorded", f"{r.recorded_at:%d %B %Y %H:%M} by {r.recorded_by}"),
         ("Reference", r.reference or blank),
         ("Notice of closure (TGD-1540 part 1)",
-         _day(r.notice_on) if r.notice_on else "none recorded"),
-        ("Players told on", _day(r.players_told_on) if r.players_told_on else
+         day_text(r.notice_on) if r.notice_on else "none recorded"),
+        ("Players told on", day_text(r.players_told_on) if r.players_told_on else
          ("not recorded" if r.notice_on else "none recorded")),
     ], label_width=40)
     if r.last_posting is not None:
         p = r.last_posting
-        last = _pairs([
-            ("Last gaming day posted", _day(p.business_date)),
+        last = pairs([
+            ("Last gaming day posted", day_text(p.business_date)),
             ("Jackpot rake collected that day", peso(p.collection_cents)),
             ("Main jackpot after it", peso(p.main_cents)),
             ("Reserve after it", peso(p.reserve_cents)),
         ], label_width=62)
     else:
         last = "<p>No gaming day was ever posted on this fund.</p>"
-    amounts = _pairs([
+    amounts = pairs([
         ("Seed money in the main jackpot (operator's, since the last hit)", peso(r.seed_cents)),
         ("Increment (main - seed)", peso(r.increment_cents)),
         ("Main jackpot forfeited (seed + increment)", peso(r.main_cents)),
@@ -115,7 +107,7 @@ def forfeiture_html(r: ForfeitureReport) -> str:
         (total, peso(r.total_cents)),
         ("Fund after the forfeiture (main / reserve)", f"{peso(0)} / {peso(0)}"),
     ], strong=(total,))
-    remit = _pairs([
+    remit = pairs([
         ("Amount to remit to PAGCOR", peso(r.total_cents)),
         ("Remitted on", blank),
         ("Official receipt / deposit reference", blank),
@@ -129,11 +121,11 @@ def forfeiture_html(r: ForfeitureReport) -> str:
     ]
     if r.chain:
         notes.append(f"Ledger chain head when this report was made: {r.chain}.")
-    body = (_section("The fund") + fund + _section("Last posting") + last
-            + _section("Amounts forfeited") + amounts
-            + _section("Remittance to PAGCOR") + remit + _notes(notes))
-    page = _page(TITLE, FORM_NO, r.casino, r.operator,
-                 f"{r.jackpot} - closed {_day(r.closed_on)}", body, signers=SIGNERS)
+    body = (section("The fund") + fund + section("Last posting") + last
+            + section("Amounts forfeited") + amounts
+            + section("Remittance to PAGCOR") + remit + note_lines(notes))
+    page = form_page(TITLE, FORM_NO, r.casino, r.operator,
+                     f"{r.jackpot} - closed {day_text(r.closed_on)}", body, signers=SIGNERS)
     # not one of PAGCOR's annex forms: the page says what it is
     return page.replace("PAGCOR annex form", "report to PAGCOR", 1)
 

@@ -1,6 +1,6 @@
 """``podium forms daily|award|quarterly|cessation|implementation|forfeiture ... --pdf OUT.pdf |
 --png OUT.png``: the regulator's poker-room forms filled from the ledger
-(printing/pages/ledger_forms.py), for accountants'
+(printing/pages/ledger_forms/), for accountants'
 scripts (docs/forms.md "From the ledger")::
 
     podium forms daily --fund bbj --date 2026-11-30 [--offsite] --pdf tgd-1623.pdf

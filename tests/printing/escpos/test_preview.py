@@ -1,4 +1,5 @@
-"""Preview: the ESC/POS interpreter recovers what the paper shows (printing/escpos/preview.py)."""
+"""Preview: the ESC/POS interpreter recovers what the paper shows (printing/escpos/interpreter.py)
+and the preview draws it (printing/escpos/preview.py)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from printing.escpos.preview import (
-    PAPER_DOTS,
-    Cut,
-    PreviewError,
-    TextLine,
-    interpret,
-    preview_png,
-    recovered_text,
-    render,
-)
+from printing.escpos.interpreter import Cut, PreviewError, TextLine, interpret, recovered_text
+from printing.escpos.preview import PAPER_DOTS, preview_png, render
 from printing.escpos.slip import demo_slip, render_slip
 
 

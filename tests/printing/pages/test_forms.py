@@ -1,4 +1,4 @@
-"""The regulator's forms (printing/pages/forms.py; RULES.md section 6 "Deadlines and reports").
+"""The regulator's forms (printing/pages/forms/; RULES.md section 6 "Deadlines and reports").
 
 The remittance figures are worked out by hand in the comments; the forms are checked for
 their form number, their totals and (rendered with Qt) a real PDF.

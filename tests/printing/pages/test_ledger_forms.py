@@ -1,4 +1,4 @@
-"""The regulator's forms filled from the ledger (printing/pages/ledger_forms.py, docs/forms.md "From
+"""The regulator's forms filled from the ledger (printing/pages/ledger_forms/, docs/forms.md "From
 the ledger"): every figure is checked against a hand computation of the ledger built here through
 core/pokerroom/fund/ and core/pokerroom/cases/, and every refusal.  SQLite and PostgreSQL.
 
