@@ -101,7 +101,7 @@ from core.controllers.events import (  # noqa: E402
     Misdealt,
     Undone,
 )
-from core.controllers.protocol import (  # noqa: E402
+from core.controllers.frames import (  # noqa: E402
     Ack,
     Command,
     EventFrame,

@@ -24,8 +24,8 @@ from core.app.jackpot_lock import JackpotLock
 from core.app.links import LinkLoop
 from core.app.listeners import Listeners
 from core.controllers.events import Delivery, HitClaimed, Origin, Refused, SequenceGap
+from core.controllers.frames import HitRejected, PayConfirmed
 from core.controllers.link import LinkManager
-from core.controllers.protocol import HitRejected, PayConfirmed
 from core.tablegames.floor import Floor
 from core.tablegames.views import ControllerDecision, FloorChange, HitOutcome
 from core.tablegames.writer import NotHeld

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from core.app.links import LinkLoop
 from core.app.listeners import Listeners
-from core.controllers.protocol import JackpotState
+from core.controllers.frames import JackpotState
 from core.floorconfig import FloorConfig
 from core.kernel.money import format_cents
 from core.tablegames.floor import Floor

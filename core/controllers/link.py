@@ -45,7 +45,7 @@ from core.controllers.events import (
     SequenceGap,
     Undone,
 )
-from core.controllers.protocol import (
+from core.controllers.frames import (
     DEFAULT_HEARTBEAT_MS,
     DEFAULT_RETRANSMIT_MS,
     TIMEOUT_HEARTBEATS,
@@ -56,7 +56,6 @@ from core.controllers.protocol import (
     ErrorFrame,
     EventFrame,
     Frame,
-    FrameBuffer,
     Gone,
     Heartbeat,
     Hello,
@@ -64,10 +63,10 @@ from core.controllers.protocol import (
     ProtocolError,
     Resend,
     Welcome,
-    encode_frame,
-    refusal_text,
     utc_now_iso,
 )
+from core.controllers.protocol import FrameBuffer, encode_frame
+from core.controllers.screening import refusal_text
 from core.ledger.db import LedgerUnavailable
 
 log = logging.getLogger("podium.link")

@@ -44,7 +44,7 @@ from core.controllers.events import (
     Origin,
     Undone,
 )
-from core.controllers.protocol import (
+from core.controllers.frames import (
     DEFAULT_HEARTBEAT_MS,
     DEFAULT_RETRANSMIT_MS,
     TIMEOUT_HEARTBEATS,
@@ -55,7 +55,6 @@ from core.controllers.protocol import (
     ErrorFrame,
     EventFrame,
     Frame,
-    FrameBuffer,
     Gone,
     Heartbeat,
     Hello,
@@ -65,10 +64,10 @@ from core.controllers.protocol import (
     ProtocolError,
     Resend,
     Welcome,
-    encode_frame,
     hit_ref,
     utc_now_iso,
 )
+from core.controllers.protocol import FrameBuffer, encode_frame
 from core.kernel.cards import JOKER, SUITS, Card, CardError, full_deck, parse_cards
 
 log = logging.getLogger("podium.simulator")

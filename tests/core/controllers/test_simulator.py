@@ -21,20 +21,19 @@ from core.controllers.events import (
     Origin,
     Undone,
 )
-from core.controllers.link import ControllerLink
-from core.controllers.protocol import (
+from core.controllers.frames import (
     Ack,
     CommandFrame,
     EventFrame,
-    FrameBuffer,
     Gone,
     HitRejected,
     PayConfirmed,
     Resend,
     Welcome,
-    encode_frame,
     hit_ref,
 )
+from core.controllers.link import ControllerLink
+from core.controllers.protocol import FrameBuffer, encode_frame
 from core.controllers.simulator import (
     SimulatedTable,
     SimulatorError,

@@ -22,8 +22,9 @@ from sqlalchemy import func, select
 from core.app.console import ConsoleCore
 from core.app.demo import SimulatorThread, ensure_demo_certs
 from core.controllers import certs, tls
+from core.controllers.frames import CommandFrame, PayConfirmed, Welcome, hit_ref
 from core.controllers.link import REFUSAL_REPEATS, ControllerLink
-from core.controllers.protocol import CommandFrame, PayConfirmed, Welcome, encode_frame, hit_ref
+from core.controllers.protocol import encode_frame
 from core.controllers.simulator import SimulatedTable, Simulator, build_simulator
 from core.floorconfig import load_demo_floor
 from core.ledger.db import make_engine
