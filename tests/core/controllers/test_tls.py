@@ -25,7 +25,8 @@ from core.controllers import certs, tls
 from core.controllers.frames import CommandFrame, PayConfirmed, Welcome, hit_ref
 from core.controllers.link import REFUSAL_REPEATS, ControllerLink
 from core.controllers.protocol import encode_frame
-from core.controllers.simulator import SimulatedTable, Simulator, build_simulator
+from core.controllers.sim_floor import Simulator, build_simulator
+from core.controllers.simulator import SimulatedTable
 from core.floorconfig import load_demo_floor
 from core.ledger.db import make_engine
 from core.ledger.models import ControllerEvent as EventRow
