@@ -25,7 +25,7 @@ from core.app.links import LinkLoop
 from core.app.listeners import Listeners
 from core.controllers.events import Delivery, HitClaimed, Origin, Refused, SequenceGap
 from core.controllers.frames import HitRejected, PayConfirmed
-from core.controllers.link import LinkManager
+from core.controllers.link_manager import LinkManager
 from core.tablegames.floor import Floor
 from core.tablegames.views import ControllerDecision, FloorChange, HitOutcome
 from core.tablegames.writer import NotHeld

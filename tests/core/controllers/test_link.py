@@ -41,13 +41,9 @@ from core.controllers.frames import (
     Resend,
     Welcome,
 )
-from core.controllers.link import (
-    AckedSeqs,
-    ControllerLink,
-    LinkManager,
-    TableEndpoint,
-    endpoints_from_floor,
-)
+from core.controllers.link import ControllerLink
+from core.controllers.link_events import AckedSeqs
+from core.controllers.link_manager import LinkManager, TableEndpoint, endpoints_from_floor
 from core.controllers.protocol import FrameBuffer, encode_frame
 from core.controllers.screening import refusal_text
 from core.controllers.simulator import SimulatedTable

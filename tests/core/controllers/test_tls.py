@@ -23,7 +23,8 @@ from core.app.console import ConsoleCore
 from core.app.demo import SimulatorThread, ensure_demo_certs
 from core.controllers import certs, tls
 from core.controllers.frames import CommandFrame, PayConfirmed, Welcome, hit_ref
-from core.controllers.link import REFUSAL_REPEATS, ControllerLink
+from core.controllers.link import ControllerLink
+from core.controllers.link_ends import REFUSAL_REPEATS
 from core.controllers.protocol import encode_frame
 from core.controllers.sim_floor import Simulator, build_simulator
 from core.controllers.simulator import SimulatedTable
