@@ -133,7 +133,7 @@ class Answers:
         fut.add_done_callback(fenced)
         if online:
             self._close_earlier_boots(table)
-            self._jackpot.send([table], self._jackpot.group_states(table))
+            self._jackpot.tell(table)
 
             def resend(f: Future[None]) -> None:
                 if not f.cancelled() and f.exception() is None and not self._links.stopped:

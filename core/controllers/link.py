@@ -153,7 +153,9 @@ class ControllerLink:
 
     async def send_state(self, state: JackpotState) -> None:
         """Tell the controller a level's Jackpot Lock state now, if the link is up (not queued:
-        the console sends every level's state again after the next WELCOME)."""
+        the console sends every level's state again after the next WELCOME).  The frame is
+        written before the first wait (for the connection to take it): states sent in a given
+        order reach the wire in that order (``core.app.jackpot_lock``)."""
         if self.online:
             await self._send(state)
 
