@@ -70,8 +70,8 @@ from core.app.console import ConsoleCore  # noqa: E402
 from core.app.demo import SimulatorThread, enroll_demo_employees, swipe_of  # noqa: E402
 from core.controllers import certs, tls  # noqa: E402
 from core.controllers.chaos import FAULT_KINDS, ChaosProxy, FaultRates  # noqa: E402
+from core.controllers.frames import Command, PayConfirmed  # noqa: E402
 from core.controllers.link import ControllerLink  # noqa: E402
-from core.controllers.protocol import Command, PayConfirmed  # noqa: E402
 from core.controllers.simulator import SimulatedTable  # noqa: E402
 from core.floorconfig import loads_floor  # noqa: E402
 from core.ledger.balance_checks import check_balances  # noqa: E402

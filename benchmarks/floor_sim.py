@@ -7,7 +7,7 @@ Run as a subprocess by the benchmark::
         [--hold]
 
 It loads the floor (:func:`write_floor` makes one), builds its tables with
-``core.controllers.simulator.build_simulator`` and serves them all on one asyncio loop (uvloop
+``core.controllers.sim_floor.build_simulator`` and serves them all on one asyncio loop (uvloop
 if it is installed), over TLS with the certificates beside the floor's ``controller_link.ca``,
 or plain TCP where the floor says ``plain-lab-only``.  Once every table listens it prints
 ``SIM READY <n> tables`` (flushed).  (With ``--hold`` the tables then wait, connected but
@@ -101,7 +101,7 @@ from core.controllers.events import (  # noqa: E402
     Misdealt,
     Undone,
 )
-from core.controllers.protocol import (  # noqa: E402
+from core.controllers.frames import (  # noqa: E402
     Ack,
     Command,
     EventFrame,
@@ -109,7 +109,8 @@ from core.controllers.protocol import (  # noqa: E402
     PayConfirmed,
     ProtocolError,
 )
-from core.controllers.simulator import PHASE_SECONDS, SimulatedTable, build_simulator  # noqa: E402
+from core.controllers.sim_floor import build_simulator  # noqa: E402
+from core.controllers.simulator import PHASE_SECONDS, SimulatedTable  # noqa: E402
 from core.floorconfig import FloorConfig  # noqa: E402
 from core.kernel.money import cents_to_units  # noqa: E402
 from core.tablegames import meters  # noqa: E402

@@ -395,7 +395,7 @@ def run(args: argparse.Namespace) -> int:
     sim = None
     if demo and not opts.no_simulator:
         from core.app.demo import SimulatorThread
-        from core.controllers.simulator import build_simulator
+        from core.controllers.sim_floor import build_simulator
 
         try:
             sim = SimulatorThread(build_simulator(floor=console.config, seed=opts.seed,

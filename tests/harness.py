@@ -14,7 +14,8 @@ from sqlalchemy import Engine
 
 from core.app.console import ConsoleCore
 from core.app.demo import SimulatorThread, enroll_demo_employees
-from core.controllers.simulator import SimulatedTable, Simulator
+from core.controllers.sim_floor import Simulator
+from core.controllers.simulator import SimulatedTable
 from core.floorconfig import FloorConfig, NetworkPrinterConfig, load_demo_floor
 from core.tablegames.floor import Floor
 from core.tablegames.rules.paytables import load_paytables

@@ -24,8 +24,8 @@ from core.app.jackpot_lock import JackpotLock
 from core.app.links import LinkLoop
 from core.app.listeners import Listeners
 from core.controllers.events import Delivery, HitClaimed, Origin, Refused, SequenceGap
-from core.controllers.link import LinkManager
-from core.controllers.protocol import HitRejected, PayConfirmed
+from core.controllers.frames import HitRejected, PayConfirmed
+from core.controllers.link_manager import LinkManager
 from core.tablegames.floor import Floor
 from core.tablegames.views import ControllerDecision, FloorChange, HitOutcome
 from core.tablegames.writer import NotHeld
@@ -133,7 +133,7 @@ class Answers:
         fut.add_done_callback(fenced)
         if online:
             self._close_earlier_boots(table)
-            self._jackpot.send([table], self._jackpot.group_states(table))
+            self._jackpot.tell(table)
 
             def resend(f: Future[None]) -> None:
                 if not f.cancelled() and f.exception() is None and not self._links.stopped:

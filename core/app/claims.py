@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from core.app.links import LinkLoop
 from core.app.listeners import Listeners
-from core.controllers.link import endpoints_from_floor
+from core.controllers.link_manager import endpoints_from_floor
 from core.controllers.ownership import ClaimError, TableClaims
 from core.floorconfig import FloorConfig
 from core.tablegames.floor import Floor

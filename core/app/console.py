@@ -37,8 +37,9 @@ from core.app.jackpot_lock import JackpotLock
 from core.app.links import LinkLoop
 from core.app.listeners import Listeners
 from core.app.print_spool import PrintSpool, SlipRecord
-from core.controllers.ownership import TableClaims, TableService, service_name, table_services
-from core.controllers.protocol import JackpotState
+from core.controllers.frames import JackpotState
+from core.controllers.ownership import TableClaims
+from core.controllers.services import TableService, service_name, table_services
 from core.controllers.tls import link_tls
 from core.floorconfig import FloorConfig, FloorConfigError
 from core.people.auth import Credential

@@ -129,7 +129,7 @@ def ensure_demo_certs(config: Any) -> Path:
 
 
 class SimulatorThread:
-    """Runs a :class:`core.controllers.simulator.Simulator` on an asyncio loop in a daemon
+    """Runs a :class:`core.controllers.sim_floor.Simulator` on an asyncio loop in a daemon
     thread."""
 
     def __init__(self, simulator: Any) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from core.app.links import LinkLoop
 from core.app.listeners import Listeners
-from core.controllers.protocol import JackpotState
+from core.controllers.frames import JackpotState
 from core.floorconfig import FloorConfig
 from core.kernel.money import format_cents
 from core.tablegames.floor import Floor
@@ -42,6 +42,7 @@ class JackpotLock:
         # version of the level view it came from)
         self._states: dict[tuple[str, str], tuple[JackpotState, int]] = {}
         self._lock = threading.Lock()
+        self._sending: set[asyncio.Task[None]] = set()  # on the link loop: states being sent
 
     def load(self, levels: Iterable[LevelView]) -> None:
         """What each controller is told after WELCOME (at start)."""
@@ -49,28 +50,48 @@ class JackpotLock:
             self._states[(lv.group, lv.level)] = (jackpot_state(lv), lv.version)
 
     def group_states(self, table: str) -> list[JackpotState]:
+        """What ``table`` is told after its WELCOME: every level of its group."""
+        with self._lock:
+            return self._group_states(table)
+
+    def _group_states(self, table: str) -> list[JackpotState]:
         try:
             group = self.config.table(table).group
         except KeyError:
             return []
+        return [st for (g, _lv), (st, _v) in sorted(self._states.items()) if g == group]
+
+    def tell(self, table: str) -> None:
+        """Its group's states to a table whose link came up (after its WELCOME), read and
+        handed to the link loop under the lock: a commit's newer state reaches the loop before
+        or after these, never between the read and the send."""
         with self._lock:
-            return [st for (g, _lv), (st, _v) in sorted(self._states.items()) if g == group]
+            self.send([table], self._group_states(table))
 
     def send(self, tables: list[str], states: list[JackpotState]) -> None:
+        """Tell ``tables`` (those linked here) ``states``, from any thread, without waiting:
+        posted to the link loop (``call_soon_threadsafe``, first in first out), where each
+        table gets a task per state.  A task writes its frame before its first wait (the
+        drain), so each table hears the states in the order they were posted, and a table whose
+        connection is slow to take them holds back no other table of the group."""
         loop, links = self._links.loop, self._links.links
         if self._links.stopped or loop is None or links is None or not states or not tables:
             return
 
-        async def send() -> None:
+        def post() -> None:  # on the link loop
+            if self._links.stopped:
+                return
             for table in tables:
                 link = links.links.get(table)  # another service's table: it tells it
                 if link is None:
                     continue
                 for st in states:
-                    await link.send_state(st)
+                    task = loop.create_task(link.send_state(st))
+                    self._sending.add(task)  # the loop keeps only a weak reference
+                    task.add_done_callback(self._sending.discard)
 
         with contextlib.suppress(RuntimeError):  # the loop is closing
-            asyncio.run_coroutine_threadsafe(send(), loop)
+            loop.call_soon_threadsafe(post)
 
     def states(self) -> dict[tuple[str, str], JackpotState]:
         """What the console tells the controllers of each level (tests, the status bar)."""

@@ -19,7 +19,9 @@ from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from core.controllers.link import LinkManager, OnEvent, OnStatus
+from core.controllers.link import OnStatus
+from core.controllers.link_events import OnEvent
+from core.controllers.link_manager import LinkManager
 from core.floorconfig import FloorConfig
 
 log = logging.getLogger("podium.runtime")

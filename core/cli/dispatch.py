@@ -56,7 +56,7 @@ COMMANDS_REPORT: dict[str, tuple[str, str]] = {
                   "their filings"),
 }
 COMMANDS_TOP: dict[str, tuple[str, str]] = {
-    "simulate": ("core.controllers.simulator", "run simulated table controllers"),
+    "simulate": ("core.cli.simulate_command", "run simulated table controllers"),
     "certs": ("core.cli.certs_command", "a test CA and the controller link's TLS certificates "
               "(one per table, one per console)"),
     "serve": ("core.cli.serve_command", "the floor service: serve the controller links of "

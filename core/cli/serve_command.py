@@ -386,7 +386,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _services(args: argparse.Namespace) -> int:
-    from core.controllers.ownership import services, table_services
+    from core.controllers.services import services, table_services
     from core.tablegames.floor import Floor
 
     config, paytables, engine = _load(args)

@@ -55,6 +55,10 @@ Every claim, release, loss and refusal is a row of ``ownership_events`` (append-
 chained): which process answered a table at any moment.  ``floor_services`` keeps each
 service's heartbeat (written every second) so a console can tell a service that is up from one
 that stopped answering.  SQLite (one podium) needs none of this: the console serves its tables.
+
+The statements on a table's lock row and the lock connection's set-up are in
+:mod:`core.controllers.lock_rows`; what the screens read of who serves which table (and the
+words of a refused claim) in :mod:`core.controllers.services`.
 """
 
 from __future__ import annotations
@@ -66,14 +70,14 @@ import socket
 import threading
 import time
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, delete, select, text, update
+from sqlalchemy import Connection, delete, text, update
 
+from core.controllers import lock_rows, services
+from core.controllers.lock_rows import FENCE_SQL, LOCK_PREFIX, RELEASE_SQL, RENEW_SQL
 from core.ledger import locks
-from core.ledger.db import own_connection, problem
+from core.ledger.db import problem
 from core.ledger.models import FloorService, OwnershipEvent, TableOwner
 from core.tablegames import changes, setup
 
@@ -89,8 +93,6 @@ HEARTBEAT_S = 1.0
 TAKEOVER_GRACE_S = 2.0
 LEASE_ENV = "PODIUM_LEASE_S"
 DEFAULT_LEASE_S = 3.0
-STALE_AFTER = timedelta(seconds=10)  # a heartbeat older than this: the service is not answering
-_LOCK_PREFIX = "table:"  # a table's row of ledger_locks: "table:T01"
 
 
 class ClaimError(RuntimeError):
@@ -111,38 +113,6 @@ def lease_s() -> float:
     if not 1.5 <= value <= 60:
         raise ValueError(f"{LEASE_ENV}={raw[:40]!r}: seconds from 1.5 to 60 expected")
     return value
-
-
-@dataclass(frozen=True)
-class ServiceInfo:
-    id: int
-    name: str
-    host: str
-    pid: int
-    kind: str
-    started_at: datetime
-    heartbeat_at: datetime
-    stopped_at: datetime | None
-    up: bool  # its lock connection is alive and its heartbeat is recent
-
-    @property
-    def label(self) -> str:
-        return f"{self.name} ({self.host}, pid {self.pid})"
-
-
-@dataclass(frozen=True)
-class TableService:
-    """A table's service as a console shows it."""
-
-    table: str
-    service: str  # the service's name ("" when no service ever served it)
-    up: bool
-    since: datetime | None
-    detail: str  # in words: "served by pit-a (host1, pid 4242) since ..." / "NO SERVICE: ..."
-
-
-def service_name(name: str | None, kind: str) -> str:
-    return name or f"{kind}@{socket.gethostname()}"
 
 
 class TableClaims:
@@ -185,28 +155,13 @@ class TableClaims:
                 assert self.service_id is not None
                 return self.service_id
             try:
-                # its own, never back in the pool (after a failover: not a dead one of it)
-                conn = own_connection(self.floor.engine)
-                with conn.cursor() as cur:
-                    # a vanished machine's session (and its locks) ends in about 11 s
-                    cur.execute("SET tcp_keepalives_idle = 5")
-                    cur.execute("SET tcp_keepalives_interval = 2")
-                    cur.execute("SET tcp_keepalives_count = 3")
-                    # a claim left open by a paused process ends after the lease
-                    cur.execute("SELECT set_config('idle_in_transaction_session_timeout', "
-                                "%s, false)", (f"{int(self.lease_s * 1000)}ms",))
-                    cur.execute("SELECT set_config('application_name', %s, false)",
-                                (f"podium {self.kind} {self.name}"[:63],))
-                    # a claim waits for another claim's rows at most this long
-                    cur.execute("SELECT set_config('lock_timeout', %s, false)",
-                                (f"{int(locks.lock_timeout_s() * 1000)}ms",))
-                    cur.execute("SELECT pg_backend_pid()")
-                    row = cur.fetchone()
+                conn, db_pid = lock_rows.connect(self.floor.engine,
+                                                 f"podium {self.kind} {self.name}", self.lease_s)
             except Exception as exc:
                 raise ClaimError(f"the ledger database does not answer: "
                                  f"{_reason(exc)}") from None
             self._conn = conn
-            self.db_pid = int(row[0]) if row else None
+            self.db_pid = db_pid
             now = self.floor.ctx.now()
             with self.floor.ctx.session() as s, s.begin():
                 if self.service_id is None:
@@ -291,8 +246,8 @@ class TableClaims:
         out = set(tables) - set(ask)
         if ask:
             names = sorted(ask)
-            held = set(conn.execute(text(_FENCE), {
-                "names": [_LOCK_PREFIX + t for t in names], "epochs": [ask[t] for t in names],
+            held = set(conn.execute(text(FENCE_SQL), {
+                "names": [LOCK_PREFIX + t for t in names], "epochs": [ask[t] for t in names],
                 "me": self.service_id, "idle": f"{int(self.lease_s * 1000)}ms"}).scalars())
             out |= set(ask) - held
         return out
@@ -321,9 +276,9 @@ class TableClaims:
                 # held), the heartbeat is written (floor_services is not a chained record)
                 # and the leases are renewed
                 with conn.cursor() as cur:
-                    cur.execute(_RENEW, (self.floor.ctx.now(), self.service_id, self.lease_s,
-                                         [_LOCK_PREFIX + t for t in names],
-                                         [self._epoch[t] for t in names]))
+                    cur.execute(RENEW_SQL, (self.floor.ctx.now(), self.service_id, self.lease_s,
+                                            [LOCK_PREFIX + t for t in names],
+                                            [self._epoch[t] for t in names]))
                     renewed = {str(t) for (t,) in cur.fetchall()}
             except Exception as exc:
                 log.error("service %s: the lock connection dropped (%s): every table it "
@@ -371,8 +326,8 @@ class TableClaims:
                 raise ClaimError("no lock connection")
             sent = time.monotonic()
             try:
-                got, busy = _take(conn, want, self.service_id, self.lease_s)
-            except _Busy as exc:
+                got, busy = lock_rows.take(conn, want, self.service_id, self.lease_s)
+            except lock_rows.Busy as exc:
                 raise ClaimError(str(exc)) from None
             except Exception as exc:
                 self._drop_conn()
@@ -381,7 +336,7 @@ class TableClaims:
             if busy and not taken:  # one line naming the transaction that holds them
                 try:
                     with conn.cursor() as cur:
-                        cur.execute(locks.HOLDER_SQL, ([_LOCK_PREFIX + t for t in busy],))
+                        cur.execute(locks.HOLDER_SQL, ([LOCK_PREFIX + t for t in busy],))
                         row = cur.fetchone()
                 except Exception as exc:
                     self._drop_conn()
@@ -399,7 +354,7 @@ class TableClaims:
         others = [t for t in want if t not in got and t not in busy]
         lost = self.lost()
         try:
-            refused = self._holders(others) if others else {}
+            refused = services.holders(self.floor, others, self.service_id) if others else {}
             if taken or lost or any(self._refused.get(t) != why for t, why in refused.items()):
                 taken = self._record(taken, refused, lost)
         except Exception:
@@ -411,25 +366,6 @@ class TableClaims:
                     self._lost.setdefault(t, why)
             raise
         return taken, refused
-
-    def _holders(self, tables: list[str]) -> dict[str, str]:
-        with self.floor.ctx.read() as s:
-            rows = s.execute(
-                select(TableOwner.table_id, TableOwner.since, FloorService.name,
-                       FloorService.host, FloorService.pid, FloorService.id)
-                .join(FloorService, FloorService.id == TableOwner.service_id)
-                .where(TableOwner.table_id.in_(tables))).all()
-        named = {str(t): (since, name, host, pid, sid) for t, since, name, host, pid, sid in rows}
-        out: dict[str, str] = {}
-        for t in tables:
-            found = named.get(t)
-            if found is None or found[4] == self.service_id:
-                out[t] = "held by another service that has not named itself yet"
-            else:
-                since, name, host, pid, sid = found
-                out[t] = (f"served by {name} (service #{sid} on {host}, pid {pid}) since "
-                          f"{since:%Y-%m-%d %H:%M:%S} UTC")
-        return out
 
     def _record(self, taken: list[str], refused: dict[str, str],
                 lost: dict[str, str]) -> list[str]:
@@ -497,7 +433,7 @@ class TableClaims:
             if conn is not None:
                 try:
                     with conn.cursor() as cur:
-                        cur.execute(_RELEASE, ([_LOCK_PREFIX + t for t in tables], epochs))
+                        cur.execute(RELEASE_SQL, ([LOCK_PREFIX + t for t in tables], epochs))
                 except Exception as exc:
                     log.warning("service %s: releasing %s: %s", self.name, ", ".join(tables),
                                 _reason(exc))
@@ -534,168 +470,6 @@ class TableClaims:
         with self._lock:
             self._drop_conn()
 
-
-def services(floor: Floor, *, include_stopped: bool = False) -> list[ServiceInfo]:
-    """The floor services on this ledger: up when its lock connection is alive (PostgreSQL's
-    own list of sessions) and its heartbeat recent."""
-    ctx = floor.ctx
-    now = ctx.now()
-    with ctx.read() as s:
-        q = select(FloorService).order_by(FloorService.id)
-        if not include_stopped:
-            q = q.where(FloorService.stopped_at.is_(None))
-        rows = list(s.scalars(q))
-        pids = [r.db_pid for r in rows if r.db_pid is not None]
-        alive: set[int] = set()
-        if pids and ctx.pg:
-            alive = {int(p) for p in s.execute(
-                text("SELECT pid FROM pg_stat_activity WHERE pid = ANY(:p)"),
-                {"p": pids}).scalars()}
-    return [ServiceInfo(r.id, r.name, r.host, r.pid, r.kind, r.started_at, r.heartbeat_at,
-                        r.stopped_at,
-                        r.stopped_at is None and r.db_pid in alive
-                        and now - r.heartbeat_at < STALE_AFTER)
-            for r in rows]
-
-
-def table_services(floor: Floor) -> dict[str, TableService]:
-    """Per table: the service serving it and whether that service is up (for the screens).
-    A service's claim on a table lasts until its lease ends (:func:`lease_s` after its last
-    heartbeat): the words say when, and that a standby asking then takes the table."""
-    svc = {s.id: s for s in services(floor, include_stopped=True)}
-    with floor.ctx.read() as s:
-        owners = {str(t): (int(sid), since) for t, sid, since in s.execute(
-            select(TableOwner.table_id, TableOwner.service_id, TableOwner.since)).all()}
-        leases: dict[str, tuple[int | None, datetime | None, datetime]] = {}
-        if floor.ctx.pg:
-            leases = {str(t)[len(_LOCK_PREFIX):]: (sid, until, now) for t, sid, until, now in
-                      s.execute(text("SELECT name, holder_service, lease_until, "
-                                     "clock_timestamp() FROM ledger_locks "
-                                     "WHERE name LIKE 'table:%'"))}
-    out: dict[str, TableService] = {}
-    for t in floor.config.tables:
-        found = owners.get(t.id)
-        if found is None:
-            out[t.id] = TableService(t.id, "", False, None,
-                                     "NO SERVICE: no floor service serves this table now")
-            continue
-        sid, since = found
-        info = svc.get(sid)
-        holder, until, now = leases.get(t.id, (sid, None, since))
-        lapsed = holder == sid and until is not None and until <= now
-        if info is None:
-            out[t.id] = TableService(t.id, f"#{sid}", False, since, "NO SERVICE")
-        elif info.up and not lapsed:
-            out[t.id] = TableService(t.id, info.name, True, since,
-                                     f"served by {info.label} since {since:%H:%M:%S} UTC")
-        else:
-            why = ("stopped" if info.stopped_at is not None else
-                   "not answering (last heartbeat "
-                   f"{info.heartbeat_at:%H:%M:%S} UTC)")
-            if holder != sid or until is None:
-                when = "a standby takes the table at its next claim (every second), if one runs"
-            elif lapsed:
-                when = (f"its lease on the table ended at {until:%H:%M:%S} UTC; a standby "
-                        "takes the table at its next claim (every second), if one runs")
-            else:
-                when = (f"its lease on the table ends at {until:%H:%M:%S} UTC; then a standby "
-                        "takes the table at its next claim (every second), if one runs")
-            out[t.id] = TableService(t.id, info.name, False, since,
-                                     f"NO SERVICE: {info.label} {why}; {when}")
-    return out
-
-
-class _Busy(RuntimeError):
-    """Another writer's transaction held a table's lock row past the lock timeout."""
-
-
-# a table's lock row, as a claim sees it: "free" (nobody holds it, or this lock connection
-# does), "lapsed" (its lease ended), "gone" (the session that claimed it is gone from
-# pg_stat_activity: the same backend pid, login and application), or NULL (held); and the
-# seconds left of its lease (the grace of a take-over never outlasts it)
-_FREE = """SELECT substr(k.name, 7), CASE
-WHEN k.holder_pid IS NULL OR k.holder_pid = pg_backend_pid() THEN 'free'
-WHEN k.lease_until < clock_timestamp() THEN 'lapsed'
-WHEN NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = k.holder_pid
-                 AND a.datname = current_database() AND a.usename = k.holder_login
-                 AND a.application_name IS NOT DISTINCT FROM k.holder_app) THEN 'gone' END,
-coalesce(extract(epoch FROM k.lease_until - clock_timestamp()), 1e9)
-FROM ledger_locks k WHERE k.name = ANY(%s) ORDER BY k.name"""
-# a claim: the next epoch, and a lease from now
-_HOLD = """UPDATE ledger_locks SET holder_pid = pg_backend_pid(), holder_login = session_user,
-holder_app = left(current_setting('application_name'), 64), holder_service = %s,
-holder_since = now(), epoch = epoch + 1,
-lease_until = clock_timestamp() + make_interval(secs => %s)
-WHERE name = ANY(%s) RETURNING substr(name, 7), epoch"""
-_RELEASE = """UPDATE ledger_locks k SET holder_pid = NULL, holder_login = NULL, holder_app = NULL,
-holder_service = NULL, holder_since = NULL, lease_until = NULL
-FROM unnest(%s::text[], %s::bigint[]) AS m(name, epoch)
-WHERE k.name = m.name AND k.epoch = m.epoch AND k.holder_pid = pg_backend_pid()"""
-# the heartbeat: the service's row, and the lease of every table it holds at its epoch (a row
-# that names another claim now is not renewed: the table is given up)
-_RENEW = """WITH beat AS (UPDATE floor_services SET heartbeat_at = %s WHERE id = %s)
-UPDATE ledger_locks k SET lease_until = clock_timestamp() + make_interval(secs => %s)
-FROM unnest(%s::text[], %s::bigint[]) AS m(name, epoch)
-WHERE k.name = m.name AND k.epoch = m.epoch AND k.holder_pid = pg_backend_pid()
-RETURNING substr(k.name, 7)"""
-# the fence (SQLAlchemy parameters): the tables this service holds at its epochs with a lease
-# still running, their rows locked FOR KEY SHARE; a transaction that locked one is ended by the
-# server if it is left idle longer than the lease (SET LOCAL, evaluated before a row is locked)
-_FENCE = """SELECT substr(k.name, 7) FROM ledger_locks k
-JOIN unnest(CAST(:names AS text[]), CAST(:epochs AS bigint[])) AS m(name, epoch)
-ON k.name = m.name
-WHERE k.holder_service = :me AND k.epoch = m.epoch AND k.lease_until > clock_timestamp()
-AND (SELECT set_config('idle_in_transaction_session_timeout', :idle, true)) IS NOT NULL
-FOR KEY SHARE OF k"""
-
-
-def _take(conn: Any, tables: list[str], service_id: int | None,
-          lease: float) -> tuple[dict[str, tuple[int, float]], set[str]]:
-    """Claim ``tables`` on the lock connection ``conn``: in one short transaction, each
-    table's row of ``ledger_locks`` (made on first use) locked ``FOR UPDATE``, and the free
-    ones named as this connection's at their next epoch with a lease of ``lease`` seconds.  A
-    claim is a row a reader can neither lock nor write (revision 0023; until 0022 an advisory
-    lock any login could hold).  It lives as long as the lock connection's session and its
-    lease (renewed by :meth:`TableClaims.beat`): when either ends, its rows are free for the
-    next claim.  A row another transaction holds locked now (a writer's fence, another
-    claim) is skipped and asked for again the next round.  Table taken -> (its epoch, the
-    grace before it may be linked: what was left of the lease of a holder whose session is
-    gone, 0 otherwise), and the tables skipped (locked by another transaction now).  _Busy
-    names the session whose transaction held a row past the lock
-    timeout (the lock connection stays)."""
-    names = [_LOCK_PREFIX + t for t in tables]
-    try:
-        with conn.transaction(), conn.cursor() as cur:
-            # first without a lock: a standby asking every second for tables served elsewhere
-            # locks (and writes) nothing
-            cur.execute(_FREE, (names,))
-            seen = {str(t): how for t, how, _left in cur.fetchall()}
-            missing = [_LOCK_PREFIX + t for t in tables if t not in seen]
-            if missing:  # a table never claimed: its row, made once
-                cur.execute("INSERT INTO ledger_locks (name) SELECT unnest(%s::text[]) "
-                            "ON CONFLICT DO NOTHING", (missing,))
-            ask = [_LOCK_PREFIX + t for t in tables if seen.get(t, "free") is not None]
-            if not ask:
-                return {}, set()
-            # then, locked, asked again: two services claiming at once take turns
-            cur.execute(_FREE + " FOR UPDATE OF k SKIP LOCKED", (ask,))
-            rows = cur.fetchall()
-            busy = {n[len(_LOCK_PREFIX):] for n in ask} - {str(t) for t, _how, _left in rows}
-            free = {str(t): (0.0 if how != "gone" else max(0.0, float(left)))
-                    for t, how, left in rows if how is not None}
-            if not free:
-                return {}, busy
-            cur.execute(_HOLD, (service_id, lease, [_LOCK_PREFIX + t for t in sorted(free)]))
-            return {str(t): (int(epoch), free[str(t)]) for t, epoch in cur.fetchall()}, busy
-    except Exception as exc:
-        if getattr(exc, "sqlstate", None) != "55P03":  # lock_not_available
-            raise
-        with conn.cursor() as cur:
-            cur.execute(locks.HOLDER_SQL, (names,))
-            row = cur.fetchone()
-        raise _Busy(f"the ledger's table locks were not free within "
-                    f"{locks.lock_timeout_s():g} s ({locks.ENV}); "
-                    f"{locks.describe(row)}") from None
 
 
 def _reason(exc: BaseException) -> str:

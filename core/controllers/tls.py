@@ -177,7 +177,7 @@ class HandshakeFault:
     clear: a flipped byte is a failed signature, an unknown issuer, an expiry; a flipped record
     header reads as plain TCP; a damaged alert, or a damaged request answered with one, can be
     any alert), so the link counts it as a refusal only when it repeats
-    (``core.controllers.link.REFUSAL_REPEATS``).  Anything else (bad record mac, a cut or reset
+    (``core.controllers.link_ends.REFUSAL_REPEATS``).  Anything else (bad record mac, a cut or reset
     connection, a malformed record) is a connection fault."""
 
     words: str

@@ -29,7 +29,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal, TypeVar, dataclass_transform
 
-from core.controllers.protocol import MAX_AMOUNT_CENTS
+from core.controllers.frames import MAX_AMOUNT_CENTS
 from core.kernel.money import json_cents, parse_cents, parse_rate
 from core.kernel.text import printable
 

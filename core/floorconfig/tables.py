@@ -10,7 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
-from core.controllers.protocol import MAX_ID_CHARS
+from core.controllers.frames import MAX_ID_CHARS
 from core.floorconfig.schema import (
     FloorConfigError,
     Setting,

@@ -39,12 +39,8 @@ from typing import Any
 from sqlalchemy import select, text, update
 
 from core.controllers.events import GameEnded, GameStarted, Origin, OutOfOrder
-from core.controllers.protocol import (
-    MAX_TIME_CHARS,
-    event_bounds_problem,
-    refusal_text,
-    storable,
-)
+from core.controllers.frames import MAX_TIME_CHARS
+from core.controllers.screening import event_bounds_problem, refusal_text, storable
 from core.ledger.models import Base
 from core.ledger.rows import insert_rows
 from core.tablegames import balances, meters

@@ -36,13 +36,8 @@ from core.controllers.events import (
     SequenceGap,
     Undone,
 )
-from core.controllers.protocol import (
-    MAX_TIME_CHARS,
-    event_bounds_problem,
-    event_problem,
-    refusal_text,
-    storable,
-)
+from core.controllers.frames import MAX_TIME_CHARS
+from core.controllers.screening import event_bounds_problem, event_problem, refusal_text, storable
 from core.kernel.cards import CardError, format_cards, parse_cards
 from core.kernel.money import json_cents
 from core.ledger.models import (
@@ -284,7 +279,7 @@ def record_refusal(u: Unit, origin: Origin, event: Delivery, reason: str) -> boo
 
 
 def _storable_text(v: Any) -> Any:
-    """A JSON value with every text (keys too) storable (``protocol.storable``: escapes) and
+    """A JSON value with every text (keys too) storable (``screening.storable``: escapes) and
     NaN or an infinity as text (no ledger's JSON takes them)."""
     if isinstance(v, dict):
         return {storable(str(k)): _storable_text(x) for k, x in v.items()}
@@ -297,7 +292,7 @@ def _storable_text(v: Any) -> Any:
 
 def screened(origin: Origin, event: Delivery) -> Delivery:
     """``event``, or a :class:`Refused` of it when the ledger could not keep it as it is (text no
-    ledger stores, a member of the wrong type or beyond its bound: ``protocol.event_problem``).
+    ledger stores, a member of the wrong type or beyond its bound: ``screening.event_problem``).
     Asked before an event joins a batch (the ledger writer) or a transaction (Floor.handle), so
     that such an event is refused alone, by name, with its ``refused_events`` row."""
     if isinstance(event, (Refused, SequenceGap)):

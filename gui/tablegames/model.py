@@ -132,7 +132,7 @@ def table_view(console: Any, t: Any, links: dict[str, tuple[bool, str]],
                service: Any = None) -> TableView:
     """``links``: ``console.link_status()``: this console's own link decides ONLINE (at once;
     the ledger's flag follows a moment later) and says why an OFFLINE link is down.
-    ``service``: the table's :class:`~core.controllers.ownership.TableService` on a shared
+    ``service``: the table's :class:`~core.controllers.services.TableService` on a shared
     ledger (None on one podium: the console serves every table and the tile says nothing)."""
     g = _group(console, t.group)
     online, why = links.get(t.id, (t.online, ""))
@@ -169,7 +169,7 @@ def floor_services(console: Any) -> FloorServices:
     """A read (a reader thread, never the GUI thread): every table's service and every
     floor service that is up, or is down and still named as some table's service (a killed
     process stays in the ledger; once its tables are taken over it is not shown again)."""
-    from core.controllers.ownership import services
+    from core.controllers.services import services
 
     tables = console.table_services()
     infos = services(console.floor, include_stopped=True)

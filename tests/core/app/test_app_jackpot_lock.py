@@ -1,16 +1,21 @@
-"""core/app/jackpot_lock.py on its own (no ledger, no links): the Jackpot Lock state of each
-level follows the newest committed level view, and the supervisor is told each change once."""
+"""core/app/jackpot_lock.py on its own (no ledger, no controllers): the Jackpot Lock state of
+each level follows the newest committed level view, the supervisor is told each change once, and
+each linked table of the group hears the states in order, none held back by another."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, cast
 
 from core.app.jackpot_lock import JackpotLock
 from core.app.links import LinkLoop
 from core.app.listeners import Listeners
+from core.controllers.frames import JackpotState
+from core.controllers.link import ControllerLink
 from core.floorconfig import load_demo_floor
 from core.tablegames.floor import Floor
 from core.tablegames.views import FloorChange, LevelView
+from tests.harness import wait_for
 
 
 def _lock() -> tuple[JackpotLock, list[str]]:
@@ -59,3 +64,50 @@ def test_a_table_is_told_the_states_of_its_own_group_only() -> None:
     assert [st.group for st in lock.group_states("PG-1")] == ["WA01"]
     assert [st.group for st in lock.group_states("PG-4")] == ["ML2"]
     assert lock.group_states("NOT-A-TABLE") == []
+
+
+class _Link:
+    """A table's link as the Jackpot Lock uses it: ``send_state`` puts the frame on the wire
+    (recorded here) before it waits for the connection to take it; ``held`` is a connection
+    that does not take it (a controller that stopped reading) until it is set."""
+
+    def __init__(self, held: asyncio.Event | None = None) -> None:
+        self.told: list[JackpotState] = []
+        self.held = held
+
+    async def send_state(self, state: JackpotState) -> None:
+        self.told.append(state)
+        if self.held is not None:
+            await self.held.wait()
+
+    async def close(self) -> None:
+        pass
+
+
+def test_a_table_slow_to_take_its_frames_holds_back_no_other_table_of_the_group() -> None:
+    config = load_demo_floor()
+    links = LinkLoop(config, {})
+    links.start(lambda *_: None, lambda *_: None, tables=frozenset(), tls=None)
+    held = asyncio.Event()
+    try:
+        assert links.links is not None and links.loop is not None
+        # PG-1 comes first in its group: its connection takes nothing
+        slow, other = _Link(held), _Link()
+        links.links.links.update({"PG-1": cast(ControllerLink, slow),
+                                  "PG-2": cast(ControllerLink, other)})
+        lock = JackpotLock(cast(Floor, cast(Any, None)), config, links, Listeners())
+        lock.load([_level(1)])
+        lock.on_change(FloorChange("freeze", level_views=(_level(2, 12_345, 1),)))
+        lock.on_change(FloorChange("release", level_views=(_level(3),)))
+        wait_for(lambda: len(other.told) == 2, what="PG-2 told both states")
+        assert [(st.state, st.amount_cents) for st in other.told] == [("PENDING", 12_345),
+                                                                       ("CLEAR", 0)]
+        # the slow table's frames were written in the same order, each before its wait
+        wait_for(lambda: len(slow.told) == 2, what="PG-1's frames written")
+        assert [st.state for st in slow.told] == ["PENDING", "CLEAR"]
+    finally:
+        links.stopped = True
+        if links.loop is not None:
+            links.loop.call_soon_threadsafe(held.set)
+        links.close(lambda: None)
+        assert links.thread is not None and not links.thread.is_alive()

@@ -20,7 +20,8 @@ import pytest
 from sqlalchemy import Engine, func, select
 
 from core.app.demo import SimulatorThread
-from core.controllers.simulator import SimulatedTable, Simulator
+from core.controllers.sim_floor import Simulator
+from core.controllers.simulator import SimulatedTable
 from core.floorconfig import load_floor
 from core.ledger.balance_checks import check_balances
 from core.ledger.models import Award, Hit, Slip

@@ -21,7 +21,8 @@ from core.app.console import ConsoleCore
 from core.app.demo import SimulatorThread
 from core.controllers.events import GameEnded, GameStarted, Origin
 from core.controllers.ownership import ClaimError, TableClaims
-from core.controllers.simulator import SimulatedTable, Simulator
+from core.controllers.sim_floor import Simulator
+from core.controllers.simulator import SimulatedTable
 from core.floorconfig import FloorConfig, load_demo_floor
 from core.ledger import integrity
 from core.ledger.balance_checks import check_balances

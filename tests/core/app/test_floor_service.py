@@ -13,7 +13,8 @@ from sqlalchemy import Engine, func, select, text
 
 from core.app.console import ConsoleCore
 from core.app.demo import demo_credential, swipe_of
-from core.controllers.ownership import ClaimError, TableClaims, services, table_services
+from core.controllers.ownership import ClaimError, TableClaims
+from core.controllers.services import services, table_services
 from core.floorconfig import load_demo_floor
 from core.ledger.db import make_engine
 from core.ledger.models import OwnershipEvent

@@ -21,7 +21,8 @@ from sqlalchemy import Engine, func, select, text
 
 from core.app.console import ConsoleCore
 from core.app.demo import SimulatorThread, enroll_demo_employees, swipe_of
-from core.controllers.simulator import SimulatedTable, Simulator
+from core.controllers.sim_floor import Simulator
+from core.controllers.simulator import SimulatedTable
 from core.floorconfig import load_floor
 from core.ledger.balance_checks import check_balances
 from core.ledger.db import make_engine

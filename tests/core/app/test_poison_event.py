@@ -22,19 +22,18 @@ from sqlalchemy import Engine, select
 
 from core.app.console import ConsoleCore
 from core.app.demo import SimulatorThread
+from core.controllers.checksum import seal
 from core.controllers.events import GameEnded, GameStarted, Origin
-from core.controllers.protocol import (
+from core.controllers.frames import (
     MAX_REASON_CHARS,
     Ack,
     EventFrame,
     Frame,
-    FrameBuffer,
     Hello,
     ProtocolError,
     Welcome,
-    encode_frame,
-    seal,
 )
+from core.controllers.protocol import FrameBuffer, encode_frame
 from core.floorconfig import loads_floor
 from core.ledger.audit import verify
 from core.ledger.models import ControllerEvent as EventRow

@@ -16,7 +16,7 @@ from sqlalchemy import Engine, select
 from core.app.console import ConsoleCore
 from core.app.demo import demo_credential, swipe_of
 from core.controllers.events import GameStarted, HitClaimed, Origin
-from core.controllers.protocol import Command, HitRejected, PayConfirmed
+from core.controllers.frames import Command, HitRejected, PayConfirmed
 from core.controllers.simulator import SimulatedTable
 from core.kernel.cards import parse_cards
 from core.ledger.models import Round

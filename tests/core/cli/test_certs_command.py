@@ -11,7 +11,8 @@ from cryptography.x509.oid import NameOID
 
 from core import cli
 from core.controllers import certs, tls
-from core.controllers.simulator import SimulatedTable, build_simulator
+from core.controllers.sim_floor import build_simulator
+from core.controllers.simulator import SimulatedTable
 from core.tablegames.rules.paytables import load_paytables
 from tests.core.controllers.test_link import Floor, arun, make_link, play, running, until
 

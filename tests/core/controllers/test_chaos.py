@@ -27,22 +27,21 @@ from benchmarks.chaos import run_chaos
 from core.app.console import ConsoleCore
 from core.app.demo import SimulatorThread
 from core.controllers.chaos import FAULT_KINDS, FaultRates
+from core.controllers.checksum import seal
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Origin
-from core.controllers.protocol import (
+from core.controllers.frames import (
     Ack,
     CommandAck,
     CommandFrame,
     ErrorFrame,
     EventFrame,
     Frame,
-    FrameBuffer,
     Hello,
     ProtocolError,
     Resend,
     Welcome,
-    encode_frame,
-    seal,
 )
+from core.controllers.protocol import FrameBuffer, encode_frame
 from core.floorconfig import loads_floor
 from core.ledger.models import ControllerEvent as EventRow
 from core.ledger.models import RefusedEvent, Round

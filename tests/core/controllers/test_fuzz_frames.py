@@ -34,20 +34,10 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine, func, select
 
 from core.app.demo import SimulatorThread
+from core.controllers.checksum import seal
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Origin, Undone
-from core.controllers.protocol import (
-    Ack,
-    ErrorFrame,
-    EventFrame,
-    FrameBuffer,
-    Hello,
-    ProtocolError,
-    Resend,
-    decode_frame,
-    encode_frame,
-    frame_to_dict,
-    seal,
-)
+from core.controllers.frames import Ack, ErrorFrame, EventFrame, Hello, ProtocolError, Resend
+from core.controllers.protocol import FrameBuffer, decode_frame, encode_frame, frame_to_dict
 from core.ledger.models import Base, RefusedEvent
 from tests.core.controllers.test_chaos import _console
 from tests.core.controllers.test_protocol import frames

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from core.controllers.checksum import seal
 from core.controllers.events import (
     ControllerEvent,
     Delivery,
@@ -26,14 +27,7 @@ from core.controllers.events import (
     Refused,
     SequenceGap,
 )
-from core.controllers.link import (
-    AckedSeqs,
-    ControllerLink,
-    LinkManager,
-    TableEndpoint,
-    endpoints_from_floor,
-)
-from core.controllers.protocol import (
+from core.controllers.frames import (
     MAX_REASON_CHARS,
     Ack,
     CommandAck,
@@ -41,16 +35,17 @@ from core.controllers.protocol import (
     ErrorFrame,
     EventFrame,
     Frame,
-    FrameBuffer,
     Hello,
     PayConfirmed,
     ProtocolError,
     Resend,
     Welcome,
-    encode_frame,
-    refusal_text,
-    seal,
 )
+from core.controllers.link import ControllerLink
+from core.controllers.link_events import AckedSeqs
+from core.controllers.link_manager import LinkManager, TableEndpoint, endpoints_from_floor
+from core.controllers.protocol import FrameBuffer, encode_frame
+from core.controllers.screening import refusal_text
 from core.controllers.simulator import SimulatedTable
 from core.kernel.cards import Card
 from core.ledger.db import LedgerUnavailable

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.controllers.checksum import frame_checksum, seal
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Misdealt, Origin, Undone
-from core.controllers.protocol import (
+from core.controllers.frames import (
     BOUNDS,
-    HAND_IDS,
     MAX_AMOUNT_CENTS,
     MAX_FRAME_BYTES,
     MAX_REASON_CHARS,
@@ -26,7 +26,6 @@ from core.controllers.protocol import (
     CommandFrame,
     ErrorFrame,
     EventFrame,
-    FrameBuffer,
     Gone,
     Heartbeat,
     Hello,
@@ -36,18 +35,18 @@ from core.controllers.protocol import (
     ProtocolError,
     Resend,
     Welcome,
-    decode_frame,
-    encode_frame,
+    hit_ref,
+)
+from core.controllers.protocol import FrameBuffer, decode_frame, encode_frame
+from core.controllers.screening import (
     event_bounds_problem,
     event_problem,
-    frame_checksum,
-    hit_ref,
     refusal_text,
-    seal,
     storable,
     unstorable,
 )
 from core.kernel.cards import full_deck, parse_cards
+from core.tablegames.rules.fortune import HAND_IDS
 
 # ------------------------------------------------------------------ strategies
 

@@ -21,26 +21,22 @@ from core.controllers.events import (
     Origin,
     Undone,
 )
-from core.controllers.link import ControllerLink
-from core.controllers.protocol import (
+from core.controllers.frames import (
     Ack,
     CommandFrame,
     EventFrame,
-    FrameBuffer,
     Gone,
     HitRejected,
     PayConfirmed,
     Resend,
     Welcome,
-    encode_frame,
     hit_ref,
 )
-from core.controllers.simulator import (
-    SimulatedTable,
-    SimulatorError,
-    build_simulator,
-    stacked_cards,
-)
+from core.controllers.link import ControllerLink
+from core.controllers.protocol import FrameBuffer, encode_frame
+from core.controllers.sim_floor import build_simulator
+from core.controllers.sim_game import SimulatorError, stacked_cards
+from core.controllers.simulator import SimulatedTable
 from core.kernel.cards import JOKER, full_deck
 from core.tablegames.rules.fortune import hands_made
 from core.tablegames.rules.paytables import load_paytables

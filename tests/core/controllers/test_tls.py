@@ -22,9 +22,12 @@ from sqlalchemy import func, select
 from core.app.console import ConsoleCore
 from core.app.demo import SimulatorThread, ensure_demo_certs
 from core.controllers import certs, tls
-from core.controllers.link import REFUSAL_REPEATS, ControllerLink
-from core.controllers.protocol import CommandFrame, PayConfirmed, Welcome, encode_frame, hit_ref
-from core.controllers.simulator import SimulatedTable, Simulator, build_simulator
+from core.controllers.frames import CommandFrame, PayConfirmed, Welcome, hit_ref
+from core.controllers.link import ControllerLink
+from core.controllers.link_ends import REFUSAL_REPEATS
+from core.controllers.protocol import encode_frame
+from core.controllers.sim_floor import Simulator, build_simulator
+from core.controllers.simulator import SimulatedTable
 from core.floorconfig import load_demo_floor
 from core.ledger.db import make_engine
 from core.ledger.models import ControllerEvent as EventRow

@@ -683,7 +683,8 @@ def test_a_table_id_that_can_never_come_online_is_refused(tid: str, fragment: st
 
 def test_the_floor_takes_exactly_the_table_ids_the_protocol_and_a_certificate_carry() -> None:
     from core.controllers import certs
-    from core.controllers.protocol import MAX_ID_CHARS, Hello, decode_frame, encode_frame
+    from core.controllers.frames import MAX_ID_CHARS, Hello
+    from core.controllers.protocol import decode_frame, encode_frame
     from core.floorconfig import MAX_ID
 
     assert MAX_ID == MAX_ID_CHARS == certs.MAX_CN

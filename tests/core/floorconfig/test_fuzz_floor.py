@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 
 from core.cli.dispatch import main as podium
 from core.controllers import certs
-from core.controllers.protocol import Hello, decode_frame, encode_frame
+from core.controllers.frames import Hello
+from core.controllers.protocol import decode_frame, encode_frame
 from core.floorconfig import (
     FloorConfigError,
     load_floor,

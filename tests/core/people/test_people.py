@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import Engine, event, select, text
 from sqlalchemy.orm import Session
 
-from core.controllers.protocol import GameStarted, HitClaimed
+from core.controllers.events import GameStarted, HitClaimed
 from core.floorconfig import loads_floor
 from core.ledger.db import reader
 from core.ledger.models import (
