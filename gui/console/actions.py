@@ -316,5 +316,6 @@ class ConsoleActions(QMainWindow):
             dlg.deleteLater()
 
         self.bridge.query(lambda: self.console.slip_bytes(n), show,
-                          lambda exc: self._log(f"Win slip {n} can not be shown: {exc}"))
+                          lambda exc: self._log(f"Win slip {n} can not be shown: {exc}"),
+                          owner=self)
 

@@ -29,7 +29,6 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-import shiboken6
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import (
@@ -554,7 +553,7 @@ class PaytableScreen(QWidget):
             self._busy_timer.start(BUSY_AFTER_MS)
         count = self._count
         self.bridge.compute(lambda: count(joker), lambda counts: self._on_counts(joker, counts),
-                            lambda exc: self._on_counts(joker, exc))
+                            lambda exc: self._on_counts(joker, exc), owner=self)
 
     def is_busy(self) -> bool:
         """The busy indicator is showing (a computation runs for more than half a second)."""
@@ -568,8 +567,6 @@ class PaytableScreen(QWidget):
             self.busy_label.show()
 
     def _on_counts(self, joker: str, result: HandCounts | BaseException) -> None:
-        if not shiboken6.isValid(self):  # closed and deleted while it counted
-            return
         self._counting.discard(joker)
         if not self._counting:
             self._busy_timer.stop()
@@ -723,15 +720,11 @@ class PaytableScreen(QWidget):
                           key=f"paytable-meters:{id(self)}")
 
     def _meters_read(self, live: LiveMeters) -> None:
-        if not shiboken6.isValid(self):  # closed and deleted while the read ran
-            return
         self._live, self._live_read = live, True
         self._redraw_progressive()
 
     def _meters_failed(self, exc: BaseException) -> None:
         """The ledger could not be read: said on screen; the last figures stay."""
-        if not shiboken6.isValid(self):
-            return
         log.warning("paytable screen: reading the meters failed: %s", exc)
         self.error.setText(f"The meters could not be read: {exc}")
         self.error.show()
@@ -878,11 +871,9 @@ class PaytableScreen(QWidget):
             return sim, risk.plot_data(sim)
 
         self.bridge.compute(work, lambda result: self._on_risk(table.id, result),
-                            lambda exc: self._on_risk(table.id, exc))
+                            lambda exc: self._on_risk(table.id, exc), owner=self)
 
     def _on_risk(self, table_id: str, result: tuple[Any, Any] | BaseException) -> None:
-        if not shiboken6.isValid(self):  # closed and deleted while it simulated
-            return
         self._risk_running = False
         panel = self.risk_panel
         if panel is None:

@@ -287,7 +287,7 @@ class VerifyDialog(QDialog):
                                       "when the pay is recorded.")
                 self._evaluate()
 
-        default_bridge().op(lambda: service.freeze(hit_id, where), frozen, failed)
+        default_bridge().op(lambda: service.freeze(hit_id, where), frozen, failed, owner=self)
 
     def done(self, r: int) -> None:  # noqa: D401 (Qt API)
         """Closed: without a pay or a rejection, the frozen amount goes back to the meter (on
