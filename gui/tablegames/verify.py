@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -31,7 +31,8 @@ from core.tablegames.flags import FlagCode
 from core.tablegames.views import AmountChanged
 from gui.common.bridge import default_bridge
 from gui.common.cards import CardPicker, card_html, hand_label, with_hand_names
-from gui.tablegames.widgets import HitView, is_ctrl_enter
+from gui.common.keys import on_ctrl_enter
+from gui.tablegames.widgets import HitView
 
 log = logging.getLogger("podium.gui.verify")
 
@@ -242,8 +243,7 @@ class VerifyDialog(QDialog):
         for b in (self.reject_btn, cancel, self.pay_btn):
             b.setAutoDefault(False)
             b.setDefault(False)
-        for keys in ("Ctrl+Return", "Ctrl+Enter"):
-            QShortcut(QKeySequence(keys), self).activated.connect(self._pay_if_ready)
+        on_ctrl_enter(self, self._pay_if_ready)
         QShortcut(QKeySequence("Ctrl+R"), self).activated.connect(self._reject)
         # Reject is as many Tabs away on a flagged hit as on any other: "Correct the claim"
         # (shown only for a claim that differs) comes after it, not before
@@ -387,12 +387,6 @@ class VerifyDialog(QDialog):
         self.pay_btn.setEnabled(bool(ok))
 
     # -- actions ------------------------------------------------------------------------------
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        if is_ctrl_enter(event):  # the shortcut's twin, for a window not yet active
-            self._pay_if_ready()
-            return
-        super().keyPressEvent(event)
-
     def _pay_if_ready(self) -> None:
         if self.pay_btn.isEnabled():
             self._pay()

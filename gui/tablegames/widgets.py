@@ -23,7 +23,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeyEvent, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -95,14 +95,6 @@ class HitView:
     codes: tuple[FlagCode, ...] = ()  # the flags as codes: what the screen decides on
 
 
-
-def is_ctrl_enter(event: QKeyEvent) -> bool:
-    """Ctrl+Return or Ctrl+Enter: a dialog's deliberate "do it". Dialogs bind it as a window
-    shortcut and also take it in ``keyPressEvent``, since a shortcut fires only while its
-    window is the active one and the key can reach a dialog the window system has not
-    activated yet."""
-    return (event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-            and bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier))
 
 def _label(text: str = "", name: str = "", align: Qt.AlignmentFlag | None = None) -> QLabel:
     lab = QLabel(text)
