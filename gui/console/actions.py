@@ -20,9 +20,9 @@ from gui.console.slips_tab import SlipsTab
 from gui.people.card_locks import lift_lock
 from gui.tablegames import model
 from gui.tablegames.adjust import AdjustDialog, AdjustSwipePrompt
+from gui.tablegames.hit_queue import HitQueue
 from gui.tablegames.unprinted_slips import UnprintedSlipsDialog
 from gui.tablegames.verify import VerifyDialog
-from gui.tablegames.widgets import HitQueue
 
 
 class ConsoleActions(QMainWindow):

@@ -32,7 +32,7 @@ from core.tablegames.views import AmountChanged
 from gui.common.bridge import default_bridge
 from gui.common.cards import CardPicker, card_html, hand_label, with_hand_names
 from gui.common.keys import on_ctrl_enter
-from gui.tablegames.widgets import HitView
+from gui.tablegames.model import HitView
 
 log = logging.getLogger("podium.gui.verify")
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from PySide6.QtGui import QColor
 
-from gui.tablegames.widgets import HitQueue, HitView
+from gui.tablegames.hit_queue import HitQueue
+from gui.tablegames.model import HitView
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
