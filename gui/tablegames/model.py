@@ -91,7 +91,7 @@ def tile_text(t: TableView) -> TileText:
     its tables OFFLINE, and nobody answers their controllers."""
     rnd = f"Round {t.round_no}" if t.round_no else "No round yet"
     state = t.round_state.replace("_", " ").lower()
-    no_service = bool(t.service_detail) and not t.service_up
+    no_service = has_no_service(t)
     online = t.online and not no_service
     if t.pending_hits:
         plural = "S" if t.pending_hits > 1 else ""
@@ -124,6 +124,29 @@ def tile_text(t: TableView) -> TileText:
         border_alert=bool(t.pending_hits) or not online,
         service=service, service_alert=no_service, tooltip_detail=t.service_detail)
 
+
+def has_no_service(t: TableView) -> bool:
+    """The table's floor service is down, or none serves it (a shared ledger): nobody links
+    its controller now, whatever the ledger's ``online`` flag says."""
+    return bool(t.service_detail) and not t.service_up
+
+
+def decision_waits(t: TableView) -> str:
+    """What a pay or a rejection of the table's hit waits for before it reaches the table:
+    "has NO SERVICE", "is OFFLINE" (its link is down), or "" (its link carries it now)."""
+    if has_no_service(t):
+        return "has NO SERVICE"
+    return "" if t.online else "is OFFLINE"
+
+
+def waiting_note(waits: str, table: str, what: str) -> str:
+    """The note of a decision (``what``: "pay", "rejection") on a table that ``waits``
+    (:func:`decision_waits`): "Table PG 4 has NO SERVICE: the pay is recorded and will be
+    sent to the table when it is back" ("" when nothing waits)."""
+    if not waits:
+        return ""
+    return (f"Table {table} {waits}: the {what} is recorded and will be sent to the table "
+            "when it is back")
 
 
 @dataclass(frozen=True)
