@@ -12,8 +12,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
 from core.kernel.money import DOLLARS, Currency
 from gui.common import theme
@@ -30,6 +30,7 @@ def _label(text: str = "", name: str = "") -> QLabel:
 
 
 PLOT_DELAY_MS = 50
+SUB_POINT_SIZE = theme.BASE_POINT_SIZE - 1  # the reserve and seed line, under the amount
 
 
 class MeterTile(QFrame):
@@ -46,19 +47,17 @@ class MeterTile(QFrame):
         self.setObjectName("panel")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(12, 8, 12, 8)
-        head = QHBoxLayout()
         self.title = _label("", "muted")
-        head.addWidget(self.title)
-        head.addStretch(1)
-        # a narrow meters panel: the figures cut with "…" (whole in the tooltip), never a
-        # wider tile
-        self.sub = FitLabel("")
-        self.sub.setObjectName("muted")
-        self.sub.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        head.addWidget(self.sub, 1)
-        lay.addLayout(head)
+        lay.addWidget(self.title)
         self.amount = _label("", "money")
         lay.addWidget(self.amount)
+        # the reserve and the seed on a line of their own under the amount, the tile's whole
+        # width (beside the title, a 1366x768 screen cut the reserve to "reserve $…"); a
+        # narrower panel still cuts with "…" (whole in the tooltip), never a wider tile
+        self.sub = FitLabel("")
+        self.sub.setObjectName("muted")
+        self.sub.setStyleSheet(f"font-size: {SUB_POINT_SIZE}pt;")
+        lay.addWidget(self.sub)
         # Jackpot Lock: PENDING with the frozen amount, under the live meter (hidden when
         # nothing waits)
         self.pending = _label("", "pendingMeter")
