@@ -30,7 +30,7 @@ from gui.console.header import Header
 from gui.console.pits import PitsAndServices
 from gui.console.slips_tab import SlipsTab
 from gui.tablegames import model
-from gui.tablegames.widgets import MeterTile
+from gui.tablegames.meter_tile import MeterTile
 
 log = logging.getLogger("podium.gui")
 

@@ -20,9 +20,9 @@ from gui.console.slips_tab import SlipsTab
 from gui.people.card_locks import lift_lock
 from gui.tablegames import model
 from gui.tablegames.adjust import AdjustDialog, AdjustSwipePrompt
+from gui.tablegames.hit_queue import HitQueue
 from gui.tablegames.unprinted_slips import UnprintedSlipsDialog
 from gui.tablegames.verify import VerifyDialog
-from gui.tablegames.widgets import HitQueue
 
 
 class ConsoleActions(QMainWindow):
@@ -137,33 +137,30 @@ class ConsoleActions(QMainWindow):
         table_id = self.state.pending[hit_id].table  # (the view shows the table's name)
         dlg = VerifyDialog(hit, cards, self.console.floor, self.authorize, self,
                            where=str(getattr(self.console, "name", "") or ""),
-                           money=self.console.config.money)
+                           money=self.console.config.money,
+                           waits=lambda: self.decision_waits(table_id))
         self._verify_dialog: VerifyDialog | None = dlg
         dlg.exec()
         self._verify_dialog = None
         dlg.deleteLater()  # a child of this window: it would live as long as the window
         if dlg.outcome:
             what = "pay" if dlg.outcome == "paid" else "rejection"
-            self._log(f"Hit {hit.ref} {dlg.outcome}"
-                      f"{self.unserved_note(table_id, what, shown=hit.table)}")
+            note = model.waiting_note(self.decision_waits(table_id), hit.table, what)
+            self._log(f"Hit {hit.ref} {dlg.outcome}{f'. {note}' if note else ''}")
 
-    def unserved_note(self, table: str, what: str = "pay", shown: str = "") -> str:
-        """What a decision (``what``: pay, rejection) on table id ``table``'s hit waits for
-        when nothing carries it to the table now ("" when the table is linked): NO SERVICE
-        (no floor service serves it) or an OFFLINE link; ``shown``: the table as named on
-        screen (default its id)."""
+    def decision_waits(self, table: str) -> str:
+        """What a decision on table id ``table``'s hit waits for before it reaches the table
+        (``model.decision_waits``): "has NO SERVICE" (no floor service serves it), "is
+        OFFLINE" (its link is down), "" (linked): this console's links and the floor
+        services as last read."""
+        links = self.console.link_status()
         service = self._services.get(table)
-        if service is not None and not service.up:
-            state = "has NO SERVICE"
-        else:
-            known = self.state.tables.get(table)
-            online = self.console.link_status().get(
-                table, (known.online if known is not None else True, ""))[0]
-            if online:
-                return ""
-            state = "is OFFLINE"
-        return (f". Table {shown or table} {state}: the {what} is recorded and will be sent "
-                "to the table when it is back")
+        known = self.state.tables.get(table)
+        if known is None:  # not in the floor's picture: its service and link alone
+            if service is not None and not service.up:
+                return "has NO SERVICE"
+            return "" if links.get(table, (True, ""))[0] else "is OFFLINE"
+        return model.decision_waits(model.table_view(self.console, known, links, service))
 
     def pin_needed(self, role: str | None) -> bool:
         """Whether the floor asks for the PIN after a swipe of ``role`` authority."""
@@ -316,5 +313,6 @@ class ConsoleActions(QMainWindow):
             dlg.deleteLater()
 
         self.bridge.query(lambda: self.console.slip_bytes(n), show,
-                          lambda exc: self._log(f"Win slip {n} can not be shown: {exc}"))
+                          lambda exc: self._log(f"Win slip {n} can not be shown: {exc}"),
+                          owner=self)
 

@@ -20,7 +20,8 @@ from PySide6.QtWidgets import (
 
 from gui.common import theme
 from gui.tablegames import model
-from gui.tablegames.widgets import HitQueue, TableGrid
+from gui.tablegames.hit_queue import HitQueue
+from gui.tablegames.table_grid import TableGrid
 
 
 class FloorTab(QWidget):

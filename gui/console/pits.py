@@ -13,7 +13,8 @@ from PySide6.QtWidgets import QComboBox, QLabel
 from gui.console.actions import ConsoleActions
 from gui.console.floor_tab import FloorTab
 from gui.tablegames import model
-from gui.tablegames.widgets import MeterTile, TableGrid
+from gui.tablegames.meter_tile import MeterTile
+from gui.tablegames.table_grid import TableGrid
 
 log = logging.getLogger("podium.gui")
 

@@ -23,7 +23,6 @@ from fractions import Fraction
 from typing import Any
 
 import pyqtgraph as pg
-import shiboken6
 from PySide6.QtCore import QDate, Qt
 from PySide6.QtWidgets import (
     QComboBox,
@@ -135,16 +134,12 @@ class _DeskPlot(QWidget):
         raise NotImplementedError
 
     def _answered(self, data: Any) -> None:
-        if not shiboken6.isValid(self):  # closed and deleted while the read ran
-            return
         self.data, self.error = data, ""
         self.show_data(data)
 
     def _failed(self, exc: BaseException) -> None:
         from core.desks.signage import reason_of
 
-        if not shiboken6.isValid(self):
-            return
         self.error = reason_of(exc) if not isinstance(exc, ValueError) else str(exc)
         log.warning("plot %s: %s", self.what, self.error)
         self.figures.setText(f'<span style="color:{theme.ALERT}">Could not read the ledger: '

@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-import shiboken6
 from PySide6.QtCore import QRect, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QPainter, QShortcut
 from PySide6.QtWidgets import QWidget
@@ -151,8 +150,6 @@ class SignageWindow(QWidget):
             self._show(Unreachable(since, f"no answer for {int(now - self._last_answer)} s"))
 
     def _answered(self, result: GroupSign | FundSign | Unreachable) -> None:
-        if not shiboken6.isValid(self):  # closed and deleted while the read ran
-            return
         self.answers += 1
         if not isinstance(result, Unreachable):
             self._last_answer = time.monotonic()
@@ -163,8 +160,6 @@ class SignageWindow(QWidget):
         self._show(result)
 
     def _failed(self, exc: BaseException) -> None:  # the poller catches; this is a last guard
-        if not shiboken6.isValid(self):
-            return
         log.warning("signage: the read failed: %s", exc)
         self._show(Unreachable(self._last_read_at or datetime.now(UTC), str(exc)[:200]))
 

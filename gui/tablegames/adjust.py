@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QHideEvent, QKeyEvent, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -33,8 +33,8 @@ from core.tablegames.views import FloorError
 from gui.common import theme
 from gui.common.authorize import SwipePrompt
 from gui.common.bridge import default_bridge
+from gui.common.keys import on_ctrl_enter
 from gui.common.swipe import SwipeCatcher
-from gui.tablegames.widgets import is_ctrl_enter
 
 log = logging.getLogger("podium.gui.adjust")
 
@@ -180,8 +180,7 @@ class AdjustDialog(QDialog):
         for b in (close, self.confirm_btn):
             b.setAutoDefault(False)
             b.setDefault(False)
-        for keys in ("Ctrl+Return", "Ctrl+Enter"):
-            QShortcut(QKeySequence(keys), self).activated.connect(self._confirm_if_ready)
+        on_ctrl_enter(self, self._confirm_if_ready)
 
         self.group_box.currentIndexChanged.connect(self._group_changed)
         self.level_box.currentIndexChanged.connect(lambda _i: self.refresh())
@@ -322,12 +321,6 @@ class AdjustDialog(QDialog):
         self.confirm_btn.setEnabled(True)
 
     # -- the swipes ---------------------------------------------------------------------------
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        if is_ctrl_enter(event):  # the shortcut's twin, for a window not yet active
-            self._confirm_if_ready()
-            return
-        super().keyPressEvent(event)
-
     def _confirm_if_ready(self) -> None:
         if self.confirm_btn.isEnabled():
             self.confirm()

@@ -1,5 +1,7 @@
-"""What the floor screen shows: the floor's state kept from the core's announcements, and its
-rows turned into widget views (read-only; no rule lives here)."""
+"""What the floor screen shows: the floor's state kept from the core's announcements, its rows
+turned into the views the widgets are given (TableView, LevelView, HitView), and what a table's
+tile says in words (read-only, no Qt; no rule lives here).  The widgets that show them:
+table_grid.py, meter_tile.py, hit_queue.py."""
 
 from __future__ import annotations
 
@@ -12,10 +14,139 @@ from zoneinfo import ZoneInfo
 from core.kernel.cards import Card, parse_card
 from core.kernel.money import UNITS_PER_MAJOR
 from core.kernel.text import hit_ref
-from gui.tablegames.widgets import HitView, LevelView, TableView
+from core.tablegames.flags import FlagCode
 
 TREND_WINDOW = timedelta(hours=8)  # a shift
 TREND_POINTS = 3000  # at most this many of the latest meter changes per trend
+
+
+@dataclass(frozen=True)
+class TableView:
+    id: str
+    name: str
+    group: str
+    paytable: str
+    online: bool
+    round_no: int | None
+    round_state: str
+    pending_hits: int
+    detail: str = ""
+    wager_seats: tuple[int, ...] = ()  # locked progressive wagers of the current round
+    pit: str = ""  # the pit it stands in ("" none named)
+    # who serves its controller link (a shared PostgreSQL ledger; "" on one podium, SQLite,
+    # where this console serves every table and the tile says nothing of it)
+    service: str = ""
+    service_up: bool = True
+    service_detail: str = ""  # in words (the tooltip): "served by ... since" / "NO SERVICE: ..."
+
+
+@dataclass(frozen=True)
+class LevelView:
+    group: str
+    group_name: str
+    level: str
+    meter_cents: int
+    reserve_cents: int
+    seed_cents: int
+    frozen_cents: int = 0  # Jackpot Lock: the amounts fixed for hits still waiting
+    frozen_hits: int = 0
+
+
+@dataclass(frozen=True)
+class HitView:
+    id: int
+    ref: str
+    table: str
+    seat: int
+    round_no: int
+    hand: str
+    wager_cents: int | None
+    flags: tuple[str, ...]  # their words, as shown
+    received_at: datetime | None
+    state: str = "pending"
+    codes: tuple[FlagCode, ...] = ()  # the flags as codes: what the screen decides on
+
+
+@dataclass(frozen=True)
+class TileText:
+    """What a table's tile says, line by line (painted by :class:`TileDelegate`)."""
+
+    name: str
+    link: str
+    link_alert: bool
+    game: str
+    round: str
+    bets: str
+    note: str
+    note_alert: bool
+    border_alert: bool
+    service: str = ""  # who serves the table ("" on one podium: nothing to say)
+    service_alert: bool = False
+    tooltip_detail: str = ""  # the service in words, for the tooltip
+
+
+def tile_text(t: TableView) -> TileText:
+    """A table's tile in words.  A table whose floor service is down (or that none serves)
+    says NO SERVICE whatever the ledger's ``online`` flag says: a killed service never wrote
+    its tables OFFLINE, and nobody answers their controllers."""
+    rnd = f"Round {t.round_no}" if t.round_no else "No round yet"
+    state = t.round_state.replace("_", " ").lower()
+    no_service = has_no_service(t)
+    online = t.online and not no_service
+    if t.pending_hits:
+        plural = "S" if t.pending_hits > 1 else ""
+        note, note_alert = f"▲ {t.pending_hits} HIT{plural} WAITING", True
+    elif no_service:
+        note, note_alert = "", True
+    else:
+        note, note_alert = t.detail, not online
+    if no_service:  # nobody records the round's bets now
+        bets = ""
+    elif t.wager_seats:
+        bets = "Bets: seat " + " ".join(str(seat) for seat in t.wager_seats)
+    else:
+        bets = "No progressive bets" if t.round_state == "locked" else ""
+    if no_service:
+        link = "● NO SERVICE"
+        service = (f"{t.service} is down" if t.service and not t.service.startswith("#")
+                   else "no floor service serves it")
+        round_ = "Progressive LOCKED"  # nobody links its controller
+    else:
+        link = "● ONLINE" if online else "● OFFLINE"
+        service = f"served by {t.service}" if t.service else ""
+        round_ = f"{rnd} · {state}" if online else "Progressive LOCKED (link down)"
+    return TileText(
+        name=t.name, link=link, link_alert=not online,
+        game=f"{t.paytable} · {t.group}",
+        round=round_,
+        bets=bets,
+        note=note, note_alert=note_alert,
+        border_alert=bool(t.pending_hits) or not online,
+        service=service, service_alert=no_service, tooltip_detail=t.service_detail)
+
+
+def has_no_service(t: TableView) -> bool:
+    """The table's floor service is down, or none serves it (a shared ledger): nobody links
+    its controller now, whatever the ledger's ``online`` flag says."""
+    return bool(t.service_detail) and not t.service_up
+
+
+def decision_waits(t: TableView) -> str:
+    """What a pay or a rejection of the table's hit waits for before it reaches the table:
+    "has NO SERVICE", "is OFFLINE" (its link is down), or "" (its link carries it now)."""
+    if has_no_service(t):
+        return "has NO SERVICE"
+    return "" if t.online else "is OFFLINE"
+
+
+def waiting_note(waits: str, table: str, what: str) -> str:
+    """The note of a decision (``what``: "pay", "rejection") on a table that ``waits``
+    (:func:`decision_waits`): "Table PG 4 has NO SERVICE: the pay is recorded and will be
+    sent to the table when it is back" ("" when nothing waits)."""
+    if not waits:
+        return ""
+    return (f"Table {table} {waits}: the {what} is recorded and will be sent to the table "
+            "when it is back")
 
 
 @dataclass(frozen=True)

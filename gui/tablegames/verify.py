@@ -9,8 +9,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -31,11 +31,13 @@ from core.tablegames.flags import FlagCode
 from core.tablegames.views import AmountChanged
 from gui.common.bridge import default_bridge
 from gui.common.cards import CardPicker, card_html, hand_label, with_hand_names
-from gui.tablegames.widgets import HitView, is_ctrl_enter
+from gui.common.keys import on_ctrl_enter
+from gui.tablegames.model import HitView, waiting_note
 
 log = logging.getLogger("podium.gui.verify")
 
 
+NOTE_REFRESH_MS = 1000  # the table's state under the result follows the floor's
 COMMON_REASONS = ("No wager on the seat", "Wrong hand button", "Misdeal",
                   "Not a qualifying hand")
 
@@ -155,9 +157,13 @@ class VerifyDialog(QDialog):
     def __init__(self, hit: HitView, cards: list[Card], service: Any,
                  authorize: Callable[[str, str, str, Callable[[str], object]], bool],
                  parent: QWidget | None = None, *, where: str = "",
-                 money: Currency = DOLLARS) -> None:
+                 money: Currency = DOLLARS, waits: Callable[[], str] | None = None) -> None:
         super().__init__(parent)
         self.hit = hit
+        # what a decision on this hit waits for before it reaches the table
+        # (model.decision_waits: "has NO SERVICE", "is OFFLINE", "" linked), asked again as
+        # the dialog works: said here before the swipe, as the Activity says it after
+        self._waits = waits
         self.money = money  # the floor's currency, the casino's locale
         self.service = service
         self.authorize = authorize
@@ -223,6 +229,17 @@ class VerifyDialog(QDialog):
             shown.ensurePolished()
             shown.setFixedHeight(shown.fontMetrics().lineSpacing() * lines + 6)
         lay.addWidget(result)
+        # under the result, above the buttons: the deck above never moves when it shows
+        self.table_note = QLabel("")
+        self.table_note.setObjectName("warn")
+        self.table_note.setWordWrap(True)
+        self.table_note.setStyleSheet("font-size: 13pt;")
+        lay.addWidget(self.table_note)
+        self._show_table_note()
+        self._note_timer = QTimer(self)  # the table's link or service may change meanwhile
+        self._note_timer.setInterval(NOTE_REFRESH_MS)
+        self._note_timer.timeout.connect(self._show_table_note)
+        self._note_timer.start()
 
         buttons = QHBoxLayout()
         self.reject_btn = QPushButton("Reject hit…  (Ctrl+R)")
@@ -242,8 +259,7 @@ class VerifyDialog(QDialog):
         for b in (self.reject_btn, cancel, self.pay_btn):
             b.setAutoDefault(False)
             b.setDefault(False)
-        for keys in ("Ctrl+Return", "Ctrl+Enter"):
-            QShortcut(QKeySequence(keys), self).activated.connect(self._pay_if_ready)
+        on_ctrl_enter(self, self._pay_if_ready)
         QShortcut(QKeySequence("Ctrl+R"), self).activated.connect(self._reject)
         # Reject is as many Tabs away on a flagged hit as on any other: "Correct the claim"
         # (shown only for a claim that differs) comes after it, not before
@@ -287,7 +303,7 @@ class VerifyDialog(QDialog):
                                       "when the pay is recorded.")
                 self._evaluate()
 
-        default_bridge().op(lambda: service.freeze(hit_id, where), frozen, failed)
+        default_bridge().op(lambda: service.freeze(hit_id, where), frozen, failed, owner=self)
 
     def done(self, r: int) -> None:  # noqa: D401 (Qt API)
         """Closed: without a pay or a rejection, the frozen amount goes back to the meter (on
@@ -386,13 +402,17 @@ class VerifyDialog(QDialog):
             ok = False
         self.pay_btn.setEnabled(bool(ok))
 
-    # -- actions ------------------------------------------------------------------------------
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        if is_ctrl_enter(event):  # the shortcut's twin, for a window not yet active
-            self._pay_if_ready()
-            return
-        super().keyPressEvent(event)
+    def _show_table_note(self) -> None:
+        """A table with NO SERVICE or OFFLINE: the pay or rejection is recorded now and sent
+        to the table when it is back (the same words the Activity line has after it)."""
+        note = waiting_note(self._waits() if self._waits is not None else "", self.hit.table,
+                            "pay or rejection")
+        shown = f"▲ {note}" if note else ""
+        if shown != self.table_note.text():
+            self.table_note.setText(shown)
+        self.table_note.setVisible(bool(note))
 
+    # -- actions ------------------------------------------------------------------------------
     def _pay_if_ready(self) -> None:
         if self.pay_btn.isEnabled():
             self._pay()

@@ -155,7 +155,8 @@ class VoidDialog(QDialog):
                 self.message.setText(printable(str(exc).splitlines()[0] if str(exc) else
                                                f"win slip {n}: can not be read"))
 
-        default_bridge().query(lambda: describe(n), shown, failed, key="void-slip-summary")
+        default_bridge().query(lambda: describe(n), shown, failed, key="void-slip-summary",
+                               owner=self)
 
     def slip_no(self) -> int | None:
         text = self.slip.text().strip()

@@ -17,7 +17,6 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-import shiboken6
 from PySide6.QtCore import QDate, QRegularExpression, Qt
 from PySide6.QtGui import QColor, QRegularExpressionValidator
 from PySide6.QtWidgets import (
@@ -264,11 +263,10 @@ class WinPageSearch(QWidget):
         self.count.setText("Searching…")
         self.bridge.query(lambda: self.pages.search(q),
                           lambda page: self._found(page, append),
-                          lambda exc: self._failed("The search", exc), key="winpage-search")
+                          lambda exc: self._failed("The search", exc), key="winpage-search",
+                          owner=self)
 
     def _found(self, page: SlipPage, append: bool) -> None:
-        if not shiboken6.isValid(self):
-            return
         if not append:
             self.rows = []
             self.table.setRowCount(0)
@@ -330,8 +328,6 @@ class WinPageSearch(QWidget):
                           key="winpage-preview")
 
     def _page_read(self, page: tuple[int, WinSlip, str]) -> None:
-        if not shiboken6.isValid(self):
-            return
         r = self.selected()
         if r is None or r.slip_no != page[0]:
             return  # another slip was selected meanwhile: its page follows
@@ -446,7 +442,8 @@ class WinPageSearch(QWidget):
 
         q = self._query
         self.bridge.query(lambda: self.pages.search(q), found,
-                          lambda exc: self._failed("The search", exc), key="winpage-search")
+                          lambda exc: self._failed("The search", exc), key="winpage-search",
+                          owner=self)
 
     # -- messages -------------------------------------------------------------------------------
     def _problem(self, text: str) -> None:
@@ -459,8 +456,6 @@ class WinPageSearch(QWidget):
         self.message.setText(text)
 
     def _failed(self, what: str, exc: BaseException) -> None:
-        if not shiboken6.isValid(self):
-            return
         self.count.setText("")
         if isinstance(exc, ValueError):
             self._problem(f"{what}: {exc}")

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QPoint, QRect, QSettings, QSize, Qt
-from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QScrollArea, QWidget
 
 from gui.common import window_geometry
 from gui.common.swipe import SwipeCatcher
@@ -99,6 +99,30 @@ def test_every_tab_keeps_the_clock_meters_and_queue_in_view(
     for r in range(3):  # the three hits waiting are all in view
         assert w.queue.visualRect(w.queue.model().index(r, 0)).bottom() < \
             w.queue.viewport().height(), f"hit row {r} is out of view"
+
+
+@pytest.mark.parametrize("monitor", MONITORS, ids=lambda m: f"{m[0]}x{m[1]}")
+def test_a_meter_tile_shows_its_whole_reserve(
+        qtbot: Any, window: tuple[MainWindow, Any], monitor: tuple[int, int]) -> None:
+    """A review found the reserve cut to "reserve $…" at 1366x768: on these monitors the reserve
+    figure is shown whole, a large one too, never cut with "…"; at 1366x768 the seed beside it
+    too (a narrower panel may cut the seed, never the reserve before it)."""
+    from gui.tablegames.model import LevelView
+
+    w, _floor = window
+    _fit(qtbot, w, (monitor[0], monitor[1] - CHROME))
+    for tile in w._meter_tiles.values():
+        lv = LevelView(tile.key[0], "Fortune Pai Gow Link", tile.key[1], 12_345_678_90,
+                       9_876_543_21, 1_000_000_00)
+        tile.show_level(lv)
+        QApplication.processEvents()
+        assert tile.isVisible()
+        whole = "reserve $9,876,543.21 · seed $1,000,000.00"
+        assert tile.sub.full_text() == whole
+        shown = QLabel.text(tile.sub)  # what the label paints
+        assert shown.startswith("reserve $9,876,543.21"), f"the reserve is cut: {shown!r}"
+        if monitor == (1366, 768):  # the seed too, on the review's monitor
+            assert shown == whole and not tile.sub.toolTip(), f"the line is cut: {shown!r}"
 
 
 def test_the_window_never_widens_itself_when_the_header_grows(

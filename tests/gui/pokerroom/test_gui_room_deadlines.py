@@ -24,8 +24,14 @@ from core.app.demo import demo_credential
 from core.ledger.models import BbjFiling
 from gui.common import theme
 from tests.core.pokerroom.test_bbj_cases import entry
-from tests.gui import test_gui_poker_room as poker
-from tests.gui.test_gui_poker_room import SHOTS, SUPERVISOR, _count_and_post, _page, settle
+from tests.gui.pokerroom import test_gui_poker_room as poker
+from tests.gui.pokerroom.test_gui_poker_room import (
+    SHOTS,
+    SUPERVISOR,
+    _count_and_post,
+    _page,
+    settle,
+)
 
 room_tab = poker.room_tab  # the tab on a fresh ledger and its swipes (fixtures)
 swiper = poker.swiper

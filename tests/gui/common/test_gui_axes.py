@@ -102,7 +102,7 @@ def test_the_wheel_over_a_chart_scrolls_the_page_and_never_zooms(qtbot) -> None:
     meter-risk chart stays empty after a zoom"."""
     from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
-    from gui.tablegames.paytable_screen import MeterRiskPanel
+    from gui.tablegames.meter_risk_panel import MeterRiskPanel
 
     page = QWidget()
     lay = QVBoxLayout(page)

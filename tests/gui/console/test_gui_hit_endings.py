@@ -1,7 +1,8 @@
 """Issue 26 point 5, as the podium shows it: a hit cancelled at the table (MISDEAL) gets its
 Activity line; a hit of a controller boot that is gone is closed at the console's start and
 shown as closed by the system, not kept in the queue; a pay to a table with NO SERVICE says
-it is recorded and will be sent when the table is back."""
+it is recorded and will be sent when the table is back (the verify dialog says so before
+the swipe)."""
 
 from __future__ import annotations
 
@@ -140,6 +141,10 @@ def test_a_pay_to_a_table_with_no_service_says_it_waits_for_the_table(  # type: 
                 dlg = QApplication.activeModalWidget()
                 assert isinstance(dlg, VerifyDialog)
                 qtbot.waitUntil(lambda: dlg.pay_btn.isEnabled(), timeout=10000)
+                # said before the swipe, as the Activity says it after
+                assert dlg.table_note.isVisible() and dlg.table_note.text() == (
+                    f"▲ Table {h.config.table('PG-4').name} has NO SERVICE: the pay or "
+                    "rejection is recorded and will be sent to the table when it is back")
                 modal_steps.on_dialog(SwipePrompt, in_prompt)
                 dlg.pay_btn.click()
 

@@ -449,8 +449,8 @@ def test_a_flag_picks_the_likely_reason(qtbot) -> None:  # type: ignore[no-untyp
     from datetime import UTC, datetime
 
     from core.tablegames.flags import FlagCode, HitFlag
+    from gui.tablegames.model import HitView
     from gui.tablegames.verify import RejectDialog
-    from gui.tablegames.widgets import HitView
 
     for flag, likely in ((HitFlag(FlagCode.NO_WAGER, seat=3), "No wager on the seat"),
                          (HitFlag(FlagCode.CLAIM_MISMATCH, claimed="FLUSH", made="STRAIGHT"),
@@ -471,8 +471,8 @@ def test_the_likely_reason_is_picked_from_codes_not_from_words(qtbot) -> None:  
     from datetime import UTC, datetime
 
     from core.tablegames.flags import FlagCode
+    from gui.tablegames.model import HitView
     from gui.tablegames.verify import RejectDialog
-    from gui.tablegames.widgets import HitView
 
     # a NOTE whose words happen to say "no wager" picks nothing; the code alone decides
     dlg = RejectDialog(HitView(1, "H1", "Pai Gow 1", 3, 4, "FLUSH", None,

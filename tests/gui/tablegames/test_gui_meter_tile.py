@@ -1,4 +1,4 @@
-"""The meter tile's trend plot (gui/tablegames/widgets.py MeterTile): its time axis reads in the
+"""The meter tile's trend plot (gui/tablegames/meter_tile.py MeterTile): its time axis reads in the
 casino's local time, whatever the computer's own time zone."""
 
 from __future__ import annotations
@@ -6,7 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from gui.tablegames.widgets import LevelView, MeterTile
+from gui.tablegames.meter_tile import MeterTile
+from gui.tablegames.model import LevelView
 
 
 def value_at(curve, x: float) -> float:  # type: ignore[no-untyped-def]
@@ -45,7 +46,7 @@ def test_the_trend_is_a_step_line_to_now_with_markers_at_pays_and_adjustments(qt
     money axis reads as money."""
     import time
 
-    from gui.tablegames.widgets import MoneyAxis
+    from gui.common.axes import MoneyAxis
 
     now = time.time()
     tile = MeterTile(("WA01", "MAIN"), tz=ZoneInfo("Asia/Manila"))

@@ -367,10 +367,10 @@ def test_a_failed_count_is_shown_not_raised(qtbot, screen_of):  # type: ignore[n
 
 def test_meter_risk_plots_the_meter_and_the_chance_of_running_dry(qtbot, screen_of, monkeypatch):  # type: ignore[no-untyped-def]
     meter_risk = pytest.importorskip("core.tablegames.meter_risk")
-    from gui.tablegames import paytable_screen
+    from gui.tablegames import meter_risk_panel
 
-    monkeypatch.setattr(paytable_screen, "RISK_ROUNDS", 3_000)
-    monkeypatch.setattr(paytable_screen, "RISK_PATHS", 20)
+    monkeypatch.setattr(meter_risk_panel, "RISK_ROUNDS", 3_000)
+    monkeypatch.setattr(meter_risk_panel, "RISK_PATHS", 20)
     console = stub_console(_risky_floor())
     screen = screen_of(console)
     screen.select("FPGPP-WA01")
@@ -387,7 +387,7 @@ def test_meter_risk_plots_the_meter_and_the_chance_of_running_dry(qtbot, screen_
                                    {"MAIN": group.levels[0].reserve_rate},
                                    starts_cents={"MAIN": 0})
     sim = meter_risk.simulate(table, count_hands("semi"), plans, rounds=3_000, paths=20,
-                              all_pays_from_meter=True, rng_seed=paytable_screen.RISK_SEED)
+                              all_pays_from_meter=True, rng_seed=meter_risk_panel.RISK_SEED)
     main = sim.level("MAIN")
     assert main.dry_paths > 0  # a zero seed at 10% with every pay from the meter runs dry
     assert f"({main.dry_paths:,} of 20)" in panel.dry.text()

@@ -23,7 +23,7 @@ from core.app.demo import demo_credential
 from core.ledger.models import BbjAward, BbjCessation
 from printing.pages.closure_form import demo_forfeiture, forfeiture_html
 from printing.pages.winpage import render_png
-from tests.gui.test_gui_poker_room import (  # noqa: F401 - room_tab is a fixture
+from tests.gui.pokerroom.test_gui_poker_room import (  # noqa: F401 - room_tab is a fixture
     SHOTS,
     SUPERVISOR,
     _count_and_post,

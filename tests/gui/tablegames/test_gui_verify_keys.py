@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QApplication
 
 from core.kernel.cards import parse_cards
 from core.tablegames.flags import FlagCode
+from gui.tablegames.model import HitView
 from gui.tablegames.verify import RejectDialog, VerifyDialog
-from gui.tablegames.widgets import HitView
 
 CARDS = parse_cards(["Kh", "Kd", "Kc", "4h", "4d", "2c", "9h"])  # a full house
 

@@ -23,7 +23,7 @@ from core.controllers.ownership import TableClaims
 from core.tablegames.floor import Floor
 from gui.common.swipe import SwipeCatcher
 from gui.main_window import MainWindow
-from gui.tablegames.widgets import TableView, tile_text
+from gui.tablegames.model import TableView, tile_text
 from tests.core.app.test_floor_service import _same_ledger
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for

@@ -10,9 +10,10 @@ from pathlib import Path
 
 from PySide6.QtGui import QColor
 
-from gui.tablegames.widgets import HitQueue, HitView
+from gui.tablegames.hit_queue import HitQueue
+from gui.tablegames.model import HitView
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[3] / "README.md"
 
 
 def test_a_selected_hit_is_blue_on_screen_and_in_the_readme(qtbot) -> None:  # type: ignore[no-untyped-def]

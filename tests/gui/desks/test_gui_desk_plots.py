@@ -50,7 +50,7 @@ def test_the_meter_plot_steps_through_the_day_and_marks_the_pay(qtbot, sqlite_en
     mx, my = w.marks["MAIN"].getData()
     assert list(my) == [10001.20]
     # the line holds each value until the next change: the pay is a drop at its moment
-    from tests.gui.test_gui_meter_tile import value_at
+    from tests.gui.tablegames.test_gui_meter_tile import value_at
 
     assert value_at(w.curves["MAIN"], mx[0] - 1) == 10001.20
     assert round(value_at(w.curves["MAIN"], mx[0]), 2) == 10000.12

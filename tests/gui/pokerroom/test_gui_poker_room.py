@@ -6,7 +6,7 @@ deadline (public holidays skipped); an approval may cease the fund; the daily co
 house rake; a tournament's fee is recorded; the forms page writes a daily report PDF or shows
 why it can not.  SQLite (core/pokerroom/cases/ and printing/pages/ledger_forms.py are tested on
 both databases).  The swipe prompt is replaced by a direct call with a supervisor's card that, like
-the prompt, keeps a refusal's message (tests/gui/test_gui_swipe.py covers the prompt).
+the prompt, keeps a refusal's message (tests/gui/common/test_gui_swipe.py covers the prompt).
 
 Screenshots go to /tmp/poker-shots/ (or $PODIUM_SCREENSHOT_DIR: make screenshots writes
 docs/screenshots/poker-room.png)."""

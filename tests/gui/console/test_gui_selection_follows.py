@@ -156,7 +156,8 @@ def test_the_hit_queue_keeps_the_hit_picked_and_never_its_neighbour(qtbot) -> No
     into its row (Enter would open a hit nobody picked)."""
     from datetime import UTC, datetime
 
-    from gui.tablegames.widgets import HitQueue, HitView
+    from gui.tablegames.hit_queue import HitQueue
+    from gui.tablegames.model import HitView
 
     def hit(n: int) -> HitView:
         return HitView(n, f"H{n}", "Pai Gow 1", 3, n, "FULL_HOUSE", 100, (), None)

@@ -314,7 +314,7 @@ def test_a_missing_or_broken_panel_shows_a_placeholder_not_a_crash(
     try:
         window = DeskWindow(desk, tabs=[
             ("Gone", "gui.no_such_panel:NoSuchPanel"),
-            ("Broken", "tests.gui.test_gui_desk:BrokenPanel"),
+            ("Broken", "tests.gui.desks.test_gui_desk:BrokenPanel"),
             ("No class", "gui.desks.ledger_check:NoSuchPanel"),
             ("Ledger check", "gui.desks.ledger_check:LedgerCheckPanel"),
         ])
