@@ -24,6 +24,7 @@ import pytest
 from sqlalchemy import Engine, create_engine, text
 
 from core.ledger.db import make_engine
+from core.people import auth
 from core.tablegames.paper import use_paper
 from printing.escpos.slip import PAPER
 from tests.ledgers import migrate
@@ -187,6 +188,31 @@ def _collect_on_the_main_thread() -> Iterator[None]:
         collector = installed()
         if collector is not None:
             collector.check()
+
+
+#: core/people/auth.py's scrypt cost, kept before the run lowers it (``production_pin_cost``)
+PRODUCTION_SCRYPT_N = auth.SCRYPT_N
+TEST_SCRYPT_N = 2**4
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _pins_hashed_cheaply_in_this_process() -> Iterator[None]:
+    """A PIN is hashed with scrypt at N=2**14 (core/people/auth.py: about 16 MB and tens of ms a
+    hash, by design).  The suite hashes thousands of PINs (every enrolment and every check), so in
+    the test processes they are hashed at N=2**4: the same function, format, salt and checks, at a
+    cost that proves nothing.  A hash records its N, so a PIN is always checked at the N it was
+    hashed with; a command a test runs in a subprocess hashes at the production N.
+    ``tests/core/people/test_pin_cost.py`` checks the production cost (``production_pin_cost``)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(auth, "SCRYPT_N", TEST_SCRYPT_N)
+        yield
+
+
+@pytest.fixture
+def production_pin_cost(monkeypatch: pytest.MonkeyPatch) -> int:
+    """PINs hashed at the production scrypt cost for this test; returns that N."""
+    monkeypatch.setattr(auth, "SCRYPT_N", PRODUCTION_SCRYPT_N)
+    return PRODUCTION_SCRYPT_N
 
 
 @pytest.fixture(autouse=True, scope="session")
