@@ -15,8 +15,7 @@ from core.ledger.models import Award, Employee, GameTable, Hit, HitDecision
 from core.people.auth import AuthError, Swipe, Swiper, same_person
 from core.tablegames import balances, changes, meters, slips
 from core.tablegames.assess import Assessment, assess, claim_role, load_hit, parse
-from core.tablegames.ingest import cancel_hit
-from core.tablegames.locks import UNFROZEN, give_back, giver
+from core.tablegames.locks import UNFROZEN, cancel_hit, give_back, giver
 from core.tablegames.setup import levels, settings
 from core.tablegames.unit import FloorContext, Unit, retrying
 from core.tablegames.views import AmountChanged, FloorError, HitOutcome, PaidHit
