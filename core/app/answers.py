@@ -27,8 +27,8 @@ from core.controllers.events import Delivery, HitClaimed, Origin, Refused, Seque
 from core.controllers.link import LinkManager
 from core.controllers.protocol import HitRejected, PayConfirmed
 from core.tablegames.floor import Floor
+from core.tablegames.ingest.writer import NotHeld
 from core.tablegames.views import ControllerDecision, FloorChange, HitOutcome
-from core.tablegames.writer import NotHeld
 
 log = logging.getLogger("podium.runtime")
 

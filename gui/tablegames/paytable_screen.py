@@ -15,7 +15,7 @@ mark the meters stale; a one-second timer then reads them off the GUI thread
 (``Bridge.query``), so the live return follows the meters at most once a second however fast
 they move, and the GUI thread never reads the ledger.
 
-Meter risk: the panel at the bottom runs ``core.tablegames.meter_risk`` (a Monte Carlo of the
+Meter risk: the panel at the bottom runs ``core.tablegames.meters.risk`` (a Monte Carlo of the
 meters) on a worker thread when asked, and plots the distribution of each meter and the chance
 of running dry; without that module it says that it is not available.
 """
@@ -264,7 +264,7 @@ class LivePanel(QGroupBox):
 
 
 # ------------------------------------------------------------------------------------------
-# Meter risk (core.tablegames.meter_risk): a Monte Carlo of the meters, run on a worker thread
+# Meter risk (core.tablegames.meters.risk): a Monte Carlo of the meters, run on a worker thread
 
 RISK_ROUNDS = 50_000  # rounds per path (one wager per round)
 RISK_PATHS = 100  # independent meters
@@ -807,7 +807,7 @@ class PaytableScreen(QWidget):
         self._risk_running = False
         if self._risk is None:
             self.risk_status.setText(
-                "PLACEHOLDER: the meter risk simulator (core/tablegames/meter_risk.py) is not "
+                "PLACEHOLDER: the meter risk simulator (core/tablegames/meters/risk.py) is not "
                 "installed in this build, so the distribution of the meter and the chance of "
                 "running dry can not be shown yet.")
             self.risk_status.setObjectName("warn")
@@ -920,9 +920,9 @@ def _money(value: Fraction) -> str:
 
 
 def _find_meter_risk() -> Any:
-    """``core.tablegames.meter_risk`` when it is installed, else None (the panel says so)."""
+    """``core.tablegames.meters.risk`` when it is installed, else None (the panel says so)."""
     try:
-        return importlib.import_module("core.tablegames.meter_risk")
+        return importlib.import_module("core.tablegames.meters.risk")
     except ImportError:
         return None
 

@@ -47,8 +47,9 @@ from core.controllers.protocol import (
 )
 from core.ledger.models import Base
 from core.ledger.rows import insert_rows
-from core.tablegames import balances, meters
-from core.tablegames.ingest import _round_problem, payload, wager_problem
+from core.tablegames.ingest.events import _round_problem, payload, wager_problem
+from core.tablegames.meters import arithmetic as meters
+from core.tablegames.meters import balances
 from core.tablegames.setup import levels, settings
 from core.tablegames.unit import FloorContext, Unit
 from core.tablegames.views import FloorError

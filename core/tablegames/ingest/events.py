@@ -56,9 +56,12 @@ from core.ledger.models import (
     Round,
     Wager,
 )
-from core.tablegames import balances, flags, locks, meters, slips
+from core.tablegames import flags, slips
 from core.tablegames.flags import FlagCode, HitFlag
-from core.tablegames.locks import cancel_hit, claimed_pay, fix_round
+from core.tablegames.meters import arithmetic as meters
+from core.tablegames.meters import balances
+from core.tablegames.pay import locks
+from core.tablegames.pay.locks import cancel_hit, claimed_pay, fix_round
 from core.tablegames.rules import fortune
 from core.tablegames.rules.claims import ClaimError, pay_for_claim
 from core.tablegames.setup import levels, settings

@@ -3,7 +3,7 @@ by entries that name the hit (no award yet) and the hit's ``locked_*`` columns; 
 reversal entries.
 
 Two moments use it: at the hit (a group with ``lock_at_hit``: :func:`fix_round`, from the
-ledger's ingest of HIT JACKPOT) and at verification (the freeze, ``core.tablegames.freeze``).
+ledger's ingest of HIT JACKPOT) and at verification (the freeze, ``core.tablegames.pay.freeze``).
 Both go one way: the pending locks of a level form a chain, each fixed on what the one before
 left.  :func:`fix_in_pay_order` makes a round's hits hold amounts in pay order, giving back
 (newest first) and fixing again every lock of the level fixed after the first one that must
@@ -26,7 +26,9 @@ from sqlalchemy.orm import aliased
 
 from core.kernel.money import json_cents, units_floor_cents
 from core.ledger.models import Award, Hit, HitDecision, Level, MeterEntry
-from core.tablegames import balances, flags, meters
+from core.tablegames import flags
+from core.tablegames.meters import arithmetic as meters
+from core.tablegames.meters import balances
 from core.tablegames.rules import fortune
 from core.tablegames.rules.claims import ClaimError, pay_for_claim
 from core.tablegames.setup import levels, settings
