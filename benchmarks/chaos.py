@@ -78,7 +78,7 @@ from core.ledger.balance_checks import check_balances  # noqa: E402
 from core.ledger.db import make_engine, upgrade  # noqa: E402
 from core.ledger.models import Award, Hit, RefusedEvent, Round  # noqa: E402
 from core.ledger.models import ControllerEvent as EventRow  # noqa: E402
-from core.tablegames.ingest import payload  # noqa: E402
+from core.tablegames.ingest.events import payload  # noqa: E402
 from core.tablegames.paper import use_paper  # noqa: E402
 from core.tablegames.rules.paytables import load_paytables  # noqa: E402
 from core.tablegames.views import AmountChanged, FloorError  # noqa: E402

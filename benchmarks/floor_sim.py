@@ -113,7 +113,7 @@ from core.controllers.sim_floor import build_simulator  # noqa: E402
 from core.controllers.simulator import PHASE_SECONDS, SimulatedTable  # noqa: E402
 from core.floorconfig import FloorConfig  # noqa: E402
 from core.kernel.money import cents_to_units  # noqa: E402
-from core.tablegames import meters  # noqa: E402
+from core.tablegames.meters import arithmetic as meters  # noqa: E402
 from core.tablegames.paper import use_paper  # noqa: E402
 from printing.escpos.slip import PAPER  # noqa: E402
 
@@ -612,8 +612,8 @@ def expected_contributions(record: Mapping[str, Any], config: FloorConfig,
     order the console recorded them): a GameStarted opens its round with its acceptable
     wagers (a seat of the table, the paytable's wager); a MISDEAL or UNDO START_GAME of a
     round open at that point voids it.  Every wager of a round left open contributes to each
-    level of its group exactly as ``core.tablegames.meters.contribute`` computes.  ``paytables``
-    defaults to ``core.tablegames.rules.paytables.load_paytables()``.
+    level of its group exactly as ``core.tablegames.meters.arithmetic.contribute`` computes.
+    ``paytables`` defaults to ``core.tablegames.rules.paytables.load_paytables()``.
     """
     if paytables is None:
         from core.tablegames.rules.paytables import load_paytables

@@ -28,11 +28,11 @@ How the ledger is built
    ``begin + i * span / rounds`` (the span ends when the ledger was first built; by default
    about 600,000 rounds a gaming day, so 10 M rounds are ~17 days, and never less than 3 days
    so that the measured gaming day is inside it).  A round is what
-   ``core.tablegames.ingest`` records: a GameStarted ``controller_events`` row (payload as
+   ``core.tablegames.ingest.events`` records: a GameStarted ``controller_events`` row (payload as
    ``ingest.payload`` makes it), the ``rounds`` row (state ended), 1-3 ``wagers`` of 100 cents
    (locked), per level of its group ONE ``contribution`` and one
    ``reserve_contribution`` entry for the round (issue 22), the sum of what ``meters.contribute``
-   (core.tablegames.meters) gives for that level's settings as read back from
+   (core.tablegames.meters.arithmetic) gives for that level's settings as read back from
    ``level_settings``, then a GameEnded event.  One round in 40 has a hit (a HitClaimed event,
    a ``hits`` row with the 7 cards and ``flag_codes`` "[]"): 9 in 10 of them an auto-paid tray
    pay (FULL_HOUSE or FOUR_OF_A_KIND at the paytable's amount: 600 / 7,500 cents on WA01,
@@ -45,14 +45,14 @@ How the ledger is built
 3. Exact integer arithmetic per level runs beside the generator: every ``chunk`` of rounds
    (default 100,000) is one transaction that also sets each level's ``level_balances`` row
    (meter, reserve, entries, last entry id) and adds the chunk's ``level_hour_totals`` (per
-   level, UTC hour and kind; an upsert, as ``core.tablegames.balances`` does), so the kept rows
-   equal the entries after every commit.  The generator is deterministic per chunk (its own
-   random seed), the plan is kept in ``settings`` (key ``benchmark.ledger_size``) and the state
-   is read back from the ledger, so an interrupted build resumes where it stopped (``--keep``,
-   or ``--schema`` on PostgreSQL).  Memory stays bounded: rows are generated and inserted in
-   batches of 10,000 rounds.  PostgreSQL: the id sequences are moved past the ids used and the
-   tables are ``VACUUM ANALYZE``d (as autovacuum would have by then); SQLite gets no ``ANALYZE``
-   (Podium never runs it).
+   level, UTC hour and kind; an upsert, as ``core.tablegames.meters.balances`` does), so the
+   kept rows equal the entries after every commit.  The generator is deterministic per chunk
+   (its own random seed), the plan is kept in ``settings`` (key ``benchmark.ledger_size``) and
+   the state is read back from the ledger, so an interrupted build resumes where it stopped
+   (``--keep``, or ``--schema`` on PostgreSQL).  Memory stays bounded: rows are generated and
+   inserted in batches of 10,000 rounds.  PostgreSQL: the id sequences are moved past the ids
+   used and the tables are ``VACUUM ANALYZE``d (as autovacuum would have by then); SQLite gets
+   no ``ANALYZE`` (Podium never runs it).
 4. Checks: ``check_balances`` (it sums every entry: only up to 200,000 rounds) and, always, the
    measured meter report against sums taken straight from ``meter_entries``.
 
@@ -142,8 +142,8 @@ from core.ledger.models import (  # noqa: E402
 from core.people import cardkey  # noqa: E402
 from core.people.auth import add_employee  # noqa: E402
 from core.tablegames.floor import Floor  # noqa: E402
-from core.tablegames.ingest import AUTO_PAID_REASON  # noqa: E402
-from core.tablegames.meters import LevelSettings, LevelState, award, contribute  # noqa: E402
+from core.tablegames.ingest.events import AUTO_PAID_REASON  # noqa: E402
+from core.tablegames.meters.arithmetic import LevelSettings, LevelState, award, contribute  # noqa: E402
 from core.tablegames.rules.paytables import Paytable, load_paytables  # noqa: E402
 
 T = TypeVar("T")
@@ -624,7 +624,7 @@ class Builder:
         h = _hour(at)
         for mv in moves:
             if not (mv.meter_delta or mv.reserve_delta):
-                continue  # core.tablegames.balances writes no empty movement
+                continue  # core.tablegames.meters.balances writes no empty movement
             eid = nxt["meter_entries"]
             nxt["meter_entries"] += 1
             batch.rows["meter_entries"].append((

@@ -27,8 +27,8 @@ from core.controllers.events import Delivery, HitClaimed, Origin, Refused, Seque
 from core.controllers.frames import HitRejected, PayConfirmed
 from core.controllers.link_manager import LinkManager
 from core.tablegames.floor import Floor
+from core.tablegames.ingest.writer import NotHeld
 from core.tablegames.views import ControllerDecision, FloorChange, HitOutcome
-from core.tablegames.writer import NotHeld
 
 log = logging.getLogger("podium.runtime")
 

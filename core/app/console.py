@@ -3,8 +3,8 @@ wired together and running without any GUI.
 
 ``ConsoleCore`` owns one background thread running an asyncio loop for the controller links
 (``links.LinkLoop``), the floor's ledger writer thread (controller events committed in batches,
-``core.tablegames.writer``) and a small pool for the reads the links need (the decisions to send
-again).  It builds its parts, one per job, and hands each its collaborators:
+``core.tablegames.ingest.writer``) and a small pool for the reads the links need (the
+decisions to send again).  It builds its parts, one per job, and hands each its collaborators:
 
 - ``claims.ClaimKeeper``: on a shared ledger, the tables this process holds and links;
 - ``answers.Answers``: controller events to the writer, and PAY or REJECT back to the table's
@@ -280,7 +280,7 @@ class ConsoleCore:
             "offline": sorted(t for t, (up, _d) in status.items() if not up),
             "feed_listening": bool(self.feed and self.feed.connected.is_set()),
             # jobs waiting, the oldest's wait, the last commit, and why the ledger does not
-            # record (core/tablegames/writer.py)
+            # record (core/tablegames/ingest/writer.py)
             "writer": self.floor.writer.health(),
             "lock_connection": bool(claims is not None and claims.connected),
         }

@@ -2,8 +2,8 @@
 
 No database: the scenario gives the paytable, each level's settings and starting values, and
 rounds of locked wagers and hits; the output is what every hit pays and what the meters read
-after each round.  The arithmetic is ``core.tablegames.meters``; this module only reads the
-scenario, orders the hits and prints.
+after each round.  The arithmetic is ``core.tablegames.meters.arithmetic``; this module only
+reads the scenario, orders the hits and prints.
 
 Per round: every locked wager contributes to every level at that level's rates (before any
 hit of the round is paid); then the hits are paid in payment order (highest seat first): a
@@ -32,7 +32,7 @@ from core.kernel.money import (
     parse_rate,
     units_floor_cents,
 )
-from core.tablegames.meters import (
+from core.tablegames.meters.arithmetic import (
     LevelSettings,
     LevelState,
     MeterError,

@@ -1,5 +1,5 @@
 """``podium rules meter-risk PAYTABLE``: simulate a progressive's meters over many rounds
-(``core.tablegames.meter_risk``; docs/edge.md, "Meter risk").
+(``core.tablegames.meters.risk``; docs/edge.md, "Meter risk").
 
 Level values use the syntax of ``podium rules edge``: one amount for a single-level
 table, ``MEGA=25000,MAJOR=2500,MINOR=500`` (or ``25000,2500,500`` in the table's level
@@ -17,7 +17,7 @@ from typing import Any
 
 from core.cli.edge_command import parse_meter, parse_rates
 from core.kernel.money import MoneyError, json_cents, json_units_floor, parse_count
-from core.tablegames.meter_risk import (
+from core.tablegames.meters.risk import (
     MAX_BINS,
     MAX_SEATS,
     ON_DRY,

@@ -24,7 +24,7 @@ from core.floorconfig.schema import (
     the,
 )
 from core.kernel.money import cents_to_units
-from core.tablegames.meters import PAY_ORDERS, LevelSettings, PayOrder
+from core.tablegames.meters.arithmetic import PAY_ORDERS, LevelSettings, PayOrder
 
 MAX_SEATS = 10
 MAX_DECKS = 8

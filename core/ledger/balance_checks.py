@@ -1,8 +1,8 @@
 """The ledger's kept balances checked against their truth: every level's ``level_balances`` and
 ``level_hour_totals``, and every table's ``table_hour_totals``, recomputed from the entries,
-rounds and wagers they sum (``core.tablegames.balances`` keeps them as the floor writes).  The
-audit (``core.ledger.audit``) and the tests run these; each returns its problems, empty when
-fine."""
+rounds and wagers they sum (``core.tablegames.meters.balances`` keeps them as the floor
+writes).  The audit (``core.ledger.audit``) and the tests run these; each returns its problems,
+empty when fine."""
 
 from __future__ import annotations
 

@@ -111,7 +111,8 @@ def statement_timeout_s() -> float:
     that a writer waiting for a lock hears the lock's own timeout, naming its holder).  The
     server cancels a statement that runs longer (``statement_timeout``); the ledger writer
     closes a connection on which no answer came a few seconds after it
-    (core/tablegames/writer.py).  A value that is not a number in range is refused by name."""
+    (core/tablegames/ingest/writer.py).  A value that is not a number in range is refused by
+    name."""
     raw = os.environ.get(STATEMENT_TIMEOUT_ENV, "").strip()
     if not raw:
         return DEFAULT_STATEMENT_TIMEOUT_S

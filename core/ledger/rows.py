@@ -8,7 +8,7 @@ placeholders per batch.  On SQLite (in-process, no round trips) it is the driver
 ``executemany``, or SQLAlchemy's multi-row ``INSERT ... RETURNING``.
 
 ``upsert_rows`` adds ``ON CONFLICT (key) DO UPDATE SET col = table.col + excluded.col``: the
-kept totals folded in once per batch (core/tablegames/balances.py).
+kept totals folded in once per batch (core/tablegames/meters/balances.py).
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from core.tablegames import balances, feed
+from core.tablegames import feed
+from core.tablegames.meters import balances
 from core.tablegames.queries import touched_views
 from core.tablegames.unit import FloorContext, Unit
 from core.tablegames.views import FloorChange

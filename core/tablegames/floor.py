@@ -5,7 +5,8 @@ writes run in ONE transaction (SQLite: ``BEGIN IMMEDIATE``; PostgreSQL: the hit 
 locked ``FOR UPDATE``), reads never take the write lock.  After each commit, listeners get a
 :class:`~core.tablegames.views.FloorChange` with the new state of what changed.  Controller
 events normally reach the ledger through :attr:`Floor.writer` (group commit,
-``core.tablegames.writer``); :meth:`Floor.handle` records one event in a transaction of its own.
+``core.tablegames.ingest.writer``); :meth:`Floor.handle` records one event in a transaction of
+its own.
 """
 
 from __future__ import annotations
@@ -22,21 +23,15 @@ from core.kernel.cards import Card
 from core.ledger import integrity
 from core.people.auth import Swipe
 from core.people.cardkey import CardKey
-from core.tablegames import adjust as adjusting
-from core.tablegames import (
-    assess,
-    changes,
-    decide,
-    ingest,
-    meters,
-    queries,
-    replies,
-    setup,
-    slips,
-    voids,
-)
-from core.tablegames import freeze as freezing
+from core.tablegames import changes, queries, setup, slips
+from core.tablegames.ingest import events as ingest
+from core.tablegames.ingest import replies
+from core.tablegames.ingest.writer import LedgerWriter
+from core.tablegames.meters import arithmetic as meters
 from core.tablegames.paper import SlipPaper
+from core.tablegames.pay import adjust as adjusting
+from core.tablegames.pay import assess, decide, voids
+from core.tablegames.pay import freeze as freezing
 from core.tablegames.slip_record import WinSlip
 from core.tablegames.unit import FloorContext, Unit, utcnow
 from core.tablegames.views import (
@@ -54,7 +49,6 @@ from core.tablegames.views import (
     Verification,
     VoidedSlip,
 )
-from core.tablegames.writer import LedgerWriter
 
 _T = TypeVar("_T")
 
@@ -127,7 +121,7 @@ class Floor:
 
     def freeze(self, hit_id: int, where: str = "") -> FrozenAmount:
         """A supervisor opens the hit's verification: its meter amount is fixed now (Jackpot
-        Lock at verification, core/tablegames/freeze.py); ``where``: the podium, recorded."""
+        Lock at verification, core/tablegames/pay/freeze.py); ``where``: the podium, recorded."""
         return freezing.freeze(self.ctx, hit_id, where)
 
     def unfreeze(self, hit_id: int, where: str = "") -> FrozenAmount:
@@ -163,7 +157,7 @@ class Floor:
                   swipe: Swipe) -> VoidedSlip:
         """Void a win slip on an executive's swipe, with a reason; when the paid money came
         back, the award's meter movements are reversed in the same transaction
-        (core/tablegames/voids.py)."""
+        (core/tablegames/pay/voids.py)."""
         return voids.void_slip(self.ctx, slip_no, reason, money_returned, swipe)
 
     # -- reading ----------------------------------------------------------------------------------

@@ -38,7 +38,9 @@ from core.ledger.models import (
 )
 from core.ledger.models import ControllerEvent as EventRow
 from core.people.who import Who
-from core.tablegames import balances, flags, meters
+from core.tablegames import flags
+from core.tablegames.meters import arithmetic as meters
+from core.tablegames.meters import balances
 from core.tablegames.rules import fortune
 from core.tablegames.slips import cards_of
 from core.tablegames.unit import FloorContext, Unit

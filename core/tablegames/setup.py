@@ -28,8 +28,10 @@ from core.ledger.models import (
 from core.ledger.rows import insert_rows
 from core.people.auth import CARD_KEY_ID, key_mismatch
 from core.people.who import Who
-from core.tablegames import balances, floor_approval, meters
+from core.tablegames import floor_approval
 from core.tablegames.floor_approval import AT_ONCE, parameters
+from core.tablegames.meters import arithmetic as meters
+from core.tablegames.meters import balances
 from core.tablegames.unit import FloorContext, LevelRef, Unit
 from core.tablegames.views import FloorError
 
@@ -39,7 +41,7 @@ SLIP_SEQUENCE_KEY = "slip_sequence"
 
 def levels(u: Unit, group_id: str) -> dict[str, LevelRef]:
     """The group's levels by name (configuration: read once, kept in the unit's cache).  The
-    meter itself is read with :func:`core.tablegames.balances.current`, which locks it."""
+    meter itself is read with :func:`core.tablegames.meters.balances.current`, which locks it."""
     found = u.cache.levels.get(group_id)
     if found is None:
         found = {lv.name: LevelRef(lv.id, lv.group_id, lv.name) for lv in u.s.scalars(

@@ -89,7 +89,7 @@ def retrying(fn: Callable[[], T], attempts: int = 3) -> T:
 @dataclass
 class Unit:
     """What one transaction touched (becomes its FloorChange), and the meter movements it made
-    that are not yet folded into the kept balances (``core.tablegames.balances``)."""
+    that are not yet folded into the kept balances (``core.tablegames.meters.balances``)."""
 
     s: Session
     now: datetime

@@ -28,7 +28,7 @@ class AmountChanged(FloorError):
 
 @dataclass(frozen=True)
 class FrozenAmount:
-    """A hit's Jackpot Lock as a verification sees it (core/tablegames/freeze.py).
+    """A hit's Jackpot Lock as a verification sees it (core/tablegames/pay/freeze.py).
 
     ``state``: ``frozen`` (the amount is fixed at verification: a verification closed without a
     decision gives it back), ``unfrozen`` (given back now), ``kept`` (still frozen: a hit paid

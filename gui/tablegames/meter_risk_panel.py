@@ -1,4 +1,4 @@
-"""Meter risk on the paytable screen: ``core.tablegames.meter_risk`` (a Monte Carlo of the
+"""Meter risk on the paytable screen: ``core.tablegames.meters.risk`` (a Monte Carlo of the
 meters) run on a compute thread when asked, the distribution of each meter plotted and the
 chance of running dry said; without that module the box says that it is not available.
 
@@ -39,15 +39,15 @@ log = logging.getLogger("podium.gui.paytables")
 RISK_ROUNDS = 50_000  # rounds per path (one wager per round)
 RISK_PATHS = 100  # independent meters
 RISK_SEED = 1  # the same run gives the same picture
-PLACEHOLDER = ("PLACEHOLDER: the meter risk simulator (core/tablegames/meter_risk.py) is not "
+PLACEHOLDER = ("PLACEHOLDER: the meter risk simulator (core/tablegames/meters/risk.py) is not "
                "installed in this build, so the distribution of the meter and the chance of "
                "running dry can not be shown yet.")
 
 
 def find_meter_risk() -> Any:
-    """``core.tablegames.meter_risk`` when it is installed, else None (the box says so)."""
+    """``core.tablegames.meters.risk`` when it is installed, else None (the box says so)."""
     try:
-        return importlib.import_module("core.tablegames.meter_risk")
+        return importlib.import_module("core.tablegames.meters.risk")
     except ImportError:
         return None
 

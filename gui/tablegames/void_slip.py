@@ -1,4 +1,4 @@
-"""Slips > Void slip…: an executive voids a win slip (core.tablegames.voids, Floor.void_slip).
+"""Slips > Void slip…: an executive voids a win slip (core.tablegames.pay.voids, Floor.void_slip).
 
 The dialog asks which slip (given when it is opened from a list) and shows that slip (amount,
 table and seat, round, hand, when it was paid, its hit) before anyone swipes, the reason
@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.kernel.text import printable
-from core.tablegames.voids import MAX_REASON
+from core.tablegames.pay.voids import MAX_REASON
 from gui.common.bridge import default_bridge
 
 RETURNED = "The money came back: give the award back to the meter"

@@ -342,7 +342,7 @@ def reconcile_in(s: Session, period: Period, money: Currency | None = None,
             else:
                 held[lid] += f
         elif kind == "reversal":
-            # a void's reversal names the award (core/tablegames/voids.py), also when it
+            # a void's reversal names the award (core/tablegames/pay/voids.py), also when it
             # gives back a lock-at-hit pay's entries, which name only the hit
             part = ("awards" if has_award == 1
                     else "holds" if o_kind in ("award", "reseed", "reserve_move")

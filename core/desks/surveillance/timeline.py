@@ -143,7 +143,7 @@ class CardsCheck:
 
     @property
     def mismatch(self) -> bool:
-        """The floor's rule (core/tablegames/assess.py): a claim is right when it names the
+        """The floor's rule (core/tablegames/pay/assess.py): a claim is right when it names the
         hand the cards are paid as, or their best hand."""
         made, best = self.judged
         return made is not None and self.claimed not in (made, best)

@@ -28,8 +28,8 @@ from core.ledger import integrity
 from core.ledger.balance_checks import check_balances
 from core.ledger.models import ControllerEvent, OwnershipEvent, RefusedEvent
 from core.tablegames.floor import Floor
+from core.tablegames.ingest.writer import NotHeld
 from core.tablegames.rules.paytables import load_paytables
-from core.tablegames.writer import NotHeld
 from tests.core.app.test_floor_service import _same_ledger
 from tests.core.ledger.test_audit import attacker
 from tests.harness import held_writer, wait_for
@@ -450,7 +450,7 @@ def test_an_event_a_batch_failed_on_is_not_refused_for_a_table_no_longer_held(
     """A batch the database refused is committed again in halves, down to the event it failed
     on, whose refusal is then kept alone: if the table was taken meanwhile, that refusal is
     fenced too (not kept; NotHeld), and the other tables' events are recorded."""
-    from core.tablegames import ingest
+    from core.tablegames.ingest import events as ingest
 
     monkeypatch.setattr(ingest, "screened", lambda origin, event: event)
     floor = _floor(pg)

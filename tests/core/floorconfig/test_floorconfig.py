@@ -21,7 +21,7 @@ from core.floorconfig import (
     validate,
 )
 from core.kernel.money import cents_to_units
-from core.tablegames.meters import LevelSettings
+from core.tablegames.meters.arithmetic import LevelSettings
 from core.tablegames.rules.paytables import load_paytables
 
 BASE = """

@@ -89,7 +89,7 @@ def test_a_zero_or_trailing_zeros_are_not_decimals() -> None:
 
 
 def test_the_meter_refuses_a_tiny_rate_given_past_the_parser() -> None:
-    from core.tablegames.meters import LevelSettings, MeterError
+    from core.tablegames.meters.arithmetic import LevelSettings, MeterError
 
     with pytest.raises(MeterError, match="more than 6 decimals"):
         LevelSettings(seed_units=100, contribution_rate=Decimal("1E-999999999"),

@@ -273,7 +273,7 @@ def test_two_writers_folding_into_one_level_keep_its_last_entry(engine: Engine) 
     from datetime import UTC, datetime
 
     from core.ledger.balance_checks import check_balances
-    from core.tablegames import balances
+    from core.tablegames.meters import balances
 
     played(engine)
     with engine.connect() as c:

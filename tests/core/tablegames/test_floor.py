@@ -1,7 +1,7 @@
 """The floor workflows (core/tablegames/, through its Floor facade) on SQLite and PostgreSQL.
 
 Expected amounts are computed independently here with Decimal from RULES.md sections 3-4
-(not with core.tablegames.meters), or taken from the worked example of CLI.md
+(not with core.tablegames.meters.arithmetic), or taken from the worked example of CLI.md
 (`podium rules meter`).
 """
 
@@ -49,7 +49,7 @@ from core.ledger.people import record_event
 from core.people import cardkey
 from core.people.auth import AuthError, Credential, add_employee, pin_hash
 from core.tablegames.floor import Floor
-from core.tablegames.ingest import AUTO_PAID_REASON
+from core.tablegames.ingest.events import AUTO_PAID_REASON
 from core.tablegames.rules import fortune
 from core.tablegames.views import FloorChange, FloorError
 from tests.floors import Group, floor_toml, table

@@ -366,7 +366,7 @@ def test_a_failed_count_is_shown_not_raised(qtbot, screen_of):  # type: ignore[n
 
 
 def test_meter_risk_plots_the_meter_and_the_chance_of_running_dry(qtbot, screen_of, monkeypatch):  # type: ignore[no-untyped-def]
-    meter_risk = pytest.importorskip("core.tablegames.meter_risk")
+    meter_risk = pytest.importorskip("core.tablegames.meters.risk")
     from gui.tablegames import meter_risk_panel
 
     monkeypatch.setattr(meter_risk_panel, "RISK_ROUNDS", 3_000)

@@ -14,7 +14,7 @@ import pytest
 
 from core.cli import main
 from core.kernel.cards import parse_cards
-from core.tablegames.meters import payment_order
+from core.tablegames.meters.arithmetic import payment_order
 from core.tablegames.rules.fortune import HAND_IDS, classify
 from core.tablegames.rules.paytables import load_paytables
 

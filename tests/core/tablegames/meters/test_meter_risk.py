@@ -1,4 +1,4 @@
-"""The progressive meter risk simulator (core/tablegames/meter_risk.py, docs/edge.md "Meter
+"""The progressive meter risk simulator (core/tablegames/meters/risk.py, docs/edge.md "Meter
 risk") and ``podium rules meter-risk``.  Statistical checks use a fixed RNG seed (they can not
 flake) AND a 6-sigma bound against the exact probabilities of ``progressive_edge`` (they would
 hold for almost every seed)."""
@@ -19,8 +19,8 @@ import pytest
 import core.cli.dispatch as cli_main
 from core.cli import main
 from core.kernel.money import cents_to_units
-from core.tablegames import meters
-from core.tablegames.meter_risk import (
+from core.tablegames.meters import arithmetic as meters
+from core.tablegames.meters.risk import (
     UPC,
     LevelPlan,
     MeterRisk,
@@ -204,14 +204,14 @@ def test_high_seed_never_runs_dry_over_a_short_horizon() -> None:
 
 
 # ------------------------------------------------------------------------------------------
-# The arithmetic of hand-made paths against core/tablegames/meters.py
+# The arithmetic of hand-made paths against core/tablegames/meters/arithmetic.py
 
 
 def reference(table: Paytable, plan_list: tuple[LevelPlan, ...],
               events: list[tuple[int, int, str]], rounds: int, seats: int, all_pays: bool,
               on_dry: str) -> dict[str, Any]:
-    """Round by round with core.tablegames.meters: every wager contributes, then the hits in payment
-    order; returns meters, reserves, pays and each pay's (round, before, after)."""
+    """Round by round with core.tablegames.meters.arithmetic: every wager contributes, then the
+    hits in payment order; returns meters, reserves, pays and each pay's (round, before, after)."""
     settings = {p.name: p.settings for p in plan_list}
     state = {p.name: meters.LevelState(p.start_units, 0) for p in plan_list}
     paid: dict[str, int] = {}
@@ -312,7 +312,7 @@ def test_hand_made_ml2_path_agrees_with_core_meters_on_every_level() -> None:
 
 def test_drawn_events_fall_in_their_round_in_pay_order() -> None:
     """Wager k of a block is in round first + (k-1) // seats; each wager at most one event."""
-    from core.tablegames.meter_risk import _draw
+    from core.tablegames.meters.risk import _draw
     rng = np.random.default_rng(0)
     ev_round, cat, n = _draw(rng, 2, 12, 1.0, np.array([0.5, 1.0]), 3, 5)
     assert n.tolist() == [12, 12]
@@ -327,7 +327,7 @@ def test_drawn_events_fall_in_their_round_in_pay_order() -> None:
 def test_distribution_samples_follow_the_path_across_blocks(monkeypatch: pytest.MonkeyPatch
                                                            ) -> None:
     """Small blocks (many of them): the sampled round ends are the path's own values."""
-    import core.tablegames.meter_risk as mr
+    import core.tablegames.meters.risk as mr
     monkeypatch.setattr(mr, "BLOCK_EVENTS", 7)
     monkeypatch.setattr(mr, "SAMPLE_BUDGET", 1000)
     risk = simulate(WA01, counts(WA01), plans(WA01, "50.00", "0.30", "0.01"), rounds=3000,
@@ -394,7 +394,7 @@ def test_plot_data_for_the_gui() -> None:
 
 
 def test_core_meter_risk_imports_no_qt() -> None:
-    code = ("import sys, core.tablegames.meter_risk, core.cli.meter_risk_command; "
+    code = ("import sys, core.tablegames.meters.risk, core.cli.meter_risk_command; "
             "sys.exit(any(m.startswith(('PySide6', 'pyqtgraph')) for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 

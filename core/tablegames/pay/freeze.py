@@ -2,7 +2,7 @@
 opens its verification, so the swipe authorizes exactly the amount shown however the linked
 tables play meanwhile.
 
-The freeze is the lock-at-hit mechanism (``core.tablegames.locks``), written at
+The freeze is the lock-at-hit mechanism (``core.tablegames.pay.locks``), written at
 another moment: the award's movements are taken off the meter by entries that name the hit (no
 award yet), the hit's ``locked_*`` columns hold the amount, so every table of the link shows it
 PENDING (``LevelView.frozen_cents``) while the live meter grows for the next award; the pay
@@ -34,9 +34,10 @@ from sqlalchemy.orm import aliased
 
 from core.kernel.money import json_cents
 from core.ledger.models import GameTable, Hit, HitDecision, MeterEntry
-from core.tablegames import changes, meters
-from core.tablegames.assess import load_hit
-from core.tablegames.locks import (
+from core.tablegames import changes
+from core.tablegames.meters import arithmetic as meters
+from core.tablegames.pay.assess import load_hit
+from core.tablegames.pay.locks import (
     FROZEN,
     UNFROZEN,
     fix_in_pay_order,

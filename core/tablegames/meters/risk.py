@@ -6,7 +6,8 @@ wager's best LISTED hand is drawn i.i.d. from the exact probabilities of
 :func:`core.tablegames.rules.edge.progressive_edge` (``pay_counts`` over all C(53,7) hands).
 Every wager of a round contributes to every level at that level's rates before any pay of
 the round (RULES.md 4); the pays of a round are paid highest seat first, each on what the
-previous pay left.  The meter arithmetic is that of :mod:`core.tablegames.meters`, in exact units:
+previous pay left.  The meter arithmetic is that of :mod:`core.tablegames.meters.arithmetic`,
+in exact units:
 
 * a percentage pay takes ``meter x fraction`` rounded down to the cent; a 100% pay reseeds
   at seed + reserve (the fraction of a cent stays) and empties the reserve;
@@ -44,7 +45,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.kernel.money import UNITS_PER_CENT, cents_to_units, json_cents
-from core.tablegames.meters import LevelSettings, MeterError
+from core.tablegames.meters.arithmetic import LevelSettings, MeterError
 from core.tablegames.rules.edge import LevelGrowth, progressive_edge
 from core.tablegames.rules.paytables import Paytable
 
@@ -75,8 +76,8 @@ class MeterRiskError(ValueError):
 
 @dataclass(frozen=True)
 class LevelPlan:
-    """One level: its settings (seed and rates, checked by ``core.tablegames.meters``) and the meter
-    it starts at (a freshly seeded meter: the seed).  The reserve starts empty."""
+    """One level: its settings (seed and rates, checked by ``core.tablegames.meters.arithmetic``)
+    and the meter it starts at (a freshly seeded meter: the seed).  The reserve starts empty."""
 
     name: str
     settings: LevelSettings

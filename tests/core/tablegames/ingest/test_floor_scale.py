@@ -10,7 +10,7 @@
 - hit flags are codes in the ledger (words only for screens and paper).
 
 Expected amounts are computed here from the wagers and the floor file's rates with Decimal
-(RULES.md 4), not with core.tablegames.meters.
+(RULES.md 4), not with core.tablegames.meters.arithmetic.
 """
 
 from __future__ import annotations
@@ -50,11 +50,12 @@ from core.ledger.models import (
 )
 from core.people import cardkey
 from core.people.auth import add_employee
-from core.tablegames import flags, ingest
+from core.tablegames import flags
 from core.tablegames.floor import Floor
+from core.tablegames.ingest import events as ingest
+from core.tablegames.ingest.writer import UNSTORABLE
 from core.tablegames.rules.paytables import load_paytables
 from core.tablegames.views import AmountChanged, FloorChange, FloorError
-from core.tablegames.writer import UNSTORABLE
 from tests.floors import Group, Level, floor_toml, table
 from tests.harness import held_writer
 from tests.ledgers import migrate

@@ -2,9 +2,10 @@
 path, on SQLite and PostgreSQL.
 
 Expected amounts are computed here with integers and Decimal straight from RULES.md sections 3-4
-(not with core.tablegames.meters): a share rounds DOWN to the cent and the rest stays; a 100%
-award restarts the meter at seed + reserve + the leftover fraction of a cent; several hits in one
-round are paid from the dealer's right (highest seat first), each on what the previous left.
+(not with core.tablegames.meters.arithmetic): a share rounds DOWN to the cent and the rest
+stays; a 100% award restarts the meter at seed + reserve + the leftover fraction of a cent;
+several hits in one round are paid from the dealer's right (highest seat first), each on what
+the previous left.
 """
 
 from __future__ import annotations

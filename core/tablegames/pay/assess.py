@@ -18,8 +18,10 @@ from core.kernel.cards import Card, parse_cards
 from core.kernel.money import units_floor_cents
 from core.ledger.models import GameTable, Hit, Wager
 from core.people.auth import required_role
-from core.tablegames import balances, flags, meters
-from core.tablegames.locks import claimed_pay
+from core.tablegames import flags
+from core.tablegames.meters import arithmetic as meters
+from core.tablegames.meters import balances
+from core.tablegames.pay.locks import claimed_pay
 from core.tablegames.rules import fortune
 from core.tablegames.rules.claims import possible_pays
 from core.tablegames.setup import levels, settings
@@ -78,7 +80,7 @@ def blocking_flags(hit: Hit) -> list[str]:
 def _order_block(u: Unit, hit: Hit, g: GroupConfig) -> tuple[list[Hit], int | None]:
     """Pending payable hits of the same round paid before this one whose amount is not fixed
     yet, and the seat that must be paid first (None if this hit is next).  A hit frozen at
-    verification (core/tablegames/freeze.py) has taken its share off the meter already: it
+    verification (core/tablegames/pay/freeze.py) has taken its share off the meter already: it
     neither blocks nor counts."""
     if hit.round_id is None or g.lock_at_hit:
         return [], None

@@ -3,7 +3,7 @@ by entries that name the hit (no award yet) and the hit's ``locked_*`` columns; 
 reversal entries.
 
 Two moments use it: at the hit (a group with ``lock_at_hit``: :func:`fix_round`, from the
-ledger's ingest of HIT JACKPOT) and at verification (the freeze, ``core.tablegames.freeze``).
+ledger's ingest of HIT JACKPOT) and at verification (the freeze, ``core.tablegames.pay.freeze``).
 Both go one way: the pending locks of a level form a chain, each fixed on what the one before
 left.  :func:`fix_in_pay_order` makes a round's hits hold amounts in pay order, giving back
 (newest first) and fixing again every lock of the level fixed after the first one that must
@@ -12,6 +12,7 @@ HIT, a misdeal, a claim corrected at the pay) gives locks back and fixes again t
 on what they left.  So the amounts always equal a sequential pay order, and every amount shown
 and changed is recorded (``refixed`` at the hit; ``unfrozen`` / ``frozen`` at verification)
 and changes the level's PENDING.  A lock under an award already paid stays where it is.
+A pending hit rejected or cancelled (:func:`cancel_hit`) gives its lock back here too.
 Below the workflows that lock (ingest, assess, freeze, decide): it calls none of them.
 """
 
@@ -25,11 +26,14 @@ from sqlalchemy.orm import aliased
 
 from core.kernel.money import json_cents, units_floor_cents
 from core.ledger.models import Award, Hit, HitDecision, Level, MeterEntry
-from core.tablegames import balances, flags, meters
+from core.tablegames import flags
+from core.tablegames.meters import arithmetic as meters
+from core.tablegames.meters import balances
 from core.tablegames.rules import fortune
 from core.tablegames.rules.claims import ClaimError, pay_for_claim
 from core.tablegames.setup import levels, settings
 from core.tablegames.unit import FloorContext, LevelRef, Unit
+from core.tablegames.views import HitOutcome
 
 FROZEN = "frozen"
 UNFROZEN = "unfrozen"
@@ -248,8 +252,8 @@ def fix_round(ctx: FloorContext, u: Unit, g: Any, round_id: int, cause: int) -> 
 
 
 def giver(ctx: FloorContext, group_id: str) -> Callable[[Unit, Sequence[Hit], str], None]:
-    """For :func:`core.tablegames.ingest.cancel_hit` and the round's void: how the group's
-    locks go back when hits are rejected or cancelled (:func:`give_back`)."""
+    """For :func:`cancel_hit` and the round's void: how the group's locks go back when hits
+    are rejected or cancelled (:func:`give_back`)."""
     g = ctx.group_cfg(group_id)
 
     def back(u: Unit, gone: Sequence[Hit], what: str) -> None:
@@ -258,3 +262,24 @@ def giver(ctx: FloorContext, group_id: str) -> Callable[[Unit, Sequence[Hit], st
                   f"hit #{first.id} (seat {first.seat}) {what}")
 
     return back
+
+
+def cancel_hit(u: Unit, hit: Hit, decision: str, reason: str,
+               employee_id: int | None = None,
+               give_back: Callable[[Unit, Sequence[Hit], str], None] | None = None) -> None:
+    """A pending hit rejected or cancelled; a locked (or frozen) amount goes back by
+    reversals: by ``give_back`` (:func:`giver`), which also fixes again every lock of the
+    level fixed on what it left, or else alone (its round's void gave the locks back).  For
+    the ledger's ingest (UNDO HIT, a round's void, an earlier controller boot) and the pay
+    workflow's reject (``decide``)."""
+    s = u.s
+    if give_back is not None and hit.locked_amount_cents is not None:
+        give_back(u, [hit], decision)
+    else:
+        release_lock(u, hit, f"hit #{hit.id} {decision}")
+    s.add(HitDecision(hit_id=hit.id, decision=decision, employee_id=employee_id,
+                      reason=reason, created_at=u.now))
+    hit.status = "rejected" if decision == "rejected" else "cancelled"
+    u.hits.add(hit.id)
+    u.tables.add(hit.table_id)
+    u.outcomes.append(HitOutcome(hit.id, hit.table_id, hit.round_no, hit.seat, hit.status))

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import bindparam, func, insert, select, update
@@ -52,9 +51,12 @@ from core.ledger.models import (
     Round,
     Wager,
 )
-from core.tablegames import balances, flags, locks, meters, slips
+from core.tablegames import flags, slips
 from core.tablegames.flags import FlagCode, HitFlag
-from core.tablegames.locks import claimed_pay, fix_round, release_lock
+from core.tablegames.meters import arithmetic as meters
+from core.tablegames.meters import balances
+from core.tablegames.pay import locks
+from core.tablegames.pay.locks import cancel_hit, claimed_pay, fix_round
 from core.tablegames.rules import fortune
 from core.tablegames.rules.claims import ClaimError, pay_for_claim
 from core.tablegames.setup import levels, settings
@@ -498,25 +500,6 @@ def close_earlier_boots(ctx: FloorContext, u: Unit, table: str, boot: str) -> li
     log.warning("table %s: %d hit(s) of an earlier controller boot closed (controller now boot "
                 "%s): %s", table, len(closed), boot, ", ".join(f"H{h}" for h in closed))
     return closed
-
-
-def cancel_hit(u: Unit, hit: Hit, decision: str, reason: str,
-               employee_id: int | None = None,
-               give_back: Callable[[Unit, Sequence[Hit], str], None] | None = None) -> None:
-    """A pending hit rejected or cancelled; a locked (or frozen) amount goes back by
-    reversals: by ``give_back`` (``locks.giver``), which also fixes again every lock of the
-    level fixed on what it left, or else alone (its round's void gave the locks back)."""
-    s = u.s
-    if give_back is not None and hit.locked_amount_cents is not None:
-        give_back(u, [hit], decision)
-    else:
-        release_lock(u, hit, f"hit #{hit.id} {decision}")
-    s.add(HitDecision(hit_id=hit.id, decision=decision, employee_id=employee_id,
-                      reason=reason, created_at=u.now))
-    hit.status = "rejected" if decision == "rejected" else "cancelled"
-    u.hits.add(hit.id)
-    u.tables.add(hit.table_id)
-    u.outcomes.append(HitOutcome(hit.id, hit.table_id, hit.round_no, hit.seat, hit.status))
 
 
 def void_round(ctx: FloorContext, u: Unit, t: Any, rnd: Round, state: str,

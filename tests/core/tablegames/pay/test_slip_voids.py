@@ -1,4 +1,4 @@
-"""Voiding a win slip (core/tablegames/voids.py, Floor.void_slip) on SQLite and PostgreSQL:
+"""Voiding a win slip (core/tablegames/pay/voids.py, Floor.void_slip) on SQLite and PostgreSQL:
 the void row, the reversal of the award's meter movements when the money came back, the audit
 check that they negate each other, and every refusal changing nothing but the swipe log."""
 
@@ -15,11 +15,12 @@ from core.ledger import integrity
 from core.ledger.audit import verify
 from core.ledger.models import Award, MeterEntry, SlipVoid, SwipeLog
 from core.people.auth import AuthError
-from core.tablegames import balances, changes
+from core.tablegames import changes
 from core.tablegames.floor import Floor
+from core.tablegames.meters import balances
+from core.tablegames.pay.voids import MAX_REASON
 from core.tablegames.unit import LevelRef
 from core.tablegames.views import FloorError
-from core.tablegames.voids import MAX_REASON
 from tests.core.tablegames.test_floor import (
     ACC,
     EXE,

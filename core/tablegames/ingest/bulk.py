@@ -43,8 +43,9 @@ from core.controllers.frames import MAX_TIME_CHARS
 from core.controllers.screening import event_bounds_problem, refusal_text, storable
 from core.ledger.models import Base
 from core.ledger.rows import insert_rows
-from core.tablegames import balances, meters
-from core.tablegames.ingest import _round_problem, payload, wager_problem
+from core.tablegames.ingest.events import _round_problem, payload, wager_problem
+from core.tablegames.meters import arithmetic as meters
+from core.tablegames.meters import balances
 from core.tablegames.setup import levels, settings
 from core.tablegames.unit import FloorContext, Unit
 from core.tablegames.views import FloorError

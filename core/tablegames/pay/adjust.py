@@ -7,7 +7,8 @@ from __future__ import annotations
 from core.kernel.money import cents_to_units, json_cents, units_floor_cents
 from core.ledger.models import MeterEntry
 from core.people.auth import AuthError, Swipe, Swiper, same_person
-from core.tablegames import balances, changes
+from core.tablegames import changes
+from core.tablegames.meters import balances
 from core.tablegames.setup import levels
 from core.tablegames.unit import FloorContext, retrying
 from core.tablegames.views import FloorError

@@ -24,7 +24,8 @@ from core.kernel.money import json_cents, units_floor_cents
 from core.kernel.text import printable
 from core.ledger.models import Award, Hit, Level, MeterEntry, Slip, SlipVoid
 from core.people.auth import Swipe, Swiper
-from core.tablegames import balances, changes
+from core.tablegames import changes
+from core.tablegames.meters import balances
 from core.tablegames.slips import void_view
 from core.tablegames.unit import FloorContext, LevelRef, retrying
 from core.tablegames.views import FloorError, VoidedSlip

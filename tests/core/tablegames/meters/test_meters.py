@@ -1,4 +1,4 @@
-"""RULES.md section 4: progressive meter arithmetic (core/tablegames/meters.py)."""
+"""RULES.md section 4: progressive meter arithmetic (core/tablegames/meters/arithmetic.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.kernel.money import UNITS_PER_CENT, cents_to_units
-from core.tablegames.meters import (
+from core.tablegames.meters.arithmetic import (
     LevelSettings,
     LevelState,
     MeterError,

@@ -1,11 +1,11 @@
-"""Jackpot Lock at verification (RULES.md 4, core/tablegames/freeze.py): a meter pay's amount is
+"""Jackpot Lock at verification (RULES.md 4, core/tablegames/pay/freeze.py): a meter pay's amount is
 fixed when its verification opens, so a linked meter that keeps moving while the supervisor types
 the PIN never refuses the pay; a verification closed without a decision gives the amount back;
 several freezes are fixed in pay order; a refusal names its real cause first.  On SQLite and
 PostgreSQL.
 
 Expected amounts are worked out here with integers from RULES.md 4 (a share rounds DOWN to the
-cent, the rest stays), not with core.tablegames.meters.
+cent, the rest stays), not with core.tablegames.meters.arithmetic.
 """
 
 from __future__ import annotations

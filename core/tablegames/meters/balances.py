@@ -31,7 +31,7 @@ from core.ledger.models import (
     UTCDateTime,
 )
 from core.ledger.rows import insert_rows, upsert_rows
-from core.tablegames import meters
+from core.tablegames.meters import arithmetic as meters
 from core.tablegames.unit import LevelRef, Unit
 from core.tablegames.views import FloorError
 

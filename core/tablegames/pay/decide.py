@@ -13,10 +13,11 @@ from core.kernel.cards import Card
 from core.kernel.money import json_cents, units_floor_cents
 from core.ledger.models import Award, Employee, GameTable, Hit, HitDecision
 from core.people.auth import AuthError, Swipe, Swiper, same_person
-from core.tablegames import balances, changes, meters, slips
-from core.tablegames.assess import Assessment, assess, claim_role, load_hit, parse
-from core.tablegames.ingest import cancel_hit
-from core.tablegames.locks import UNFROZEN, give_back, giver
+from core.tablegames import changes, slips
+from core.tablegames.meters import arithmetic as meters
+from core.tablegames.meters import balances
+from core.tablegames.pay.assess import Assessment, assess, claim_role, load_hit, parse
+from core.tablegames.pay.locks import UNFROZEN, cancel_hit, give_back, giver
 from core.tablegames.setup import levels, settings
 from core.tablegames.unit import FloorContext, Unit, retrying
 from core.tablegames.views import AmountChanged, FloorError, HitOutcome, PaidHit
@@ -40,7 +41,7 @@ def pay(ctx: FloorContext, hit_id: int, cards: Sequence[str] | Sequence[Card], s
     """Verify the 7 cards, check the swipe's authority, and pay in ONE transaction.
 
     ``expected_cents``: the amount the supervisor saw and authorized.  A hit frozen when its
-    verification opened (core/tablegames/freeze.py) pays exactly its frozen amount however the
+    verification opened (core/tablegames/pay/freeze.py) pays exactly its frozen amount however the
     meter moved since; if the hit now pays another amount (its freeze fixed again in pay order,
     a corrected claim, or a hit never frozen whose meter moved), nothing is paid and
     :class:`AmountChanged` names the new amount and why.  The card's authority is checked

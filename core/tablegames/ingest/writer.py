@@ -70,7 +70,9 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from core.controllers.events import Delivery, Origin, OutOfOrder
 from core.ledger.db import LedgerUnavailable, break_connection, ledger_problem, statement_timeout_s
-from core.tablegames import bulk, changes, ingest, setup, slips
+from core.tablegames import changes, setup, slips
+from core.tablegames.ingest import bulk
+from core.tablegames.ingest import events as ingest
 from core.tablegames.unit import FloorContext, Unit, retrying, transient
 from core.tablegames.views import FloorChange, FloorError
 
@@ -109,7 +111,8 @@ class _Job:
     # its own; should one fail anyway, the batch is done again with a savepoint for each job
     light: bool = False
     what: str = ""  # the event, for the log
-    # a START GAME / END GAME: recorded with the others of its batch (core/tablegames/bulk.py)
+    # a START GAME / END GAME: recorded with the others of its batch
+    # (core/tablegames/ingest/bulk.py)
     item: bulk.Item | None = None
     table: str | None = None  # the table it writes for (an event, a link state): fenced
     queued: float = field(default_factory=time.monotonic)  # when it was submitted

@@ -1,0 +1,12 @@
+"""The progressive meters: their arithmetic, their kept balances, their risk.
+
+| module | job |
+|---|---|
+| ``arithmetic`` | contribute, award, reseed, reverse, pay order (RULES.md 4); pure |
+| ``balances`` | meter entries with their kept balance and hourly totals |
+| ``risk`` | the meter risk simulator, a Monte Carlo (``podium rules meter-risk``) |
+
+Callers import the arithmetic as ``meters``.  In layers (pyproject.toml
+``[tool.importlinter]``): ``balances`` and ``risk`` over ``arithmetic``, which imports nothing
+of the floor.
+"""
