@@ -40,7 +40,7 @@ from sqlalchemy import Engine, create_engine, text  # noqa: E402
 
 from core.controllers.events import GameEnded, GameStarted, Origin  # noqa: E402
 from core.floorconfig import load_floor  # noqa: E402
-from core.ledger import integrity  # noqa: E402
+from core.ledger import chain  # noqa: E402
 from core.ledger.db import make_engine, upgrade  # noqa: E402
 from core.tablegames.floor import Floor  # noqa: E402
 from core.tablegames.rules.paytables import load_paytables  # noqa: E402
@@ -208,7 +208,7 @@ def raw_rate(kind: str, args: argparse.Namespace, folder: Path, rows_per_event: 
 
 def _rows(conn: Any) -> int:
     return sum(int(conn.execute(text(f"SELECT count(*) FROM {t}")).scalar() or 0)
-               for t in integrity.CHAINED)
+               for t in chain.CHAINED)
 
 
 def main() -> int:

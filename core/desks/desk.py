@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import NullPool
 
 from core.floorconfig import FloorConfig
-from core.ledger import integrity
+from core.ledger import guards, integrity
 from core.ledger.db import alembic_config, read_only_engine, sqlite_file
 from core.ledger.models import Employee
 from core.people import cardkey
@@ -150,7 +150,7 @@ def _role_problem(role: str, login: str, exists: bool, member: bool) -> None:
 
 
 def check_reader_role(url: str, *, connect_args: dict[str, Any] | None = None,
-                      role: str = integrity.READER_ROLE) -> None:
+                      role: str = guards.READER_ROLE) -> None:
     """PostgreSQL: the role ``role`` exists and the login role is a member of it (a superuser
     is a member of every role); DeskError naming the GRANT to run otherwise."""
     login, exists, member, _revision = _pg_probe(url, connect_args, role)
@@ -185,10 +185,10 @@ def _check_revision(engine: Engine, where: str) -> None:
     try:
         if not inspect(engine).has_table("alembic_version"):
             if engine.dialect.name == "postgresql":
-                raise DeskError(f"ledger {where}: {integrity.READER_ROLE} sees no Podium "
+                raise DeskError(f"ledger {where}: {guards.READER_ROLE} sees no Podium "
                                 "ledger there (no schema revision): check --db; a ledger from "
                                 "before revision 0016, whose migration grants "
-                                f"{integrity.READER_ROLE} its tables, is upgraded by starting "
+                                f"{guards.READER_ROLE} its tables, is upgraded by starting "
                                 "a supervisor's console (podium console) on it once")
             raise DeskError(f"{where} is not a Podium ledger (it has no schema revision)")
         with engine.connect() as conn:
@@ -233,10 +233,10 @@ def _open_ledger(url: str, where: str, backend: str,
             raise DeskError(f"no ledger at {path}: a desk opens a ledger a supervisor's console "
                             "made (check --db)")
     elif backend == "postgresql":
-        login, exists, member, revision = _pg_probe(url, connect_args, integrity.READER_ROLE)
+        login, exists, member, revision = _pg_probe(url, connect_args, guards.READER_ROLE)
         if revision is not None:  # the login may read it: a wrong revision is named first
             _judge_revision(revision, where)
-        _role_problem(integrity.READER_ROLE, login, exists, member)
+        _role_problem(guards.READER_ROLE, login, exists, member)
     engine = read_only_engine(url, connect_args=connect_args)
     try:
         _check_revision(engine, where)

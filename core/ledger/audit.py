@@ -43,7 +43,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.types import BigInteger
 
 from core.kernel.money import format_cents
-from core.ledger import integrity
+from core.ledger import chain, guards, integrity
 from core.ledger.balance_checks import check_balances, check_hours, check_table_totals
 from core.ledger.db import reader
 from core.ledger.models import Award, Base, Hit, HitDecision, MeterEntry, Slip, SlipVoid
@@ -73,7 +73,7 @@ class Report:
     rows: int = 0  # chain rows read
     covered: int = 0  # ledger rows they vouch for (a batch link covers its transaction's rows)
     head_n: int = 0
-    head_hash: str = integrity.GENESIS.hex()
+    head_hash: str = chain.GENESIS.hex()
     tables: dict[str, int] = field(default_factory=dict)  # rows per chained table
     batches: Any = field(default=None, repr=False)  # the batch links read (_Batches)
 
@@ -137,7 +137,7 @@ def verify(engine: Engine, heads: Sequence[tuple[int, str]] = ()) -> Report:
         _journal(conn, report)
         journal_incidents(conn, report)
         batches = report.batches = _chain(conn, report, kept)
-        for name in integrity.CHAINED:
+        for name in chain.CHAINED:
             _rows(conn, Base.metadata.tables[name], report, batches)
         _states(conn, report, batches)
         _pays(conn, report)
@@ -161,7 +161,7 @@ def _guards(conn: Connection, report: Report) -> None:
 def guard_problems(conn: Connection) -> list[str]:
     """The database's guard triggers that are missing (or, on PostgreSQL, disabled).  Cheap:
     the console checks them at every start (a ledger without chain yet has nothing to miss)."""
-    guarded = integrity.APPEND_ONLY + tuple(integrity.STATE) + integrity.PROTECTED_EXTRA
+    guarded = chain.APPEND_ONLY + tuple(chain.STATE) + chain.PROTECTED_EXTRA
     out: list[str] = []
     if conn.dialect.name == "postgresql":
         if not conn.execute(text("SELECT to_regclass('ledger_chain') IS NOT NULL")).scalar():
@@ -172,12 +172,12 @@ def guard_problems(conn: Connection) -> list[str]:
             "AND t.tgenabled <> 'D'"))}
         states = _states_installed(conn)
         for table in guarded:
-            update = "podium_guard_state" if table in integrity.STATE else "podium_append_only"
+            update = "podium_guard_state" if table in chain.STATE else "podium_append_only"
             wanted = [update, "podium_no_truncate"]
-            if table not in integrity.PROTECTED_EXTRA:
+            if table not in chain.PROTECTED_EXTRA:
                 wanted.append("podium_journal")
-            if states and table in integrity.STATE:
-                wanted.append(integrity.STATE_JOURNAL_PG)
+            if states and table in chain.STATE:
+                wanted.append(guards.STATE_JOURNAL_PG)
             out += [f"trigger {name} on {table} is missing or disabled" for name in wanted
                     if (table, name) not in pairs]
         return out
@@ -188,9 +188,9 @@ def guard_problems(conn: Connection) -> list[str]:
     states = _states_installed(conn)
     for table in guarded:
         wanted = ["no_update", "no_delete"]
-        if table not in integrity.PROTECTED_EXTRA:
+        if table not in chain.PROTECTED_EXTRA:
             wanted.append("journal")
-        if states and table in integrity.STATE:
+        if states and table in chain.STATE:
             wanted.append("journal_state")
         out += [f"trigger podium_{table}_{what} on {table} is missing" for what in wanted
                 if f"podium_{table}_{what}" not in found]
@@ -201,8 +201,8 @@ def _journal(conn: Connection, report: Report) -> None:
     for tbl, key in conn.execute(text("SELECT tbl, row_key FROM ledger_journal ORDER BY id")):
         rows = "rows" if ".." in str(key) else "row"
         tbl, done = str(tbl), "inserted"
-        if tbl.endswith(integrity.STATE_MARK):
-            tbl, done = tbl[:-len(integrity.STATE_MARK)], "changed"
+        if tbl.endswith(chain.STATE_MARK):
+            tbl, done = tbl[:-len(chain.STATE_MARK)], "changed"
         report.breaks.append(Break("journal", f"{tbl} {rows} {key} was {done} but never "
                                               "sealed into the chain (written outside Podium)"))
 
@@ -260,7 +260,7 @@ class _Batches:
 
     def add(self, report: Report, n: int, members: str, hashes: bytes) -> None:
         try:
-            decoded = integrity.decode_members(members)
+            decoded = chain.decode_members(members)
         except ValueError as exc:
             report.breaks.append(Break("chain", f"batch link {n}: its members can not be read "
                                                 f"({exc})", n))
@@ -324,9 +324,9 @@ class _Batches:
 
 
 def _chain(conn: Connection, report: Report, kept: Mapping[int, str]) -> _Batches:
-    expected_n, prev = 1, integrity.GENESIS
+    expected_n, prev = 1, chain.GENESIS
     batches = _Batches(state=_Batches())
-    batch = integrity.BATCH
+    batch = chain.BATCH
     extra = ("members, hashes" if _has_batches(conn) else "NULL, NULL") + \
         (", states, state_hashes" if _states_installed(conn) else ", NULL, NULL")
     rows = conn.execution_options(yield_per=5000).execute(text(
@@ -341,13 +341,13 @@ def _chain(conn: Connection, report: Report, kept: Mapping[int, str]) -> _Batche
         if prev_hash != prev:
             report.breaks.append(Break("chain", f"{where}: its chain row does not link "
                                                 "to the one before it", n))
-        if integrity.link_hash(n, tbl, key, content, prev_hash) != link:
+        if chain.link_hash(n, tbl, key, content, prev_hash) != link:
             report.breaks.append(Break("chain", f"{where}: its chain row's hash is "
                                                 "wrong (the chain row was edited)", n))
         if tbl == batch:
             st = None if states is None else str(states)
             st_hashes = None if state_hashes is None else bytes(state_hashes)
-            if members is None or hashes is None or integrity.batch_hash(
+            if members is None or hashes is None or chain.batch_hash(
                     str(members), bytes(hashes), st, st_hashes) != content:
                 report.breaks.append(Break("chain", f"{where}: its members or their hashes "
                                                     "were edited", n))
@@ -386,7 +386,7 @@ def _rows(conn: Connection, table: Table, report: Report, batches: _Batches) -> 
     revisions 0014 to 0020, and the batch links' members), both streamed."""
     name = table.name
     numeric = table.c.id.type.python_type is int
-    cols = integrity.chained_columns(table)
+    cols = chain.chained_columns(table)
     data = conn.execution_options(yield_per=5000).execute(
         select(*(table.c[c] for c in cols)).order_by(table.c.id)).mappings()
     chain_q = (select(text("n"), text("row_key"), text("row_hash"))
@@ -401,7 +401,7 @@ def _rows(conn: Connection, table: Table, report: Report, batches: _Batches) -> 
         for row in data:
             count += 1
             key = str(row["id"])
-            _compare(report, name, key, integrity.row_hash(name, key, dict(row)),
+            _compare(report, name, key, chain.row_hash(name, key, dict(row)),
                      by_key.pop(key, None))
         for key, (n, _h) in sorted(by_key.items(), key=lambda kv: kv[1][0]):
             _deleted(report, name, key, n)
@@ -422,7 +422,7 @@ def _rows(conn: Connection, table: Table, report: Report, batches: _Batches) -> 
             entry = (int(pending[0]), bytes(pending[2]))
             pending = _next(chain_iter)
         key = str(key_int)
-        _compare(report, name, key, integrity.row_hash(name, key, dict(row)), entry)
+        _compare(report, name, key, chain.row_hash(name, key, dict(row)), entry)
     while pending is not None:
         _deleted(report, name, pending[1], int(pending[0]))
         pending = _next(chain_iter)
@@ -604,7 +604,7 @@ def _states(conn: Connection, report: Report, batches: _Batches) -> None:
     holds for it (its insert, or its latest UPDATE through Podium)."""
     if batches.state is None or not _states_installed(conn):
         return
-    for name in integrity.STATE:
+    for name in chain.STATE:
         _state_rows(conn, Base.metadata.tables[name], report, batches.state, batches.broken)
 
 
@@ -613,13 +613,13 @@ def _state_rows(conn: Connection, table: Table, report: Report, chained: _Batche
     """A row whose newest chained state is older than a link that can not be read may have
     changed in that link: the chain's break says so, not this check."""
     name = table.name
-    cols = integrity.full_columns(table)
+    cols = chain.full_columns(table)
     data = conn.execution_options(yield_per=5000).execute(
         select(*(table.c[c] for c in cols)).order_by(table.c.id)).mappings()
     wrong: list[tuple[dict[str, Any], tuple[int, bytes] | None]] = []
 
     def check(row: dict[str, Any], entry: tuple[int, bytes] | None) -> None:
-        changed = entry is None or integrity.state_hash(name, str(row["id"]), row) != entry[1]
+        changed = entry is None or chain.state_hash(name, str(row["id"]), row) != entry[1]
         if changed and (not broken or (entry is not None and entry[0] > broken)):
             wrong.append((row, entry))
 
@@ -673,12 +673,12 @@ def _state_change(conn: Connection, table: Table, row: dict[str, Any], recorded:
     hash with one column set to each value that column holds elsewhere) is named with both
     values; otherwise the state columns are named (a secret column never with its value)."""
     name = table.name
-    mutable = sorted(integrity.STATE[name])
+    mutable = sorted(chain.STATE[name])
     for col in mutable:
         for value in _candidates(conn, table, col, row, guesses):
             if value == row[col]:
                 continue
-            if integrity.state_hash(name, str(row["id"]), {**row, col: value}) == recorded:
+            if chain.state_hash(name, str(row["id"]), {**row, col: value}) == recorded:
                 if col in _SECRET:
                     return (f"{col} was changed outside Podium (the ledger last recorded "
                             "another value)")

@@ -48,7 +48,7 @@ from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, Opera
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session
 
-from core.ledger import integrity, locks
+from core.ledger import guards, integrity, locks
 
 APP_NAME = "podium"
 _HERE = Path(__file__).resolve().parent
@@ -380,7 +380,7 @@ def sqlite_file(url: str | URL) -> Path | None:
 
 
 def read_only_engine(url: str, *, connect_args: dict[str, Any] | None = None,
-                     role: str = integrity.READER_ROLE, **engine_args: Any) -> Engine:
+                     role: str = guards.READER_ROLE, **engine_args: Any) -> Engine:
     """An engine on the ledger at ``url`` that the database refuses to let write: the desks'
     (core/desks/desk.py).  It neither migrates nor checks anything:
     :func:`core.desks.desk.open_ledger` does that first.

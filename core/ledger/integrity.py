@@ -1,12 +1,15 @@
-"""The ledger's tamper evidence: what may change, and the hash chain over every row.
+"""The ledger's tamper evidence: what may change, and the hash chain over every row.  This
+module seals: it writes the chain; what is chained and how a row is hashed is
+core/ledger/chain.py, the triggers' and grants' SQL core/ledger/guards.py, the verification
+core/ledger/audit.py.
 
 Three kinds of tables (docs/ledger.md "Tamper evidence"):
 
-- **Append-only** (:data:`APPEND_ONLY`): the records an auditor reads (meter entries, awards,
+- **Append-only** (:data:`chain.APPEND_ONLY`): the records an auditor reads (meter entries, awards,
   decisions, slips, swipes, controller events ...).  The database itself refuses UPDATE and
   DELETE on them (triggers on SQLite and PostgreSQL; on PostgreSQL also TRUNCATE, and the
   application's role ``podium_writer`` holds no such privilege).
-- **State** (:data:`STATE`): rows with a few columns that follow a workflow in place (a hit's
+- **State** (:data:`chain.STATE`): rows with a few columns that follow a workflow in place (a hit's
   status, a round's state, an employee's card).  DELETE is refused, and an UPDATE that touches
   any other column is refused; the history of the state columns is in the append-only tables
   (decisions, controller events, employee events, parameter changes).
@@ -15,7 +18,7 @@ Three kinds of tables (docs/ledger.md "Tamper evidence"):
 
 A state row's **whole content** (every column, the state ones included) is chained too, when it
 is inserted and after every UPDATE (revision 0024): an AFTER UPDATE trigger journals the row as
-``table~`` and the seal puts its full-content hash (:func:`state_hash`) in the batch link's
+``table~`` and the seal puts its full-content hash (:func:`chain.state_hash`) in the batch link's
 ``states`` / ``state_hashes``, so ``podium audit verify`` checks each state row's current
 content against the latest state the ledger recorded (a round moved back from ended to locked,
 a hit's verified cards rewritten).  On SQLite that trigger calls ``podium_journal()`` as the
@@ -23,8 +26,8 @@ insert journal does: the bare ``sqlite3`` tool can no longer UPDATE a state tabl
 
 Every row of an append-only or state table is **chained** when its transaction commits: its
 content (every column of an append-only row; the columns that never change of a state row) is
-hashed (:func:`row_hash`), and a ``ledger_chain`` row carries that hash, the previous chain row's
-hash and its own (:func:`link_hash`).  The chain is one line through the whole ledger in commit
+hashed (:func:`chain.row_hash`), and a ``ledger_chain`` row carries that hash, the previous chain row's
+hash and its own (:func:`chain.link_hash`).  The chain is one line through the whole ledger in commit
 order, so the newest hash (the *chain head*, printed on every win page and daily report) vouches
 for every row before it: a copy of it kept outside the casino proves the past.
 
@@ -43,117 +46,34 @@ the bare ``sqlite3`` tool is refused.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import date, datetime
-from decimal import Decimal
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Engine, Table, bindparam, event, select, text
 
 from core.ledger import locks
+from core.ledger.chain import (
+    BATCH,
+    CHAINED,
+    GENESIS,
+    STATE,
+    STATE_MARK,
+    Members,
+    batch_hash,
+    chained_columns,
+    decode_members,
+    encode_members,
+    full_columns,
+    link_hash,
+    row_hash,
+    state_hash,
+)
 
 log = logging.getLogger("podium.ledger")
 
-GENESIS = bytes(32)
 CHAIN_LOCK_KEY = 7_411_820_461  # the seal's advisory key up to revision 0022 (migrations only)
-WRITER_ROLE = "podium_writer"
-READER_ROLE = "podium_reader"  # accountants' and surveillance's consoles: SELECT only
-
-APPEND_ONLY: tuple[str, ...] = (
-    "levels", "level_settings", "parameter_changes", "employee_events", "controller_events",
-    "refused_events", "hit_decisions", "awards", "meter_entries", "swipe_log", "slips",
-    "slip_print_attempts", "machine_checks", "bbj_funds", "bbj_drop_counts",
-    "poker_tournament_fees", "bbj_postings", "bbj_awards", "bbj_award_shares", "bbj_cessations",
-    "bbj_entries", "bbj_cases", "bbj_case_events", "bbj_slip_prints", "card_locks",
-    "slip_voids", "ownership_events", "bbj_filings",
-    "bbj_cessation_notices", "contribution_approvals", "floor_approvals",
-)
-"""Tables whose rows never change once written."""
-
-STATE: dict[str, frozenset[str]] = {
-    "groups": frozenset({"name", "paytable_id", "lock_at_hit", "payment_order"}),
-    "tables": frozenset({"name", "group_id", "seats", "online"}),
-    "employees": frozenset({"active", "card_salt", "card_hash", "card_iterations", "card_mac",
-                            "pin"}),
-    "rounds": frozenset({"state"}),
-    "wagers": frozenset({"status"}),
-    "hits": frozenset({"status", "verified_cards", "locked_level_id", "locked_amount_cents",
-                       "locked_meter_before_cents", "locked_meter_after_cents"}),
-}
-"""Tables whose rows follow a workflow in place: the columns that may change."""
-
-CHAINED: tuple[str, ...] = APPEND_ONLY + tuple(STATE)
-PROTECTED_EXTRA = ("ledger_chain",)  # append-only but not chained into itself
-
-
-def chained_columns(table: Table) -> list[str]:
-    """The columns of ``table`` that the chain vouches for (sorted by name)."""
-    mutable = STATE.get(table.name, frozenset())
-    return sorted(c.name for c in table.columns if c.name not in mutable)
-
-
-STATE_MARK = "~"
-"""``ledger_journal.tbl`` of a state row that was UPDATEd (``rounds~``): its whole content is
-chained again at the seal (revision 0024)."""
-
-
-def full_columns(table: Table) -> list[str]:
-    """Every column of ``table`` (sorted by name): what a state row's full-content hash
-    covers."""
-    return sorted(c.name for c in table.columns)
-
-
-def state_hash(table: str, key: str, values: Mapping[str, Any]) -> bytes:
-    """A state row's full-content hash: :func:`row_hash` of every column, under the name
-    ``table~`` (never equal to the hash of its unchanging columns)."""
-    return row_hash(table + STATE_MARK, key, values)
-
-
-_SIMPLE = (int, str, bool, float)
-
-
-def _plain(value: Any) -> Any:
-    """A value as canonical JSON data (the same on SQLite and PostgreSQL)."""
-    if type(value) in _SIMPLE:
-        return value
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, bytes | bytearray | memoryview):
-        return bytes(value).hex()
-    if isinstance(value, Decimal):
-        return str(value)
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
-
-
-def row_hash(table: str, key: str, values: Mapping[str, Any]) -> bytes:
-    """SHA-256 (hex) of one row's chained content: its table, key and columns by name.  A NULL
-    column is left out, so a nullable column added to a table later leaves the hashes of the
-    rows written before it unchanged."""
-    simple = _SIMPLE
-    body = _encode([table, key, {k: v if type(v) in simple else _plain(v)
-                                 for k, v in values.items() if v is not None}])
-    return hashlib.sha256(body.encode("utf-8")).digest()
-
-
-_encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
-
-
-def link_hash(n: int, table: str, key: str, content: bytes, prev: bytes) -> bytes:
-    """SHA-256 (hex) of chain row ``n``: its position, the row it vouches for, that row's
-    content hash and the previous chain row's hash (SHA-256 over ``"n|table|key|"`` and the two
-    32-byte hashes)."""
-    return hashlib.sha256(f"{n}|{table}|{key}|".encode() + content + prev).digest()
-
-
 def _tables() -> dict[str, Table]:
     from core.ledger.models import Base
 
@@ -239,77 +159,6 @@ def append(conn: Connection, items: Iterable[tuple[str, str]]) -> int:
     conn.execute(text("INSERT INTO ledger_chain (n, tbl, row_key, row_hash, prev_hash, hash) "
                       "VALUES (:n, :tbl, :row_key, :row_hash, :prev_hash, :hash)"), rows)
     return len(rows)
-
-
-# ------------------------------------------------------------------ batch links (rev. 0021)
-
-BATCH = "*"
-"""``ledger_chain.tbl`` of a batch link: one chain row for every row a transaction inserted."""
-_BATCH_PREFIX = b"podium-batch|"
-
-Members = list[tuple[str, list[int] | list[str]]]
-"""A batch's rows: (table, keys) in chain order; integer keys ascending."""
-
-
-def encode_members(members: Members) -> str:
-    """``members`` as stored in ``ledger_chain.members``: compact JSON, integer keys as
-    ``[first, last]`` ranges (``[["wagers",[[101,600],[602,602]]],["tables",["T01"]]]``)."""
-    out: list[Any] = []
-    for tbl, keys in members:
-        if keys and isinstance(keys[0], int):
-            ranges: list[list[int]] = []
-            for k in keys:
-                assert isinstance(k, int)
-                if ranges and k == ranges[-1][1] + 1:
-                    ranges[-1][1] = k
-                else:
-                    ranges.append([k, k])
-            out.append([tbl, ranges])
-        else:
-            out.append([tbl, [str(k) for k in keys]])
-    return json.dumps(out, separators=(",", ":"), ensure_ascii=True)
-
-
-def decode_members(text_: str) -> Members:
-    """:func:`encode_members` back (ValueError for anything else)."""
-    data = json.loads(text_)
-    if not isinstance(data, list):
-        raise ValueError("batch members: not a list")
-    out: Members = []
-    for item in data:
-        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
-                and isinstance(item[1], list)):
-            raise ValueError("batch members: an entry is not [table, keys]")
-        tbl, keys = item
-        if keys and isinstance(keys[0], list):
-            ints: list[int] = []
-            for r in keys:
-                if not (isinstance(r, list) and len(r) == 2 and all(type(x) is int for x in r)
-                        and r[0] <= r[1]):
-                    raise ValueError(f"batch members: {tbl}: a range is not [first, last]")
-                ints.extend(range(r[0], r[1] + 1))
-            out.append((tbl, ints))
-        else:
-            if not all(isinstance(k, str) for k in keys):
-                raise ValueError(f"batch members: {tbl}: a key is not text")
-            out.append((tbl, list(keys)))
-    return out
-
-
-def batch_hash(members: str, hashes: bytes, states: str | None = None,
-               state_hashes: bytes | None = None) -> bytes:
-    """A batch link's ``row_hash``: SHA-256 over ``podium-batch|``, the members as stored and
-    the members' content hashes (32 bytes each, in the members' order).  A link that also
-    chains state rows' full content (revision 0024) hashes ``podium-batch-state|``, the
-    lengths of the four parts, then the four parts (members, hashes, states, state hashes)."""
-    if states is None and state_hashes is None:
-        return hashlib.sha256(_BATCH_PREFIX + members.encode("ascii") + hashes).digest()
-    m, st, sh = members.encode("ascii"), (states or "").encode("ascii"), state_hashes or b""
-    head = f"{len(m)}|{len(hashes)}|{len(st)}|{len(sh)}|".encode("ascii")
-    return hashlib.sha256(_STATE_PREFIX + head + m + hashes + st + sh).digest()
-
-
-_STATE_PREFIX = b"podium-batch-state|"
 
 
 def _read_keys(conn: Connection, table: Table, keys: Sequence[Any],
@@ -467,7 +316,7 @@ def set_aside(conn: Connection, aside: Sequence[tuple[str, str, str]]) -> None:
     """Keep journal rows the seal could not account for in ``ledger_journal_incidents``
     (revision 0023) instead of failing the transaction: ``podium audit verify`` reports them
     (``core.ledger.audit.journal_incidents``)."""
-    from datetime import UTC, datetime
+    from datetime import UTC
 
     from sqlalchemy import insert
 
@@ -631,201 +480,9 @@ def _chain_installed(conn: Connection) -> bool:
     return bool(found)
 
 
-# ---------------------------------------------------------------- the database's own guards
-
-_PG_FUNCTIONS = (
-    """CREATE OR REPLACE FUNCTION podium_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  RAISE EXCEPTION 'ledger table % is append-only: % refused', TG_TABLE_NAME, TG_OP
-    USING ERRCODE = 'P0001';
-END $$""",
-    """CREATE OR REPLACE FUNCTION podium_guard_state() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF TG_OP = 'DELETE' THEN
-    RAISE EXCEPTION 'ledger table %: DELETE refused', TG_TABLE_NAME USING ERRCODE = 'P0001';
-  END IF;
-  IF (to_jsonb(NEW) - TG_ARGV) IS DISTINCT FROM (to_jsonb(OLD) - TG_ARGV) THEN
-    RAISE EXCEPTION 'ledger table %: only % may change in place', TG_TABLE_NAME,
-      array_to_string(TG_ARGV, ', ') USING ERRCODE = 'P0001';
-  END IF;
-  RETURN NEW;
-END $$""",
-    """CREATE OR REPLACE FUNCTION podium_journal() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO ledger_journal (tbl, row_key, tx) VALUES (TG_TABLE_NAME, NEW.id::text,
-                                                        txid_current());
-  RETURN NULL;
-END $$""",
-    # revision 0021: one journal statement per INSERT statement (a transition table), not a
-    # trigger call per row
-    """CREATE OR REPLACE FUNCTION podium_journal_rows() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO ledger_journal (tbl, row_key, tx)
-    SELECT TG_TABLE_NAME, r.id::text, txid_current() FROM podium_new r;
-  RETURN NULL;
-END $$""",
-    # ... and for a table with integer keys, one journal row per run of keys ("101..600")
-    """CREATE OR REPLACE FUNCTION podium_journal_runs() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO ledger_journal (tbl, row_key, tx)
-    SELECT TG_TABLE_NAME, CASE WHEN min(id) = max(id) THEN min(id)::text
-                               ELSE min(id)::text || '..' || max(id)::text END, txid_current()
-    FROM (SELECT id, id - row_number() OVER (ORDER BY id) AS run FROM podium_new) r
-    GROUP BY run;
-  RETURN NULL;
-END $$""",
-)
-
-
-def pg_journal_trigger(table: str) -> str:
-    """The journal trigger of a chained table on PostgreSQL: one statement per INSERT
-    statement notes every row it inserted, a table with integer keys as runs of keys
-    (``101..600``: one journal row for a whole batch's rows), others key by key (revision
-    0021; before, a trigger call and a journal row per row)."""
-    from core.ledger.models import Base
-
-    numeric = Base.metadata.tables[table].c.id.type.python_type is int
-    function = "podium_journal_runs" if numeric else "podium_journal_rows"
-    return (f"CREATE TRIGGER podium_journal AFTER INSERT ON {table} REFERENCING NEW TABLE AS "
-            f"podium_new FOR EACH STATEMENT EXECUTE PROCEDURE {function}()")
-
-
-_PG_STATE_FUNCTIONS = (
-    # revision 0024: a state row UPDATEd is journaled as "table~", runs of integer keys as above
-    """CREATE OR REPLACE FUNCTION podium_journal_state_rows() RETURNS trigger LANGUAGE plpgsql
-AS $$
-BEGIN
-  INSERT INTO ledger_journal (tbl, row_key, tx)
-    SELECT TG_TABLE_NAME || '~', r.id::text, txid_current() FROM podium_new r;
-  RETURN NULL;
-END $$""",
-    """CREATE OR REPLACE FUNCTION podium_journal_state_runs() RETURNS trigger LANGUAGE plpgsql
-AS $$
-BEGIN
-  INSERT INTO ledger_journal (tbl, row_key, tx)
-    SELECT TG_TABLE_NAME || '~', CASE WHEN min(id) = max(id) THEN min(id)::text
-                               ELSE min(id)::text || '..' || max(id)::text END, txid_current()
-    FROM (SELECT id, id - row_number() OVER (ORDER BY id) AS run FROM podium_new) r
-    GROUP BY run;
-  RETURN NULL;
-END $$""",
-)
-
-
-def pg_state_functions_ddl() -> tuple[str, ...]:
-    return _PG_STATE_FUNCTIONS
-
-
-STATE_JOURNAL_PG = "podium_journal_state"
-
-
-def state_journal_trigger(dialect: str, table: str) -> str:
-    """The trigger that journals every UPDATE of a state table (revision 0024), so the seal
-    chains the row's new content: on PostgreSQL one statement per UPDATE statement (a
-    transition table), on SQLite a row trigger through ``podium_journal()`` (the bare
-    ``sqlite3`` tool has no such function: its UPDATE is refused)."""
-    from core.ledger.models import Base
-
-    if dialect == "postgresql":
-        numeric = Base.metadata.tables[table].c.id.type.python_type is int
-        function = "podium_journal_state_runs" if numeric else "podium_journal_state_rows"
-        return (f"CREATE TRIGGER {STATE_JOURNAL_PG} AFTER UPDATE ON {table} REFERENCING NEW "
-                f"TABLE AS podium_new FOR EACH STATEMENT EXECUTE PROCEDURE {function}()")
-    return (f"CREATE TRIGGER podium_{table}_journal_state AFTER UPDATE ON {table} BEGIN "
-            f"INSERT INTO ledger_journal (tbl, row_key) SELECT '{table}{STATE_MARK}', "
-            "CAST(NEW.id AS TEXT) WHERE podium_journal() = 1; END")
-
-
 def journal_keys(key: str) -> list[str]:
     """The keys one journal row notes: one, or a run ``first..last`` of integer keys."""
     first, sep, last = key.partition("..")
     if sep and first.isdigit() and last.isdigit():
         return [str(k) for k in range(int(first), int(last) + 1)]
     return [key]
-
-
-def _quote_list(names: Iterable[str]) -> str:
-    return ", ".join(f"'{n}'" for n in sorted(names))
-
-
-def protect_ddl(dialect: str, table: str, columns: Sequence[str],
-                mutable: Iterable[str] | None, *, chained: bool = True,
-                state_journal: bool = False) -> list[str]:
-    """The statements that guard ``table``: no UPDATE / DELETE (``mutable`` None), or no DELETE
-    and UPDATE of ``mutable`` columns only; and, if ``chained``, the journal trigger (and, if
-    ``state_journal``, the UPDATE journal of a state table: a migration from revision 0024 on
-    that re-guards a state table passes it).  ``columns``: the table's columns (SQLite's
-    guard names the ones that must not change)."""
-    out: list[str] = []
-    if state_journal and mutable is not None:
-        out.append(state_journal_trigger(dialect, table))
-    if dialect == "postgresql":
-        if mutable is None:
-            out.append(f"CREATE TRIGGER podium_append_only BEFORE UPDATE OR DELETE ON {table} "
-                       "FOR EACH ROW EXECUTE PROCEDURE podium_refuse()")
-        else:
-            out.append(f"CREATE TRIGGER podium_guard_state BEFORE UPDATE OR DELETE ON {table} "
-                       f"FOR EACH ROW EXECUTE PROCEDURE podium_guard_state("
-                       f"{_quote_list(mutable)})")
-        out.append(f"CREATE TRIGGER podium_no_truncate BEFORE TRUNCATE ON {table} "
-                   "FOR EACH STATEMENT EXECUTE PROCEDURE podium_refuse()")
-        if chained:
-            out.append(pg_journal_trigger(table))
-        return out
-    if mutable is None:
-        out.append(f"CREATE TRIGGER podium_{table}_no_update BEFORE UPDATE ON {table} BEGIN "
-                   f"SELECT RAISE(ABORT, 'ledger table {table} is append-only: UPDATE "
-                   "refused'); END")
-    else:
-        fixed = [c for c in columns if c not in set(mutable)]
-        changed = " OR ".join(f"NEW.{c} IS NOT OLD.{c}" for c in fixed)
-        allowed = ", ".join(sorted(mutable))
-        out.append(f"CREATE TRIGGER podium_{table}_no_update BEFORE UPDATE ON {table} "
-                   f"WHEN {changed} BEGIN SELECT RAISE(ABORT, 'ledger table {table}: only "
-                   f"{allowed} may change in place'); END")
-    out.append(f"CREATE TRIGGER podium_{table}_no_delete BEFORE DELETE ON {table} BEGIN "
-               f"SELECT RAISE(ABORT, 'ledger table {table}: DELETE refused'); END")
-    if chained:
-        out.append(f"CREATE TRIGGER podium_{table}_journal AFTER INSERT ON {table} BEGIN "
-                   f"INSERT INTO ledger_journal (tbl, row_key) SELECT '{table}', "
-                   "CAST(NEW.id AS TEXT) WHERE podium_journal() = 1; END")
-    return out
-
-
-def unprotect_ddl(dialect: str, table: str) -> list[str]:
-    if dialect == "postgresql":
-        return [f"DROP TRIGGER IF EXISTS {name} ON {table}" for name in (
-            "podium_append_only", "podium_guard_state", "podium_no_truncate", "podium_journal",
-            STATE_JOURNAL_PG)]
-    return [f"DROP TRIGGER IF EXISTS podium_{table}_{what}"
-            for what in ("no_update", "no_delete", "journal", "journal_state")]
-
-
-def pg_functions_ddl() -> tuple[str, ...]:
-    return _PG_FUNCTIONS
-
-
-def pg_grants_ddl(append_only: Iterable[str], state: Mapping[str, Iterable[str]],
-                  derived: Iterable[str]) -> list[str]:
-    """The application's role: it may read everything, insert records, change state columns
-    and derived tables; it holds no UPDATE / DELETE / TRUNCATE on a record."""
-    role = WRITER_ROLE
-    out = [
-        f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{role}') THEN "
-        f"CREATE ROLE {role} NOLOGIN; END IF; END $$",
-        f"DO $$ BEGIN EXECUTE format('GRANT USAGE ON SCHEMA %I TO {role}', current_schema()); "
-        "END $$",
-        f"DO $$ BEGIN EXECUTE format('GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA %I TO "
-        f"{role}', current_schema()); END $$",
-    ]
-    for t in append_only:
-        out.append(f"REVOKE ALL ON {t} FROM {role}")
-        out.append(f"GRANT SELECT, INSERT ON {t} TO {role}")
-    for t, cols in state.items():
-        out.append(f"REVOKE ALL ON {t} FROM {role}")
-        out.append(f"GRANT SELECT, INSERT ON {t} TO {role}")
-        out.append(f"GRANT UPDATE ({', '.join(sorted(cols))}) ON {t} TO {role}")
-    for t in derived:
-        out.append(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {t} TO {role}")
-    out.append(f"GRANT SELECT ON alembic_version TO {role}")  # the console checks the revision
-    return out

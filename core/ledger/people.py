@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from core.ledger.models import Employee, EmployeeEvent
 
-#: The employee columns the digest covers: integrity.STATE["employees"], fixed here (a digest
+#: The employee columns the digest covers: chain.STATE["employees"], fixed here (a digest
 #: written once must verify forever, whatever columns become state later).
 STATE_COLUMNS: tuple[str, ...] = ("active", "card_hash", "card_iterations", "card_mac",
                                   "card_salt", "pin")

@@ -24,7 +24,7 @@ from core.controllers.ownership import ClaimError, TableClaims
 from core.controllers.sim_floor import Simulator
 from core.controllers.simulator import SimulatedTable
 from core.floorconfig import FloorConfig, load_demo_floor
-from core.ledger import integrity
+from core.ledger import guards
 from core.ledger.balance_checks import check_balances
 from core.ledger.models import ControllerEvent, OwnershipEvent, RefusedEvent
 from core.tablegames.floor import Floor
@@ -152,7 +152,7 @@ def test_the_fence_and_the_lease_take_the_writer_role_and_no_reader_can(pg: Engi
     assert claims.claim(["PG-1"])[0] == ["PG-1"]
     fence = ("SELECT epoch FROM ledger_locks WHERE name = 'table:PG-1' "
              "AND lease_until > clock_timestamp() FOR KEY SHARE")
-    with attacker(pg, integrity.WRITER_ROLE) as run:
+    with attacker(pg, guards.WRITER_ROLE) as run:
         run("BEGIN")
         run(fence)
         run("UPDATE ledger_locks SET lease_until = clock_timestamp() + interval '3 seconds', "
@@ -160,7 +160,7 @@ def test_the_fence_and_the_lease_take_the_writer_role_and_no_reader_can(pg: Engi
         run("ROLLBACK")
     for sql in (fence, "UPDATE ledger_locks SET lease_until = NULL",
                 "UPDATE ledger_locks SET epoch = epoch + 1"):
-        with attacker(pg, integrity.READER_ROLE) as run, \
+        with attacker(pg, guards.READER_ROLE) as run, \
                 pytest.raises(psycopg.errors.InsufficientPrivilege):
             run(sql)
     claims.close()

@@ -23,7 +23,7 @@ from core.desks.desk import (
     open_desk,
     open_ledger,
 )
-from core.ledger import integrity
+from core.ledger import guards, integrity
 from core.ledger.db import make_engine, upgrade
 from core.ledger.models import Employee, Setting
 from core.people import cardkey
@@ -133,7 +133,7 @@ def test_postgresql_the_desk_works_as_podium_reader_which_holds_no_write_privile
     desk = open_test_desk(engine, floor)
     try:
         with desk.engine.connect() as conn:
-            assert conn.execute(text("SELECT current_user")).scalar() == integrity.READER_ROLE
+            assert conn.execute(text("SELECT current_user")).scalar() == guards.READER_ROLE
             assert conn.execute(text("SHOW default_transaction_read_only")).scalar() == "on"
             conn.rollback()
             # even with the transaction made READ WRITE, the role may not write
@@ -230,7 +230,7 @@ def test_postgresql_a_login_outside_podium_reader_is_told_which_grant_to_run(
                                             f"podium_reader.*GRANT podium_reader TO {login};"):
             open_ledger(as_login, connect_args=args)
         with admin.begin() as conn:
-            conn.execute(text(f"GRANT {integrity.READER_ROLE} TO {login}"))
+            conn.execute(text(f"GRANT {guards.READER_ROLE} TO {login}"))
         desk = open_desk("surveillance", floor.config, as_login, connect_args=args)
         try:
             with desk.read() as s:

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from core.cli.dispatch import main
 from core.controllers.events import GameEnded, GameStarted, HitClaimed
-from core.ledger import integrity
+from core.ledger import chain, guards, integrity
 from core.ledger.audit import verify
 from core.ledger.models import Award, Base, Employee, MeterEntry, Slip
 from core.tablegames.floor import Floor
@@ -58,7 +58,7 @@ def played(engine: Engine) -> Floor:
 
 def _chained_rows(engine: Engine) -> int:
     c = counts(engine)  # also asserts one chain row per chained row, nothing unsealed
-    return sum(c[name] for name in integrity.CHAINED)
+    return sum(c[name] for name in chain.CHAINED)
 
 
 def test_a_ledger_podium_wrote_verifies_with_every_row_chained(played: Floor,
@@ -98,7 +98,7 @@ def attacker(engine: Engine, role: str | None = None) -> Iterator[Exec]:
 def unguard(engine: Engine, run: Exec, *tables: str) -> None:
     for t in tables:
         if engine.dialect.name == "sqlite":
-            for ddl in integrity.unprotect_ddl("sqlite", t):
+            for ddl in guards.unprotect_ddl("sqlite", t):
                 run(ddl)
         else:
             run(f"ALTER TABLE {t} DISABLE TRIGGER USER")
@@ -139,15 +139,15 @@ def test_postgresql_truncate_and_the_writer_role(played: Floor, engine: Engine) 
     with pytest.raises(DBAPIError, match="append-only"), engine.begin() as conn:
         conn.execute(text("TRUNCATE meter_entries CASCADE"))
     with engine.connect() as conn:  # the role holds no UPDATE / DELETE on a record at all
-        conn.execute(text(f"SET ROLE {integrity.WRITER_ROLE}"))
+        conn.execute(text(f"SET ROLE {guards.WRITER_ROLE}"))
         with pytest.raises(DBAPIError, match="permission denied"):
             conn.execute(text("DELETE FROM swipe_log"))
         conn.rollback()
-        conn.execute(text(f"SET ROLE {integrity.WRITER_ROLE}"))
+        conn.execute(text(f"SET ROLE {guards.WRITER_ROLE}"))
         with pytest.raises(DBAPIError, match="permission denied"):
             conn.execute(text("UPDATE hits SET claimed_hand = 'FLUSH'"))
         conn.rollback()
-        conn.execute(text(f"SET ROLE {integrity.WRITER_ROLE}"))
+        conn.execute(text(f"SET ROLE {guards.WRITER_ROLE}"))
         conn.execute(text("UPDATE hits SET status = status"))  # a state column: granted
         conn.rollback()
 
@@ -233,17 +233,17 @@ def test_a_rewritten_chain_passes_alone_but_not_against_a_head_kept_outside(
         run("DELETE FROM ledger_chain")
     with engine.begin() as conn:  # the forger re-chains every row with Podium's own code
         items = []
-        for name in integrity.CHAINED:
+        for name in chain.CHAINED:
             table = Base.metadata.tables[name]
             items += [(name, str(k)) for k in conn.execute(select(table.c.id)
                                                             .order_by(table.c.id)).scalars()]
         integrity.append(conn, items)
         # ... and every state row's whole content (revision 0024)
-        integrity.append_batch(conn, (), states=[(t, k) for t, k in items if t in integrity.STATE])
+        integrity.append_batch(conn, (), states=[(t, k) for t, k in items if t in chain.STATE])
     with attacker(engine) as run:  # ... and puts the triggers back
         if engine.dialect.name == "sqlite":
             for name in ("awards", "ledger_chain"):
-                for ddl in integrity.protect_ddl(
+                for ddl in guards.protect_ddl(
                         "sqlite", name, [c.name for c in Base.metadata.tables[name].columns],
                         None, chained=name != "ledger_chain"):
                     run(ddl)
@@ -307,10 +307,10 @@ def test_podium_runs_as_the_writer_role_which_can_not_edit_a_record(engine: Engi
     with engine.connect() as conn:
         schema = conn.execute(text("SELECT current_schema()")).scalar()
     writer = make_engine(PG_URL, connect_args={
-        "options": f"-csearch_path={schema} -crole={integrity.WRITER_ROLE}"})
+        "options": f"-csearch_path={schema} -crole={guards.WRITER_ROLE}"})
     try:
         with writer.connect() as conn:
-            assert conn.execute(text("SELECT current_user")).scalar() == integrity.WRITER_ROLE
+            assert conn.execute(text("SELECT current_user")).scalar() == guards.WRITER_ROLE
         played(writer)  # the fixture's body, as the writer
         tbf.funded(writer)
         assert verify(engine).ok

@@ -16,7 +16,7 @@ from sqlalchemy import Engine, select, text
 from sqlalchemy.orm import Session
 
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Misdealt, Origin, Undone
-from core.ledger import integrity
+from core.ledger import chain, guards
 from core.ledger.audit import Report, verify
 from core.ledger.models import Hit, Round
 from core.people.auth import CARD_KEY_ID, recorded_card_key
@@ -30,7 +30,7 @@ def writer_login(engine: Engine) -> AbstractContextManager[Exec]:
     """A plain connection with the writer's rights, autocommit, no chain hook: PostgreSQL in
     the ``podium_writer`` role; SQLite through the ``sqlite3`` module (whoever can write the
     file)."""
-    return attacker(engine, integrity.WRITER_ROLE)
+    return attacker(engine, guards.WRITER_ROLE)
 
 
 def state_update(engine: Engine, run: Exec, table: str, statement: str) -> None:
@@ -197,7 +197,7 @@ def test_state_from_before_the_upgrade_is_vouched_for_from_the_upgrade_on(
         assert recorded_card_key(conn) == conn.execute(text(
             "SELECT value FROM settings WHERE key = :k"), {"k": CARD_KEY_ID}).scalar()
         assert conn.execute(text("SELECT count(*) FROM ledger_chain WHERE states IS NOT NULL")
-                            ).scalar() >= len(integrity.STATE)
+                            ).scalar() >= len(chain.STATE)
     with Session(bare_engine) as s:
         rnd = s.scalars(select(Round).where(Round.state == "ended")).one()
     with writer_login(bare_engine) as run:

@@ -12,7 +12,7 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.exc import DBAPIError
 
 from core.controllers.ownership import TableClaims
-from core.ledger import integrity
+from core.ledger import guards, integrity
 from core.ledger.audit import verify
 from core.ledger.db import make_engine, upgrade
 from tests.conftest import PG_URL
@@ -59,7 +59,7 @@ def _reader_holding_everything(engine: Engine) -> Iterator[list[str]]:
     """A podium_reader session (READ ONLY, then READ WRITE) holding every lock it can get;
     yields what it could not take, with why."""
     reader = create_engine(PG_URL, connect_args={"options": (
-        f"-csearch_path={_schema(engine)} -crole={integrity.READER_ROLE} "
+        f"-csearch_path={_schema(engine)} -crole={guards.READER_ROLE} "
         "-cdefault_transaction_read_only=on")})
     held = reader.connect()
     refused: list[str] = []
@@ -92,7 +92,7 @@ def test_a_reader_holding_every_lock_it_can_take_stops_no_writer(engine: Engine)
     from tests.core.pokerroom import test_bbj_fund as tbf
 
     # the writer gives up after 5 s where it would wait (main: forever)
-    writer = _as(engine, integrity.WRITER_ROLE, "-clock_timeout=5s")
+    writer = _as(engine, guards.WRITER_ROLE, "-clock_timeout=5s")
     try:
         with _reader_holding_everything(engine) as refused:
             upgrade(writer)  # a podium starting: the ledger is at head, nothing to wait for
@@ -124,8 +124,8 @@ def test_a_writer_waiting_for_the_chain_gives_up_naming_the_holder(
     from core.ledger.locks import LockTimeout
 
     monkeypatch.setenv("PODIUM_LOCK_TIMEOUT", "0.5")
-    holder = _as(engine, integrity.WRITER_ROLE, "-capplication_name=pit-b-console")
-    writer = _as(engine, integrity.WRITER_ROLE)
+    holder = _as(engine, guards.WRITER_ROLE, "-capplication_name=pit-b-console")
+    writer = _as(engine, guards.WRITER_ROLE)
     try:
         with holder.connect() as hold:
             hold.execute(text("SELECT 1 FROM ledger_locks WHERE name = 'chain' FOR UPDATE"))
@@ -153,7 +153,7 @@ def test_a_second_service_waiting_for_a_table_lock_row_is_told_who_holds_it(
     floor = played(engine)
     table = floor.config.tables[0].id
     monkeypatch.setenv("PODIUM_LOCK_TIMEOUT", "0.5")
-    holder = _as(engine, integrity.WRITER_ROLE, "-capplication_name=stuck-writer")
+    holder = _as(engine, guards.WRITER_ROLE, "-capplication_name=stuck-writer")
     try:
         with holder.connect() as hold:
             hold.execute(text("INSERT INTO ledger_locks (name) VALUES (:n) ON CONFLICT DO "
@@ -189,7 +189,7 @@ def test_a_writer_can_not_plant_journal_rows_for_other_transactions(engine: Engi
     if engine.dialect.name != "postgresql":
         pytest.skip("roles are PostgreSQL's")
     played(engine)
-    writer = _as(engine, integrity.WRITER_ROLE)
+    writer = _as(engine, guards.WRITER_ROLE)
     try:
         with writer.connect() as conn:
             tx = conn.execute(text("SELECT txid_current()")).scalar()

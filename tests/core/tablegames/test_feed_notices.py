@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import Engine, create_engine, text
 
 from core.floorconfig import load_demo_floor
-from core.ledger import integrity
+from core.ledger import guards
 from core.ledger.db import make_engine
 from core.tablegames.feed import DropLog, FeedListener, Notice, feed_key, sign
 from core.tablegames.floor import Floor
@@ -63,7 +63,7 @@ def test_forged_and_malformed_notices_cost_one_log_line_and_no_resync(
         schema = conn.execute(text("SELECT current_schema()")).scalar()
     other = make_engine(PG_URL, connect_args={"options": f"-csearch_path={schema}"})
     reader = create_engine(PG_URL, connect_args={
-        "options": f"-csearch_path={schema} -crole={integrity.READER_ROLE} "
+        "options": f"-csearch_path={schema} -crole={guards.READER_ROLE} "
                    "-cdefault_transaction_read_only=on"})
     resyncs: list[int] = []
     seen: list[FloorChange] = []

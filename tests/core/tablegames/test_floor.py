@@ -30,7 +30,7 @@ from core.controllers.events import (
 )
 from core.floorconfig import loads_floor
 from core.kernel.cards import CardError, parse_cards
-from core.ledger import integrity
+from core.ledger import chain, integrity
 from core.ledger.models import (
     Award,
     Base,
@@ -208,7 +208,7 @@ def counts(engine: Engine) -> dict[str, int]:
         covered = integrity.covered(conn)
     out.pop("ledger_chain")
     out.pop("ledger_locks")  # a writers' lock's row, made the first time it is taken (0023)
-    assert covered == sum(out[name] for name in integrity.CHAINED), "a row is not chained"
+    assert covered == sum(out[name] for name in chain.CHAINED), "a row is not chained"
     assert out["ledger_journal"] == 0, "a committed row was left unsealed"
     return out
 

@@ -294,18 +294,18 @@ def test_a_desk_login_can_not_write_an_approval(engine: Engine) -> None:
         pytest.skip("database roles: PostgreSQL")
     import psycopg
 
-    from core.ledger import integrity
+    from core.ledger import guards
     from tests.core.ledger.test_audit import attacker
 
     row = ("INSERT INTO floor_approvals (created_at, approved_by, employee_number, "
            "employee_name, employee_role, via, swipe_id, source, file_sha256, values_sha256, "
            "base_change_id, changes, reason, operator) VALUES (now(), 1, 'X', 'X', "
            "'executive', 'command', 1, 'f', 'h', 'v', 0, '[]', '', 'x')")
-    with attacker(engine, integrity.READER_ROLE) as run, \
+    with attacker(engine, guards.READER_ROLE) as run, \
             pytest.raises(psycopg.errors.InsufficientPrivilege):
         run(row)
     for sql in ("UPDATE floor_approvals SET employee_number = 'Y'",
                 "DELETE FROM floor_approvals"):
-        with attacker(engine, integrity.WRITER_ROLE) as run, \
+        with attacker(engine, guards.WRITER_ROLE) as run, \
                 pytest.raises(psycopg.errors.InsufficientPrivilege):
             run(sql)

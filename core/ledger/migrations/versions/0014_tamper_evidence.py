@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from core.ledger import integrity
+from core.ledger import guards, integrity
 
 revision = "0014"
 down_revision = "0013"
@@ -69,16 +69,16 @@ def upgrade() -> None:
         for start in range(0, len(keys), 5000):
             integrity.append(conn, [(name, k) for k in keys[start:start + 5000]])
     if dialect == "postgresql":
-        for ddl in integrity.pg_functions_ddl():
+        for ddl in guards.pg_functions_ddl():
             op.execute(ddl)
     inspector = sa.inspect(conn)
     for name in APPEND_ONLY + tuple(STATE) + ("ledger_chain",):
         columns = [c["name"] for c in inspector.get_columns(name)]
-        for ddl in integrity.protect_ddl(dialect, name, columns, STATE.get(name),
+        for ddl in guards.protect_ddl(dialect, name, columns, STATE.get(name),
                                          chained=name != "ledger_chain"):
             op.execute(ddl)
     if dialect == "postgresql":
-        for ddl in integrity.pg_grants_ddl(APPEND_ONLY + ("ledger_chain",), STATE, DERIVED):
+        for ddl in guards.pg_grants_ddl(APPEND_ONLY + ("ledger_chain",), STATE, DERIVED):
             op.execute(ddl)
 
 
@@ -86,7 +86,7 @@ def downgrade() -> None:
     conn = op.get_bind()
     dialect = conn.dialect.name
     for name in APPEND_ONLY + tuple(STATE) + ("ledger_chain",):
-        for ddl in integrity.unprotect_ddl(dialect, name):
+        for ddl in guards.unprotect_ddl(dialect, name):
             op.execute(ddl)
     if dialect == "postgresql":
         for fn in ("podium_refuse", "podium_guard_state", "podium_journal"):

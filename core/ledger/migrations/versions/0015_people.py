@@ -24,7 +24,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from core.ledger import integrity
+from core.ledger import guards
 from core.ledger.models import UTCDateTime
 
 revision = "0015"
@@ -40,13 +40,13 @@ EMPLOYEES_STATE_0014 = frozenset({"active", "card_salt", "card_hash", "card_iter
 def _guard_employees(state: frozenset[str]) -> None:
     conn = op.get_bind()
     dialect = conn.dialect.name
-    for ddl in integrity.unprotect_ddl(dialect, "employees"):
+    for ddl in guards.unprotect_ddl(dialect, "employees"):
         op.execute(ddl)
     columns = [c["name"] for c in sa.inspect(conn).get_columns("employees")]
-    for ddl in integrity.protect_ddl(dialect, "employees", columns, state):
+    for ddl in guards.protect_ddl(dialect, "employees", columns, state):
         op.execute(ddl)
     if dialect == "postgresql":
-        for ddl in integrity.pg_grants_ddl((), {"employees": state}, ()):
+        for ddl in guards.pg_grants_ddl((), {"employees": state}, ()):
             op.execute(ddl)
 
 
@@ -72,10 +72,10 @@ def upgrade() -> None:
     )
     op.create_index("ix_card_locks_card_mac", "card_locks", ["card_mac"])
     columns = [c["name"] for c in sa.inspect(conn).get_columns("card_locks")]
-    for ddl in integrity.protect_ddl(dialect, "card_locks", columns, None):
+    for ddl in guards.protect_ddl(dialect, "card_locks", columns, None):
         op.execute(ddl)
     if dialect == "postgresql":
-        for ddl in integrity.pg_grants_ddl(("card_locks",), {}, ()):
+        for ddl in guards.pg_grants_ddl(("card_locks",), {}, ()):
             op.execute(ddl)
     _guard_employees(EMPLOYEES_STATE)
 
@@ -95,7 +95,7 @@ def downgrade() -> None:
         raise RuntimeError("revision 0015 can not be downgraded: the ledger holds keyed cards, "
                            "PINs, card locks or swipe rows of 0015 that revision 0014 can not "
                            "read or would change (restore a backup taken before the upgrade)")
-    for ddl in integrity.unprotect_ddl(dialect, "card_locks"):
+    for ddl in guards.unprotect_ddl(dialect, "card_locks"):
         op.execute(ddl)
     op.drop_index("ix_card_locks_card_mac", table_name="card_locks")
     op.drop_table("card_locks")

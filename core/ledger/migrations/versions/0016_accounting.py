@@ -21,7 +21,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from core.ledger import integrity
+from core.ledger import guards
 from core.ledger.models import UTCDateTime
 
 revision = "0016"
@@ -119,10 +119,10 @@ def upgrade() -> None:
     )
     _backfill(conn, dialect)
     columns = [c["name"] for c in sa.inspect(conn).get_columns("slip_voids")]
-    for ddl in integrity.protect_ddl(dialect, "slip_voids", columns, None):
+    for ddl in guards.protect_ddl(dialect, "slip_voids", columns, None):
         op.execute(ddl)
     if dialect == "postgresql":
-        for ddl in integrity.pg_grants_ddl(("slip_voids",), {}, ("table_hour_totals",)):
+        for ddl in guards.pg_grants_ddl(("slip_voids",), {}, ("table_hour_totals",)):
             op.execute(ddl)
         for ddl in reader_grants_ddl():
             op.execute(ddl)
@@ -149,7 +149,7 @@ def downgrade() -> None:
         raise RuntimeError("revision 0016 can not be downgraded: the ledger holds voided "
                            "slips that revision 0015 can not record (restore a backup taken "
                            "before the upgrade)")
-    for ddl in integrity.unprotect_ddl(dialect, "slip_voids"):
+    for ddl in guards.unprotect_ddl(dialect, "slip_voids"):
         op.execute(ddl)
     op.drop_table("slip_voids")
     op.drop_table("table_hour_totals")

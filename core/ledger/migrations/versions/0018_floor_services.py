@@ -22,7 +22,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from core.ledger import integrity
+from core.ledger import guards
 from core.ledger.models import UTCDateTime
 
 revision = "0018"
@@ -65,10 +65,10 @@ def upgrade() -> None:
         sa.Column("created_at", UTCDateTime(), nullable=False),
     )
     columns = [c["name"] for c in sa.inspect(conn).get_columns("ownership_events")]
-    for ddl in integrity.protect_ddl(dialect, "ownership_events", columns, None):
+    for ddl in guards.protect_ddl(dialect, "ownership_events", columns, None):
         op.execute(ddl)
     if dialect == "postgresql":
-        for ddl in integrity.pg_grants_ddl(("ownership_events",), {},
+        for ddl in guards.pg_grants_ddl(("ownership_events",), {},
                                            ("floor_services", "table_owners")):
             op.execute(ddl)
 
@@ -80,7 +80,7 @@ def downgrade() -> None:
         raise RuntimeError("revision 0018 can not be downgraded: the ledger records which "
                            "service served each table, and the chain vouches for those rows "
                            "(restore a backup taken before the upgrade)")
-    for ddl in integrity.unprotect_ddl(dialect, "ownership_events"):
+    for ddl in guards.unprotect_ddl(dialect, "ownership_events"):
         op.execute(ddl)
     op.drop_table("ownership_events")
     op.drop_table("table_owners")

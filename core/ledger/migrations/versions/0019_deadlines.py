@@ -18,7 +18,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from core.ledger import integrity
+from core.ledger import guards
 from core.ledger.models import UTCDateTime
 
 revision = "0019"
@@ -50,10 +50,10 @@ def upgrade() -> None:
     )
     op.create_index("ix_bbj_filings_kind_period", "bbj_filings", ["kind", "period_start"])
     columns = [c["name"] for c in sa.inspect(conn).get_columns("bbj_filings")]
-    for ddl in integrity.protect_ddl(dialect, "bbj_filings", columns, None):
+    for ddl in guards.protect_ddl(dialect, "bbj_filings", columns, None):
         op.execute(ddl)
     if dialect == "postgresql":
-        for ddl in integrity.pg_grants_ddl(("bbj_filings",), {}, ()):
+        for ddl in guards.pg_grants_ddl(("bbj_filings",), {}, ()):
             op.execute(ddl)
 
 
@@ -64,7 +64,7 @@ def downgrade() -> None:
         raise RuntimeError("revision 0019 can not be downgraded: the ledger records the poker "
                            "room's regulatory filings, and the chain vouches for those rows "
                            "(restore a backup taken before the upgrade)")
-    for ddl in integrity.unprotect_ddl(dialect, "bbj_filings"):
+    for ddl in guards.unprotect_ddl(dialect, "bbj_filings"):
         op.execute(ddl)
     op.drop_index("ix_bbj_filings_kind_period", table_name="bbj_filings")
     op.drop_table("bbj_filings")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from core.ledger import integrity
+from core.ledger import guards
 from core.ledger.models import UTCDateTime
 
 revision = "0020"
@@ -54,10 +54,10 @@ def upgrade() -> None:
                                               nullable=True))
     op.add_column("bbj_cessations", sa.Column("closed_on", sa.Date(), nullable=True))
     columns = [c["name"] for c in sa.inspect(conn).get_columns(TABLE)]
-    for ddl in integrity.protect_ddl(dialect, TABLE, columns, None):
+    for ddl in guards.protect_ddl(dialect, TABLE, columns, None):
         op.execute(ddl)
     if dialect == "postgresql":
-        for ddl in integrity.pg_grants_ddl((TABLE,), {}, ()):
+        for ddl in guards.pg_grants_ddl((TABLE,), {}, ()):
             op.execute(ddl)
 
 
@@ -69,7 +69,7 @@ def downgrade() -> None:
         raise RuntimeError("revision 0020 can not be downgraded: the ledger holds cessation "
                            "notices or a forfeiture that revision 0019 can not record (restore "
                            "a backup taken before the upgrade)")
-    for ddl in integrity.unprotect_ddl(dialect, TABLE):
+    for ddl in guards.unprotect_ddl(dialect, TABLE):
         op.execute(ddl)
     op.drop_table(TABLE)
     if dialect == "sqlite":

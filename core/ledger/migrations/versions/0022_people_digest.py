@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from alembic import op
 
-from core.ledger import integrity
+from core.ledger import guards
 from core.ledger.models import UTCDateTime
 from core.ledger.people import STATE_COLUMNS, state_digest
 
@@ -55,10 +55,10 @@ def upgrade() -> None:
         sa.Column("created_at", UTCDateTime(), nullable=False),
     )
     columns = [c["name"] for c in sa.inspect(conn).get_columns(TABLE)]
-    for ddl in integrity.protect_ddl(dialect, TABLE, columns, None):
+    for ddl in guards.protect_ddl(dialect, TABLE, columns, None):
         op.execute(ddl)
     if dialect == "postgresql":
-        for ddl in integrity.pg_grants_ddl((TABLE,), {}, ()):
+        for ddl in guards.pg_grants_ddl((TABLE,), {}, ()):
             op.execute(ddl)
     _baseline(conn)
 
@@ -89,7 +89,7 @@ def downgrade() -> None:
                            "events with their digests (chained records) or executives' "
                            "approvals that revision 0021 can not keep (restore a backup taken "
                            "before the upgrade)")
-    for ddl in integrity.unprotect_ddl(dialect, TABLE):
+    for ddl in guards.unprotect_ddl(dialect, TABLE):
         op.execute(ddl)
     op.drop_table(TABLE)
     if dialect == "sqlite":

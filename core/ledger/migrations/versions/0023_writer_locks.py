@@ -27,7 +27,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from core.ledger import integrity
+from core.ledger import guards
 from core.ledger.models import UTCDateTime
 
 revision = "0023"
@@ -83,11 +83,11 @@ def upgrade() -> None:
         sa.Column("noted_at", UTCDateTime(), nullable=False),
     )
     incidents = [c["name"] for c in sa.inspect(conn).get_columns("ledger_journal_incidents")]
-    for ddl in integrity.protect_ddl(dialect, "ledger_journal_incidents", incidents, None,
+    for ddl in guards.protect_ddl(dialect, "ledger_journal_incidents", incidents, None,
                                      chained=False):
         op.execute(ddl)
     if dialect == "postgresql":
-        writer, reader = integrity.WRITER_ROLE, integrity.READER_ROLE
+        writer, reader = guards.WRITER_ROLE, guards.READER_ROLE
         op.execute("CREATE TRIGGER podium_guard_state BEFORE UPDATE OR DELETE ON ledger_locks "
                    "FOR EACH ROW EXECUTE PROCEDURE podium_guard_state("
                    f"{', '.join(repr(c) for c in HOLDER)})")
@@ -96,7 +96,7 @@ def upgrade() -> None:
         op.execute(_PG_JOURNAL_GUARD)
         op.execute("CREATE TRIGGER podium_journal_guard BEFORE INSERT OR UPDATE OR DELETE ON "
                    "ledger_journal FOR EACH ROW EXECUTE PROCEDURE podium_journal_guard()")
-        for ddl in integrity.pg_grants_ddl(("ledger_journal_incidents",), {}, ()):
+        for ddl in guards.pg_grants_ddl(("ledger_journal_incidents",), {}, ()):
             op.execute(ddl)
         op.execute(f"REVOKE ALL ON ledger_locks FROM {writer}, {reader}")
         op.execute(f"GRANT SELECT, INSERT ON ledger_locks TO {writer}")
@@ -115,12 +115,12 @@ def downgrade() -> None:
         raise RuntimeError("revision 0023 can not be downgraded: the ledger holds journal "
                            "incidents that revision 0021 can not keep (restore a backup taken "
                            "before the upgrade)")
-    for ddl in integrity.unprotect_ddl(dialect, "ledger_journal_incidents"):
+    for ddl in guards.unprotect_ddl(dialect, "ledger_journal_incidents"):
         op.execute(ddl)
     if dialect == "postgresql":
         op.execute("DROP TRIGGER IF EXISTS podium_journal_guard ON ledger_journal")
         op.execute("DROP FUNCTION IF EXISTS podium_journal_guard()")
-        op.execute(f"GRANT UPDATE ON ledger_journal TO {integrity.WRITER_ROLE}")
+        op.execute(f"GRANT UPDATE ON ledger_journal TO {guards.WRITER_ROLE}")
     else:
         op.execute("DROP TRIGGER IF EXISTS podium_ledger_journal_guard")
     op.drop_table("ledger_journal_incidents")

@@ -7,10 +7,10 @@ saying "ledger verified".  From 0024:
 
 - ``ledger_chain`` has two more columns, ``states`` (the state rows a link chains whole, in the
   form of ``members``) and ``state_hashes`` (their full-content hashes,
-  :func:`integrity.state_hash`); a link with them hashes all four parts
-  (:func:`integrity.batch_hash`).  A state row is chained whole when it is inserted and after
+  :func:`chain.state_hash`); a link with them hashes all four parts
+  (:func:`chain.batch_hash`).  A state row is chained whole when it is inserted and after
   every UPDATE: an AFTER UPDATE trigger on each state table journals it as ``table~``
-  (:func:`integrity.state_journal_trigger`).
+  (:func:`guards.state_journal_trigger`).
 - Every state row that exists at the upgrade is chained whole here, as it is now (links of at
   most 20,000 rows): the state check vouches for state from this revision on.
 - On PostgreSQL the journal's guard (revision 0023) lets in the ``table~`` rows of the state
@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from alembic import op
 
-from core.ledger import integrity, locks
+from core.ledger import chain, guards, integrity, locks
 
 revision = "0024"
 down_revision = "0023"
@@ -73,16 +73,16 @@ def upgrade() -> None:
     op.add_column("ledger_chain", sa.Column("states", sa.Text(), nullable=True))
     op.add_column("ledger_chain", sa.Column("state_hashes", sa.LargeBinary(), nullable=True))
     if dialect == "postgresql":
-        for ddl in integrity.pg_state_functions_ddl():
+        for ddl in guards.pg_state_functions_ddl():
             op.execute(ddl)
         op.execute(_PG_JOURNAL_GUARD)
-    for table in integrity.STATE:
-        op.execute(integrity.state_journal_trigger(dialect, table))
+    for table in chain.STATE:
+        op.execute(guards.state_journal_trigger(dialect, table))
     _record_card_key(conn)
     integrity.seal(conn)  # the record above, before the state links
     if dialect == "postgresql":
         locks.take(conn, locks.CHAIN)  # the links below follow the head: no seal between
-    for table in integrity.STATE:
+    for table in chain.STATE:
         _chain_whole(conn, table)
 
 
@@ -117,9 +117,9 @@ def downgrade() -> None:
         raise RuntimeError("revision 0024 can not be downgraded: the chain holds links with "
                            "state rows that revision 0021 can not verify (restore a backup "
                            "taken before the upgrade)")
-    for table in integrity.STATE:
+    for table in chain.STATE:
         if conn.dialect.name == "postgresql":
-            op.execute(f"DROP TRIGGER IF EXISTS {integrity.STATE_JOURNAL_PG} ON {table}")
+            op.execute(f"DROP TRIGGER IF EXISTS {guards.STATE_JOURNAL_PG} ON {table}")
         else:
             op.execute(f"DROP TRIGGER IF EXISTS podium_{table}_journal_state")
     if conn.dialect.name == "sqlite":

@@ -23,7 +23,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from core.ledger import integrity
+from core.ledger import guards
 from core.ledger.models import UTCDateTime
 
 revision = "0025"
@@ -51,14 +51,14 @@ def upgrade() -> None:
         for ddl in _guard(HOLDER + LEASE):
             op.execute(ddl)
         op.execute(f"GRANT UPDATE ({', '.join(LEASE)}) ON ledger_locks TO "
-                   f"{integrity.WRITER_ROLE}")
+                   f"{guards.WRITER_ROLE}")
 
 
 def downgrade() -> None:
     conn = op.get_bind()
     if conn.dialect.name == "postgresql":
         op.execute(f"REVOKE UPDATE ({', '.join(LEASE)}) ON ledger_locks FROM "
-                   f"{integrity.WRITER_ROLE}")
+                   f"{guards.WRITER_ROLE}")
         for ddl in _guard(HOLDER):
             op.execute(ddl)
     if conn.dialect.name == "sqlite":

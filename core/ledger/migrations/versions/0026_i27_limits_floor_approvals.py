@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from core.ledger import integrity
+from core.ledger import guards
 from core.ledger.models import UTCDateTime
 
 revision = "0026_i27_limits"
@@ -49,10 +49,10 @@ def upgrade() -> None:
         sa.Column("operator", sa.String(200), nullable=False),
     )
     columns = [c["name"] for c in sa.inspect(conn).get_columns(TABLE)]
-    for ddl in integrity.protect_ddl(dialect, TABLE, columns, None):
+    for ddl in guards.protect_ddl(dialect, TABLE, columns, None):
         op.execute(ddl)
     if dialect == "postgresql":
-        for ddl in integrity.pg_grants_ddl((TABLE,), {}, ()):
+        for ddl in guards.pg_grants_ddl((TABLE,), {}, ()):
             op.execute(ddl)
 
 
@@ -62,6 +62,6 @@ def downgrade() -> None:
         raise RuntimeError("revision 0026 can not be downgraded: the ledger holds executives' "
                            "approvals of floor changes (chained records) that revision 0025 "
                            "can not keep (restore a backup taken before the upgrade)")
-    for ddl in integrity.unprotect_ddl(conn.dialect.name, TABLE):
+    for ddl in guards.unprotect_ddl(conn.dialect.name, TABLE):
         op.execute(ddl)
     op.drop_table(TABLE)
