@@ -16,7 +16,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from core.cli.dispatch import UsageError
-from core.ledger.audit import Report, parse_head, verify
+from core.ledger.audit import parse_head, verify
+from core.ledger.audit_report import Report
 from core.ledger.db import default_url, make_engine, sqlite_file
 
 

@@ -29,78 +29,29 @@ Checks, each naming the row it finds broken (docs/ledger.md "Tamper evidence"):
 
 The first break is the one with the lowest chain position (a row's place in the ledger's
 history); checks 1, 2, 5, 12 and 13 have no position and come first.
+
+Here: the run (:func:`verify`) and checks 1 to 5, 8, 12 and 13; the records' checks (6, 7, 9,
+10) are core/ledger/audit_records.py, the state rows' (11) core/ledger/audit_states.py, the
+report and its breaks core/ledger/audit_report.py.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping, Sequence
 
-from sqlalchemy import Connection, Engine, Table, cast, func, select, text
+from sqlalchemy import Connection, Engine, Table, cast, select, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.types import BigInteger
 
-from core.kernel.money import format_cents
 from core.ledger import chain, guards, integrity
+from core.ledger.audit_records import check_pays, check_people, check_slips, check_voids
+from core.ledger.audit_report import Batches, Break, Report, next_row
+from core.ledger.audit_states import check_states
 from core.ledger.balance_checks import check_balances, check_hours, check_table_totals
 from core.ledger.db import reader
-from core.ledger.models import Award, Base, Hit, HitDecision, MeterEntry, Slip, SlipVoid
-from core.ledger.people import mismatches
+from core.ledger.models import Base
 from core.people.auth import CARD_KEY_ID, recorded_card_key
-
-PAID = ("paid", "auto_paid")
-ROW_CHECKS = ("rows", "journal", "pays", "slips", "voids", "states")
-
-
-@dataclass(frozen=True)
-class Break:
-    """One thing wrong: which check, where (table and key, or chain position) and what."""
-
-    check: str
-    message: str
-    position: int | None = None  # chain position n, when the break has one
-
-    def line(self) -> str:
-        where = f" (chain row {self.position})" if self.position is not None else ""
-        return f"{self.check}: {self.message}{where}"
-
-
-@dataclass
-class Report:
-    breaks: list[Break] = field(default_factory=list)
-    rows: int = 0  # chain rows read
-    covered: int = 0  # ledger rows they vouch for (a batch link covers its transaction's rows)
-    head_n: int = 0
-    head_hash: str = chain.GENESIS.hex()
-    tables: dict[str, int] = field(default_factory=dict)  # rows per chained table
-    batches: Any = field(default=None, repr=False)  # the batch links read (_Batches)
-
-    @property
-    def ok(self) -> bool:
-        return not self.breaks
-
-    def first(self) -> Break | None:
-        """The first broken row in the ledger's history (the lowest chain position); then a
-        row that is not in the chain at all; then the first other break (a guard, a meter)."""
-        if not self.breaks:
-            return None
-
-        def rank(b: Break) -> tuple[int, int]:
-            if b.position is not None:
-                return (0, b.position)
-            return (1 if b.check in ROW_CHECKS else 2, 0)  # a row outside the chain, then the rest
-
-        return min(self.breaks, key=rank)
-
-    def as_json(self) -> dict[str, Any]:
-        first = self.first()
-        return {"ok": self.ok, "chain_rows": self.rows, "rows_covered": self.covered,
-                "head": {"n": self.head_n, "hash": self.head_hash},
-                "tables": dict(sorted(self.tables.items())),
-                "first_break": None if first is None else first.line(),
-                "breaks": [b.line() for b in self.breaks]}
 
 
 def parse_head(text_: str) -> tuple[int, str]:
@@ -139,11 +90,11 @@ def verify(engine: Engine, heads: Sequence[tuple[int, str]] = ()) -> Report:
         batches = report.batches = _chain(conn, report, kept)
         for name in chain.CHAINED:
             _rows(conn, Base.metadata.tables[name], report, batches)
-        _states(conn, report, batches)
-        _pays(conn, report)
-        _slips(conn, report)
-        _voids(conn, report)
-        _people(conn, report)
+        check_states(conn, report, batches)
+        check_pays(conn, report)
+        check_slips(conn, report)
+        check_voids(conn, report)
+        check_people(conn, report)
         _card_key(conn, report)
         conn.rollback()
     report.breaks.extend(Break("meters", p) for p in check_balances(reader(engine)))
@@ -247,85 +198,9 @@ def journal_incidents(conn: Connection, report: Report) -> None:
                                    "incident(s)"))
 
 
-@dataclass
-class _Batches:
-    """What the batch links (revision 0021) say each row's content hash is: per table, runs of
-    integer keys ``(first, last, n, hashes, offset)`` (the hash of key k is the 32 bytes at
-    ``offset + 32 * (k - first)`` of ``hashes``), and text keys one by one."""
-
-    runs: dict[str, list[tuple[int, int, int, bytes, int]]] = field(default_factory=dict)
-    keys: dict[str, dict[str, tuple[int, bytes]]] = field(default_factory=dict)
-    state: _Batches | None = None  # the state rows chained whole (revision 0024)
-    broken: int = 0  # the newest batch link whose members or hashes were edited
-
-    def add(self, report: Report, n: int, members: str, hashes: bytes) -> None:
-        try:
-            decoded = chain.decode_members(members)
-        except ValueError as exc:
-            report.breaks.append(Break("chain", f"batch link {n}: its members can not be read "
-                                                f"({exc})", n))
-            return
-        total = sum(len(keys) for _tbl, keys in decoded)
-        if len(hashes) != 32 * total:
-            report.breaks.append(Break("chain", f"batch link {n}: it names {total} rows but "
-                                                f"holds {len(hashes) // 32} hashes", n))
-            return
-        offset = 0
-        for tbl, keys in decoded:
-            if keys and isinstance(keys[0], int):
-                ints = [int(k) for k in keys]
-                first = prev = ints[0]
-                start = offset
-                for k in ints[1:]:
-                    if k == prev + 1:
-                        prev = k
-                        continue
-                    self.runs.setdefault(tbl, []).append((first, prev, n, hashes, start))
-                    start += 32 * (prev - first + 1)
-                    first = prev = k
-                self.runs.setdefault(tbl, []).append((first, prev, n, hashes, start))
-                offset = start + 32 * (prev - first + 1)
-            else:
-                by_key = self.keys.setdefault(tbl, {})
-                for key in keys:
-                    by_key[str(key)] = (n, hashes[offset:offset + 32])
-                    offset += 32
-
-    def numbered(self, table: str) -> Iterator[tuple[int, str, bytes]]:
-        """(n, key, hash) of every integer key the batches name for ``table``, by key."""
-        runs = sorted(self.runs.get(table, ()))
-
-        def expand(run: tuple[int, int, int, bytes, int]) -> Iterator[tuple[int, str, bytes]]:
-            first, last, n, hashes, offset = run
-            for i, k in enumerate(range(first, last + 1)):
-                at = offset + 32 * i
-                yield (n, str(k), hashes[at:at + 32])
-
-        return heapq.merge(*(expand(r) for r in runs), key=lambda e: int(e[1]))
-
-    def latest(self, table: str) -> Iterator[tuple[int, str, bytes]]:
-        """(n, key, hash) of every integer key the batches name for ``table``, by key, only
-        the newest link's when several name one key (a state row chained after each UPDATE)."""
-        runs = sorted(self.runs.get(table, ()))
-
-        def expand(run: tuple[int, int, int, bytes, int]) -> Iterator[tuple[int, int, bytes]]:
-            first, last, n, hashes, offset = run
-            for i, k in enumerate(range(first, last + 1)):
-                at = offset + 32 * i
-                yield (k, n, hashes[at:at + 32])
-
-        held: tuple[int, int, bytes] | None = None
-        for entry in heapq.merge(*(expand(r) for r in runs)):
-            if held is not None and held[0] != entry[0]:
-                yield (held[1], str(held[0]), held[2])
-            held = entry
-        if held is not None:
-            yield (held[1], str(held[0]), held[2])
-
-
-def _chain(conn: Connection, report: Report, kept: Mapping[int, str]) -> _Batches:
+def _chain(conn: Connection, report: Report, kept: Mapping[int, str]) -> Batches:
     expected_n, prev = 1, chain.GENESIS
-    batches = _Batches(state=_Batches())
+    batches = Batches(state=Batches())
     batch = chain.BATCH
     extra = ("members, hashes" if _has_batches(conn) else "NULL, NULL") + \
         (", states, state_hashes" if _states_installed(conn) else ", NULL, NULL")
@@ -381,7 +256,7 @@ def _states_installed(conn: Connection) -> bool:
     return bool(integrity._states_installed(conn))
 
 
-def _rows(conn: Connection, table: Table, report: Report, batches: _Batches) -> None:
+def _rows(conn: Connection, table: Table, report: Report, batches: Batches) -> None:
     """Merge the table's rows (by id) with its chain rows (by key: its own chain rows of
     revisions 0014 to 0020, and the batch links' members), both streamed."""
     name = table.name
@@ -410,31 +285,27 @@ def _rows(conn: Connection, table: Table, report: Report, batches: _Batches) -> 
     count = 0
     own = ((int(n), str(k), bytes(h)) for n, k, h in chained)
     chain_iter = heapq.merge(own, batches.numbered(name), key=lambda e: int(e[1]))
-    pending = _next(chain_iter)
+    pending = next_row(chain_iter)
     for row in data:
         count += 1
         key_int = int(row["id"])
         while pending is not None and int(pending[1]) < key_int:
             _deleted(report, name, pending[1], int(pending[0]))
-            pending = _next(chain_iter)
+            pending = next_row(chain_iter)
         entry = None
         if pending is not None and int(pending[1]) == key_int:
             entry = (int(pending[0]), bytes(pending[2]))
-            pending = _next(chain_iter)
+            pending = next_row(chain_iter)
         key = str(key_int)
         _compare(report, name, key, chain.row_hash(name, key, dict(row)), entry)
     while pending is not None:
         _deleted(report, name, pending[1], int(pending[0]))
-        pending = _next(chain_iter)
+        pending = next_row(chain_iter)
     report.tables[name] = count
 
 
 def _deleted(report: Report, table: str, key: object, n: int) -> None:
     report.breaks.append(Break("rows", f"{table} row {key} was deleted (chained at row {n})", n))
-
-
-def _next(it: Iterator[Any]) -> Any:
-    return next(it, None)
 
 
 def _compare(report: Report, table: str, key: str, actual: bytes,
@@ -446,269 +317,6 @@ def _compare(report: Report, table: str, key: str, actual: bytes,
         report.breaks.append(Break("rows", f"{table} row {key} was changed after it was "
                                            "written (its content no longer matches its hash)",
                                    entry[0]))
-
-
-def _position(conn: Connection, report: Report, table: str, key: object) -> int | None:
-    n = conn.execute(text("SELECT n FROM ledger_chain WHERE tbl = :t AND row_key = :k"),
-                     {"t": table, "k": str(key)}).scalar()
-    if n is not None:
-        return int(n)
-    batches = report.batches
-    if batches is None:
-        return None
-    found = batches.keys.get(table, {}).get(str(key))
-    if found is not None:
-        return int(found[0])
-    if isinstance(key, int) or str(key).isdigit():
-        k = int(str(key))
-        for first, last, at, _h, _o in batches.runs.get(table, ()):
-            if first <= k <= last:
-                return int(at)
-    return None
-
-
-def _pays(conn: Connection, report: Report) -> None:
-    awards = func.count(Award.id)
-    q = (select(Hit.id, Hit.status, awards).outerjoin(Award, Award.hit_id == Hit.id)
-         .group_by(Hit.id, Hit.status).order_by(Hit.id))
-    for hit_id, status, n_awards in conn.execute(q):
-        if status in PAID and n_awards != 1:
-            report.breaks.append(Break("pays", f"hit #{hit_id} is {status} with {n_awards} "
-                                               "awards", _position(conn, report, "hits", hit_id)))
-        elif status not in PAID and n_awards:
-            report.breaks.append(Break("pays", f"hit #{hit_id} is {status} but has an award",
-                                       _position(conn, report, "hits", hit_id)))
-    decided = select(HitDecision.hit_id).where(HitDecision.decision.in_(PAID))
-    for hit_id in conn.execute(select(Hit.id).where(Hit.status.in_(PAID),
-                                                    Hit.id.not_in(decided))).scalars():
-        report.breaks.append(Break("pays", f"hit #{hit_id} is paid without a pay decision",
-                                   _position(conn, report, "hits", hit_id)))
-
-
-def _slips(conn: Connection, report: Report) -> None:
-    expected = 1
-    q = (select(Slip.id, Slip.slip_no, Slip.hit_id, Slip.escpos, Award.hit_id,
-                Award.amount_cents)
-         .outerjoin(Award, Award.id == Slip.award_id).order_by(Slip.slip_no))
-    for slip_id, slip_no, hit_id, escpos, award_hit, amount in \
-            conn.execution_options(yield_per=500).execute(q):
-        def broken(message: str, slip_id: int = slip_id) -> None:  # looked up only if broken
-            report.breaks.append(Break("slips", message, _position(conn, report, "slips", slip_id)))
-
-        if slip_no != expected:
-            broken(f"slip {slip_no} follows slip {expected - 1}: numbers are not continuous")
-        expected = slip_no + 1
-        if award_hit != hit_id:
-            broken(f"slip {slip_no}: its award is not its hit's")
-            continue
-        printed = format_cents(int(amount)).encode("ascii")
-        if not isinstance(escpos, bytes | memoryview):
-            broken(f"slip {slip_no}: its stored print is not printer bytes")
-        elif printed not in bytes(escpos):
-            broken(f"slip {slip_no}: the printed slip does not show its award's amount "
-                   f"{printed.decode()}")
-
-
-def _voids(conn: Connection, report: Report) -> None:
-    """Check 9: what each void gave back to the meters is exactly what its award took."""
-    voids = {int(award_id): (int(void_id), int(slip_no), int(hit_id), bool(returned))
-             for void_id, slip_no, hit_id, award_id, returned in conn.execute(
-                 select(SlipVoid.id, Slip.slip_no, Slip.hit_id, Slip.award_id,
-                        SlipVoid.money_returned)
-                 .join(Slip, Slip.id == SlipVoid.slip_id).order_by(SlipVoid.id))}
-    # every reversal that names an award is a void's (a lock given back names only its hit)
-    reversals: dict[int, list[Any]] = {}
-    for row in conn.execute(select(MeterEntry.id, MeterEntry.award_id, MeterEntry.level_id,
-                                   MeterEntry.meter_delta, MeterEntry.reserve_delta,
-                                   MeterEntry.reverses_id)
-                            .where(MeterEntry.kind == "reversal",
-                                   MeterEntry.award_id.is_not(None))
-                            .order_by(MeterEntry.id)):
-        reversals.setdefault(int(row.award_id), []).append(row)
-    for award_id in sorted(set(reversals) - set(voids)):
-        first = reversals[award_id][0]
-        report.breaks.append(Break("voids", f"meter entry {first.id} reverses award "
-                                            f"#{award_id}, which no void gave back",
-                                   _position(conn, report, "meter_entries", first.id)))
-    for award_id, (void_id, slip_no, hit_id, returned) in voids.items():
-        got = reversals.get(award_id, [])
-
-        def broken(message: str, void_id: int = void_id) -> None:
-            report.breaks.append(Break("voids", message,
-                                       _position(conn, report, "slip_voids", void_id)))
-
-        if not returned:
-            if got:
-                broken(f"win slip {slip_no}: voided without the money back, yet {len(got)} "
-                       "reversal entries give its award back")
-            continue
-        lock_returns = select(MeterEntry.reverses_id).where(
-            MeterEntry.hit_id == hit_id, MeterEntry.kind == "reversal",
-            MeterEntry.reverses_id.is_not(None), MeterEntry.award_id.is_(None))
-        moved = {int(r.id): r for r in conn.execute(
-            select(MeterEntry.id, MeterEntry.level_id, MeterEntry.meter_delta,
-                   MeterEntry.reserve_delta)
-            .where((MeterEntry.hit_id == hit_id) | (MeterEntry.award_id == award_id),
-                   MeterEntry.kind != "reversal", MeterEntry.id.not_in(lock_returns)))
-            if r.meter_delta or r.reserve_delta}
-        seen: set[int] = set()
-        for r in got:
-            target = moved.get(int(r.reverses_id)) if r.reverses_id is not None else None
-            if target is None:
-                broken(f"win slip {slip_no}: reversal entry {r.id} does not reverse one of its "
-                       "award's movements")
-            elif int(r.reverses_id) in seen:
-                broken(f"win slip {slip_no}: movement {r.reverses_id} of its award is reversed "
-                       "twice")
-            elif (r.level_id, r.meter_delta, r.reserve_delta) != \
-                    (target.level_id, -target.meter_delta, -target.reserve_delta):
-                broken(f"win slip {slip_no}: reversal entry {r.id} does not negate movement "
-                       f"{target.id} exactly")
-            if r.reverses_id is not None:
-                seen.add(int(r.reverses_id))
-        for missing in sorted(set(moved) - seen):
-            broken(f"win slip {slip_no}: movement {missing} of its award was not given back by "
-                   "its void")
-
-
-def _people(conn: Connection, report: Report) -> None:
-    """Check 10: each employee row against the digest of its latest event."""
-    for m in mismatches(conn):
-        if m.event_id is None:
-            what = "no employee event vouches for its card, PIN and active flag"
-        else:
-            what = (f"its card, PIN or active flag is not what its latest event (#{m.event_id}) "
-                    "recorded: changed outside Podium")
-        report.breaks.append(Break("people", f"employee {m.number} ({m.name}): {what}",
-                                   None if m.event_id is None else
-                                   _position(conn, report, "employee_events", m.event_id)))
-
-
-# ------------------------------------------------------- state, settings, file (rev. 0024)
-
-_GUESSED = 32  # a state column with at most this many values is guessed back (see _recorded)
-_NAMED = 50  # state breaks explained in full; beyond, counted
-_SECRET = frozenset({"card_mac", "pin", "card_hash", "card_salt", "card_iterations"})
-_KNOWN: dict[tuple[str, str], tuple[Any, ...]] = {  # the values a state column takes
-    ("rounds", "state"): ("locked", "ended", "misdealt", "undone"),
-    ("wagers", "status"): ("locked", "refused", "returned"),
-    ("hits", "status"): ("pending", "paid", "auto_paid", "rejected", "cancelled"),
-    ("tables", "online"): (True, False),
-    ("groups", "lock_at_hit"): (True, False),
-    ("employees", "active"): (True, False),
-}
-
-
-def _states(conn: Connection, report: Report, batches: _Batches) -> None:
-    """Check 11: every state row's whole content against the newest full-content hash the chain
-    holds for it (its insert, or its latest UPDATE through Podium)."""
-    if batches.state is None or not _states_installed(conn):
-        return
-    for name in chain.STATE:
-        _state_rows(conn, Base.metadata.tables[name], report, batches.state, batches.broken)
-
-
-def _state_rows(conn: Connection, table: Table, report: Report, chained: _Batches,
-                broken: int) -> None:
-    """A row whose newest chained state is older than a link that can not be read may have
-    changed in that link: the chain's break says so, not this check."""
-    name = table.name
-    cols = chain.full_columns(table)
-    data = conn.execution_options(yield_per=5000).execute(
-        select(*(table.c[c] for c in cols)).order_by(table.c.id)).mappings()
-    wrong: list[tuple[dict[str, Any], tuple[int, bytes] | None]] = []
-
-    def check(row: dict[str, Any], entry: tuple[int, bytes] | None) -> None:
-        changed = entry is None or chain.state_hash(name, str(row["id"]), row) != entry[1]
-        if changed and (not broken or (entry is not None and entry[0] > broken)):
-            wrong.append((row, entry))
-
-    if table.c.id.type.python_type is not int:
-        by_key = chained.keys.get(name, {})
-        for mapping in data:
-            check(dict(mapping), by_key.get(str(mapping["id"])))
-    else:
-        latest = chained.latest(name)
-        pending = _next(latest)
-        for mapping in data:
-            k = int(mapping["id"])
-            while pending is not None and int(pending[1]) < k:  # deleted: check 4 says so
-                pending = _next(latest)
-            entry = None
-            if pending is not None and int(pending[1]) == k:
-                entry = (int(pending[0]), bytes(pending[2]))
-                pending = _next(latest)
-            check(dict(mapping), entry)
-    guesses: dict[str, list[Any] | None] = {}
-    for row, entry in wrong[:_NAMED]:
-        what = _state_subject(name, row)
-        if entry is None:
-            report.breaks.append(Break("states", f"{what}: its state was never chained "
-                                                 "(written outside Podium)"))
-            continue
-        report.breaks.append(Break("states", f"{what}: "
-                                   f"{_state_change(conn, table, row, entry[1], guesses)}",
-                                   entry[0]))
-    if len(wrong) > _NAMED:
-        report.breaks.append(Break("states", f"{name}: {len(wrong) - _NAMED} more rows whose "
-                                             "state is not what the ledger last recorded"))
-
-
-def _state_subject(table: str, row: Mapping[str, Any]) -> str:
-    """A state row as the floor names it."""
-    if table == "rounds":
-        return f"round {row['id']} of table {row['table_id']} (round no {row['round_no']})"
-    if table == "wagers":
-        return f"wager {row['id']} (round {row['round_id']}, seat {row['seat']})"
-    if table == "hits":
-        return f"hit #{row['id']} of table {row['table_id']}"
-    if table == "employees":
-        return f"employee {row['number']} ({row['role']})"
-    return f"{'table' if table == 'tables' else 'group'} {row['id']}"
-
-
-def _state_change(conn: Connection, table: Table, row: dict[str, Any], recorded: bytes,
-                  guesses: dict[str, list[Any] | None]) -> str:
-    """What changed, in words: a state column whose recorded value is found back (the row's
-    hash with one column set to each value that column holds elsewhere) is named with both
-    values; otherwise the state columns are named (a secret column never with its value)."""
-    name = table.name
-    mutable = sorted(chain.STATE[name])
-    for col in mutable:
-        for value in _candidates(conn, table, col, row, guesses):
-            if value == row[col]:
-                continue
-            if chain.state_hash(name, str(row["id"]), {**row, col: value}) == recorded:
-                if col in _SECRET:
-                    return (f"{col} was changed outside Podium (the ledger last recorded "
-                            "another value)")
-                return f"{col} is {_shown(row[col])}, the ledger last recorded {_shown(value)}"
-    now = ", ".join(f"{c} {_shown(row[c])}" for c in mutable
-                    if c not in _SECRET and row[c] is not None)
-    return (f"its state ({', '.join(mutable)}) is not what the ledger last recorded: changed "
-            f"outside Podium{f' (now {now})' if now else ''}")
-
-
-def _candidates(conn: Connection, table: Table, col: str, row: Mapping[str, Any],
-                guesses: dict[str, list[Any] | None]) -> list[Any]:
-    """The values ``col`` may have held: the ones it takes, the few it holds in the table
-    (none if many), the empty ones, and for verified cards the cards claimed."""
-    if col not in guesses:
-        found = list(conn.execute(select(table.c[col]).distinct().limit(_GUESSED + 1))
-                     .scalars())
-        guesses[col] = found if len(found) <= _GUESSED else None
-    out = list(_KNOWN.get((table.name, col), ())) + list(guesses[col] or [])
-    out += [None, ""] if table.c[col].type.python_type is str else [None]
-    if col == "verified_cards":
-        out.append(row.get("cards"))
-    return out
-
-
-def _shown(value: Any) -> str:
-    if value is None:
-        return "(none)"
-    return repr(value) if isinstance(value, str) and (not value or " " in value) else \
-        str(value)
 
 
 def _card_key(conn: Connection, report: Report) -> None:

@@ -26,10 +26,11 @@ insert journal does: the bare ``sqlite3`` tool can no longer UPDATE a state tabl
 
 Every row of an append-only or state table is **chained** when its transaction commits: its
 content (every column of an append-only row; the columns that never change of a state row) is
-hashed (:func:`chain.row_hash`), and a ``ledger_chain`` row carries that hash, the previous chain row's
-hash and its own (:func:`chain.link_hash`).  The chain is one line through the whole ledger in commit
-order, so the newest hash (the *chain head*, printed on every win page and daily report) vouches
-for every row before it: a copy of it kept outside the casino proves the past.
+hashed (:func:`chain.row_hash`), and a ``ledger_chain`` row carries that hash, the previous
+chain row's hash and its own (:func:`chain.link_hash`).  The chain is one line through the
+whole ledger in commit order, so the newest hash (the *chain head*, printed on every win page
+and daily report) vouches for every row before it: a copy of it kept outside the casino proves
+the past.
 
 How rows reach the chain: an AFTER INSERT trigger on every chained table notes the row in
 ``ledger_journal`` (PostgreSQL: with the inserting transaction's id).  Just before a transaction

@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.desks.desk import Desk
-from core.ledger.audit import Report, parse_head, verify
+from core.ledger.audit import parse_head, verify
+from core.ledger.audit_report import Report
 from core.ledger.integrity import head_text
 from gui.common import theme
 from gui.common.bridge import default_bridge

@@ -17,7 +17,8 @@ from sqlalchemy.orm import Session
 
 from core.controllers.events import GameEnded, GameStarted, HitClaimed, Misdealt, Origin, Undone
 from core.ledger import chain, guards
-from core.ledger.audit import Report, verify
+from core.ledger.audit import verify
+from core.ledger.audit_report import Report
 from core.ledger.models import Hit, Round
 from core.people.auth import CARD_KEY_ID, recorded_card_key
 from core.tablegames.floor import Floor
