@@ -68,7 +68,7 @@ from sqlalchemy.exc import DBAPIError  # noqa: E402
 from sqlalchemy.pool import NullPool  # noqa: E402
 
 from core.controllers import certs  # noqa: E402
-from core.ledger.db import problem  # noqa: E402
+from core.ledger.outages import problem  # noqa: E402
 
 SOCKET_DIR = Path("/var/run/postgresql")
 

@@ -263,7 +263,8 @@ def _health_server(address: str, console: Any, **bounds: Any) -> HealthServer:
 
 def _load(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     from core import floorconfig
-    from core.ledger.db import make_engine, problem, upgrade
+    from core.ledger.db import make_engine, upgrade
+    from core.ledger.outages import problem
     from core.tablegames.rules.paytables import load_paytables
 
     try:

@@ -40,7 +40,7 @@ from core.controllers.frames import (
 )
 from core.controllers.link_ends import SessionEnd
 from core.controllers.screening import refusal_text
-from core.ledger.db import LedgerUnavailable
+from core.ledger.outages import LedgerUnavailable
 
 log = logging.getLogger("podium.link")
 

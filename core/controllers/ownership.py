@@ -77,8 +77,8 @@ from sqlalchemy import Connection, delete, text, update
 from core.controllers import lock_rows, services
 from core.controllers.lock_rows import FENCE_SQL, LOCK_PREFIX, RELEASE_SQL, RENEW_SQL
 from core.ledger import locks
-from core.ledger.db import problem
 from core.ledger.models import FloorService, OwnershipEvent, TableOwner
+from core.ledger.outages import problem
 from core.tablegames import changes, setup
 
 if TYPE_CHECKING:

@@ -45,8 +45,9 @@ from sqlalchemy import Engine, select, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from core.ledger.db import own_connection, problem
+from core.ledger.db import own_connection
 from core.ledger.models import Hit, Slip
+from core.ledger.outages import problem
 from core.people.cardkey import CardKey
 from core.tablegames.queries import touched_views
 from core.tablegames.unit import FloorContext, Unit

@@ -15,9 +15,9 @@ jobs: what can be recorded is, and an event that can not is refused alone with i
 ``refused_events`` row ("the ledger could not store this event (<class>)"; the driver's message
 goes to the log, never to the controller).
 
-If the batch fails because the ledger can not record now (``db.ledger_problem``: its disk is
+If the batch fails because the ledger can not record now (``outages.ledger_problem``: its disk is
 full, its database is gone, out of resources or read-only, a writers' lock is not free), every
-job of it fails with :class:`~core.ledger.db.LedgerUnavailable` naming the problem: the link
+job of it fails with :class:`~core.ledger.outages.LedgerUnavailable` naming the problem: the link
 leaves the event unacknowledged and stays up, its controller sends it again.  The writer says so
 ONCE (a log line, and to its state listeners: the console's Activity), answers every job at once
 with the same error for :data:`PROBE_S`, then tries the next batch; the first batch that commits
@@ -69,7 +69,8 @@ from sqlalchemy.exc import (
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from core.controllers.events import Delivery, Origin, OutOfOrder
-from core.ledger.db import LedgerUnavailable, break_connection, ledger_problem, statement_timeout_s
+from core.ledger.db import statement_timeout_s
+from core.ledger.outages import LedgerUnavailable, break_connection, ledger_problem
 from core.tablegames import changes, setup, slips
 from core.tablegames.ingest import bulk
 from core.tablegames.ingest import events as ingest

@@ -45,9 +45,10 @@ from core.controllers.chaos import FaultRates
 from core.controllers.simulator import SimulatedTable
 from core.floorconfig import loads_floor
 from core.ledger import db
-from core.ledger.db import ledger_problem, make_engine, upgrade
+from core.ledger.db import make_engine, upgrade
 from core.ledger.models import ControllerEvent as EventRow
 from core.ledger.models import RefusedEvent
+from core.ledger.outages import ledger_problem
 from core.tablegames.rules.paytables import load_paytables
 from tests.conftest import PG_URL
 from tests.harness import wait_for

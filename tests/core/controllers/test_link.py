@@ -48,7 +48,7 @@ from core.controllers.protocol import FrameBuffer, encode_frame
 from core.controllers.screening import refusal_text
 from core.controllers.simulator import SimulatedTable
 from core.kernel.cards import Card
-from core.ledger.db import LedgerUnavailable
+from core.ledger.outages import LedgerUnavailable
 from core.tablegames.rules.fortune import HAND_IDS, hands_made
 from tests.pki import pki
 

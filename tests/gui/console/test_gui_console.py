@@ -737,7 +737,7 @@ def test_the_console_says_once_when_the_ledger_stops_recording_and_when_it_recor
 
     from sqlalchemy.exc import OperationalError
 
-    from core.ledger.db import LedgerUnavailable
+    from core.ledger.outages import LedgerUnavailable
 
     window, floor, _printer = console_window
     writer = floor.console.floor.writer

@@ -38,7 +38,7 @@ from core.controllers.events import (
 from core.floorconfig import loads_floor
 from core.ledger.audit import verify
 from core.ledger.balance_checks import check_balances
-from core.ledger.db import LedgerUnavailable, make_engine, upgrade
+from core.ledger.db import make_engine, upgrade
 from core.ledger.models import (
     ControllerEvent,
     Hit,
@@ -48,6 +48,7 @@ from core.ledger.models import (
     RefusedEvent,
     Round,
 )
+from core.ledger.outages import LedgerUnavailable
 from core.people import cardkey
 from core.people.auth import add_employee
 from core.tablegames import flags
