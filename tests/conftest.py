@@ -2,9 +2,8 @@
 
 PostgreSQL: ``PODIUM_TEST_PG_URL`` (default ``postgresql+psycopg://postgres@127.0.0.1:5432/test``);
 each test gets a fresh schema ``t_<random>`` (search_path set through the connection options),
-dropped afterwards (the ``engine`` fixture's is made ahead and dropped after by a thread of the
-test process: tests/ledgers.py ``PgCopies``).  An unreachable server skips those tests, unless
-``PODIUM_REQUIRE_POSTGRES=1`` (CI), then they fail.
+dropped afterwards.  An unreachable server skips those tests, unless ``PODIUM_REQUIRE_POSTGRES=1``
+(CI), then they fail.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
-import psycopg
 import pytest
 from sqlalchemy import Engine, create_engine, text
 
@@ -29,7 +27,7 @@ from core.ledger.db import make_engine
 from core.people import auth
 from core.tablegames.paper import use_paper
 from printing.escpos.slip import PAPER
-from tests.ledgers import PgCopies, close_pg_copies, has_pg_copies, libpq_url, migrate, pg_copies
+from tests.ledgers import migrate
 
 # the app wiring of every test process: a Floor built without paper= renders ESC/POS slips
 use_paper(PAPER)
@@ -164,45 +162,11 @@ def bare_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engi
 @pytest.fixture(params=_BACKENDS)
 def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
     """An engine on a migrated, empty ledger: a copy of the session's template, migrated once
-    per test process (tests/ledgers.py).  PostgreSQL: the schema was copied ahead by this
-    process's copier and is dropped by it after the test (tests/ledgers.py ``PgCopies``)."""
-    if request.param == "postgresql":
-        copies = _pg_copier()
-        if copies is not None:
-            schema = _take(copies)
-            eng = make_engine(PG_URL, connect_args={"options": f"-csearch_path={schema}"})
-            try:
-                yield eng
-            finally:
-                eng.dispose()
-                copies.give_back(schema)
-            return
+    per test process (tests/ledgers.py)."""
     eng = _bare_engine(request, tmp_path)
     migrate(eng)
     yield eng
     eng.dispose()
-
-
-def _pg_copier() -> PgCopies | None:
-    """This process's copier (the server checked as for every PostgreSQL test the first time:
-    unreachable, the test is skipped, or fails under PODIUM_REQUIRE_POSTGRES=1)."""
-    server = libpq_url(PG_URL)
-    if not has_pg_copies(server):
-        _pg_admin_engine().dispose()
-    return pg_copies(server)
-
-
-def _take(copies: PgCopies) -> str:
-    try:
-        return copies.take()
-    except psycopg.OperationalError:  # (the server gone since: skipped or failed as above)
-        _pg_admin_engine().dispose()
-        raise
-
-
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    """The copier stopped and its schemas dropped (every worker's session ends here)."""
-    close_pg_copies()
 
 
 @pytest.fixture
