@@ -37,7 +37,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import floor_sim  # noqa: E402
 import ledger_size  # noqa: E402
 
-from core.desks.accounting import periods, reconcile, register, sheets  # noqa: E402
+from core.desks.accounting import liability, periods, reconcile, register, sheets  # noqa: E402
+from core.desks.accounting.reading import utc  # noqa: E402
 from core.desks.desk import open_desk  # noqa: E402
 from core.floorconfig import load_floor  # noqa: E402
 from core.tablegames.rules.paytables import load_paytables  # noqa: E402
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
                 from sqlalchemy import text
 
                 last = s.execute(text("SELECT max(started_at) FROM rounds")).scalar()
-            end = reconcile.utc(last)
+            end = utc(last)
             local = end.astimezone(desk.tz)
             y, m = (local.year, local.month - 1) if local.month > 1 else (local.year - 1, 12)
         month = periods.month(casino, y, m)
@@ -134,8 +135,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{sum(lv.hits for lv in hits.levels):,} hits paid")
         reg = measure("slip register", lambda: register.slip_register(desk, month), r)
         print(f"    {len(reg.lines):,} slips (the built ledger writes no slips)")
-        measure("liability now (kept balances)", lambda: reconcile.liability(desk), r)
-        measure("liability at the month's end", lambda: reconcile.liability(desk, month.end), r)
+        measure("liability now (kept balances)", lambda: liability.liability(desk), r)
+        measure("liability at the month's end", lambda: liability.liability(desk, month.end), r)
         report = sheets.reconciliation_report(desk, rec)
         measure("the month's reconciliation as XLSX", lambda: sheets.write_xlsx(
             report, desk, tmp / "rec.xlsx"), r)
@@ -148,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
                                  register.drop_by_table(desk, month),
                                  register.hits_by_level(desk, month),
                                  register.slip_register(desk, month),
-                                 reconcile.liability(desk, month.end)), r)
+                                 liability.liability(desk, month.end)), r)
         del whole
         desk.engine.dispose()
     return 0

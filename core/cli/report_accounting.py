@@ -86,14 +86,14 @@ def _period(args: argparse.Namespace, casino: Any) -> Any:
 
 def build(name: str, desk: Any, args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     """The report (sheets) and its JSON."""
-    from core.desks.accounting import periods, reconcile, register, sheets
+    from core.desks.accounting import liability, periods, reconcile, register, sheets
 
     if name == "liability":
         at = None
         if args.at:
             p = periods.parse_period(desk.config.casino, start=args.at, end="2999-01-01 00:00")
             at = p.start
-        li = reconcile.liability(desk, at)
+        li = liability.liability(desk, at)
         return sheets.liability_report(desk, li), li.to_json()
     period = _period(args, desk.config.casino)
     if name == "reconcile":

@@ -26,14 +26,10 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from core.cli.dispatch import UsageError
 from core.cli.options import whole_number
 from core.desks.desk import Desk
-from core.desks.surveillance.timeline import (
-    STATUSES,
-    HitLine,
-    Timeline,
-    hits_to_look_at,
-    ms_text,
-    timeline,
-)
+from core.desks.surveillance.hits import STATUSES, hits_to_look_at
+from core.desks.surveillance.records import HitLine, Timeline
+from core.desks.surveillance.text import ms_text
+from core.desks.surveillance.timeline import timeline
 from core.kernel.money import format_cents
 from core.kernel.text import hit_ref
 

@@ -32,8 +32,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.desks.accounting import periods, reconcile, register, sheets
+from core.desks.accounting import liability, periods, reconcile, register, sheets
 from core.desks.accounting.cells import cell_text
+from core.desks.accounting.reading import check_whole_hours
 from core.desks.accounting.sheets import Report
 from core.desks.desk import Desk
 from gui.common.bridge import default_bridge
@@ -56,7 +57,7 @@ def make_report(desk: Desk, name: str, period: periods.Period | None,
                 at: datetime | None = None) -> Report:
     """The report ``name`` as sheets (runs on a worker thread: reads only)."""
     if name == "liability":
-        return sheets.liability_report(desk, reconcile.liability(desk, at))
+        return sheets.liability_report(desk, liability.liability(desk, at))
     assert period is not None
     if name == "reconcile":
         return sheets.reconciliation_report(desk, reconcile.reconcile(desk, period))
@@ -210,7 +211,7 @@ class ReconciliationPanel(QWidget):
             period = None if name == "liability" else self.period()
             at = self.moment() if name == "liability" else None
             if period is not None and name != "slips":
-                reconcile.check_whole_hours(period)
+                check_whole_hours(period)
         except ValueError as exc:
             self._problem(str(exc))
             return

@@ -38,14 +38,10 @@ from sqlalchemy.exc import SQLAlchemyError
 from core.desks.accounting.periods import gaming_day_of, gaming_days
 from core.desks.desk import Desk
 from core.desks.surveillance.flags import Flag
-from core.desks.surveillance.timeline import (
-    STATUSES,
-    HitLine,
-    Timeline,
-    hits_to_look_at,
-    ms_text,
-    timeline,
-)
+from core.desks.surveillance.hits import STATUSES, hits_to_look_at
+from core.desks.surveillance.records import HitLine, Timeline
+from core.desks.surveillance.text import ms_text
+from core.desks.surveillance.timeline import timeline
 from core.kernel.cards import Card, parse_card
 from core.kernel.money import format_cents
 from core.kernel.text import hit_number, hit_ref, printable

@@ -12,7 +12,13 @@ from typing import Any
 from sqlalchemy import bindparam, text
 
 from core.desks.accounting.periods import Period
-from core.desks.accounting.reconcile import _SUMS, _q, chain_head_text, check_whole_hours, utc
+from core.desks.accounting.reading import (
+    TABLE_SUMS,
+    chain_head_text,
+    check_whole_hours,
+    sql_at,
+    utc,
+)
 from core.desks.desk import Desk
 from core.kernel.money import (
     UNITS_PER_CENT,
@@ -77,7 +83,7 @@ class SlipRegister:
         return sum(x.cents for x in self.lines if x.void_at is not None)
 
 
-_SLIPS = _q(
+_SLIPS = sql_at(
     "SELECT s.id, s.slip_no, s.created_at, h.table_id, h.seat, h.round_no, a.hand, "
     "coalesce(l.group_id || '/' || l.name, ''), a.source, a.amount_cents, "
     "ea.number, ea.name, ev.number, ev.name, v.created_at, evd.number, evd.name, v.reason, "
@@ -100,7 +106,7 @@ _PRINTS = text(
     "THEN 1 ELSE 0 END) "
     "FROM slip_print_attempts WHERE slip_id IN :ids GROUP BY slip_id"
 ).bindparams(bindparam("ids", expanding=True))
-_BEFORE = _q("SELECT max(slip_no) FROM slips WHERE created_at < :start", "start")
+_BEFORE = sql_at("SELECT max(slip_no) FROM slips WHERE created_at < :start", "start")
 
 
 def slip_register(desk: Desk, period: Period) -> SlipRegister:
@@ -184,18 +190,18 @@ class HitsByLevel:
     levels: tuple[LevelHits, ...]
 
 
-_LEVEL_COUNTS = _q(
+_LEVEL_COUNTS = sql_at(
     "SELECT coalesce(l.group_id, t.group_id), coalesce(l.name, 'TRAY'), count(*), "
     "sum(a.amount_cents) FROM awards a JOIN hits h ON h.id = a.hit_id "
     "JOIN tables t ON t.id = h.table_id LEFT JOIN levels l ON l.id = a.level_id "
     "WHERE a.created_at >= :start AND a.created_at < :end GROUP BY 1, 2", "start", "end")
-_LAST_OF_LEVEL = _q(
+_LAST_OF_LEVEL = sql_at(
     "SELECT a.created_at, h.table_id, h.seat, a.hand, a.amount_cents, s.slip_no, e.number, "
     "e.name, v.id FROM awards a JOIN hits h ON h.id = a.hit_id "
     "LEFT JOIN slips s ON s.award_id = a.id LEFT JOIN slip_voids v ON v.slip_id = s.id "
     "LEFT JOIN employees e ON e.id = a.authorized_by "
     "WHERE a.level_id = :lid AND a.created_at < :end ORDER BY a.id DESC LIMIT 25", "end")
-_LAST_TRAY = _q(
+_LAST_TRAY = sql_at(
     "SELECT a.created_at, h.table_id, h.seat, a.hand, a.amount_cents, s.slip_no, e.number, "
     "e.name, v.id FROM awards a JOIN hits h ON h.id = a.hit_id "
     "JOIN tables t ON t.id = h.table_id "
@@ -267,8 +273,8 @@ class DropReport:
     tables: tuple[TableDrop, ...]
 
 
-_TABLE_DROP = _q(
-    f"SELECT t.id, t.group_id, {_SUMS} FROM tables t "
+_TABLE_DROP = sql_at(
+    f"SELECT t.id, t.group_id, {TABLE_SUMS} FROM tables t "
     "LEFT JOIN table_hour_totals th ON th.table_id = t.id AND th.hour >= :start "
     "AND th.hour < :end GROUP BY t.id, t.group_id ORDER BY t.group_id, t.id", "start", "end")
 _RATES = text(

@@ -19,8 +19,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from core.desks.accounting.liability import Liability
 from core.desks.accounting.periods import Period
-from core.desks.accounting.reconcile import KINDS, REVERSAL_PARTS, Liability, Reconciliation
+from core.desks.accounting.reconciliation import KINDS, REVERSAL_PARTS, Reconciliation
 from core.desks.accounting.register import DropReport, HitsByLevel, SlipRegister
 from core.desks.desk import Desk
 from core.kernel.money import UNITS_PER_CENT, decimal_text, units_decimal

@@ -1,6 +1,7 @@
 """What surveillance should look at on a hit, as codes with the facts that raised them
-(docs/operator.md "Surveillance").  Pure: :mod:`core.desks.surveillance.timeline` reads the ledger
-into :class:`Evidence` and asks :func:`flags_of`; nothing here touches a database.
+(docs/operator.md "Surveillance").  Pure: :mod:`core.desks.surveillance.hit_rows` reads the ledger,
+:mod:`core.desks.surveillance.hit_flags` makes its :class:`Evidence` and asks :func:`flags_of`;
+nothing here touches a database.
 
 Each flag is data first (a code and its facts, money as cents, times as UTC datetimes);
 its sentence is made from them for screens and paper, never parsed back.  The settings are

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, text
 
-from core.desks.accounting import periods, reconcile, register
+from core.desks.accounting import liability, periods, reconcile, register
 from core.desks.accounting.periods import PeriodError
+from core.desks.accounting.reading import check_whole_hours
+from core.desks.accounting.reconciliation import Flow
 from core.desks.desk import Desk
 from core.floorconfig import FloorConfigError, loads_floor
 from tests import accounting_ledger as L
@@ -68,16 +70,16 @@ def test_the_gaming_day_reconciles_to_the_cent(desk: Desk) -> None:
                                                                       "MAIN")
     # LINK/MAIN
     assert (link.opening_meter, link.opening_reserve) == (units(LINK_OPEN), units(2 * R))
-    assert link.lines["contribution"] == reconcile.Flow(8, units(8 * C), 0)
-    assert link.lines["reserve_contribution"] == reconcile.Flow(8, 0, units(8 * R))
-    assert link.lines["award"] == reconcile.Flow(1, -units(RF_AWARD), 0)
-    assert link.paid_from_meter == reconcile.Flow(1, -units(RF_AWARD), 0)
-    assert link.held_at_hit == reconcile.Flow()
-    assert link.lines["adjustment"] == reconcile.Flow(1, units("1.50"), 0)
-    assert link.lines["reversal"] == reconcile.Flow(4, -units(2 * C), -units(2 * R))
+    assert link.lines["contribution"] == Flow(8, units(8 * C), 0)
+    assert link.lines["reserve_contribution"] == Flow(8, 0, units(8 * R))
+    assert link.lines["award"] == Flow(1, -units(RF_AWARD), 0)
+    assert link.paid_from_meter == Flow(1, -units(RF_AWARD), 0)
+    assert link.held_at_hit == Flow()
+    assert link.lines["adjustment"] == Flow(1, units("1.50"), 0)
+    assert link.lines["reversal"] == Flow(4, -units(2 * C), -units(2 * R))
     assert link.reversal_parts["contributions"] == link.lines["reversal"]
-    assert link.reversal_parts["holds"] == reconcile.Flow()
-    assert link.lines["reseed"] == link.lines["seed"] == reconcile.Flow()
+    assert link.reversal_parts["holds"] == Flow()
+    assert link.lines["reseed"] == link.lines["seed"] == Flow()
     assert (link.closing_meter, link.closing_reserve) == (units(LINK_CLOSE),
                                                           units(LINK_RESERVE_CLOSE))
     assert (link.kept_meter, link.kept_reserve) == (link.closing_meter, link.closing_reserve)
@@ -85,11 +87,11 @@ def test_the_gaming_day_reconciles_to_the_cent(desk: Desk) -> None:
         ("RF_ROYAL_MATCH", "meter", 1, int(RF_AWARD * 100))]
     # LOCK/MAIN: the hold at hit, the reseed and the reserve moved, paid later the same day
     assert (lock.opening_meter, lock.opening_reserve) == (units(SEED), 0)
-    assert lock.lines["award"] == reconcile.Flow(1, -units(LOCK_AWARD), 0)
-    assert lock.paid_from_meter == reconcile.Flow(1, -units(LOCK_AWARD), 0)  # paid by 06:10
-    assert lock.held_at_hit == reconcile.Flow()
-    assert lock.lines["reseed"] == reconcile.Flow(1, units(SEED), 0)
-    assert lock.lines["reserve_move"] == reconcile.Flow(1, units(R), -units(R))
+    assert lock.lines["award"] == Flow(1, -units(LOCK_AWARD), 0)
+    assert lock.paid_from_meter == Flow(1, -units(LOCK_AWARD), 0)  # paid by 06:10
+    assert lock.held_at_hit == Flow()
+    assert lock.lines["reseed"] == Flow(1, units(SEED), 0)
+    assert lock.lines["reserve_move"] == Flow(1, units(R), -units(R))
     assert (lock.closing_meter, lock.closing_reserve) == (units(LOCK_CLOSE),
                                                           units(LOCK_RESERVE_CLOSE))
     assert [(a.hand, a.count, a.cents) for a in lock.awards] == [
@@ -112,12 +114,12 @@ def test_a_shift_cuts_the_day_where_the_floor_file_says(desk: Desk) -> None:
     assert rec.adds_up, rec.problems
     lock = rec.levels[1]
     # the hold is in this shift, its pay (06:10 UTC) in the next: held, not yet paid
-    assert lock.held_at_hit == reconcile.Flow(1, -units(LOCK_AWARD), 0)
+    assert lock.held_at_hit == Flow(1, -units(LOCK_AWARD), 0)
     assert lock.awards == ()
     swing = reconcile.reconcile(desk, periods.shift(casino, date(2025, 6, 2), "Swing"))
     assert swing.adds_up, swing.problems
     lock2 = swing.levels[1]
-    assert lock2.lines["award"] == reconcile.Flow()
+    assert lock2.lines["award"] == Flow()
     assert [(a.hand, a.cents) for a in lock2.awards] == [("SF7_NATURAL", int(LOCK_AWARD * 100))]
     assert (lock2.opening_meter, lock2.closing_meter) == (units(LOCK_CLOSE), units(LOCK_CLOSE))
     # shifts and days chain: a shift's closing is the next one's opening
@@ -129,7 +131,7 @@ def test_the_day_after_opens_where_this_one_closed(desk: Desk) -> None:
     assert nxt.adds_up, nxt.problems
     link = nxt.levels[0]
     assert link.opening_meter == units(LINK_CLOSE)
-    assert link.lines["contribution"] == reconcile.Flow(1, units(C), 0)
+    assert link.lines["contribution"] == Flow(1, units(C), 0)
     assert link.closing_meter == units(LINK_CLOSE + C)
 
 
@@ -151,11 +153,11 @@ def test_an_award_paid_hours_after_its_hold_is_backed_by_the_hold(desk: Desk) ->
     assert rec.adds_up, rec.problems
     assert [(a.hand, a.cents) for a in rec.levels[1].awards] == [
         ("SF7_NATURAL", int(LOCK_AWARD * 100))]
-    assert rec.levels[1].lines["award"] == reconcile.Flow()
+    assert rec.levels[1].lines["award"] == Flow()
 
 
 def test_the_liability_at_a_moment_counts_what_is_held_for_a_pending_pay(desk: Desk) -> None:
-    held = reconcile.liability(desk, L.at(2, 6))  # the SF7 hit locked, not yet paid
+    held = liability.liability(desk, L.at(2, 6))  # the SF7 hit locked, not yet paid
     link, lock = held.levels
     assert (link.meter_units, link.reserve_units, link.held_units) == (
         units(LINK_CLOSE), units(LINK_RESERVE_CLOSE), 0)
@@ -163,9 +165,9 @@ def test_the_liability_at_a_moment_counts_what_is_held_for_a_pending_pay(desk: D
         units(LOCK_CLOSE), units(LOCK_RESERVE_CLOSE), units(LOCK_AWARD))
     assert held.total_units == units(LINK_CLOSE + LINK_RESERVE_CLOSE + LOCK_CLOSE
                                      + LOCK_RESERVE_CLOSE + LOCK_AWARD)
-    paid = reconcile.liability(desk, L.at(2, 7))
+    paid = liability.liability(desk, L.at(2, 7))
     assert paid.levels[1].held_units == 0
-    now = reconcile.liability(desk)
+    now = liability.liability(desk)
     assert now.levels[0].meter_units == units(LINK_CLOSE + C)  # round 5 of the next day
 
 
@@ -256,10 +258,10 @@ def test_periods_must_fall_on_whole_utc_hours() -> None:
     ok = loads_floor(kolkata.replace('currency_symbol = "$"', 'currency_symbol = "$"\n'
                                      'gaming_day_starts = "05:30"'), "k.toml")
     d = periods.gaming_day(ok.casino, date(2025, 6, 2))
-    reconcile.check_whole_hours(d)
+    check_whole_hours(d)
     assert [s for s, _ in ok.casino.shifts] == ["Day", "Swing", "Grave"]
     with pytest.raises(PeriodError, match="whole hours of UTC"):
-        reconcile.check_whole_hours(periods.Period(L.at(2, 1, 30), L.at(2, 3), "x"))
+        check_whole_hours(periods.Period(L.at(2, 1, 30), L.at(2, 3), "x"))
 
 
 def test_gaming_days_across_a_daylight_saving_change() -> None:
@@ -465,7 +467,7 @@ def test_a_table_moved_to_another_link_counts_with_the_link_it_played_for(desk: 
     nxt = reconcile.reconcile(desk, periods.gaming_day(desk.config.casino, date(2025, 6, 3)))
     assert nxt.adds_up, nxt.problems
     link = nxt.levels[0]
-    assert link.reversal_parts["contributions"] == reconcile.Flow(2, -units(C), -units(R))
+    assert link.reversal_parts["contributions"] == Flow(2, -units(C), -units(R))
     # the round was T2's in LINK, the misdeal T2's in LOCK: said, not a difference
     assert len(nxt.notes) == 2 and all("T2 moved between links" in n for n in nxt.notes)
 
@@ -487,7 +489,7 @@ def test_a_rejected_full_lock_gives_back_its_reseed_and_reserve_move_as_holds(
     rec = reconcile.reconcile(desk, periods.gaming_day(desk.config.casino, date(2025, 6, 3)))
     assert rec.adds_up, rec.problems
     lock = rec.levels[1]
-    assert lock.reversal_parts["other"] == reconcile.Flow()
+    assert lock.reversal_parts["other"] == Flow()
     assert lock.reversal_parts["holds"].entries == 3  # the award, the reseed, the reserve move
     assert lock.held_at_hit.entries == 1  # the hold was written this day, never paid
     assert lock.closing_meter == units(LOCK_CLOSE + C)  # all given back but the new wager
@@ -497,7 +499,7 @@ def test_a_rejected_full_lock_gives_back_its_reseed_and_reserve_move_as_holds(
 def test_the_liability_on_a_leap_day(desk: Desk) -> None:
     from datetime import UTC, datetime
 
-    li = reconcile.liability(desk, datetime(2028, 2, 29, 10, tzinfo=UTC))
+    li = liability.liability(desk, datetime(2028, 2, 29, 10, tzinfo=UTC))
     assert li.levels[0].meter_units == units(LINK_CLOSE + C)
 
 

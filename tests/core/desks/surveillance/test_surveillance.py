@@ -27,7 +27,9 @@ from core.desks.accounting.periods import gaming_day
 from core.desks.desk import Desk, open_desk
 from core.desks.surveillance import flags as sflags
 from core.desks.surveillance.flags import Code, upper_tail
-from core.desks.surveillance.timeline import UnknownHit, hits_to_look_at, ms_text, timeline
+from core.desks.surveillance.hits import hits_to_look_at
+from core.desks.surveillance.text import ms_text
+from core.desks.surveillance.timeline import UnknownHit, timeline
 from core.floorconfig import loads_floor
 from core.kernel.cards import parse_cards
 from core.ledger.models import Employee, Slip, SlipVoid
@@ -586,7 +588,7 @@ def test_cards_verified_other_than_the_tables_are_flagged(ledger: Ledger) -> Non
 
 
 def test_a_claim_naming_the_best_hand_is_no_mismatch() -> None:
-    from core.desks.surveillance.timeline import CardsCheck
+    from core.desks.surveillance.records import CardsCheck
 
     # the floor's rule: the claim is right when it names the pay OR the best hand
     right = CardsCheck("FIVE_ACES", ("As",), "FOUR_OF_A_KIND", (), None, None,

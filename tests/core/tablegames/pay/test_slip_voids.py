@@ -330,6 +330,7 @@ def test_the_day_s_reconciliation_shows_the_award_and_its_void_s_reversal(
     from datetime import date
 
     from core.desks.accounting import periods, reconcile
+    from core.desks.accounting.reconciliation import Flow
     from core.desks.desk import Desk
     from tests.core.tablegames.test_floor import PAYTABLES
 
@@ -343,8 +344,8 @@ def test_the_day_s_reconciliation_shows_the_award_and_its_void_s_reversal(
     rec = reconcile.reconcile(desk, periods.gaming_day(floor.config.casino, date(2025, 6, 1)))
     assert rec.adds_up, rec.problems  # every award still backed by the entries that paid it
     (lv,) = [lv for lv in rec.levels if lv.group_id == group]
-    back = reconcile.Flow(len(moved), -sum(e.meter_delta for e in moved),
-                          -sum(e.reserve_delta for e in moved))
+    back = Flow(len(moved), -sum(e.meter_delta for e in moved),
+                -sum(e.reserve_delta for e in moved))
     assert lv.reversal_parts["awards"] == back  # shown as an award reversed, not a hold
-    assert lv.reversal_parts["holds"] == reconcile.Flow()
+    assert lv.reversal_parts["holds"] == Flow()
     assert lv.lines["award"].entries == 1  # the award stays on the record beside it
