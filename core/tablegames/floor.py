@@ -25,7 +25,7 @@ from core.people.auth import Swipe
 from core.people.cardkey import CardKey
 from core.tablegames import changes, queries, setup, slips
 from core.tablegames.ingest import events as ingest
-from core.tablegames.ingest import replies
+from core.tablegames.ingest import refusals, replies
 from core.tablegames.ingest.writer import LedgerWriter
 from core.tablegames.meters import arithmetic as meters
 from core.tablegames.paper import SlipPaper
@@ -105,14 +105,14 @@ class Floor:
         FloorError for a refused event, which is kept in ``refused_events`` (sent again: the
         same reason); OutOfOrder (nothing written) for an event beyond the next expected seq
         of its (table, boot).  An event the ledger could not keep as it is (text with a lone
-        surrogate, a member of the wrong type) is refused by name (``ingest.screened``)."""
-        event = ingest.screened(origin, event)
+        surrogate, a member of the wrong type) is refused by name (``refusals.screened``)."""
+        event = refusals.screened(origin, event)
         try:
             with changes.unit(self.ctx, "event") as u:
                 return ingest.record(self.ctx, u, origin, event)
         except ValueError as exc:
             with changes.unit(self.ctx, "refused") as u:
-                ingest.record_refusal(u, origin, event, str(exc) or type(exc).__name__)
+                refusals.record_refusal(u, origin, event, str(exc) or type(exc).__name__)
             raise
 
     # -- verification and decisions ---------------------------------------------------------------

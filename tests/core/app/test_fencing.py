@@ -28,7 +28,7 @@ from core.ledger import integrity
 from core.ledger.balance_checks import check_balances
 from core.ledger.models import ControllerEvent, OwnershipEvent, RefusedEvent
 from core.tablegames.floor import Floor
-from core.tablegames.ingest.writer import NotHeld
+from core.tablegames.ingest.batch import NotHeld
 from core.tablegames.rules.paytables import load_paytables
 from tests.core.app.test_floor_service import _same_ledger
 from tests.core.ledger.test_audit import attacker
@@ -450,9 +450,9 @@ def test_an_event_a_batch_failed_on_is_not_refused_for_a_table_no_longer_held(
     """A batch the database refused is committed again in halves, down to the event it failed
     on, whose refusal is then kept alone: if the table was taken meanwhile, that refusal is
     fenced too (not kept; NotHeld), and the other tables' events are recorded."""
-    from core.tablegames.ingest import events as ingest
+    from core.tablegames.ingest import refusals
 
-    monkeypatch.setattr(ingest, "screened", lambda origin, event: event)
+    monkeypatch.setattr(refusals, "screened", lambda origin, event: event)
     floor = _floor(pg)
     floor.start()
     for t in TABLES:

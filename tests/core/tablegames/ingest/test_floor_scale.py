@@ -52,7 +52,7 @@ from core.people import cardkey
 from core.people.auth import add_employee
 from core.tablegames import flags
 from core.tablegames.floor import Floor
-from core.tablegames.ingest import events as ingest
+from core.tablegames.ingest import refusals
 from core.tablegames.ingest.writer import UNSTORABLE
 from core.tablegames.rules.paytables import load_paytables
 from core.tablegames.views import AmountChanged, FloorChange, FloorError
@@ -232,7 +232,7 @@ def test_a_batch_the_database_refuses_is_split_and_only_the_bad_event_refused(
         floor: Floor, engine: Engine, monkeypatch: pytest.MonkeyPatch, poison: str) -> None:
     # the screen before the batch would refuse it by name: let it through, as an event the
     # screen does not know to be bad, so that the database (or its driver) refuses it
-    monkeypatch.setattr(ingest, "screened", lambda origin, event: event)
+    monkeypatch.setattr(refusals, "screened", lambda origin, event: event)
     if engine.dialect.name == "sqlite" and len(poison) > 40:
         pytest.skip("SQLite does not bound a VARCHAR: nothing refuses it")
     changes: list[FloorChange] = []
