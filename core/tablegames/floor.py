@@ -23,7 +23,7 @@ from core.kernel.cards import Card
 from core.ledger import integrity
 from core.people.auth import Swipe
 from core.people.cardkey import CardKey
-from core.tablegames import changes, queries, setup, slips
+from core.tablegames import changes, queries, reports, setup, slips
 from core.tablegames.ingest import events as ingest
 from core.tablegames.ingest import refusals, replies
 from core.tablegames.ingest.writer import LedgerWriter
@@ -169,31 +169,31 @@ class Floor:
 
     def meter_history(self, group: str, level: str, since: datetime | None = None,
                       limit: int | None = None) -> list[tuple[datetime, int]]:
-        return queries.meter_history(self.ctx, group, level, since, limit)
+        return reports.meter_history(self.ctx, group, level, since, limit)
 
     def hit_markers(self, group: str, level: str, since: datetime | None = None,
                     limit: int | None = None) -> list[HitMarker]:
-        return queries.hit_markers(self.ctx, group, level, since, limit)
+        return reports.hit_markers(self.ctx, group, level, since, limit)
 
-    def activity(self, limit: int = 300) -> list[queries.ActivityRecord]:
-        return queries.activity(self.ctx, limit)
+    def activity(self, limit: int = 300) -> list[reports.ActivityRecord]:
+        return reports.activity(self.ctx, limit)
 
-    def decision_lines(self, hit_ids: list[int]) -> list[queries.ActivityRecord]:
-        return queries.decision_lines(self.ctx, hit_ids)
+    def decision_lines(self, hit_ids: list[int]) -> list[reports.ActivityRecord]:
+        return reports.decision_lines(self.ctx, hit_ids)
 
     def adjustment_markers(self, group: str, level: str,
                            since: datetime | None = None) -> list[tuple[datetime, int]]:
-        return queries.adjustment_markers(self.ctx, group, level, since)
+        return reports.adjustment_markers(self.ctx, group, level, since)
 
     def recent_hits(self, group: str, level: str, limit: int = 25) -> list[HitMarker]:
-        return queries.recent_hits(self.ctx, group, level, limit)
+        return reports.recent_hits(self.ctx, group, level, limit)
 
     def meter_report(self, group: str, level: str, start: datetime,
-                     end: datetime) -> queries.MeterReport:
-        return queries.meter_report(self.ctx, group, level, start, end)
+                     end: datetime) -> reports.MeterReport:
+        return reports.meter_report(self.ctx, group, level, start, end)
 
     def hit_record(self, hit_id: int) -> HitRecord:
-        return queries.hit_record(self.ctx, hit_id)
+        return reports.hit_record(self.ctx, hit_id)
 
     # -- controllers' answers ---------------------------------------------------------------------
     def controller_decision(self, hit_id: int) -> ControllerDecision | None:
