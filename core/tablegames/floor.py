@@ -57,12 +57,12 @@ class Floor:
     """The floor: decides and records.  Thread-safe."""
 
     def __init__(self, engine: Engine, config: FloorConfig, paytables: dict[str, Any],
-                 clock: Callable[[], datetime] = utcnow,
-                 paper: SlipPaper | None = None,
+                 clock: Callable[[], datetime] = utcnow, *,
+                 paper: SlipPaper,
                  card_key: CardKey | None = None) -> None:
-        """``paper``: how win slips become printer bytes (printing's ``EscposPaper``; None: the
-        process's, ``core.tablegames.paper.use_paper``)."""
-        self.ctx = FloorContext(engine, config, paytables, clock, paper, card_key)
+        """``paper``: how win slips become printer bytes (printing's ``EscposPaper``, given by
+        the app wiring: ``printing.escpos.slip.PAPER``)."""
+        self.ctx = FloorContext(engine, config, paytables, clock, paper=paper, card_key=card_key)
         self.engine = engine
         self.config = config
         self.paytables = paytables
@@ -70,7 +70,7 @@ class Floor:
 
     @property
     def paper(self) -> SlipPaper:
-        """How this floor's win slips become printer bytes (given, else the process's)."""
+        """How this floor's win slips become printer bytes (as given)."""
         return self.ctx.paper
 
     # -- listeners ------------------------------------------------------------------------------
