@@ -79,12 +79,9 @@ from core.ledger.db import make_engine, upgrade  # noqa: E402
 from core.ledger.models import Award, Hit, RefusedEvent, Round  # noqa: E402
 from core.ledger.models import ControllerEvent as EventRow  # noqa: E402
 from core.tablegames.ingest.events import payload  # noqa: E402
-from core.tablegames.paper import use_paper  # noqa: E402
 from core.tablegames.rules.paytables import load_paytables  # noqa: E402
 from core.tablegames.views import AmountChanged, FloorError  # noqa: E402
 from printing.escpos.slip import PAPER  # noqa: E402
-
-use_paper(PAPER)  # the benchmark's app wiring: win slips as ESC/POS bytes
 
 EXECUTIVE = swipe_of("2001")
 # what a console's links run with (--chunk-faults: the timers and backoff the TLS handshakes meet)
@@ -303,7 +300,7 @@ def run_chaos(engine: Engine, *, tables: int = 4, events: int = 150, seed: int =
     enroll_demo_employees(engine)
     console = ConsoleCore(engine, config, load_paytables(), link_options={
         "heartbeat": heartbeat, "reconnect_delay": reconnect_delay,
-        "max_reconnect_delay": max_reconnect_delay, "retransmit": retransmit})
+        "max_reconnect_delay": max_reconnect_delay, "retransmit": retransmit}, paper=PAPER)
     statuses: list[tuple[float, str, bool, str]] = []  # (time, table, online, detail)
 
     def status(table: str) -> None:

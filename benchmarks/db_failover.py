@@ -69,6 +69,7 @@ from sqlalchemy.pool import NullPool  # noqa: E402
 
 from core.controllers import certs  # noqa: E402
 from core.ledger.outages import problem  # noqa: E402
+from printing.escpos.slip import PAPER  # noqa: E402
 
 SOCKET_DIR = Path("/var/run/postgresql")
 
@@ -317,7 +318,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         # waits for the decision of its hit before it plays on)
         console = ConsoleCore(make_engine(url), floorconfig.load_floor(floor_file),
                               dict(load_paytables()), serve=(), name="bench-console",
-                              printer=printer_from_config("file", directory=str(tmp / "slips")))
+                              printer=printer_from_config("file", directory=str(tmp / "slips")),
+                              paper=PAPER)
         messages = (tmp / "console.log").open("a")
         console.add_message_listener(lambda m: print(f"{time.time():.3f} {m}", file=messages,
                                                      flush=True))

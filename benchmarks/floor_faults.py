@@ -111,6 +111,7 @@ from core.controllers import certs  # noqa: E402
 from core.ledger.db import make_engine, upgrade  # noqa: E402
 from core.tablegames.rules.paytables import load_paytables  # noqa: E402
 from printing.escpos.printers import FilePrinter  # noqa: E402
+from printing.escpos.slip import PAPER  # noqa: E402
 
 PG_VERSION = "15"
 #: writes a service makes for itself, not for a table (its claims, heartbeat, ownership
@@ -461,7 +462,7 @@ class PgFloor:
         enroll_demo_employees(self.engine)
         self.sim = Sim(self.floor_file, self.tmp)
         self.client = ConsoleCore(make_engine(url, pool_size=4), self.config, load_paytables(),
-                                  serve=(), name="probe-console")
+                                  serve=(), name="probe-console", paper=PAPER)
         self.client.start()
         self.deciders = Deciders(self.client)
         self.deciders.start()
@@ -875,7 +876,7 @@ def probe_fulldisk(args: argparse.Namespace) -> None:
         enroll_demo_employees(engine)
         play = args.before + args.full + args.after
         sim = Sim(floor_file, tmp, seconds=play + 10, drain=15)
-        console = ConsoleCore(engine, config, load_paytables())
+        console = ConsoleCore(engine, config, load_paytables(), paper=PAPER)
         watch = Watch(console)
         deciders = Deciders(console)
         try:
@@ -965,7 +966,8 @@ def probe_tls(args: argparse.Namespace) -> None:
         engine = make_engine(f"sqlite:///{tmp / 'ledger.sqlite3'}")
         upgrade(engine)
         enroll_demo_employees(engine)
-        console = ConsoleCore(engine, floorconfig.load_floor(console_floor), load_paytables())
+        console = ConsoleCore(engine, floorconfig.load_floor(console_floor), load_paytables(),
+                              paper=PAPER)
         watch = Watch(console)
         deciders = Deciders(console)
         try:
@@ -1028,7 +1030,7 @@ def probe_printer(args: argparse.Namespace) -> None:
         folder = disk / "slips"
         folder.mkdir()
         printer = PaddedPrinter(folder, args.job_bytes)
-        console = ConsoleCore(engine, config, PAYTABLES, printer=printer)
+        console = ConsoleCore(engine, config, PAYTABLES, printer=printer, paper=PAPER)
         messages: list[str] = []
         console.add_message_listener(messages.append)
         console.start(links=False)

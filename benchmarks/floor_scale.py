@@ -78,6 +78,7 @@ from core.ledger.models import ControllerEvent as EventRow  # noqa: E402
 from core.tablegames.rules.paytables import load_paytables  # noqa: E402
 from core.tablegames.views import AmountChanged  # noqa: E402
 from printing.escpos.printers import printer_from_config  # noqa: E402
+from printing.escpos.slip import PAPER  # noqa: E402
 
 EXECUTIVE = swipe_of("2001")
 WARMUP_S = 10.0
@@ -279,7 +280,7 @@ def run_once(tables: int, args: argparse.Namespace, app: Any) -> dict[str, Any]:
     upgrade(engine, args.ledger_revision)
     enroll_demo_employees(engine)
     printer = printer_from_config("file", directory=str(tmp / "slips"))
-    console = ConsoleCore(engine, config, paytables, printer=printer)
+    console = ConsoleCore(engine, config, paytables, printer=printer, paper=PAPER)
 
     resolved: dict[tuple[str, str, int], float] = {}
     submit = console.floor.writer.submit_event

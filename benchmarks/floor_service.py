@@ -104,6 +104,7 @@ from core.ledger.db import make_engine, upgrade  # noqa: E402
 from core.ledger.models import Award, Hit, RefusedEvent  # noqa: E402
 from core.ledger.models import ControllerEvent as EventRow  # noqa: E402
 from core.tablegames.rules.paytables import load_paytables  # noqa: E402
+from printing.escpos.slip import PAPER  # noqa: E402
 
 DEFAULT_DB = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 PITS = ("A", "B")
@@ -223,7 +224,8 @@ def console_worker(args: argparse.Namespace) -> int:
     config = floorconfig.load_floor(args.floor)
     tables = {t.id for t in config.tables_of_pit(pit)}
     engine = make_engine(args.url, pool_size=10)
-    core = ConsoleCore(engine, config, load_paytables(), serve=(), name=f"console-{pit}")
+    core = ConsoleCore(engine, config, load_paytables(), serve=(), name=f"console-{pit}",
+                       paper=PAPER)
     local: dict[int, float] = {}  # hit id -> this console announced its own decision
     heard_remote: dict[int, float] = {}  # hit id -> first remote change naming its outcome
     changes: list[tuple[str, float, float]] = []  # remote: (origin, sent, heard)

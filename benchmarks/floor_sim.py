@@ -114,10 +114,6 @@ from core.controllers.simulator import PHASE_SECONDS, SimulatedTable  # noqa: E4
 from core.floorconfig import FloorConfig  # noqa: E402
 from core.kernel.money import cents_to_units  # noqa: E402
 from core.tablegames.meters import arithmetic as meters  # noqa: E402
-from core.tablegames.paper import use_paper  # noqa: E402
-from printing.escpos.slip import PAPER  # noqa: E402
-
-use_paper(PAPER)  # the benchmarks' app wiring: a Floor built here renders ESC/POS win slips
 
 RECORD_VERSION = 1
 WA01 = "FPGPP-WA01"

@@ -27,15 +27,11 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from core.app.demo import swipe_of  # noqa: E402
 from core.ledger.db import make_engine, upgrade  # noqa: E402
-from core.tablegames.paper import use_paper  # noqa: E402
 from gui.common import theme  # noqa: E402
 from gui.common.swipe import SwipeCatcher  # noqa: E402
 from gui.main_window import MainWindow  # noqa: E402
-from printing.escpos.slip import PAPER  # noqa: E402
 from tests.fake_printer import FakePrinter  # noqa: E402
 from tests.harness import FloorHarness  # noqa: E402
-
-use_paper(PAPER)  # the benchmark's app wiring: win slips as ESC/POS bytes
 
 CARDS = ["5h", "6h", "7h", "8h", "9h", "Kc", "2d"]
 

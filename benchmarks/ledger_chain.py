@@ -44,6 +44,7 @@ from core.ledger import chain  # noqa: E402
 from core.ledger.db import make_engine, upgrade  # noqa: E402
 from core.tablegames.floor import Floor  # noqa: E402
 from core.tablegames.rules.paytables import load_paytables  # noqa: E402
+from printing.escpos.slip import PAPER  # noqa: E402
 
 
 def _engine(kind: str, folder: Path, pg_url: str | None) -> tuple[Engine, Any]:
@@ -74,7 +75,7 @@ def run_one(kind: str, revision: str, args: argparse.Namespace, folder: Path) ->
         floor_file = folder / f"floor-{args.tables}.toml"
         floor_sim.write_floor(floor_file, args.tables, 20000, certs=None)  # no links here
         config = load_floor(floor_file)
-        floor = Floor(engine, config, dict(load_paytables()))
+        floor = Floor(engine, config, dict(load_paytables()), paper=PAPER)
         floor.start()
         ids = [t.id for t in config.tables]
         for t in ids:

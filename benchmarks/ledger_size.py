@@ -145,6 +145,7 @@ from core.tablegames.floor import Floor  # noqa: E402
 from core.tablegames.ingest.events import AUTO_PAID_REASON  # noqa: E402
 from core.tablegames.meters.arithmetic import LevelSettings, LevelState, award, contribute  # noqa: E402
 from core.tablegames.rules.paytables import Paytable, load_paytables  # noqa: E402
+from printing.escpos.slip import PAPER  # noqa: E402
 
 T = TypeVar("T")
 
@@ -795,7 +796,7 @@ def prepare(target: Target, args: argparse.Namespace, config: FloorConfig,
                              f"{args.rounds:,} on {args.tables}: use another ledger")
         # the floor as the console sets it up, at the start of the period
         set_up = plan.begin - timedelta(minutes=1)
-        Floor(engine, config, paytables, clock=lambda: set_up).start()
+        Floor(engine, config, paytables, clock=lambda: set_up, paper=PAPER).start()
         with Session(engine) as s, s.begin():
             if s.scalar(select(Employee.id).where(Employee.number == EXECUTIVE[0])) is None:
                 add_employee(s, cardkey.load(), *EXECUTIVE, now=set_up)
@@ -882,7 +883,7 @@ def console_start(target: Target, config: FloorConfig, paytables: dict[str, Any]
         stmts.watch(engine)
         stmts.watch(reader(engine))
         t0 = time.perf_counter()
-        console = ConsoleCore(engine, config, paytables)
+        console = ConsoleCore(engine, config, paytables, paper=PAPER)
         console.start(links=False)
         t1 = time.perf_counter()
         snap = console.floor.snapshot()
@@ -1011,7 +1012,7 @@ def run_measurements(target: Target, plan: Plan, config: FloorConfig,
         stmts = Statements()
         stmts.watch(engine)
         stmts.watch(reader(engine))
-        floor = Floor(engine, config, paytables)
+        floor = Floor(engine, config, paytables, paper=PAPER)
         group, level, n_awards = busiest_level(engine)
         tz = ZoneInfo(config.casino.timezone)
         day_start, day_end, shift_start, shift_end = gaming_day(plan.end, tz)
@@ -1055,7 +1056,7 @@ def run_measurements(target: Target, plan: Plan, config: FloorConfig,
                 started = target.engine()
                 stmts.watch(started)
                 stmts.watch(reader(started))
-                console = ConsoleCore(started, config, paytables)
+                console = ConsoleCore(started, config, paytables, paper=PAPER)
                 console.start(links=False)
                 console.stop()
                 reader(started).dispose()

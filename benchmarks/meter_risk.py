@@ -1,4 +1,4 @@
-"""Progressive meter risk simulator (core/tablegames/meters/risk.py): how long 10 million
+"""Progressive meter risk simulator (core/tablegames/meters/risk/): how long 10 million
 rounds take.
 
 Each case is ``paths x rounds`` = 10,000,000 rounds (one wager a round unless said), timed
@@ -22,7 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.tablegames.meters.risk import level_plans, simulate  # noqa: E402
+from core.tablegames.meters.risk.model import level_plans  # noqa: E402
+from core.tablegames.meters.risk.simulation import simulate  # noqa: E402
 from core.tablegames.rules.enumerate import count_hands  # noqa: E402
 from core.tablegames.rules.paytables import load_paytables  # noqa: E402
 

@@ -160,12 +160,9 @@ def build_console(floor: str, db: str | None, *, demo: bool, pit: str | None = N
     from core import floorconfig
     from core.app.console import ConsoleCore
     from core.ledger.db import default_url, make_engine, upgrade
-    from core.tablegames.paper import use_paper
     from core.tablegames.rules.paytables import load_paytables
     from printing.escpos.printers import printer_from_config
     from printing.escpos.slip import PAPER
-
-    use_paper(PAPER)  # the app wiring: win slips as ESC/POS bytes (core never imports printing)
 
     config = floorconfig.load_demo_floor() if floor == "demo" else floorconfig.load_floor(floor)
     paytables = load_paytables()
@@ -210,8 +207,9 @@ def build_console(floor: str, db: str | None, *, demo: bool, pit: str | None = N
         tables = pit_tables  # its pit's (None: every table)
     else:
         tables = []  # a client of the floor services
-    console = ConsoleCore(engine, config, paytables, printer=printer, serve=tables, name=name,
-                          kind="console",
+    # the app wiring: win slips as ESC/POS bytes (core never imports printing)
+    console = ConsoleCore(engine, config, paytables, paper=PAPER, printer=printer,
+                          serve=tables, name=name, kind="console",
                           print_tables=pit_tables if pit_tables is not None else (
                               [t.id for t in config.tables] if not shared else ()))
     console.pit = pit

@@ -35,6 +35,7 @@ from core.people import cardkey
 from core.people.auth import add_employee
 from core.tablegames.floor import Floor
 from core.tablegames.rules.paytables import load_paytables
+from printing.escpos.slip import PAPER
 from tests.floors import Group, Level, floor_toml, table
 
 _MAIN = {"MAIN": Level(preconfigured_seed="10000", preconfigured_rate="0.200")}
@@ -74,7 +75,7 @@ def config() -> FloorConfig:
 def build(engine: Engine) -> Floor:
     """The ledger of the module docstring; returns its floor (links up)."""
     clock = SetClock(at(1, 20))
-    floor = Floor(engine, config(), PAYTABLES, clock=clock)
+    floor = Floor(engine, config(), PAYTABLES, clock=clock, paper=PAPER)
     floor.start()
     for t in ("T1", "T2", "L1", "L2"):
         floor.set_link(t, True)

@@ -25,12 +25,7 @@ from sqlalchemy import Engine, create_engine, text
 
 from core.ledger.db import make_engine
 from core.people import auth
-from core.tablegames.paper import use_paper
-from printing.escpos.slip import PAPER
 from tests.ledgers import migrate
-
-# the app wiring of every test process: a Floor built without paper= renders ESC/POS slips
-use_paper(PAPER)
 
 PG_URL = os.environ.get("PODIUM_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 

@@ -16,14 +16,12 @@ from core import floorconfig
 from core.app.console import ConsoleCore
 from core.app.demo import enroll_demo_employees, swipe_of
 from core.ledger.db import make_engine, upgrade
-from core.tablegames.paper import use_paper
 from core.tablegames.rules.paytables import load_paytables
 from printing.escpos.printers import printer_from_config
 from printing.escpos.slip import PAPER
 
 
 def main() -> None:
-    use_paper(PAPER)
     floor_file, url, schema, slips = sys.argv[1:5]
     kwargs = {"connect_args": {"options": f"-csearch_path={schema}"}} if schema != "-" else {}
     engine = make_engine(url, **kwargs)
@@ -33,7 +31,7 @@ def main() -> None:
     console = ConsoleCore(engine, config, load_paytables(),
                           printer=printer_from_config("file", directory=slips),
                           link_options={"heartbeat": 0.5, "reconnect_delay": 0.05,
-                                        "max_reconnect_delay": 0.2})
+                                        "max_reconnect_delay": 0.2}, paper=PAPER)
     console.start()
     print("CONSOLE UP", flush=True)
     executive = swipe_of("2001")

@@ -13,21 +13,19 @@ import time
 from core import floorconfig
 from core.app.console import ConsoleCore
 from core.ledger.db import make_engine, upgrade
-from core.tablegames.paper import use_paper
 from core.tablegames.rules.paytables import load_paytables
 from printing.escpos.printers import NetworkPrinter
 from printing.escpos.slip import PAPER
 
 
 def main() -> None:
-    use_paper(PAPER)
     floor_file, url, schema, port = sys.argv[1:5]
     kwargs = {"connect_args": {"options": f"-csearch_path={schema}"}} if schema != "-" else {}
     engine = make_engine(url, **kwargs)
     upgrade(engine)
     printer = NetworkPrinter("127.0.0.1", int(port), timeout=5, confirm_timeout=600)
     console = ConsoleCore(engine, floorconfig.load_floor(floor_file), load_paytables(),
-                          printer=printer)
+                          printer=printer, paper=PAPER)
     console.start(links=False)
     print("CONSOLE UP", flush=True)
     console.print_queued()

@@ -30,6 +30,7 @@ from core.floorconfig import loads_floor
 from core.people import cardkey
 from core.people.auth import add_employee
 from core.tablegames.floor import Floor
+from printing.escpos.slip import PAPER
 from tests.core.tablegames.test_floor import (
     EXE,
     FLOOR_TOML,
@@ -61,7 +62,7 @@ def at(day: int, hh: int, mm: int) -> datetime:
 def build_day(engine: Engine) -> Floor:
     clock = SetClock(at(31, 20, 30))
     floor = Floor(engine, loads_floor(FLOOR_TOML.format(rate="0.20"), "test.toml"), PAYTABLES,
-                  clock=clock)
+                  clock=clock, paper=PAPER)
     floor.start()
     for t in ("T1", "T2", "L1", "L2"):
         floor.set_link(t, True)
@@ -100,7 +101,7 @@ def build_busy_day(engine: Engine, seed: int = 7) -> tuple[Any, date]:
     test_rules = loads_floor(FLOOR_TOML.format(rate="0.20"), "test.toml").authorization
     config = replace(load_demo_floor(), authorization=test_rules)  # one swipe, no PIN
     clock = SetClock(at(31, 21, 0))
-    floor = Floor(engine, config, PAYTABLES, clock=clock)
+    floor = Floor(engine, config, PAYTABLES, clock=clock, paper=PAPER)
     floor.start()
     tables = [t.id for t in config.tables if t.group == "ML2"]
     for t in tables:

@@ -20,6 +20,7 @@ from core.floorconfig import FloorConfig, NetworkPrinterConfig, load_demo_floor
 from core.tablegames.floor import Floor
 from core.tablegames.rules.paytables import load_paytables
 from printing.escpos.printers import NetworkPrinter
+from printing.escpos.slip import PAPER
 from tests.pki import pki
 
 
@@ -97,6 +98,7 @@ class FloorHarness:
             engine, self.config, self.paytables,
             printer=NetworkPrinter("127.0.0.1", printer_port, timeout=2.0),
             link_options={"heartbeat": 0.5, "reconnect_delay": 0.1, "max_reconnect_delay": 0.5},
+            paper=PAPER,
         )
         self.messages: list[str] = []
         self.console.add_message_listener(self.messages.append)

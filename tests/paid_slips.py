@@ -17,6 +17,7 @@ from core.floorconfig import FloorConfig, loads_floor
 from core.kernel.cards import parse_cards
 from core.tablegames.floor import Floor
 from core.tablegames.rules.paytables import load_paytables
+from printing.escpos.slip import PAPER
 from tests.floors import floor_toml, table
 
 FLOOR = floor_toml("Slip Casino", tables=[table("PG-1", 17301, name="Pai Gow 1")])
@@ -35,7 +36,7 @@ def write_floor(path: Path) -> Path:
 
 def make_slips(engine: Engine, config: FloorConfig, n: int, *, boot: str = "b1") -> list[int]:
     """``n`` auto-paid full houses at PG-1 (seat 3), one round each: their slip numbers."""
-    floor = Floor(engine, config, PAYTABLES)
+    floor = Floor(engine, config, PAYTABLES, paper=PAPER)
     floor.start()
     floor.set_link("PG-1", True)
     before = {p.slip_no for p in floor.pending_slips()}
@@ -52,6 +53,6 @@ def make_slips(engine: Engine, config: FloorConfig, n: int, *, boot: str = "b1")
 
 def console(engine: Engine, config: FloorConfig, printer: object) -> ConsoleCore:
     """A console (no controller links) printing to ``printer``, started."""
-    c = ConsoleCore(engine, config, PAYTABLES, printer=printer)
+    c = ConsoleCore(engine, config, PAYTABLES, printer=printer, paper=PAPER)
     c.start(links=False)
     return c

@@ -69,19 +69,16 @@ def main(out: Path) -> None:
     from core.desks.desk import Desk
     from core.desks.signage import SignPoller, read_group
     from core.ledger.db import reader
-    from core.tablegames.paper import use_paper
     from gui.common import theme
     from gui.common.swipe import SwipeCatcher
     from gui.desks.desk_window import DeskWindow
     from gui.desks.signage import SignageWindow
     from gui.main_window import MainWindow
     from gui.pokerroom import PokerRoomScreen
-    from printing.escpos.slip import PAPER
     from tests.fake_printer import FakePrinter
     from tests.harness import FloorHarness
     from tests.ledgers import sqlite_ledger
 
-    use_paper(PAPER)  # the app wiring (gui/app.py): win slips as ESC/POS bytes
     out.mkdir(parents=True, exist_ok=True)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     theme.apply(app)  # type: ignore[arg-type]

@@ -27,7 +27,7 @@ from core.controllers.events import Delivery, HitClaimed, Origin, Refused, Seque
 from core.controllers.frames import HitRejected, PayConfirmed
 from core.controllers.link_manager import LinkManager
 from core.tablegames.floor import Floor
-from core.tablegames.ingest.writer import NotHeld
+from core.tablegames.ingest.batch import NotHeld
 from core.tablegames.views import ControllerDecision, FloorChange, HitOutcome
 
 log = logging.getLogger("podium.runtime")

@@ -47,7 +47,7 @@ from core.tablegames import floor_approval
 from core.tablegames.feed import FeedListener
 from core.tablegames.floor import Floor
 from core.tablegames.floor_approval import Approver
-from core.tablegames.paper import Printer
+from core.tablegames.paper import Printer, SlipPaper
 from core.tablegames.views import FloorChange
 
 log = logging.getLogger("podium.runtime")
@@ -57,6 +57,7 @@ SWITCH_INTERVAL_S = 0.0005
 
 class ConsoleCore:
     def __init__(self, engine: Engine, config: FloorConfig, paytables: dict[str, Any], *,
+                 paper: SlipPaper | None = None,
                  printer: Printer | None = None, link_options: dict[str, Any] | None = None,
                  floor: Floor | None = None, serve: Iterable[str] | None = None,
                  name: str | None = None, kind: str = "console",
@@ -69,11 +70,17 @@ class ConsoleCore:
         on SQLite (one podium) every table in ``serve`` is linked at once.  ``name`` names
         the service in the ledger and to the other podiums; ``kind`` is "console" or
         "serve".  ``print_tables``: the tables whose slips made by another process (a
-        service's auto-pay) this console prints (None: none; its own pays always print)."""
+        service's auto-pay) this console prints (None: none; its own pays always print).
+        ``paper``: how the floor it builds renders win slips (the app wiring's,
+        ``printing.escpos.slip.PAPER``); given a ``floor``, the console uses that floor's."""
         self.engine = engine
         self.config = config
         self.paytables = paytables
-        self.floor = floor or Floor(engine, config, paytables)
+        if floor is None:
+            if paper is None:
+                raise TypeError("ConsoleCore: give the slip paper (paper=) or a floor (floor=)")
+            floor = Floor(engine, config, paytables, paper=paper)
+        self.floor = floor
         configured = [t.id for t in config.tables]
         unknown = sorted(set(serve or ()) - set(configured))
         if unknown:

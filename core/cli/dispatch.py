@@ -91,16 +91,16 @@ def wire(args: argparse.Namespace) -> None:
     printing, allowed by name in the import-linter contract (pyproject.toml;
     docs/architecture.md "Layers"):
 
-    - a command that builds a floor: win slips as ESC/POS bytes (``use_paper``);
+    - a command that builds a floor: win slips as ESC/POS bytes (``args.paper``, the floor's
+      ``paper=``);
     - ``podium report ... --format pdf``: the report's page writer (``args.write_pdf``).
 
     A command that is printing's own (``podium forms``) is registered by module name in the
     tables above and imports what it needs itself."""
     if args._module in FLOOR_COMMANDS:
-        from core.tablegames.paper import use_paper
         from printing.escpos.slip import PAPER
 
-        use_paper(PAPER)
+        args.paper = PAPER
     if args._module == "core.cli.report_accounting" and getattr(args, "format", "") == "pdf":
         from printing.pages.accounting_page import write_pdf
 

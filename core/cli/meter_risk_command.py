@@ -17,7 +17,7 @@ from typing import Any
 
 from core.cli.edge_command import parse_meter, parse_rates
 from core.kernel.money import MoneyError, json_cents, json_units_floor, parse_count
-from core.tablegames.meters.risk import (
+from core.tablegames.meters.risk.model import (
     MAX_BINS,
     MAX_SEATS,
     ON_DRY,
@@ -25,11 +25,11 @@ from core.tablegames.meters.risk import (
     LevelRisk,
     MeterRisk,
     MeterRiskError,
-    histogram,
     level_plans,
     pay_events,
-    simulate,
 )
+from core.tablegames.meters.risk.samples import histogram
+from core.tablegames.meters.risk.simulation import simulate
 from core.tablegames.rules.edge import decimal_text, fraction_text, money_text
 from core.tablegames.rules.paytables import load_paytables
 

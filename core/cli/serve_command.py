@@ -330,8 +330,8 @@ def run(args: argparse.Namespace) -> int:
     _configure_logging(args.log_level, args.log_format)
     name = args.name or (f"serve-{args.pit}@{socket.gethostname()}" if args.pit
                          else f"serve@{socket.gethostname()}")
-    console = ConsoleCore(engine, config, paytables, serve=tables, name=name, kind="serve",
-                          claim_interval=args.claim_interval)
+    console = ConsoleCore(engine, config, paytables, paper=args.paper, serve=tables, name=name,
+                          kind="serve", claim_interval=args.claim_interval)
     console.add_message_listener(lambda text: None)  # its messages go to the log (runtime)
     stop = threading.Event()
 
@@ -391,7 +391,7 @@ def _services(args: argparse.Namespace) -> int:
     from core.tablegames.floor import Floor
 
     config, paytables, engine = _load(args)
-    floor = Floor(engine, config, paytables)
+    floor = Floor(engine, config, paytables, paper=args.paper)
     svc = services(floor)
     tables = table_services(floor)
     if args.json:

@@ -41,7 +41,7 @@ ownership records) begins with :meth:`TableClaims.fence`: one statement locks th
 transaction; the holder's own renewal is not held up; a ``podium_reader`` can not take it, it
 needs the UPDATE privilege) and the writes of a table whose row does not name this service at
 that epoch with a lease still running are refused in that transaction, before anything is
-written (``core.tablegames.ingest.writer.NotHeld``).  A service that wakes from a pause after its
+written (``core.tablegames.ingest.batch.NotHeld``).  A service that wakes from a pause after its
 tables were taken writes nothing for them.  Locally, too, a table is served only until its
 lease's deadline here (the time before the renewal was sent, plus the lease): past it, the
 service stops recording for the table and closes its link even if the database does not

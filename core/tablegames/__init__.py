@@ -19,7 +19,8 @@ top, the :class:`Floor` facade and what every workflow shares, over one unit of 
 | ``slips`` | slip numbers, the win slip record and bytes, a slip's void, print attempts |
 | ``slip_record`` | ``WinSlip``, ``VoidMark``: what a win slip says |
 | ``paper`` | the paper port: what the floor needs from ``printing`` (``SlipPaper``, ``Printer``) |
-| ``queries`` | read-only views: snapshot, meter history, hit record, reports |
+| ``queries`` | read-only views of the floor now: snapshot, a unit's change, a meter |
+| ``reports`` | read-only views over time: meter history, Activity, meter report, hit record |
 | ``flags`` | hit flags as codes, and their words |
 | ``views`` | the read-only records handed out |
 

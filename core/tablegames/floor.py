@@ -23,9 +23,9 @@ from core.kernel.cards import Card
 from core.ledger import integrity
 from core.people.auth import Swipe
 from core.people.cardkey import CardKey
-from core.tablegames import changes, queries, setup, slips
+from core.tablegames import changes, queries, reports, setup, slips
 from core.tablegames.ingest import events as ingest
-from core.tablegames.ingest import replies
+from core.tablegames.ingest import refusals, replies
 from core.tablegames.ingest.writer import LedgerWriter
 from core.tablegames.meters import arithmetic as meters
 from core.tablegames.paper import SlipPaper
@@ -57,12 +57,12 @@ class Floor:
     """The floor: decides and records.  Thread-safe."""
 
     def __init__(self, engine: Engine, config: FloorConfig, paytables: dict[str, Any],
-                 clock: Callable[[], datetime] = utcnow,
-                 paper: SlipPaper | None = None,
+                 clock: Callable[[], datetime] = utcnow, *,
+                 paper: SlipPaper,
                  card_key: CardKey | None = None) -> None:
-        """``paper``: how win slips become printer bytes (printing's ``EscposPaper``; None: the
-        process's, ``core.tablegames.paper.use_paper``)."""
-        self.ctx = FloorContext(engine, config, paytables, clock, paper, card_key)
+        """``paper``: how win slips become printer bytes (printing's ``EscposPaper``, given by
+        the app wiring: ``printing.escpos.slip.PAPER``)."""
+        self.ctx = FloorContext(engine, config, paytables, clock, paper=paper, card_key=card_key)
         self.engine = engine
         self.config = config
         self.paytables = paytables
@@ -70,7 +70,7 @@ class Floor:
 
     @property
     def paper(self) -> SlipPaper:
-        """How this floor's win slips become printer bytes (given, else the process's)."""
+        """How this floor's win slips become printer bytes (as given)."""
         return self.ctx.paper
 
     # -- listeners ------------------------------------------------------------------------------
@@ -105,14 +105,14 @@ class Floor:
         FloorError for a refused event, which is kept in ``refused_events`` (sent again: the
         same reason); OutOfOrder (nothing written) for an event beyond the next expected seq
         of its (table, boot).  An event the ledger could not keep as it is (text with a lone
-        surrogate, a member of the wrong type) is refused by name (``ingest.screened``)."""
-        event = ingest.screened(origin, event)
+        surrogate, a member of the wrong type) is refused by name (``refusals.screened``)."""
+        event = refusals.screened(origin, event)
         try:
             with changes.unit(self.ctx, "event") as u:
                 return ingest.record(self.ctx, u, origin, event)
         except ValueError as exc:
             with changes.unit(self.ctx, "refused") as u:
-                ingest.record_refusal(u, origin, event, str(exc) or type(exc).__name__)
+                refusals.record_refusal(u, origin, event, str(exc) or type(exc).__name__)
             raise
 
     # -- verification and decisions ---------------------------------------------------------------
@@ -169,31 +169,31 @@ class Floor:
 
     def meter_history(self, group: str, level: str, since: datetime | None = None,
                       limit: int | None = None) -> list[tuple[datetime, int]]:
-        return queries.meter_history(self.ctx, group, level, since, limit)
+        return reports.meter_history(self.ctx, group, level, since, limit)
 
     def hit_markers(self, group: str, level: str, since: datetime | None = None,
                     limit: int | None = None) -> list[HitMarker]:
-        return queries.hit_markers(self.ctx, group, level, since, limit)
+        return reports.hit_markers(self.ctx, group, level, since, limit)
 
-    def activity(self, limit: int = 300) -> list[queries.ActivityRecord]:
-        return queries.activity(self.ctx, limit)
+    def activity(self, limit: int = 300) -> list[reports.ActivityRecord]:
+        return reports.activity(self.ctx, limit)
 
-    def decision_lines(self, hit_ids: list[int]) -> list[queries.ActivityRecord]:
-        return queries.decision_lines(self.ctx, hit_ids)
+    def decision_lines(self, hit_ids: list[int]) -> list[reports.ActivityRecord]:
+        return reports.decision_lines(self.ctx, hit_ids)
 
     def adjustment_markers(self, group: str, level: str,
                            since: datetime | None = None) -> list[tuple[datetime, int]]:
-        return queries.adjustment_markers(self.ctx, group, level, since)
+        return reports.adjustment_markers(self.ctx, group, level, since)
 
     def recent_hits(self, group: str, level: str, limit: int = 25) -> list[HitMarker]:
-        return queries.recent_hits(self.ctx, group, level, limit)
+        return reports.recent_hits(self.ctx, group, level, limit)
 
     def meter_report(self, group: str, level: str, start: datetime,
-                     end: datetime) -> queries.MeterReport:
-        return queries.meter_report(self.ctx, group, level, start, end)
+                     end: datetime) -> reports.MeterReport:
+        return reports.meter_report(self.ctx, group, level, start, end)
 
     def hit_record(self, hit_id: int) -> HitRecord:
-        return queries.hit_record(self.ctx, hit_id)
+        return reports.hit_record(self.ctx, hit_id)
 
     # -- controllers' answers ---------------------------------------------------------------------
     def controller_decision(self, hit_id: int) -> ControllerDecision | None:

@@ -10,8 +10,8 @@ that build a floor) passes printing's implementation in:
 - :class:`Printer`: where bytes go; a failure is a :class:`PrinterError` (printing's printers
   raise this very class).
 
-A :class:`~core.tablegames.floor.Floor` built without ``paper=`` uses the process's paper,
-set once by the wiring with :func:`use_paper` (printing: ``printing.escpos.slip.PAPER``).
+Every :class:`~core.tablegames.floor.Floor` is given its paper (``paper=``, printing's
+``printing.escpos.slip.PAPER`` in the wiring and the tests); there is no process-wide paper.
 """
 
 from __future__ import annotations
@@ -67,23 +67,3 @@ class SlipPaper(Protocol):
         casino's ``timezone``)."""
         ...
 
-
-class PaperMissing(RuntimeError):
-    """A slip was to be rendered and no paper was given or set (a wiring mistake)."""
-
-
-_paper: SlipPaper | None = None
-
-
-def use_paper(paper: SlipPaper) -> None:
-    """Set the process's paper: the one a Floor built without ``paper=`` renders with."""
-    global _paper
-    _paper = paper
-
-
-def process_paper() -> SlipPaper:
-    """The paper set by :func:`use_paper`; :class:`PaperMissing` when none was."""
-    if _paper is None:
-        raise PaperMissing("no slip paper: the app wiring must call "
-                           "core.tablegames.paper.use_paper(printing.escpos.slip.PAPER)")
-    return _paper

@@ -31,7 +31,7 @@ from core.ledger.db import reader
 from core.people import cardkey
 from core.people.auth import Gate, register_gate
 from core.people.cardkey import CardKey
-from core.tablegames.paper import SlipPaper, process_paper
+from core.tablegames.paper import SlipPaper
 from core.tablegames.views import FloorChange, FloorError, HitOutcome
 
 log = logging.getLogger("podium.floor")
@@ -156,8 +156,8 @@ class FloorContext:
     """Engines, configuration, paytables, clock, slip paper and listeners of one floor."""
 
     def __init__(self, engine: Engine, config: FloorConfig, paytables: dict[str, Any],
-                 clock: Callable[[], datetime] = utcnow,
-                 paper: SlipPaper | None = None,
+                 clock: Callable[[], datetime] = utcnow, *,
+                 paper: SlipPaper,
                  card_key: CardKey | None = None) -> None:
         self.engine = engine
         self.read_engine = reader(engine)
@@ -191,8 +191,8 @@ class FloorContext:
 
     @property
     def paper(self) -> SlipPaper:
-        """The slip paper given to this floor, else the process's (``paper.use_paper``)."""
-        return self._paper if self._paper is not None else process_paper()
+        """The slip paper given to this floor (the app wiring's: ``paper=``)."""
+        return self._paper
 
     # -- time, configuration ------------------------------------------------------------------
     def now(self) -> datetime:

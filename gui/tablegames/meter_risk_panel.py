@@ -39,7 +39,7 @@ log = logging.getLogger("podium.gui.paytables")
 RISK_ROUNDS = 50_000  # rounds per path (one wager per round)
 RISK_PATHS = 100  # independent meters
 RISK_SEED = 1  # the same run gives the same picture
-PLACEHOLDER = ("PLACEHOLDER: the meter risk simulator (core/tablegames/meters/risk.py) is not "
+PLACEHOLDER = ("PLACEHOLDER: the meter risk simulator (core/tablegames/meters/risk/) is not "
                "installed in this build, so the distribution of the meter and the chance of "
                "running dry can not be shown yet.")
 

@@ -10,7 +10,7 @@ one :class:`~core.desks.accounting.periods.Period`.
   chance that a wager wins a pay from it (the enumeration of ``podium rules edge``).
 
 Whole hours come from the kept hourly totals (``level_hour_totals``, ``table_hour_totals``),
-partial hours at a period's edges from the rows themselves, as ``core.tablegames.queries``'
+partial hours at a period's edges from the rows themselves, as ``core.tablegames.reports``'
 meter report does.
 """
 

@@ -38,7 +38,7 @@ from core.ledger.models import (
     SlipPrintAttempt,
     SlipVoid,
 )
-from core.tablegames import queries, slips
+from core.tablegames import reports, slips
 from core.tablegames.slip_record import WinSlip
 from core.tablegames.views import FloorError, HitRecord
 
@@ -245,7 +245,7 @@ class WinPages:
         return slips.win_slip(self, slip_no)  # type: ignore[arg-type]
 
     def hit_record(self, hit_id: int) -> HitRecord:
-        return queries.hit_record(self, hit_id)  # type: ignore[arg-type]
+        return reports.hit_record(self, hit_id)  # type: ignore[arg-type]
 
     def chain_head_text(self) -> str:
         with self.desk.read() as s:

@@ -9,15 +9,14 @@ its seq is the next after everything the ledger holds of that boot (recorded or 
 later one raises :class:`~core.controllers.events.OutOfOrder` before anything is written.  A
 round is found by (table, boot, round number), and an event for a round in the wrong state
 (END GAME of an ended round, MISDEAL before its START GAME) is refused by name.  A refused event
-(a ``ValueError``) leaves no trace but its ``refused_events`` row (:func:`record_refusal`), which
-the caller writes after rolling the event's own changes back.
+(a ``ValueError``) leaves no trace but its ``refused_events`` row
+(:func:`core.tablegames.ingest.refusals.record_refusal`), which the caller writes after rolling
+the event's own changes back.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import math
 from typing import Any
 
 from sqlalchemy import bindparam, func, insert, select, update
@@ -35,8 +34,7 @@ from core.controllers.events import (
     SequenceGap,
     Undone,
 )
-from core.controllers.frames import MAX_TIME_CHARS
-from core.controllers.screening import event_bounds_problem, event_problem, refusal_text, storable
+from core.controllers.screening import event_bounds_problem
 from core.kernel.cards import CardError, format_cards, parse_cards
 from core.kernel.money import json_cents
 from core.ledger.models import (
@@ -47,7 +45,6 @@ from core.ledger.models import (
     HitDecision,
     Level,
     MeterEntry,
-    RefusedEvent,
     Round,
     Wager,
 )
@@ -170,7 +167,7 @@ def record(ctx: FloorContext, u: Unit, origin: Origin, event: Delivery) -> bool:
         raise FloorError(f"event {origin.boot}:{origin.seq} is out of order: the ledger holds "
                          f"seq {expected - 1} of boot {origin.boot} already and not this one")
     if isinstance(event, Refused):
-        raise FloorError(event.reason)  # kept by the caller (record_refusal)
+        raise FloorError(event.reason)  # kept by the caller (refusals.record_refusal)
     if isinstance(event, SequenceGap):
         _sequence_gap(u, origin, event)
         return True
@@ -237,72 +234,6 @@ def _sequence_gap(u: Unit, origin: Origin, gap: SequenceGap) -> None:
     log.warning("table %s: events %d..%d of boot %s were acknowledged before and are not in "
                 "this ledger (the controller no longer holds them): recorded as a gap",
                 origin.table, gap.first, gap.last, origin.boot)
-
-
-def _refused_payload(event: Delivery) -> tuple[str, dict[str, Any]]:
-    if isinstance(event, Refused):
-        if event.event is not None:
-            return type(event.event).__name__, payload(event.event)
-        return (_KIND_TYPES.get(event.kind, event.kind or "EVENT")[:32], dict(event.fields))
-    if isinstance(event, SequenceGap):
-        return SEQUENCE_GAP, {"first": event.first, "last": event.last}
-    return type(event).__name__, payload(event)
-
-
-_KIND_TYPES = {"GAME_STARTED": "GameStarted", "HIT": "HitClaimed", "GAME_ENDED": "GameEnded",
-               "UNDO": "Undone", "MISDEAL": "Misdealt"}
-
-
-def record_refusal(u: Unit, origin: Origin, event: Delivery, reason: str) -> bool:
-    """Keep a refused event (its only trace once the controller drops it), once per (table,
-    boot, seq).  True if a row was added."""
-    s = u.s
-    if s.scalar(select(RefusedEvent.id).where(
-            RefusedEvent.table_id == origin.table, RefusedEvent.boot == origin.boot,
-            RefusedEvent.seq == origin.seq)) is not None:
-        return False
-    # the row is the refused event's only trace: whatever was wrong with its text, the row's
-    # own text is storable (escapes for what no ledger stores, the reason as the ACK says it)
-    try:
-        kind, body = _refused_payload(event)
-        body = _storable_text(json.loads(json.dumps(body, default=repr)))
-    except (TypeError, ValueError, AttributeError, RecursionError):  # not even JSON: its repr
-        inner = event.event if isinstance(event, Refused) and event.event is not None else event
-        kind, body = type(inner).__name__, {"unreadable": storable(repr(inner)[:1000])}
-    ctime = origin.controller_time if isinstance(origin.controller_time, str) else ""
-    s.add(RefusedEvent(table_id=origin.table, boot=origin.boot, seq=origin.seq,
-                       type=storable(kind)[:32], payload=body,
-                       controller_time=storable(ctime)[:MAX_TIME_CHARS],
-                       reason=refusal_text(reason), received_at=u.now))
-    s.flush()
-    log.info("table %s: event %s:%d (%s) refused and kept: %s", origin.table, origin.boot,
-             origin.seq, kind, refusal_text(reason))
-    return True
-
-
-def _storable_text(v: Any) -> Any:
-    """A JSON value with every text (keys too) storable (``screening.storable``: escapes) and
-    NaN or an infinity as text (no ledger's JSON takes them)."""
-    if isinstance(v, dict):
-        return {storable(str(k)): _storable_text(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_storable_text(x) for x in v]
-    if isinstance(v, float) and not math.isfinite(v):
-        return str(v)
-    return storable(v) if isinstance(v, str) else v
-
-
-def screened(origin: Origin, event: Delivery) -> Delivery:
-    """``event``, or a :class:`Refused` of it when the ledger could not keep it as it is (text no
-    ledger stores, a member of the wrong type or beyond its bound: ``screening.event_problem``).
-    Asked before an event joins a batch (the ledger writer) or a transaction (Floor.handle), so
-    that such an event is refused alone, by name, with its ``refused_events`` row."""
-    if isinstance(event, (Refused, SequenceGap)):
-        return event
-    problem = event_problem(origin, event)
-    if not problem:
-        return event
-    return Refused(f"malformed event: {problem}", event)
 
 
 def find_round(u: Unit, table_id: str, boot: str, round_no: int) -> Round | None:

@@ -7,7 +7,7 @@ transaction (one fsync) with a savepoint each, commits, and only then resolves e
 own: a refused event's savepoint is rolled back and its ``refused_events`` row written in the same
 batch; the others commit.  An event out of its (table, boot) sequence (``OutOfOrder``, raised
 before it writes anything) is neither recorded nor refused: its future carries the exception.
-Every event is screened before it joins a batch (``ingest.screened``): one the ledger could not
+Every event is screened before it joins a batch (``refusals.screened``): one the ledger could not
 keep as it is (text with a lone surrogate or a NUL, a member of the wrong type or beyond its
 bound) is refused alone, by name.  If a batch fails anyway because the database (or its driver)
 refused something in it, the batch is split in halves and each committed again, down to single
@@ -43,6 +43,10 @@ again to the table's service).  The other jobs of the batch commit.
 
 Link state changes (ONLINE / OFFLINE) go through the same writer.  After each commit one
 FloorChange announces the batch.
+
+This module is the writer's thread: the queue, the batches, what a failed batch becomes (a
+pause, halves, an event refused alone), the watchdog.  What a batch writes in its one
+transaction (the fence, the link states, the jobs in their savepoints) is ``batch``.
 """
 
 from __future__ import annotations
@@ -51,38 +55,34 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, event
+from sqlalchemy import event
 from sqlalchemy.exc import (
     DBAPIError,
     DisconnectionError,
-    IntegrityError,
     InterfaceError,
     OperationalError,
     StatementError,
 )
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
-from core.controllers.events import Delivery, Origin, OutOfOrder
+from core.controllers.events import Delivery, Origin
 from core.ledger.db import statement_timeout_s
 from core.ledger.outages import LedgerUnavailable, break_connection, ledger_problem
-from core.tablegames import changes, setup, slips
-from core.tablegames.ingest import bulk
+from core.tablegames.ingest import bulk, refusals
 from core.tablegames.ingest import events as ingest
+from core.tablegames.ingest.batch import Fence, Job, NotHeld, Retry, transaction
 from core.tablegames.unit import FloorContext, Unit, retrying, transient
 from core.tablegames.views import FloorChange, FloorError
 
 log = logging.getLogger("podium.writer")
 
 MAX_BATCH = 1000
-# the fence: (the transaction's connection, the tables of its events and link states) -> the
-# tables this process may NOT write for
-Fence = Callable[[Connection, Collection[str]], set[str]]
 PROBE_S = 1.0  # while the ledger can not record, a batch is tried this often
 STALL_S = 10.0  # a job waiting longer for its commit: the writer is stalled (health)
 BREAK_GRACE_S = 5.0  # past the statement timeout, a transaction with no answer is closed
@@ -104,36 +104,6 @@ def split_on(exc: BaseException) -> bool:
 
 
 @dataclass
-class _Job:
-    run: Callable[[Unit], Any]
-    future: Future[Any]
-    refuse: Callable[[Unit, str], None] | None = None  # keeps a refusal (events only)
-    # a light job refuses (if at all) before it writes anything, so it needs no savepoint of
-    # its own; should one fail anyway, the batch is done again with a savepoint for each job
-    light: bool = False
-    what: str = ""  # the event, for the log
-    # a START GAME / END GAME: recorded with the others of its batch
-    # (core/tablegames/ingest/bulk.py)
-    item: bulk.Item | None = None
-    table: str | None = None  # the table it writes for (an event, a link state): fenced
-    queued: float = field(default_factory=time.monotonic)  # when it was submitted
-
-
-class NotHeld(RuntimeError):
-    """A write for a table this service does not hold (any more): refused by the fence
-    before anything was written."""
-
-    def __init__(self, table: str) -> None:
-        super().__init__(f"table {table}: not held by this service (another service claimed "
-                         "it, or this service's lease on it ended); nothing was written")
-        self.table = table
-
-
-class _Retry(Exception):
-    """A light job failed: do the batch again with a savepoint for every job."""
-
-
-@dataclass
 class WriterStats:
     batches: int = 0
     jobs: int = 0
@@ -151,7 +121,7 @@ class LedgerWriter:
         self.ctx = ctx
         self.max_batch = max_batch
         self.stats = WriterStats()
-        self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._lock = threading.Lock()  # a job is queued before the stop mark, or refused
@@ -257,10 +227,10 @@ class LedgerWriter:
         """Record a controller event; the future gives False for a replay, or raises the
         ValueError that refused it (kept in ``refused_events``), or OutOfOrder (nothing
         written: the link asks the controller to send again from the expected seq)."""
-        event = ingest.screened(origin, event)  # text no ledger stores, a bad type: refused
+        event = refusals.screened(origin, event)  # text no ledger stores, a bad type: refused
 
         def refuse(u: Unit, reason: str) -> None:
-            ingest.record_refusal(u, origin, event, reason)
+            refusals.record_refusal(u, origin, event, reason)
 
         item = bulk.Item(origin, event) if isinstance(event, bulk.BULK_EVENTS) else None
         return self._submit(lambda u: ingest.record(self.ctx, u, origin, event), refuse,
@@ -301,14 +271,14 @@ class LedgerWriter:
             if problem is not None and time.monotonic() < self._next_try:
                 fut.set_exception(LedgerUnavailable(problem))  # tried again after the pause
                 return fut
-            self._queue.put(_Job(run, fut, refuse, light, what, item, table))
+            self._queue.put(Job(run, fut, refuse, light, what, item, table))
         return fut
 
     # -- the thread -----------------------------------------------------------------------------
     def _run(self) -> None:
         while True:
             first = self._queue.get()
-            batch: list[_Job] = []
+            batch: list[Job] = []
             stop = first is None
             if first is not None:
                 batch.append(first)
@@ -330,12 +300,12 @@ class LedgerWriter:
                 return
 
     @staticmethod
-    def _fail(batch: list[_Job], exc: BaseException) -> None:
+    def _fail(batch: list[Job], exc: BaseException) -> None:
         for job in batch:
             if not job.future.done():
                 job.future.set_exception(exc)
 
-    def _commit(self, batch: list[_Job]) -> None:
+    def _commit(self, batch: list[Job]) -> None:
         self._started, self._oldest, self._size = time.monotonic(), batch[0].queued, len(batch)
         self._broken = False
         try:
@@ -343,18 +313,20 @@ class LedgerWriter:
         finally:
             self._started = self._oldest = None
 
-    def _commit_batch(self, batch: list[_Job]) -> None:
+    def _commit_batch(self, batch: list[Job]) -> None:
         started = time.perf_counter()
         ctx = self.ctx
         results: list[tuple[bool, Any]] = []
         def attempt() -> tuple[Unit, FloorChange]:
             results.clear()
             try:
-                return self._transaction(batch, results, savepoints=False)
-            except _Retry:
+                return transaction(ctx, batch, results, savepoints=False,
+                                   due_links=self._due_links, fence=self.fence)
+            except Retry:
                 results.clear()
                 self.stats.retried += 1
-                return self._transaction(batch, results, savepoints=True)
+                return transaction(ctx, batch, results, savepoints=True,
+                                   due_links=self._due_links, fence=self.fence)
 
         try:
             # a deadlock or serialization failure (PostgreSQL) rolled the batch back: again
@@ -392,7 +364,7 @@ class LedgerWriter:
         if change.touched:
             ctx.announce(change)
 
-    def _split(self, batch: list[_Job], exc: Exception) -> None:
+    def _split(self, batch: list[Job], exc: Exception) -> None:
         """A batch the database refused: its halves committed again (each split again if it
         fails too), down to the one job that fails alone."""
         if len(batch) > 1:
@@ -514,101 +486,10 @@ class LedgerWriter:
                           "closing the connection", now - started)
                 break_connection(conn)
 
-    def _transaction(self, batch: list[_Job], results: list[tuple[bool, Any]], *,
-                     savepoints: bool) -> tuple[Unit, FloorChange]:
-        ctx = self.ctx
-        with ctx.session() as s, s.begin():
-            u = Unit(s, ctx.now(), ctx.cache)
-            with self._lock:
-                due = dict(self._links_due)
-            fence = self.fence
-            tables = {job.table for job in batch if job.table is not None} | set(due)
-            # first: the tables this service holds at its epoch (their claims locked to the
-            # commit); the jobs of the others are not run
-            unheld = fence(s.connection(), tables) if fence is not None and tables else set()
-            # then the link states asked for and not committed yet (a table not held: its
-            # next service writes its state)
-            for table, online in sorted(due.items()):
-                if table in unheld:
-                    continue
-                try:
-                    setup.set_link(u, table, online)
-                except FloorError as exc:  # a table not on this floor: nothing was written
-                    log.error("ledger writer: a link state is not recorded: %s", exc)
-            self._links_written = due
-            if any(not job.light for job in batch):  # a hit may make a slip: its lock first
-                slips.lock_sequence(ctx, u)
-            run: list[_Job] = []  # START GAME / END GAME waiting to go in together
-            for job in batch:
-                if job.table in unheld:
-                    self._bulk(u, run, results)
-                    results.append((False, NotHeld(job.table or "")))
-                    continue
-                if job.item is not None and not savepoints:
-                    run.append(job)
-                    continue
-                self._bulk(u, run, results)
-                results.append(self._one(u, job, savepoint=savepoints or not job.light))
-            self._bulk(u, run, results)
-            return u, changes.change_of(ctx, u, "event")
-
-    def _bulk(self, u: Unit, run: list[_Job], results: list[tuple[bool, Any]]) -> None:
-        """Record a run of START GAME / END GAME together (their refusals, like any light
-        event's, come before they write anything); an unexpected failure does the batch again
-        one job at a time, each in its savepoint."""
-        if not run:
-            return
-        items = [job.item for job in run if job.item is not None]
-        for it in items:
-            it.done, it.error, it.slow = None, None, False
-
-        def one_by_one(it: bulk.Item) -> None:
-            try:
-                it.done = ingest.record(self.ctx, u, it.origin, it.event)
-            except OutOfOrder as exc:
-                it.error = exc
-            except UnicodeError:  # the driver could not encode a value: not a refusal
-                raise
-            except ValueError as exc:  # refused before anything was written
-                it.error = exc
-                ingest.record_refusal(u, it.origin, it.event, str(exc) or type(exc).__name__)
-
-        try:
-            bulk.record(self.ctx, u, items, one_by_one)
-        except Exception as exc:
-            raise _Retry from exc
-        for it in items:
-            results.append((False, it.error) if it.error is not None else (True, it.done))
-        run.clear()
-
-    @staticmethod
-    def _one(u: Unit, job: _Job, *, savepoint: bool) -> tuple[bool, Any]:
-        child = u.child()
-        s = u.s
-        if not savepoint:
-            try:
-                value = job.run(child)
-            except OutOfOrder as exc:  # raised before the job wrote anything
-                return False, exc
-            except Exception as exc:
-                raise _Retry from exc
-            u.merge(child)
-            return True, value
-        try:
-            with s.begin_nested():
-                value = job.run(child)
-        except OutOfOrder as exc:
-            return False, exc
-        except UnicodeError:  # the driver could not encode a value: not a refusal by the floor
-            raise
-        except ValueError as exc:
-            reason = str(exc) or type(exc).__name__
-            if job.refuse is not None:
-                with s.begin_nested():
-                    job.refuse(u, reason)
-            return False, exc
-        except IntegrityError as exc:
-            # another writer (a second podium) stored the same (table, boot, seq) first
-            return False, exc
-        u.merge(child)
-        return True, value
+    def _due_links(self) -> dict[str, bool]:
+        """The link states asked for and not committed yet, as the transaction being
+        committed writes them (no longer due once it commits, unless asked for again)."""
+        with self._lock:
+            due = dict(self._links_due)
+        self._links_written = due
+        return due

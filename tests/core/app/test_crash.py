@@ -30,7 +30,7 @@ from core.tablegames.floor import Floor
 from core.tablegames.rules.paytables import load_paytables
 from printing.escpos.preview import recovered_text
 from printing.escpos.printers import NetworkPrinter
-from printing.escpos.slip import DUPLICATE_BANNER
+from printing.escpos.slip import DUPLICATE_BANNER, PAPER
 from tests.fake_printer import FakePrinter
 from tests.floors import floor_toml, table
 from tests.harness import record_applied, wait_for
@@ -178,7 +178,7 @@ def test_print_killed_between_sending_and_recording_leaves_the_state_unknown_and
             if proc.poll() is None:
                 proc.kill()
                 proc.wait(10)
-    state = Floor(engine, config, PAYTABLES).print_state(n)
+    state = Floor(engine, config, PAYTABLES, paper=PAPER).print_state(n)
     assert (state.state, state.next_marking) == ("unknown", "duplicate")
     with FakePrinter() as fp:
         c = console(engine, config, NetworkPrinter("127.0.0.1", fp.port, timeout=5))

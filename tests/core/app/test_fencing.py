@@ -28,8 +28,9 @@ from core.ledger import guards
 from core.ledger.balance_checks import check_balances
 from core.ledger.models import ControllerEvent, OwnershipEvent, RefusedEvent
 from core.tablegames.floor import Floor
-from core.tablegames.ingest.writer import NotHeld
+from core.tablegames.ingest.batch import NotHeld
 from core.tablegames.rules.paytables import load_paytables
+from printing.escpos.slip import PAPER
 from tests.core.app.test_floor_service import _same_ledger
 from tests.core.ledger.test_audit import attacker
 from tests.harness import held_writer, wait_for
@@ -48,7 +49,7 @@ def pg(pg_engine_factory: object) -> Iterator[Engine]:
 
 
 def _floor(engine: Engine) -> Floor:
-    return Floor(engine, load_demo_floor(), load_paytables())
+    return Floor(engine, load_demo_floor(), load_paytables(), paper=PAPER)
 
 
 def _terminate(engine: Engine, pid: int | None) -> None:
@@ -188,7 +189,7 @@ def _service(engine: Engine, config: FloorConfig, name: str) -> ConsoleCore:
     return ConsoleCore(engine, config, load_paytables(), name=name, kind="serve",
                        claim_interval=0.5,
                        link_options={"heartbeat": 0.5, "reconnect_delay": 0.1,
-                                     "max_reconnect_delay": 0.5})
+                                     "max_reconnect_delay": 0.5}, paper=PAPER)
 
 
 _WRITE = re.compile(r"^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)", re.IGNORECASE)
@@ -450,9 +451,9 @@ def test_an_event_a_batch_failed_on_is_not_refused_for_a_table_no_longer_held(
     """A batch the database refused is committed again in halves, down to the event it failed
     on, whose refusal is then kept alone: if the table was taken meanwhile, that refusal is
     fenced too (not kept; NotHeld), and the other tables' events are recorded."""
-    from core.tablegames.ingest import events as ingest
+    from core.tablegames.ingest import refusals
 
-    monkeypatch.setattr(ingest, "screened", lambda origin, event: event)
+    monkeypatch.setattr(refusals, "screened", lambda origin, event: event)
     floor = _floor(pg)
     floor.start()
     for t in TABLES:

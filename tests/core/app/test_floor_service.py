@@ -23,6 +23,7 @@ from core.tablegames.feed import MAX_PAYLOAD, FeedListener, Notice, _chunks
 from core.tablegames.floor import Floor
 from core.tablegames.rules.paytables import load_paytables
 from core.tablegames.views import FloorChange, HitOutcome
+from printing.escpos.slip import PAPER
 from tests.conftest import PG_URL
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for
@@ -47,7 +48,7 @@ def _same_ledger(engine: Engine) -> Engine:
 
 
 def _floor(engine: Engine) -> Floor:
-    return Floor(engine, load_demo_floor(), load_paytables())
+    return Floor(engine, load_demo_floor(), load_paytables(), paper=PAPER)
 
 
 def test_a_second_service_is_refused_naming_the_owner_and_a_standby_takes_over(
@@ -176,7 +177,7 @@ def test_a_console_without_links_pays_and_the_service_tells_the_table(pg: Engine
         h.console.kind = "serve"
         h.start()
         other = _same_ledger(pg)
-        client = ConsoleCore(other, h.config, h.paytables, serve=())
+        client = ConsoleCore(other, h.config, h.paytables, serve=(), paper=PAPER)
         changes: list[FloorChange] = []
         client.add_listener(changes.append)
         try:
@@ -265,11 +266,12 @@ def test_a_client_console_checks_its_floor_file_and_writes_no_configuration(
         config = load_demo_floor()
         changed = replace(config, tables=tuple(
             replace(t, seats=5) if t.id == "PG-2" else t for t in config.tables))
-        client = Floor(other, changed, load_paytables())
+        client = Floor(other, changed, load_paytables(), paper=PAPER)
         notes = client.join()
         assert any("FLOOR FILE DIFFERS" in n and "table PG-2 seats: the ledger has 6, this "
                    "file 5" in n for n in notes), notes
-        assert Floor(other, config, load_paytables()).join() == []  # the same file: silent
+        # the same file: silent
+        assert Floor(other, config, load_paytables(), paper=PAPER).join() == []
     finally:
         other.dispose()
     with pg.connect() as c:

@@ -50,6 +50,7 @@ from core.ledger.models import ControllerEvent as EventRow
 from core.ledger.models import RefusedEvent
 from core.ledger.outages import ledger_problem
 from core.tablegames.rules.paytables import load_paytables
+from printing.escpos.slip import PAPER
 from tests.conftest import PG_URL
 from tests.harness import wait_for
 from tests.ledgers import migrate
@@ -217,7 +218,7 @@ def test_a_database_connection_held_silent_turns_health_unhealthy_and_the_writer
     engine, proxy = held
     caplog.set_level(logging.INFO)
     floor = Floor(engine, tables=2, events=80, serve=None, name="held-service", kind="serve",
-                  claim_interval=0.2)
+                  claim_interval=0.2, paper=PAPER)
     writer = floor.console.floor.writer
     writer.stall_s = 1.0  # a job waiting 1 s for its commit: unhealthy
     assert writer.break_s == 1.0 + 5.0  # statement timeout + grace
@@ -295,7 +296,7 @@ def test_a_full_disk_is_one_message_links_stay_up_and_every_event_is_recorded_af
     caplog.set_level(logging.INFO)
     engine = make_engine(f"sqlite:///{small_disk / 'ledger.sqlite3'}")
     upgrade(engine)
-    floor = Floor(engine, tables=2, events=300)
+    floor = Floor(engine, tables=2, events=300, paper=PAPER)
     floor.start()
     try:
         wait_for(lambda: floor.acked() >= 10, GUARD, "events recorded")
@@ -433,7 +434,7 @@ def test_a_full_disk_of_the_database_server_is_one_message_and_every_event_is_re
     engine = make_engine(url, connect_args={"options": "-c default_tablespace=small"})
     upgrade(engine)
     floor = Floor(engine, tables=2, events=300, serve=None, name="full-service", kind="serve",
-                  claim_interval=0.2)
+                  claim_interval=0.2, paper=PAPER)
     floor.start()
     try:
         wait_for(lambda: floor.acked() >= 10, GUARD, "events recorded")

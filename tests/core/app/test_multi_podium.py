@@ -30,6 +30,7 @@ from core.ledger.models import Award, Hit, OwnershipEvent, Slip
 from core.ledger.models import ControllerEvent as EventRow
 from core.tablegames.rules.paytables import load_paytables
 from core.tablegames.views import FloorChange
+from printing.escpos.slip import PAPER
 from tests.conftest import PG_URL
 from tests.floors import floor_toml, table
 from tests.harness import record_applied, wait_for
@@ -84,7 +85,7 @@ class Supervisor:
         self.pit = pit
         self.tables = set(PITS[pit])
         self.core = ConsoleCore(self.engine, config, load_paytables(), serve=(),
-                                name=f"console-{pit}", print_tables=self.tables)
+                                name=f"console-{pit}", print_tables=self.tables, paper=PAPER)
         self.heard: dict[int, float] = {}  # hit id -> when this console heard it decided
         self.heard_remote: dict[int, float] = {}
         self.decided: dict[int, float] = {}  # hit id -> when this console's decision committed

@@ -39,6 +39,7 @@ from core.ledger.audit import verify
 from core.ledger.models import ControllerEvent as EventRow
 from core.ledger.models import RefusedEvent, Round
 from core.tablegames.rules.paytables import load_paytables
+from printing.escpos.slip import PAPER
 from tests.floors import floor_toml
 from tests.floors import table as floor_table
 
@@ -118,7 +119,7 @@ def _console(engine: Engine, ports: dict[str, int]) -> ConsoleCore:
                          "poison.toml")
     return ConsoleCore(engine, config, load_paytables(), link_options={
         "heartbeat": 0.5, "reconnect_delay": 0.05, "max_reconnect_delay": 0.2,
-        "retransmit": 0.2})
+        "retransmit": 0.2}, paper=PAPER)
 
 
 def test_a_poison_event_is_refused_alone_and_the_other_tables_event_in_its_batch_recorded(

@@ -20,6 +20,7 @@ from core.controllers.frames import Command, HitRejected, PayConfirmed
 from core.controllers.simulator import SimulatedTable
 from core.kernel.cards import parse_cards
 from core.ledger.models import Round
+from printing.escpos.slip import PAPER
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for
 
@@ -61,7 +62,7 @@ def _second_console(h: FloorHarness) -> ConsoleCore:
     """A new console process on the same ledger (nothing of the first one's memory)."""
     return ConsoleCore(h.engine, h.config, h.paytables,
                        link_options={"heartbeat": 0.5, "reconnect_delay": 0.1,
-                                     "max_reconnect_delay": 0.5})
+                                     "max_reconnect_delay": 0.5}, paper=PAPER)
 
 
 @pytest.mark.parametrize("decision", ["pay", "reject"])

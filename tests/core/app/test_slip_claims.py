@@ -20,6 +20,7 @@ from core.floorconfig import FloorConfig, loads_floor
 from core.ledger.models import Slip, SlipPrintAttempt
 from core.tablegames.floor import Floor
 from printing.escpos.printers import FilePrinter
+from printing.escpos.slip import PAPER
 from tests.floors import floor_toml, table
 from tests.harness import wait_for
 from tests.paid_slips import FULL_HOUSE, PAYTABLES
@@ -30,7 +31,7 @@ FLOOR = floor_toml("Two Pits", tables=[table("PG-1", 17301, pit="A"),
 
 def _slips(engine: Engine, config: FloorConfig, at: list[str]) -> list[int]:
     """One auto-paid full house at each table of ``at``, in order: their slip numbers."""
-    floor = Floor(engine, config, PAYTABLES)
+    floor = Floor(engine, config, PAYTABLES, paper=PAPER)
     floor.start()
     for t in set(at):
         floor.set_link(t, True)
@@ -53,7 +54,7 @@ class Podiums:
         tables = None if pit is None else [t.id for t in self.config.tables_of_pit(pit)]
         c = ConsoleCore(self.engine, self.config, PAYTABLES,
                         printer=printer or FilePrinter(self.tmp / f"slips-{pit}"),
-                        print_tables=tables, name=f"podium-{pit}")
+                        print_tables=tables, name=f"podium-{pit}", paper=PAPER)
         said: list[str] = []
         c.add_message_listener(said.append)
         c.start(links=False)

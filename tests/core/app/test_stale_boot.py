@@ -14,6 +14,7 @@ from sqlalchemy import Engine, select
 
 from core.app.console import ConsoleCore
 from core.ledger.models import Hit, HitDecision
+from printing.escpos.slip import PAPER
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for
 
@@ -49,7 +50,7 @@ def test_hits_of_a_controller_boot_gone_are_closed_with_a_record_at_start(
 
     console = ConsoleCore(harness.engine, harness.config, harness.paytables,
                           link_options={"heartbeat": 0.5, "reconnect_delay": 0.1,
-                                        "max_reconnect_delay": 0.5})
+                                        "max_reconnect_delay": 0.5}, paper=PAPER)
     console.start()
     try:
         wait_for(lambda: console.floor.snapshot().pending == (), what="the dead hit closed")

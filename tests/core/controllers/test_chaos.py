@@ -46,6 +46,7 @@ from core.floorconfig import loads_floor
 from core.ledger.models import ControllerEvent as EventRow
 from core.ledger.models import RefusedEvent, Round
 from core.tablegames.rules.paytables import load_paytables
+from printing.escpos.slip import PAPER
 from tests.floors import floor_toml, table
 
 GUARD = 120.0  # seconds before a wait gives up (a hang guard, not a timing requirement)
@@ -165,7 +166,7 @@ def _console(engine: Engine, port: int) -> ConsoleCore:
                          "forged.toml")
     return ConsoleCore(engine, config, load_paytables(), link_options={
         "heartbeat": 0.5, "reconnect_delay": 0.05, "max_reconnect_delay": 0.2,
-        "retransmit": 0.2})
+        "retransmit": 0.2}, paper=PAPER)
 
 
 def test_forged_events_are_refused_kept_once_and_the_events_behind_them_recorded(

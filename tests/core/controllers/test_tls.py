@@ -32,6 +32,7 @@ from core.floorconfig import load_demo_floor
 from core.ledger.db import make_engine
 from core.ledger.models import ControllerEvent as EventRow
 from core.tablegames.rules.paytables import load_paytables
+from printing.escpos.slip import PAPER
 from tests.core.controllers.test_link import (
     Floor,
     arun,
@@ -335,7 +336,7 @@ def test_a_console_set_up_for_tls_never_records_from_a_plain_controller(tmp_path
     migrate(engine)
     console = ConsoleCore(engine, config, paytables,
                           link_options={"heartbeat": 0.5, "reconnect_delay": 0.05,
-                                        "max_reconnect_delay": 0.2})
+                                        "max_reconnect_delay": 0.2}, paper=PAPER)
     try:
         console.start()
         wait_for(lambda: "does not answer in TLS" in console.link_status()["PG-1"][1],
@@ -355,7 +356,7 @@ def test_a_floor_without_certificates_does_not_start_its_links(tmp_path: Path) -
     config = replace(load_demo_floor(tmp_path / "none"))  # the demo's paths, no files there
     engine = make_engine(f"sqlite:///{tmp_path / 'ledger.sqlite3'}")
     migrate(engine)
-    console = ConsoleCore(engine, config, paytables)
+    console = ConsoleCore(engine, config, paytables, paper=PAPER)
     with pytest.raises(tls.TlsError, match=r"controller_link\.ca: .*ca\.pem: no such file"):
         console.start()
     assert console.link_loop.thread is None  # refused before anything started

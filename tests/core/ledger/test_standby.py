@@ -29,6 +29,7 @@ from core.tablegames.feed import FeedListener
 from core.tablegames.floor import Floor
 from core.tablegames.rules.paytables import load_paytables
 from core.tablegames.views import FloorChange
+from printing.escpos.slip import PAPER
 from tests.conftest import PG_URL
 from tests.harness import wait_for
 
@@ -242,13 +243,13 @@ def test_after_a_failover_claims_and_the_feed_are_made_again_on_the_new_primary(
     service, console, other = (make_engine(pair.url()) for _ in range(3))
     try:
         upgrade(service)
-        floor = Floor(service, load_demo_floor(), load_paytables())
+        floor = Floor(service, load_demo_floor(), load_paytables(), paper=PAPER)
         floor.start(())
         table = floor.config.tables[0].id
         claims = TableClaims(floor, "svc-standby-test")
         claims.open()
         assert claims.claim([table])[0] == [table]
-        watcher = Floor(console, load_demo_floor(), load_paytables())
+        watcher = Floor(console, load_demo_floor(), load_paytables(), paper=PAPER)
         resyncs: list[int] = []
         listener = FeedListener(watcher.ctx, on_resync=lambda: resyncs.append(1),
                                 reconnect_delay=0.2)
@@ -274,7 +275,7 @@ def test_after_a_failover_claims_and_the_feed_are_made_again_on_the_new_primary(
         # and it hears the new primary: a change another process makes there
         seen: list[FloorChange] = []
         watcher.add_listener(seen.append)
-        Floor(other, load_demo_floor(), load_paytables()).set_link(table, True)
+        Floor(other, load_demo_floor(), load_paytables(), paper=PAPER).set_link(table, True)
         wait_for(lambda: any(table in c.tables for c in seen), timeout=JOIN_S,
                  what="the change heard from the new primary")
         listener.stop()

@@ -41,6 +41,7 @@ from core.people.auth import (
 from core.people.cardkey import CardKeyError
 from core.tablegames.floor import Floor
 from core.tablegames.views import FloorError
+from printing.escpos.slip import PAPER
 from tests.core.tablegames.test_floor import (
     FLOOR_TOML,
     HANDS,
@@ -69,7 +70,7 @@ def people_floor(engine: Engine, extra: str = "") -> Floor:
     toml = DEFAULTS_TOML.replace('executive_threshold = "5000.00"',
                                  'executive_threshold = "5000.00"\n' + extra)
     config = loads_floor(toml.format(rate="0.20"), "people.toml")
-    f = Floor(engine, config, PAYTABLES, clock=Clock())
+    f = Floor(engine, config, PAYTABLES, clock=Clock(), paper=PAPER)
     f.start()
     for t in ("T1", "T2"):
         f.set_link(t, True)

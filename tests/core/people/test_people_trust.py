@@ -28,6 +28,7 @@ from core.ledger.models import Employee, EmployeeEvent, SwipeLog
 from core.people import cardkey
 from core.people.auth import AuthError, Credential, Gate, add_employee
 from core.tablegames.floor import Floor
+from printing.escpos.slip import PAPER
 from tests.core.cli.test_employees_command import db_url, run_cli
 from tests.core.tablegames.test_floor import FLOOR_TOML, PAYTABLES, Clock
 
@@ -263,7 +264,7 @@ def test_a_contribution_above_the_preconfigured_rate_starts_only_with_an_executi
     staff(engine)
     config = loads_floor(_above_ceiling_floor(), "floor.toml")
     with pytest.raises(FloorConfigError) as refused:
-        Floor(engine, config, PAYTABLES, clock=Clock()).start()
+        Floor(engine, config, PAYTABLES, clock=Clock(), paper=PAPER).start()
     msg = str(refused.value)
     assert "group LINK: level MAIN: contribution rate 0.20 is above" in msg
     assert "podium employees approve-contribution --group LINK --level MAIN --rate 0.20" in msg
@@ -276,11 +277,11 @@ def test_a_contribution_above_the_preconfigured_rate_starts_only_with_an_executi
     approve(engine, "LINK", "MAIN", "0.25", "another rate",
             approval=Credential(swipe(EXE), PINS[EXE]))
     with pytest.raises(FloorConfigError, match="refused without an executive's recorded"):
-        Floor(engine, config, PAYTABLES, clock=Clock()).start()  # not this rate
+        Floor(engine, config, PAYTABLES, clock=Clock(), paper=PAPER).start()  # not this rate
     done = approve(engine, "LINK", "MAIN", "0.20", "promotion",
                    approval=Credential(swipe(EXE), PINS[EXE]))
     assert done.endswith("approved by executive X1 (Exe Cutive)")
-    floor = Floor(engine, config, PAYTABLES, clock=Clock())
+    floor = Floor(engine, config, PAYTABLES, clock=Clock(), paper=PAPER)
     notes = floor.start()
     assert any("approved by executive X1 (Exe Cutive)" in n for n in notes), notes
     with Session(engine) as s:
@@ -296,7 +297,7 @@ def test_the_floor_file_flag_no_longer_approves_a_rate(engine: Engine) -> None:
     with pytest.raises(FloorConfigError) as refused:
         config = loads_floor(_above_ceiling_floor('\ncontribution_override = "X1"'),
                              "floor.toml")
-        Floor(engine, config, PAYTABLES, clock=Clock()).start()
+        Floor(engine, config, PAYTABLES, clock=Clock(), paper=PAPER).start()
     assert "contribution_override: is no longer read" in str(refused.value)
     assert "podium employees approve-contribution" in str(refused.value)
 

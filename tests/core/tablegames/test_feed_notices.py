@@ -18,6 +18,7 @@ from core.tablegames.feed import DropLog, FeedListener, Notice, feed_key, sign
 from core.tablegames.floor import Floor
 from core.tablegames.rules.paytables import load_paytables
 from core.tablegames.views import FloorChange
+from printing.escpos.slip import PAPER
 from tests.conftest import PG_URL
 from tests.harness import wait_for
 from tests.ledgers import migrate
@@ -50,7 +51,7 @@ def _forged() -> list[str]:
 
 
 def _floor(engine: Engine) -> Floor:
-    return Floor(engine, load_demo_floor(), load_paytables())
+    return Floor(engine, load_demo_floor(), load_paytables(), paper=PAPER)
 
 
 def test_forged_and_malformed_notices_cost_one_log_line_and_no_resync(

@@ -52,6 +52,7 @@ from core.tablegames.floor import Floor
 from core.tablegames.ingest.events import AUTO_PAID_REASON
 from core.tablegames.rules import fortune
 from core.tablegames.views import FloorChange, FloorError
+from printing.escpos.slip import PAPER
 from tests.floors import Group, floor_toml, table
 from tests.floors import Level as MeterLevel
 
@@ -175,7 +176,7 @@ class Table:
 
 def make_floor(engine: Engine, rate: str = "0.20") -> Floor:
     config = loads_floor(FLOOR_TOML.format(rate=rate), "test.toml")
-    floor = Floor(engine, config, PAYTABLES, clock=Clock())
+    floor = Floor(engine, config, PAYTABLES, clock=Clock(), paper=PAPER)
     floor.start()
     return floor
 
@@ -699,7 +700,7 @@ def test_multi_level_link_contributes_to_every_level_and_pays_the_named_one(
     from core.floorconfig import load_demo_floor
 
     config = load_demo_floor()
-    floor = Floor(engine, config, PAYTABLES, clock=Clock())
+    floor = Floor(engine, config, PAYTABLES, clock=Clock(), paper=PAPER)
     floor.start()
     group = config.group_of("PG-4")
     floor.set_link("PG-4", True)

@@ -29,6 +29,7 @@ from core.people import cardkey
 from core.people.auth import AuthError, Credential, add_employee
 from core.tablegames import floor_approval
 from core.tablegames.floor import Floor
+from printing.escpos.slip import PAPER
 from tests.core.cli.test_employees_command import db_url, run_cli
 from tests.core.people.test_people_trust import EXE, PINS, SUP, approval, staff, swipe
 from tests.core.tablegames.test_floor import FLOOR_TOML, PAYTABLES, Clock
@@ -52,7 +53,7 @@ def _lower_rate(toml: str) -> str:
 
 
 def _start(engine: Engine, path: Path) -> list[str]:
-    return Floor(engine, load_floor(path), PAYTABLES, clock=Clock()).start()
+    return Floor(engine, load_floor(path), PAYTABLES, clock=Clock(), paper=PAPER).start()
 
 
 def _counts(engine: Engine) -> tuple[int, int, int]:
@@ -235,14 +236,14 @@ def test_the_console_asks_for_the_swipe_and_pin_when_it_starts_on_a_change(
         assert "approved by executive X1" in record(Credential(swipe(EXE), PINS[EXE]))
         return True
 
-    console = ConsoleCore(engine, config, PAYTABLES)
+    console = ConsoleCore(engine, config, PAYTABLES, paper=PAPER)
     try:
         with pytest.raises(FloorConfigError, match="not approved by an executive"):
             console.start(links=False, approve=declined)
     finally:
         console.stop()
     assert [c.name for c in shown[0].changes] == ["contribution_rate", "preconfigured_rate"]
-    console = ConsoleCore(engine, config, PAYTABLES)
+    console = ConsoleCore(engine, config, PAYTABLES, paper=PAPER)
     try:
         notes = console.start(links=False, approve=approved)
     finally:

@@ -21,7 +21,7 @@ from core.tablegames.views import FloorError
 from printing.escpos import printers
 from printing.escpos.preview import recovered_text
 from printing.escpos.printers import FilePrinter, NetworkPrinter
-from printing.escpos.slip import DUPLICATE_BANNER, REPRINT_BANNER
+from printing.escpos.slip import DUPLICATE_BANNER, PAPER, REPRINT_BANNER
 from tests.fake_printer import (
     STATUS_COVER_OPEN,
     STATUS_CUTTER_ERROR,
@@ -171,7 +171,7 @@ def test_a_crash_between_sending_and_recording_leaves_the_print_state_unknown_an
     UNKNOWN on the paper, never as a second unmarked original."""
     engine, (n, m) = slips
     config = slip_floor()
-    first = Floor(engine, config, PAYTABLES)
+    first = Floor(engine, config, PAYTABLES, paper=PAPER)
     started = first.record_print_started(n, "127.0.0.1:9100", "", len(_stored(engine, n)))
     assert first.print_state(n).state == "unknown"
     with FakePrinter() as fp:
@@ -291,7 +291,7 @@ def test_the_slips_made_before_start_that_never_printed_are_listed_oldest_first(
         engine: Engine) -> None:
     config = slip_floor()
     nos = make_slips(engine, config, 4)
-    floor = Floor(engine, config, PAYTABLES)
+    floor = Floor(engine, config, PAYTABLES, paper=PAPER)
     floor.record_print(nos[1], "p", True)  # printed (confirmed)
     floor.record_print(nos[2], "p", False, "Printer p: cover open; nothing was sent",
                        reason="cover_open")
@@ -315,11 +315,11 @@ def test_attempts_from_before_revision_0012_still_count(slips: tuple[Engine, lis
     engine, (n, m) = slips
     with Session(engine) as s, s.begin():
         ids = {no: i for no, i in s.execute(select(Slip.slip_no, Slip.id))}
-        now = Floor(engine, slip_floor(), PAYTABLES).ctx.now()
+        now = Floor(engine, slip_floor(), PAYTABLES, paper=PAPER).ctx.now()
         s.add(SlipPrintAttempt(slip_id=ids[n], printer="p", ok=True, error="", created_at=now))
         s.add(SlipPrintAttempt(slip_id=ids[m], printer="p", ok=False, error="timed out",
                                created_at=now))
-    floor = Floor(engine, slip_floor(), PAYTABLES)
+    floor = Floor(engine, slip_floor(), PAYTABLES, paper=PAPER)
     assert (floor.print_state(n).state, floor.print_state(n).next_marking) == ("printed",
                                                                               "reprint")
     st = floor.print_state(m)
@@ -351,7 +351,7 @@ def test_a_print_whose_start_can_not_be_recorded_sends_nothing(
 
 def test_a_bad_marking_or_an_unknown_start_is_refused(slips: tuple[Engine, list[int]]) -> None:
     engine, (n, _) = slips
-    floor = Floor(engine, slip_floor(), PAYTABLES)
+    floor = Floor(engine, slip_floor(), PAYTABLES, paper=PAPER)
     with pytest.raises(FloorError, match="marking 'COPY'"):
         floor.record_print_started(n, "p", "COPY", 10)
     with pytest.raises(FloorError, match="print attempt 999: no such print was started"):

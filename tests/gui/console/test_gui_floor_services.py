@@ -24,6 +24,7 @@ from core.tablegames.floor import Floor
 from gui.common.swipe import SwipeCatcher
 from gui.main_window import MainWindow
 from gui.tablegames.model import TableView, tile_text
+from printing.escpos.slip import PAPER
 from tests.core.app.test_floor_service import _same_ledger
 from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for
@@ -197,7 +198,7 @@ def client_window(qtbot, catcher, pg):  # type: ignore[no-untyped-def]
         client_engine = _same_ledger(pg)
         client = None
         try:
-            dead = Floor(dead_engine, h.config, h.paytables)
+            dead = Floor(dead_engine, h.config, h.paytables, paper=PAPER)
             dead.start(())
             claims_b = TableClaims(dead, "pit-b", "serve")
             claims_b.open()
@@ -209,7 +210,7 @@ def client_window(qtbot, catcher, pg):  # type: ignore[no-untyped-def]
                      and next(t for t in h.console.floor.snapshot().tables
                               if t.id == "PG-1").online, what="pit-a serving PG-1")
             client = ConsoleCore(client_engine, h.config, h.paytables, serve=(),
-                                 name="podium-a", kind="console")
+                                 name="podium-a", kind="console", paper=PAPER)
             client.pit = "A"
             client.start()
             window = MainWindow(client, catcher)
@@ -261,7 +262,7 @@ def test_an_ownership_change_reads_the_services_again_at_once(
     window._services_timer.stop()  # only the change can tell the window now
     standby_engine = _same_ledger(pg)
     try:
-        standby = Floor(standby_engine, h.config, h.paytables)
+        standby = Floor(standby_engine, h.config, h.paytables, paper=PAPER)
         claims = TableClaims(standby, "standby-b", "serve")
         claims.open()
         assert claims.claim(["PG-4"])[0] == ["PG-4"]  # an "ownership" change, heard live

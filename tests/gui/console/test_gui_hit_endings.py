@@ -21,6 +21,7 @@ from gui.common.authorize import SwipePrompt
 from gui.common.swipe import SwipeCatcher
 from gui.main_window import MainWindow
 from gui.tablegames.verify import VerifyDialog
+from printing.escpos.slip import PAPER
 from tests.core.app.test_floor_service import _same_ledger
 from tests.fake_printer import FakePrinter
 from tests.gui.swiping import type_swipe
@@ -78,7 +79,7 @@ def test_a_hit_of_a_gone_controller_boot_is_closed_at_start_and_shown(  # type: 
             floor.on_sim(lambda: sim.restart(keep_outbox=False))
             console = ConsoleCore(sqlite_engine, floor.config, floor.paytables,
                                   link_options={"heartbeat": 0.5, "reconnect_delay": 0.1,
-                                                "max_reconnect_delay": 0.5})
+                                                "max_reconnect_delay": 0.5}, paper=PAPER)
             console.start()
             window = MainWindow(console, catcher)
             qtbot.addWidget(window)
@@ -115,7 +116,7 @@ def test_a_pay_to_a_table_with_no_service_says_it_waits_for_the_table(  # type: 
         dead_engine, client_engine = _same_ledger(pg), _same_ledger(pg)
         client = None
         try:
-            dead = Floor(dead_engine, h.config, h.paytables)
+            dead = Floor(dead_engine, h.config, h.paytables, paper=PAPER)
             dead.start(())
             claims_b = TableClaims(dead, "pit-b", "serve")
             claims_b.open()
@@ -126,7 +127,7 @@ def test_a_pay_to_a_table_with_no_service_says_it_waits_for_the_table(  # type: 
                 1, 2, "STRAIGHT_FLUSH", tuple(parse_cards(STRAIGHT_FLUSH))))
             claims_b._conn.close()  # killed: PostgreSQL frees its lock, nobody is told
             client = ConsoleCore(client_engine, h.config, h.paytables, serve=(),
-                                 name="podium-b", kind="console")
+                                 name="podium-b", kind="console", paper=PAPER)
             client.start()
             window = MainWindow(client, catcher)
             qtbot.addWidget(window)

@@ -31,6 +31,7 @@ from gui.pokerroom import PokerRoomScreen
 from printing.escpos.bbj_slip import demo_share_slip, render_share_slip
 from printing.escpos.preview import preview_png, recovered_text
 from printing.escpos.printers import FilePrinter
+from printing.escpos.slip import PAPER
 from printing.pages import ledger_forms as lf
 from printing.pages.winpage import render_png, winpage_html
 from tests.floors import floor_toml, table
@@ -127,7 +128,7 @@ def test_a_table_floor_in_its_own_currency_shows_it_on_the_console_the_slip_and_
     Before: "$6.00" everywhere, whatever the floor's currency."""
     config = _floor(currency, locale)
     (slip_no,) = make_slips(sqlite_engine, config, 1)
-    floor = Floor(sqlite_engine, config, PAYTABLES)
+    floor = Floor(sqlite_engine, config, PAYTABLES, paper=PAPER)
     floor.record_print(slip_no, "file", True)  # printed: nothing offered at start
 
     data = floor.slip_bytes(slip_no)

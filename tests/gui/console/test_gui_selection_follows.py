@@ -17,6 +17,7 @@ from core.tablegames.floor import Floor
 from gui.common.swipe import SwipeCatcher
 from gui.main_window import MainWindow
 from printing.escpos.printers import NetworkPrinter
+from printing.escpos.slip import PAPER
 from tests.fake_printer import FakePrinter
 from tests.paid_slips import PAYTABLES, console, make_slips, slip_floor
 
@@ -27,7 +28,7 @@ def slips_console(qapp, sqlite_engine: Engine) -> Iterator[tuple[Engine, list[in
     """Three slips paid and printed before the start (nothing is offered at start)."""
     config = slip_floor()
     nos = make_slips(sqlite_engine, config, 3)
-    before = Floor(sqlite_engine, config, PAYTABLES)
+    before = Floor(sqlite_engine, config, PAYTABLES, paper=PAPER)
     for no in nos:
         before.record_print(no, "10.0.0.50:9100", True)
     catcher = SwipeCatcher()

@@ -18,6 +18,7 @@ from core.kernel.money import Currency
 from core.ledger.db import make_engine
 from core.pokerroom import fund as bbj_fund
 from gui.desks.signage import HIDDEN, STALE_S, SignageWindow
+from printing.escpos.slip import PAPER
 from tests.core.tablegames.test_floor import (
     EXE,
     HANDS,
@@ -166,7 +167,7 @@ def test_screenshot_of_a_group_with_a_hit_waiting(qtbot, tmp_path: Path) -> None
 
     engine = make_engine(f"sqlite:///{tmp_path / 'demo.sqlite3'}")
     migrate(engine)
-    floor = Floor(engine, load_demo_floor(), PAYTABLES)
+    floor = Floor(engine, load_demo_floor(), PAYTABLES, paper=PAPER)
     floor.start()
     for t in ("PG-4", "PG-5"):
         floor.set_link(t, True)

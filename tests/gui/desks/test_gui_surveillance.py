@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QWidget
 from sqlalchemy import Engine
 
 from gui.desks.surveillance import FLAGGED_ROW, SurveillancePanel
+from printing.escpos.slip import PAPER
 from tests.core.desks.surveillance.test_surveillance import NOW, build
 
 SHOTS = os.environ.get("PODIUM_SCREENSHOT_DIR")
@@ -139,6 +140,6 @@ def test_a_hit_is_written_as_the_win_slip_writes_it(  # type: ignore[no-untyped-
                     timeout=10000)
     assert panel.title.text().startswith(f"Hit H{hit} · table T1")
     # the paper: the win slip of that hit says the same
-    floor = Floor(sqlite_engine, led.desk.config, led.desk.paytables)
+    floor = Floor(sqlite_engine, led.desk.config, led.desk.paytables, paper=PAPER)
     slips = [s for s in floor.slip_lines() if s.hit_id == hit]
     assert slips and floor.win_slip(slips[0].slip_no).hit_ref == f"H{hit}"

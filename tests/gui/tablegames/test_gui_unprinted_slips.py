@@ -24,7 +24,7 @@ from gui.common.swipe import SwipeCatcher
 from gui.main_window import MainWindow
 from printing.escpos.preview import recovered_text
 from printing.escpos.printers import NetworkPrinter
-from printing.escpos.slip import DUPLICATE_BANNER
+from printing.escpos.slip import DUPLICATE_BANNER, PAPER
 from tests.fake_printer import FakePrinter
 from tests.paid_slips import PAYTABLES, console, make_slips, slip_floor
 
@@ -50,7 +50,7 @@ def restarted(qapp, sqlite_engine: Engine) -> Iterator[tuple[Engine, list[int], 
     died); then a console starts with a working printer."""
     config = slip_floor()
     nos = make_slips(sqlite_engine, config, 5)
-    before = Floor(sqlite_engine, config, PAYTABLES)
+    before = Floor(sqlite_engine, config, PAYTABLES, paper=PAPER)
     before.record_print(nos[1], "10.0.0.50:9100", False,
                         "Printer 10.0.0.50:9100: cover open; nothing was sent", reason="cover_open")
     before.record_print(nos[2], "10.0.0.50:9100", True)
@@ -144,7 +144,7 @@ def test_later_prints_nothing_and_the_win_slips_tab_shows_the_unknown_state(  # 
 def test_nothing_is_offered_when_every_slip_printed(qtbot, qapp, sqlite_engine) -> None:  # type: ignore[no-untyped-def]
     config = slip_floor()
     (n,) = make_slips(sqlite_engine, config, 1)
-    Floor(sqlite_engine, config, PAYTABLES).record_print(n, "p", True)
+    Floor(sqlite_engine, config, PAYTABLES, paper=PAPER).record_print(n, "p", True)
     catcher = SwipeCatcher()
     catcher.install(qapp)
     with FakePrinter() as fp:

@@ -34,6 +34,7 @@ from gui.main_window import MainWindow
 from gui.tablegames.void_slip import VoidDialog
 from gui.tablegames.winpage_dialog import winpage_for
 from gui.tablegames.winpage_search import WinPageSearch, WinPageSearchDialog
+from printing.escpos.slip import PAPER
 from printing.pages.winpage import render_png
 from tests.gui.swiping import type_pin, type_swipe
 from tests.paid_slips import FLOOR, PAYTABLES, make_slips
@@ -56,7 +57,7 @@ def ledger(sqlite_engine: Engine) -> Iterator[tuple[ConsoleCore, list[int]]]:
     config = loads_floor(FLOOR.replace('pin = "none"', 'pin = "executive"'), "slips.toml")
     nos = make_slips(sqlite_engine, config, 2)
     enroll_demo_employees(sqlite_engine)
-    c = ConsoleCore(sqlite_engine, config, PAYTABLES)
+    c = ConsoleCore(sqlite_engine, config, PAYTABLES, paper=PAPER)
     c.start(links=False)
     floor = c.floor
     floor.set_link("PG-1", True)

@@ -19,6 +19,7 @@ from core.desks.accounting.reading import check_whole_hours
 from core.desks.accounting.reconciliation import Flow
 from core.desks.desk import Desk
 from core.floorconfig import FloorConfigError, loads_floor
+from printing.escpos.slip import PAPER
 from tests import accounting_ledger as L
 
 CENT = Decimal("0.01")
@@ -449,13 +450,13 @@ def test_a_table_moved_to_another_link_counts_with_the_link_it_played_for(desk: 
     from tests.approvals import approve_floor
 
     clock = L.SetClock(L.at(3, 1))
-    before_move = Floor(engine, L.config(), L.PAYTABLES, clock=clock)
+    before_move = Floor(engine, L.config(), L.PAYTABLES, clock=clock, paper=PAPER)
     before_move.set_link("T2", True)
     before_move.handle(Origin("T2", "boot2", 1), GameStarted(9, {1: 100}))
     moved = loads_floor(L.FLOOR.replace('id = "T2"\ngroup = "LINK"', 'id = "T2"\ngroup = "LOCK"'),
                         "moved.toml")
     clock.now = L.at(3, 2)
-    floor = Floor(engine, moved, L.PAYTABLES, clock=clock)
+    floor = Floor(engine, moved, L.PAYTABLES, clock=clock, paper=PAPER)
     approve_floor(engine, moved)  # the table feeds another meter: an executive approves it
     floor.start()
     floor.set_link("T2", True)
@@ -478,7 +479,7 @@ def test_a_rejected_full_lock_gives_back_its_reseed_and_reserve_move_as_holds(
     from core.tablegames.floor import Floor
 
     clock = L.SetClock(L.at(3, 1))
-    floor = Floor(engine, L.config(), L.PAYTABLES, clock=clock)
+    floor = Floor(engine, L.config(), L.PAYTABLES, clock=clock, paper=PAPER)
     floor.set_link("L1", True)
     floor.handle(Origin("L1", "boot2", 1), GameStarted(2, {1: 100}))
     floor.handle(Origin("L1", "boot2", 2), HitClaimed(2, 1, "SF7_NATURAL"))

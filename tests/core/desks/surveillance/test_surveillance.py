@@ -38,6 +38,7 @@ from core.people.auth import AuthError, add_employee
 from core.tablegames.floor import Floor
 from core.tablegames.rules.paytables import load_paytables
 from core.tablegames.views import FloorError
+from printing.escpos.slip import PAPER
 from tests.floors import Group, Level, floor_toml, table
 
 PAYTABLES = load_paytables()
@@ -132,7 +133,7 @@ def build(engine: Engine, extra: str = "") -> Ledger:
     """
     clock = Clock()
     config = loads_floor(FLOOR + extra, "surveillance-test.toml")
-    floor = Floor(engine, config, PAYTABLES, clock=clock)
+    floor = Floor(engine, config, PAYTABLES, clock=clock, paper=PAPER)
     floor.start()
     for t in ("T1", "T2"):
         floor.set_link(t, True)

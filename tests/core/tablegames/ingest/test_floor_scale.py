@@ -53,10 +53,11 @@ from core.people import cardkey
 from core.people.auth import add_employee
 from core.tablegames import flags
 from core.tablegames.floor import Floor
-from core.tablegames.ingest import events as ingest
+from core.tablegames.ingest import refusals
 from core.tablegames.ingest.writer import UNSTORABLE
 from core.tablegames.rules.paytables import load_paytables
 from core.tablegames.views import AmountChanged, FloorChange, FloorError
+from printing.escpos.slip import PAPER
 from tests.floors import Group, Level, floor_toml, table
 from tests.harness import held_writer
 from tests.ledgers import migrate
@@ -85,7 +86,8 @@ class Clock:
 
 @pytest.fixture
 def floor(engine: Engine) -> Floor:
-    f = Floor(engine, loads_floor(FLOOR, "scale.toml"), dict(load_paytables()), clock=Clock())
+    f = Floor(engine, loads_floor(FLOOR, "scale.toml"), dict(load_paytables()), clock=Clock(),
+              paper=PAPER)
     f.start()
     for i in range(1, 9):
         f.set_link(f"T{i}", True)
@@ -233,7 +235,7 @@ def test_a_batch_the_database_refuses_is_split_and_only_the_bad_event_refused(
         floor: Floor, engine: Engine, monkeypatch: pytest.MonkeyPatch, poison: str) -> None:
     # the screen before the batch would refuse it by name: let it through, as an event the
     # screen does not know to be bad, so that the database (or its driver) refuses it
-    monkeypatch.setattr(ingest, "screened", lambda origin, event: event)
+    monkeypatch.setattr(refusals, "screened", lambda origin, event: event)
     if engine.dialect.name == "sqlite" and len(poison) > 40:
         pytest.skip("SQLite does not bound a VARCHAR: nothing refuses it")
     changes: list[FloorChange] = []
@@ -392,7 +394,7 @@ def test_the_invariant_check_names_a_balance_edited_behind_the_ledger(floor: Flo
 def test_a_read_does_not_wait_for_the_sqlite_write_lock(tmp_path: Path) -> None:
     eng = make_engine(f"sqlite:///{tmp_path / 'l.sqlite3'}")
     migrate(eng)
-    f = Floor(eng, loads_floor(FLOOR, "scale.toml"), dict(load_paytables()))
+    f = Floor(eng, loads_floor(FLOOR, "scale.toml"), dict(load_paytables()), paper=PAPER)
     f.start()
     holder = sqlite3.connect(tmp_path / "l.sqlite3", isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # another writer holds the lock (a long transaction)

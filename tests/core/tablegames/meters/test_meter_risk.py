@@ -1,4 +1,4 @@
-"""The progressive meter risk simulator (core/tablegames/meters/risk.py, docs/edge.md "Meter
+"""The progressive meter risk simulator (core/tablegames/meters/risk/, docs/edge.md "Meter
 risk") and ``podium rules meter-risk``.  Statistical checks use a fixed RNG seed (they can not
 flake) AND a 6-sigma bound against the exact probabilities of ``progressive_edge`` (they would
 hold for almost every seed)."""
@@ -20,16 +20,9 @@ import core.cli.dispatch as cli_main
 from core.cli import main
 from core.kernel.money import cents_to_units
 from core.tablegames.meters import arithmetic as meters
-from core.tablegames.meters.risk import (
-    UPC,
-    LevelPlan,
-    MeterRisk,
-    level_plans,
-    pay_events,
-    plot_data,
-    replay,
-    simulate,
-)
+from core.tablegames.meters.risk.model import UPC, LevelPlan, MeterRisk, level_plans, pay_events
+from core.tablegames.meters.risk.plot import plot_data
+from core.tablegames.meters.risk.simulation import replay, simulate
 from core.tablegames.rules.edge import progressive_edge
 from core.tablegames.rules.enumerate import count_hands
 from core.tablegames.rules.paytables import Paytable, load_paytables, parse_paytable
@@ -312,7 +305,7 @@ def test_hand_made_ml2_path_agrees_with_core_meters_on_every_level() -> None:
 
 def test_drawn_events_fall_in_their_round_in_pay_order() -> None:
     """Wager k of a block is in round first + (k-1) // seats; each wager at most one event."""
-    from core.tablegames.meters.risk import _draw
+    from core.tablegames.meters.risk.simulation import _draw
     rng = np.random.default_rng(0)
     ev_round, cat, n = _draw(rng, 2, 12, 1.0, np.array([0.5, 1.0]), 3, 5)
     assert n.tolist() == [12, 12]
@@ -327,7 +320,7 @@ def test_drawn_events_fall_in_their_round_in_pay_order() -> None:
 def test_distribution_samples_follow_the_path_across_blocks(monkeypatch: pytest.MonkeyPatch
                                                            ) -> None:
     """Small blocks (many of them): the sampled round ends are the path's own values."""
-    import core.tablegames.meters.risk as mr
+    import core.tablegames.meters.risk.simulation as mr
     monkeypatch.setattr(mr, "BLOCK_EVENTS", 7)
     monkeypatch.setattr(mr, "SAMPLE_BUDGET", 1000)
     risk = simulate(WA01, counts(WA01), plans(WA01, "50.00", "0.30", "0.01"), rounds=3000,

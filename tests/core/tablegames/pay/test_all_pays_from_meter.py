@@ -22,6 +22,7 @@ from core.ledger.models import Award, HitDecision, Level
 from core.people import cardkey
 from core.people.auth import add_employee
 from core.tablegames.floor import Floor
+from printing.escpos.slip import PAPER
 from tests.core.tablegames.test_floor import (
     EXE,
     HANDS,
@@ -44,7 +45,7 @@ def _floor(engine: Engine) -> Floor:
     toml = floor_toml(groups=[Group("APFM", all_pays_from_meter=True, levels={
         "MAIN": MeterLevel(contribution_rate="0.70", preconfigured_rate="0.70")})],
         tables=[table("A1", 17391, "APFM")])
-    f = Floor(engine, loads_floor(toml, "test.toml"), PAYTABLES, clock=Clock())
+    f = Floor(engine, loads_floor(toml, "test.toml"), PAYTABLES, clock=Clock(), paper=PAPER)
     f.start()
     f.set_link("A1", True)
     with Session(engine) as s, s.begin():

@@ -21,6 +21,7 @@ from core.ledger.models import Hit, HitDecision, MeterEntry
 from core.people.auth import AuthError
 from core.tablegames.floor import Floor
 from core.tablegames.views import AmountChanged
+from printing.escpos.slip import PAPER
 from tests.core.tablegames.test_floor import (
     EXE,
     HANDS,
@@ -328,7 +329,7 @@ def test_a_day_with_freezes_and_releases_reconciles(engine: Engine) -> None:
 
     L.build(engine)
     clock = L.SetClock(L.at(3, 1))
-    f = Floor(engine, L.config(), L.PAYTABLES, clock=clock)
+    f = Floor(engine, L.config(), L.PAYTABLES, clock=clock, paper=PAPER)
     for t in ("T1", "T2"):
         f.set_link(t, True)
     from core.controllers.events import Origin

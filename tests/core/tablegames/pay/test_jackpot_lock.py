@@ -28,6 +28,7 @@ from core.ledger.models import (
 )
 from core.tablegames.floor import Floor
 from core.tablegames.views import FloorError
+from printing.escpos.slip import PAPER
 from tests.core.tablegames.test_floor import (
     EXE,
     HANDS,
@@ -262,7 +263,7 @@ def test_the_floor_file_may_auto_pay_other_fixed_pays_but_never_a_meter_pay(
         'auto_pay_hands = ["FULL_HOUSE", "FOUR_OF_A_KIND"]\n')
     config = loads_floor(text, "test.toml")
     validate(config, PAYTABLES)
-    f = Floor(engine, config, PAYTABLES, clock=Clock())
+    f = Floor(engine, config, PAYTABLES, clock=Clock(), paper=PAPER)
     f.start()
     f.set_link("T1", True)
     t1 = Table(f, "T1")
@@ -292,7 +293,7 @@ def test_a_five_dollar_face_up_table_shares_the_one_dollar_fortune_meter(engine:
 
     config = loads_floor(LINKED_FLOOR, "linked.toml")
     validate(config, PAYTABLES)
-    f = Floor(engine, config, PAYTABLES, clock=Clock())
+    f = Floor(engine, config, PAYTABLES, clock=Clock(), paper=PAPER)
     f.start()
     for t in ("F1", "U5"):
         f.set_link(t, True)
@@ -328,7 +329,8 @@ def test_every_parameter_change_between_two_starts_is_a_ledger_record(engine: En
     from tests.core.tablegames.test_floor import FLOOR_TOML, PAYTABLES, Clock
 
     def start(text: str) -> list[str]:
-        return Floor(engine, loads_floor(text, "casino.toml"), PAYTABLES, clock=Clock()).start()
+        return Floor(engine, loads_floor(text, "casino.toml"), PAYTABLES, clock=Clock(),
+                     paper=PAPER).start()
 
     def rows() -> list[ParameterChange]:
         with Session(engine) as s:

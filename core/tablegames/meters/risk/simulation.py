@@ -1,22 +1,6 @@
-"""Progressive meter risk: a Monte Carlo of the meters over many rounds (docs/edge.md,
-"Meter risk").  No I/O, no Qt; ``core/cli/meter_risk_command.py`` is the command line.
-
-Model.  Each round has ``seats`` progressive wagers (the table's wager, RULES.md 3); each
-wager's best LISTED hand is drawn i.i.d. from the exact probabilities of
-:func:`core.tablegames.rules.edge.progressive_edge` (``pay_counts`` over all C(53,7) hands).
-Every wager of a round contributes to every level at that level's rates before any pay of
-the round (RULES.md 4); the pays of a round are paid highest seat first, each on what the
-previous pay left.  The meter arithmetic is that of :mod:`core.tablegames.meters.arithmetic`,
-in exact units:
-
-* a percentage pay takes ``meter x fraction`` rounded down to the cent; a 100% pay reseeds
-  at seed + reserve (the fraction of a cent stays) and empties the reserve;
-* with ``all_pays_from_meter`` every fixed pay is taken from the first level (as the floor
-  does, ``core.floor``): ``meters.award_fixed``, never more than the whole cents the meter
-  holds.  A pay larger than that is the meter RUNNING DRY: the rest (the shortfall) comes
-  from the tray, and the meter keeps its fraction of a cent and refills from contributions
-  (``on_dry="stay"``, what the console does) or restarts at seed + reserve like after a
-  100% award (``on_dry="reseed"``, a casino that reseeds a dry meter at once).
+"""Meter risk, the simulation: a Monte Carlo of the meters over many rounds (docs/edge.md,
+"Meter risk"), on the model of :mod:`core.tablegames.meters.risk.model`.  No I/O, no Qt;
+``core/cli/meter_risk_command.py`` is the command line.
 
 Vectorised.  Paths are independent; all paths advance in lockstep, one event per step.
 Only the wagers that touch a meter are events (meter pays; fixed pays too when every pay
@@ -28,209 +12,49 @@ events (a Monte Carlo of risk; every exact figure comes from the counts).
 Measured per level: the distribution of the meter at the end of the rounds (every round,
 or every ``sample_every``-th round when paths x rounds is large), its mean, percentiles and
 histogram; the lowest and highest the meter ever stood; hits; running dry per round, per
-path over the horizon, and the shortfall.  :func:`plot_data` gives a GUI what it plots.
+path over the horizon, and the shortfall.  What a GUI plots of it:
+:func:`core.tablegames.meters.risk.plot.plot_data`.
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from decimal import Decimal
-from fractions import Fraction
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from core.kernel.money import UNITS_PER_CENT, cents_to_units, json_cents
-from core.tablegames.meters.arithmetic import LevelSettings, MeterError
-from core.tablegames.rules.edge import LevelGrowth, progressive_edge
+from core.kernel.money import cents_to_units
+from core.tablegames.meters.risk.model import (
+    I64,
+    MAX_BINS,
+    MAX_SEATS,
+    ON_DRY,
+    UPC,
+    LevelPlan,
+    LevelRisk,
+    MeterRisk,
+    MeterRiskError,
+    PayEvent,
+    PayRisk,
+    SamplePath,
+    pay_events,
+)
+from core.tablegames.meters.risk.samples import exact_sum, histogram, mean_cents, percentile
+from core.tablegames.rules.edge import progressive_edge
 from core.tablegames.rules.paytables import Paytable
 
 if TYPE_CHECKING:
     from core.tablegames.rules.enumerate import HandCounts
 
-I64 = npt.NDArray[np.int64]
-OnDry = Literal["stay", "reseed"]
-ON_DRY: tuple[str, ...] = ("stay", "reseed")
 PERCENTILES: tuple[int, ...] = (1, 5, 25, 50, 75, 95, 99)
 SAMPLE_BUDGET = 1_000_000  # round-end samples per level kept for the distribution
 BLOCK_EVENTS = 262_144  # paths x event slots per block: bounds memory
 SAMPLE_PATHS = 5  # paths whose whole trajectory is kept for a plot
 MAX_VERTICES = 200_000  # per sample path and level; the plot stops there
 LIMIT_UNITS = 2**62  # a meter must stay below this for int64 arithmetic
-MAX_SEATS = 1000
-MAX_BINS = 1000
-UPC = UNITS_PER_CENT
-
-
-class MeterRiskError(ValueError):
-    """Bad input to the simulator; the message names the option and the problem."""
-
-
-# ------------------------------------------------------------------------------------------
-# Inputs
-
-
-@dataclass(frozen=True)
-class LevelPlan:
-    """One level: its settings (seed and rates, checked by ``core.tablegames.meters.arithmetic``)
-    and the meter it starts at (a freshly seeded meter: the seed).  The reserve starts empty."""
-
-    name: str
-    settings: LevelSettings
-    start_units: int
-
-
-@dataclass(frozen=True)
-class PayEvent:
-    """A listed pay that touches a meter: a percentage of ``level``, or (every pay from
-    the meter) a fixed amount taken from ``level``."""
-
-    hand: str
-    level: str
-    hands: int  # hands (of all C(53,7)) whose best listed pay this is
-    probability: Fraction  # per wager, exact
-    fraction: Decimal | None  # a percentage pay
-    amount_cents: int | None  # a fixed pay from the meter
-
-    @property
-    def source(self) -> Literal["meter", "fixed"]:
-        return "meter" if self.fraction is not None else "fixed"
-
-
-def pay_events(table: Paytable, counts: HandCounts,
-               all_pays_from_meter: bool = False) -> tuple[PayEvent, ...]:
-    """The pays that move a meter, with their exact per-wager probabilities (through
-    ``progressive_edge``'s ``pay_counts``: the best LISTED hand, ``Paytable.paying``)."""
-    edge = progressive_edge(table, counts)
-    total = counts.total
-    out: list[PayEvent] = []
-    for pay in table.pays:
-        n = edge.pay_counts[pay.hand]
-        if pay.fraction is not None:
-            assert pay.level is not None
-            out.append(PayEvent(pay.hand, pay.level, n, Fraction(n, total), pay.fraction, None))
-        elif all_pays_from_meter:
-            out.append(PayEvent(pay.hand, table.levels[0], n, Fraction(n, total), None,
-                                table.fixed_cents(pay)))
-    return tuple(out)
-
-
-def level_plans(table: Paytable, seeds_cents: Mapping[str, int],
-                contribution_rates: Mapping[str, Decimal], reserve_rates: Mapping[str, Decimal],
-                starts_cents: Mapping[str, int] | None = None) -> tuple[LevelPlan, ...]:
-    """Plans in the table's level order; every level needs a seed (cents)."""
-    plans = []
-    for lv in table.levels:
-        if lv not in seeds_cents:
-            raise MeterRiskError(f"--seed-amount: no seed for level {lv} "
-                                 f"(levels: {', '.join(table.levels)})")
-        try:
-            settings = LevelSettings(cents_to_units(seeds_cents[lv]),
-                                     contribution_rates.get(lv, Decimal(0)),
-                                     reserve_rates.get(lv, Decimal(0)))
-        except MeterError as exc:
-            raise MeterRiskError(f"level {lv}: {exc}") from None
-        start = (starts_cents or {}).get(lv, seeds_cents[lv])
-        plans.append(LevelPlan(lv, settings, cents_to_units(start)))
-    total = sum((p.settings.contribution_rate + p.settings.reserve_rate for p in plans),
-                Decimal(0))
-    if total > 1:
-        raise MeterRiskError(f"--contribution-rate/--reserve-rate: the levels together take "
-                             f"{total} of every wager, more than the whole wager")
-    return tuple(plans)
-
-
-# ------------------------------------------------------------------------------------------
-# Results
-
-
-@dataclass(frozen=True)
-class PayRisk:
-    event: PayEvent
-    hits: int
-    paid_cents: int  # total paid from the meter
-    max_paid_cents: int
-    dry: int  # fixed pays larger than the meter
-    shortfall_cents: int  # paid from the tray instead
-
-
-@dataclass(frozen=True)
-class SamplePath:
-    """One path's meter, exact at each vertex: ``rounds[i]`` (0 = the start) and
-    ``units[i]``; two vertices per pay (after the round's contributions, after the pay).
-    Linear between vertices.  ``complete`` is False when cut at MAX_VERTICES."""
-
-    rounds: I64
-    units: I64
-    complete: bool
-
-
-@dataclass(frozen=True)
-class LevelRisk:
-    plan: LevelPlan
-    growth: LevelGrowth  # exact figures of progressive_edge (hit probability, rise per hit)
-    samples_cents: I64  # the meter at sampled round ends, rounded down to the cent, sorted
-    mean_cents: int  # of the samples, to the nearest cent
-    min_units: int  # the lowest the meter stood (after a pay, or the start)
-    max_units: int  # the highest (after a round's contributions, before its pays)
-    percentiles_cents: dict[int, int]
-    hist_edges_cents: I64  # bins [edge i, edge i+1); len = bins + 1
-    hist_counts: I64
-    hits: int  # percentage pays of this level
-    contributed_units: int  # to the meter, every path and round (exact)
-    rise_units: int  # contributed between a hit and the one before (or the start), summed
-    dry_events: int
-    dry_rounds: int  # (path, round) pairs with at least one dry pay
-    dry_paths: int
-    shortfall_cents: int
-    max_shortfall_cents: int
-    first_dry_round_median: int | None
-    final_meter_units: I64  # per path
-    final_reserve_units: I64
-    sample_paths: tuple[SamplePath, ...]
-
-    @property
-    def name(self) -> str:
-        return self.plan.name
-
-    @property
-    def observed_rise_per_hit(self) -> Fraction | None:
-        """Dollars contributed per hit seen (contributions / hits): what the meter climbed
-        per hit.  (The mean of ``rise_units`` over the hits is biased low when a path sees
-        few hits: a long gap does not fit in the horizon.)"""
-        return Fraction(self.contributed_units, self.hits * UPC * 100) if self.hits else None
-
-
-@dataclass(frozen=True)
-class MeterRisk:
-    table: Paytable
-    rounds: int
-    paths: int
-    seats: int
-    all_pays_from_meter: bool
-    on_dry: str
-    rng_seed: int | None  # None: a replayed (hand-made) set of events
-    sample_every: int  # rounds between two samples of the distribution
-    levels: tuple[LevelRisk, ...]
-    pays: tuple[PayRisk, ...]
-    wagers: int = field(init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "wagers", self.rounds * self.paths * self.seats)
-
-    def level(self, name: str) -> LevelRisk:
-        for lv in self.levels:
-            if lv.name == name:
-                return lv
-        raise KeyError(name)
-
-
-# ------------------------------------------------------------------------------------------
-# The engine
 
 
 class _Engine:
@@ -387,14 +211,14 @@ class _Engine:
                 continue
             self.hits[k] += count
             pk = np.where(sel, paid, 0)
-            self.paid[k] += _exact_sum(pk)
+            self.paid[k] += exact_sum(pk)
             self.max_paid[k] = max(self.max_paid[k], int(pk.max()))
             sk = np.where(sel, short, 0)
             self.dry[k] += int((sk > 0).sum())
-            self.short[k] += _exact_sum(sk)
+            self.short[k] += exact_sum(sk)
             self.max_short = max(self.max_short, int(sk.max()))
             if self.pct[k]:
-                self.rise[int(self.lvl[k])] += _exact_sum(np.where(sel, rise, 0))
+                self.rise[int(self.lvl[k])] += exact_sum(np.where(sel, rise, 0))
 
     def _sample(self, first: int, last: int, valid: npt.NDArray[np.bool_], ev_round: I64,
                 rec: I64, m_start: I64, last_start: I64) -> None:
@@ -457,18 +281,6 @@ class _Engine:
                     self.vx[p][lv].append(np.array([self.rounds], dtype=np.int64))
                     self.vy[p][lv].append(self.M[lv, p:p + 1].copy())
         return self.M, self.R
-
-
-def _exact_sum(a: I64) -> int:
-    """Sum of int64 values without overflow: chunks small enough for int64, then Python."""
-    flat = a.ravel()
-    if not flat.size:
-        return 0
-    big = int(np.abs(flat).max())
-    chunk = max(1, (2**62) // (big + 1))
-    if chunk >= flat.size:
-        return int(flat.sum())
-    return sum(int(flat[i:i + chunk].sum()) for i in range(0, flat.size, chunk))
 
 
 # ------------------------------------------------------------------------------------------
@@ -647,9 +459,9 @@ def _result(table: Paytable, engine: _Engine, plans: Sequence[LevelPlan], counts
         edges, hist = histogram(samples, bins)
         levels.append(LevelRisk(
             plan=plan, growth=growth[plan.name], samples_cents=samples,
-            mean_cents=_mean_cents(samples),
+            mean_cents=mean_cents(samples),
             min_units=int(engine.low[i].min()), max_units=int(engine.high[i].max()),
-            percentiles_cents={q: _percentile(samples, q) for q in PERCENTILES},
+            percentiles_cents={q: percentile(samples, q) for q in PERCENTILES},
             hist_edges_cents=edges, hist_counts=hist,
             hits=sum(pr.hits for pr in mine if pr.event.source == "meter"),
             contributed_units=int(engine.sc[i]) * rounds * paths,
@@ -669,78 +481,3 @@ def _result(table: Paytable, engine: _Engine, plans: Sequence[LevelPlan], counts
     return MeterRisk(table=table, rounds=rounds, paths=paths, seats=seats,
                      all_pays_from_meter=all_pays_from_meter, on_dry=on_dry, rng_seed=rng_seed,
                      sample_every=every, levels=tuple(levels), pays=pays)
-
-
-# ------------------------------------------------------------------------------------------
-# Statistics of the samples (integers: exact)
-
-
-def _mean_cents(sorted_cents: I64) -> int:
-    if not sorted_cents.size:
-        return 0
-    total = _exact_sum(sorted_cents)
-    return (2 * total + sorted_cents.size) // (2 * sorted_cents.size)  # nearest, half up
-
-
-def _percentile(sorted_cents: I64, q: int) -> int:
-    """The smallest sample with at least q% of the samples at or below it."""
-    if not sorted_cents.size:
-        return 0
-    k = max(1, -(-q * sorted_cents.size // 100))
-    return int(sorted_cents[k - 1])
-
-
-def histogram(cents: I64, bins: int) -> tuple[I64, I64]:
-    """Bins of one round width (1, 2 or 5 x a power of ten cents, the smallest that covers
-    the values in at most ``bins`` + 1 bins), edges on multiples of it: ``(edges, counts)``,
-    bin i = [edge i, edge i+1) in cents."""
-    if not cents.size:
-        return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    lo, hi = int(cents.min()), int(cents.max())
-    need = -(-(hi - lo + 1) // bins)
-    width, scale = 1, 1
-    while width < need:
-        for step in (1, 2, 5):
-            width = step * scale
-            if width >= need:
-                break
-        scale *= 10
-    start = lo // width * width
-    count = (hi - start) // width + 1
-    edges = start + width * np.arange(count + 1, dtype=np.int64)
-    idx = (cents - start) // width
-    return edges, np.bincount(idx, minlength=count).astype(np.int64)
-
-
-# ------------------------------------------------------------------------------------------
-# What a GUI plots (floats: plot coordinates only; every label comes from the exact text)
-
-
-@dataclass(frozen=True)
-class LevelPlot:
-    level: str
-    bin_edges: npt.NDArray[np.float64]  # dollars
-    bin_counts: I64
-    percentiles: dict[int, float]  # dollars, for marker lines
-    labels: dict[str, str]  # "mean", "p5", "p50", "p95", "min", "max", "seed": "12345.67"
-    paths: tuple[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]], ...]  # rounds, $
-
-
-def plot_data(risk: MeterRisk) -> dict[str, LevelPlot]:
-    """Per level (table order): the histogram, percentile markers and a few sample paths."""
-    out: dict[str, LevelPlot] = {}
-    for lv in risk.levels:
-        labels = {"mean": json_cents(lv.mean_cents),
-                  "min": json_cents(lv.min_units // UPC),
-                  "max": json_cents(lv.max_units // UPC),
-                  "seed": json_cents(lv.plan.settings.seed_units // UPC)}
-        labels.update({f"p{q}": json_cents(c) for q, c in lv.percentiles_cents.items()})
-        out[lv.name] = LevelPlot(
-            level=lv.name,
-            bin_edges=lv.hist_edges_cents.astype(np.float64) / 100,
-            bin_counts=lv.hist_counts.copy(),
-            percentiles={q: c / 100 for q, c in lv.percentiles_cents.items()},
-            labels=labels,
-            paths=tuple((sp.rounds.astype(np.float64), sp.units.astype(np.float64) / (UPC * 100))
-                        for sp in lv.sample_paths))
-    return out
