@@ -10,8 +10,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
@@ -19,10 +18,7 @@ from sqlalchemy.orm import Session
 from core.app.demo import swipe_of
 from core.kernel.money import UNITS_PER_CENT
 from core.ledger.models import Employee, MeterEntry, SwipeLog
-from gui.common.swipe import SwipeCatcher
-from gui.main_window import MainWindow
 from gui.tablegames.adjust import FIRST_CARD, SECOND_CARD, AdjustDialog, AdjustSwipePrompt
-from tests.fake_printer import FakePrinter
 from tests.gui.swiping import type_pin, type_swipe
 from tests.harness import FloorHarness
 
@@ -34,22 +30,6 @@ def shot(widget: QWidget, name: str) -> None:
     if SHOTS:
         Path(SHOTS).mkdir(parents=True, exist_ok=True)
         widget.grab().save(str(Path(SHOTS) / f"{name}.png"))
-
-
-@pytest.fixture
-def console_window(qtbot, qapp, engine: Engine):  # type: ignore[no-untyped-def]
-    catcher = SwipeCatcher()
-    catcher.install(qapp)
-    with FakePrinter() as printer, FloorHarness(engine, printer.port) as floor:
-        window = MainWindow(floor.console, catcher)
-        window.show()
-        yield window, floor
-        window.close()
-    # the window's timers read the ledger: delete it before the ledger goes (the engine
-    # fixture drops a PostgreSQL schema), after the floor stopped calling its listener
-    window.deleteLater()
-    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    qapp.removeEventFilter(catcher)
 
 
 def _type_swipe(qtbot, widget: QWidget, swipe: str) -> None:  # type: ignore[no-untyped-def]

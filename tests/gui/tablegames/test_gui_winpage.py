@@ -11,40 +11,20 @@ import os
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QEvent
 from PySide6.QtPrintSupport import QPrinter
 from PySide6.QtWidgets import QApplication
-from sqlalchemy import Engine
 
 from core.app.demo import demo_credential, swipe_of
 from core.people.auth import AuthError
-from gui.common.swipe import SwipeCatcher
-from gui.main_window import MainWindow
 from gui.tablegames.winpage_dialog import print_html, save_winpage_pdf, winpage_for
 from gui.tablegames.winpage_search import WinPageSearchDialog
 from printing.escpos.slip import render_slip
 from printing.pages.winpage import render_png
-from tests.fake_printer import FakePrinter
 from tests.harness import FloorHarness, wait_for
 
 SHOTS = os.environ.get("PODIUM_SCREENSHOT_DIR")
 ROYAL_SF7 = ["8s", "9s", "Ts", "Js", "Qs", "Ks", "As"]  # 100% of the WA01 meter
 FULL_HOUSE = ["Kc", "Kd", "Kh", "2s", "2d", "7c", "9h"]  # ML2: 4 for 1, no verification
-
-
-@pytest.fixture
-def console_window(qtbot, qapp, engine: Engine):  # type: ignore[no-untyped-def]
-    catcher = SwipeCatcher()
-    catcher.install(qapp)
-    with FakePrinter() as printer, FloorHarness(engine, printer.port) as floor:
-        window = MainWindow(floor.console, catcher)
-        window.show()
-        yield window, floor
-        window.close()
-    # the window's timers read the ledger: delete it before the ledger goes
-    window.deleteLater()
-    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    qapp.removeEventFilter(catcher)
 
 
 def _pay_royal(floor: FloorHarness) -> int:
