@@ -15,7 +15,7 @@ from core.people.auth import AuthError
 from gui.common.authorize import SwipePrompt
 from gui.people.card_locks import UnlockDialog
 from tests.gui.swiping import type_pin, type_swipe
-from tests.gui.tablegames.test_gui_adjust import console_window, shot  # noqa: F401 (fixture)
+from tests.gui.tablegames.test_gui_adjust import shot
 
 SUPERVISOR, EXECUTIVE = "1002", "2001"
 
