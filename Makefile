@@ -60,9 +60,14 @@ demo-floor: system-libs-run $(STAMP)
 # In parallel (pytest-xdist): one worker per CPU; tests that can not share the machine (their
 # own PostgreSQL clusters on fixed ports) run one at a time (xdist_group: a lock in tests/conftest.py).
 # TEST_WORKERS=0 runs the suite in one process.
+# Bytecode is written (under .venv/pycache, not beside the sources) even where the environment
+# sets PYTHONDONTWRITEBYTECODE: the suite starts hundreds of Python processes (the commands,
+# services and consoles it tests), and without it each compiles Podium from source again, and
+# each xdist worker rewrites every test module's asserts again (docs/testing.md).
 TEST_WORKERS ?= auto
 test: system-libs-test $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+	PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/$(VENV)/pycache QT_QPA_PLATFORM=offscreen \
+	  $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 # ruff; mypy strict on core, printing and gui (pyproject.toml [tool.mypy]); the import contracts
 # (pyproject.toml [tool.importlinter], docs/architecture.md "Layers")

@@ -25,7 +25,7 @@ from sqlalchemy import Engine, create_engine, text
 
 from core.ledger.db import make_engine
 from core.people import auth
-from tests.ledgers import migrate
+from tests.ledgers import close_pg_ledgers, migrate, pg_ledger
 
 PG_URL = os.environ.get("PODIUM_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
@@ -157,11 +157,41 @@ def bare_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engi
 @pytest.fixture(params=_BACKENDS)
 def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
     """An engine on a migrated, empty ledger: a copy of the session's template, migrated once
-    per test process (tests/ledgers.py)."""
-    eng = _bare_engine(request, tmp_path)
-    migrate(eng)
-    yield eng
-    eng.dispose()
+    per test process; on PostgreSQL a schema of the process emptied for this test when the
+    last test left its catalog as the template made it (tests/ledgers.py)."""
+    if request.param == "sqlite":
+        eng = _bare_engine(request, tmp_path)
+        migrate(eng)
+        yield eng
+        eng.dispose()
+        return
+    _pg_reachable()
+    with pg_ledger(PG_URL) as eng:
+        yield eng
+
+
+_pg_seen = False
+
+
+def _pg_reachable() -> None:
+    """Skip (or, in CI, fail) the test if the server is not there; asked once per process."""
+    global _pg_seen
+    if not _pg_seen:
+        _pg_admin_engine().dispose()
+        _pg_seen = True
+
+
+@pytest.fixture
+def pg_url() -> str:
+    """The test server's URL, once it answers (else the test skips, or fails in CI)."""
+    _pg_reachable()
+    return PG_URL
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _pg_ledgers_dropped_at_the_end() -> Iterator[None]:
+    yield
+    close_pg_ledgers()
 
 
 @pytest.fixture

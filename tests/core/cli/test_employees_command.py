@@ -77,6 +77,13 @@ def run_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 _chiefs: set[str] = set()
 
 
+@pytest.fixture(autouse=True)
+def _no_chief_yet() -> None:
+    """Every test's ledger is new, though its URL may be an earlier test's (tests/ledgers.py
+    uses a PostgreSQL schema again once emptied): its chief is enrolled afresh."""
+    _chiefs.clear()
+
+
 def chief(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], db: str) -> None:
     """The approving executive of ledger ``db``: the bootstrap, then their PIN (once)."""
     if db in _chiefs:

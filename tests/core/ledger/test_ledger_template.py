@@ -11,37 +11,9 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, text
 
+from core.app.demo import enroll_demo_employees
 from core.ledger.db import make_engine, upgrade
-from tests.ledgers import migrate
-
-_PG_CATALOG = {
-    "columns": """SELECT table_name, column_name, data_type, column_default, is_nullable,
-                  ordinal_position FROM information_schema.columns
-                  WHERE table_schema = current_schema() ORDER BY 1, 2""",
-    "constraints": """SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid)
-                      FROM pg_constraint c WHERE c.connamespace = current_schema()::regnamespace
-                      ORDER BY 1, 2""",
-    "indexes": """SELECT tablename, indexname, indexdef FROM pg_indexes
-                  WHERE schemaname = current_schema() ORDER BY 1, 2""",
-    "triggers": """SELECT c.relname, t.tgname, pg_get_triggerdef(t.oid), t.tgenabled
-                   FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-                   WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal
-                   ORDER BY 1, 2""",
-    "functions": """SELECT p.proname, pg_get_functiondef(p.oid), p.proacl::text FROM pg_proc p
-                    WHERE p.pronamespace = current_schema()::regnamespace ORDER BY 1""",
-    "relations": """SELECT relname, relkind, relrowsecurity, relforcerowsecurity, relacl::text
-                    FROM pg_class WHERE relnamespace = current_schema()::regnamespace
-                    ORDER BY 1""",
-    "policies": """SELECT tablename, policyname, permissive, roles::text, cmd, qual, with_check
-                   FROM pg_policies WHERE schemaname = current_schema() ORDER BY 1, 2""",
-    "schema_acl": """SELECT nspacl::text FROM pg_namespace
-                     WHERE oid = current_schema()::regnamespace""",
-    "default_acl": """SELECT defaclrole::regrole::text, defaclobjtype, defaclacl::text
-                      FROM pg_default_acl WHERE defaclnamespace = current_schema()::regnamespace
-                      ORDER BY 1, 2""",
-    "sequences": """SELECT sequencename, last_value, increment_by FROM pg_sequences
-                    WHERE schemaname = current_schema() ORDER BY 1""",
-}
+from tests.ledgers import catalog, migrate, pg_ledger
 
 
 def _rows(conn: Any, tables: list[str]) -> dict[str, list[Any]]:
@@ -58,10 +30,10 @@ def _fingerprint(engine: Engine) -> dict[str, Any]:
             return {"master": master, "rows": _rows(conn, tables),
                     "user_version": conn.exec_driver_sql("PRAGMA user_version").scalar()}
         schema = conn.execute(text("SELECT current_schema()")).scalar_one()
-        found: dict[str, Any] = {
-            name: [tuple(str(v).replace(schema, "<schema>") for v in row)
-                   for row in conn.execute(text(sql)).all()]
-            for name, sql in _PG_CATALOG.items()}
+        found: dict[str, Any] = dict(catalog(conn, schema))
+        found["sequence_values"] = conn.execute(text(
+            "SELECT sequencename, last_value FROM pg_sequences "
+            "WHERE schemaname = current_schema() ORDER BY 1")).all()
         tables = [r[0] for r in conn.execute(text(
             "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")).all()]
         found["rows"] = _rows(conn, tables)
@@ -90,3 +62,47 @@ def test_the_copy_is_at_the_head_so_upgrade_has_nothing_to_do(engine: Engine) ->
     with engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == \
             "0026_i27_limits"
+
+
+def _schema(engine: Engine) -> str:
+    with engine.connect() as conn:
+        return str(conn.execute(text("SELECT current_schema()")).scalar_one())
+
+
+@pytest.mark.postgres
+def test_a_schema_used_again_by_the_next_test_is_a_new_ledger(pg_url: str) -> None:
+    """A test's PostgreSQL schema, emptied and used again by the next test of the process, is a
+    new ledger: no row of the last test, every sequence back at its start, the template's rows
+    (the chain's lock, alembic_version) back."""
+    with pg_ledger(pg_url) as new:
+        first, expected = _schema(new), _fingerprint(new)
+        assert enroll_demo_employees(new) > 0  # rows, sequences, the chain and its lock row
+        with new.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM ledger_chain")).scalar_one() > 0
+    with pg_ledger(pg_url) as again:
+        assert _schema(again) == first
+        assert _fingerprint(again) == expected
+        assert enroll_demo_employees(again) > 0  # (the chain starts again from its genesis)
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("change", [
+    "GRANT SELECT ON employees TO PUBLIC",
+    "ALTER TABLE employees DISABLE TRIGGER USER",
+    "ALTER TABLE employees ADD COLUMN extra integer",
+    "CREATE INDEX extra ON employees (name)",
+    "ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} GRANT SELECT ON TABLES TO PUBLIC",
+    "CREATE OR REPLACE FUNCTION podium_guard_state() RETURNS trigger LANGUAGE plpgsql "
+    "AS $$ BEGIN RETURN NEW; END $$",
+])
+def test_a_schema_whose_catalog_a_test_changed_is_dropped_not_used_again(
+        pg_url: str, change: str) -> None:
+    with pg_ledger(pg_url) as changed:
+        schema = _schema(changed)
+        with changed.begin() as conn:
+            conn.execute(text(change.format(schema=f'"{schema}"')))
+    with pg_ledger(pg_url) as other:
+        assert _schema(other) != schema
+        with other.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM pg_namespace WHERE nspname = :s"),
+                                {"s": schema}).scalar_one() == 0
