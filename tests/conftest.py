@@ -241,6 +241,25 @@ def production_pin_cost(monkeypatch: pytest.MonkeyPatch) -> int:
 
 
 @pytest.fixture(autouse=True, scope="session")
+def _argparse_looks_up_no_translation() -> Iterator[None]:
+    """argparse passes each of its messages through ``gettext`` as it builds a parser: about a
+    hundred lookups of a translation file for the ``podium`` parser, 12-17 ms of one command's
+    start.  The test processes build that parser thousands of times (commands run in process:
+    tests/cli_fuzz.py, the command tests).  Where no translation exists (``gettext.find``, the
+    same lookup, finds none: the messages are argparse's own), they skip the lookup; the
+    messages are the same."""
+    import argparse
+    import gettext
+
+    if gettext.find("messages") is not None:
+        yield
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(argparse, "_", str)
+        yield
+
+
+@pytest.fixture(autouse=True, scope="session")
 def _card_key_of_the_test_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Every test (and every console or command a test starts) uses one card key made for the
     run (core/people/cardkey.py), never the user's configuration folder."""

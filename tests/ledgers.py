@@ -320,8 +320,8 @@ def _pool(conninfo: str) -> _Pool | None:
             template, script = found
             rows = [line for line in script.splitlines()
                     if line.startswith(("INSERT INTO ", "SELECT pg_catalog.setval("))]
-            assert len(rows) == script.count("\nINSERT INTO ") + script.count("\nSELECT pg_catalog.setval("), \
-                "a row of the template's dump is not one line"
+            lines = script.count("\nINSERT INTO ") + script.count("\nSELECT pg_catalog.setval(")
+            assert len(rows) == lines, "a row of the template's dump is not one line"
             empty = "\n".join(rows).replace(template, "{schema}") + "\n"
             _pools[conninfo] = _Pool(conninfo, template, script, empty)
         return _pools[conninfo]
