@@ -72,6 +72,9 @@ class TableListModel(QAbstractListModel):
     def view(self, table_id: str) -> TableView:
         return self._views[table_id]
 
+    def has(self, table_id: str) -> bool:
+        return table_id in self._views
+
     def view_at(self, row: int) -> TableView:
         return self._views[self._ids[row]]
 
@@ -208,5 +211,10 @@ class TableGrid(QListView):
                 if not self.isRowHidden(r)]
 
     def tile(self, table_id: str) -> TileText:
-        """What the table's tile says now."""
+        """What the table's tile says now: its name alone while the grid has no tile for it
+        yet (the console's first picture of the floor comes from a worker, after the window
+        shows)."""
+        if not self.model_.has(table_id):
+            return TileText(name=table_id, link="", link_alert=False, game="", round="",
+                            bets="", note="", note_alert=False, border_alert=False)
         return tile_text(self.model_.view(table_id))
