@@ -3,8 +3,9 @@
 PostgreSQL: ``PODIUM_TEST_PG_URL`` (default ``postgresql+psycopg://postgres@127.0.0.1:5432/test``);
 each test gets a schema ``t_<random>`` of its own (search_path set through the connection
 options): an ``engine`` test a new ledger in one of its process's schemas, emptied after the
-last test that used it (tests/ledgers.py), a bare engine a new schema dropped afterwards.  An unreachable server skips those tests, unless ``PODIUM_REQUIRE_POSTGRES=1``
-(CI), then they fail.
+last test that used it (tests/ledgers.py), a bare engine a new schema dropped afterwards.  An
+unreachable server skips those tests, unless ``PODIUM_REQUIRE_POSTGRES=1`` (CI), then they
+fail.
 """
 
 from __future__ import annotations
