@@ -359,7 +359,7 @@ def _report_ready(app: Any, window: Any, console: Any) -> None:
 
         def check() -> None:  # the ledger is read off the GUI thread (one read at a time)
             bridge.query(lambda: all(t.online for t in floor.snapshot().tables), online,
-                         key="startup-online")
+                         key="startup-online", owner=poll)
 
         poll.timeout.connect(check)
         poll.start(5)

@@ -106,7 +106,7 @@ class MainWindow(PitsAndServices):
             on_find=lambda: self.open_winpages(self._selected_slip()),
             on_retry=lambda: self.bridge.query(
                 self.console.print_queued, lambda _n: None,
-                lambda exc: self._log(f"The queued slips could not be read: {exc}")))
+                lambda exc: self._log(f"The queued slips could not be read: {exc}"), owner=self))
         self.slips, self.slips_note = self.slips_tab.slips, self.slips_tab.slips_note
         self.print_btn, self.preview_btn = self.slips_tab.print_btn, self.slips_tab.preview_btn
         self.find_btn, self.retry_btn = self.slips_tab.find_btn, self.slips_tab.retry_btn
@@ -423,7 +423,8 @@ class MainWindow(PitsAndServices):
             def read(key: tuple[str, str] = key) -> model.History:
                 return model.history(self.console, *key)
 
-            self.bridge.query(read, show, self._read_failed, key=f"history:{key[0]}/{key[1]}")
+            self.bridge.query(read, show, self._read_failed, key=f"history:{key[0]}/{key[1]}",
+                              owner=self)
         if not self._history_stale or time.monotonic() - self._last_history < HISTORY_S:
             return
         self._history_stale = False

@@ -245,7 +245,7 @@ class CasesPanel(QWidget):
         default_bridge().query(lambda: room.slip_prints(case_id), show_prints,
                                lambda exc: log.warning(  # the ledger is away: the rest shows
                                    "could not read the share slip prints: %s", exc),
-                               key="poker-room-slip-prints")
+                               key="poker-room-slip-prints", owner=self)
 
     def clear_step(self) -> None:
         """The step's checks and words empty (issue 26: a case's Verify never starts with
@@ -302,7 +302,7 @@ class CasesPanel(QWidget):
 
         default_bridge().query(
             lambda: room.step_authority(c.case_id, state, rules=rules, **kw), shown,
-            lambda exc: self.step_card.setText(""), key="poker-room-step-card")
+            lambda exc: self.step_card.setText(""), key="poker-room-step-card", owner=self)
 
     def _card_words(self, role: str) -> str:
         pin = " + PIN" if self.ctx.window.pin_needed(role) else ""
@@ -366,7 +366,8 @@ class CasesPanel(QWidget):
             self.message("The ledger could not be read: nothing was recorded.")
 
         default_bridge().query(
-            lambda: room.step_authority(c.case_id, state, rules=rules, **seat_kw), ask, failed)
+            lambda: room.step_authority(c.case_id, state, rules=rules, **seat_kw), ask, failed,
+            owner=self)
 
     def _cease_confirmed(self, c: bc.CaseView, name: str, question: str) -> str | None:
         """Ask before an approval ceases fund ``name``: what the swipe prompt then says, or
@@ -443,6 +444,7 @@ class CasesPanel(QWidget):
             self.message(f"{said}The share slip can not be printed: the ledger could "
                          "not be read; reprint it from the case.")
 
+        # no owner: the slip is sent to the printer even if the tab is gone by then
         default_bridge().query(read, send, refused)
 
     def reprint_slip(self) -> None:

@@ -268,7 +268,8 @@ class ClaimPanel(QGroupBox):
             reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
             self.error(f"The ledger could not be read ({reason}): nothing was decided.")
 
-        default_bridge().query(lambda: room.decide(fund, entry, hit_at, rules), shown, failed)
+        default_bridge().query(lambda: room.decide(fund, entry, hit_at, rules), shown, failed,
+                               owner=self)
         return True
 
     def _show_decision(self, entry: bc.ClaimEntry, d: Decision) -> None:

@@ -363,7 +363,7 @@ class FormsPanel(QWidget):
             self._message(f"The ledger could not be read ({reason}).", False)
 
         self._message("Filling the form from the ledger…", True)
-        default_bridge().query(fill, filled, refused)
+        default_bridge().query(fill, filled, refused, owner=self)
 
     def preview_dialog(self, form: Any) -> Any:
         """Qt's print preview of a filled form, built but not shown.  Printing from it goes

@@ -314,6 +314,7 @@ class VerifyDialog(QDialog):
             if not self.outcome and (state.running
                                      or getattr(state.answer, "state", "") == "frozen"):
                 hit_id, where, service = self.hit.id, self.where, self.service
+                # no owner: the amount goes back to the meter whatever becomes of the dialog
                 default_bridge().op(lambda: service.unfreeze(hit_id, where),
                                     lambda result: _released(hit_id, result),
                                     lambda exc: _release_failed(hit_id, exc))
