@@ -157,9 +157,8 @@ class ConsoleActions(QMainWindow):
         service = self._services.get(table)
         known = self.state.tables.get(table)
         if known is None:  # not in the floor's picture: its service and link alone
-            if service is not None and not service.up:
-                return "has NO SERVICE"
-            return "" if links.get(table, (True, ""))[0] else "is OFFLINE"
+            return model.waits_for(no_service=service is not None and not service.up,
+                                   online=links.get(table, (True, ""))[0])
         return model.decision_waits(model.table_view(self.console, known, links, service))
 
     def pin_needed(self, role: str | None) -> bool:

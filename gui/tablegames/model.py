@@ -134,9 +134,15 @@ def has_no_service(t: TableView) -> bool:
 def decision_waits(t: TableView) -> str:
     """What a pay or a rejection of the table's hit waits for before it reaches the table:
     "has NO SERVICE", "is OFFLINE" (its link is down), or "" (its link carries it now)."""
-    if has_no_service(t):
+    return waits_for(no_service=has_no_service(t), online=t.online)
+
+
+def waits_for(*, no_service: bool, online: bool) -> str:
+    """:func:`decision_waits` from the two facts it reads (also for a table not in the floor's
+    picture yet: its service and this console's link alone)."""
+    if no_service:
         return "has NO SERVICE"
-    return "" if t.online else "is OFFLINE"
+    return "" if online else "is OFFLINE"
 
 
 def waiting_note(waits: str, table: str, what: str) -> str:
