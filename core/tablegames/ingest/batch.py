@@ -76,7 +76,10 @@ def transaction(ctx: FloorContext, batch: list[Job], results: list[tuple[bool, A
                 savepoints: bool, due_links: Callable[[], dict[str, bool]],
                 fence: Fence | None) -> tuple[Unit, FloorChange]:
     """Record ``batch`` in one transaction (committed on return); ``due_links()`` gives the
-    link states (table -> online) to write first, ``fence`` the tables not held."""
+    link states (table -> online) to write, ``fence`` the tables not held.  A link that came
+    up is written first (the events it carried follow it); a link that went down last: the
+    batch's events of that table came over the link before it went down (a START GAME read
+    just before a link closed, or a service stopped, is recorded, not refused as OFFLINE)."""
     with ctx.session() as s, s.begin():
         u = Unit(s, ctx.now(), ctx.cache)
         due = due_links()
@@ -84,15 +87,9 @@ def transaction(ctx: FloorContext, batch: list[Job], results: list[tuple[bool, A
         # first: the tables this service holds at its epoch (their claims locked to the
         # commit); the jobs of the others are not run
         unheld = fence(s.connection(), tables) if fence is not None and tables else set()
-        # then the link states asked for and not committed yet (a table not held: its
-        # next service writes its state)
-        for table, online in sorted(due.items()):
-            if table in unheld:
-                continue
-            try:
-                setup.set_link(u, table, online)
-            except FloorError as exc:  # a table not on this floor: nothing was written
-                log.error("ledger writer: a link state is not recorded: %s", exc)
+        # then the links that came up, of the states asked for and not committed yet (a
+        # table not held: its next service writes its state)
+        _links(u, {t: online for t, online in due.items() if online}, unheld)
         if any(not job.light for job in batch):  # a hit may make a slip: its lock first
             slips.lock_sequence(ctx, u)
         run: list[Job] = []  # START GAME / END GAME waiting to go in together
@@ -107,7 +104,19 @@ def transaction(ctx: FloorContext, batch: list[Job], results: list[tuple[bool, A
             _bulk(ctx, u, run, results)
             results.append(_one(u, job, savepoint=savepoints or not job.light))
         _bulk(ctx, u, run, results)
+        # last, the links that went down (after the events they carried)
+        _links(u, {t: online for t, online in due.items() if not online}, unheld)
         return u, changes.change_of(ctx, u, "event")
+
+
+def _links(u: Unit, states: dict[str, bool], unheld: set[str]) -> None:
+    for table, online in sorted(states.items()):
+        if table in unheld:
+            continue
+        try:
+            setup.set_link(u, table, online)
+        except FloorError as exc:  # a table not on this floor: nothing was written
+            log.error("ledger writer: a link state is not recorded: %s", exc)
 
 
 def _bulk(ctx: FloorContext, u: Unit, run: list[Job],

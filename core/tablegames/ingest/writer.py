@@ -240,9 +240,10 @@ class LedgerWriter:
 
     def submit_link(self, table: str, online: bool) -> Future[None]:
         """Record the table's link state; NotHeld when the fence refuses it.  The state is
-        kept until a transaction commits it (the first statements of every transaction): a job
-        that failed (the ledger could not record for a while) does not leave the ledger
-        saying OFFLINE under a link that is up, which would refuse the table's START GAMEs."""
+        kept until a transaction commits it (in every transaction: a link up before the
+        batch's events, a link down after them, batch.transaction): a job that failed (the
+        ledger could not record for a while) does not leave the ledger saying OFFLINE under a
+        link that is up, which would refuse the table's START GAMEs."""
         with self._lock:
             self._links_due[table] = online
         return self._submit(lambda u: u.tables.add(table), light=True, table=table)

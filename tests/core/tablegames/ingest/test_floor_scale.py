@@ -41,6 +41,7 @@ from core.ledger.balance_checks import check_balances
 from core.ledger.db import make_engine, upgrade
 from core.ledger.models import (
     ControllerEvent,
+    GameTable,
     Hit,
     LevelBalance,
     LevelHourTotal,
@@ -164,6 +165,32 @@ def test_a_refused_event_in_a_batch_is_refused_alone_and_kept(floor: Floor,
     # START GAME / END GAME are decided before anything is written: no batch done again
     assert floor.writer.stats.retried == 0
     assert check_balances(engine) == []
+
+
+def test_a_start_game_sent_before_its_link_went_down_is_recorded_not_refused_as_offline(
+        floor: Floor, engine: Engine) -> None:
+    """A controller's START GAME read just before its link closed (a service stopping, a link
+    given up) joins the same batch as the link's OFFLINE: it came over a live link, so it is
+    recorded, and the table is OFFLINE after it.  (The link state was written first in every
+    batch: the START GAME was refused as OFFLINE, and, refused once, refused again when the
+    controller sent it to the next service: test_fencing's frozen-service test saw it under
+    load.)  A link that comes up is still written before the events it carries."""
+    floor.set_link("T2", False)
+    gate = held_writer(floor)
+    started = floor.writer.submit_event(Origin("T1", "b", 1), GameStarted(1, {1: 100}))
+    down = floor.writer.submit_link("T1", False)
+    up = floor.writer.submit_link("T2", True)
+    after_up = floor.writer.submit_event(Origin("T2", "b", 1), GameStarted(1, {1: 100}))
+    gate.set()
+    assert started.result(10) is True
+    assert after_up.result(10) is True
+    assert down.result(10) is None and up.result(10) is None
+    with Session(engine) as s:
+        assert list(s.scalars(select(RefusedEvent))) == []
+        recorded = {(e.table_id, e.seq) for e in s.scalars(select(ControllerEvent))}
+        online = dict(s.execute(select(GameTable.id, GameTable.online)).all())
+    assert recorded == {("T1", 1), ("T2", 1)}
+    assert (online["T1"], online["T2"]) == (False, True)
 
 
 def test_a_batch_that_can_not_commit_fails_every_event_and_records_nothing(
