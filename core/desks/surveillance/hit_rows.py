@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Select, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from core.desks.desk import Desk
 from core.desks.surveillance.flags import HitRate
@@ -51,6 +51,21 @@ def _rows(s: Session, make: Any, ids: Iterable[int]) -> list[Any]:
     return out
 
 
+R = TypeVar("R")
+
+
+def _grouped(s: Session, model: type[R], key: InstrumentedAttribute[Any],
+             order: InstrumentedAttribute[Any], ids: Iterable[int]) -> dict[int, list[R]]:
+    """The rows of ``model`` whose ``key`` is one of ``ids``, in ``order``, by their key (a row
+    whose key is NULL is left out)."""
+    found: dict[int, list[R]] = defaultdict(list)
+    for row in _rows(s, lambda c: select(model).where(key.in_(c)).order_by(order), ids):
+        k = getattr(row, key.key)
+        if k is not None:
+            found[k].append(row)
+    return found
+
+
 class HitRows:
     """Everything the flags of ``hits`` need, read in a few statements of one snapshot."""
 
@@ -61,33 +76,14 @@ class HitRows:
         ids = [h.id for h in hits]
         self.awards = {a.hit_id: a for a in _rows(
             s, lambda c: select(Award).where(Award.hit_id.in_(c)), ids)}
-        self.decisions: dict[int, list[HitDecision]] = defaultdict(list)
-        for d in _rows(s, lambda c: select(HitDecision).where(HitDecision.hit_id.in_(c))
-                       .order_by(HitDecision.id), ids):
-            self.decisions[d.hit_id].append(d)
-        self.swipes: dict[int, list[SwipeLog]] = defaultdict(list)
-        for w in _rows(s, lambda c: select(SwipeLog).where(SwipeLog.hit_id.in_(c))
-                       .order_by(SwipeLog.id), ids):
-            if w.hit_id is not None:
-                self.swipes[w.hit_id].append(w)
-        self.slips: dict[int, list[Slip]] = defaultdict(list)
-        for sl in _rows(s, lambda c: select(Slip).where(Slip.hit_id.in_(c))
-                        .order_by(Slip.slip_no), ids):
-            self.slips[sl.hit_id].append(sl)
+        self.decisions = _grouped(s, HitDecision, HitDecision.hit_id, HitDecision.id, ids)
+        self.swipes = _grouped(s, SwipeLog, SwipeLog.hit_id, SwipeLog.id, ids)
+        self.slips = _grouped(s, Slip, Slip.hit_id, Slip.slip_no, ids)
         slip_ids = [sl.id for v in self.slips.values() for sl in v]
-        self.prints: dict[int, list[SlipPrintAttempt]] = defaultdict(list)
-        for p in _rows(s, lambda c: select(SlipPrintAttempt).where(
-                SlipPrintAttempt.slip_id.in_(c)).order_by(SlipPrintAttempt.id), slip_ids):
-            self.prints[p.slip_id].append(p)
-        self.voids: dict[int, list[SlipVoid]] = defaultdict(list)
-        for v in _rows(s, lambda c: select(SlipVoid).where(SlipVoid.slip_id.in_(c))
-                       .order_by(SlipVoid.id), slip_ids):
-            self.voids[v.slip_id].append(v)
-        self.entries: dict[int, list[MeterEntry]] = defaultdict(list)
-        for m in _rows(s, lambda c: select(MeterEntry).where(MeterEntry.hit_id.in_(c))
-                       .order_by(MeterEntry.id), ids):
-            if m.hit_id is not None:
-                self.entries[m.hit_id].append(m)
+        self.prints = _grouped(s, SlipPrintAttempt, SlipPrintAttempt.slip_id,
+                               SlipPrintAttempt.id, slip_ids)
+        self.voids = _grouped(s, SlipVoid, SlipVoid.slip_id, SlipVoid.id, slip_ids)
+        self.entries = _grouped(s, MeterEntry, MeterEntry.hit_id, MeterEntry.id, ids)
         self.levels = {lv.id: lv for lv in s.scalars(select(Level))}
         self.level_ids = {(lv.group_id, lv.name): lv.id for lv in self.levels.values()}
         self.groups = {t.id: t.group_id for t in s.scalars(select(GameTable))}
