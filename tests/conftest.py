@@ -27,7 +27,7 @@ from sqlalchemy import Engine, create_engine, text
 
 from core.ledger.db import make_engine
 from core.people import auth
-from tests.ledgers import close_pg_ledgers, migrate, pg_ledger
+from tests.ledgers import close_pg_ledgers, conninfo_of, migrate, pg_ledger
 
 PG_URL = os.environ.get("PODIUM_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
@@ -202,9 +202,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     import psycopg
 
     try:
-        url = create_engine(PG_URL).url.set(drivername="postgresql", query={})
-        with psycopg.connect(url.render_as_string(hide_password=False), autocommit=True,
-                             connect_timeout=3) as conn:
+        with psycopg.connect(conninfo_of(PG_URL), autocommit=True, connect_timeout=3) as conn:
             conn.execute("SET client_min_messages = error")  # (not a superuser: skipped)
             conn.execute("VACUUM " + ", ".join(f"pg_catalog.{c}" for c in _CATALOGS))
     except psycopg.Error:

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from sqlalchemy import Engine, create_engine, make_url, text
+from sqlalchemy import URL, Engine, create_engine, make_url, text
 
 from core.ledger.db import make_engine, sqlite_file, upgrade
 
@@ -51,8 +51,13 @@ _pg_scripts: dict[str, tuple[str, str] | None] = {}
 
 def _conninfo(engine: Engine) -> str:
     """A libpq URL for ``engine``'s server and database (no driver, no options)."""
-    url = engine.url.set(drivername="postgresql", query={})
-    return url.render_as_string(hide_password=False)
+    return conninfo_of(engine.url)
+
+
+def conninfo_of(url: str | URL) -> str:
+    """A libpq URL for the server and database of the SQLAlchemy URL ``url``."""
+    found = make_url(url).set(drivername="postgresql", query={})
+    return found.render_as_string(hide_password=False)
 
 
 def sqlite_template() -> Path:
@@ -331,9 +336,7 @@ def _pool(conninfo: str) -> _Pool | None:
 def pg_ledger(url: str) -> Iterator[Engine]:
     """An engine on an empty PostgreSQL ledger at the head revision, in a schema of its own for
     the ``with``; afterwards the schema is emptied for the next, or dropped (see the module)."""
-    probe = make_engine(url)
-    conninfo = _conninfo(probe)
-    probe.dispose()
+    conninfo = conninfo_of(url)
     pool = _pool(conninfo)
     if pool is None:  # no pg_dump: a schema migrated with Alembic, dropped afterwards
         schema = f"t_{secrets.token_hex(6)}"
